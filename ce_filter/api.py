@@ -1,0 +1,148 @@
+"""The public face: ``extract(html)`` and an ``Extractor`` that loads its model once."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from typing import Any
+
+import numpy as np
+
+from . import __version__
+from .decode import decode_html
+from .features import FeatureSpec, page_features
+from .model import Model, load_default
+from .segment import parse, segment
+
+# Pages above this size are cut before parsing: a 50 MB "page" is a dump, not an article,
+# and the cut keeps memory and latency bounded for the stream.
+MAX_BYTES = 8 * 1024 * 1024
+
+
+@dataclass
+class Block:
+    text: str
+    score: float
+    is_content: bool
+
+
+@dataclass
+class Extraction:
+    """What the filter made of one page. ``text`` is empty when ``reason`` says why."""
+
+    text: str
+    title: str
+    blocks: list[Block] = field(default_factory=list)
+    encoding: str = ""
+    reason: str = ""
+    truncated: bool = False
+    model: str = ""
+
+    @property
+    def blocks_kept(self) -> int:
+        return sum(b.is_content for b in self.blocks)
+
+    def to_dict(self) -> dict[str, Any]:
+        return {
+            "text": self.text,
+            "title": self.title,
+            "encoding": self.encoding,
+            "reason": self.reason,
+            "truncated": self.truncated,
+            "model": self.model,
+            "blocks_kept": self.blocks_kept,
+            "blocks_total": len(self.blocks),
+        }
+
+
+def _looks_binary(data: bytes) -> bool:
+    head = data[:4096]
+    if not head:
+        return False
+    if head.count(b"\x00") > len(head) // 100 + 1 and not head.startswith((b"\xff\xfe", b"\xfe\xff")):
+        return True
+    return head.startswith((b"%PDF", b"\x89PNG", b"GIF8", b"\xff\xd8\xff", b"PK\x03\x04", b"\x1f\x8b"))
+
+
+class Extractor:
+    """Loads a model once; ``extract`` is then cheap to call per page.
+
+    ``comments=True`` uses the model trained on article+comments gold.
+    ``threshold`` overrides the model's probability cut (higher = more precise).
+    """
+
+    def __init__(
+        self,
+        model: Model | str | None = None,
+        *,
+        comments: bool = False,
+        threshold: float | None = None,
+        max_bytes: int = MAX_BYTES,
+    ) -> None:
+        if model is None:
+            model = load_default("comments" if comments else "content")
+        elif isinstance(model, str):
+            model = Model.load(model)
+        self.model = model
+        self.threshold = model.threshold if threshold is None else threshold
+        self.max_bytes = max_bytes
+
+    @property
+    def version(self) -> str:
+        return f"ce-filter/{__version__} model/{self.model.name}@{self.model.digest}"
+
+    def extract(
+        self, html: bytes | str, url: str | None = None, *, encoding: str | None = None
+    ) -> Extraction:
+        """Clean main-content text of one page. Never raises on bad input."""
+        if html is None:
+            return Extraction("", "", reason="no input", model=self.version)
+        truncated = False
+        if isinstance(html, (bytes, bytearray, memoryview)):
+            data = bytes(html)
+            if not data.strip():
+                return Extraction("", "", reason="empty input", model=self.version)
+            if _looks_binary(data):
+                return Extraction("", "", reason="binary content", model=self.version)
+            if len(data) > self.max_bytes:
+                data, truncated = data[: self.max_bytes], True
+            text_html, enc = decode_html(data, encoding)
+        else:
+            text_html, enc = html, "str"
+            if len(text_html) > self.max_bytes:
+                text_html, truncated = text_html[: self.max_bytes], True
+            if not text_html.strip():
+                return Extraction("", "", reason="empty input", model=self.version)
+        blocks = segment(parse(text_html))
+        if not len(blocks):
+            return Extraction("", blocks.title, encoding=enc, reason="no text in page",
+                              truncated=truncated, model=self.version)
+        x = page_features(blocks, self.model.spec)
+        scores = self.model.predict_proba(x)
+        keep = scores >= self.threshold
+        kept = [t for t, k in zip(blocks.texts, keep) if k]
+        out = Extraction(
+            "\n\n".join(kept),
+            blocks.title,
+            [Block(t, float(s), bool(k)) for t, s, k in zip(blocks.texts, scores, keep)],
+            encoding=enc,
+            truncated=truncated,
+            model=self.version,
+        )
+        if not kept:
+            out.reason = "no block classified as content"
+        return out
+
+    def scores(self, html: str) -> np.ndarray:
+        blocks = segment(parse(html))
+        return self.model.predict_proba(page_features(blocks, self.model.spec))
+
+
+_default: dict[bool, Extractor] = {}
+
+
+def extract(html: bytes | str, url: str | None = None, *, comments: bool = False) -> Extraction:
+    """Extract with the shipped default model (loaded on first use)."""
+    ex = _default.get(comments)
+    if ex is None:
+        ex = _default[comments] = Extractor(comments=comments)
+    return ex.extract(html, url)

@@ -1,0 +1,119 @@
+"""The ``ce-filter`` command. Core subcommands live here; the pipeline and benchmark modules
+add theirs through ``register(subparsers)`` so this file does not grow with every stage."""
+
+from __future__ import annotations
+
+import argparse
+import importlib
+import json
+import sys
+from pathlib import Path
+
+from . import __version__
+
+# Modules that add subcommands (each has ``register(subparsers)``).
+PLUGINS = ("pipelines.cli", "ce_filter.bench")
+
+
+def _read_inputs(paths: list[str]) -> list[tuple[str, bytes]]:
+    if not paths or paths == ["-"]:
+        return [("-", sys.stdin.buffer.read())]
+    out = []
+    for p in paths:
+        path = Path(p)
+        files = sorted(path.rglob("*.htm*")) if path.is_dir() else [path]
+        out.extend((str(f), f.read_bytes()) for f in files)
+    return out
+
+
+def cmd_extract(a: argparse.Namespace) -> int:
+    from .api import Extractor
+
+    ex = Extractor(a.model, comments=a.comments, threshold=a.threshold)
+    for name, data in _read_inputs(a.inputs):
+        r = ex.extract(data, encoding=a.encoding)
+        if a.format == "jsonl":
+            d = r.to_dict()
+            d["source"] = name
+            print(json.dumps(d, ensure_ascii=False))
+        else:
+            if len(a.inputs) > 1 or (a.inputs and Path(a.inputs[0]).is_dir()):
+                print(f"==> {name} <==")
+            print(r.text if r.text else f"[empty: {r.reason}]", end="\n\n" if r.text else "\n")
+    return 0
+
+
+def cmd_train(a: argparse.Namespace) -> int:
+    from .training import train_command
+
+    return train_command(a)
+
+
+def cmd_evaluate(a: argparse.Namespace) -> int:
+    from .api import Extractor
+    from .corpus import load_corpus
+    from .evaluate import HEADER, evaluate, row
+
+    ex = Extractor(a.model, comments=a.comments, threshold=a.threshold)
+    print(HEADER)
+    print("|---|---|---|---|---|---|---|")
+    for corpus in a.corpus:
+        path, _, split = corpus.partition(":")
+        s = evaluate(lambda h: ex.extract(h).text, load_corpus(path, split or None), comments=a.comments)
+        label = Path(path).name + (f" {split}" if split else "")
+        print(row(label, s), flush=True)
+    return 0
+
+
+def build_parser() -> argparse.ArgumentParser:
+    ap = argparse.ArgumentParser(prog="ce-filter", description="Main-content extraction for crawlers.")
+    ap.add_argument("--version", action="version", version=f"ce-filter {__version__}")
+    sub = ap.add_subparsers(dest="cmd", required=True)
+
+    def model_opts(p: argparse.ArgumentParser) -> None:
+        p.add_argument("--model", help="model JSON (default: the shipped model)")
+        p.add_argument("--comments", action="store_true", help="keep user comments (article+comments model)")
+        p.add_argument("--threshold", type=float, help="block probability cut (higher = more precise)")
+
+    p = sub.add_parser("extract", help="clean text of HTML files, directories or stdin")
+    p.add_argument("inputs", nargs="*", help="files or directories; '-' or nothing for stdin")
+    p.add_argument("--format", choices=("text", "jsonl"), default="text")
+    p.add_argument("--encoding", help="charset hint (as from an HTTP header)")
+    model_opts(p)
+    p.set_defaults(fn=cmd_extract)
+
+    p = sub.add_parser("train", help="train a model from corpus dirs (needs scikit-learn)")
+    p.add_argument("corpus", nargs="+", help="corpus dir[:split], e.g. ../shared/data/dragnet:train")
+    p.add_argument("--out", required=True, help="model JSON to write")
+    p.add_argument("--target", choices=("content", "comments"), default="content")
+    p.add_argument("--config", default="best", help="training configuration name (see training.CONFIGS)")
+    p.set_defaults(fn=cmd_train)
+
+    p = sub.add_parser("evaluate", help="token precision/recall/F1 on corpus dirs")
+    p.add_argument("corpus", nargs="+", help="corpus dir[:split]")
+    model_opts(p)
+    p.set_defaults(fn=cmd_evaluate)
+
+    for mod in PLUGINS:
+        try:
+            m = importlib.import_module(mod)
+        except ModuleNotFoundError as e:
+            if e.name != mod:  # the plugin exists but a dependency of it is missing: say so
+                raise
+            continue
+        m.register(sub)
+    return ap
+
+
+def main(argv: list[str] | None = None) -> int:
+    a = build_parser().parse_args(argv)
+    try:
+        return int(a.fn(a) or 0)
+    except BrokenPipeError:
+        return 0
+    except KeyboardInterrupt:
+        return 130
+
+
+if __name__ == "__main__":
+    sys.exit(main())

@@ -1,0 +1,46 @@
+"""Labelled corpora on disk: html/<id>.html, gold/<id>.txt, optional comments/ and split.tsv."""
+
+from __future__ import annotations
+
+from collections.abc import Iterator
+from dataclasses import dataclass
+from pathlib import Path
+
+
+@dataclass
+class Doc:
+    id: str
+    html: bytes
+    gold: str
+    comments: str = ""
+
+    def target(self, comments: bool) -> str:
+        return f"{self.gold}\n\n{self.comments}" if comments and self.comments else self.gold
+
+
+def _read_text(p: Path) -> str:
+    return p.read_bytes().decode("utf-8", "replace") if p.exists() else ""
+
+
+def corpus_ids(root: str | Path, split: str | None = None) -> list[str]:
+    root = Path(root)
+    if split:
+        tsv = root / "split.tsv"
+        if not tsv.exists():
+            raise FileNotFoundError(f"{root} has no split.tsv, so split {split!r} means nothing")
+        rows = (line.split("\t") for line in tsv.read_text().splitlines() if line.strip())
+        return sorted(r[0] for r in rows if len(r) > 1 and r[1].strip() == split)
+    return sorted(p.stem for p in (root / "gold").glob("*.txt"))
+
+
+def load_corpus(root: str | Path, split: str | None = None, limit: int | None = None) -> Iterator[Doc]:
+    """Pages with gold text; pages whose html or gold is missing are skipped."""
+    root = Path(root)
+    for i, doc_id in enumerate(corpus_ids(root, split)):
+        if limit is not None and i >= limit:
+            break
+        html = root / "html" / f"{doc_id}.html"
+        gold = root / "gold" / f"{doc_id}.txt"
+        if not html.exists() or not gold.exists():
+            continue
+        yield Doc(doc_id, html.read_bytes(), _read_text(gold), _read_text(root / "comments" / f"{doc_id}.txt"))

@@ -1,0 +1,104 @@
+"""Bytes to text: the page's charset from BOM, HTTP hint, <meta>, then detection.
+
+Crawled bytes lie about their encoding often enough that decoding must never
+raise: every path ends in a lossy-but-total decode.
+"""
+
+from __future__ import annotations
+
+import codecs
+import re
+
+_BOMS = (
+    (codecs.BOM_UTF8, "utf-8"),
+    (codecs.BOM_UTF32_LE, "utf-32-le"),
+    (codecs.BOM_UTF32_BE, "utf-32-be"),
+    (codecs.BOM_UTF16_LE, "utf-16-le"),
+    (codecs.BOM_UTF16_BE, "utf-16-be"),
+)
+# <meta charset=x> and <meta http-equiv=content-type content="...; charset=x">
+_META_RE = re.compile(
+    rb"""<meta[^>]{0,512}?charset\s*=\s*["']?\s*([a-zA-Z0-9_:.\-]{1,40})""", re.I
+)
+_HEADER_RE = re.compile(r"""charset\s*=\s*["']?\s*([a-zA-Z0-9_:.\-]{1,40})""", re.I)
+# WHATWG: these labels are decoded as their superset.
+_ALIASES = {
+    "iso-8859-1": "cp1252",
+    "latin1": "cp1252",
+    "latin-1": "cp1252",
+    "us-ascii": "cp1252",
+    "ascii": "cp1252",
+    "iso-8859-9": "cp1254",
+    "tis-620": "cp874",
+    "gb2312": "gb18030",
+    "gbk": "gb18030",
+    "x-sjis": "shift_jis",
+    "utf-16": "utf-16-le",
+    "unicode": "utf-16-le",
+}
+
+
+def normalize_charset(label: str | None) -> str | None:
+    """A Python codec name for a charset label, or None when unknown."""
+    if not label:
+        return None
+    label = label.strip().strip("\"'").lower()
+    label = _ALIASES.get(label, label)
+    try:
+        name = codecs.lookup(label).name
+    except LookupError:
+        return None
+    # A page that says utf-16 in a <meta> is ASCII-compatible bytes: the label lies.
+    return name
+
+
+def charset_from_content_type(content_type: str | None) -> str | None:
+    """The charset parameter of an HTTP Content-Type header value."""
+    if not content_type:
+        return None
+    m = _HEADER_RE.search(content_type)
+    return normalize_charset(m.group(1)) if m else None
+
+
+def sniff_meta(head: bytes) -> str | None:
+    m = _META_RE.search(head)
+    if not m:
+        return None
+    name = normalize_charset(m.group(1).decode("ascii", "ignore"))
+    if name and name.startswith("utf-16"):
+        return "utf-8"
+    return name
+
+
+def _detect(data: bytes) -> str:
+    try:
+        from charset_normalizer import from_bytes
+    except ImportError:  # pragma: no cover - charset_normalizer is a dependency
+        return "cp1252"
+    best = from_bytes(data[:65536]).best()
+    return best.encoding if best is not None else "cp1252"
+
+
+def decode_html(data: bytes | str, hint: str | None = None) -> tuple[str, str]:
+    """Decode page bytes; returns (text, encoding used).
+
+    Order follows the HTML standard's sniffing: BOM wins, then the transport's
+    charset (``hint``), then a <meta> in the first 4 KiB, then UTF-8 if the bytes
+    are valid UTF-8, then statistical detection. Undecodable bytes are replaced.
+    """
+    if isinstance(data, str):
+        return data, "str"
+    for bom, enc in _BOMS:
+        if data.startswith(bom):
+            return data[len(bom):].decode(enc, "replace"), enc
+    enc = normalize_charset(hint) or sniff_meta(data[:4096])
+    if enc:
+        return data.decode(enc, "replace"), enc
+    try:
+        return data.decode("utf-8"), "utf-8"
+    except UnicodeDecodeError as err:
+        # A few bad bytes late in a UTF-8 page (truncation) are not another charset.
+        if err.start > len(data) - 8:
+            return data.decode("utf-8", "replace"), "utf-8"
+    enc = normalize_charset(_detect(data)) or "cp1252"
+    return data.decode(enc, "replace"), enc

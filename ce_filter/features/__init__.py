@@ -1,0 +1,193 @@
+"""Block features: each group switchable (for the ablation), all computed per page with numpy."""
+
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass, field
+from typing import Any
+
+import numpy as np
+
+from ..segment import FLAG_NAMES, HEADINGS, Blocks, _ids
+from .cetr import cetr_features, smooth
+from .shallow import link_density, shifted, st_features, text_density
+from .tokens import token_matrix
+
+GROUPS = ("st", "cetr", "ic", "dom", "text", "ctx")
+_WORD = re.compile(r"\w+")
+
+_TAG_GROUPS = [
+    ("p", _ids("p")), ("div", _ids("div")), ("li", _ids("li")), ("cell", _ids("td th")),
+    ("head", HEADINGS), ("dd", _ids("dd dt")), ("pre", _ids("pre blockquote")),
+    ("sect", _ids("article section main")), ("body", _ids("body html")),
+    ("fig", _ids("figure figcaption caption")), ("form", _ids("form fieldset legend label")),
+    ("hdrftr", _ids("header footer nav aside")),
+]
+_HEADING_IDS = np.array(sorted(HEADINGS), dtype=np.int64)
+
+STOPWORDS = frozenset(
+    "the a an of to in and or is are was were be been it its that this with for on as at by from "
+    "he she they we you i his her their our not but have has had will would can could which who "
+    "what when there than then so if do does did no into about more also after over said".split()
+)
+
+
+@dataclass
+class FeatureSpec:
+    """Which feature groups a model uses and the learned token lists it needs."""
+
+    groups: tuple[str, ...] = GROUPS
+    ic_own: list[str] = field(default_factory=list)
+    ic_anc: list[str] = field(default_factory=list)
+    heading_words: list[str] = field(default_factory=list)
+
+    def to_json(self) -> dict[str, Any]:
+        return {"groups": list(self.groups), "ic_own": self.ic_own, "ic_anc": self.ic_anc,
+                "heading_words": self.heading_words}
+
+    @classmethod
+    def from_json(cls, d: dict[str, Any]) -> FeatureSpec:
+        return cls(tuple(d["groups"]), list(d.get("ic_own", [])), list(d.get("ic_anc", [])),
+                   list(d.get("heading_words", [])))
+
+    def vocabs(self) -> tuple[dict[str, int], dict[str, int], dict[str, int]]:
+        cache = self.__dict__.get("_vocabs")
+        if cache is None:
+            cache = tuple({t: i for i, t in enumerate(v)}
+                          for v in (self.ic_own, self.ic_anc, self.heading_words))
+            self.__dict__["_vocabs"] = cache
+        return cache
+
+
+def _per_block_sums(values: np.ndarray, starts: np.ndarray) -> np.ndarray:
+    if len(values) == 0:
+        return np.zeros(len(starts))
+    return np.add.reduceat(values, starts).astype(np.float64)
+
+
+def _window_mean(x: np.ndarray, r: int) -> np.ndarray:
+    c = np.concatenate(([0.0], np.cumsum(x)))
+    n = len(x)
+    idx = np.arange(n)
+    lo = np.maximum(idx - r, 0)
+    hi = np.minimum(idx + r + 1, n)
+    return (c[hi] - c[lo]) / (hi - lo)
+
+
+def heading_words(texts: list[str], tag: np.ndarray) -> list[tuple[str, ...]]:
+    """Words of the heading that governs each block (a heading is governed by the one before)."""
+    n = len(texts)
+    is_h = np.isin(tag, _HEADING_IDS)
+    hi = np.maximum.accumulate(np.where(is_h, np.arange(n), -1)) if n else np.zeros(0, np.int64)
+    prev = np.where(is_h, np.concatenate(([-1], hi[:-1])), hi) if n else hi
+    cache: dict[int, tuple[str, ...]] = {-1: ()}
+    out = []
+    for j in prev.tolist():
+        w = cache.get(j)
+        if w is None:
+            w = cache[j] = tuple(dict.fromkeys(_WORD.findall(texts[j].lower())))[:8]
+        out.append(w)
+    return out
+
+
+def page_features(b: Blocks, spec: FeatureSpec) -> np.ndarray:
+    """The page's feature matrix (blocks x features), columns in ``feature_names`` order."""
+    cols = _columns(b, spec)
+    return np.column_stack(cols) if cols else np.zeros((len(b), 0))
+
+
+def feature_names(spec: FeatureSpec) -> list[str]:
+    probe = Blocks(texts=["x"], anchor_texts=[""], n_tags=[1], tag=[0], depth=[0], flags=[0],
+                   container=[(1, 0, 0)], own_tokens=[()], anc_tokens=[()])
+    return _columns(probe, spec, names_only=True)  # type: ignore[return-value]
+
+
+def _columns(b: Blocks, spec: FeatureSpec, names_only: bool = False) -> list[Any]:
+    n = len(b)
+    g = set(spec.groups)
+    names: list[str] = []
+    cols: list[np.ndarray] = []
+
+    def add(ns: list[str], cs: list[np.ndarray]) -> None:
+        names.extend(ns)
+        cols.extend(cs)
+
+    texts = b.texts
+    joined = "\n".join(texts)
+    codes = np.frombuffer(joined.encode("utf-32-le", "surrogatepass"), dtype=np.uint32)
+    n_chr = np.fromiter((len(t) for t in texts), dtype=np.float64, count=n)
+    starts = np.zeros(n, dtype=np.int64)
+    if n > 1:
+        starts[1:] = np.cumsum(n_chr[:-1] + 1).astype(np.int64)
+    n_tok = _per_block_sums(codes == 32, starts) + 1.0
+    tag = np.asarray(b.tag, dtype=np.int64)
+    n_tags = np.asarray(b.n_tags, dtype=np.float64)
+    ld = link_density(n_tok, b.anchor_texts)
+    td = text_density(n_tok, n_chr)
+
+    if "st" in g:
+        add(*st_features(td, ld))
+    if "cetr" in g:
+        add(*cetr_features(n_chr, n_tags))
+    if "ic" in g:
+        v_own, v_anc, v_head = spec.vocabs()
+        names.extend(f"ic_own:{t}" for t in spec.ic_own)
+        names.extend(f"ic_anc:{t}" for t in spec.ic_anc)
+        if not names_only:
+            cols.extend(token_matrix(b.own_tokens, v_own).T)
+            cols.extend(token_matrix(b.anc_tokens, v_anc).T)
+    log_tok = np.log1p(n_tok)
+    if "dom" in g:
+        flags = np.asarray(b.flags, dtype=np.int64)
+        add([f"in_{f}" for f in FLAG_NAMES],
+            [((flags >> i) & 1).astype(np.float64) for i in range(len(FLAG_NAMES))])
+        add([f"tag_{k}" for k, _ in _TAG_GROUPS],
+            [np.isin(tag, list(ids)).astype(np.float64) for _, ids in _TAG_GROUPS])
+        depth = np.asarray(b.depth, dtype=np.float64)
+        main = int(np.argmax(n_tok)) if n else 0
+        cont = np.asarray(b.container, dtype=np.int64).reshape(n, 3)
+        total = max(n_tok.sum(), 1.0)
+        mass = []
+        for lvl in range(3):
+            _, inv = np.unique(cont[:, lvl], return_inverse=True)
+            mass.append(np.bincount(inv, weights=n_tok)[inv] / total)
+        pos = np.arange(n, dtype=np.float64) / max(n - 1, 1)
+        cpos = (np.cumsum(n_chr) - n_chr) / max(n_chr.sum(), 1.0)
+        add(["log_tok", "log_tags", "depth", "depth_vs_main", "same_parent_as_main", "pos",
+             "char_pos", "mass0", "mass1", "mass2", "log_tok_vs_max", "n_blocks"],
+            [log_tok, np.log1p(n_tags), np.log1p(depth), np.abs(depth - depth[main]) if n else depth,
+             (cont[:, 1] == cont[main, 1]).astype(np.float64) if n else depth, pos, cpos,
+             mass[0], mass[1], mass[2], log_tok - (log_tok.max() if n else 0.0),
+             np.full(n, np.log1p(n), dtype=np.float64)])
+    if "text" in g:
+        period = _per_block_sums((codes == 46) | (codes == 33) | (codes == 63), starts)
+        comma = _per_block_sums(codes == 44, starts)
+        digit = _per_block_sums((codes >= 48) & (codes <= 57), starts)
+        upper = _per_block_sums((codes >= 65) & (codes <= 90), starts)
+        last = codes[np.maximum(starts + n_chr.astype(np.int64) - 1, 0)] if n else codes[:0]
+        ends = np.isin(last, (46, 33, 63, 34, 8221)).astype(np.float64)
+        words = joined.lower().split()
+        owner = np.repeat(np.arange(n), n_tok.astype(np.int64)) if n else np.zeros(0, np.int64)
+        if len(owner) != len(words):  # non-space whitespace inside a block (rare): recount
+            counts = [len(t.split()) for t in texts]
+            owner = np.repeat(np.arange(n), counts)
+        stop = np.fromiter((w in STOPWORDS for w in words), dtype=np.float64, count=len(words))
+        tset = set(_WORD.findall(b.title.lower()))
+        in_title = np.fromiter((w.strip(".,:;!?\"'()") in tset for w in words), dtype=np.float64,
+                               count=len(words))
+        stop_r = np.bincount(owner, weights=stop, minlength=n) / n_tok
+        title_r = np.bincount(owner, weights=in_title, minlength=n) / n_tok
+        add(["sent_per_tok", "comma_per_tok", "digit_ratio", "upper_ratio", "ends_sentence",
+             "stop_ratio", "title_ratio"],
+            [period / n_tok, comma / n_tok, digit / np.maximum(n_chr, 1), upper / np.maximum(n_chr, 1),
+             ends, stop_r, title_r])
+        if "ic" in g:
+            v_head = spec.vocabs()[2]
+            names.extend(f"head:{t}" for t in spec.heading_words)
+            if not names_only:
+                cols.extend(token_matrix(heading_words(texts, tag), v_head).T)
+    if "ctx" in g:
+        add(["log_tok_w2", "log_tok_w5", "ld_w2", "ld_w5", "td_smooth", "td_prev2", "td_next2"],
+            [_window_mean(log_tok, 2), _window_mean(log_tok, 5), _window_mean(ld, 2),
+             _window_mean(ld, 5), smooth(td), shifted(td, -2), shifted(td, 2)])
+    return names if names_only else cols

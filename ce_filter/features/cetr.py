@@ -1,0 +1,62 @@
+"""CETR (Weninger et al. 2010) per block: smoothed text-to-tag ratio, its derivative, k-means verdict."""
+
+from __future__ import annotations
+
+import numpy as np
+
+SIGMA = 1.0  # Gaussian smoothing, in blocks
+ALPHA = 3  # derivative look-ahead, in blocks
+
+
+def _kernel(sigma: float) -> np.ndarray:
+    r = int(np.ceil(3 * sigma))
+    x = np.arange(-r, r + 1, dtype=np.float64)
+    k = np.exp(-0.5 * (x / sigma) ** 2)
+    return k / k.sum()
+
+
+_K = _kernel(SIGMA)
+
+
+def smooth(x: np.ndarray) -> np.ndarray:
+    return np.convolve(np.pad(x, len(_K) // 2, mode="edge"), _K, mode="valid")
+
+
+def derivative(g: np.ndarray) -> np.ndarray:
+    """|mean of the next ALPHA smoothed ratios - this one| (CETR's G')."""
+    n = len(g)
+    c = np.concatenate(([0.0], np.cumsum(g)))
+    hi = np.minimum(np.arange(n) + ALPHA + 1, n)
+    lo = np.arange(n) + 1
+    cnt = np.maximum(hi - lo, 1)
+    ahead = np.where(hi > lo, (c[hi] - c[lo]) / cnt, g)
+    return np.abs(ahead - g)
+
+
+def kmeans_verdict(a: np.ndarray, b: np.ndarray, iters: int = 8) -> np.ndarray:
+    """1.0 for blocks outside the cluster nearest the origin (k=3, within the page)."""
+    n = len(a)
+    if n < 3:
+        return np.ones(n)
+    pts = np.stack([a / (a.max() or 1.0), b / (b.max() or 1.0)], axis=1)
+    norm = pts[:, 0] + pts[:, 1]
+    order = np.argsort(norm, kind="stable")
+    cent = pts[order[[0, n // 2, n - 1]]].copy()  # deterministic seeds: low, median, high
+    for _ in range(iters):
+        d = ((pts[:, None, :] - cent[None, :, :]) ** 2).sum(axis=2)
+        lab = d.argmin(axis=1)
+        new = np.array([pts[lab == k].mean(axis=0) if (lab == k).any() else cent[k] for k in range(3)])
+        if np.allclose(new, cent):
+            break
+        cent = new
+    d = ((pts[:, None, :] - cent[None, :, :]) ** 2).sum(axis=2)
+    lab = d.argmin(axis=1)
+    boiler = int(np.argmin((cent**2).sum(axis=1)))
+    return (lab != boiler).astype(np.float64)
+
+
+def cetr_features(n_chr: np.ndarray, n_tags: np.ndarray) -> tuple[list[str], list[np.ndarray]]:
+    ttr = np.log1p(n_chr / np.maximum(n_tags, 1.0))
+    g = smooth(ttr)
+    dg = derivative(g)
+    return ["cetr_ttr", "cetr_smooth", "cetr_deriv", "cetr_cluster"], [ttr, g, dg, kmeans_verdict(g, dg)]

@@ -1,0 +1,45 @@
+"""IC: binary features for class/id tokens (and heading words) learned from the training data."""
+
+from __future__ import annotations
+
+from collections import Counter
+from collections.abc import Iterable, Sequence
+
+import numpy as np
+
+
+def token_matrix(rows: Sequence[Iterable[str]], vocab: dict[str, int]) -> np.ndarray:
+    """Block x vocab 0/1 matrix: row i has a 1 for each of its tokens in the vocab."""
+    x = np.zeros((len(rows), len(vocab)))
+    if vocab:
+        r, c = [], []
+        for i, toks in enumerate(rows):
+            for t in toks:
+                j = vocab.get(t)
+                if j is not None:
+                    r.append(i)
+                    c.append(j)
+        x[r, c] = 1.0
+    return x
+
+
+def select_tokens(
+    rows: Sequence[Iterable[str]], labels: np.ndarray, *, odds: float = 2.5, min_frac: float = 0.01
+) -> list[str]:
+    """The paper's rule: tokens in > min_frac of blocks whose content:boilerplate odds are
+    >= ``odds`` or <= 1/``odds`` (odds = share of content blocks with the token over the
+    share of boilerplate blocks with it)."""
+    pos, neg = Counter(), Counter()
+    for toks, y in zip(rows, labels):
+        (pos if y else neg).update(set(toks))
+    n_pos = max(int(labels.sum()), 1)
+    n_neg = max(len(labels) - n_pos, 1)
+    out = []
+    for t in sorted(set(pos) | set(neg)):
+        p, q = pos[t], neg[t]
+        if p + q <= min_frac * len(labels):
+            continue
+        r = ((p + 0.5) / n_pos) / ((q + 0.5) / n_neg)
+        if r >= odds or r <= 1.0 / odds:
+            out.append(t)
+    return out

@@ -1,0 +1,146 @@
+"""The model file: JSON (safe to load, diffable), served with numpy (standardise, dot, sigmoid).
+
+Stage 1 scores each block from its features; the optional stage 2 is a second logistic
+regression over the stage-1 scores of the block's neighbours (context smoothing).
+"""
+
+from __future__ import annotations
+
+import hashlib
+import json
+from dataclasses import dataclass, field
+from importlib import resources
+from pathlib import Path
+from typing import Any
+
+import numpy as np
+
+from .features import FeatureSpec, feature_names
+
+FORMAT_VERSION = 1
+CONTEXT = 3  # stage 2 looks at this many blocks on each side
+
+
+class ModelError(ValueError):
+    """A model file that is not a valid ce-filter model."""
+
+
+def sigmoid(z: np.ndarray) -> np.ndarray:
+    return 1.0 / (1.0 + np.exp(-np.clip(z, -40.0, 40.0)))
+
+
+def context_features(s: np.ndarray) -> np.ndarray:
+    """Stage-2 input: the block's own score, its neighbours' (0.5 past the page ends), and
+    the windowed means."""
+    n = len(s)
+    pad = np.concatenate((np.full(CONTEXT, 0.5), s, np.full(CONTEXT, 0.5)))
+    cols = [pad[CONTEXT + k: CONTEXT + k + n] for k in range(-CONTEXT, CONTEXT + 1)]
+    c = np.concatenate(([0.0], np.cumsum(s)))
+    for r in (5, 15):
+        idx = np.arange(n)
+        lo, hi = np.maximum(idx - r, 0), np.minimum(idx + r + 1, n)
+        cols.append((c[hi] - c[lo]) / np.maximum(hi - lo, 1))
+    cols.append(np.full(n, s.mean() if n else 0.0))
+    return np.column_stack(cols) if n else np.zeros((0, 2 * CONTEXT + 4))
+
+
+@dataclass
+class Linear:
+    mean: np.ndarray
+    scale: np.ndarray
+    coef: np.ndarray
+    intercept: float
+
+    def decision(self, x: np.ndarray) -> np.ndarray:
+        return ((x - self.mean) / self.scale) @ self.coef + self.intercept
+
+    def to_json(self) -> dict[str, Any]:
+        return {"mean": self.mean.tolist(), "scale": self.scale.tolist(),
+                "coef": self.coef.tolist(), "intercept": float(self.intercept)}
+
+    @classmethod
+    def from_json(cls, d: dict[str, Any], n: int, what: str) -> Linear:
+        arrs = [np.asarray(d[k], dtype=np.float64) for k in ("mean", "scale", "coef")]
+        if any(a.shape != (n,) for a in arrs):
+            raise ModelError(f"{what}: expected {n} weights, got {[a.shape for a in arrs]}")
+        if not np.all(np.isfinite(np.concatenate(arrs))) or np.any(arrs[1] == 0):
+            raise ModelError(f"{what}: non-finite weights or zero scale")
+        return cls(arrs[0], arrs[1], arrs[2], float(d["intercept"]))
+
+
+@dataclass
+class Model:
+    name: str
+    spec: FeatureSpec
+    stage1: Linear
+    stage2: Linear | None = None
+    threshold: float = 0.5
+    meta: dict[str, Any] = field(default_factory=dict)
+
+    def predict_proba(self, x: np.ndarray) -> np.ndarray:
+        if len(x) == 0:
+            return np.zeros(0)
+        s = sigmoid(self.stage1.decision(x))
+        if self.stage2 is not None:
+            s = sigmoid(self.stage2.decision(context_features(s)))
+        return s
+
+    def to_json(self) -> dict[str, Any]:
+        return {
+            "format": "ce-filter-model",
+            "format_version": FORMAT_VERSION,
+            "name": self.name,
+            "threshold": self.threshold,
+            "features": {"spec": self.spec.to_json(), "names": feature_names(self.spec)},
+            "stage1": self.stage1.to_json(),
+            "stage2": self.stage2.to_json() if self.stage2 else None,
+            "meta": self.meta,
+        }
+
+    def dumps(self) -> str:
+        return json.dumps(self.to_json(), indent=1, sort_keys=True) + "\n"
+
+    @property
+    def digest(self) -> str:
+        return hashlib.sha256(self.dumps().encode()).hexdigest()[:12]
+
+    def save(self, path: str | Path) -> None:
+        Path(path).write_text(self.dumps(), encoding="utf-8")
+
+    @classmethod
+    def from_json(cls, d: dict[str, Any]) -> Model:
+        if d.get("format") != "ce-filter-model":
+            raise ModelError("not a ce-filter model file")
+        if d.get("format_version") != FORMAT_VERSION:
+            raise ModelError(f"model format {d.get('format_version')} != {FORMAT_VERSION}")
+        spec = FeatureSpec.from_json(d["features"]["spec"])
+        names = feature_names(spec)
+        if d["features"].get("names") != names:
+            raise ModelError("feature names in the file do not match this ce-filter's features")
+        s2 = d.get("stage2")
+        return cls(
+            name=str(d["name"]),
+            spec=spec,
+            stage1=Linear.from_json(d["stage1"], len(names), "stage1"),
+            stage2=Linear.from_json(s2, context_features(np.zeros(1)).shape[1], "stage2") if s2 else None,
+            threshold=float(d["threshold"]),
+            meta=dict(d.get("meta", {})),
+        )
+
+    @classmethod
+    def load(cls, path: str | Path) -> Model:
+        try:
+            return cls.from_json(json.loads(Path(path).read_text(encoding="utf-8")))
+        except (KeyError, TypeError, json.JSONDecodeError) as e:
+            raise ModelError(f"{path}: {e!r}") from e
+
+
+_cache: dict[str, Model] = {}
+
+
+def load_default(target: str = "content") -> Model:
+    """The model shipped in the package: 'content' (article) or 'comments' (article+comments)."""
+    if target not in _cache:
+        ref = resources.files("ce_filter") / "models" / f"{target}.json"
+        _cache[target] = Model.from_json(json.loads(ref.read_text(encoding="utf-8")))
+    return _cache[target]

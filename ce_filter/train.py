@@ -1,0 +1,189 @@
+"""Training: corpus -> blocks + LCS labels -> features -> L2 logistic regression, C by grouped CV.
+
+scikit-learn is needed here only; the result is a JSON model served with numpy.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import sys
+from collections.abc import Iterable
+from dataclasses import asdict, dataclass, field
+
+import numpy as np
+
+from . import __version__
+from .corpus import Doc
+from .decode import decode_html
+from .features import GROUPS, FeatureSpec, heading_words, page_features
+from .features.tokens import select_tokens
+from .labels import block_labels, words
+from .model import Linear, Model, context_features, sigmoid
+from .segment import Blocks, parse, segment
+
+
+@dataclass
+class Page:
+    id: str
+    blocks: Blocks
+    y: np.ndarray  # block labels
+    n_words: np.ndarray  # word tokens per block (the metric's tokenisation)
+    matched: np.ndarray  # of those, matched to the gold by the LCS
+    gold_words: int
+
+
+@dataclass
+class TrainConfig:
+    groups: tuple[str, ...] = GROUPS
+    ic_ancestors: bool = True
+    heading_words: bool = True
+    ic_min_frac: float = 0.01
+    ic_odds: float = 2.5
+    stage2: bool = True
+    weight: str = "sqrt"  # none | sqrt (sqrt of tokens, capped) | tokens (capped)
+    weight_cap: float = 100.0
+    cs: tuple[float, ...] = (0.01, 0.1, 1.0)
+    folds: int = 5
+    thresholds: tuple[float, ...] = tuple(np.round(np.arange(0.2, 0.81, 0.05), 2))
+    log: bool = True
+    extra: dict = field(default_factory=dict)
+
+
+def prepare(docs: Iterable[Doc], comments: bool = False) -> list[Page]:
+    pages = []
+    for d in docs:
+        html, _ = decode_html(d.html)
+        b = segment(parse(html))
+        if not len(b):
+            continue
+        y, share = block_labels(b.texts, d.target(comments))
+        nw = np.array([len(words(t)) for t in b.texts], dtype=np.float64)
+        pages.append(Page(d.id, b, y, nw, np.round(share * nw), len(words(d.target(comments)))))
+    return pages
+
+
+def learn_spec(pages: list[Page], cfg: TrainConfig) -> FeatureSpec:
+    """IC token lists from the training blocks (the paper's odds/frequency rule)."""
+    y = np.concatenate([p.y for p in pages])
+    spec = FeatureSpec(groups=cfg.groups)
+    if "ic" not in cfg.groups:
+        return spec
+    kw = {"odds": cfg.ic_odds, "min_frac": cfg.ic_min_frac}
+    spec.ic_own = select_tokens([t for p in pages for t in p.blocks.own_tokens], y, **kw)
+    if cfg.ic_ancestors:
+        spec.ic_anc = select_tokens([t for p in pages for t in p.blocks.anc_tokens], y, **kw)
+    if cfg.heading_words and "text" in cfg.groups:
+        rows = [w for p in pages for w in heading_words(p.blocks.texts, np.asarray(p.blocks.tag))]
+        spec.heading_words = select_tokens(rows, y, **kw)
+    return spec
+
+
+def _weights(pages: list[Page], cfg: TrainConfig) -> np.ndarray:
+    nw = np.concatenate([p.n_words for p in pages])
+    if cfg.weight == "tokens":
+        return np.minimum(np.maximum(nw, 1.0), cfg.weight_cap)
+    if cfg.weight == "sqrt":
+        return np.sqrt(np.minimum(np.maximum(nw, 1.0), cfg.weight_cap))
+    return np.ones_like(nw)
+
+
+def page_f1(pages: list[Page], scores: list[np.ndarray], threshold: float) -> float:
+    """Mean per-page token F1 using the LCS match counts (fast proxy of the metric)."""
+    out = []
+    for p, s in zip(pages, scores):
+        keep = s >= threshold
+        tp = p.matched[keep].sum()
+        n_pred = p.n_words[keep].sum()
+        if n_pred == 0 or p.gold_words == 0 or tp == 0:
+            out.append(1.0 if n_pred == 0 and p.gold_words == 0 else 0.0)
+            continue
+        prec, rec = tp / n_pred, tp / p.gold_words
+        out.append(2 * prec * rec / (prec + rec))
+    return float(np.mean(out)) if out else 0.0
+
+
+def _fit(x: np.ndarray, y: np.ndarray, w: np.ndarray, c: float) -> Linear:
+    from sklearn.linear_model import LogisticRegression
+
+    mean = x.mean(axis=0)
+    scale = x.std(axis=0)
+    scale[scale < 1e-9] = 1.0
+    lr = LogisticRegression(C=c, max_iter=2000, tol=1e-6)
+    lr.fit((x - mean) / scale, y, sample_weight=w)
+    return Linear(mean, scale, lr.coef_[0].astype(np.float64), float(lr.intercept_[0]))
+
+
+def _split(sizes: list[int], scores: np.ndarray) -> list[np.ndarray]:
+    return np.split(scores, np.cumsum(sizes)[:-1])
+
+
+def _oof(xs: np.ndarray, y: np.ndarray, w: np.ndarray, groups: np.ndarray, c: float,
+         folds: int) -> np.ndarray:
+    from sklearn.model_selection import GroupKFold
+
+    out = np.zeros(len(y))
+    for tr, te in GroupKFold(n_splits=folds).split(xs, y, groups):
+        out[te] = sigmoid(_fit(xs[tr], y[tr], w[tr], c).decision(xs[te]))
+    return out
+
+
+def _best_threshold(pages: list[Page], sizes: list[int], s: np.ndarray,
+                    thresholds: tuple[float, ...]) -> tuple[float, float]:
+    per = _split(sizes, s)
+    res = [(page_f1(pages, per, t), t) for t in thresholds]
+    f, t = max(res)
+    return t, f
+
+
+def train(pages: list[Page], cfg: TrainConfig, name: str, data_desc: dict) -> Model:
+    say = (lambda *a: print(*a, file=sys.stderr, flush=True)) if cfg.log else (lambda *a: None)
+    spec = learn_spec(pages, cfg)
+    xs = [page_features(p.blocks, spec) for p in pages]
+    sizes = [len(x) for x in xs]
+    x = np.vstack(xs)
+    y = np.concatenate([p.y for p in pages]).astype(int)
+    w = _weights(pages, cfg)
+    groups = np.repeat(np.arange(len(pages)), sizes)
+    say(f"train: {len(pages)} pages, {len(y)} blocks, {x.shape[1]} features, "
+        f"{y.mean():.3f} content")
+    cv: dict[str, dict] = {}
+    best = None
+    for c in cfg.cs:
+        s = _oof(x, y, w, groups, c, cfg.folds)
+        t, f = _best_threshold(pages, sizes, s, cfg.thresholds)
+        cv[f"C={c:g}"] = {"threshold": t, "page_f1": round(f, 4)}
+        say(f"  stage1 C={c:g}: CV page F1 {f:.4f} at threshold {t}")
+        if best is None or f > best[0]:
+            best = (f, c, t, s)
+    f1, c, thr, oof1 = best
+    stage1 = _fit(x, y, w, c)
+    stage2 = None
+    if cfg.stage2:
+        ctx = np.vstack([context_features(s) for s in _split(sizes, oof1)])
+        s2 = _oof(ctx, y, w, groups, 1.0, cfg.folds)
+        t2, f2 = _best_threshold(pages, sizes, s2, cfg.thresholds)
+        cv["stage2"] = {"threshold": t2, "page_f1": round(f2, 4)}
+        say(f"  stage2: CV page F1 {f2:.4f} at threshold {t2}")
+        if f2 > f1:
+            stage2 = _fit(ctx, y, w, 1.0)
+            thr = t2
+    meta = {
+        "trained_with": f"ce-filter {__version__}",
+        "data": data_desc,
+        "config": {k: (list(v) if isinstance(v, tuple) else v) for k, v in asdict(cfg).items()
+                   if k not in ("log", "thresholds")},
+        "C": c,
+        "cv": cv,
+        "blocks": int(len(y)),
+        "pages": len(pages),
+        "content_share": round(float(y.mean()), 4),
+    }
+    return Model(name=name, spec=spec, stage1=stage1, stage2=stage2, threshold=float(thr), meta=meta)
+
+
+def data_digest(pages: list[Page]) -> str:
+    h = hashlib.sha256()
+    for p in pages:
+        h.update(p.id.encode())
+        h.update(np.asarray(p.y, dtype=np.uint8).tobytes())
+    return h.hexdigest()[:16]

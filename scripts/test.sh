@@ -1,0 +1,7 @@
+#!/usr/bin/env bash
+# The test command: set up, lint, run the whole suite (corpus checks skip where ../shared is absent).
+set -euo pipefail
+cd "$(dirname "$0")/.."
+bash scripts/setup.sh
+.venv/bin/ruff check .
+.venv/bin/python -m pytest -q -rs "$@"
