@@ -63,6 +63,18 @@ def _looks_binary(data: bytes) -> bool:
     return head.startswith((b"%PDF", b"\x89PNG", b"GIF8", b"\xff\xd8\xff", b"PK\x03\x04", b"\x1f\x8b"))
 
 
+FALLBACK_REL = 0.8
+
+
+def select(scores: np.ndarray, threshold: float) -> np.ndarray:
+    """Blocks at or above the threshold; on a page where none is, the best-scored ones
+    (within FALLBACK_REL of the top score), since an empty page is the worst answer."""
+    keep = scores >= threshold
+    if not keep.any() and len(scores):
+        keep = scores >= scores.max() * FALLBACK_REL
+    return keep
+
+
 class Extractor:
     """Loads a model once; ``extract`` is then cheap to call per page.
 
@@ -118,7 +130,7 @@ class Extractor:
                               truncated=truncated, model=self.version)
         x = page_features(blocks, self.model.spec)
         scores = self.model.predict_proba(x)
-        keep = scores >= self.threshold
+        keep = select(scores, self.threshold)
         kept = [t for t, k in zip(blocks.texts, keep) if k]
         out = Extraction(
             "\n\n".join(kept),

@@ -19,7 +19,16 @@ class Doc:
 
 
 def _read_text(p: Path) -> str:
-    return p.read_bytes().decode("utf-8", "replace") if p.exists() else ""
+    if not p.exists():
+        return ""
+    data = p.read_bytes()
+    # A few dragnet gold files are UTF-16-LE whose BOM was mangled into U+FFFD U+FFFD:
+    # NUL bytes in every other position give them away.
+    if data[1::2].count(0) > len(data) // 8:
+        while data.startswith(b"\xef\xbf\xbd"):
+            data = data[3:]
+        return data.decode("utf-16-le", "replace").lstrip("\ufeff")
+    return data.decode("utf-8", "replace")
 
 
 def corpus_ids(root: str | Path, split: str | None = None) -> list[str]:

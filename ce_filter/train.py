@@ -39,10 +39,12 @@ class TrainConfig:
     heading_words: bool = True
     ic_min_frac: float = 0.01
     ic_odds: float = 2.5
+    ic_min_pages: int = 0
+    ic_max_tokens: int | None = None
     stage2: bool = True
     weight: str = "sqrt"  # none | sqrt (sqrt of tokens, capped) | tokens (capped)
     weight_cap: float = 100.0
-    cs: tuple[float, ...] = (0.01, 0.1, 1.0)
+    cs: tuple[float, ...] = (0.01, 0.1)
     folds: int = 5
     thresholds: tuple[float, ...] = tuple(np.round(np.arange(0.2, 0.81, 0.05), 2))
     log: bool = True
@@ -68,7 +70,9 @@ def learn_spec(pages: list[Page], cfg: TrainConfig) -> FeatureSpec:
     spec = FeatureSpec(groups=cfg.groups)
     if "ic" not in cfg.groups:
         return spec
-    kw = {"odds": cfg.ic_odds, "min_frac": cfg.ic_min_frac}
+    page_of_row = np.repeat(np.arange(len(pages)), [len(p.y) for p in pages])
+    kw = {"odds": cfg.ic_odds, "min_frac": cfg.ic_min_frac, "page_of_row": page_of_row,
+          "min_pages": cfg.ic_min_pages, "max_tokens": cfg.ic_max_tokens}
     spec.ic_own = select_tokens([t for p in pages for t in p.blocks.own_tokens], y, **kw)
     if cfg.ic_ancestors:
         spec.ic_anc = select_tokens([t for p in pages for t in p.blocks.anc_tokens], y, **kw)
@@ -108,7 +112,8 @@ def _fit(x: np.ndarray, y: np.ndarray, w: np.ndarray, c: float) -> Linear:
     mean = x.mean(axis=0)
     scale = x.std(axis=0)
     scale[scale < 1e-9] = 1.0
-    lr = LogisticRegression(C=c, max_iter=2000, tol=1e-6)
+    # newton-cholesky: exact and deterministic, and fast with a few hundred features
+    lr = LogisticRegression(C=c, solver="newton-cholesky", max_iter=200, tol=1e-7)
     lr.fit((x - mean) / scale, y, sample_weight=w)
     return Linear(mean, scale, lr.coef_[0].astype(np.float64), float(lr.intercept_[0]))
 

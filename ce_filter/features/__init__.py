@@ -153,6 +153,9 @@ def _columns(b: Blocks, spec: FeatureSpec, names_only: bool = False) -> list[Any
             mass.append(np.bincount(inv, weights=n_tok)[inv] / total)
         pos = np.arange(n, dtype=np.float64) / max(n - 1, 1)
         cpos = (np.cumsum(n_chr) - n_chr) / max(n_chr.sum(), 1.0)
+        add(["td_rel", "tok_rank"],
+            [td / max(td.max(), 1.0) if n else td,
+             np.argsort(np.argsort(-n_tok, kind="stable"), kind="stable") / max(n - 1, 1)])
         add(["log_tok", "log_tags", "depth", "depth_vs_main", "same_parent_as_main", "pos",
              "char_pos", "mass0", "mass1", "mass2", "log_tok_vs_max", "n_blocks"],
             [log_tok, np.log1p(n_tags), np.log1p(depth), np.abs(depth - depth[main]) if n else depth,

@@ -24,22 +24,41 @@ def token_matrix(rows: Sequence[Iterable[str]], vocab: dict[str, int]) -> np.nda
 
 
 def select_tokens(
-    rows: Sequence[Iterable[str]], labels: np.ndarray, *, odds: float = 2.5, min_frac: float = 0.01
+    rows: Sequence[Iterable[str]],
+    labels: np.ndarray,
+    *,
+    odds: float = 2.5,
+    min_frac: float = 0.01,
+    page_of_row: np.ndarray | None = None,
+    min_pages: int = 0,
+    max_tokens: int | None = None,
 ) -> list[str]:
-    """The paper's rule: tokens in > min_frac of blocks whose content:boilerplate odds are
-    >= ``odds`` or <= 1/``odds`` (odds = share of content blocks with the token over the
-    share of boilerplate blocks with it)."""
-    pos, neg = Counter(), Counter()
+    """The paper's rule: tokens in > ``min_frac`` of blocks whose content:boilerplate odds are
+    >= ``odds`` or <= 1/``odds`` (odds = share of content blocks with the token over the share
+    of boilerplate blocks with it). ``min_pages`` also asks for the token on that many pages,
+    so one big site cannot fill the list with its own names; ``odds=1`` keeps every frequent
+    token and leaves the weighting to the regression; ``max_tokens`` keeps the most frequent."""
+    pos: Counter[str] = Counter()
+    neg: Counter[str] = Counter()
     for toks, y in zip(rows, labels):
         (pos if y else neg).update(set(toks))
+    pages: Counter[str] = Counter()
+    if min_pages and page_of_row is not None:
+        seen: dict[int, set[str]] = {}
+        for toks, pg in zip(rows, page_of_row.tolist()):
+            seen.setdefault(pg, set()).update(toks)
+        for toks in seen.values():
+            pages.update(toks)
     n_pos = max(int(labels.sum()), 1)
     n_neg = max(len(labels) - n_pos, 1)
     out = []
     for t in sorted(set(pos) | set(neg)):
         p, q = pos[t], neg[t]
-        if p + q <= min_frac * len(labels):
+        if p + q <= min_frac * len(labels) or (min_pages and pages[t] < min_pages):
             continue
         r = ((p + 0.5) / n_pos) / ((q + 0.5) / n_neg)
         if r >= odds or r <= 1.0 / odds:
             out.append(t)
+    if max_tokens is not None and len(out) > max_tokens:
+        out = sorted(sorted(out, key=lambda t: -(pos[t] + neg[t]))[:max_tokens])
     return out
