@@ -9,7 +9,7 @@ import numpy as np
 
 from . import __version__
 from .decode import decode_html
-from .features import FeatureSpec, page_features
+from .features import page_features
 from .model import Model, load_default
 from .segment import parse, segment
 
@@ -97,10 +97,7 @@ class Extractor:
         self.model = model
         self.threshold = model.threshold if threshold is None else threshold
         self.max_bytes = max_bytes
-
-    @property
-    def version(self) -> str:
-        return f"ce-filter/{__version__} model/{self.model.name}@{self.model.digest}"
+        self.version = f"ce-filter/{__version__} model/{model.name}@{model.digest}"
 
     def extract(
         self, html: bytes | str, url: str | None = None, *, encoding: str | None = None

@@ -52,4 +52,5 @@ def load_corpus(root: str | Path, split: str | None = None, limit: int | None = 
         gold = root / "gold" / f"{doc_id}.txt"
         if not html.exists() or not gold.exists():
             continue
-        yield Doc(doc_id, html.read_bytes(), _read_text(gold), _read_text(root / "comments" / f"{doc_id}.txt"))
+        comments = _read_text(root / "comments" / f"{doc_id}.txt")
+        yield Doc(doc_id, html.read_bytes(), _read_text(gold), comments)

@@ -102,7 +102,11 @@ class Model:
 
     @property
     def digest(self) -> str:
-        return hashlib.sha256(self.dumps().encode()).hexdigest()[:12]
+        """Content hash of the model file (cached: models are not mutated after loading)."""
+        d = self.__dict__.get("_digest")
+        if d is None:
+            d = self.__dict__["_digest"] = hashlib.sha256(self.dumps().encode()).hexdigest()[:12]
+        return d
 
     def save(self, path: str | Path) -> None:
         Path(path).write_text(self.dumps(), encoding="utf-8")

@@ -59,6 +59,7 @@ for _bit, _names in enumerate(
     for _t in _ids(_names):
         _FLAG_TAGS[_t] = _FLAG_TAGS.get(_t, 0) | (1 << _bit)
 FLAG_A = 1
+PATH_LEN = 10  # ancestors remembered per block (bounded: deep pages cost no more)
 
 _NAME_SPLIT = re.compile(r"[^a-z0-9]+|(?<=[a-z])(?=[0-9])")
 _CAMEL = re.compile(r"(?<=[a-z])(?=[A-Z])")
@@ -87,7 +88,8 @@ class Blocks:
     tag: list[int] = field(default_factory=list)
     depth: list[int] = field(default_factory=list)
     flags: list[int] = field(default_factory=list)
-    container: list[tuple[int, int, int]] = field(default_factory=list)
+    # serials of the opener and its nearest ancestors, nearest first, PATH_LEN long (0-padded)
+    container: list[tuple[int, ...]] = field(default_factory=list)
     own_tokens: list[tuple[str, ...]] = field(default_factory=list)
     anc_tokens: list[tuple[str, ...]] = field(default_factory=list)
     title: str = ""
@@ -127,13 +129,15 @@ def segment(tree: LexborHTMLParser) -> Blocks:
     cur: list[str] = []
     cur_a: list[str] = []
     cur_tags = 0
-    opener = (0, empty, empty, empty, 0, (0, 0, 0))
+    no_path = (0,) * PATH_LEN
+    opener = (0, empty, empty, empty, 0, no_path)
     br_run = 0
     n_nodes = 0
+    has_text = False  # cur holds more than whitespace
 
     def flush() -> None:
-        nonlocal cur, cur_a, cur_tags
-        if cur:
+        nonlocal cur, cur_a, cur_tags, has_text
+        if has_text:
             text = " ".join("".join(cur).split())
             if text:
                 texts.append(text)
@@ -145,8 +149,9 @@ def segment(tree: LexborHTMLParser) -> Blocks:
                 owns.append(opener[1])
                 conts.append(opener[5])
                 ancs.append(opener[2])
-            cur = []
-            cur_a = []
+        cur = []
+        cur_a = []
+        has_text = False
         cur_tags = 0
 
     node = root
@@ -158,10 +163,11 @@ def segment(tree: LexborHTMLParser) -> Blocks:
             s = node.text_content
             if s:
                 cur.append(s)
-                if stack and stack[-1][4] & FLAG_A:
-                    cur_a.append(s)
-                if br_run and not s.isspace():
+                if not s.isspace():
+                    has_text = True
                     br_run = 0
+                    if stack and stack[-1][4] & FLAG_A:
+                        cur_a.append(s)
         elif tid == TAG_BR:
             br_run += 1
             cur_tags += 1
@@ -195,11 +201,13 @@ def segment(tree: LexborHTMLParser) -> Blocks:
                 if stack:
                     _, _, _, p_all, p_flags, p_ser = stack[-1]
                 else:
-                    p_all, p_flags, p_ser = empty, 0, (0, 0, 0)
+                    p_all, p_flags, p_ser = empty, 0, no_path
                 entry = (tid, own, p_all, p_all + own if own else p_all,
-                         p_flags | _FLAG_TAGS.get(tid, 0), (serial, p_ser[0], p_ser[1]))
+                         p_flags | _FLAG_TAGS.get(tid, 0), (serial,) + p_ser[:-1])
                 if tid in BLOCK_TAGS:
-                    flush()
+                    if cur:
+                        flush()
+                    cur_tags = 0
                     opener = entry
                     br_run = 0
                 stack.append(entry)
@@ -212,7 +220,9 @@ def segment(tree: LexborHTMLParser) -> Blocks:
                 continue
             # an empty block tag still separates blocks
             if tid in BLOCK_TAGS:
-                flush()
+                if cur:
+                    flush()
+                cur_tags = 0
             stack.pop()
             if tid in BLOCK_TAGS and stack:
                 opener = stack[-1]
@@ -226,7 +236,9 @@ def segment(tree: LexborHTMLParser) -> Blocks:
                 break
             node = node.parent
             if stack[-1][0] in BLOCK_TAGS:
-                flush()
+                if cur:
+                    flush()
+                cur_tags = 0
                 stack.pop()
                 if stack:
                     opener = stack[-1]

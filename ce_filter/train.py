@@ -41,24 +41,28 @@ class TrainConfig:
     ic_odds: float = 2.5
     ic_min_pages: int = 0
     ic_max_tokens: int | None = None
+    label_runs: bool = True  # count only LCS matches in runs (labels.in_runs)
+    # per-corpus weight multipliers (by corpus dir name): balances a small corpus of another
+    # gold style (cleaneval-dev) against the large dragnet set
+    corpus_weight: dict = field(default_factory=dict)
     stage2: bool = True
     weight: str = "sqrt"  # none | sqrt (sqrt of tokens, capped) | tokens (capped)
     weight_cap: float = 100.0
-    cs: tuple[float, ...] = (0.01, 0.1)
+    cs: tuple[float, ...] = (0.001, 0.01)
     folds: int = 5
     thresholds: tuple[float, ...] = tuple(np.round(np.arange(0.2, 0.81, 0.05), 2))
     log: bool = True
     extra: dict = field(default_factory=dict)
 
 
-def prepare(docs: Iterable[Doc], comments: bool = False) -> list[Page]:
+def prepare(docs: Iterable[Doc], comments: bool = False, runs: bool = True) -> list[Page]:
     pages = []
     for d in docs:
         html, _ = decode_html(d.html)
         b = segment(parse(html))
         if not len(b):
             continue
-        y, share = block_labels(b.texts, d.target(comments))
+        y, share = block_labels(b.texts, d.target(comments), runs=runs)
         nw = np.array([len(words(t)) for t in b.texts], dtype=np.float64)
         pages.append(Page(d.id, b, y, nw, np.round(share * nw), len(words(d.target(comments)))))
     return pages
@@ -85,15 +89,21 @@ def learn_spec(pages: list[Page], cfg: TrainConfig) -> FeatureSpec:
 def _weights(pages: list[Page], cfg: TrainConfig) -> np.ndarray:
     nw = np.concatenate([p.n_words for p in pages])
     if cfg.weight == "tokens":
-        return np.minimum(np.maximum(nw, 1.0), cfg.weight_cap)
-    if cfg.weight == "sqrt":
-        return np.sqrt(np.minimum(np.maximum(nw, 1.0), cfg.weight_cap))
-    return np.ones_like(nw)
+        w = np.minimum(np.maximum(nw, 1.0), cfg.weight_cap)
+    elif cfg.weight == "sqrt":
+        w = np.sqrt(np.minimum(np.maximum(nw, 1.0), cfg.weight_cap))
+    else:
+        w = np.ones_like(nw)
+    if cfg.corpus_weight:
+        mult = [cfg.corpus_weight.get(p.id.split("/")[0], 1.0) for p in pages]
+        w = w * np.repeat(mult, [len(p.y) for p in pages])
+    return w
 
 
-def page_f1(pages: list[Page], scores: list[np.ndarray], threshold: float) -> float:
+def page_f1(pages: list[Page], scores: list[np.ndarray], threshold: float,
+            per_page: bool = False) -> float | list[float]:
     """Mean per-page token F1 using the LCS match counts (fast proxy of the metric)."""
-    out = []
+    out: list[float] = []
     for p, s in zip(pages, scores):
         keep = s >= threshold
         tp = p.matched[keep].sum()
@@ -103,6 +113,8 @@ def page_f1(pages: list[Page], scores: list[np.ndarray], threshold: float) -> fl
             continue
         prec, rec = tp / n_pred, tp / p.gold_words
         out.append(2 * prec * rec / (prec + rec))
+    if per_page:
+        return out
     return float(np.mean(out)) if out else 0.0
 
 
@@ -156,22 +168,30 @@ def train(pages: list[Page], cfg: TrainConfig, name: str, data_desc: dict) -> Mo
     for c in cfg.cs:
         s = _oof(x, y, w, groups, c, cfg.folds)
         t, f = _best_threshold(pages, sizes, s, cfg.thresholds)
-        cv[f"C={c:g}"] = {"threshold": t, "page_f1": round(f, 4)}
+        cv[f"C={c:g}"] = {"threshold": float(t), "page_f1": round(f, 4)}
         say(f"  stage1 C={c:g}: CV page F1 {f:.4f} at threshold {t}")
         if best is None or f > best[0]:
             best = (f, c, t, s)
     f1, c, thr, oof1 = best
     stage1 = _fit(x, y, w, c)
     stage2 = None
+    final_oof = oof1
     if cfg.stage2:
         ctx = np.vstack([context_features(s) for s in _split(sizes, oof1)])
         s2 = _oof(ctx, y, w, groups, 1.0, cfg.folds)
         t2, f2 = _best_threshold(pages, sizes, s2, cfg.thresholds)
-        cv["stage2"] = {"threshold": t2, "page_f1": round(f2, 4)}
+        cv["stage2"] = {"threshold": float(t2), "page_f1": round(f2, 4)}
         say(f"  stage2: CV page F1 {f2:.4f} at threshold {t2}")
         if f2 > f1:
             stage2 = _fit(ctx, y, w, 1.0)
-            thr = t2
+            thr, final_oof = t2, s2
+    per = page_f1(pages, _split(sizes, final_oof), thr, per_page=True)
+    by_corpus: dict[str, list[float]] = {}
+    for p, f in zip(pages, per):
+        by_corpus.setdefault(p.id.split("/")[0] if "/" in p.id else "", []).append(f)
+    if len(by_corpus) > 1:
+        cv["by_corpus"] = {k: round(float(np.mean(v)), 4) for k, v in sorted(by_corpus.items())}
+        say(f"  CV page F1 by corpus: {cv['by_corpus']}")
     meta = {
         "trained_with": f"ce-filter {__version__}",
         "data": data_desc,

@@ -12,7 +12,8 @@ from pathlib import Path
 from .corpus import load_corpus
 from .train import Page, TrainConfig, data_digest, prepare, train
 
-_PAPER = {"ic_ancestors": False, "heading_words": False, "stage2": False, "weight": "none"}
+_PAPER = {"ic_ancestors": False, "heading_words": False, "stage2": False, "weight": "none",
+          "label_runs": False, "cs": (0.01, 0.1, 1.0, 10.0)}
 
 CONFIGS: dict[str, TrainConfig] = {
     # Table 2 of Peters & Lecocq (2013): single groups and their combinations.
@@ -26,13 +27,17 @@ CONFIGS: dict[str, TrainConfig] = {
 }
 
 
-def corpus_pages(specs: list[str], comments: bool) -> tuple[list[Page], dict]:
+def corpus_pages(specs: list[str], comments: bool, runs: bool = True) -> tuple[list[Page], dict]:
     pages: list[Page] = []
     names = []
     for spec in specs:
         path, _, split = spec.partition(":")
-        pages.extend(prepare(load_corpus(path, split or None), comments=comments))
-        names.append(Path(path).name + (f":{split}" if split else ""))
+        name = Path(path).name
+        part = prepare(load_corpus(path, split or None), comments=comments, runs=runs)
+        for p in part:  # ids carry the corpus so CV can report per corpus
+            p.id = f"{name}/{p.id}"
+        pages.extend(part)
+        names.append(name + (f":{split}" if split else ""))
     return pages, {"corpora": names, "pages": len(pages), "labels_digest": data_digest(pages)}
 
 
@@ -43,7 +48,7 @@ def train_command(a: argparse.Namespace) -> int:
         print(f"unknown config {a.config!r}; one of {', '.join(CONFIGS)}", file=sys.stderr)
         return 2
     comments = a.target == "comments"
-    pages, desc = corpus_pages(a.corpus, comments)
+    pages, desc = corpus_pages(a.corpus, comments, runs=cfg.label_runs)
     if not pages:
         print("no training pages found", file=sys.stderr)
         return 2

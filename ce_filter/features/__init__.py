@@ -4,11 +4,12 @@ from __future__ import annotations
 
 import re
 from dataclasses import dataclass, field
+from itertools import repeat
 from typing import Any
 
 import numpy as np
 
-from ..segment import FLAG_NAMES, HEADINGS, Blocks, _ids
+from ..segment import FLAG_NAMES, HEADINGS, PATH_LEN, Blocks, _ids
 from .cetr import cetr_features, smooth
 from .shallow import link_density, shifted, st_features, text_density
 from .tokens import token_matrix
@@ -23,6 +24,7 @@ _TAG_GROUPS = [
     ("fig", _ids("figure figcaption caption")), ("form", _ids("form fieldset legend label")),
     ("hdrftr", _ids("header footer nav aside")),
 ]
+_TAG_GROUP_OF = {t: k for k, (_, ids) in enumerate(_TAG_GROUPS) for t in ids}
 _HEADING_IDS = np.array(sorted(HEADINGS), dtype=np.int64)
 
 STOPWORDS = frozenset(
@@ -90,6 +92,45 @@ def heading_words(texts: list[str], tag: np.ndarray) -> list[tuple[str, ...]]:
     return out
 
 
+MAIN_SHARE = 0.5  # the main container holds at least this share of the page's prose
+
+
+def _main_container(cont: np.ndarray, n_tok: np.ndarray, ld: np.ndarray
+                    ) -> tuple[list[str], list[np.ndarray]]:
+    """Readability's idea in vector form: 'prose' (long, link-poor blocks) is summed into every
+    ancestor; the deepest ancestor holding MAIN_SHARE of it is the main container. Features:
+    inside it or not, levels below it, and the prose share of the block's nearest ancestors."""
+    n = len(n_tok)
+    prose = np.where(n_tok >= 8, (n_tok * (1.0 - ld)) ** 1.5, 0.0)
+    total = prose.sum()
+    names = ["main_box", "below_main_box", "prose1", "prose2", "prose4"]
+    if n == 0 or total <= 0:
+        return names, [np.zeros(n)] * len(names)
+    flat = cont.ravel()
+    uniq, inv = np.unique(flat, return_inverse=True)
+    mass = np.bincount(inv, weights=np.repeat(prose, cont.shape[1]), minlength=len(uniq))
+    mass[uniq == 0] = 0.0
+    inv = inv.reshape(cont.shape)
+    # depth of an element = the level it appears at, counted from the block's depth;
+    # among the elements holding enough prose take the one seen at the smallest level.
+    level = np.tile(np.arange(cont.shape[1]), n)
+    ok = mass[inv.ravel()] >= MAIN_SHARE * total
+    if ok.any():
+        best_level = np.full(len(uniq), 1 << 30)
+        np.minimum.at(best_level, inv.ravel()[ok], level[ok])
+        cand = np.flatnonzero(best_level < (1 << 30))
+        # the deepest candidate: the one with the least prose still over the share
+        best = cand[np.argmin(mass[cand])]
+        hit = inv == best
+        in_main = hit.any(axis=1).astype(np.float64)
+        below = np.where(in_main > 0, hit.argmax(axis=1), -1).astype(np.float64)
+    else:
+        in_main = np.zeros(n)
+        below = np.full(n, -1.0)
+    share = mass[inv] / total
+    return names, [in_main, below, share[:, 1], share[:, 2], share[:, min(4, cont.shape[1] - 1)]]
+
+
 def page_features(b: Blocks, spec: FeatureSpec) -> np.ndarray:
     """The page's feature matrix (blocks x features), columns in ``feature_names`` order."""
     cols = _columns(b, spec)
@@ -98,7 +139,7 @@ def page_features(b: Blocks, spec: FeatureSpec) -> np.ndarray:
 
 def feature_names(spec: FeatureSpec) -> list[str]:
     probe = Blocks(texts=["x"], anchor_texts=[""], n_tags=[1], tag=[0], depth=[0], flags=[0],
-                   container=[(1, 0, 0)], own_tokens=[()], anc_tokens=[()])
+                   container=[(1,) + (0,) * (PATH_LEN - 1)], own_tokens=[()], anc_tokens=[()])
     return _columns(probe, spec, names_only=True)  # type: ignore[return-value]
 
 
@@ -139,20 +180,26 @@ def _columns(b: Blocks, spec: FeatureSpec, names_only: bool = False) -> list[Any
     log_tok = np.log1p(n_tok)
     if "dom" in g:
         flags = np.asarray(b.flags, dtype=np.int64)
+        total = max(n_tok.sum(), 1.0)
         add([f"in_{f}" for f in FLAG_NAMES],
             [((flags >> i) & 1).astype(np.float64) for i in range(len(FLAG_NAMES))])
+        grp = np.fromiter(map(_TAG_GROUP_OF.get, b.tag, repeat(-1)), dtype=np.int64, count=n)
         add([f"tag_{k}" for k, _ in _TAG_GROUPS],
-            [np.isin(tag, list(ids)).astype(np.float64) for _, ids in _TAG_GROUPS])
+            [(grp == k).astype(np.float64) for k in range(len(_TAG_GROUPS))])
         depth = np.asarray(b.depth, dtype=np.float64)
         main = int(np.argmax(n_tok)) if n else 0
-        cont = np.asarray(b.container, dtype=np.int64).reshape(n, 3)
-        total = max(n_tok.sum(), 1.0)
+        cont = np.asarray(b.container, dtype=np.int64).reshape(n, PATH_LEN)
         mass = []
         for lvl in range(3):
             _, inv = np.unique(cont[:, lvl], return_inverse=True)
             mass.append(np.bincount(inv, weights=n_tok)[inv] / total)
+        add(*_main_container(cont, n_tok, ld))
         pos = np.arange(n, dtype=np.float64) / max(n - 1, 1)
         cpos = (np.cumsum(n_chr) - n_chr) / max(n_chr.sum(), 1.0)
+        n_a = ld * n_tok
+        add(["page_ld", "page_log_tok", "top_share"],
+            [np.full(n, n_a.sum() / total), np.full(n, np.log1p(total)),
+             np.full(n, n_tok.max() / total if n else 0.0)])
         add(["td_rel", "tok_rank"],
             [td / max(td.max(), 1.0) if n else td,
              np.argsort(np.argsort(-n_tok, kind="stable"), kind="stable") / max(n - 1, 1)])
@@ -174,10 +221,9 @@ def _columns(b: Blocks, spec: FeatureSpec, names_only: bool = False) -> list[Any
         if len(owner) != len(words):  # non-space whitespace inside a block (rare): recount
             counts = [len(t.split()) for t in texts]
             owner = np.repeat(np.arange(n), counts)
-        stop = np.fromiter((w in STOPWORDS for w in words), dtype=np.float64, count=len(words))
-        tset = set(_WORD.findall(b.title.lower()))
-        in_title = np.fromiter((w.strip(".,:;!?\"'()") in tset for w in words), dtype=np.float64,
-                               count=len(words))
+        stop = np.fromiter(map(STOPWORDS.__contains__, words), dtype=np.float64, count=len(words))
+        tset = set(b.title.lower().split())
+        in_title = np.fromiter(map(tset.__contains__, words), dtype=np.float64, count=len(words))
         stop_r = np.bincount(owner, weights=stop, minlength=n) / n_tok
         title_r = np.bincount(owner, weights=in_title, minlength=n) / n_tok
         add(["sent_per_tok", "comma_per_tok", "digit_ratio", "upper_ratio", "ends_sentence",

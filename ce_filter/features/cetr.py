@@ -33,24 +33,22 @@ def derivative(g: np.ndarray) -> np.ndarray:
     return np.abs(ahead - g)
 
 
-def kmeans_verdict(a: np.ndarray, b: np.ndarray, iters: int = 8) -> np.ndarray:
-    """1.0 for blocks outside the cluster nearest the origin (k=3, within the page)."""
+def kmeans_verdict(a: np.ndarray, b: np.ndarray, iters: int = 4) -> np.ndarray:
+    """1.0 for blocks outside the cluster nearest the origin (k=3, within the page).
+
+    Seeds are deterministic (lowest, median, highest point) so the verdict is reproducible."""
     n = len(a)
     if n < 3:
         return np.ones(n)
     pts = np.stack([a / (a.max() or 1.0), b / (b.max() or 1.0)], axis=1)
-    norm = pts[:, 0] + pts[:, 1]
-    order = np.argsort(norm, kind="stable")
-    cent = pts[order[[0, n // 2, n - 1]]].copy()  # deterministic seeds: low, median, high
+    order = np.argsort(pts[:, 0] + pts[:, 1], kind="stable")
+    cent = pts[order[[0, n // 2, n - 1]]]
     for _ in range(iters):
-        d = ((pts[:, None, :] - cent[None, :, :]) ** 2).sum(axis=2)
-        lab = d.argmin(axis=1)
-        new = np.array([pts[lab == k].mean(axis=0) if (lab == k).any() else cent[k] for k in range(3)])
-        if np.allclose(new, cent):
-            break
-        cent = new
-    d = ((pts[:, None, :] - cent[None, :, :]) ** 2).sum(axis=2)
-    lab = d.argmin(axis=1)
+        lab = ((pts[:, None, :] - cent[None, :, :]) ** 2).sum(axis=2).argmin(axis=1)
+        cnt = np.bincount(lab, minlength=3)
+        sums = np.stack([np.bincount(lab, weights=pts[:, k], minlength=3) for k in (0, 1)], axis=1)
+        cent = np.where(cnt[:, None] > 0, sums / np.maximum(cnt, 1)[:, None], cent)
+    lab = ((pts[:, None, :] - cent[None, :, :]) ** 2).sum(axis=2).argmin(axis=1)
     boiler = int(np.argmin((cent**2).sum(axis=1)))
     return (lab != boiler).astype(np.float64)
 

@@ -12,13 +12,17 @@ def token_matrix(rows: Sequence[Iterable[str]], vocab: dict[str, int]) -> np.nda
     """Block x vocab 0/1 matrix: row i has a 1 for each of its tokens in the vocab."""
     x = np.zeros((len(rows), len(vocab)))
     if vocab:
-        r, c = [], []
+        r: list[int] = []
+        c: list[int] = []
+        memo: dict[tuple[str, ...], list[int]] = {}  # blocks of one parent share their tuple
+        get = vocab.get
         for i, toks in enumerate(rows):
-            for t in toks:
-                j = vocab.get(t)
-                if j is not None:
-                    r.append(i)
-                    c.append(j)
+            cols = memo.get(toks)  # type: ignore[arg-type]
+            if cols is None:
+                cols = memo[toks] = [j for j in map(get, toks) if j is not None]  # type: ignore[index]
+            if cols:
+                r.extend([i] * len(cols))
+                c.extend(cols)
         x[r, c] = 1.0
     return x
 

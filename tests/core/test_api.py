@@ -1,0 +1,101 @@
+"""The public API on good pages and on the bad input a crawler sees every day."""
+
+import ce_filter
+from ce_filter import Extractor, extract
+
+PARAS = [
+    "The city council voted on Tuesday to expand the bicycle network across the northern "
+    "districts, after a two-year consultation that drew more than four thousand responses.",
+    "Supporters said the new lanes would make commuting safer for children and older riders, "
+    "while shop owners worried that fewer parking spaces could reduce the number of visitors.",
+    "Construction is expected to begin next spring and to last about eighteen months, according "
+    "to the transport department, which will publish a detailed timetable in the coming weeks.",
+    "The mayor described the plan as a turning point for the city, saying that cleaner air and "
+    "quieter streets were worth the disruption that the building work would inevitably cause.",
+]
+NAV = "".join(f'<li><a href="/s{i}">Section {i}</a></li>' for i in range(12))
+ARTICLE = (
+    "<html><head><title>Council expands bike lanes</title></head><body>"
+    f'<div id="header"><ul class="nav">{NAV}</ul></div>'
+    '<div id="content"><div class="article"><h1>Council expands bike lanes</h1>'
+    + "".join(f"<p>{p}</p>" for p in PARAS)
+    + '</div><div class="related"><h3>Related stories</h3><ul>'
+    + "".join(f'<li><a href="/r{i}">Another story headline number {i}</a></li>' for i in range(8))
+    + '</ul></div></div><div id="footer"><a href="/privacy">Privacy</a> | '
+    '<a href="/terms">Terms of use</a> | Copyright 2024</div></body></html>'
+)
+
+
+def test_article_kept_navigation_dropped():
+    r = extract(ARTICLE)
+    for p in PARAS:
+        assert p in r.text
+    assert "Section 3" not in r.text
+    assert "Privacy" not in r.text
+    assert r.title == "Council expands bike lanes"
+    assert r.blocks_kept >= len(PARAS) and len(r.blocks) > r.blocks_kept
+    assert all(0.0 <= b.score <= 1.0 for b in r.blocks)
+
+
+def test_bytes_and_str_agree_and_extractor_reuse():
+    ex = Extractor()
+    a = ex.extract(ARTICLE.encode("utf-8"))
+    b = ex.extract(ARTICLE)
+    assert a.text == b.text and a.encoding == "utf-8"
+    assert ex.version.startswith(f"ce-filter/{ce_filter.__version__}")
+
+
+def test_precision_setting_keeps_less():
+    loose = Extractor(threshold=0.05).extract(ARTICLE)
+    strict = Extractor(threshold=0.95).extract(ARTICLE)
+    assert loose.blocks_kept >= strict.blocks_kept
+
+
+def test_empty_and_whitespace():
+    for data in (b"", b"   \n", "", None):
+        r = extract(data)
+        assert r.text == "" and r.reason
+
+
+def test_binary_garbage():
+    import random
+
+    rng = random.Random(1)
+    junk = bytes(rng.randrange(256) for _ in range(20000))
+    r = extract(junk)
+    assert isinstance(r.text, str)
+    assert extract(b"\x89PNG\r\n\x1a\n" + junk).reason == "binary content"
+    assert extract(b"%PDF-1.4 " + junk).reason == "binary content"
+
+
+def test_gigantic_page_is_cut_not_fatal():
+    body = ("<p>" + "word " * 200 + "</p>") * 50_000  # ~50 MB
+    r = extract(f"<html><body>{body}</body></html>".encode())
+    assert r.truncated and len(r.text) > 0
+
+
+def test_absurdly_deep_document():
+    depth = 10_000
+    r = extract(("<div>" * depth + "<p>" + " ".join(PARAS) + "</p>" + "</div>" * depth).encode())
+    assert PARAS[0] in r.text
+
+
+def test_cp1251_without_declared_charset():
+    ru = (
+        "Городской совет во вторник проголосовал за расширение сети велосипедных дорожек в "
+        "северных районах после двухлетних консультаций, в которых приняли участие тысячи жителей."
+    )
+    html = f"<html><body><div class='article'><p>{ru}</p><p>{ru}</p></div></body></html>"
+    r = extract(html.encode("cp1251"))
+    assert ru in r.text
+
+
+def test_truncated_html():
+    cut = ARTICLE[: ARTICLE.index(PARAS[2]) + 40]
+    r = extract(cut.encode())
+    assert PARAS[0] in r.text and PARAS[1] in r.text
+
+
+def test_page_without_text():
+    r = extract(b"<html><head><script>var a=1;</script></head><body><img src=x></body></html>")
+    assert r.text == "" and r.reason == "no text in page"

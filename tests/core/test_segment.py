@@ -1,0 +1,44 @@
+"""The segmenter cuts where layout changes and records what the features need."""
+
+from ce_filter.segment import name_tokens, parse, segment
+
+
+def blocks_of(html: str):
+    return segment(parse(html))
+
+
+def test_blocks_cut_at_layout_tags_and_skip_invisible():
+    b = blocks_of(
+        "<html><head><title> My  page </title><style>p{}</style></head><body>"
+        "<div>one <b>bold</b> two<p>para</p>tail</div><script>var x=1;</script>"
+        "<noscript>no</noscript><ul><li>a</li><li>b</li></ul></body></html>"
+    )
+    assert b.texts == ["one bold two", "para", "tail", "a", "b"]
+    assert b.title == "My page"
+
+
+def test_br_runs_split_but_single_br_does_not():
+    b = blocks_of("<div>line one<br>line two<br><br>next block</div>")
+    assert b.texts == ["line one line two", "next block"]
+
+
+def test_anchor_text_and_class_tokens():
+    b = blocks_of('<div id="mainNav" class="menu-top"><a href="/">Home page</a> more</div>')
+    assert b.anchor_texts == ["Home page"]
+    assert set(b.own_tokens[0]) == {"menu", "top", "main", "nav"}
+
+
+def test_ancestor_tokens_and_paths():
+    b = blocks_of('<div class="article"><section id="story"><p>x</p></section></div>')
+    assert b.anc_tokens[0] == ("article", "story")
+    assert b.container[0][0] > b.container[0][1] > b.container[0][2] > 0
+
+
+def test_name_tokens_split_camel_and_digits():
+    assert name_tokens("postBody col2 x") == ("post", "body", "col")
+
+
+def test_deep_nesting_does_not_recurse():
+    depth = 10_000
+    b = blocks_of("<div>" * depth + "deep text" + "</div>" * depth)
+    assert b.texts == ["deep text"]
