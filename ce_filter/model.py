@@ -16,6 +16,7 @@ from typing import Any
 import numpy as np
 
 from .features import FeatureSpec, feature_names
+from .segment import Blocks
 
 FORMAT_VERSION = 1
 CONTEXT = 3  # stage 2 looks at this many blocks on each side
@@ -25,13 +26,26 @@ class ModelError(ValueError):
     """A model file that is not a valid ce-filter model."""
 
 
+def stage2_inputs(blocks: Blocks) -> tuple[np.ndarray, np.ndarray]:
+    """Ancestor ids and token counts of the blocks, for stage 2's container means."""
+    cont = np.asarray(blocks.container, dtype=np.int64).reshape(len(blocks), -1)
+    weight = np.fromiter((t.count(" ") + 1 for t in blocks.texts), dtype=np.float64,
+                         count=len(blocks))
+    return cont, weight
+
+
 def sigmoid(z: np.ndarray) -> np.ndarray:
     return 1.0 / (1.0 + np.exp(-np.clip(z, -40.0, 40.0)))
 
 
-def context_features(s: np.ndarray) -> np.ndarray:
-    """Stage-2 input: the block's own score, its neighbours' (0.5 past the page ends), and
-    the windowed means."""
+CONTAINER_LEVELS = (1, 2, 3)
+
+
+def context_features(s: np.ndarray, cont: np.ndarray | None = None,
+                     weight: np.ndarray | None = None) -> np.ndarray:
+    """Stage-2 input: the block's own score, its neighbours' (0.5 past the page ends), the
+    windowed means, the page mean, and the weighted mean score of the blocks sharing each of
+    the block's nearest ancestors (context in the DOM, not only in reading order)."""
     n = len(s)
     pad = np.concatenate((np.full(CONTEXT, 0.5), s, np.full(CONTEXT, 0.5)))
     cols = [pad[CONTEXT + k: CONTEXT + k + n] for k in range(-CONTEXT, CONTEXT + 1)]
@@ -41,7 +55,16 @@ def context_features(s: np.ndarray) -> np.ndarray:
         lo, hi = np.maximum(idx - r, 0), np.minimum(idx + r + 1, n)
         cols.append((c[hi] - c[lo]) / np.maximum(hi - lo, 1))
     cols.append(np.full(n, s.mean() if n else 0.0))
-    return np.column_stack(cols) if n else np.zeros((0, 2 * CONTEXT + 4))
+    for lvl in CONTAINER_LEVELS:
+        if cont is None or n == 0:
+            cols.append(s.copy())
+            continue
+        _, inv = np.unique(cont[:, lvl], return_inverse=True)
+        w = weight if weight is not None else np.ones(n)
+        num = np.bincount(inv, weights=s * w)
+        den = np.bincount(inv, weights=w)
+        cols.append(num[inv] / np.maximum(den[inv], 1e-9))
+    return np.column_stack(cols) if n else np.zeros((0, 2 * CONTEXT + 4 + len(CONTAINER_LEVELS)))
 
 
 @dataclass
@@ -77,12 +100,15 @@ class Model:
     threshold: float = 0.5
     meta: dict[str, Any] = field(default_factory=dict)
 
-    def predict_proba(self, x: np.ndarray) -> np.ndarray:
+    def predict_proba(self, x: np.ndarray, cont: np.ndarray | None = None,
+                      weight: np.ndarray | None = None) -> np.ndarray:
+        """Block probabilities. ``cont``/``weight`` (ancestor ids, block sizes; see
+        ``stage2_inputs``) feed the DOM context of stage 2."""
         if len(x) == 0:
             return np.zeros(0)
         s = sigmoid(self.stage1.decision(x))
         if self.stage2 is not None:
-            s = sigmoid(self.stage2.decision(context_features(s)))
+            s = sigmoid(self.stage2.decision(context_features(s, cont, weight)))
         return s
 
     def to_json(self) -> dict[str, Any]:

@@ -18,7 +18,7 @@ from .decode import decode_html
 from .features import GROUPS, FeatureSpec, heading_words, page_features
 from .features.tokens import select_tokens
 from .labels import block_labels, words
-from .model import Linear, Model, context_features, sigmoid
+from .model import Linear, Model, context_features, sigmoid, stage2_inputs
 from .segment import Blocks, parse, segment
 
 
@@ -50,7 +50,7 @@ class TrainConfig:
     weight_cap: float = 100.0
     cs: tuple[float, ...] = (0.001, 0.01)
     folds: int = 5
-    thresholds: tuple[float, ...] = tuple(np.round(np.arange(0.2, 0.81, 0.05), 2))
+    thresholds: tuple[float, ...] = tuple(np.round(np.arange(0.05, 0.81, 0.05), 2))
     log: bool = True
     extra: dict = field(default_factory=dict)
 
@@ -177,7 +177,8 @@ def train(pages: list[Page], cfg: TrainConfig, name: str, data_desc: dict) -> Mo
     stage2 = None
     final_oof = oof1
     if cfg.stage2:
-        ctx = np.vstack([context_features(s) for s in _split(sizes, oof1)])
+        ctx = np.vstack([context_features(s, *stage2_inputs(p.blocks))
+                         for s, p in zip(_split(sizes, oof1), pages)])
         s2 = _oof(ctx, y, w, groups, 1.0, cfg.folds)
         t2, f2 = _best_threshold(pages, sizes, s2, cfg.thresholds)
         cv["stage2"] = {"threshold": float(t2), "page_f1": round(f2, 4)}
