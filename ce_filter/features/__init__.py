@@ -61,10 +61,23 @@ class FeatureSpec:
         return cache
 
 
-def _per_block_sums(values: np.ndarray, starts: np.ndarray) -> np.ndarray:
-    if len(values) == 0:
-        return np.zeros(len(starts))
-    return np.add.reduceat(values, starts).astype(np.float64)
+# Character classes counted per block in one bincount: 0 other, 1 space, 2 sentence end,
+# 3 comma, 4 digit, 5 ASCII upper case. Codes past 127 count as "other".
+_N_CLS = 6
+_CLS = np.zeros(129, dtype=np.int64)
+_CLS[32] = 1
+_CLS[[46, 33, 63]] = 2
+_CLS[44] = 3
+_CLS[48:58] = 4
+_CLS[65:91] = 5
+
+
+def _char_class_counts(codes: np.ndarray, n_chr: np.ndarray) -> np.ndarray:
+    """(blocks x classes) counts; blocks are joined with one separator char each."""
+    n = len(n_chr)
+    owner = np.repeat(np.arange(n), n_chr.astype(np.int64) + 1)[: len(codes)]
+    cls = _CLS[np.minimum(codes, 128)]
+    return np.bincount(owner * _N_CLS + cls, minlength=n * _N_CLS).reshape(n, _N_CLS).astype(np.float64)
 
 
 def _window_mean(x: np.ndarray, r: int) -> np.ndarray:
@@ -134,7 +147,9 @@ def _main_container(cont: np.ndarray, n_tok: np.ndarray, ld: np.ndarray
 def page_features(b: Blocks, spec: FeatureSpec) -> np.ndarray:
     """The page's feature matrix (blocks x features), columns in ``feature_names`` order."""
     cols = _columns(b, spec)
-    return np.column_stack(cols) if cols else np.zeros((len(b), 0))
+    if not cols:
+        return np.zeros((len(b), 0))
+    return np.concatenate([c.reshape(len(b), -1) for c in cols], axis=1)
 
 
 def feature_names(spec: FeatureSpec) -> list[str]:
@@ -160,7 +175,8 @@ def _columns(b: Blocks, spec: FeatureSpec, names_only: bool = False) -> list[Any
     starts = np.zeros(n, dtype=np.int64)
     if n > 1:
         starts[1:] = np.cumsum(n_chr[:-1] + 1).astype(np.int64)
-    n_tok = _per_block_sums(codes == 32, starts) + 1.0
+    cc = _char_class_counts(codes, n_chr)
+    n_tok = cc[:, 1] + 1.0
     tag = np.asarray(b.tag, dtype=np.int64)
     n_tags = np.asarray(b.n_tags, dtype=np.float64)
     ld = link_density(n_tok, b.anchor_texts)
@@ -175,17 +191,17 @@ def _columns(b: Blocks, spec: FeatureSpec, names_only: bool = False) -> list[Any
         names.extend(f"ic_own:{t}" for t in spec.ic_own)
         names.extend(f"ic_anc:{t}" for t in spec.ic_anc)
         if not names_only:
-            cols.extend(token_matrix(b.own_tokens, v_own).T)
-            cols.extend(token_matrix(b.anc_tokens, v_anc).T)
+            cols.append(token_matrix(b.own_tokens, v_own))
+            cols.append(token_matrix(b.anc_tokens, v_anc))
     log_tok = np.log1p(n_tok)
     if "dom" in g:
         flags = np.asarray(b.flags, dtype=np.int64)
         total = max(n_tok.sum(), 1.0)
         add([f"in_{f}" for f in FLAG_NAMES],
-            [((flags >> i) & 1).astype(np.float64) for i in range(len(FLAG_NAMES))])
+            [((flags[:, None] >> np.arange(len(FLAG_NAMES))) & 1).astype(np.float64)])
         grp = np.fromiter(map(_TAG_GROUP_OF.get, b.tag, repeat(-1)), dtype=np.int64, count=n)
         add([f"tag_{k}" for k, _ in _TAG_GROUPS],
-            [(grp == k).astype(np.float64) for k in range(len(_TAG_GROUPS))])
+            [(grp[:, None] == np.arange(len(_TAG_GROUPS))).astype(np.float64)])
         depth = np.asarray(b.depth, dtype=np.float64)
         main = int(np.argmax(n_tok)) if n else 0
         cont = np.asarray(b.container, dtype=np.int64).reshape(n, PATH_LEN)
@@ -210,10 +226,7 @@ def _columns(b: Blocks, spec: FeatureSpec, names_only: bool = False) -> list[Any
              mass[0], mass[1], mass[2], log_tok - (log_tok.max() if n else 0.0),
              np.full(n, np.log1p(n), dtype=np.float64)])
     if "text" in g:
-        period = _per_block_sums((codes == 46) | (codes == 33) | (codes == 63), starts)
-        comma = _per_block_sums(codes == 44, starts)
-        digit = _per_block_sums((codes >= 48) & (codes <= 57), starts)
-        upper = _per_block_sums((codes >= 65) & (codes <= 90), starts)
+        period, comma, digit, upper = cc[:, 2], cc[:, 3], cc[:, 4], cc[:, 5]
         last = codes[np.maximum(starts + n_chr.astype(np.int64) - 1, 0)] if n else codes[:0]
         ends = np.isin(last, (46, 33, 63, 34, 8221)).astype(np.float64)
         words = joined.lower().split()
@@ -234,7 +247,7 @@ def _columns(b: Blocks, spec: FeatureSpec, names_only: bool = False) -> list[Any
             v_head = spec.vocabs()[2]
             names.extend(f"head:{t}" for t in spec.heading_words)
             if not names_only:
-                cols.extend(token_matrix(heading_words(texts, tag), v_head).T)
+                cols.append(token_matrix(heading_words(texts, tag), v_head))
     if "ctx" in g:
         add(["log_tok_w2", "log_tok_w5", "ld_w2", "ld_w5", "td_smooth", "td_prev2", "td_next2"],
             [_window_mean(log_tok, 2), _window_mean(log_tok, 5), _window_mean(ld, 2),

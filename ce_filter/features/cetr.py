@@ -40,16 +40,19 @@ def kmeans_verdict(a: np.ndarray, b: np.ndarray, iters: int = 4) -> np.ndarray:
     n = len(a)
     if n < 3:
         return np.ones(n)
-    pts = np.stack([a / (a.max() or 1.0), b / (b.max() or 1.0)], axis=1)
-    order = np.argsort(pts[:, 0] + pts[:, 1], kind="stable")
-    cent = pts[order[[0, n // 2, n - 1]]]
-    for _ in range(iters):
-        lab = ((pts[:, None, :] - cent[None, :, :]) ** 2).sum(axis=2).argmin(axis=1)
+    x = a / (a.max() or 1.0)
+    y = b / (b.max() or 1.0)
+    order = np.argsort(x + y, kind="stable")
+    seeds = order[[0, n // 2, n - 1]]
+    cx, cy = x[seeds], y[seeds]
+    for _ in range(iters + 1):
+        d = (x[:, None] - cx) ** 2 + (y[:, None] - cy) ** 2
+        lab = d.argmin(axis=1)
         cnt = np.bincount(lab, minlength=3)
-        sums = np.stack([np.bincount(lab, weights=pts[:, k], minlength=3) for k in (0, 1)], axis=1)
-        cent = np.where(cnt[:, None] > 0, sums / np.maximum(cnt, 1)[:, None], cent)
-    lab = ((pts[:, None, :] - cent[None, :, :]) ** 2).sum(axis=2).argmin(axis=1)
-    boiler = int(np.argmin((cent**2).sum(axis=1)))
+        nz = cnt > 0
+        cx = np.where(nz, np.bincount(lab, weights=x, minlength=3) / np.maximum(cnt, 1), cx)
+        cy = np.where(nz, np.bincount(lab, weights=y, minlength=3) / np.maximum(cnt, 1), cy)
+    boiler = int(np.argmin(cx**2 + cy**2))
     return (lab != boiler).astype(np.float64)
 
 
