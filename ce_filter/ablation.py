@@ -20,7 +20,8 @@ from .train import train
 from .training import CONFIGS, corpus_pages
 
 PAPER = {"st+ic+cetr": {"dragnet train": "0.848", "dragnet test": "0.836", "cleaneval-final": "0.907"}}
-ROWS = ("baseline", "cetr", "ic", "st", "st+ic", "st+ic+cetr", "best")
+ROWS = ("baseline", "cetr", "ic", "st", "st+ic", "st+ic+cetr", "best", "best-dom", "best-text",
+        "best-ctx", "best-stage2", "best-anc", "best-weights", "best-runs")
 EVAL = (("dragnet", "test"), ("cleaneval-final", None))
 EVAL_ALL = EVAL + (("readability", None), ("cleanportaleval", None))
 
@@ -42,13 +43,14 @@ def run(data: Path, rows: tuple[str, ...]) -> list[tuple[str, dict[str, Score], 
             cv = {}
         else:
             cfg = CONFIGS[name]
-            specs = [f"{data}/dragnet:train"] + ([f"{data}/cleaneval-dev"] if name == "best" else [])
+            ours = name.startswith("best")
+            specs = [f"{data}/dragnet:train"] + ([f"{data}/cleaneval-dev"] if ours else [])
             pages, desc = corpus_pages(specs, False, runs=cfg.label_runs)
             model = train(pages, cfg, name="content", data_desc=desc)
             ex = Extractor(model)
             cv = model.meta["cv"]
         scores = {}
-        for corpus, split in EVAL_ALL if name in ("baseline", "best") else EVAL:
+        for corpus, split in EVAL_ALL if name == "baseline" or name.startswith("best") else EVAL:
             docs = load_corpus(data / corpus, split)
             scores[_label(corpus, split)] = evaluate(_text_fn(ex), docs)
         print(f"{name}: " + ", ".join(f"{k} {s.mean_f1:.3f}" for k, s in scores.items())

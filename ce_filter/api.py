@@ -64,6 +64,9 @@ def _looks_binary(data: bytes) -> bool:
 
 
 FALLBACK_REL = 0.8
+# A precision-leaning cut for indexers (losing a sentence beats indexing a menu). Read off the
+# threshold sweep in docs/RESULTS.md (so those sweep figures are not held-out for this choice).
+PRECISE_THRESHOLD = 0.65
 
 
 def select(scores: np.ndarray, threshold: float) -> np.ndarray:
@@ -79,7 +82,8 @@ class Extractor:
     """Loads a model once; ``extract`` is then cheap to call per page.
 
     ``comments=True`` uses the model trained on article+comments gold.
-    ``threshold`` overrides the model's probability cut (higher = more precise).
+    ``threshold`` overrides the model's probability cut (higher = more precise);
+    ``precise=True`` is the precision-leaning preset (PRECISE_THRESHOLD).
     """
 
     def __init__(
@@ -88,6 +92,7 @@ class Extractor:
         *,
         comments: bool = False,
         threshold: float | None = None,
+        precise: bool = False,
         max_bytes: int = MAX_BYTES,
     ) -> None:
         if model is None:
@@ -95,7 +100,9 @@ class Extractor:
         elif isinstance(model, str):
             model = Model.load(model)
         self.model = model
-        self.threshold = model.threshold if threshold is None else threshold
+        if threshold is None:
+            threshold = max(model.threshold, PRECISE_THRESHOLD) if precise else model.threshold
+        self.threshold = threshold
         self.max_bytes = max_bytes
         self.version = f"ce-filter/{__version__} model/{model.name}@{model.digest}"
 

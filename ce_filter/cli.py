@@ -29,7 +29,7 @@ def _read_inputs(paths: list[str]) -> list[tuple[str, bytes]]:
 def cmd_extract(a: argparse.Namespace) -> int:
     from .api import Extractor
 
-    ex = Extractor(a.model, comments=a.comments, threshold=a.threshold)
+    ex = Extractor(a.model, comments=a.comments, threshold=a.threshold, precise=a.precise)
     for name, data in _read_inputs(a.inputs):
         r = ex.extract(data, encoding=a.encoding)
         if a.format == "jsonl":
@@ -54,7 +54,7 @@ def cmd_evaluate(a: argparse.Namespace) -> int:
     from .corpus import load_corpus
     from .evaluate import HEADER, evaluate, row
 
-    ex = Extractor(a.model, comments=a.comments, threshold=a.threshold)
+    ex = Extractor(a.model, comments=a.comments, threshold=a.threshold, precise=a.precise)
     print(HEADER)
     print("|---|---|---|---|---|---|---|")
     for corpus in a.corpus:
@@ -74,6 +74,7 @@ def build_parser() -> argparse.ArgumentParser:
         p.add_argument("--model", help="model JSON (default: the shipped model)")
         p.add_argument("--comments", action="store_true", help="keep user comments (article+comments model)")
         p.add_argument("--threshold", type=float, help="block probability cut (higher = more precise)")
+        p.add_argument("--precise", action="store_true", help="precision-leaning preset (for indexers)")
 
     p = sub.add_parser("extract", help="clean text of HTML files, directories or stdin")
     p.add_argument("inputs", nargs="*", help="files or directories; '-' or nothing for stdin")

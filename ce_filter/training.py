@@ -7,9 +7,11 @@ from __future__ import annotations
 
 import argparse
 import sys
+from dataclasses import replace
 from pathlib import Path
 
 from .corpus import load_corpus
+from .features import GROUPS
 from .train import Page, TrainConfig, data_digest, prepare, train
 
 _PAPER = {"ic_ancestors": False, "heading_words": False, "stage2": False, "weight": "none",
@@ -25,6 +27,16 @@ CONFIGS: dict[str, TrainConfig] = {
     # Ours: every group, ancestor and heading tokens, token weights, context stage.
     "best": TrainConfig(),
 }
+# Leave-one-out rows: what each addition of ours buys (ablation --rows with these names).
+CONFIGS.update({
+    "best-dom": replace(CONFIGS["best"], groups=tuple(g for g in GROUPS if g != "dom")),
+    "best-text": replace(CONFIGS["best"], groups=tuple(g for g in GROUPS if g != "text")),
+    "best-ctx": replace(CONFIGS["best"], groups=tuple(g for g in GROUPS if g != "ctx")),
+    "best-stage2": replace(CONFIGS["best"], stage2=False),
+    "best-anc": replace(CONFIGS["best"], ic_ancestors=False, heading_words=False),
+    "best-weights": replace(CONFIGS["best"], weight="none"),
+    "best-runs": replace(CONFIGS["best"], label_runs=False),
+})
 
 
 def corpus_pages(specs: list[str], comments: bool, runs: bool = True) -> tuple[list[Page], dict]:

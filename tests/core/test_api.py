@@ -99,3 +99,8 @@ def test_truncated_html():
 def test_page_without_text():
     r = extract(b"<html><head><script>var a=1;</script></head><body><img src=x></body></html>")
     assert r.text == "" and r.reason == "no text in page"
+
+
+def test_precise_preset_raises_the_cut():
+    ex = Extractor(precise=True)
+    assert ex.threshold >= Extractor().threshold and ex.threshold >= 0.65
