@@ -99,7 +99,7 @@ def build_parser() -> argparse.ArgumentParser:
         try:
             m = importlib.import_module(mod)
         except ModuleNotFoundError as e:
-            if e.name != mod:  # the plugin exists but a dependency of it is missing: say so
+            if e.name is None or not mod.startswith(e.name):  # a dependency of the plugin is missing
                 raise
             continue
         m.register(sub)
