@@ -99,7 +99,7 @@ def build_parser() -> argparse.ArgumentParser:
         try:
             m = importlib.import_module(mod)
         except ModuleNotFoundError as e:
-            if e.name is None or not mod.startswith(e.name):  # a dependency of the plugin is missing
+            if e.name is None or not (mod == e.name or mod.startswith(e.name + ".")):  # its dependency
                 raise
             continue
         m.register(sub)
