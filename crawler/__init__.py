@@ -1,0 +1,9 @@
+"""Sources for the filter: a WARC reader (``crawler.warc``) and a Scrapy spider (``crawler.spider``).
+
+Both hand on :class:`crawler.page.RawPage` records: the page bytes plus what the fetch said
+about them. This package imports neither Scrapy nor Kafka at import time.
+"""
+
+from .page import RawPage
+
+__all__ = ["RawPage"]

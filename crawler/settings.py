@@ -1,0 +1,45 @@
+"""Scrapy settings for the ce-filter crawler (``scrapy.cfg`` at the repo top points here, so
+``scrapy crawl cefilter -a start_urls=...`` works from the checkout).
+
+Output is chosen by settings (``-s NAME=value``) or environment variables of the same name:
+``CE_FILTER_JSONL`` (path) and/or ``CE_FILTER_KAFKA_TOPIC`` with the Kafka connection options
+``CE_FILTER_BOOTSTRAP_SERVERS``, ``CE_FILTER_SECURITY_PROTOCOL``, ``CE_FILTER_SASL_MECHANISM``,
+``CE_FILTER_SASL_PLAIN_USERNAME``, ``CE_FILTER_SASL_PLAIN_PASSWORD``, ``CE_FILTER_SSL_CAFILE``,
+... (see ``pipelines.kafka_io.CONNECTION_OPTIONS``). Scrapy's own feed exports (``-o out.jsonl``)
+also receive the cleaned records.
+"""
+
+import os
+
+from pipelines.kafka_io import CONNECTION_OPTIONS
+
+BOT_NAME = "ce-filter"
+SPIDER_MODULES = ["crawler.spider"]
+NEWSPIDER_MODULE = "crawler"
+
+ROBOTSTXT_OBEY = True
+USER_AGENT = os.environ.get("CE_FILTER_USER_AGENT", "ce-filter/0.1 (main-content extraction crawler)")
+DOWNLOAD_DELAY = float(os.environ.get("CE_FILTER_DOWNLOAD_DELAY", "0.25"))
+CONCURRENT_REQUESTS = 16
+CONCURRENT_REQUESTS_PER_DOMAIN = int(os.environ.get("CE_FILTER_CONCURRENCY", "4"))
+DOWNLOAD_TIMEOUT = 30
+DOWNLOAD_MAXSIZE = 16 * 1024 * 1024  # the filter cuts pages at 8 MiB anyway
+RETRY_TIMES = 2
+COOKIES_ENABLED = False
+TELNETCONSOLE_ENABLED = False
+FEED_EXPORT_ENCODING = "utf-8"
+LOG_LEVEL = os.environ.get("CE_FILTER_LOG_LEVEL", "INFO")
+
+ITEM_PIPELINES = {
+    "pipelines.scrapy_pipelines.FilterPipeline": 100,
+    "pipelines.scrapy_pipelines.JsonLinesPipeline": 300,
+    "pipelines.scrapy_pipelines.KafkaPipeline": 400,
+}
+
+CE_FILTER_COMMENTS = os.environ.get("CE_FILTER_COMMENTS", "") not in ("", "0", "false")
+CE_FILTER_THRESHOLD = os.environ.get("CE_FILTER_THRESHOLD", "")
+CE_FILTER_JSONL = os.environ.get("CE_FILTER_JSONL", "")
+CE_FILTER_KAFKA_TOPIC = os.environ.get("CE_FILTER_KAFKA_TOPIC", "")
+CE_FILTER_COMPRESSION = os.environ.get("CE_FILTER_COMPRESSION", "gzip")
+for _opt, _help in CONNECTION_OPTIONS:
+    globals()[f"CE_FILTER_{_opt.upper()}"] = os.environ.get(f"CE_FILTER_{_opt.upper()}", "")

@@ -1,0 +1,340 @@
+"""WARC in: ``.warc`` / ``.warc.gz`` (multi-member gzip) from paths, globs, directories or stdin.
+
+``iter_pages(source, stats)`` yields one :class:`~crawler.page.RawPage` per HTML-ish
+``response`` (or ``resource``) record, with HTTP chunking and content-encoding undone and the
+``Content-Type`` charset kept as the filter's encoding hint. Everything else is skipped and
+counted by reason in :class:`WarcStats`, never silently. A broken or truncated file does not
+raise: every whole record before the break is yielded, then the break (file and offset) is
+recorded in ``stats.errors`` and reading goes on with the next file.
+"""
+
+from __future__ import annotations
+
+import glob
+import io
+import os
+import sys
+import zlib
+from collections import Counter
+from collections.abc import Iterable, Iterator
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import IO, Any
+
+from warcio.archiveiterator import ArchiveIterator
+from warcio.bufferedreaders import ChunkedDataReader
+from warcio.limitreader import LimitReader
+
+from .page import RawPage, is_html_type, media_type
+
+Source = str | os.PathLike | IO[bytes]
+WARC_SUFFIXES = (".warc", ".warc.gz", ".arc", ".arc.gz")
+PAGE_TYPES = ("response", "resource")
+TRUNCATED = "truncated record"
+
+
+@dataclass
+class WarcStats:
+    """Counts for a run. Invariant: ``records == pages + sum(skipped.values())``."""
+
+    files: int = 0
+    records: int = 0
+    pages: int = 0
+    skipped: Counter = field(default_factory=Counter)
+    errors: list[dict[str, Any]] = field(default_factory=list)
+
+    def skip(self, reason: str) -> None:
+        self.skipped[reason] += 1
+
+    @property
+    def skipped_total(self) -> int:
+        return sum(self.skipped.values())
+
+    def error(self, source: str, offset: int | None, message: str) -> None:
+        self.errors.append({"source": source, "offset": offset, "error": message})
+
+    def merge(self, other: WarcStats) -> None:
+        self.files += other.files
+        self.records += other.records
+        self.pages += other.pages
+        self.skipped.update(other.skipped)
+        self.errors.extend(other.errors)
+
+    def to_dict(self) -> dict[str, Any]:
+        return {
+            "files": self.files,
+            "records": self.records,
+            "pages": self.pages,
+            "skipped": dict(sorted(self.skipped.items())),
+            "errors": list(self.errors),
+        }
+
+    def summary(self) -> str:
+        skipped = ", ".join(f"{n} {r}" for r, n in sorted(self.skipped.items())) or "none"
+        line = f"{self.files} file(s), {self.records} records: {self.pages} pages; skipped: {skipped}"
+        for e in self.errors:
+            line += f"\nerror: {e['source']}: {e['error']} at offset {e['offset']}"
+        return line
+
+
+def expand_sources(source: Source | Iterable[Source]) -> list[tuple[str, Any]]:
+    """(name, path-or-stream) pairs. ``-`` is stdin; globs and directories expand (sorted).
+    Raises FileNotFoundError for a path or glob that names nothing."""
+    if isinstance(source, (str, os.PathLike)) or hasattr(source, "read"):
+        source = [source]  # type: ignore[list-item]
+    out: list[tuple[str, Any]] = []
+    for s in source:  # type: ignore[union-attr]
+        if hasattr(s, "read"):
+            out.append((getattr(s, "name", "<stream>"), s))
+            continue
+        name = os.fspath(s)
+        if name == "-":
+            out.append(("<stdin>", sys.stdin.buffer))
+        elif Path(name).is_dir():
+            files = sorted(str(p) for p in Path(name).rglob("*") if p.name.endswith(WARC_SUFFIXES))
+            out.extend((f, f) for f in files)
+        elif Path(name).exists():
+            out.append((name, name))
+        elif glob.has_magic(name) and glob.glob(name):
+            out.extend((f, f) for f in sorted(glob.glob(name)))
+        else:
+            raise FileNotFoundError(f"no WARC input at {name!r}")
+    return out
+
+
+def iter_pages(
+    source: Source | Iterable[Source], stats: WarcStats | None = None, *, all_statuses: bool = False
+) -> Iterator[RawPage]:
+    """Pages from WARC files, globs, directories, ``-`` (stdin) or binary streams.
+
+    Inputs are resolved at call time (a missing file raises FileNotFoundError here, not
+    later); records are read lazily. ``all_statuses`` keeps non-2xx responses too.
+    """
+    inputs = expand_sources(source)
+    stats = stats if stats is not None else WarcStats()
+    return _iter_inputs(inputs, stats, all_statuses)
+
+
+def _iter_inputs(inputs: list[tuple[str, Any]], stats: WarcStats, all_statuses: bool) -> Iterator[RawPage]:
+    for name, src in inputs:
+        stats.files += 1
+        if hasattr(src, "read"):
+            yield from _iter_stream(name, src, stats, all_statuses)
+        else:
+            with open(src, "rb") as fh:
+                yield from _iter_stream(name, fh, stats, all_statuses)
+
+
+class _Counting:
+    """Counts the bytes read, so offsets are stream positions even on stdin."""
+
+    def __init__(self, fh: IO[bytes]) -> None:
+        self.fh = fh
+        self.offset = 0
+
+    def tell(self) -> int:
+        return self.offset
+
+    def read(self, size: int = -1) -> bytes:
+        data = self.fh.read(size)
+        self.offset += len(data)
+        return data
+
+
+class _Iterator(ArchiveIterator):
+    """warcio's iterator, noting whether the last gzip member was complete when it stopped."""
+
+    member_cut = False
+
+    def close(self) -> None:
+        d = self.reader.decompressor if self.reader is not None else None
+        self.member_cut = d is not None and not getattr(d, "eof", True)
+        super().close()
+
+
+def _iter_stream(name: str, fh: IO[bytes], stats: WarcStats, all_statuses: bool) -> Iterator[RawPage]:
+    src = _Counting(fh)
+    it = _Iterator(src, arc2warc=True)
+    start = 0
+    try:
+        for record in it:
+            start = it.offset  # where this record begins (the end of the one before)
+            stats.records += 1
+            page, reason = _page_from_record(record, name, all_statuses)
+            if page is None:
+                stats.skip(reason)
+                if reason == TRUNCATED:
+                    stats.error(name, start, "input ends inside a record (truncated file)")
+                    return
+                continue
+            stats.pages += 1
+            yield page
+    except Exception as e:  # noqa: BLE001 - a broken file is data, not a crash
+        first = str(e).strip().splitlines()[0] if str(e).strip() else ""
+        stats.error(name, it.offset, f"unreadable record: {type(e).__name__} {first}".strip())
+        return
+    while src.read(65536):  # anything warcio did not take as a record
+        pass
+    if src.offset > it.offset:
+        stats.error(
+            name,
+            it.offset,
+            f"input ends inside a record (truncated file; {src.offset - it.offset} "
+            "bytes after the last whole record)",
+        )
+    elif it.member_cut:
+        stats.error(name, start, "input ends inside the gzip member of the last record (truncated file)")
+
+
+def _page_from_record(record: Any, name: str, all_statuses: bool) -> tuple[RawPage | None, str]:
+    """The page in a record, or (None, why it is skipped)."""
+    if not (record.rec_headers.get_header("Content-Length") or "").strip().isdigit():
+        return None, TRUNCATED  # headers cut short (or broken): where the record ends is unknown
+    rtype = record.rec_type
+    http = record.http_headers if rtype == "response" else None
+    ctype = _content_type(record, http)
+    status = _status(http)
+    body = b""
+    if rtype == "revisit":
+        skip = "revisit (no payload)"
+    elif rtype not in PAGE_TYPES:
+        skip = f"record type {rtype}"
+    elif http is not None and not all_statuses and not (status is not None and 200 <= status < 300):
+        skip = f"http status {status}"
+    elif ctype and not is_html_type(ctype):
+        skip = f"non-html {media_type(ctype)}"
+    else:
+        body, skip = _payload(record, http)
+    if not _drained(record):  # the input ended before the record's Content-Length was read
+        return None, TRUNCATED
+    if skip:
+        return None, skip
+    if not ctype and not _sniff_html(body):
+        return None, "non-html (no content type)"
+    if not body.strip():
+        return None, "empty payload"
+    return (
+        RawPage(
+            url=record.rec_headers.get_header("WARC-Target-URI") or "",
+            body=body,
+            fetch_time=record.rec_headers.get_header("WARC-Date"),
+            status=status,
+            headers=_headers_dict(http.headers) if http is not None else {},
+            content_type=ctype,
+            record_id=record.rec_headers.get_header("WARC-Record-ID"),
+            source="warc",
+            source_name=name,
+        ),
+        "",
+    )
+
+
+def _content_type(record: Any, http: Any) -> str:
+    if http is None:
+        return record.rec_headers.get_header("Content-Type") or ""
+    return (
+        http.get_header("Content-Type") or record.rec_headers.get_header("WARC-Identified-Payload-Type") or ""
+    )
+
+
+def _status(http: Any) -> int | None:
+    if http is None:
+        return None
+    try:
+        return int(http.get_statuscode())
+    except (TypeError, ValueError):
+        return None
+
+
+def _payload(record: Any, http: Any) -> tuple[bytes, str]:
+    """The body with transfer- and content-encoding undone, or (b'', why not)."""
+    raw = record.raw_stream
+    if http is not None and "chunked" in (http.get_header("Transfer-Encoding") or "").lower():
+        data = ChunkedDataReader(raw).read()  # falls back to the bytes as they are if not really chunked
+    else:
+        data = raw.read()
+    coding = (http.get_header("Content-Encoding") or "") if http is not None else ""
+    try:
+        return decode_content(data, coding), ""
+    except LookupError as e:
+        return b"", str(e)
+    except Exception as e:  # noqa: BLE001 - servers lie about encodings; a lie that is HTML is kept
+        if _sniff_html(data):
+            return data, ""
+        return b"", f"undecodable body ({coding.strip().lower()}: {type(e).__name__})"
+
+
+def decode_content(data: bytes, coding: str | None) -> bytes:
+    """Undo an HTTP Content-Encoding (gzip, deflate, br, zstd where available; a list of them
+    is undone last-applied first). Raises LookupError for an encoding it cannot undo and the
+    codec's own error for bytes that are not what the header says."""
+    for c in reversed([c.strip().lower() for c in (coding or "").split(",") if c.strip()]):
+        if c in ("identity", "none"):
+            continue
+        if c in ("gzip", "x-gzip"):
+            data = _zlib_all(data, 16 + zlib.MAX_WBITS)
+        elif c == "deflate":
+            try:
+                data = _zlib_all(data, zlib.MAX_WBITS)
+            except zlib.error:
+                data = _zlib_all(data, -zlib.MAX_WBITS)  # raw deflate, as some servers send
+        elif c == "br":
+            try:
+                import brotli
+            except ImportError:
+                raise LookupError("unsupported content-encoding br (brotli not installed)") from None
+            data = brotli.decompress(data)
+        elif c == "zstd":
+            data = _zstd(data)
+        else:
+            raise LookupError(f"unsupported content-encoding {c}")
+    return data
+
+
+def _zlib_all(data: bytes, wbits: int) -> bytes:
+    """Decompress every member (gzip may be multi-member); a cut stream gives what it has."""
+    out = []
+    while data:
+        d = zlib.decompressobj(wbits)
+        out.append(d.decompress(data))
+        out.append(d.flush())
+        data = d.unused_data if d.eof else b""
+    return b"".join(out)
+
+
+def _zstd(data: bytes) -> bytes:
+    try:
+        from compression import zstd  # Python 3.14+
+    except ImportError:
+        try:
+            from backports import zstd  # type: ignore[no-redef]
+        except ImportError:
+            raise LookupError("unsupported content-encoding zstd (no zstd module)") from None
+    return zstd.decompress(data)
+
+
+def _headers_dict(pairs: list[tuple[str, str]]) -> dict[str, str]:
+    out: dict[str, str] = {}
+    for k, v in pairs:
+        out[k] = f"{out[k]}, {v}" if k in out else v
+    return out
+
+
+def _drained(record: Any) -> bool:
+    """Read what is left of a record's block; False when the input ends inside it."""
+    raw = record.raw_stream
+    if not isinstance(raw, LimitReader):  # no Content-Length, or 0: nothing of its own to read
+        return True
+    while raw.read(65536):
+        pass
+    return raw.limit <= 0
+
+
+def _sniff_html(body: bytes) -> bool:
+    head = body[:1024].lstrip(b"\xef\xbb\xbf \t\r\n").lower()
+    return head.startswith(b"<")
+
+
+def read_all(data: bytes, stats: WarcStats | None = None) -> list[RawPage]:
+    """Every page of an in-memory WARC (handy for tests and small tools)."""
+    return list(iter_pages(io.BytesIO(data), stats))

@@ -1,0 +1,124 @@
+"""Offline cleaning: WARC files -> filter -> sinks, in one process or N (``--workers N``).
+
+With N > 1 the main process reads the WARCs and writes the sinks; N worker processes (each
+with its own Extractor) run the filter. Output order may differ from input order; the
+counts always add up: ``records = pages + skipped`` and ``pages = kept + empty =`` records
+written to each sink.
+"""
+
+from __future__ import annotations
+
+import multiprocessing as mp
+import sys
+import time
+from collections import Counter
+from dataclasses import dataclass, field
+from typing import IO, Any
+
+from crawler.page import RawPage
+from crawler.warc import WarcStats, iter_pages
+
+from .record import filter_page
+from .sinks import Sink
+
+
+@dataclass
+class RunStats:
+    warc: WarcStats = field(default_factory=WarcStats)
+    kept: int = 0  # pages with text
+    empty: Counter = field(default_factory=Counter)  # pages without text, by reason
+
+    def count(self, record: dict[str, Any]) -> None:
+        if record["text"]:
+            self.kept += 1
+        else:
+            self.empty[record["reason"] or "no text"] += 1
+
+    def to_dict(self) -> dict[str, Any]:
+        d = self.warc.to_dict()
+        d.update(kept=self.kept, empty=dict(sorted(self.empty.items())))
+        return d
+
+    def summary(self) -> str:
+        empty = ", ".join(f"{n} {r}" for r, n in sorted(self.empty.items())) or "none"
+        return f"{self.warc.summary()}\npages kept with text: {self.kept}; empty: {empty}"
+
+
+class Progress:
+    """One self-overwriting status line on a terminal; nothing when stderr is a pipe."""
+
+    def __init__(
+        self, stream: IO[str] | None = None, enabled: bool | None = None, every_s: float = 0.5
+    ) -> None:
+        self.stream = stream or sys.stderr
+        self.enabled = self.stream.isatty() if enabled is None else enabled
+        self.every_s = every_s
+        self.start = self.last = time.monotonic()
+
+    def update(self, stats: RunStats, force: bool = False) -> None:
+        if not self.enabled:
+            return
+        now = time.monotonic()
+        if not force and now - self.last < self.every_s:
+            return
+        self.last = now
+        rate = stats.warc.records / max(now - self.start, 1e-9)
+        self.stream.write(
+            f"\r{stats.warc.records} records ({rate:.0f}/s), {stats.warc.pages} pages, {stats.kept} kept, "
+            f"{stats.warc.skipped_total} skipped "
+        )
+        self.stream.flush()
+
+    def done(self, stats: RunStats) -> None:
+        if self.enabled:
+            self.update(stats, force=True)
+            self.stream.write("\n")
+
+
+_worker_extractor: Any = None
+
+
+def _init_worker(extractor_kw: dict[str, Any]) -> None:
+    global _worker_extractor
+    from ce_filter import Extractor
+
+    _worker_extractor = Extractor(**extractor_kw)
+
+
+def _filter_in_worker(page: RawPage) -> dict[str, Any]:
+    return filter_page(_worker_extractor, page)
+
+
+def clean_warcs(
+    inputs: Any,
+    sink: Sink,
+    *,
+    workers: int = 1,
+    extractor_kw: dict[str, Any] | None = None,
+    progress: Progress | None = None,
+    all_statuses: bool = False,
+) -> RunStats:
+    """Filter every page of ``inputs`` (paths, globs, ``-``, streams) into ``sink``."""
+    stats = RunStats()
+    extractor_kw = extractor_kw or {}
+    pages = iter_pages(inputs, stats.warc, all_statuses=all_statuses)
+    progress = progress or Progress(enabled=False)
+    if workers <= 1:
+        from ce_filter import Extractor
+
+        ex = Extractor(**extractor_kw)
+        _drain((filter_page(ex, p) for p in pages), sink, stats, progress)
+    else:
+        # spawn, not fork: the parent may already run a Kafka producer thread.
+        ctx = mp.get_context("spawn")
+        with ctx.Pool(workers, initializer=_init_worker, initargs=(extractor_kw,)) as pool:
+            _drain(pool.imap_unordered(_filter_in_worker, pages, chunksize=4), sink, stats, progress)
+    progress.done(stats)
+    return stats
+
+
+def _drain(results: Any, sink: Sink, stats: RunStats, progress: Progress) -> None:
+    for rec in results:
+        stats.count(rec)
+        sink.write(rec)
+        progress.update(stats)
