@@ -1,0 +1,200 @@
+"""The child process: measures one thing in a fresh interpreter, so peak RSS is its own.
+
+``python -m benchmarks.measure JOB.json RESULT.json``. Job kinds:
+
+- ``tool``: read the pages (a pickled list of bytes: no ce_filter import, so the RSS noted
+  next is the same for every tool), build the tool, one warm-up pass (its outputs go back to
+  be scored against the gold), then ``repeat`` timed passes over all pages, one clock read
+  per page.
+- ``stages``: the same passes over ``stages.staged_extract`` and ``stages.floor``.
+- ``memory``: stream a WARC through ``Extractor.extract``, sampling RSS as it goes.
+"""
+
+from __future__ import annotations
+
+import gc
+import json
+import logging
+import os
+import pickle
+import resource
+import subprocess
+import sys
+import tempfile
+import time
+import warnings
+from pathlib import Path
+from typing import Any
+
+THREAD_VARS = ("OMP_NUM_THREADS", "OPENBLAS_NUM_THREADS", "MKL_NUM_THREADS", "NUMEXPR_NUM_THREADS",
+               "VECLIB_MAXIMUM_THREADS", "RAYON_NUM_THREADS")
+
+
+def single_core(pin: int | None = None) -> None:
+    """One thread for every numeric library; pinned to ``pin`` when given."""
+    for k in THREAD_VARS:
+        os.environ[k] = "1"
+    if pin is not None:
+        os.sched_setaffinity(0, {pin})
+
+
+def _status_kb(field: str) -> int:
+    try:
+        with open("/proc/self/status") as f:
+            for line in f:
+                if line.startswith(field):
+                    return int(line.split()[1])
+    except OSError:
+        pass
+    return 0
+
+
+def rss_kb() -> int:
+    """Current resident set size (VmRSS) in KiB."""
+    return _status_kb("VmRSS:")
+
+
+def peak_rss_kb() -> int:
+    """Peak RSS of this process in KiB. VmHWM, not getrusage's ru_maxrss: on Linux the latter
+    keeps the parent's RSS from before fork+exec, so every child would report the parent's size."""
+    return _status_kb("VmHWM:") or resource.getrusage(resource.RUSAGE_SELF).ru_maxrss
+
+
+def _passes(htmls: list[bytes], fn: Any, repeat: int) -> list[list[float]]:
+    clock = time.perf_counter
+    runs = []
+    for _ in range(repeat):
+        gc.collect()
+        row = []
+        for h in htmls:
+            t0 = clock()
+            fn(h)
+            row.append(clock() - t0)
+        runs.append(row)
+    return runs
+
+
+def time_tool(job: dict[str, Any]) -> dict[str, Any]:
+    from . import peers
+
+    with open(job["pages_file"], "rb") as f:
+        htmls: list[bytes] = pickle.load(f)
+    rss_base = peak_rss_kb()
+    t0 = time.perf_counter()
+    fn = peers.make(job["tool"])
+    setup_s = time.perf_counter() - t0
+    t0 = time.perf_counter()
+    outputs = [fn(h) for h in htmls]  # the warm-up; its outputs are scored
+    warmup_s = time.perf_counter() - t0
+    errors, last_error = fn.errors, fn.last_error
+    runs = _passes(htmls, fn, job["repeat"])
+    return {
+        "tool": job["tool"], "pages": len(htmls), "runs": runs, "setup_s": setup_s, "warmup_s": warmup_s,
+        "rss_base_kb": rss_base, "rss_peak_kb": peak_rss_kb(), "outputs": outputs,
+        "errors": errors, "last_error": last_error,
+    }
+
+
+def time_stages(job: dict[str, Any]) -> dict[str, Any]:
+    from selectolax.lexbor import LexborHTMLParser
+
+    from ce_filter import Extractor
+    from ce_filter.decode import decode_html
+
+    from . import pages, stages
+
+    docs = pages.load(job["corpora"], job.get("limit"))
+    decoded = [decode_html(d.html)[0] for d in docs]
+    ex = Extractor()
+    stage_runs: list[list[list[float]]] = []  # [repeat][page][stage]
+    floor_runs: list[list[tuple[float, float]]] = []  # [repeat][page](parse, parse+walk)
+    for r in range(job["repeat"] + 1):  # pass 0 is the warm-up
+        gc.collect()
+        st = [stages.staged_extract(ex, d.html)[1] for d in docs]
+        fl = [stages.floor(h) for h in decoded]
+        if r:
+            stage_runs.append(st)
+            floor_runs.append(fl)
+    nodes = [stages.bare_walk(LexborHTMLParser(h)) for h in decoded]
+    return {"stages": list(stages.STAGES), "stage_runs": stage_runs, "floor_runs": floor_runs,
+            "nodes": nodes, "pages": len(docs)}
+
+
+def stream_memory(job: dict[str, Any]) -> dict[str, Any]:
+    from warcio.archiveiterator import ArchiveIterator
+
+    from ce_filter import Extractor
+    from ce_filter.decode import charset_from_content_type
+
+    ex = Extractor()
+    total = job["pages"]
+    marks = sorted({max(1, round(total * q)) for q in (0.01, 0.1, 0.25, 0.5, 0.75, 1.0)})
+    samples = [(0, rss_kb())]
+    n = 0
+    t0 = time.perf_counter()
+    with open(job["warc"], "rb") as fh:
+        for rec in ArchiveIterator(fh):
+            if rec.rec_type != "response":
+                continue
+            body = rec.content_stream().read()
+            hint = charset_from_content_type(rec.http_headers.get_header("Content-Type"))
+            ex.extract(body, rec.rec_headers.get_header("WARC-Target-URI"), encoding=hint)
+            n += 1
+            if n in marks:
+                samples.append((n, rss_kb()))
+    secs = time.perf_counter() - t0
+    if not samples or samples[-1][0] != n:
+        samples.append((n, rss_kb()))
+    return {"pages": n, "seconds": secs, "samples": samples, "rss_peak_kb": peak_rss_kb()}
+
+
+def child_env() -> dict[str, str]:
+    """The environment of a measuring child: this checkout importable, one thread per library."""
+    repo = str(Path(__file__).resolve().parents[1])
+    env = dict(os.environ, PYTHONPATH=os.pathsep.join(p for p in (repo, os.environ.get("PYTHONPATH")) if p))
+    env.update({k: "1" for k in THREAD_VARS})
+    return env
+
+
+def run_child(job: dict[str, Any], timeout: float | None = None) -> dict[str, Any]:
+    """Run ``job`` in a fresh interpreter (parent side); failures come back as ``ok: False``."""
+    repo = str(Path(__file__).resolve().parents[1])
+    with tempfile.TemporaryDirectory(prefix="ce-bench-") as tmp:
+        job_path, out_path = Path(tmp, "job.json"), Path(tmp, "result.json")
+        job_path.write_text(json.dumps(job))
+        cmd = [sys.executable, "-m", "benchmarks.measure", str(job_path), str(out_path)]
+        try:
+            proc = subprocess.run(cmd, env=child_env(), cwd=repo, stdout=subprocess.DEVNULL,
+                                  stderr=subprocess.PIPE, timeout=timeout)
+        except subprocess.TimeoutExpired:
+            return {"ok": False, "error": f"timed out after {timeout:.0f} s"}
+        if not out_path.exists():
+            tail = proc.stderr.decode("utf-8", "replace").strip().splitlines()[-1:] or ["no output"]
+            return {"ok": False, "error": f"child exited {proc.returncode}: {tail[0][:200]}"}
+        return json.loads(out_path.read_text())
+
+
+KINDS = {"tool": time_tool, "stages": time_stages, "memory": stream_memory}
+
+
+def main(argv: list[str] | None = None) -> int:
+    job_path, out_path = argv if argv is not None else sys.argv[1:]
+    with open(job_path) as f:
+        job = json.load(f)
+    single_core(job.get("pin"))
+    logging.disable(logging.CRITICAL)  # peers log every odd page
+    warnings.filterwarnings("ignore")
+    try:
+        result = KINDS[job["kind"]](job)
+        result["ok"] = True
+    except ImportError as e:
+        result = {"ok": False, "missing": True, "error": f"not installed ({e})"}
+    except Exception as e:  # noqa: BLE001 - reported in the table, not a traceback
+        result = {"ok": False, "error": f"{type(e).__name__}: {e}"}
+    with open(out_path, "w") as f:
+        json.dump(result, f)
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())

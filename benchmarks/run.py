@@ -1,0 +1,202 @@
+"""``ce-filter bench``: arguments and the run (see docs/BENCHMARKS.md)."""
+
+from __future__ import annotations
+
+import argparse
+import json
+import math
+import os
+import shlex
+import sys
+import time
+from typing import Any
+
+from . import pages, peers
+from .measure import single_core
+from .report import num, run_header, table, update_doc
+
+SECTIONS = ("speed", "stages", "memory", "pipeline", "quality")
+DEFAULT_SECTIONS = "speed,stages,memory"
+DOC = pages.REPO / "docs" / "BENCHMARKS.md"
+
+
+def add_arguments(p: argparse.ArgumentParser) -> None:
+    p.add_argument("corpus", nargs="*",
+                   help="corpus dir[:split], or a name under the data root (default: dragnet:test; "
+                        "with --quality: dragnet:test cleaneval-final readability cleanportaleval)")
+    p.add_argument("--limit", type=int, help="at most N pages per corpus")
+    p.add_argument("--repeat", type=int, default=3, help="timed passes after the warm-up (default 3)")
+    p.add_argument("--stat", choices=("best", "median"), default="best",
+                   help="per-page time over the passes (default best = fastest)")
+    p.add_argument("--tools", default="all", help=f"comma list from {', '.join(peers.ALL)} (default all)")
+    p.add_argument("--pin", type=int, metavar="CORE", help="pin every measuring process to this CPU core")
+    p.add_argument("--sections", default=DEFAULT_SECTIONS,
+                   help=f"comma list from {', '.join(SECTIONS)} (default {DEFAULT_SECTIONS})")
+    p.add_argument("--pipeline", action="store_true",
+                   help="add the pipeline rows (WARC->JSONL, Kafka worker)")
+    p.add_argument("--quality", action="store_true", help="only the quality table (P/R/F1 per corpus)")
+    p.add_argument("--jobs", type=int, default=2, help="processes for --quality (default 2)")
+    p.add_argument("--warc-pages", type=int, default=10_000,
+                   help="pages in the memory-run WARC (default 10000)")
+    p.add_argument("--pipeline-pages", type=int, default=2_000,
+                   help="pages / messages for the pipeline rows (default 2000)")
+    p.add_argument("--timeout", type=float, default=1800, help="seconds allowed per measuring process")
+    p.add_argument("--out", default=str(DOC), help="markdown file to update (default docs/BENCHMARKS.md)")
+    p.add_argument("--no-write", action="store_true", help="print only; leave the docs alone")
+    p.add_argument("--json", metavar="PATH", help="also write the raw results as JSON")
+
+
+def sections(a: argparse.Namespace) -> list[str]:
+    if a.quality:
+        return ["quality"]
+    got = [s.strip() for s in a.sections.split(",") if s.strip()]
+    bad = [s for s in got if s not in SECTIONS]
+    if bad:
+        raise ValueError(f"unknown section(s) {', '.join(bad)}; known: {', '.join(SECTIONS)}")
+    if a.pipeline and "pipeline" not in got:
+        got.append("pipeline")
+    return got
+
+
+def command_line(a: argparse.Namespace) -> str:
+    """The command that repeats this run (options at their defaults left out)."""
+    parts = ["ce-filter", "bench", *a.corpus]
+    defaults = {"limit": None, "repeat": 3, "stat": "best", "tools": "all", "pin": None,
+                "sections": DEFAULT_SECTIONS, "pipeline": False, "quality": False, "jobs": 2,
+                "warc_pages": 10_000, "pipeline_pages": 2_000, "timeout": 1800}
+    for k, d in defaults.items():
+        v = getattr(a, k)
+        if v != d and not (k == "jobs" and not a.quality):
+            flag = "--" + k.replace("_", "-")
+            parts += [flag] if v is True else [flag, str(v)]
+    return shlex.join(parts)
+
+
+def _targets(res: dict[str, Any], ratio_floor: float, fits: dict[str, Any], growth: float,
+             pipe: dict[str, Any] | None) -> str:
+    tools = res.get("tools", {})
+    ce = tools.get("ce-filter", {})
+
+    def ok(cond: bool | None) -> str:
+        return "—" if cond is None else ("met" if cond else "**not met**")
+
+    def pps(name: str) -> float | None:
+        r = tools.get(name, {})
+        return r.get("pps") if r.get("ok") else None
+
+    rows = []
+    for peer, need in (("trafilatura", 5.0), ("resiliparse", 1.0)):
+        a, b = pps("ce-filter"), pps(peer)
+        x = a / b if a and b else None
+        rows.append([f"throughput ≥ {need:g}× {peer}", num(x, ".2f") + "×" if x else "—",
+                     ok(None if x is None else x >= need)])
+    tf = tools.get("trafilatura", {})
+    if ce.get("ok") and tf.get("ok"):
+        rows.append(["mean F1 ≥ trafilatura's (these pages)", f"{ce['f1']:.3f} vs {tf['f1']:.3f}",
+                     ok(ce["f1"] >= tf["f1"])])
+    if not math.isnan(ratio_floor):
+        rows.append(["p50 ≤ 4× (parse + bare walk) p50", f"{ratio_floor:.2f}×", ok(ratio_floor <= 4)])
+    if "ce-filter" in fits:
+        slope, icpt, r2 = fits["ce-filter"]
+        rows.append(["cost linear in page size", f"{slope:.2f} ms/100 KB, R² {r2:.2f}", "see the fit"])
+    if not math.isnan(growth):
+        rows.append(["RSS flat over the WARC stream", f"{growth:+.1f} MB from 10 % to end",
+                     ok(abs(growth) < 20)])
+    if pipe and "pps" in pipe.get("warc1", {}) and "pps" in pipe.get("warc2", {}):
+        x = pipe["warc2"]["pps"] / pipe["warc1"]["pps"]
+        rows.append(["WARC→JSONL --workers 2 ≥ 1.8× one", f"{x:.2f}×", ok(x >= 1.8)])
+    return table(["target (issue 4)", "reached", ""], rows)
+
+
+def run(a: argparse.Namespace) -> int:
+    try:
+        todo = sections(a)
+        tools = peers.parse_tools(a.tools)
+        corpora = list(a.corpus) or list(pages.DEFAULT_QUALITY if a.quality else pages.DEFAULT_SPEED)
+        for spec in corpora:
+            pages.resolve(spec)
+    except (ValueError, FileNotFoundError) as e:
+        print(f"ce-filter bench: {e}", file=sys.stderr)
+        return 2
+    single_core(a.pin)
+    cmd = command_line(a)
+    t_start = time.perf_counter()
+    res: dict[str, Any] = {"command": cmd, "corpora": corpora}
+    out: dict[str, str] = {}  # doc section -> markdown
+    printed: list[str] = []
+    docs = pages.load(corpora, a.limit) if "quality" not in todo else []
+    n_pages = len(docs)
+
+    if "quality" in todo:
+        from . import quality
+
+        q = quality.measure(tools, corpora, a.limit, a.jobs)
+        res["quality"] = q
+        body = quality.quality_tables(q, corpora, tools)
+        out["quality"] = f"{run_header(cmd)}\n\n{body}"
+        printed.append(body)
+
+    speed_parts: list[str] = []
+    ratio_floor, fits, growth = math.nan, {}, math.nan
+    if "speed" in todo or "stages" in todo:
+        from . import speed
+
+        if "speed" in todo:
+            res["tools"] = speed.measure_tools(tools, docs, a.repeat, a.pin, a.timeout)
+            t = speed.speed_table(res["tools"], a.stat)
+            lin, fits = speed.linearity_table(res["tools"])
+            speed_parts += [f"### Side by side ({n_pages} pages: {', '.join(map(pages.label, corpora))})", t,
+                            "### Cost against page size (per-page times; least-squares fit over the pages)",
+                            lin]
+        if "stages" in todo:
+            speed.say("bench: timing ce-filter's stages and the floor ...")
+            st = speed.run_child({"kind": "stages", "corpora": corpora, "limit": a.limit, "repeat": a.repeat,
+                                  "pin": a.pin}, a.timeout)
+            if st.get("ok"):
+                e2e = res.get("tools", {}).get("ce-filter")
+                stage_t, floor_t, ratio_floor = speed.breakdown_tables(st, e2e, a.stat)
+                line = (f"ce-filter p50 / floor p50 = **{ratio_floor:.2f}×**" if not math.isnan(ratio_floor)
+                        else "(run the speed section too for the ce-filter / floor ratio)")
+                speed_parts += ["### Where ce-filter's time goes", stage_t,
+                                "### The floor: selectolax alone on the same pages", floor_t, line]
+            else:
+                speed_parts += ["### Where ce-filter's time goes", f"stage run failed: {st.get('error')}"]
+    if "memory" in todo:
+        from . import speed
+
+        m = speed.measure_memory(docs, a.warc_pages, a.pin, a.timeout)
+        res["memory"] = m
+        mt, growth = speed.memory_table(m)
+        speed_parts += [f"### Memory while streaming a {a.warc_pages}-page WARC through `Extractor.extract`",
+                        mt]
+    pipe = None
+    if "pipeline" in todo:
+        from . import pipeline, speed
+
+        speed.say("bench: pipeline rows ...")
+        pipe = pipeline.measure(docs, a.pipeline_pages, a.timeout)
+        res["pipeline"] = pipe
+        pt = pipeline.pipeline_table(pipe)
+        out["pipeline"] = f"{run_header(cmd)}\n\n{pt}"
+        printed.append(pt)
+    if speed_parts:
+        speed_parts.insert(0, "### Targets\n\n" + _targets(res, ratio_floor, fits, growth, pipe))
+        body = "\n\n".join(speed_parts)
+        out["speed"] = f"{run_header(cmd, a.pin)}\n\n{body}"
+        printed.insert(0, body)
+
+    print("\n\n".join(printed))
+    print(f"\n(bench took {time.perf_counter() - t_start:.0f} s)", file=sys.stderr)
+    if a.json:
+        with open(a.json, "w") as f:
+            json.dump(res, f, default=str)
+    if not a.no_write and out:
+        update_doc(a.out, out)
+        print(f"wrote {os.path.relpath(a.out)} (sections: {', '.join(out)})", file=sys.stderr)
+    return 0
+
+
+def main(argv: list[str] | None = None) -> int:
+    p = argparse.ArgumentParser(prog="python -m benchmarks", description=__doc__)
+    add_arguments(p)
+    return run(p.parse_args(argv))

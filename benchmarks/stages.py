@@ -1,0 +1,81 @@
+"""ce-filter's own time, stage by stage, and the floor it is compared with.
+
+``staged_extract`` repeats ``Extractor.extract`` (ce_filter/api.py) with a clock between the
+stages. It is the one place that knows the internal names, so when the filter's internals
+are renamed only this function changes; tests/bench checks that its text still equals
+``Extractor.extract``'s.
+"""
+
+from __future__ import annotations
+
+import time
+from typing import Any
+
+STAGES = ("decode", "parse", "segment", "features", "model", "assemble")
+
+
+def staged_extract(ex: Any, data: bytes) -> tuple[str, list[float]]:
+    """(text, seconds per stage in STAGES order) for one page, as ``ex.extract(data)`` does it."""
+    from ce_filter.api import Block, select
+    from ce_filter.decode import decode_html
+    from ce_filter.features import page_features
+    from ce_filter.model import stage2_inputs
+    from ce_filter.segment import parse, segment
+
+    clock = time.perf_counter
+    t0 = clock()
+    html, _enc = decode_html(data)
+    t1 = clock()
+    tree = parse(html)
+    t2 = clock()
+    blocks = segment(tree)
+    t3 = clock()
+    if not len(blocks):
+        return "", [t1 - t0, t2 - t1, t3 - t2, 0.0, 0.0, 0.0]
+    x = page_features(blocks, ex.model.spec)
+    t4 = clock()
+    scores = ex.model.predict_proba(x, *stage2_inputs(blocks))
+    t5 = clock()
+    keep = select(scores, ex.threshold)
+    text = "\n\n".join([t for t, k in zip(blocks.texts, keep) if k])
+    _ = [Block(t, float(s), bool(k)) for t, s, k in zip(blocks.texts, scores, keep)]
+    t6 = clock()
+    return text, [t1 - t0, t2 - t1, t3 - t2, t4 - t3, t5 - t4, t6 - t5]
+
+
+def bare_walk(tree: Any) -> int:
+    """Visit every node once (first_child / next / parent, no stack), reading its tag id:
+    the least any one-walk segmenter must do. Returns the node count."""
+    node = tree.root
+    depth = n = 0
+    while node is not None:
+        n += 1
+        _ = node.tag_id
+        child = node.first_child
+        if child is not None:
+            node = child
+            depth += 1
+            continue
+        while depth > 0:
+            nxt = node.next
+            if nxt is not None:
+                node = nxt
+                break
+            node = node.parent
+            depth -= 1
+        else:
+            break
+    return n
+
+
+def floor(html: str) -> tuple[float, float]:
+    """Seconds for (selectolax parse alone, parse + bare walk) of an already decoded page."""
+    from selectolax.lexbor import LexborHTMLParser
+
+    clock = time.perf_counter
+    t0 = clock()
+    LexborHTMLParser(html)
+    t1 = clock()
+    bare_walk(LexborHTMLParser(html))
+    t2 = clock()
+    return t1 - t0, t2 - t1
