@@ -66,6 +66,8 @@ def warc_to_jsonl(warc: Path, workers: int, tmp: Path, timeout: float) -> dict[s
     wk = _flag(p, "warc", "--workers")
     out = tmp / f"out-{workers}.jsonl"
     cmd = _cli("warc", str(warc), to, f"jsonl:{out}", wk, str(workers))
+    quiet = _flag(p, "warc", "--quiet", "-q", required=False)
+    cmd += [quiet] if quiet else []
     t0 = time.perf_counter()
     proc = subprocess.run(cmd, env=child_env(), cwd=REPO, stdout=subprocess.DEVNULL, stderr=subprocess.PIPE,
                           timeout=timeout)
@@ -99,6 +101,9 @@ def kafka_worker(docs: list[Any], n_msgs: int, timeout: float) -> dict[str, Any]
     f_in = _flag(p, "worker", "--input-topic", "--in-topic", "--input", "--in")
     f_out = _flag(p, "worker", "--output-topic", "--out-topic", "--output", "--out")
     f_group = _flag(p, "worker", "--group-id", "--group", required=False)
+    # Tansu completes a group join only after the rebalance timeout (kafka-python's
+    # max_poll_interval_ms, 5 min by default): keep it short so start-up is seconds.
+    f_poll = _flag(p, "worker", "--max-poll-interval-ms", required=False)
     try:
         from kafka import KafkaConsumer, KafkaProducer
 
@@ -120,6 +125,8 @@ def kafka_worker(docs: list[Any], n_msgs: int, timeout: float) -> dict[str, Any]
         cmd = _cli("worker", boot, broker.bootstrap, f_in, "bench-in", f_out, "bench-out")
         if f_group:
             cmd += [f_group, "bench"]
+        if f_poll:
+            cmd += [f_poll, "10000"]
         t0 = time.perf_counter()
         worker = subprocess.Popen(cmd, env=child_env(), cwd=REPO, stdout=subprocess.DEVNULL,
                                   stderr=subprocess.PIPE)

@@ -72,6 +72,20 @@ def command_line(a: argparse.Namespace) -> str:
     return shlex.join(parts)
 
 
+def smoke_note(a: argparse.Namespace) -> str:
+    """A warning line for runs smaller than the documented full run (their figures prove the
+    harness, not the filter)."""
+    small = [f"--limit {a.limit}"] if a.limit else []
+    if not a.quality:
+        small += [f"--repeat {a.repeat}"] if a.repeat < 3 else []
+        small += [f"--warc-pages {a.warc_pages}"] if a.warc_pages < 10_000 else []
+        small += [f"--pipeline-pages {a.pipeline_pages}"] if a.pipeline_pages < 2_000 else []
+    if not small:
+        return ""
+    return (f"**Smoke run** ({', '.join(small)}): these figures show that the harness works; "
+            "they are not the benchmark. The full commands are under 'How to run' in docs/BENCHMARKS.md.\n\n")
+
+
 def _targets(res: dict[str, Any], ratio_floor: float, fits: dict[str, Any], growth: float,
              pipe: dict[str, Any] | None) -> str:
     tools = res.get("tools", {})
@@ -133,7 +147,7 @@ def run(a: argparse.Namespace) -> int:
         q = quality.measure(tools, corpora, a.limit, a.jobs)
         res["quality"] = q
         body = quality.quality_tables(q, corpora, tools)
-        out["quality"] = f"{run_header(cmd)}\n\n{body}"
+        out["quality"] = f"{smoke_note(a)}{run_header(cmd)}\n\n{body}"
         printed.append(body)
 
     speed_parts: list[str] = []
@@ -145,7 +159,9 @@ def run(a: argparse.Namespace) -> int:
             res["tools"] = speed.measure_tools(tools, docs, a.repeat, a.pin, a.timeout)
             t = speed.speed_table(res["tools"], a.stat)
             lin, fits = speed.linearity_table(res["tools"])
+            calls = table(["tool", "called as"], [[n, peers.TOOLS[n].how] for n in tools])
             speed_parts += [f"### Side by side ({n_pages} pages: {', '.join(map(pages.label, corpora))})", t,
+                            calls,
                             "### Cost against page size (per-page times; least-squares fit over the pages)",
                             lin]
         if "stages" in todo:
@@ -177,12 +193,12 @@ def run(a: argparse.Namespace) -> int:
         pipe = pipeline.measure(docs, a.pipeline_pages, a.timeout)
         res["pipeline"] = pipe
         pt = pipeline.pipeline_table(pipe)
-        out["pipeline"] = f"{run_header(cmd)}\n\n{pt}"
+        out["pipeline"] = f"{smoke_note(a)}{run_header(cmd)}\n\n{pt}"
         printed.append(pt)
     if speed_parts:
         speed_parts.insert(0, "### Targets\n\n" + _targets(res, ratio_floor, fits, growth, pipe))
         body = "\n\n".join(speed_parts)
-        out["speed"] = f"{run_header(cmd, a.pin)}\n\n{body}"
+        out["speed"] = f"{smoke_note(a)}{run_header(cmd, a.pin)}\n\n{body}"
         printed.insert(0, body)
 
     print("\n\n".join(printed))
