@@ -182,7 +182,7 @@ def _iter_stream(name: str, fh: IO[bytes], stats: WarcStats, all_statuses: bool)
             f"input ends inside a record (truncated file; {src.offset - it.offset} "
             "bytes after the last whole record)",
         )
-    elif it.member_cut:
+    elif it.member_cut and src.offset > 0:
         stats.error(name, start, "input ends inside the gzip member of the last record (truncated file)")
 
 
