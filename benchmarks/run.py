@@ -129,10 +129,15 @@ def run(a: argparse.Namespace) -> int:
         corpora = list(a.corpus) or list(pages.DEFAULT_QUALITY if a.quality else pages.DEFAULT_SPEED)
         for spec in corpora:
             pages.resolve(spec)
+        if a.pin is not None and a.pin not in os.sched_getaffinity(0):
+            cores = sorted(os.sched_getaffinity(0))
+            raise ValueError(f"--pin {a.pin}: not one of this process's cores {cores}")
     except (ValueError, FileNotFoundError) as e:
         print(f"ce-filter bench: {e}", file=sys.stderr)
         return 2
-    single_core(a.pin)
+    # One thread per library everywhere; only the measuring children pin themselves (--pin), so
+    # the pipeline's --workers 2 run and the quality pool still get both cores.
+    single_core()
     cmd = command_line(a)
     t_start = time.perf_counter()
     res: dict[str, Any] = {"command": cmd, "corpora": corpora}

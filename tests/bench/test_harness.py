@@ -12,6 +12,8 @@ from benchmarks import measure, peers, pipeline, quality, run
 from benchmarks.peers import Tool
 from ce_filter.cli import main
 
+pytestmark = pytest.mark.filterwarnings("ignore::DeprecationWarning")  # kafka-python's, on import
+
 
 def _absent(monkeypatch, name: str) -> None:
     t = peers.TOOLS[name]
