@@ -9,6 +9,7 @@ available" when a command or flag it needs is not there.
 from __future__ import annotations
 
 import argparse
+import json
 import signal
 import subprocess
 import sys
@@ -68,6 +69,9 @@ def warc_to_jsonl(warc: Path, workers: int, tmp: Path, timeout: float) -> dict[s
     cmd = _cli("warc", str(warc), to, f"jsonl:{out}", wk, str(workers))
     quiet = _flag(p, "warc", "--quiet", "-q", required=False)
     cmd += [quiet] if quiet else []
+    stats_flag = _flag(p, "warc", "--stats", required=False)
+    stats_path = tmp / f"stats-{workers}.json"
+    cmd += [stats_flag, str(stats_path)] if stats_flag else []
     t0 = time.perf_counter()
     proc = subprocess.run(cmd, env=child_env(), cwd=REPO, stdout=subprocess.DEVNULL, stderr=subprocess.PIPE,
                           timeout=timeout)
@@ -76,7 +80,9 @@ def warc_to_jsonl(warc: Path, workers: int, tmp: Path, timeout: float) -> dict[s
         tail = proc.stderr.decode("utf-8", "replace").strip().splitlines()[-1:] or [""]
         raise NotAvailable(f"`ce-filter warc` exited {proc.returncode}: {tail[0][:200]}")
     with open(out, "rb") as f:
-        n = sum(1 for _ in f)
+        n = sum(1 for _ in f)  # one record a page
+    if stats_path.exists():  # the command's own count of pages filtered, where it writes one
+        n = int(json.loads(stats_path.read_text()).get("pages", n))
     return {"pages": n, "seconds": secs, "pps": n / secs if secs else float("nan")}
 
 

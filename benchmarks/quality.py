@@ -6,6 +6,7 @@ No timing here, so the (tool, corpus) tasks run in parallel processes (``--jobs`
 from __future__ import annotations
 
 import multiprocessing as mp
+from concurrent.futures import ProcessPoolExecutor
 from typing import Any
 
 from ce_filter.corpus import load_corpus
@@ -46,9 +47,15 @@ def measure(tools: list[str], corpora: list[str], limit: int | None, jobs: int) 
     order = sorted(todo, key=lambda a: -_COST.get(a[0], 1))
     if jobs <= 1:
         done = [_task(a) for a in order]
-    else:
-        with mp.get_context("spawn").Pool(jobs) as pool:
-            done = pool.map(_task, order, chunksize=1)
+    else:  # a pool whose worker dies says so (BrokenProcessPool) instead of hanging
+        done = []
+        with ProcessPoolExecutor(jobs, mp_context=mp.get_context("spawn")) as pool:
+            futures = {pool.submit(_task, a): a for a in order}
+            for fut, (tool, spec, _) in futures.items():
+                try:
+                    done.append(fut.result())
+                except Exception as e:  # noqa: BLE001 - one row says what went wrong
+                    done.append({"tool": tool, "spec": spec, "error": f"{type(e).__name__}: {e}"[:200]})
     by_key = {(d["tool"], d["spec"]): d for d in done + missing}
     return [by_key[(t, c)] for c in corpora for t in tools]
 

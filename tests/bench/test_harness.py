@@ -65,7 +65,7 @@ def test_child_reports_a_tool_that_fails_to_import(tmp_path, monkeypatch):
 def test_quality_table(mini_corpus, monkeypatch):
     _absent(monkeypatch, "boilerpy3")
     tools = ["ce-filter", "boilerpy3"]
-    res = quality.measure(tools, [str(mini_corpus), f"{mini_corpus}:test"], limit=None, jobs=1)
+    res = quality.measure(tools, [str(mini_corpus), f"{mini_corpus}:test"], limit=None, jobs=2)
     assert [(r["tool"], r.get("pages")) for r in res] == [("ce-filter", 4), ("boilerpy3", None),
                                                            ("ce-filter", 3), ("boilerpy3", None)]
     md = quality.quality_tables(res, [str(mini_corpus), f"{mini_corpus}:test"], tools)
