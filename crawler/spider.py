@@ -75,7 +75,9 @@ class CeFilterSpider(scrapy.Spider):
         self.max_depth = int(_arg(max_depth, "MAX_DEPTH", DEFAULT_MAX_DEPTH))
         self.max_pages = int(_arg(max_pages, "MAX_PAGES", 0))
         self.pages = 0
-        self.links = LinkExtractor(allow_domains=self.allowed_domains)
+        # Domains are enforced by Scrapy's OffsiteMiddleware (which counts what it drops, and
+        # compares host names; LinkExtractor's allow_domains would compare host:port).
+        self.links = LinkExtractor()
 
     def _count(self, key: str) -> None:
         crawler = getattr(self, "crawler", None)

@@ -67,6 +67,10 @@ def _setup_logging(level: str) -> None:
         stream=sys.stderr,
         format="%(asctime)s %(levelname)s %(name)s: %(message)s",
     )
+    _quiet_kafka(level)
+
+
+def _quiet_kafka(level: str) -> None:
     if str(level).upper() != "DEBUG":  # kafka-python is loud while it retries a connection
         logging.getLogger("kafka").setLevel(logging.ERROR)
 
@@ -167,7 +171,7 @@ def cmd_worker(a: argparse.Namespace) -> int:
 def cmd_crawl(a: argparse.Namespace) -> int:
     from .sinks import parse_spec
 
-    _setup_logging(a.log_level)
+    _quiet_kafka(a.log_level)
     overrides: dict[str, Any] = {
         "LOG_LEVEL": a.log_level.upper(),
         "DOWNLOAD_DELAY": a.download_delay,

@@ -30,7 +30,7 @@ def run_crawl(
     s = Settings()
     s.setmodule(project_settings, priority="project")
     s.update(settings or {}, priority="cmdline")
-    process = CrawlerProcess(s, install_root_handler=False)
+    process = CrawlerProcess(s)  # logging as Scrapy sets it up (LOG_LEVEL)
     crawler = process.create_crawler(CeFilterSpider)
     process.crawl(
         crawler,

@@ -66,7 +66,7 @@ class _SinkPipeline:
     @classmethod
     def from_crawler(cls, crawler: Any) -> _SinkPipeline:
         if not crawler.settings.get(cls.setting):
-            raise NotConfigured(f"{cls.setting} not set")
+            raise NotConfigured()  # (no message: Scrapy then disables it without a warning)
         return cls(crawler)
 
     def open_sink(self) -> Sink:

@@ -61,6 +61,16 @@ def _header(headers: Any, name: str) -> str | None:
     return None
 
 
+_CONTROL = bytes(c for c in range(32) if c not in (9, 10, 12, 13))
+
+
+def _control_heavy(body: bytes) -> bool:
+    """More than 5% C0 control bytes: no text encoding of HTML looks like that (UTF-16 has a
+    BOM or many NULs, which the filter itself recognises), binary data does."""
+    head = body[:4096]
+    return bool(head) and len(head) - len(head.translate(None, _CONTROL)) > len(head) // 20
+
+
 def page_from_message(msg: Any) -> RawPage:
     """The page a Kafka message carries (see the module doc), or PoisonMessage."""
     value: bytes | None = msg.value
@@ -226,6 +236,8 @@ class Worker:
                     )
                     return EXIT_DELIVERY
                 self._commit(consumer)
+            elif not consumer.assignment():
+                last_msg = now  # idle time counts from when there are partitions to read
             elif self.cfg.idle_exit_s and now - last_msg >= self.cfg.idle_exit_s:
                 log.info("idle for %.0f s: exiting", now - last_msg)
                 break
@@ -260,7 +272,7 @@ class Worker:
                 rec = filter_page(self.extractor, page)
             except Exception as e:  # noqa: BLE001 - the filter should not raise; if it does, dead-letter
                 raise PoisonMessage("filter-error", f"{type(e).__name__}: {e}") from e
-            if rec["reason"] == "binary content":
+            if rec["reason"] == "binary content" or _control_heavy(page.body):
                 raise PoisonMessage("undecodable", "binary content, not HTML")
         except PoisonMessage as p:
             return self._dead_letter(msg, p, sink)

@@ -1,0 +1,229 @@
+"""The Kafka worker against a real broker: a consumer group of two, dead letters, a stop and a
+kill mid-stream with nothing lost, and a broker that is not there."""
+
+from __future__ import annotations
+
+import json
+import re
+import signal
+import threading
+import time
+from pathlib import Path
+
+import pytest
+
+from pipelines.embedded_broker import free_port
+from pipelines.kafka_io import ensure_topics, make_producer, read_topic
+
+from .conftest import run_cli, unique
+from .helpers import article, paras
+
+DRAGNET_PAGE = Path(__file__).resolve().parents[3] / "shared" / "data" / "dragnet" / "html" / "T172.html"
+
+
+def worker_args(kafka, src: str, out: str, group: str, *extra: str) -> list[str]:
+    # Short group timeouts: Tansu completes a group join only after the rebalance timeout.
+    return [
+        "worker",
+        "--bootstrap-servers",
+        kafka.bootstrap_servers,
+        "--input-topic",
+        src,
+        "--output-topic",
+        out,
+        "--group-id",
+        group,
+        "--max-poll-interval-ms",
+        "3000",
+        "--session-timeout-ms",
+        "3000",
+        "--heartbeat-interval-ms",
+        "1000",
+        "--log-interval",
+        "5",
+        *extra,
+    ]
+
+
+def assignment(log: str) -> set[int]:
+    """Partitions the worker holds according to its last assignment log line."""
+    lines = re.findall(r"partitions assigned: (\S+)", log)
+    return {int(p) for p in re.findall(r"\[(\d+)\]", lines[-1])} if lines else set()
+
+
+def wait_until(cond, timeout: float = 90.0) -> bool:
+    deadline = time.monotonic() + timeout
+    while time.monotonic() < deadline:
+        if cond():
+            return True
+        time.sleep(0.25)
+    return False
+
+
+def good_messages(n: int, tag: str) -> list[tuple[bytes, bytes]]:
+    """n (key, value) pairs: raw HTML bytes and JSON envelopes, alternately."""
+    out = []
+    for i in range(n):
+        url = f"http://{tag}.test/{i}"
+        html = article(f"Story {i}", paras(f"{tag} item {i}"))
+        value = html.encode() if i % 2 else json.dumps({"url": url, "html": html}).encode()
+        out.append((url.encode(), value))
+    return out
+
+
+def produce(
+    kafka, topic: str, messages: list[tuple[bytes | None, bytes | None]], pause_s: float = 0.0
+) -> None:
+    p = make_producer(kafka)
+    futures = []
+    for k, v in messages:
+        futures.append(p.send(topic, key=k, value=v))
+        if pause_s:
+            p.flush()
+            time.sleep(pause_s)
+    p.flush()
+    for f in futures:
+        f.get(timeout=30)
+    p.close()
+
+
+def header(msg, name: str) -> str:
+    return dict(msg.headers)[name].decode()
+
+
+def test_two_workers_share_the_group_and_dead_letter_poison(kafka, start_cli, kcat):
+    src, out, group = unique("raw"), unique("clean"), unique("group")
+    dlq = f"{src}.dlq"
+    ensure_topics(kafka, [src], partitions=4)
+    w1 = start_cli(worker_args(kafka, src, out, group))
+    w2 = start_cli(worker_args(kafka, src, out, group))
+    assert wait_until(
+        lambda: (
+            assignment(w1.log())
+            and assignment(w2.log())
+            and assignment(w1.log()) | assignment(w2.log()) == {0, 1, 2, 3}
+            and not assignment(w1.log()) & assignment(w2.log())
+        )
+    ), w1.log() + w2.log()
+    good = good_messages(24, "group")
+    poison = [
+        (b"http://poison.test/json", b'{"url": "http://poison.test/json", "html": '),  # invalid JSON envelope
+        (b"http://poison.test/empty", b""),  # empty value
+        (b"http://poison.test/binary", bytes(range(256)) * 4),  # binary garbage
+        (b"http://poison.test/nohtml", b'{"url": "http://poison.test/nohtml"}'),  # envelope without html
+    ]
+    produce(kafka, src, good[:12] + poison + good[12:])
+    outs = read_topic(kafka, out, count=len(good), timeout_s=90)
+    dead = read_topic(kafka, dlq, count=len(poison), timeout_s=60)
+    assert w1.stop() == 0 and w2.stop() == 0  # SIGTERM: clean exit
+    outs = read_topic(kafka, out)  # everything there is, after both workers stopped
+    keys = [m.key for m in outs]
+    assert sorted(keys) == sorted(k for k, _ in good)  # N outputs, no duplicates
+    for m in outs:
+        rec = json.loads(m.value)
+        i = int(rec["url"].rsplit("/", 1)[1])
+        assert paras(f"group item {i}")[0] in rec["text"] and rec["source"]["type"] == "kafka"
+    reasons = {m.key: header(m, "ce-filter-reason") for m in read_topic(kafka, dlq)}
+    assert len(dead) == len(poison) and reasons == {
+        b"http://poison.test/json": "invalid-envelope",
+        b"http://poison.test/empty": "empty-message",
+        b"http://poison.test/binary": "undecodable",
+        b"http://poison.test/nohtml": "invalid-envelope",
+    }
+    for m in dead:  # dead letters are the original message, plus why and where from
+        assert m.value == dict(poison)[m.key] and header(m, "ce-filter-source").startswith(f"{src}/")
+        assert header(m, "ce-filter-error")
+    consumed = [int(re.search(r"worker stopped: (\d+) consumed", w.log()).group(1)) for w in (w1, w2)]
+    assert sum(consumed) == len(good) + len(poison) and min(consumed) > 0  # both did their share
+    assert sorted(m["key"] for m in kcat(kafka.bootstrap_servers, out)) == sorted(k.decode() for k, _ in good)
+
+
+def test_stopped_and_killed_worker_loses_nothing(kafka, start_cli):
+    """Messages keep arriving (a producer thread) while the worker is stopped with SIGTERM,
+    restarted, killed with SIGKILL and restarted again: every input ends up with an output."""
+    src, out, group = unique("raw"), unique("clean"), unique("group")
+    ensure_topics(kafka, [src], partitions=2)
+    msgs = good_messages(120, "restart")
+    if DRAGNET_PAGE.exists():  # real pages among them, as a crawler would send
+        msgs = [(k, DRAGNET_PAGE.read_bytes() if i % 4 == 0 else v) for i, (k, v) in enumerate(msgs)]
+    feeder = threading.Thread(target=produce, args=(kafka, src, msgs), kwargs={"pause_s": 0.05}, daemon=True)
+    feeder.start()
+    args = worker_args(kafka, src, out, group, "--max-poll-records", "4")
+    outputs = lambda: len(read_topic(kafka, out))  # noqa: E731
+    w = start_cli(args)
+    assert wait_until(lambda: outputs() > 0), w.log()
+    assert w.stop(signal.SIGTERM) == 0  # finishes its batch, commits, leaves the group
+    assert "worker stopped" in w.log()
+    before = outputs()
+    w = start_cli(args)
+    assert wait_until(lambda: outputs() > before), w.log()
+    w.stop(signal.SIGKILL)  # no flush, no commit: what it had not committed is done again
+    feeder.join(timeout=120)
+    w = start_cli(args)
+    done = lambda: {m.key for m in read_topic(kafka, out)} == {k for k, _ in msgs}  # noqa: E731
+    assert wait_until(done, timeout=120), "some inputs have no output after the restarts"
+    assert w.stop() == 0
+
+
+def test_broker_not_reachable_is_a_clear_error(tmp_path):
+    dead = f"127.0.0.1:{free_port()}"
+    common = ["--bootstrap-servers", dead, "--bootstrap-timeout-ms", "2000"]
+    r = run_cli(["worker", "--input-topic", "a", "--output-topic", "b", *common], timeout=60)
+    assert r.returncode == 2 and b"cannot reach Kafka broker at " + dead.encode() in r.stderr
+    sample = Path(__file__).resolve().parents[2] / "samples" / "sample.warc.gz"
+    r = run_cli(["warc", str(sample), "--to", "kafka:t", *common], timeout=60)
+    assert r.returncode == 2 and b"cannot reach Kafka broker" in r.stderr
+    r = run_cli(["crawl", "http://127.0.0.1:9/", "--to", "kafka:t", *common], timeout=60)
+    assert r.returncode == 2 and b"cannot reach Kafka broker" in r.stderr
+
+
+def test_env_vars_configure_the_worker(tmp_path):
+    from .conftest import cli_env
+
+    dead = f"127.0.0.1:{free_port()}"
+    env = cli_env(
+        CE_FILTER_BOOTSTRAP_SERVERS=dead,
+        CE_FILTER_INPUT_TOPIC="a",
+        CE_FILTER_OUTPUT_TOPIC="b",
+        CE_FILTER_BOOTSTRAP_TIMEOUT_MS="1000",
+    )
+    r = run_cli(["worker"], env=env, timeout=60)
+    assert r.returncode == 2 and dead.encode() in r.stderr
+
+
+@pytest.mark.parametrize("value", [b"", b"   ", b"{not json", b'{"html_b64": "***"}'])
+def test_page_from_message_rejects(value):
+    from types import SimpleNamespace
+
+    from pipelines.worker import PoisonMessage, page_from_message
+
+    msg = SimpleNamespace(value=value, key=b"k", topic="t", partition=0, offset=1, headers=[])
+    with pytest.raises(PoisonMessage):
+        page_from_message(msg)
+
+
+def test_page_from_message_accepts_raw_and_envelopes():
+    import base64
+    from types import SimpleNamespace
+
+    from pipelines.worker import page_from_message
+
+    raw = SimpleNamespace(
+        value="<p>café</p>".encode("latin-1"),
+        key=b"http://k/",
+        topic="t",
+        partition=1,
+        offset=7,
+        headers=[("content-type", b"text/html; charset=iso-8859-1")],
+    )
+    p = page_from_message(raw)
+    assert (p.url, p.encoding, p.source, p.source_name) == ("http://k/", "cp1252", "kafka", "t/1/7")
+    env = {
+        "url": "http://e/",
+        "html_b64": base64.b64encode(raw.value).decode(),
+        "encoding": "latin-1",
+        "status": 200,
+        "fetch_time": "2024-01-01T00:00:00Z",
+    }
+    p = page_from_message(SimpleNamespace(**{**vars(raw), "value": json.dumps(env).encode(), "headers": []}))
+    assert (p.url, p.body, p.encoding, p.status) == ("http://e/", raw.value, "cp1252", 200)
