@@ -58,9 +58,8 @@ def test_scrape_counts_and_histogram(served):
     assert value(s, "ce_filter_info", model="content@test") == 1
 
     # histogram: cumulative buckets, +Inf = count, sum in seconds
-    buckets = sorted(
-        (float(dict(ls)["le"]), v) for (n, ls), v in s.items() if n == "ce_filter_page_duration_seconds_bucket"
-    )
+    name = "ce_filter_page_duration_seconds_bucket"
+    buckets = sorted((float(dict(ls)["le"]), v) for (n, ls), v in s.items() if n == name)
     counts = [v for _, v in buckets]
     assert counts == sorted(counts), "buckets must be cumulative"
     assert buckets[-1] == (float("inf"), 8)
