@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import re
+from collections import Counter
 from collections.abc import Iterator
 from dataclasses import dataclass
 from pathlib import Path
@@ -29,6 +31,23 @@ def _read_text(p: Path) -> str:
             data = data[3:]
         return data.decode("utf-16-le", "replace").lstrip("\ufeff")
     return data.decode("utf-8", "replace")
+
+
+_CANON = re.compile(
+    rb"""<(?:link[^>]*rel=["']?canonical[^>]*href|meta[^>]*property=["']?og:url[^>]*content)"""
+    rb"""=["']?https?://(?:www\.)?([a-z0-9.-]+)""", re.I)
+_HREF = re.compile(rb"""href=["']?https?://(?:www\.)?([a-z0-9.-]+)""", re.I)
+
+
+def site_of(html: bytes) -> str:
+    """The page's site (host), for grouping cross-validation folds by site: the canonical or
+    og:url host, else the most linked host. Pages of one site share templates, so page-grouped
+    folds would let a site's class names leak from training into validation."""
+    m = _CANON.search(html[:200_000])
+    if m:
+        return m.group(1).decode("ascii", "ignore").lower()
+    hosts = Counter(h.lower() for h in _HREF.findall(html[:500_000]))
+    return hosts.most_common(1)[0][0].decode("ascii", "ignore") if hosts else ""
 
 
 def corpus_ids(root: str | Path, split: str | None = None) -> list[str]:

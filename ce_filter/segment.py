@@ -182,7 +182,7 @@ def segment(tree: LexborHTMLParser) -> Blocks:
                 t = node.css_first("title")
                 if t is not None:
                     out.title = " ".join(t.text().split())
-        elif node.is_element_node:
+        elif tid > 5:  # 0-5: undef, EOF, text, document, comment, doctype
             if tid == TAG_TITLE:
                 if not out.title:
                     out.title = " ".join(node.text().split())

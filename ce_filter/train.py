@@ -13,7 +13,7 @@ from dataclasses import asdict, dataclass, field
 import numpy as np
 
 from . import __version__
-from .corpus import Doc
+from .corpus import Doc, site_of
 from .decode import decode_html
 from .features import GROUPS, FeatureSpec, heading_words, page_features
 from .features.tokens import select_tokens
@@ -30,6 +30,7 @@ class Page:
     n_words: np.ndarray  # word tokens per block (the metric's tokenisation)
     matched: np.ndarray  # of those, matched to the gold by the LCS
     gold_words: int
+    site: str = ""
 
 
 @dataclass
@@ -37,14 +38,16 @@ class TrainConfig:
     groups: tuple[str, ...] = GROUPS
     ic_ancestors: bool = True
     heading_words: bool = True
-    ic_min_frac: float = 0.01
+    ic_min_frac: float = 0.0
     ic_odds: float = 2.5
-    ic_min_pages: int = 0
+    ic_min_pages: int = 15
     ic_max_tokens: int | None = None
     label_runs: bool = True  # count only LCS matches in runs (labels.in_runs)
     # per-corpus weight multipliers (by corpus dir name): balances a small corpus of another
     # gold style (cleaneval-dev) against the large dragnet set
     corpus_weight: dict = field(default_factory=dict)
+    cv_groups: str = "site"  # page | site: what a CV fold holds out
+    ic_by_site: bool = True  # ic_min_pages counts distinct sites instead of pages
     stage2: bool = True
     weight: str = "sqrt"  # none | sqrt (sqrt of tokens, capped) | tokens (capped)
     weight_cap: float = 100.0
@@ -64,7 +67,8 @@ def prepare(docs: Iterable[Doc], comments: bool = False, runs: bool = True) -> l
             continue
         y, share = block_labels(b.texts, d.target(comments), runs=runs)
         nw = np.array([len(words(t)) for t in b.texts], dtype=np.float64)
-        pages.append(Page(d.id, b, y, nw, np.round(share * nw), len(words(d.target(comments)))))
+        pages.append(Page(d.id, b, y, nw, np.round(share * nw), len(words(d.target(comments))),
+                          site_of(d.html)))
     return pages
 
 
@@ -74,7 +78,8 @@ def learn_spec(pages: list[Page], cfg: TrainConfig) -> FeatureSpec:
     spec = FeatureSpec(groups=cfg.groups)
     if "ic" not in cfg.groups:
         return spec
-    page_of_row = np.repeat(np.arange(len(pages)), [len(p.y) for p in pages])
+    unit = _group_ids(pages, "site" if cfg.ic_by_site else "page")
+    page_of_row = np.repeat(unit, [len(p.y) for p in pages])
     kw = {"odds": cfg.ic_odds, "min_frac": cfg.ic_min_frac, "page_of_row": page_of_row,
           "min_pages": cfg.ic_min_pages, "max_tokens": cfg.ic_max_tokens}
     spec.ic_own = select_tokens([t for p in pages for t in p.blocks.own_tokens], y, **kw)
@@ -84,6 +89,15 @@ def learn_spec(pages: list[Page], cfg: TrainConfig) -> FeatureSpec:
         rows = [w for p in pages for w in heading_words(p.blocks.texts, np.asarray(p.blocks.tag))]
         spec.heading_words = select_tokens(rows, y, **kw)
     return spec
+
+
+def _group_ids(pages: list[Page], by: str) -> np.ndarray:
+    if by == "site":
+        keys = [p.site or p.id for p in pages]  # a page with no site is its own group
+    else:
+        keys = [p.id for p in pages]
+    index: dict[str, int] = {}
+    return np.array([index.setdefault(k, len(index)) for k in keys], dtype=np.int64)
 
 
 def _weights(pages: list[Page], cfg: TrainConfig) -> np.ndarray:
@@ -160,7 +174,7 @@ def train(pages: list[Page], cfg: TrainConfig, name: str, data_desc: dict) -> Mo
     x = np.vstack(xs)
     y = np.concatenate([p.y for p in pages]).astype(int)
     w = _weights(pages, cfg)
-    groups = np.repeat(np.arange(len(pages)), sizes)
+    groups = np.repeat(_group_ids(pages, cfg.cv_groups), sizes)
     say(f"train: {len(pages)} pages, {len(y)} blocks, {x.shape[1]} features, "
         f"{y.mean():.3f} content")
     cv: dict[str, dict] = {}

@@ -15,7 +15,8 @@ from .features import GROUPS
 from .train import Page, TrainConfig, data_digest, prepare, train
 
 _PAPER = {"ic_ancestors": False, "heading_words": False, "stage2": False, "weight": "none",
-          "label_runs": False, "cs": (0.01, 0.1, 1.0, 10.0)}
+          "label_runs": False, "cs": (0.01, 0.1, 1.0, 10.0), "ic_min_frac": 0.01, "ic_min_pages": 0,
+          "ic_by_site": False, "cv_groups": "page"}
 
 CONFIGS: dict[str, TrainConfig] = {
     # Table 2 of Peters & Lecocq (2013): single groups and their combinations.
@@ -36,6 +37,8 @@ CONFIGS.update({
     "best-anc": replace(CONFIGS["best"], ic_ancestors=False, heading_words=False),
     "best-weights": replace(CONFIGS["best"], weight="none"),
     "best-runs": replace(CONFIGS["best"], label_runs=False),
+    "best-sites": replace(CONFIGS["best"], ic_by_site=False, ic_min_pages=0, ic_min_frac=0.01,
+                          cv_groups="page"),
 })
 
 
