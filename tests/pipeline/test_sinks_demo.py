@@ -72,3 +72,46 @@ def test_demo_without_broker_falls_back_to_a_file():
     assert r.returncode == 0 and "Kafka skipped" in out and "5 records in" in out
     path = out.split("5 records in ", 1)[1].split(";", 1)[0]
     assert all(json.loads(x)["text"] for x in open(path, encoding="utf-8"))
+
+
+def test_kafka_security_settings_pass_through(monkeypatch):
+    """Connection and security options reach kafka-python as they are named there, from flags
+    or from CE_FILTER_* variables (a flag wins)."""
+    from ce_filter.cli import build_parser
+
+    monkeypatch.setenv("CE_FILTER_SECURITY_PROTOCOL", "SASL_SSL")
+    monkeypatch.setenv("CE_FILTER_SASL_MECHANISM", "SCRAM-SHA-512")
+    monkeypatch.setenv("CE_FILTER_SASL_PLAIN_USERNAME", "crawler")
+    monkeypatch.setenv("CE_FILTER_SASL_PLAIN_PASSWORD", "s3cret")
+    monkeypatch.setenv("CE_FILTER_BOOTSTRAP_SERVERS", "k1:9093,k2:9093")
+    monkeypatch.setenv("CE_FILTER_MAX_POLL_INTERVAL_MS", "4000")
+    a = build_parser().parse_args(
+        [
+            "worker",
+            "--input-topic",
+            "in",
+            "--output-topic",
+            "out",
+            "--ssl-cafile",
+            "/etc/ca.pem",
+            "--sasl-plain-username",
+            "flag-wins",
+        ]
+    )
+    cfg = KafkaSettings.from_mapping(a).client_config()
+    assert cfg["bootstrap_servers"] == ["k1:9093", "k2:9093"] and a.max_poll_interval_ms == 4000
+    assert (cfg["security_protocol"], cfg["sasl_mechanism"], cfg["sasl_plain_password"]) == (
+        "SASL_SSL",
+        "SCRAM-SHA-512",
+        "s3cret",
+    )
+    assert cfg["sasl_plain_username"] == "flag-wins" and cfg["ssl_cafile"] == "/etc/ca.pem"
+    scrapy_like = {
+        "CE_FILTER_BOOTSTRAP_SERVERS": "k:1",
+        "CE_FILTER_SECURITY_PROTOCOL": "SSL",
+        "CE_FILTER_SSL_CAFILE": "",
+    }
+    cfg = KafkaSettings.from_mapping(scrapy_like, prefix="CE_FILTER_").client_config()
+    assert (
+        cfg["bootstrap_servers"] == ["k:1"] and cfg["security_protocol"] == "SSL" and "ssl_cafile" not in cfg
+    )
