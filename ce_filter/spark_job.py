@@ -1,0 +1,527 @@
+"""Batch cleaning of WARC archives on Apache Spark (optional extra ``spark``: pyspark, pyarrow).
+
+    spark-submit --master yarn "$(python -c 'import ce_filter.spark_job as m; print(m.__file__)')" \\
+        --input 's3a://bucket/crawl/*.warc.gz' --output s3a://bucket/clean/ --format parquet
+    python -m ce_filter.spark_job --master 'local[*]' --input 'warcs/*.warc.gz' --output out/
+
+Work is distributed by file: the driver expands the inputs (paths, globs, directories, any
+Hadoop-readable URI, or ``@LIST`` files of paths such as Common Crawl's ``warc.paths.gz``),
+and each task streams one WARC file through the WARC reader (``crawler.warc.iter_pages``)
+and the filter, making the same record as every other stage (``pipelines.record``, schema
+``pipelines/record.schema.json``). The Spark schema of the output is derived from that
+JSON Schema, so Parquet columns and JSON lines have the Kafka output's fields and nesting.
+The model is loaded once per Python worker process (a module-level singleton; Spark reuses
+its Python workers across tasks), not once per file or page.
+
+How a task reads its file (``--reader``): local paths and ``file:`` URIs are opened where the
+task runs (every node must see them: a shared or replicated file system); ``http(s)://``
+is streamed with urllib; other schemes (``s3a://``, ``hdfs://``, ``gs://``, ``abfs://`` ...)
+go through Spark's ``binaryFiles`` (the Hadoop file system, whole file in executor memory),
+or, with ``--reader arrow``, are streamed through ``pyarrow.fs``.
+
+Output: ``OUTPUT/`` holds the records (Parquet or JSON lines) and ``OUTPUT/_summary/`` one
+JSON line per input file: ``file, records, pages, kept, empty, failed, skipped, errors,
+seconds`` (``pages`` = HTML pages in, ``kept`` = with text, ``failed`` = the filter raised;
+the record is then left out). Spark's readers skip ``_``-prefixed paths, so
+``spark.read.parquet(OUTPUT)`` reads records only. The totals go to stderr, ``--summary
+FILE`` also writes them as JSON. Exit 0, or 1 when a file was broken or a page failed.
+"""
+
+from __future__ import annotations
+
+import argparse
+import glob
+import gzip
+import io
+import json
+import logging
+import os
+import sys
+import time
+import urllib.request
+from collections.abc import Iterable, Iterator
+from typing import Any
+from urllib.parse import urlparse
+
+log = logging.getLogger("ce_filter.spark_job")
+
+WARC_SUFFIXES = (".warc", ".warc.gz", ".arc", ".arc.gz")
+READERS = ("auto", "local", "http", "hadoop", "arrow")
+MAX_ERRORS_PER_FILE = 20
+
+# ------------------------------------------------------------------ executor side
+
+_extractor: Any = None
+_extractor_key: tuple | None = None
+
+
+def get_extractor(comments: bool = False, threshold: float | None = None) -> Any:
+    """The process's Extractor, made on first use (once per Python worker, not per task)."""
+    global _extractor, _extractor_key
+    key = (bool(comments), threshold)
+    if _extractor is None or _extractor_key != key:
+        from ce_filter import Extractor
+
+        _extractor = Extractor(comments=comments, threshold=threshold)
+        _extractor_key = key
+    return _extractor
+
+
+class _Named:
+    """A binary stream with the name the records should carry as their source."""
+
+    def __init__(self, fh: Any, name: str) -> None:
+        self.fh = fh
+        self.name = name
+
+    def read(self, size: int = -1) -> bytes:
+        return self.fh.read(size)
+
+    def close(self) -> None:
+        self.fh.close()
+
+
+def scheme(path: str) -> str:
+    s = urlparse(path).scheme.lower()
+    return "" if len(s) == 1 else s  # a Windows drive letter is not a scheme
+
+
+def local_path(path: str) -> str | None:
+    s = scheme(path)
+    if s == "":
+        return path
+    if s == "file":
+        return urlparse(path).path
+    return None
+
+
+def open_stream(name: str, reader: str) -> Any:
+    """A binary stream over the WARC ``name`` (caller closes it)."""
+    lp = local_path(name)
+    if reader in ("auto", "local") and lp is not None:
+        return open(lp, "rb")
+    if reader in ("auto", "http") and scheme(name) in ("http", "https"):
+        req = urllib.request.Request(name, headers={"User-Agent": "ce-filter-spark"})
+        return urllib.request.urlopen(req, timeout=120)  # noqa: S310 - the user's input URL
+    if reader == "arrow":
+        from pyarrow import fs
+
+        filesystem, path = fs.FileSystem.from_uri(name)
+        return filesystem.open_input_stream(path)
+    raise ValueError(f"no way to open {name!r} with reader {reader!r}")
+
+
+def filter_file(
+    name: str,
+    stream: Any,
+    *,
+    comments: bool = False,
+    threshold: float | None = None,
+    all_statuses: bool = False,
+) -> tuple[list[dict[str, Any]], dict[str, Any]]:
+    """The records of one WARC file and its summary. ``stream`` is a binary stream, or None
+    to open ``name`` as a local path. Never raises for bad input: it is in the summary."""
+    from crawler.warc import WarcStats, iter_pages
+    from pipelines.record import filter_page
+
+    t0 = time.monotonic()
+    stats = WarcStats()
+    records: list[dict[str, Any]] = []
+    kept = empty = failed = 0
+    errors: list[str] = []
+    ex = get_extractor(comments, threshold)
+    try:
+        source: Any = name if stream is None else _Named(stream, name)
+        for page in iter_pages(source, stats, all_statuses=all_statuses):
+            try:
+                rec = filter_page(ex, page)
+            except Exception as e:  # noqa: BLE001 - one bad page must not sink the file
+                failed += 1
+                if len(errors) < MAX_ERRORS_PER_FILE:
+                    errors.append(f"{page.url}: filter error: {type(e).__name__}: {e}")
+                continue
+            if rec["text"]:
+                kept += 1
+            else:
+                empty += 1
+            records.append(rec)
+    except Exception as e:  # noqa: BLE001 - cannot open or read: the file's summary says so
+        errors.append(f"cannot read: {type(e).__name__}: {e}")
+    errors += [f"{e['error']} at offset {e['offset']}" for e in stats.errors]
+    summary = {
+        "file": name,
+        "records": stats.records,
+        "pages": stats.pages,
+        "kept": kept,
+        "empty": empty,
+        "failed": failed,
+        "skipped": stats.skipped_total,
+        "errors": errors,
+        "seconds": round(time.monotonic() - t0, 3),
+    }
+    log.info("%s: %d pages, %d kept, %d failed, %d errors", name, stats.pages, kept, failed, len(errors))
+    return records, summary
+
+
+def _summaries_param() -> Any:
+    from pyspark.accumulators import AccumulatorParam
+
+    class FileSummaries(AccumulatorParam):
+        """Per-file summaries keyed by file: a retried or speculative task replaces its own
+        entry instead of adding to it, so counts stay exact."""
+
+        def zero(self, value: dict) -> dict:
+            return {}
+
+        def addInPlace(self, a: dict, b: dict) -> dict:  # noqa: N802 - pyspark's name
+            a.update(b)
+            return a
+
+    return FileSummaries()
+
+
+# ------------------------------------------------------------------ schema
+
+
+def _spark_type(prop: dict[str, Any]) -> tuple[Any, bool]:
+    """(Spark type, nullable) of a JSON Schema property of the record schema."""
+    from pyspark.sql import types as T
+
+    kinds = prop.get("type", "string")
+    kinds = [kinds] if isinstance(kinds, str) else list(kinds)
+    nullable = "null" in kinds
+    kind = next((k for k in kinds if k != "null"), "string")
+    if kind == "object":
+        return record_struct(prop), nullable
+    simple = {"string": T.StringType(), "integer": T.LongType(), "number": T.DoubleType(),
+              "boolean": T.BooleanType()}  # fmt: skip
+    if kind not in simple:
+        raise ValueError(f"record schema type {kind!r} has no Spark type here")
+    return simple[kind], nullable
+
+
+def record_struct(schema: dict[str, Any] | None = None) -> Any:
+    """The Spark StructType of ``pipelines/record.schema.json`` (field order kept)."""
+    from pyspark.sql import types as T
+
+    from pipelines.record import schema as record_schema
+
+    schema = schema or record_schema()
+    fields = []
+    for name, prop in schema["properties"].items():
+        typ, nullable = _spark_type(prop)
+        fields.append(T.StructField(name, typ, nullable))
+    return T.StructType(fields)
+
+
+def to_row(record: dict[str, Any], struct: Any) -> tuple:
+    """A record as a tuple in ``struct``'s field order (nested objects as tuples)."""
+    from pyspark.sql import types as T
+
+    out = []
+    for f in struct.fields:
+        v = record.get(f.name)
+        out.append(to_row(v, f.dataType) if isinstance(f.dataType, T.StructType) and v is not None else v)
+    return tuple(out)
+
+
+SUMMARY_FIELDS = ("file", "records", "pages", "kept", "empty", "failed", "skipped", "errors", "seconds")
+
+
+def summary_struct() -> Any:
+    from pyspark.sql import types as T
+
+    long_ = T.LongType()
+    return T.StructType(
+        [T.StructField("file", T.StringType(), False)]
+        + [T.StructField(k, long_, False) for k in ("records", "pages", "kept", "empty", "failed", "skipped")]
+        + [
+            T.StructField("errors", T.ArrayType(T.StringType()), False),
+            T.StructField("seconds", T.DoubleType(), False),
+        ]
+    )
+
+
+# ------------------------------------------------------------------ driver side
+
+
+def _read_list(path: str, prefix: str) -> list[str]:
+    """Lines of a list file (``.gz`` too); relative entries get ``prefix``."""
+    lp = local_path(path)
+    if lp is None:
+        raise ValueError(f"list files are read on the driver: give a local path, not {path!r}")
+    with open(lp, "rb") as fh:
+        data = fh.read()
+    if lp.endswith(".gz"):
+        data = gzip.decompress(data)
+    out = []
+    for line in data.decode("utf-8").splitlines():
+        line = line.strip()
+        if not line or line.startswith("#"):
+            continue
+        out.append(line if scheme(line) or line.startswith("/") else prefix + line)
+    return out
+
+
+def _hadoop_expand(spark: Any, uri: str) -> list[str]:
+    """Files matching a Hadoop URI/glob (directories: their WARC files, recursively)."""
+    jvm = spark.sparkContext._jvm  # noqa: SLF001 - the Hadoop FS is only reachable through py4j
+    conf = spark.sparkContext._jsc.hadoopConfiguration()  # noqa: SLF001
+    path = jvm.org.apache.hadoop.fs.Path(uri)
+    fs = path.getFileSystem(conf)
+    statuses = fs.globStatus(path)
+    if not statuses:
+        raise FileNotFoundError(f"no WARC input at {uri!r}")
+    out = []
+    for st in statuses:
+        if st.isDirectory():
+            it = fs.listFiles(st.getPath(), True)
+            while it.hasNext():
+                p = it.next().getPath().toString()
+                if p.endswith(WARC_SUFFIXES):
+                    out.append(p)
+        else:
+            out.append(st.getPath().toString())
+    return sorted(out)
+
+
+def expand_inputs(inputs: Iterable[str], spark: Any = None, prefix: str = "") -> list[str]:
+    """Input names, in order, without duplicates. Local ones expand exactly as
+    ``ce-filter warc`` expands them (so records name their source the same way)."""
+    from crawler.warc import expand_sources
+
+    out: list[str] = []
+    for item in inputs:
+        for part in [p for p in item.split(",") if p.strip()] if "," in item else [item]:
+            part = part.strip()
+            if part.startswith("@"):
+                out += _read_list(part[1:], prefix)
+            elif local_path(part) is not None and scheme(part) == "":
+                out += [name for name, _ in expand_sources(part)]
+            elif scheme(part) == "file":
+                lp = local_path(part) or ""
+                out += [name for name, _ in expand_sources(lp)]
+            elif scheme(part) in ("http", "https"):
+                out.append(part)
+            else:
+                if spark is None:
+                    raise ValueError(f"{part!r}: a Hadoop URI needs the Spark session to expand")
+                out += _hadoop_expand(spark, part) if glob.has_magic(part) or part.endswith("/") else [part]
+    seen: set[str] = set()
+    return [x for x in out if not (x in seen or seen.add(x))]
+
+
+def _process_files(names: Iterator[str], opts: dict[str, Any], acc: Any, struct: Any) -> Iterator[tuple]:
+    for name in names:
+        stream = None
+        try:
+            if local_path(name) is None or opts["reader"] not in ("auto", "local"):
+                stream = open_stream(name, opts["reader"])
+        except Exception as e:  # noqa: BLE001 - in the summary, not a failed job
+            acc.add({name: _failed_summary(name, f"cannot open: {type(e).__name__}: {e}")})
+            continue
+        try:
+            records, summary = filter_file(
+                name,
+                stream,
+                comments=opts["comments"],
+                threshold=opts["threshold"],
+                all_statuses=opts["all_statuses"],
+            )
+        finally:
+            if stream is not None:
+                stream.close()
+        acc.add({name: summary})
+        for rec in records:
+            yield to_row(rec, struct)
+
+
+def _process_blobs(
+    pairs: Iterator[tuple[str, bytes]], opts: dict[str, Any], acc: Any, struct: Any
+) -> Iterator:
+    for name, data in pairs:
+        records, summary = filter_file(
+            name,
+            io.BytesIO(data),
+            comments=opts["comments"],
+            threshold=opts["threshold"],
+            all_statuses=opts["all_statuses"],
+        )
+        acc.add({name: summary})
+        for rec in records:
+            yield to_row(rec, struct)
+
+
+def _read_in_task(name: str, reader: str) -> bool:
+    """Whether a task opens ``name`` itself (else: Spark's binaryFiles reads it)."""
+    if reader == "hadoop":
+        return False
+    if reader == "auto":
+        return local_path(name) is not None or scheme(name) in ("http", "https")
+    return True
+
+
+def _failed_summary(name: str, error: str) -> dict[str, Any]:
+    return dict(
+        file=name, records=0, pages=0, kept=0, empty=0, failed=0, skipped=0, errors=[error], seconds=0.0
+    )
+
+
+def run(
+    spark: Any,
+    inputs: list[str],
+    output: str,
+    *,
+    fmt: str = "parquet",
+    mode: str = "errorifexists",
+    compression: str | None = None,
+    reader: str = "auto",
+    prefix: str = "",
+    comments: bool = False,
+    threshold: float | None = None,
+    all_statuses: bool = False,
+) -> list[dict[str, Any]]:
+    """Clean ``inputs`` into ``output``; returns the per-file summaries (also written to
+    ``OUTPUT/_summary``)."""
+    if fmt not in ("parquet", "json"):
+        raise ValueError(f"--format is parquet or json, not {fmt!r}")
+    if reader not in READERS:
+        raise ValueError(f"--reader is one of {', '.join(READERS)}")
+    files = expand_inputs(inputs, spark, prefix)
+    if not files:
+        raise FileNotFoundError("no WARC files in the inputs")
+    sc = spark.sparkContext
+    struct = record_struct()
+    acc = sc.accumulator({}, _summaries_param())
+    opts = {"comments": comments, "threshold": threshold, "all_statuses": all_statuses, "reader": reader}
+    by_task = [f for f in files if _read_in_task(f, reader)]
+    via_hadoop = [f for f in files if not _read_in_task(f, reader)]
+    rdds = []
+    if by_task:
+        rdds.append(
+            sc.parallelize(by_task, len(by_task)).mapPartitions(
+                lambda it: _process_files(it, opts, acc, struct)
+            )
+        )
+    if via_hadoop:
+        blobs = sc.binaryFiles(",".join(via_hadoop), minPartitions=len(via_hadoop))
+        rdds.append(blobs.mapPartitions(lambda it: _process_blobs(it, opts, acc, struct)))
+    rows = rdds[0] if len(rdds) == 1 else sc.union(rdds)
+    df = spark.createDataFrame(rows, struct)
+    writer = df.write.mode(mode)
+    if compression:
+        writer = writer.option("compression", compression)
+    if fmt == "parquet":
+        writer.parquet(output)
+    else:
+        writer.option("ignoreNullFields", "false").json(output)
+
+    by_name = dict(acc.value)
+    summaries = [by_name.pop(f, None) or _failed_summary(f, "no summary (task lost)") for f in by_task]
+    # binaryFiles names each file by its qualified URI (hdfs:///x -> hdfs://namenode:8020/x)
+    summaries += [by_name[n] for n in sorted(by_name)]
+    summary_rows = [tuple(s[k] for k in SUMMARY_FIELDS) for s in summaries]
+    (
+        spark.createDataFrame(summary_rows, summary_struct())
+        .coalesce(1)
+        .write.mode("overwrite")
+        .json(output.rstrip("/") + "/_summary")
+    )
+    return summaries
+
+
+def totals(summaries: list[dict[str, Any]]) -> dict[str, Any]:
+    keys = ("records", "pages", "kept", "empty", "failed", "skipped")
+    t: dict[str, Any] = {k: sum(s[k] for s in summaries) for k in keys}
+    t["files"] = len(summaries)
+    t["files_with_errors"] = sum(1 for s in summaries if s["errors"])
+    return t
+
+
+def build_parser() -> argparse.ArgumentParser:
+    ap = argparse.ArgumentParser(
+        prog="ce_filter.spark_job",
+        description="Clean WARC files on Spark: one task per file, records as Parquet or JSON lines.",
+    )
+    ap.add_argument("--input", action="append", required=True,
+                    help="WARC path, glob, directory, Hadoop URI, comma-separated list, or @LISTFILE "
+                    "(one path per line, .gz ok); repeatable")  # fmt: skip
+    ap.add_argument("--output", required=True, help="output directory (any Hadoop URI)")
+    ap.add_argument("--format", choices=("parquet", "json"), default="parquet")
+    ap.add_argument(
+        "--mode", default="errorifexists", choices=("errorifexists", "overwrite", "append", "ignore")
+    )
+    ap.add_argument(
+        "--compression", help="Spark codec (parquet: snappy (default), zstd, gzip; json: gzip ...)"
+    )
+    ap.add_argument(
+        "--reader", choices=READERS, default="auto", help="how tasks read their file (see module doc)"
+    )
+    ap.add_argument("--prefix", default="", help="prepended to relative entries of @LIST files "
+                    "(e.g. s3a://commoncrawl/ or https://data.commoncrawl.org/)")  # fmt: skip
+    ap.add_argument("--comments", action="store_true", help="keep user comments (article+comments model)")
+    ap.add_argument("--threshold", type=float, help="block probability cut (higher = more precise)")
+    ap.add_argument("--all-statuses", action="store_true", help="also filter non-2xx responses")
+    ap.add_argument(
+        "--summary", help="also write the per-file summaries and totals as JSON to this local file"
+    )
+    ap.add_argument("--master", help="Spark master when run with python -m (spark-submit sets its own)")
+    ap.add_argument("--app-name", default="ce-filter")
+    return ap
+
+
+def main(argv: list[str] | None = None) -> int:
+    a = build_parser().parse_args(argv)
+    logging.basicConfig(
+        level=logging.INFO, stream=sys.stderr, format="%(asctime)s %(levelname)s %(name)s: %(message)s"
+    )
+    try:
+        from pyspark.sql import SparkSession
+    except ImportError:
+        print(
+            "ce_filter.spark_job: pyspark is not installed (pip install 'ce-filter[spark]')", file=sys.stderr
+        )
+        return 2
+    os.environ.setdefault("PYSPARK_PYTHON", sys.executable)
+    builder = SparkSession.builder.appName(a.app_name)
+    if a.master:
+        builder = builder.master(a.master)
+    spark = builder.getOrCreate()
+    try:
+        summaries = run(
+            spark,
+            a.input,
+            a.output,
+            fmt=a.format,
+            mode=a.mode,
+            compression=a.compression,
+            reader=a.reader,
+            prefix=a.prefix,
+            comments=a.comments,
+            threshold=a.threshold,
+            all_statuses=a.all_statuses,
+        )
+    except (FileNotFoundError, ValueError) as e:
+        print(f"ce_filter.spark_job: error: {e}", file=sys.stderr)
+        return 2
+    finally:
+        spark.stop()
+    t = totals(summaries)
+    for s in summaries:
+        line = (f"{s['file']}: {s['records']} records, {s['pages']} pages, {s['kept']} kept, "
+                f"{s['empty']} empty, {s['failed']} failed, {s['skipped']} skipped")  # fmt: skip
+        print(line + "".join(f"\n  error: {e}" for e in s["errors"]), file=sys.stderr)
+    print(
+        f"total: {t['files']} files, {t['pages']} pages in, {t['kept']} kept, {t['failed']} failed, "
+        f"{t['files_with_errors']} file(s) with errors -> {a.output}",
+        file=sys.stderr,
+    )
+    if a.summary:
+        with open(a.summary, "w", encoding="utf-8") as fh:
+            json.dump({"totals": t, "files": summaries}, fh, indent=1)
+            fh.write("\n")
+    return 1 if t["failed"] or t["files_with_errors"] else 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())

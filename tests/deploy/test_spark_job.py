@@ -1,0 +1,127 @@
+"""ce_filter.spark_job on Spark local[2]: records equal what `ce-filter warc` makes of the same
+WARC files (same URLs, texts, digests, every field but processed_at), summaries per file."""
+
+from __future__ import annotations
+
+import gzip
+import json
+import os
+import subprocess
+import sys
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+from .conftest import REPO
+from .warcs import write_warc
+
+pyspark = pytest.importorskip("pyspark", reason="pyspark not installed (pip install 'ce-filter[spark]'): "
+                              "Spark job tests skipped")  # fmt: skip
+TIMEOUT = 300  # a hang guard, not a timing assertion
+
+
+def env() -> dict[str, str]:
+    e = {k: v for k, v in os.environ.items() if not k.startswith("CE_FILTER_")}
+    e["PYTHONPATH"] = os.pathsep.join(p for p in (str(REPO), e.get("PYTHONPATH", "")) if p)
+    e["PYSPARK_PYTHON"] = e["PYSPARK_DRIVER_PYTHON"] = sys.executable
+    return e
+
+
+def spark_submit() -> str:
+    path = Path(pyspark.__file__).parent / "bin" / "spark-submit"
+    if not path.exists():
+        pytest.skip(f"no spark-submit in the pyspark package ({path})")
+    return str(path)
+
+
+def run(args: list[str]) -> subprocess.CompletedProcess:
+    return subprocess.run(args, capture_output=True, text=True, timeout=TIMEOUT, env=env(), cwd=REPO)
+
+
+def cli_warc(inputs: list[str], out: Path) -> list[dict[str, Any]]:
+    r = run([sys.executable, "-m", "ce_filter.cli", "warc", *inputs, "--to", f"jsonl:{out}", "-q"])
+    assert r.returncode in (0, 1), r.stderr
+    return [json.loads(line) for line in out.read_text(encoding="utf-8").splitlines()]
+
+
+def comparable(records: list[dict[str, Any]]) -> dict[tuple[str, str], dict[str, Any]]:
+    out = {}
+    for r in records:
+        r = dict(r)
+        r.pop("processed_at")
+        key = (r["source"]["name"], r["url"])
+        assert key not in out, f"duplicate record {key}"
+        out[key] = r
+    return out
+
+
+@pytest.fixture(scope="module")
+def warcs(tmp_path_factory) -> Path:
+    d = tmp_path_factory.mktemp("warcs")
+    for i in range(3):
+        write_warc(d / f"part-{i}.warc.gz", 4 + 2 * i, seed=i)
+    return d
+
+
+def test_spark_submit_parquet_matches_cli(warcs, tmp_path):
+    import pyarrow.parquet as pq
+
+    out = tmp_path / "out"
+    job = REPO / "ce_filter" / "spark_job.py"
+    r = run([spark_submit(), "--master", "local[2]", "--conf", "spark.ui.enabled=false", str(job),
+             "--input", f"{warcs}/*.warc.gz", "--output", str(out),
+             "--summary", str(tmp_path / "s.json")])  # fmt: skip
+    assert r.returncode == 0, r.stderr[-3000:]
+
+    rows = pq.read_table(out).to_pylist()  # _summary/ and _SUCCESS are not part of the dataset
+    expected = cli_warc([f"{warcs}/*.warc.gz"], tmp_path / "cli.jsonl")
+    assert len(rows) == len(expected) == 4 + 6 + 8
+    got, want = comparable(rows), comparable(expected)
+    assert got.keys() == want.keys()
+    for k in want:
+        assert got[k] == want[k], k
+    assert sum(1 for r in rows if r["text"]) == 15
+    assert {r["digest"] for r in rows} == {r["digest"] for r in expected}
+
+    summary = json.loads((tmp_path / "s.json").read_text())
+    files = {Path(s["file"]).name: s for s in summary["files"]}
+    assert sorted(files) == ["part-0.warc.gz", "part-1.warc.gz", "part-2.warc.gz"]
+    assert [(files[f"part-{i}.warc.gz"]["pages"], files[f"part-{i}.warc.gz"]["kept"]) for i in range(3)] == [
+        (4, 3), (6, 5), (8, 7)
+    ]  # fmt: skip
+    assert summary["totals"] == {"records": 18 + 12, "pages": 18, "kept": 15, "empty": 3, "failed": 0,
+                                 "skipped": 12, "files": 3, "files_with_errors": 0}  # fmt: skip
+    parts = sorted((out / "_summary").glob("part-*.json"))
+    written = [json.loads(x) for f in parts for x in f.read_text().splitlines()]
+    assert sorted(s["file"] for s in written) == sorted(s["file"] for s in summary["files"])
+
+
+def test_python_m_json_list_file_broken_and_missing_inputs(warcs, tmp_path):
+    good = [str(warcs / "part-0.warc.gz"), str(warcs / "part-2.warc.gz")]
+    data = (warcs / "part-1.warc.gz").read_bytes()
+    cut = tmp_path / "cut.warc.gz"
+    cut.write_bytes(data[: int(len(data) * 0.6)])
+    missing = str(tmp_path / "gone.warc.gz")
+    listing = tmp_path / "paths.txt.gz"
+    text = f"# a list file, as Common Crawl ships them\n{good[1]}\n{missing}\n"
+    listing.write_bytes(gzip.compress(text.encode()))
+    out = tmp_path / "out"
+    r = run([sys.executable, "-m", "ce_filter.spark_job", "--master", "local[2]", "--format", "json",
+             "--input", f"{good[0]},{cut}", "--input", f"@{listing}", "--output", str(out),
+             "--summary", str(tmp_path / "s.json")])  # fmt: skip
+    assert r.returncode == 1, r.stderr[-3000:]  # a broken and a missing file: reported, not fatal
+    assert "cannot read" in r.stderr and "truncated" in r.stderr
+
+    parts = sorted(out.glob("part-*.json"))
+    lines = [line for f in parts for line in f.read_text(encoding="utf-8").splitlines()]
+    rows = [json.loads(line) for line in lines]
+    expected = cli_warc([good[0], str(cut), good[1]], tmp_path / "cli.jsonl")
+    assert comparable(rows) == comparable(expected)  # nulls kept, nesting as in the Kafka record
+    assert all(list(r) == list(expected[0]) for r in rows), "the record's field order"
+
+    files = {s["file"]: s for s in json.loads((tmp_path / "s.json").read_text())["files"]}
+    assert list(files) == [good[0], str(cut), good[1], missing]  # input order
+    assert files[missing]["pages"] == 0 and "cannot read" in files[missing]["errors"][0]
+    assert files[str(cut)]["errors"] and 0 < files[str(cut)]["pages"] < 6
+    assert not files[good[0]]["errors"] and files[good[0]]["pages"] == 4
