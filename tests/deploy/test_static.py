@@ -10,6 +10,7 @@ import re
 import shlex
 import subprocess
 import sys
+from pathlib import Path
 from typing import Any
 
 import pytest
@@ -287,3 +288,24 @@ def test_k8s_core_resources_against_the_kubernetes_schemas():
             kv.validate(doc, kv.latest_version(), strict=True)  # raises on an unknown or mistyped field
             checked += 1
     assert checked >= 5  # ConfigMap, Deployment, Job, two Secrets
+
+
+def test_systemd_unit(monkeypatch):
+    import configparser
+
+    unit_path = DEPLOY / "systemd" / "ce-filter-worker@.service"
+    unit = configparser.ConfigParser(strict=False, interpolation=None, delimiters=("=",))
+    unit.optionxform = str  # keys are case-sensitive
+    unit.read_string(unit_path.read_text())
+    svc = unit["Service"]
+    argv = shlex.split(svc["ExecStart"])
+    assert Path(argv[0]).name == "ce-filter"
+    env = {}
+    for line in (DEPLOY / "systemd" / "worker.env.example").read_text().splitlines():
+        if line.strip() and not line.startswith("#"):
+            k, _, v = line.partition("=")
+            env[k] = v
+    k, _, v = svc["Environment"].partition("=")
+    env[k] = v
+    check_command(argv[1:], env, monkeypatch, "systemd worker")
+    assert svc["KillSignal"] == "SIGTERM" and svc["Restart"] == "on-failure" and svc["User"] != "root"
