@@ -223,12 +223,6 @@ def worker_options() -> set[str]:
     return {o for a in sub.choices["worker"]._actions for o in a.option_strings}  # noqa: SLF001
 
 
-def free_port() -> int:
-    with socket.socket() as s:
-        s.bind(("127.0.0.1", 0))
-        return s.getsockname()[1]
-
-
 # ------------------------------------------------------------------ up
 
 
@@ -298,7 +292,7 @@ def cmd_up(a: argparse.Namespace) -> int:
     }
     try:
         if embedded:
-            from pipelines.embedded_broker import broker_binary
+            from pipelines.embedded_broker import broker_binary, free_port
 
             binary = broker_binary()
             if not binary:
@@ -341,6 +335,8 @@ def cmd_up(a: argparse.Namespace) -> int:
                 argv += ["--max-poll-interval-ms", str(max_poll)]
             metrics_port = None
             if a.metrics_port is not None and "--metrics-port" in opts:
+                from pipelines.embedded_broker import free_port
+
                 metrics_port = a.metrics_port + i - 1 if a.metrics_port else free_port()
                 argv += ["--metrics-port", str(metrics_port)]
             argv += a.worker_arg

@@ -185,3 +185,22 @@ def test_unreachable_cluster_fails_fast_and_leaves_nothing(state_dir):
 def test_down_and_status_when_not_up(tmp_path):
     assert run(tmp_path / "none", "down").returncode == 0
     assert run(tmp_path / "none", "status").returncode == 3
+
+
+def test_status_reads_a_worker_metrics_endpoint():
+    """What `status` shows for a worker started with --metrics-port (once the worker has it)."""
+    from pipelines.metrics import Metrics
+
+    m = Metrics()
+    server = m.serve(0, host="127.0.0.1")
+    try:
+        m.set_lag({("raw", 1): 4, ("raw", 3): 0})
+        for _ in range(5):
+            m.observe(100, 0.01, bytes_out=10)
+        m.observe(100, 0.01, failed="undecodable")
+        info = stack.worker_from_metrics(server.port, 0.05)
+    finally:
+        server.close()
+    assert info["consumed"] == 6 and info["out"] == 5 and info["dead_lettered"] == 1
+    assert info["partitions"] == [["raw", 1], ["raw", 3]] and info["rate"] == 0
+    assert stack.worker_from_metrics(server.port, 0.01) is None  # gone: status falls back to the log
