@@ -186,8 +186,8 @@ class Worker:
 
     def run(self) -> int:
         """Consume until stopped. Returns the exit code (raises BrokerUnavailable at start)."""
-        restore = self._install_signals()
         consumer, sink = self._connect()
+        restore = self._install_signals()
         log.info(
             "worker started: %s -> %s (dead letters: %s), group %s, brokers %s",
             self.cfg.input_topic,
@@ -222,7 +222,11 @@ class Worker:
             now = time.monotonic()
             if batch:
                 last_msg = now
-                futures = [self._handle(m, sink) for msgs in batch.values() for m in msgs]
+                try:
+                    futures = [self._handle(m, sink) for msgs in batch.values() for m in msgs]
+                except Exception as e:  # noqa: BLE001 - even the dead-letter send was refused
+                    log.error("cannot produce (%s: %s); stopping without commit", type(e).__name__, e)
+                    return EXIT_DELIVERY
                 sink.flush()
                 failed = [f for f in futures if not f.is_done or f.failed()]
                 if failed:

@@ -115,16 +115,19 @@ def test_two_workers_share_the_group_and_dead_letter_poison(kafka, start_cli, kc
     produce(kafka, src, good[:12] + poison + good[12:])
     outs = read_topic(kafka, out, count=len(good), timeout_s=90)
     dead = read_topic(kafka, dlq, count=len(poison), timeout_s=60)
-    assert w1.stop() == 0 and w2.stop() == 0  # SIGTERM: clean exit
+    codes = (w1.stop(), w2.stop())  # SIGTERM: clean exit
+    logs = f"--- worker 1\n{w1.log()}\n--- worker 2\n{w2.log()}"
+    assert codes == (0, 0), logs
     outs = read_topic(kafka, out)  # everything there is, after both workers stopped
     keys = [m.key for m in outs]
-    assert sorted(keys) == sorted(k for k, _ in good)  # N outputs, no duplicates
+    assert sorted(keys) == sorted(k for k, _ in good), logs  # N outputs, no duplicates
     for m in outs:
         rec = json.loads(m.value)
         i = int(rec["url"].rsplit("/", 1)[1])
         assert paras(f"group item {i}")[0] in rec["text"] and rec["source"]["type"] == "kafka"
     reasons = {m.key: header(m, "ce-filter-reason") for m in read_topic(kafka, dlq)}
-    assert len(dead) == len(poison) and reasons == {
+    assert len(dead) == len(poison), logs
+    assert reasons == {
         b"http://poison.test/json": "invalid-envelope",
         b"http://poison.test/empty": "empty-message",
         b"http://poison.test/binary": "undecodable",
@@ -134,7 +137,7 @@ def test_two_workers_share_the_group_and_dead_letter_poison(kafka, start_cli, kc
         assert m.value == dict(poison)[m.key] and header(m, "ce-filter-source").startswith(f"{src}/")
         assert header(m, "ce-filter-error")
     consumed = [int(re.search(r"worker stopped: (\d+) consumed", w.log()).group(1)) for w in (w1, w2)]
-    assert sum(consumed) == len(good) + len(poison) and min(consumed) > 0  # both did their share
+    assert sum(consumed) == len(good) + len(poison) and min(consumed) > 0, logs  # both did their share
     assert sorted(m["key"] for m in kcat(kafka.bootstrap_servers, out)) == sorted(k.decode() for k, _ in good)
 
 
@@ -152,7 +155,7 @@ def test_stopped_and_killed_worker_loses_nothing(kafka, start_cli):
     outputs = lambda: len(read_topic(kafka, out))  # noqa: E731
     w = start_cli(args)
     assert wait_until(lambda: outputs() > 0), w.log()
-    assert w.stop(signal.SIGTERM) == 0  # finishes its batch, commits, leaves the group
+    assert w.stop(signal.SIGTERM) == 0, w.log()  # finishes its batch, commits, leaves the group
     assert "worker stopped" in w.log()
     before = outputs()
     w = start_cli(args)
@@ -161,8 +164,8 @@ def test_stopped_and_killed_worker_loses_nothing(kafka, start_cli):
     feeder.join(timeout=120)
     w = start_cli(args)
     done = lambda: {m.key for m in read_topic(kafka, out)} == {k for k, _ in msgs}  # noqa: E731
-    assert wait_until(done, timeout=120), "some inputs have no output after the restarts"
-    assert w.stop() == 0
+    assert wait_until(done, timeout=120), "some inputs have no output after the restarts\n" + w.log()
+    assert w.stop() == 0, w.log()
 
 
 def test_broker_not_reachable_is_a_clear_error(tmp_path):
