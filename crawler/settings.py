@@ -2,7 +2,8 @@
 ``scrapy crawl cefilter -a start_urls=...`` works from the checkout).
 
 Output is chosen by settings (``-s NAME=value``) or environment variables of the same name:
-``CE_FILTER_JSONL`` (path) and/or ``CE_FILTER_KAFKA_TOPIC`` with the Kafka connection options
+``CE_FILTER_JSONL`` (path) and/or ``CE_FILTER_KAFKA_TOPIC`` (records), ``CE_FILTER_KAFKA_RAW_TOPIC``
+(raw pages as the worker's JSON envelope, for ``ce-filter worker``) with the Kafka connection options
 ``CE_FILTER_BOOTSTRAP_SERVERS``, ``CE_FILTER_SECURITY_PROTOCOL``, ``CE_FILTER_SASL_MECHANISM``,
 ``CE_FILTER_SASL_PLAIN_USERNAME``, ``CE_FILTER_SASL_PLAIN_PASSWORD``, ``CE_FILTER_SSL_CAFILE``,
 ... (see ``pipelines.kafka_io.CONNECTION_OPTIONS``). Scrapy's own feed exports (``-o out.jsonl``)
@@ -31,6 +32,7 @@ FEED_EXPORT_ENCODING = "utf-8"
 LOG_LEVEL = os.environ.get("CE_FILTER_LOG_LEVEL", "INFO")
 
 ITEM_PIPELINES = {
+    "pipelines.scrapy_pipelines.KafkaRawPipeline": 50,
     "pipelines.scrapy_pipelines.FilterPipeline": 100,
     "pipelines.scrapy_pipelines.JsonLinesPipeline": 300,
     "pipelines.scrapy_pipelines.KafkaPipeline": 400,
@@ -40,6 +42,7 @@ CE_FILTER_COMMENTS = os.environ.get("CE_FILTER_COMMENTS", "") not in ("", "0", "
 CE_FILTER_THRESHOLD = os.environ.get("CE_FILTER_THRESHOLD", "")
 CE_FILTER_JSONL = os.environ.get("CE_FILTER_JSONL", "")
 CE_FILTER_KAFKA_TOPIC = os.environ.get("CE_FILTER_KAFKA_TOPIC", "")
+CE_FILTER_KAFKA_RAW_TOPIC = os.environ.get("CE_FILTER_KAFKA_RAW_TOPIC", "")
 CE_FILTER_COMPRESSION = os.environ.get("CE_FILTER_COMPRESSION", "gzip")
 for _opt, _help in CONNECTION_OPTIONS:
     globals()[f"CE_FILTER_{_opt.upper()}"] = os.environ.get(f"CE_FILTER_{_opt.upper()}", "")

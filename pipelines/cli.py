@@ -21,23 +21,51 @@ from .kafka_io import CONNECTION_OPTIONS, ENV_PREFIX, BrokerUnavailable, KafkaSe
 
 SAMPLE_WARC = Path(__file__).resolve().parents[1] / "samples" / "sample.warc.gz"
 EXIT_LOST, EXIT_START = 1, 2
+RAW_SPEC = "kafka-raw:"  # crawl: raw pages to the workers' input topic
 
 
 def _env_bool(v: str) -> bool:
     return v.strip().lower() not in ("", "0", "false", "no", "off")
 
 
+class _FromEnv(str):
+    """A default taken from the environment (so a bad value names its variable)."""
+
+    env = ""
+
+
+def _typed(type: Any) -> Any:
+    """``type`` as argparse calls it, also on a string default: a value that does not convert
+    is a clean usage error (exit 2), naming the variable when it came from one."""
+
+    def convert(value: str) -> Any:
+        try:
+            return type(value)
+        except (TypeError, ValueError):
+            name = getattr(type, "__name__", repr(type))
+            where = f" (from {value.env})" if isinstance(value, _FromEnv) else ""
+            raise argparse.ArgumentTypeError(f"invalid {name} value: {str(value)!r}{where}") from None
+
+    convert.__name__ = getattr(type, "__name__", "value")
+    return convert
+
+
 def env_opt(p: Any, flag: str, *, type: Any = str, default: Any = None, help: str = "", **kw: Any) -> None:
-    """An option whose default comes from ``CE_FILTER_<DEST>`` when that is set."""
+    """An option whose default comes from ``CE_FILTER_<DEST>`` when that is set. The
+    variable's value is converted at parse time (argparse converts string defaults of options
+    not given on the command line), so a flag wins even over a bad value."""
     dest = kw.pop("dest", flag.lstrip("-").replace("-", "_"))
     env = ENV_PREFIX + dest.upper()
     raw = os.environ.get(env)
     if kw.get("action") == "store_true":
         default = _env_bool(raw) if raw is not None else bool(default)
-    elif raw not in (None, ""):
-        default = raw.split(",") if kw.get("action") == "append" else type(raw)
-    elif kw.get("action") != "append":
-        kw["type"] = type
+    elif kw.get("action") == "append":
+        default = raw.split(",") if raw not in (None, "") else default
+    else:
+        kw["type"] = _typed(type)
+        if raw not in (None, ""):
+            default = _FromEnv(raw)
+            default.env = env
     p.add_argument(flag, dest=dest, default=default, help=f"{help} [env {env}]".strip(), **kw)
 
 
@@ -157,12 +185,16 @@ def cmd_worker(a: argparse.Namespace) -> int:
         idle_exit_s=a.idle_exit,
         comments=a.comments,
         threshold=a.threshold,
+        metrics_port=a.metrics_port,
     )
     try:
         return Worker(cfg).run()
     except BrokerUnavailable as e:
         _err(str(e))
         return EXIT_BROKER
+    except OSError as e:  # the metrics port cannot be bound
+        _err(f"cannot serve metrics on port {a.metrics_port}: {e}")
+        return EXIT_START
 
 
 # ---------------------------------------------------------------- crawl
@@ -182,19 +214,31 @@ def cmd_crawl(a: argparse.Namespace) -> int:
     }
     try:
         for spec in a.to or []:
+            if spec.startswith(RAW_SPEC) and len(spec) > len(RAW_SPEC):
+                overrides["CE_FILTER_KAFKA_RAW_TOPIC"] = spec[len(RAW_SPEC) :]
+                continue
             kind, target = parse_spec(spec)
             if kind == "warc":
                 raise ValueError(
-                    "crawl writes jsonl:PATH and/or kafka:TOPIC (use `ce-filter warc` for WARC output)"
+                    "crawl writes jsonl:PATH, kafka:TOPIC and/or kafka-raw:TOPIC "
+                    "(use `ce-filter warc` for WARC output)"
                 )
             overrides["CE_FILTER_JSONL" if kind == "jsonl" else "CE_FILTER_KAFKA_TOPIC"] = target
     except ValueError as e:
-        _err(str(e))
+        _err(f"{e} (crawl also takes kafka-raw:TOPIC)" if "bad sink" in str(e) else str(e))
         return EXIT_START
+    if overrides.get("CE_FILTER_KAFKA_RAW_TOPIC") and not (
+        overrides.get("CE_FILTER_JSONL") or overrides.get("CE_FILTER_KAFKA_TOPIC")
+    ):  # raw pages only: the workers filter them, this process does not
+        from crawler import settings as crawl_settings
+
+        overrides["ITEM_PIPELINES"] = {
+            k: v for k, v in crawl_settings.ITEM_PIPELINES.items() if not k.endswith(".FilterPipeline")
+        }
     kafka = _kafka(a)
     for name, _ in CONNECTION_OPTIONS:
         overrides[f"CE_FILTER_{name.upper()}"] = getattr(a, name) or ""
-    if overrides.get("CE_FILTER_KAFKA_TOPIC"):
+    if overrides.get("CE_FILTER_KAFKA_TOPIC") or overrides.get("CE_FILTER_KAFKA_RAW_TOPIC"):
         try:  # fail fast, before the crawl starts, on a broker that is not there
             from .kafka_io import make_producer
 
@@ -225,6 +269,8 @@ def cmd_crawl(a: argparse.Namespace) -> int:
         "cefilter/kept",
         "cefilter/kafka/delivered",
         "cefilter/kafka/failed",
+        "cefilter/kafka_raw/delivered",
+        "cefilter/kafka_raw/failed",
         "cefilter/jsonl/delivered",
         "robotstxt/forbidden",
         "offsite/filtered",
@@ -236,7 +282,8 @@ def cmd_crawl(a: argparse.Namespace) -> int:
         file=sys.stderr,
     )
     _write_stats(a.stats, {k: v for k, v in stats.items() if isinstance(v, (int, float, str))})
-    return EXIT_LOST if stats.get("cefilter/kafka/failed", 0) else 0
+    lost = stats.get("cefilter/kafka/failed", 0) + stats.get("cefilter/kafka_raw/failed", 0)
+    return EXIT_LOST if lost else 0
 
 
 # ---------------------------------------------------------------- demo
@@ -296,6 +343,12 @@ def register(sub: Any) -> None:
     env_opt(p, "--heartbeat-interval-ms", type=int, default=3_000, help="group heartbeat interval")
     env_opt(p, "--log-interval", type=float, default=30.0, help="seconds between throughput log lines")
     env_opt(p, "--idle-exit", type=float, default=0.0, help="exit after this many idle seconds (0 = never)")
+    env_opt(
+        p,
+        "--metrics-port",
+        type=int,
+        help="serve /metrics, /healthz, /readyz on this port (0 = a free one, logged; unset = off)",
+    )
     filter_opts(p)
     kafka_opts(p)
     p.set_defaults(fn=cmd_worker)
@@ -313,7 +366,13 @@ def register(sub: Any) -> None:
     )
     env_opt(p, "--max-depth", type=int, default=2, help="link depth from the start pages")
     env_opt(p, "--max-pages", type=int, default=0, help="stop after this many HTML pages (0 = no limit)")
-    env_opt(p, "--to", action="append", help="sink (repeatable): jsonl:PATH, kafka:TOPIC")
+    env_opt(
+        p,
+        "--to",
+        action="append",
+        help="sink (repeatable): jsonl:PATH, kafka:TOPIC (records), kafka-raw:TOPIC (raw pages as the "
+        "worker's JSON envelope, for `ce-filter worker` to filter)",
+    )
     env_opt(p, "--download-delay", type=float, default=0.25, help="seconds between requests to one site")
     env_opt(p, "--concurrency", type=int, default=4, help="parallel requests per site")
     env_opt(p, "--stats", help="write Scrapy's crawl stats as JSON to this file")

@@ -6,6 +6,9 @@
 - ``KafkaPipeline`` sends records to ``CE_FILTER_KAFKA_TOPIC`` (off when unset) with the
   ``CE_FILTER_BOOTSTRAP_SERVERS`` / security settings. Delivery results are counted in the
   crawl stats (``cefilter/kafka/delivered``, ``cefilter/kafka/failed``) and failures logged.
+- ``KafkaRawPipeline`` sends each *raw* page, before filtering, to ``CE_FILTER_KAFKA_RAW_TOPIC``
+  (off when unset) as the worker's JSON envelope (``pipelines.worker.envelope``; key = URL), so
+  ``ce-filter worker`` processes filter it; counted as ``cefilter/kafka_raw/*``.
 
 Methods take ``spider`` as optional so both older and newer Scrapy call them happily.
 """
@@ -109,3 +112,22 @@ class KafkaPipeline(_SinkPipeline):
         return KafkaSink(
             s.get(self.setting), kafka, compression_type=s.get("CE_FILTER_COMPRESSION") or "gzip"
         )
+
+
+class KafkaRawPipeline(KafkaPipeline):
+    """Raw pages -> the workers' input topic (runs before ``FilterPipeline``)."""
+
+    setting = "CE_FILTER_KAFKA_RAW_TOPIC"
+    stat = "kafka_raw"
+
+    def process_item(self, item: Any, spider: Any = None) -> Any:
+        if self.sink is None or (isinstance(item, dict) and item.get("schema") == SCHEMA_ID):
+            return item
+        from .worker import envelope
+
+        page = RawPage.from_mapping(item)
+        try:
+            self.sink.send(envelope(page), page.url.encode("utf-8"))  # type: ignore[attr-defined]
+        except Exception:  # noqa: BLE001 - refused at once (e.g. too large): counted and logged by the sink
+            pass
+        return item

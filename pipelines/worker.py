@@ -20,6 +20,9 @@ Delivery: at-least-once. Offsets are committed only after every output and dead 
 the polled batch is acknowledged (acks=all). A delivery failure stops the worker (exit 3)
 without committing, so the batch is processed again on restart. SIGTERM/SIGINT finish the
 batch in hand, flush, commit, leave the group and exit 0.
+
+Metrics: with ``metrics_port`` set (``--metrics-port``; 0 = a free port, logged) the worker
+serves ``/metrics``, ``/healthz`` and ``/readyz`` (``pipelines.metrics``) while it runs.
 """
 
 from __future__ import annotations
@@ -37,7 +40,8 @@ from typing import Any
 from crawler.page import RawPage
 
 from .kafka_io import KafkaSettings, make_consumer
-from .record import dumps, filter_page
+from .metrics import Metrics
+from .record import dumps, filter_page, model_version
 from .sinks import KafkaSink
 
 log = logging.getLogger("ce_filter.worker")
@@ -90,6 +94,19 @@ def page_from_message(msg: Any) -> RawPage:
     return page
 
 
+def envelope(page: RawPage) -> bytes:
+    """The JSON envelope of a raw page, as the worker reads it (``html_b64`` keeps the bytes
+    as fetched; the charset hint travels in ``content_type``). Send it with key = URL."""
+    env = {
+        "url": page.url,
+        "html_b64": base64.b64encode(page.body).decode("ascii"),
+        "content_type": page.content_type,
+        "fetch_time": page.fetch_time,
+        "status": page.status,
+    }
+    return json.dumps(env).encode("utf-8")
+
+
 def _read_envelope(value: bytes, page: RawPage) -> None:
     try:
         env = json.loads(value.decode("utf-8"))
@@ -135,6 +152,7 @@ class WorkerConfig:
     idle_exit_s: float = 0.0  # >0: exit when nothing arrived for this long (batch use)
     comments: bool = False
     threshold: float | None = None
+    metrics_port: int | None = None  # serve /metrics, /healthz, /readyz here (0 = a free port)
 
     def __post_init__(self) -> None:
         self.dead_letter_topic = self.dead_letter_topic or f"{self.input_topic}.dlq"
@@ -158,6 +176,8 @@ class Worker:
             extractor = Extractor(comments=config.comments, threshold=config.threshold)
         self.extractor = extractor
         self.stats = WorkerStats()
+        self.metrics = Metrics(info={"model": model_version(extractor)})
+        self.metrics_server: Any = None  # a pipelines.metrics.MetricsServer while serving
         self._stop = threading.Event()
 
     def stop(self, *_: Any) -> None:
@@ -187,22 +207,35 @@ class Worker:
     def run(self) -> int:
         """Consume until stopped. Returns the exit code (raises BrokerUnavailable at start)."""
         consumer, sink = self._connect()
+        if self.cfg.metrics_port is not None:
+            try:
+                self.metrics_server = self.metrics.serve(self.cfg.metrics_port)
+            except OSError:  # e.g. the port is taken: nothing started may stay open
+                sink.close()
+                consumer.close(autocommit=False)
+                raise
+        self.metrics.set_ready(True)
         restore = self._install_signals()
         log.info(
-            "worker started: %s -> %s (dead letters: %s), group %s, brokers %s",
+            "worker started: %s -> %s (dead letters: %s), group %s, brokers %s%s",
             self.cfg.input_topic,
             self.cfg.output_topic,
             self.cfg.dead_letter_topic,
             self.cfg.group_id,
             self.cfg.kafka.describe(),
+            f", metrics port {self.metrics_server.port}" if self.metrics_server else "",
         )
         code = EXIT_OK
         try:
             code = self._loop(consumer, sink)
         finally:
+            self.metrics.set_ready(False)
             sink.close()
             consumer.close(autocommit=False)  # leaves the group
             restore()
+            if self.metrics_server is not None:
+                self.metrics_server.close()
+                self.metrics_server = None
             s = self.stats
             log.info(
                 "worker stopped: %d consumed, %d out, %d dead-lettered, %d commits; exit %d",
@@ -217,8 +250,13 @@ class Worker:
     def _loop(self, consumer: Any, sink: KafkaSink) -> int:
         last_log = last_msg = time.monotonic()
         logged = 0
+        assigned: set[Any] = set()
         while not self._stop.is_set():
             batch = consumer.poll(timeout_ms=500)
+            self.metrics.heartbeat()
+            if self.metrics_server is not None and consumer.assignment() != assigned:
+                assigned = set(consumer.assignment())  # a rebalance: the lag gauges follow it
+                self.metrics.update_lag(consumer)
             now = time.monotonic()
             if batch:
                 last_msg = now
@@ -265,11 +303,16 @@ class Worker:
         try:
             consumer.commit()  # the positions after everything polled, all of it acknowledged
             self.stats.commits += 1
+            self.metrics.commit()
+            if self.metrics_server is not None:
+                self.metrics.update_lag(consumer)
         except KafkaError as e:  # e.g. a rebalance took the partitions: they will be redelivered
             log.warning("offset commit failed (%s): those messages will be processed again", e)
 
     def _handle(self, msg: Any, sink: KafkaSink) -> Any:
         self.stats.consumed += 1
+        t0 = time.perf_counter()
+        bytes_in = len(msg.value or b"")
         try:
             page = page_from_message(msg)
             try:
@@ -279,13 +322,17 @@ class Worker:
             if rec["reason"] == "binary content" or _control_heavy(page.body):
                 raise PoisonMessage("undecodable", "binary content, not HTML")
         except PoisonMessage as p:
+            self.metrics.observe(bytes_in, time.perf_counter() - t0, failed=p.reason)
             return self._dead_letter(msg, p, sink)
         key = rec["url"].encode("utf-8") if rec["url"] else msg.key
+        value = dumps(rec)
         try:
-            fut = sink.send(dumps(rec), key)
+            fut = sink.send(value, key)
         except Exception as e:  # noqa: BLE001 - refused at once (e.g. over max_request_size)
+            self.metrics.observe(bytes_in, time.perf_counter() - t0, failed="output-error")
             return self._dead_letter(msg, PoisonMessage("output-error", f"{type(e).__name__}: {e}"), sink)
         self.stats.produced += 1
+        self.metrics.observe(bytes_in, time.perf_counter() - t0, bytes_out=len(value))
         return fut
 
     def _dead_letter(self, msg: Any, p: PoisonMessage, sink: KafkaSink) -> Any:

@@ -7,6 +7,8 @@ from pathlib import Path
 
 import pytest
 
+pytest_plugins = ["kafka_fixtures"]  # the session's Kafka broker (tests/kafka_fixtures.py)
+
 DATA = Path(os.environ.get("CE_FILTER_DATA", Path(__file__).resolve().parents[2] / "shared" / "data"))
 
 

@@ -25,7 +25,6 @@ the workers inherit them. The state directory defaults to ``deploy/local/state``
 from __future__ import annotations
 
 import argparse
-import base64
 import json
 import os
 import re
@@ -351,14 +350,14 @@ def cmd_up(a: argparse.Namespace) -> int:
         log(f"{a.workers} worker(s) in group {a.group_id}: {a.input_topic} -> {a.output_topic}")
 
         if a.crawl or a.crawl_url_file:
-            argv = base + ["crawl", *a.crawl, "--to", f"kafka:{a.output_topic}",
+            argv = base + ["crawl", *a.crawl, "--to", f"kafka-raw:{a.input_topic}",
                            "--bootstrap-servers", state["bootstrap_servers"]]  # fmt: skip
             if a.crawl_url_file:
                 argv += ["--url-file", a.crawl_url_file]
             argv += a.crawl_arg
             state["crawler"] = spawn("crawler", argv, logs)
             save_state(state_dir, state)
-            log(f"crawler started (pid {state['crawler']['pid']}): records -> {a.output_topic}")
+            log(f"crawler started (pid {state['crawler']['pid']}): pages -> {a.input_topic}, for the workers")
     except Exception as e:  # noqa: BLE001 - whatever went wrong, leave nothing running
         log(f"up failed: {type(e).__name__}: {e}")
         for p in processes(state):
@@ -530,6 +529,7 @@ def cmd_feed(a: argparse.Namespace) -> int:
     """Raw pages of WARC files -> the input topic, as the worker's JSON envelopes."""
     from crawler.warc import WarcStats, iter_pages
     from pipelines.kafka_io import BrokerUnavailable, make_producer
+    from pipelines.worker import envelope
 
     state = load_state(Path(a.state_dir))
     bootstrap = a.bootstrap_servers or (state or {}).get("bootstrap_servers")
@@ -548,14 +548,7 @@ def cmd_feed(a: argparse.Namespace) -> int:
         for page in iter_pages(a.warcs, stats):
             if a.limit and sent >= a.limit:
                 break
-            env = {
-                "url": page.url,
-                "html_b64": base64.b64encode(page.body).decode("ascii"),
-                "content_type": page.content_type,
-                "fetch_time": page.fetch_time,
-                "status": page.status,
-            }
-            fut = producer.send(topic, value=json.dumps(env).encode(), key=page.url.encode("utf-8"))
+            fut = producer.send(topic, value=envelope(page), key=page.url.encode("utf-8"))
             fut.add_errback(lambda e: failed.append(str(e)))
             sent += 1
         producer.flush(60)
@@ -597,7 +590,7 @@ def build_parser() -> argparse.ArgumentParser:
                    "used when the worker supports --metrics-port")  # fmt: skip
     p.add_argument("--worker-arg", action="append", default=[], help="extra worker argument (repeatable)")
     p.add_argument("--crawl", action="append", default=[], metavar="URL",
-                   help="also run `ce-filter crawl URL...` writing records to the output topic")  # fmt: skip
+                   help="also run `ce-filter crawl URL...` --to kafka-raw:INPUT_TOPIC")  # fmt: skip
     p.add_argument("--crawl-url-file", help="start URLs for the crawler, one per line")
     p.add_argument("--crawl-arg", action="append", default=[], help="extra crawl argument (repeatable)")
     p.add_argument("--ce-filter", help="command to run ce-filter [python -m ce_filter.cli]")

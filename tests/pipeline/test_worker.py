@@ -4,6 +4,7 @@ kill mid-stream with nothing lost, and a broker that is not there."""
 from __future__ import annotations
 
 import json
+import os
 import re
 import signal
 import threading
@@ -230,3 +231,108 @@ def test_page_from_message_accepts_raw_and_envelopes():
     }
     p = page_from_message(SimpleNamespace(**{**vars(raw), "value": json.dumps(env).encode(), "headers": []}))
     assert (p.url, p.body, p.encoding, p.status) == ("http://e/", raw.value, "cp1252", 200)
+
+
+def http_get(url: str) -> tuple[int, str]:
+    import urllib.error
+    import urllib.request
+
+    try:
+        with urllib.request.urlopen(url, timeout=5) as r:  # noqa: S310 - the worker's own endpoint
+            return r.status, r.read().decode("utf-8")
+    except urllib.error.HTTPError as e:
+        return e.code, e.read().decode("utf-8")
+
+
+def test_worker_serves_metrics_and_health(kafka, start_cli):
+    """A real worker with --metrics-port 0: /readyz once subscribed, /metrics counts what went
+    through (records out, dead letters by reason, commits, lag), /healthz while it polls; the
+    port is closed again after a clean stop."""
+    from ce_filter import Extractor
+    from pipelines.metrics import parse_exposition, value
+    from pipelines.record import model_version
+
+    src, out, group = unique("raw"), unique("clean"), unique("group")
+    ensure_topics(kafka, [src], partitions=2)
+    w = start_cli(worker_args(kafka, src, out, group, "--metrics-port", "0"))
+    assert w.wait_for("worker started"), w.log()
+    port = int(re.search(r"metrics port (\d+)", w.log()).group(1))
+    base = f"http://127.0.0.1:{port}"
+    assert wait_until(lambda: http_get(base + "/readyz")[0] == 200), w.log()
+    assert wait_until(lambda: assignment(w.log()) == {0, 1}), w.log()
+    good = good_messages(6, "metrics")
+    produce(kafka, src, [*good, (b"http://poison.test/empty", b"")])
+    assert len(read_topic(kafka, out, count=len(good), timeout_s=60)) == len(good), w.log()
+
+    def scraped():
+        code, text = http_get(base + "/metrics")
+        assert code == 200
+        return parse_exposition(text)
+
+    assert wait_until(lambda: value(scraped(), "ce_filter_pages_in_total") == len(good) + 1), w.log()
+    assert wait_until(lambda: value(scraped(), "ce_filter_consumer_lag_sum") == 0), w.log()
+    s = scraped()
+    assert value(s, "ce_filter_pages_out_total") == len(good)
+    assert value(s, "ce_filter_pages_failed_total", reason="empty-message") == 1
+    assert value(s, "ce_filter_pages_failed_total") == 1
+    assert value(s, "ce_filter_bytes_in_total") == sum(len(v) for _, v in good)
+    out_bytes = sum(len(m.value) for m in read_topic(kafka, out))
+    assert value(s, "ce_filter_bytes_out_total") == out_bytes
+    assert value(s, "ce_filter_page_duration_seconds_count") == len(good) + 1
+    assert value(s, "ce_filter_commits_total") >= 1
+    assert value(s, "ce_filter_assigned_partitions") == 2 and value(s, "ce_filter_ready") == 1
+    assert [dict(ls)["model"] for n, ls in s if n == "ce_filter_info"] == [model_version(Extractor())]
+    assert http_get(base + "/healthz") == (200, "ok\n")
+    assert w.stop() == 0, w.log()
+    with pytest.raises(OSError):
+        http_get(base + "/healthz")
+
+
+def test_metrics_port_from_env_and_taken_port(kafka, tmp_path):
+    """CE_FILTER_METRICS_PORT configures it too; a port that cannot be bound is a clear
+    error (exit 2), not a traceback."""
+    import socket
+
+    from .conftest import cli_env
+
+    with socket.socket() as s:
+        s.bind(("0.0.0.0", 0))
+        s.listen()
+        taken = s.getsockname()[1]
+        env = cli_env(
+            CE_FILTER_BOOTSTRAP_SERVERS=kafka.bootstrap_servers,
+            CE_FILTER_INPUT_TOPIC=unique("raw"),
+            CE_FILTER_OUTPUT_TOPIC=unique("clean"),
+            CE_FILTER_METRICS_PORT=str(taken),
+        )
+        r = run_cli(["worker"], env=env, timeout=60)
+    assert r.returncode == 2, r.stderr.decode()[-2000:]
+    assert f"cannot serve metrics on port {taken}".encode() in r.stderr and b"Traceback" not in r.stderr
+
+
+def test_bad_env_value_is_a_usage_error(monkeypatch):
+    """A CE_FILTER_* variable whose value does not convert is an argparse error (exit 2, the
+    variable named), not a traceback; a flag on the command line still wins over it."""
+    from .conftest import cli_env
+
+    env = cli_env(CE_FILTER_MAX_POLL_RECORDS="many", CE_FILTER_INPUT_TOPIC="a", CE_FILTER_OUTPUT_TOPIC="b")
+    r = run_cli(["worker"], env=env, timeout=60)
+    err = r.stderr.decode()
+    assert r.returncode == 2 and "Traceback" not in err, err
+    assert "argument --max-poll-records: invalid int value: 'many' (from CE_FILTER_MAX_POLL_RECORDS)" in err
+
+    from ce_filter.cli import build_parser
+
+    for k in [k for k in os.environ if k.startswith("CE_FILTER_")]:
+        monkeypatch.delenv(k)
+    monkeypatch.setenv("CE_FILTER_MAX_POLL_RECORDS", "many")
+    monkeypatch.setenv("CE_FILTER_IDLE_EXIT", "1.5")
+    a = build_parser().parse_args(["worker", "--max-poll-records", "7"])
+    assert a.max_poll_records == 7 and a.idle_exit == 1.5 and a.metrics_port is None
+    monkeypatch.setenv("CE_FILTER_MAX_POLL_RECORDS", "9")
+    a = build_parser().parse_args(["worker", "--max-poll-records", "7"])  # a flag converts with env set
+    assert a.max_poll_records == 7 and isinstance(a.max_poll_records, int)
+    assert build_parser().parse_args(["worker"]).max_poll_records == 9
+    with pytest.raises(SystemExit) as e:
+        build_parser().parse_args(["worker", "--metrics-port", "eighty"])
+    assert e.value.code == 2
