@@ -29,16 +29,18 @@ CONFIGS: dict[str, TrainConfig] = {
     "best": TrainConfig(),
 }
 # Leave-one-out rows: what each addition of ours buys (ablation --rows with these names).
+# They keep best's C (0.001) instead of searching it again, to keep the ablation short.
+_LOO = replace(CONFIGS["best"], cs=(0.001,))
 CONFIGS.update({
-    "best-dom": replace(CONFIGS["best"], groups=tuple(g for g in GROUPS if g != "dom")),
-    "best-text": replace(CONFIGS["best"], groups=tuple(g for g in GROUPS if g != "text")),
-    "best-ctx": replace(CONFIGS["best"], groups=tuple(g for g in GROUPS if g != "ctx")),
-    "best-stage2": replace(CONFIGS["best"], stage2=False),
-    "best-anc": replace(CONFIGS["best"], ic_ancestors=False, heading_words=False),
-    "best-weights": replace(CONFIGS["best"], weight="none"),
-    "best-runs": replace(CONFIGS["best"], label_runs=False),
-    "best-sites": replace(CONFIGS["best"], ic_by_site=False, ic_min_pages=0, ic_min_frac=0.01,
-                          cv_groups="page"),
+    "best-dom": replace(_LOO, groups=tuple(g for g in CONFIGS["best"].groups if g != "dom")),
+    "best+text": replace(_LOO, groups=CONFIGS["best"].groups + ("text",)),
+    "best+ctx": replace(_LOO, groups=CONFIGS["best"].groups + ("ctx",)),
+    "best+text+ctx": replace(_LOO, groups=GROUPS),
+    "best-stage2": replace(_LOO, stage2=False),
+    "best-anc": replace(_LOO, ic_ancestors=False, heading_words=False),
+    "best-weights": replace(_LOO, weight="none"),
+    "best-runs": replace(_LOO, label_runs=False),
+    "best-sites": replace(_LOO, ic_by_site=False, ic_min_pages=0, ic_min_frac=0.01, cv_groups="page"),
 })
 
 
