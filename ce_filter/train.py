@@ -169,6 +169,15 @@ def _best_threshold(pages: list[Page], sizes: list[int], s: np.ndarray,
 
 
 def train(pages: list[Page], cfg: TrainConfig, name: str, data_desc: dict) -> Model:
+    """Fit with single-threaded BLAS: a multi-threaded BLAS may sum in another order from run
+    to run, and the model file must rebuild bit-for-bit."""
+    from threadpoolctl import threadpool_limits
+
+    with threadpool_limits(limits=1):
+        return _train(pages, cfg, name, data_desc)
+
+
+def _train(pages: list[Page], cfg: TrainConfig, name: str, data_desc: dict) -> Model:
     say = (lambda *a: print(*a, file=sys.stderr, flush=True)) if cfg.log else (lambda *a: None)
     spec = learn_spec(pages, cfg)
     xs = [page_features(p.blocks, spec) for p in pages]
