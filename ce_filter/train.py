@@ -143,7 +143,16 @@ def _fit(x: np.ndarray, y: np.ndarray, w: np.ndarray, c: float) -> Linear:
     # newton-cholesky: exact and deterministic, and fast with a few hundred features
     lr = LogisticRegression(C=c, solver="newton-cholesky", max_iter=200, tol=1e-7)
     lr.fit((x - mean) / scale, y, sample_weight=w)
-    return Linear(mean, scale, lr.coef_[0].astype(np.float64), float(lr.intercept_[0]))
+    r = _significant
+    return Linear(r(mean), r(scale), r(lr.coef_[0]), float(r(lr.intercept_[0])))
+
+
+def _significant(a: np.ndarray | float, digits: int = 9) -> np.ndarray:
+    """Round to ``digits`` significant digits. Another CPU (its SIMD exp/log, its BLAS kernels)
+    moves the last bits of a fit; the rounded weights are the same everywhere, so the model
+    file rebuilds bit-for-bit on any machine, and 9 digits are far below what moves a score."""
+    a = np.asarray(a, dtype=np.float64)
+    return np.array([float(f"{v:.{digits}g}") for v in a.ravel()]).reshape(a.shape)
 
 
 def _split(sizes: list[int], scores: np.ndarray) -> list[np.ndarray]:
@@ -220,6 +229,8 @@ def _train(pages: list[Page], cfg: TrainConfig, name: str, data_desc: dict) -> M
         say(f"  CV page F1 by corpus: {cv['by_corpus']}")
     meta = {
         "trained_with": f"ce-filter {__version__}",
+        # the fit's numerics come from these: another version may move a weight past the 9th digit
+        "libraries": _library_versions(),
         "data": data_desc,
         "config": {k: (list(v) if isinstance(v, tuple) else v) for k, v in asdict(cfg).items()
                    if k not in ("log", "thresholds")},
@@ -230,6 +241,12 @@ def _train(pages: list[Page], cfg: TrainConfig, name: str, data_desc: dict) -> M
         "content_share": round(float(y.mean()), 4),
     }
     return Model(name=name, spec=spec, stage1=stage1, stage2=stage2, threshold=float(thr), meta=meta)
+
+
+def _library_versions() -> dict[str, str]:
+    import sklearn
+
+    return {"numpy": np.__version__, "scikit-learn": sklearn.__version__}
 
 
 def data_digest(pages: list[Page]) -> str:

@@ -53,5 +53,23 @@ def test_shipped_model_rebuilds_bit_for_bit(data_dir, tmp_path):
            "--config", meta["data"]["config"], "--out", str(out)]
     subprocess.run(cmd, check=True, capture_output=True)
     shipped = load_default("content").dumps()
-    assert json.loads(out.read_text()) == json.loads(shipped)
+    rebuilt = json.loads(out.read_text())
+    if rebuilt["meta"]["libraries"] != meta["libraries"]:
+        # other numpy/scikit-learn numerics: the same model, not the same bytes
+        _assert_same_model(rebuilt, json.loads(shipped), rtol=1e-5)
+        pytest.xfail(f"libraries {rebuilt['meta']['libraries']} differ from the shipped model's "
+                     f"{meta['libraries']}: equal to 1e-5, not bit-for-bit")
+    assert rebuilt == json.loads(shipped)
     assert out.read_text() == shipped
+
+
+def _assert_same_model(a: dict, b: dict, rtol: float) -> None:
+    import numpy as np
+
+    for stage in ("stage1", "stage2"):
+        assert (a[stage] is None) == (b[stage] is None)
+        if a[stage] is None:
+            continue
+        for k in ("mean", "scale", "coef", "intercept"):
+            np.testing.assert_allclose(a[stage][k], b[stage][k], rtol=rtol, atol=1e-9)
+    assert a["features"] == b["features"] and a["threshold"] == b["threshold"]
