@@ -112,7 +112,7 @@ def clean_warcs(
         # spawn, not fork: the parent may already run a Kafka producer thread.
         ctx = mp.get_context("spawn")
         with ctx.Pool(workers, initializer=_init_worker, initargs=(extractor_kw,)) as pool:
-            _drain(pool.imap_unordered(_filter_in_worker, pages, chunksize=4), sink, stats, progress)
+            _drain(pool.imap_unordered(_filter_in_worker, pages, chunksize=64), sink, stats, progress)
     progress.done(stats)
     return stats
 
