@@ -28,10 +28,7 @@ class ModelError(ValueError):
 
 def stage2_inputs(blocks: Blocks) -> tuple[np.ndarray, np.ndarray]:
     """Ancestor ids and token counts of the blocks, for stage 2's container means."""
-    cont = np.asarray(blocks.container, dtype=np.int64).reshape(len(blocks), -1)
-    weight = np.fromiter((t.count(" ") + 1 for t in blocks.texts), dtype=np.float64,
-                         count=len(blocks))
-    return cont, weight
+    return blocks.container_ids(), blocks.token_counts()
 
 
 def sigmoid(z: np.ndarray) -> np.ndarray:

@@ -98,6 +98,25 @@ class Blocks:
     def __len__(self) -> int:
         return len(self.texts)
 
+    def container_ids(self) -> np.ndarray:
+        """``container`` as a (blocks x PATH_LEN) array, built once per page: the features and
+        stage 2 both read it (cached; blocks are not changed after ``segment``)."""
+        a = self.__dict__.get("_container_ids")
+        if a is None:
+            a = np.asarray(self.container, dtype=np.int64).reshape(len(self.texts), PATH_LEN)
+            self.__dict__["_container_ids"] = a
+        return a
+
+    def token_counts(self) -> np.ndarray:
+        """Whitespace tokens per block (texts are space-normalised: spaces + 1), counted once
+        per page for the features and stage 2's weights."""
+        a = self.__dict__.get("_token_counts")
+        if a is None:
+            a = np.fromiter((t.count(" ") + 1 for t in self.texts), dtype=np.float64,
+                            count=len(self.texts))
+            self.__dict__["_token_counts"] = a
+        return a
+
     def arrays(self) -> dict[str, np.ndarray]:
         return {
             "n_tags": np.asarray(self.n_tags, dtype=np.float64),

@@ -176,7 +176,7 @@ def _columns(b: Blocks, spec: FeatureSpec, names_only: bool = False) -> list[Any
     if n > 1:
         starts[1:] = np.cumsum(n_chr[:-1] + 1).astype(np.int64)
     cc = _char_class_counts(codes, n_chr)
-    n_tok = cc[:, 1] + 1.0
+    n_tok = b.token_counts()
     tag = np.asarray(b.tag, dtype=np.int64)
     n_tags = np.asarray(b.n_tags, dtype=np.float64)
     ld = link_density(n_tok, b.anchor_texts)
@@ -204,7 +204,7 @@ def _columns(b: Blocks, spec: FeatureSpec, names_only: bool = False) -> list[Any
             [(grp[:, None] == np.arange(len(_TAG_GROUPS))).astype(np.float64)])
         depth = np.asarray(b.depth, dtype=np.float64)
         main = int(np.argmax(n_tok)) if n else 0
-        cont = np.asarray(b.container, dtype=np.int64).reshape(n, PATH_LEN)
+        cont = b.container_ids()
         mass = []
         for lvl in range(3):
             _, inv = np.unique(cont[:, lvl], return_inverse=True)
