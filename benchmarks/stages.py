@@ -18,8 +18,7 @@ def staged_extract(ex: Any, data: bytes) -> tuple[str, list[float]]:
     """(text, seconds per stage in STAGES order) for one page, as ``ex.extract(data)`` does it."""
     from ce_filter.api import Block, select
     from ce_filter.decode import decode_html
-    from ce_filter.features import page_features
-    from ce_filter.model import stage2_inputs
+    from ce_filter.features import page_inputs
     from ce_filter.segment import parse, segment
 
     clock = time.perf_counter
@@ -32,9 +31,9 @@ def staged_extract(ex: Any, data: bytes) -> tuple[str, list[float]]:
     t3 = clock()
     if not len(blocks):
         return "", [t1 - t0, t2 - t1, t3 - t2, 0.0, 0.0, 0.0]
-    x = page_features(blocks, ex.model.spec)
+    x, tokens = page_inputs(blocks, ex.model.spec)
     t4 = clock()
-    scores = ex.model.predict_proba(x, *stage2_inputs(blocks))
+    scores = ex.model.scores(x, tokens, blocks)
     t5 = clock()
     keep = select(scores, ex.threshold)
     text = "\n\n".join([t for t, k in zip(blocks.texts, keep) if k])

@@ -9,8 +9,7 @@ import numpy as np
 
 from . import __version__
 from .decode import decode_html
-from .features import page_features
-from .model import Model, load_default, stage2_inputs
+from .model import Model, load_default
 from .segment import parse, segment
 
 # Pages above this size are cut before parsing: a 50 MB "page" is a dump, not an article,
@@ -132,8 +131,7 @@ class Extractor:
         if not len(blocks):
             return Extraction("", blocks.title, encoding=enc, reason="no text in page",
                               truncated=truncated, model=self.version)
-        x = page_features(blocks, self.model.spec)
-        scores = self.model.predict_proba(x, *stage2_inputs(blocks))
+        scores = self.model.block_scores(blocks)
         keep = select(scores, self.threshold)
         kept = [t for t, k in zip(blocks.texts, keep) if k]
         out = Extraction(
@@ -150,7 +148,7 @@ class Extractor:
 
     def scores(self, html: str) -> np.ndarray:
         blocks = segment(parse(html))
-        return self.model.predict_proba(page_features(blocks, self.model.spec), *stage2_inputs(blocks))
+        return self.model.block_scores(blocks)
 
 
 _default: dict[bool, Extractor] = {}

@@ -15,7 +15,8 @@ from typing import Any
 
 import numpy as np
 
-from .features import FeatureSpec, feature_names
+from .features import TOKEN_PREFIXES, FeatureSpec, TokenRows, feature_names, group_sum, page_inputs
+from .features.tokens import token_weight_sums
 from .segment import Blocks
 
 FORMAT_VERSION = 1
@@ -56,11 +57,9 @@ def context_features(s: np.ndarray, cont: np.ndarray | None = None,
         if cont is None or n == 0:
             cols.append(s.copy())
             continue
-        _, inv = np.unique(cont[:, lvl], return_inverse=True)
         w = weight if weight is not None else np.ones(n)
-        num = np.bincount(inv, weights=s * w)
-        den = np.bincount(inv, weights=w)
-        cols.append(num[inv] / np.maximum(den[inv], 1e-9))
+        ids = cont[:, lvl]
+        cols.append(group_sum(ids, s * w) / np.maximum(group_sum(ids, w), 1e-9))
     return np.column_stack(cols) if n else np.zeros((0, 2 * CONTEXT + 4 + len(CONTAINER_LEVELS)))
 
 
@@ -117,6 +116,36 @@ class Model:
         if self.stage2 is not None:
             s = sigmoid(self.stage2.decision(context_features(s, cont, weight)))
         return s
+
+    def block_scores(self, blocks: Blocks) -> np.ndarray:
+        """Block probabilities of a segmented page (what Extractor calls)."""
+        return self.scores(*page_inputs(blocks, self.spec), blocks)
+
+    def scores(self, x: np.ndarray, tokens: list[TokenRows], blocks: Blocks) -> np.ndarray:
+        """``predict_proba`` from ``page_inputs``' parts: the dense columns through their
+        weights, plus each block's token weights summed (the same sum as the full matrix)."""
+        if len(x) == 0:
+            return np.zeros(0)
+        dense_w, token_w = self._layout()
+        z = np.einsum("ij,j->i", x, dense_w) + self.stage1._b
+        for prefix, rows, vocab in tokens:
+            z += token_weight_sums(rows, vocab, token_w[prefix])
+        s = sigmoid(z)
+        if self.stage2 is not None:
+            s = sigmoid(self.stage2.decision(context_features(s, *stage2_inputs(blocks))))
+        return s
+
+    def _layout(self) -> tuple[np.ndarray, dict[str, list[float]]]:
+        """Stage 1's folded weights split into the dense columns' and each token list's."""
+        lay = self.__dict__.get("_lay")
+        if lay is None:
+            names = feature_names(self.spec)
+            w = self.stage1._w
+            tok = np.array([n.startswith(TOKEN_PREFIXES) for n in names], dtype=bool)
+            parts = {p: w[[i for i, n in enumerate(names) if n.startswith(p)]].tolist()
+                     for p in TOKEN_PREFIXES}
+            lay = self.__dict__["_lay"] = (np.ascontiguousarray(w[~tok]), parts)
+        return lay
 
     def to_json(self) -> dict[str, Any]:
         return {

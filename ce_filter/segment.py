@@ -7,8 +7,11 @@ touches each node once: everything the features use is gathered on the way.
 
 from __future__ import annotations
 
+import os
 import re
+import warnings
 from dataclasses import dataclass, field
+from typing import Any
 
 import numpy as np
 from selectolax.lexbor import LexborHTMLParser
@@ -38,6 +41,10 @@ SKIP_TAGS = _ids(
 # Inline tags whose class/id carry nothing worth the attribute lookup.
 _NO_ATTR_TAGS = _ids("b i em strong br wbr u s small sup sub font code tt abbr")
 
+# Lexbor gives a tag it does not know an id that is an address (another one in each process):
+# blocks record one fixed id for all of them, so features and runs are reproducible.
+_TAG_LIMIT = 0x10000
+UNKNOWN_TAG = 0xFFFF
 TAG_A = _id("a")
 TAG_BR = _id("br")
 TAG_TITLE = _id("title")
@@ -88,7 +95,8 @@ class Blocks:
     tag: list[int] = field(default_factory=list)
     depth: list[int] = field(default_factory=list)
     flags: list[int] = field(default_factory=list)
-    # serials of the opener and its nearest ancestors, nearest first, PATH_LEN long (0-padded)
+    # serials of the opener and its nearest ancestors, nearest first, PATH_LEN long (0-padded);
+    # the C walk leaves it empty and fills container_ids() directly
     container: list[tuple[int, ...]] = field(default_factory=list)
     own_tokens: list[tuple[str, ...]] = field(default_factory=list)
     anc_tokens: list[tuple[str, ...]] = field(default_factory=list)
@@ -107,15 +115,33 @@ class Blocks:
             self.__dict__["_container_ids"] = a
         return a
 
-    def token_counts(self) -> np.ndarray:
-        """Whitespace tokens per block (texts are space-normalised: spaces + 1), counted once
-        per page for the features and stage 2's weights."""
-        a = self.__dict__.get("_token_counts")
+    def counts(self) -> np.ndarray:
+        """(blocks x 3): characters, words, words inside links. The C walk counts them while it
+        normalises the text; otherwise they are counted here (texts are space-normalised, so
+        words = spaces + 1). Cached: blocks are not changed after ``segment``."""
+        a = self.__dict__.get("_counts")
         if a is None:
-            a = np.fromiter((t.count(" ") + 1 for t in self.texts), dtype=np.float64,
-                            count=len(self.texts))
-            self.__dict__["_token_counts"] = a
+            n = len(self.texts)
+            a = np.empty((n, 3))
+            a[:, 0] = np.fromiter(map(len, self.texts), dtype=np.float64, count=n)
+            a[:, 1] = np.fromiter((t.count(" ") + 1 for t in self.texts), dtype=np.float64, count=n)
+            a[:, 2] = np.fromiter((len(t.split()) for t in self.anchor_texts), dtype=np.float64,
+                                  count=n)
+            self.__dict__["_counts"] = a
         return a
+
+    def token_counts(self) -> np.ndarray:
+        """Whitespace tokens per block, for the features and stage 2's weights."""
+        return self.counts()[:, 1]
+
+    def same_as(self, other: Blocks) -> bool:
+        """Equal block for block (``container`` compared through ``container_ids``, which the
+        C walk fills without building the tuples)."""
+        skip = {"container"}
+        return (all(getattr(self, f) == getattr(other, f) for f in self.__dataclass_fields__
+                    if f not in skip)
+                and np.array_equal(self.container_ids(), other.container_ids())
+                and np.array_equal(self.counts(), other.counts()))
 
     def arrays(self) -> dict[str, np.ndarray]:
         return {
@@ -126,12 +152,70 @@ class Blocks:
         }
 
 
-def parse(html: str) -> LexborHTMLParser:
+def _load_fast() -> Any:
+    """The C walk (ce_filter/_walk.c), or None: not built, switched off, or disagreeing with
+    the Python walk on the probe page (then it is not trusted at all)."""
+    if os.environ.get("CE_FILTER_PURE_PYTHON"):
+        return None
+    try:
+        from . import _walk
+    except ImportError:
+        return None
+    kinds = bytearray(max(BLOCK_TAGS | SKIP_TAGS | _NO_ATTR_TAGS | set(_FLAG_TAGS)) + 1)
+    for bit, ids in ((1, BLOCK_TAGS), (2, SKIP_TAGS), (4, _NO_ATTR_TAGS)):
+        for t in ids:
+            kinds[t] |= bit
+    flags = np.zeros(len(kinds), dtype=np.uint32)
+    for t, f in _FLAG_TAGS.items():
+        flags[t] = f
+    _walk.configure(bytes(kinds), flags.tobytes(), TAG_BR, TAG_TITLE, TAG_HEAD, FLAG_A, PATH_LEN)
+    if not _blocks_from_c(_walk.segment(_walk.parse(_PROBE_PAGE))).same_as(
+            segment_tree(LexborHTMLParser(_PROBE_PAGE))):
+        warnings.warn("ce_filter._walk disagrees with the Python walk; using the Python walk",
+                      RuntimeWarning, stacklevel=2)
+        return None
+    return _walk
+
+
+def parse(html: str) -> Any:
+    """The parsed page: a Lexbor document for the C walk, else a selectolax parser."""
+    if _fast is not None:
+        return _fast.parse(html)
     return LexborHTMLParser(html)
 
 
-def segment(tree: LexborHTMLParser) -> Blocks:
+def segment(tree: Any) -> Blocks:
     """Walk the DOM once, cutting blocks at layout tags (and at runs of <br>)."""
+    if isinstance(tree, LexborHTMLParser):
+        return segment_tree(tree)
+    return _blocks_from_c(_fast.segment(tree))
+
+
+def _blocks_from_c(raw: tuple) -> Blocks:
+    """The C walk's columns as Blocks: class/id tokens are made here, once per element that
+    opens a block or is an ancestor of one (name_tokens and its cache stay the one tokeniser)."""
+    texts, anchors, n_tags, tags, depth, flags, openers, paths, counts, elems, title, n_nodes = raw
+    own: dict[int, tuple[str, ...]] = {0: ()}
+    anc: dict[int, tuple[str, ...]] = {0: ()}
+    full: dict[int, tuple[str, ...]] = {0: ()}
+    for s, parent, cls, idv in elems:  # serial order: parents come first
+        o: tuple[str, ...] = name_tokens(cls) if cls else ()
+        if idv:
+            o = o + name_tokens(idv) if o else name_tokens(idv)
+        a = full[parent]
+        own[s] = o
+        anc[s] = a
+        full[s] = a + o if o else a
+    b = Blocks(texts, anchors, n_tags, tags, depth, flags, [], [own[s] for s in openers],
+               [anc[s] for s in openers], title, n_nodes)
+    b.__dict__["_container_ids"] = np.frombuffer(paths, dtype=np.int64).reshape(len(texts), PATH_LEN)
+    b.__dict__["_counts"] = np.frombuffer(counts, dtype=np.float64).reshape(len(texts), 3)
+    return b
+
+
+def segment_tree(tree: LexborHTMLParser) -> Blocks:
+    """The walk in Python over selectolax's node API: the reference the C walk is checked
+    against, and the fallback where the C walk is not built."""
     out = Blocks()
     root = tree.root
     if root is None:
@@ -221,7 +305,8 @@ def segment(tree: LexborHTMLParser) -> Blocks:
                     _, _, _, p_all, p_flags, p_ser = stack[-1]
                 else:
                     p_all, p_flags, p_ser = empty, 0, no_path
-                entry = (tid, own, p_all, p_all + own if own else p_all,
+                entry = (tid if tid < _TAG_LIMIT else UNKNOWN_TAG, own, p_all,
+                         p_all + own if own else p_all,
                          p_flags | _FLAG_TAGS.get(tid, 0), (serial,) + p_ser[:-1])
                 if tid in BLOCK_TAGS:
                     if cur:
@@ -266,3 +351,13 @@ def segment(tree: LexborHTMLParser) -> Blocks:
     flush()
     out.n_nodes = n_nodes
     return out
+
+
+_PROBE_PAGE = (
+    "<html><head><title> A  page </title><style>p{}</style></head><body class='postBody x'>"
+    "<div id='mainNav'><a href='/'>Home</a> <a>News</a></div><custom-tag class=c2>own tag</custom-tag>"
+    "<article class='story'><h1>Title\u00a0here</h1><p>one <b class=no>bold</b> two<br>three<br><br>"
+    "four</p><!-- c --><ul><li>a</li><li class=sel><span id=sp>b</span></li></ul><p></p>tail"
+    "<script>x</script><table><tr><td>cell \u2003 one</td></tr></table></article></body></html>"
+)
+_fast = _load_fast()

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import re
+from collections.abc import Sequence
 from dataclasses import dataclass, field
 from itertools import repeat
 from typing import Any
@@ -105,6 +106,13 @@ def heading_words(texts: list[str], tag: np.ndarray) -> list[tuple[str, ...]]:
     return out
 
 
+def group_sum(ids: np.ndarray, w: np.ndarray) -> np.ndarray:
+    """For each block, the sum of ``w`` over the blocks with the same id (an element serial:
+    small non-negative ints, so a bincount over them needs no np.unique). Summed in block
+    order, as a unique + bincount would, so the floats are the same."""
+    return np.bincount(ids, weights=w)[ids]
+
+
 MAIN_SHARE = 0.5  # the main container holds at least this share of the page's prose
 
 
@@ -146,10 +154,27 @@ def _main_container(cont: np.ndarray, n_tok: np.ndarray, ld: np.ndarray
 
 def page_features(b: Blocks, spec: FeatureSpec) -> np.ndarray:
     """The page's feature matrix (blocks x features), columns in ``feature_names`` order."""
-    cols = _columns(b, spec)
+    return _stack(len(b), _columns(b, spec))
+
+
+# Token-list columns (0/1 per token of a learned list) are named with these prefixes.
+TOKEN_PREFIXES = ("ic_own:", "ic_anc:", "head:")
+TokenRows = tuple[str, Sequence[tuple[str, ...]], dict[str, int]]
+
+
+def page_inputs(b: Blocks, spec: FeatureSpec) -> tuple[np.ndarray, list[TokenRows]]:
+    """For serving: the dense columns (``feature_names`` minus the token-list columns, in
+    order) and, per token list, (name prefix, each block's tokens, vocab). A block has a
+    handful of a list's hundreds of tokens, so the model adds their weights (Model.scores)
+    instead of filling and multiplying a mostly-zero blocks x vocab matrix."""
+    tokens: list[TokenRows] = []
+    return _stack(len(b), _columns(b, spec, tokens=tokens)), tokens
+
+
+def _stack(n: int, cols: list[np.ndarray]) -> np.ndarray:
     if not cols:
-        return np.zeros((len(b), 0))
-    return np.concatenate([c.reshape(len(b), -1) for c in cols], axis=1)
+        return np.zeros((n, 0))
+    return np.concatenate([c.reshape(n, -1) for c in cols], axis=1)
 
 
 def feature_names(spec: FeatureSpec) -> list[str]:
@@ -158,7 +183,8 @@ def feature_names(spec: FeatureSpec) -> list[str]:
     return _columns(probe, spec, names_only=True)  # type: ignore[return-value]
 
 
-def _columns(b: Blocks, spec: FeatureSpec, names_only: bool = False) -> list[Any]:
+def _columns(b: Blocks, spec: FeatureSpec, names_only: bool = False,
+             tokens: list[TokenRows] | None = None) -> list[Any]:
     n = len(b)
     g = set(spec.groups)
     names: list[str] = []
@@ -169,17 +195,11 @@ def _columns(b: Blocks, spec: FeatureSpec, names_only: bool = False) -> list[Any
         cols.extend(cs)
 
     texts = b.texts
-    joined = "\n".join(texts)
-    codes = np.frombuffer(joined.encode("utf-32-le", "surrogatepass"), dtype=np.uint32)
-    n_chr = np.fromiter((len(t) for t in texts), dtype=np.float64, count=n)
-    starts = np.zeros(n, dtype=np.int64)
-    if n > 1:
-        starts[1:] = np.cumsum(n_chr[:-1] + 1).astype(np.int64)
-    cc = _char_class_counts(codes, n_chr)
-    n_tok = b.token_counts()
+    cnt = b.counts()
+    n_chr, n_tok = cnt[:, 0], cnt[:, 1]
     tag = np.asarray(b.tag, dtype=np.int64)
     n_tags = np.asarray(b.n_tags, dtype=np.float64)
-    ld = link_density(n_tok, b.anchor_texts)
+    ld = link_density(n_tok, cnt[:, 2])
     td = text_density(n_tok, n_chr)
 
     if "st" in g:
@@ -190,7 +210,10 @@ def _columns(b: Blocks, spec: FeatureSpec, names_only: bool = False) -> list[Any
         v_own, v_anc, v_head = spec.vocabs()
         names.extend(f"ic_own:{t}" for t in spec.ic_own)
         names.extend(f"ic_anc:{t}" for t in spec.ic_anc)
-        if not names_only:
+        if tokens is not None:
+            tokens.append(("ic_own:", b.own_tokens, v_own))
+            tokens.append(("ic_anc:", b.anc_tokens, v_anc))
+        elif not names_only:
             cols.append(token_matrix(b.own_tokens, v_own))
             cols.append(token_matrix(b.anc_tokens, v_anc))
     log_tok = np.log1p(n_tok)
@@ -205,10 +228,7 @@ def _columns(b: Blocks, spec: FeatureSpec, names_only: bool = False) -> list[Any
         depth = np.asarray(b.depth, dtype=np.float64)
         main = int(np.argmax(n_tok)) if n else 0
         cont = b.container_ids()
-        mass = []
-        for lvl in range(3):
-            _, inv = np.unique(cont[:, lvl], return_inverse=True)
-            mass.append(np.bincount(inv, weights=n_tok)[inv] / total)
+        mass = [group_sum(cont[:, lvl], n_tok) / total for lvl in range(3)]
         add(*_main_container(cont, n_tok, ld))
         pos = np.arange(n, dtype=np.float64) / max(n - 1, 1)
         cpos = (np.cumsum(n_chr) - n_chr) / max(n_chr.sum(), 1.0)
@@ -226,6 +246,12 @@ def _columns(b: Blocks, spec: FeatureSpec, names_only: bool = False) -> list[Any
              mass[0], mass[1], mass[2], log_tok - (log_tok.max() if n else 0.0),
              np.full(n, np.log1p(n), dtype=np.float64)])
     if "text" in g:
+        joined = "\n".join(texts)
+        codes = np.frombuffer(joined.encode("utf-32-le", "surrogatepass"), dtype=np.uint32)
+        starts = np.zeros(n, dtype=np.int64)
+        if n > 1:
+            starts[1:] = np.cumsum(n_chr[:-1] + 1).astype(np.int64)
+        cc = _char_class_counts(codes, n_chr)
         period, comma, digit, upper = cc[:, 2], cc[:, 3], cc[:, 4], cc[:, 5]
         last = codes[np.maximum(starts + n_chr.astype(np.int64) - 1, 0)] if n else codes[:0]
         ends = np.isin(last, (46, 33, 63, 34, 8221)).astype(np.float64)
@@ -246,7 +272,9 @@ def _columns(b: Blocks, spec: FeatureSpec, names_only: bool = False) -> list[Any
         if "ic" in g:
             v_head = spec.vocabs()[2]
             names.extend(f"head:{t}" for t in spec.heading_words)
-            if not names_only:
+            if tokens is not None:
+                tokens.append(("head:", heading_words(texts, tag), v_head))
+            elif not names_only:
                 cols.append(token_matrix(heading_words(texts, tag), v_head))
     if "ctx" in g:
         add(["log_tok_w2", "log_tok_w5", "ld_w2", "ld_w5", "td_smooth", "td_prev2", "td_next2"],

@@ -7,13 +7,6 @@ import numpy as np
 WRAP = 80  # characters per wrapped line
 
 
-def counts(texts: list[str]) -> tuple[np.ndarray, np.ndarray]:
-    """Whitespace tokens and characters of each block."""
-    n_tok = np.fromiter((len(t.split()) for t in texts), dtype=np.float64, count=len(texts))
-    n_chr = np.fromiter((len(t) for t in texts), dtype=np.float64, count=len(texts))
-    return n_tok, n_chr
-
-
 def text_density(n_tok: np.ndarray, n_chr: np.ndarray) -> np.ndarray:
     """Tokens per 80-char line over the full lines (all tokens when the block fits on one line)."""
     lines = np.floor(n_chr / WRAP)
@@ -21,9 +14,8 @@ def text_density(n_tok: np.ndarray, n_chr: np.ndarray) -> np.ndarray:
     return full / np.maximum(lines, 1.0)
 
 
-def link_density(n_tok: np.ndarray, anchor_texts: list[str]) -> np.ndarray:
-    n_a = np.fromiter((len(t.split()) for t in anchor_texts), dtype=np.float64,
-                      count=len(anchor_texts))
+def link_density(n_tok: np.ndarray, n_a: np.ndarray) -> np.ndarray:
+    """Words inside links over words."""
     return np.minimum(n_a / np.maximum(n_tok, 1.0), 1.0)
 
 

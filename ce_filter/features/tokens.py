@@ -27,6 +27,24 @@ def token_matrix(rows: Sequence[Iterable[str]], vocab: dict[str, int]) -> np.nda
     return x
 
 
+def token_weight_sums(rows: Sequence[tuple[str, ...]], vocab: dict[str, int],
+                      weights: list[float]) -> np.ndarray:
+    """Per block, the sum of ``weights`` over its tokens in ``vocab``: token_matrix(rows, vocab)
+    @ weights without the matrix. Blocks under one element share one tuple object, so each
+    tuple is summed once (memo by identity: the tuples live as long as the page's blocks)."""
+    memo: dict[int, float] = {}
+    get = vocab.get
+    out = []
+    for toks in rows:
+        v = memo.get(id(toks))
+        if v is None:  # a token counts once, however often the ancestors repeat it (0/1 features)
+            cols = set(map(get, toks))
+            cols.discard(None)
+            v = memo[id(toks)] = sum([weights[j] for j in cols])
+        out.append(v)
+    return np.array(out, dtype=np.float64)
+
+
 def select_tokens(
     rows: Sequence[Iterable[str]],
     labels: np.ndarray,

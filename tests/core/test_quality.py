@@ -73,3 +73,22 @@ def _assert_same_model(a: dict, b: dict, rtol: float) -> None:
         for k in ("mean", "scale", "coef", "intercept"):
             np.testing.assert_allclose(a[stage][k], b[stage][k], rtol=rtol, atol=1e-9)
     assert a["features"] == b["features"] and a["threshold"] == b["threshold"]
+
+
+@pytest.mark.corpus
+def test_c_walk_equals_python_walk_on_every_corpus_page(data_dir):
+    """Every page of every corpus: the C walk's blocks are the Python walk's, field for field."""
+    from selectolax.lexbor import LexborHTMLParser
+
+    from ce_filter import segment as S
+    from ce_filter.decode import decode_html
+
+    if S._fast is None:
+        pytest.skip("ce_filter._walk not built: only the Python walk is in use")
+    pages = differ = 0
+    for path in sorted(data_dir.glob("*/html/*.html")):
+        html, _ = decode_html(path.read_bytes())
+        pages += 1
+        if not S.segment(S.parse(html)).same_as(S.segment_tree(LexborHTMLParser(html))):
+            differ += 1
+    assert pages > 1000 and differ == 0, (pages, differ)

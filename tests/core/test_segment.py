@@ -31,7 +31,8 @@ def test_anchor_text_and_class_tokens():
 def test_ancestor_tokens_and_paths():
     b = blocks_of('<div class="article"><section id="story"><p>x</p></section></div>')
     assert b.anc_tokens[0] == ("article", "story")
-    assert b.container[0][0] > b.container[0][1] > b.container[0][2] > 0
+    path = b.container_ids()[0]
+    assert path[0] > path[1] > path[2] > 0
 
 
 def test_name_tokens_split_camel_and_digits():
