@@ -1,7 +1,9 @@
-"""The one compiled part: the segmenter's walk (ce_filter/_walk.c).
+"""The compiled parts: the segmenter's walk (ce_filter/_walk.c) and CETR's k-means
+(ce_filter/features/_kmeans.c).
 
-It is optional: where it does not build (no C compiler, not Linux/macOS), the install still
-succeeds and ce_filter.segment uses the pure-Python walk, which gives the same blocks.
+Both are optional: where they do not build (no C compiler; the walk also needs dlopen, so
+Linux/macOS), the install still succeeds and the pure-Python versions run, which give the same
+results (tests compare them).
 """
 
 from setuptools import Extension, setup
@@ -14,6 +16,13 @@ setup(
             libraries=["dl"],
             extra_compile_args=["-O2"],
             optional=True,
-        )
+        ),
+        Extension(
+            "ce_filter.features._kmeans",
+            ["ce_filter/features/_kmeans.c"],
+            # no fused multiply-add: the arithmetic must round as numpy's does
+            extra_compile_args=["-O2", "-ffp-contract=off"],
+            optional=True,
+        ),
     ]
 )

@@ -16,7 +16,7 @@ STAGES = ("decode", "parse", "segment", "features", "model", "assemble")
 
 def staged_extract(ex: Any, data: bytes) -> tuple[str, list[float]]:
     """(text, seconds per stage in STAGES order) for one page, as ``ex.extract(data)`` does it."""
-    from ce_filter.api import Block, select
+    from ce_filter.api import BlockList, select
     from ce_filter.decode import decode_html
     from ce_filter.features import page_inputs
     from ce_filter.segment import parse, segment
@@ -37,7 +37,7 @@ def staged_extract(ex: Any, data: bytes) -> tuple[str, list[float]]:
     t5 = clock()
     keep = select(scores, ex.threshold)
     text = "\n\n".join([t for t, k in zip(blocks.texts, keep) if k])
-    _ = [Block(t, float(s), bool(k)) for t, s, k in zip(blocks.texts, scores, keep)]
+    _ = BlockList(blocks.texts, scores, keep)
     t6 = clock()
     return text, [t1 - t0, t2 - t1, t3 - t2, t4 - t3, t5 - t4, t6 - t5]
 

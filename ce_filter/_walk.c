@@ -14,6 +14,7 @@
 #include <Python.h>
 #include <dlfcn.h>
 #include <stdint.h>
+#include <stdlib.h>
 #include <string.h>
 
 typedef unsigned char lxb_char_t;
@@ -33,6 +34,27 @@ static struct {
     lxb_char_t *(*text_content)(void *node, size_t *len);
     lxb_char_t *(*destroy_text)(void *dom_doc, lxb_char_t *text);
 } L;
+
+/* Lexbor's node and character-data structs as selectolax's lexbor.pxd declares them. They are
+ * read directly only after probe_layout() has checked, on a parsed probe page, that every
+ * field read this way equals what the accessor functions return; otherwise every read goes
+ * through the functions (slower, layout-free). Direct reads skip a call per field and, for
+ * text, a copy into (and a free from) the document's allocator. */
+typedef struct node_s {
+    void *events;
+    uintptr_t local_name, prefix, ns;
+    void *owner_document;
+    struct node_s *next, *prev, *parent, *first_child, *last_child;
+    void *user;
+    int type;
+} node_t;
+typedef struct { node_t node; struct { lxb_char_t *data; size_t length; } data; } chardata_t;
+static int direct = 0;
+
+#define NEXT(n) (direct ? (void *)((node_t *)(n))->next : L.next(n))
+#define FIRST_CHILD(n) (direct ? (void *)((node_t *)(n))->first_child : L.first_child(n))
+#define PARENT(n) (direct ? (void *)((node_t *)(n))->parent : L.parent(n))
+#define TAG_ID(n) (direct ? (tag_id_t)((node_t *)(n))->local_name : L.tag_id(n))
 
 /* Tag kinds, set by configure() from segment.py's tag sets. */
 enum { K_BLOCK = 1, K_SKIP = 2, K_NOATTR = 4 };
@@ -247,15 +269,15 @@ static int title_empty(W *w) { return PyUnicode_GET_LENGTH(w->title) == 0; }
 
 /* The first <title> below head, in document order (head's css_first("title")). */
 static void *find_title(void *head) {
-    void *node = L.first_child(head);
+    void *node = FIRST_CHILD(head);
     while (node && node != head) {
-        if (L.tag_id(node) == TAG_TITLE) return node;
-        void *c = L.first_child(node);
+        if (TAG_ID(node) == TAG_TITLE) return node;
+        void *c = FIRST_CHILD(node);
         if (c) { node = c; continue; }
         while (node && node != head) {
-            void *nx = L.next(node);
+            void *nx = NEXT(node);
             if (nx) { node = nx; break; }
-            node = L.parent(node);
+            node = PARENT(node);
         }
     }
     return NULL;
@@ -266,11 +288,17 @@ static int walk(W *w, void *root, long *n_nodes) {
     int br_run = 0;
     while (node) {
         (*n_nodes)++;
-        tag_id_t tid = L.tag_id(node);
+        tag_id_t tid = TAG_ID(node);
         int descend = 0;
         if (tid == TAG_TEXT) {
             size_t len = 0;
-            lxb_char_t *s = L.text_content(node, &len);
+            lxb_char_t *s, *owned = NULL;
+            if (direct) {
+                s = ((chardata_t *)node)->data.data;
+                len = ((chardata_t *)node)->data.length;
+            } else {
+                s = owned = L.text_content(node, &len);
+            }
             if (s && len) {
                 int r = buf_put(&w->cur, s, len);
                 if (r == 0 && !all_space(s, len)) {
@@ -281,9 +309,12 @@ static int walk(W *w, void *root, long *n_nodes) {
                         if (r == 0) r = buf_put(&w->anc, s, len);
                     }
                 }
-                if (r < 0) { L.destroy_text(w->dom_doc, s); return -1; }
+                if (r < 0) {
+                    if (owned) L.destroy_text(w->dom_doc, owned);
+                    return -1;
+                }
             }
-            if (s) L.destroy_text(w->dom_doc, s);
+            if (owned) L.destroy_text(w->dom_doc, owned);
         } else if (tid == TAG_BR) {
             br_run++;
             w->cur_tags++;
@@ -325,7 +356,7 @@ static int walk(W *w, void *root, long *n_nodes) {
             }
         }
         if (descend) {
-            void *child = L.first_child(node);
+            void *child = FIRST_CHILD(node);
             if (child) { node = child; continue; }
             int block = KIND(tid) & K_BLOCK;
             if (block) {  /* an empty block tag still separates blocks */
@@ -336,10 +367,10 @@ static int walk(W *w, void *root, long *n_nodes) {
             if (block && w->sp) w->opener = w->stack[w->sp - 1];
         }
         for (;;) {
-            void *nx = L.next(node);
+            void *nx = NEXT(node);
             if (nx) { node = nx; break; }
             if (!w->sp) { node = NULL; break; }
-            node = L.parent(node);
+            node = PARENT(node);
             if (KIND(w->stack[w->sp - 1].tid) & K_BLOCK) {
                 if (w->cur.n && flush(w) < 0) return -1;
                 w->cur_tags = 0;
@@ -485,10 +516,50 @@ static PyObject *py_configure(PyObject *self, PyObject *args) {
     Py_RETURN_NONE;
 }
 
+/* Direct reads are switched on only if they agree with the accessor functions on every node
+ * of a probe page (elements, text, comments, a doctype, a deep branch). */
+static void probe_layout(void) {
+    static const char page[] =
+        "<!doctype html><html><head><title>t</title></head><body class=a id=b><!-- c -->"
+        "<div><p>one <b>two</b> three</p><ul><li>x</li><li>y\xc2\xa0z</li></ul></div>"
+        "<x-custom>q</x-custom><table><tr><td>cell</td></tr></table>tail</body></html>";
+    void *doc = L.doc_create();
+    if (!doc) return;
+    int ok = L.doc_parse(doc, (const lxb_char_t *)page, sizeof page - 1) == 0;
+    void *node = ok ? L.doc_root(doc) : NULL;
+    int seen_text = 0;
+    ok = ok && node != NULL;
+    while (ok && node) {
+        node_t *n = node;
+        ok = (void *)n->next == L.next(node) && (void *)n->first_child == L.first_child(node) &&
+             (void *)n->parent == L.parent(node) && (tag_id_t)n->local_name == L.tag_id(node);
+        if (ok && L.tag_id(node) == TAG_TEXT) {
+            size_t len = 0;
+            lxb_char_t *t = L.text_content(node, &len);
+            chardata_t *c = node;
+            ok = t && c->data.length == len && c->data.data && memcmp(c->data.data, t, len) == 0;
+            if (t) L.destroy_text(doc, t);
+            seen_text++;
+        }
+        void *c = L.first_child(node);
+        if (c) { node = c; continue; }
+        while (node) {
+            void *nx = L.next(node);
+            if (nx) { node = nx; break; }
+            node = L.parent(node);
+        }
+    }
+    L.doc_destroy(doc);
+    direct = ok && seen_text >= 8;
+}
+
+static PyObject *py_direct(PyObject *self, PyObject *noarg) { return PyBool_FromLong(direct); }
+
 static PyMethodDef methods[] = {
     {"configure", py_configure, METH_VARARGS, "Set the tag tables (from segment.py)."},
     {"parse", py_parse, METH_O, "Parse a str with Lexbor; returns a document capsule."},
     {"segment", py_segment, METH_O, "Walk a parsed document once; returns the raw block columns."},
+    {"direct", py_direct, METH_NOARGS, "Whether node fields are read directly (see probe_layout)."},
     {NULL, NULL, 0, NULL},
 };
 
@@ -530,5 +601,6 @@ PyMODINIT_FUNC PyInit__walk(void) {
     int bad = bind(h);
     dlclose(h);  /* NOLOAD handle: the module stays loaded by Python */
     if (bad) return NULL;
+    if (!getenv("CE_FILTER_WALK_NO_DIRECT")) probe_layout();
     return PyModule_Create(&moddef);
 }

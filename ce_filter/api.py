@@ -2,8 +2,9 @@
 
 from __future__ import annotations
 
+from collections.abc import Sequence
 from dataclasses import dataclass, field
-from typing import Any
+from typing import Any, overload
 
 import numpy as np
 
@@ -24,13 +25,44 @@ class Block:
     is_content: bool
 
 
+class BlockList(Sequence[Block]):
+    """An Extraction's blocks, made into Block objects only when read: most callers want the
+    text, and a few hundred small objects per page were a measurable share of the time."""
+
+    __slots__ = ("_texts", "_scores", "_keep")
+
+    def __init__(self, texts: list[str], scores: np.ndarray, keep: np.ndarray) -> None:
+        self._texts, self._scores, self._keep = texts, scores, keep
+
+    def __len__(self) -> int:
+        return len(self._texts)
+
+    @overload
+    def __getitem__(self, i: int) -> Block: ...
+    @overload
+    def __getitem__(self, i: slice) -> list[Block]: ...
+    def __getitem__(self, i: int | slice) -> Block | list[Block]:
+        if isinstance(i, slice):
+            return [self[j] for j in range(*i.indices(len(self)))]
+        return Block(self._texts[i], float(self._scores[i]), bool(self._keep[i]))
+
+    def kept(self) -> int:
+        return int(np.count_nonzero(self._keep))
+
+    def __eq__(self, other: object) -> bool:
+        return isinstance(other, Sequence) and list(self) == list(other)
+
+    def __repr__(self) -> str:
+        return repr(list(self))
+
+
 @dataclass
 class Extraction:
     """What the filter made of one page. ``text`` is empty when ``reason`` says why."""
 
     text: str
     title: str
-    blocks: list[Block] = field(default_factory=list)
+    blocks: Sequence[Block] = field(default_factory=list)
     encoding: str = ""
     reason: str = ""
     truncated: bool = False
@@ -38,6 +70,8 @@ class Extraction:
 
     @property
     def blocks_kept(self) -> int:
+        if isinstance(self.blocks, BlockList):
+            return self.blocks.kept()
         return sum(b.is_content for b in self.blocks)
 
     def to_dict(self) -> dict[str, Any]:
@@ -137,7 +171,7 @@ class Extractor:
         out = Extraction(
             "\n\n".join(kept),
             blocks.title,
-            [Block(t, float(s), bool(k)) for t, s, k in zip(blocks.texts, scores, keep)],
+            BlockList(blocks.texts, scores, keep),
             encoding=enc,
             truncated=truncated,
             model=self.version,

@@ -45,22 +45,30 @@ def context_features(s: np.ndarray, cont: np.ndarray | None = None,
     windowed means, the page mean, and the weighted mean score of the blocks sharing each of
     the block's nearest ancestors (context in the DOM, not only in reading order)."""
     n = len(s)
-    pad = np.concatenate((np.full(CONTEXT, 0.5), s, np.full(CONTEXT, 0.5)))
-    cols = [pad[CONTEXT + k: CONTEXT + k + n] for k in range(-CONTEXT, CONTEXT + 1)]
-    c = np.concatenate(([0.0], np.cumsum(s)))
-    for r in (5, 15):
-        idx = np.arange(n)
+    n_levels = len(CONTAINER_LEVELS)
+    out = np.empty((n, 2 * CONTEXT + 4 + n_levels))
+    if n == 0:
+        return out
+    pad = np.full(n + 2 * CONTEXT, 0.5)
+    pad[CONTEXT:CONTEXT + n] = s
+    # the block and its neighbours, 0.5 past the page ends
+    out[:, :2 * CONTEXT + 1] = np.lib.stride_tricks.sliding_window_view(pad, 2 * CONTEXT + 1)
+    c = np.zeros(n + 1)
+    np.cumsum(s, out=c[1:])
+    idx = np.arange(n)
+    for j, r in enumerate((5, 15), start=2 * CONTEXT + 1):
         lo, hi = np.maximum(idx - r, 0), np.minimum(idx + r + 1, n)
-        cols.append((c[hi] - c[lo]) / np.maximum(hi - lo, 1))
-    cols.append(np.full(n, s.mean() if n else 0.0))
-    for lvl in CONTAINER_LEVELS:
-        if cont is None or n == 0:
-            cols.append(s.copy())
+        out[:, j] = (c[hi] - c[lo]) / np.maximum(hi - lo, 1)
+    out[:, 2 * CONTEXT + 3] = s.mean()
+    w = weight if weight is not None else np.ones(n)
+    sw = s * w
+    for j, lvl in enumerate(CONTAINER_LEVELS, start=2 * CONTEXT + 4):
+        if cont is None:
+            out[:, j] = s
             continue
-        w = weight if weight is not None else np.ones(n)
         ids = cont[:, lvl]
-        cols.append(group_sum(ids, s * w) / np.maximum(group_sum(ids, w), 1e-9))
-    return np.column_stack(cols) if n else np.zeros((0, 2 * CONTEXT + 4 + len(CONTAINER_LEVELS)))
+        out[:, j] = group_sum(ids, sw) / np.maximum(group_sum(ids, w), 1e-9)
+    return out
 
 
 @dataclass

@@ -127,28 +127,27 @@ def _main_container(cont: np.ndarray, n_tok: np.ndarray, ld: np.ndarray
     names = ["main_box", "below_main_box", "prose1", "prose2", "prose4"]
     if n == 0 or total <= 0:
         return names, [np.zeros(n)] * len(names)
+    # element serials index the arrays directly (they are small ints; 0 = no element)
     flat = cont.ravel()
-    uniq, inv = np.unique(flat, return_inverse=True)
-    mass = np.bincount(inv, weights=np.repeat(prose, cont.shape[1]), minlength=len(uniq))
-    mass[uniq == 0] = 0.0
-    inv = inv.reshape(cont.shape)
+    mass = np.bincount(flat, weights=np.repeat(prose, cont.shape[1]))
+    mass[0] = 0.0
     # depth of an element = the level it appears at, counted from the block's depth;
     # among the elements holding enough prose take the one seen at the smallest level.
     level = np.tile(np.arange(cont.shape[1]), n)
-    ok = mass[inv.ravel()] >= MAIN_SHARE * total
+    ok = mass[flat] >= MAIN_SHARE * total
     if ok.any():
-        best_level = np.full(len(uniq), 1 << 30)
-        np.minimum.at(best_level, inv.ravel()[ok], level[ok])
+        best_level = np.full(len(mass), 1 << 30)
+        np.minimum.at(best_level, flat[ok], level[ok])
         cand = np.flatnonzero(best_level < (1 << 30))
         # the deepest candidate: the one with the least prose still over the share
         best = cand[np.argmin(mass[cand])]
-        hit = inv == best
+        hit = cont == best
         in_main = hit.any(axis=1).astype(np.float64)
         below = np.where(in_main > 0, hit.argmax(axis=1), -1).astype(np.float64)
     else:
         in_main = np.zeros(n)
         below = np.full(n, -1.0)
-    share = mass[inv] / total
+    share = mass[cont] / total
     return names, [in_main, below, share[:, 1], share[:, 2], share[:, min(4, cont.shape[1] - 1)]]
 
 
@@ -208,9 +207,10 @@ def _columns(b: Blocks, spec: FeatureSpec, names_only: bool = False,
         add(*cetr_features(n_chr, n_tags))
     if "ic" in g:
         v_own, v_anc, v_head = spec.vocabs()
-        names.extend(f"ic_own:{t}" for t in spec.ic_own)
-        names.extend(f"ic_anc:{t}" for t in spec.ic_anc)
-        if tokens is not None:
+        if names_only:
+            names.extend(f"ic_own:{t}" for t in spec.ic_own)
+            names.extend(f"ic_anc:{t}" for t in spec.ic_anc)
+        elif tokens is not None:
             tokens.append(("ic_own:", b.own_tokens, v_own))
             tokens.append(("ic_anc:", b.anc_tokens, v_anc))
         elif not names_only:
@@ -271,8 +271,9 @@ def _columns(b: Blocks, spec: FeatureSpec, names_only: bool = False,
              ends, stop_r, title_r])
         if "ic" in g:
             v_head = spec.vocabs()[2]
-            names.extend(f"head:{t}" for t in spec.heading_words)
-            if tokens is not None:
+            if names_only:
+                names.extend(f"head:{t}" for t in spec.heading_words)
+            elif tokens is not None:
                 tokens.append(("head:", heading_words(texts, tag), v_head))
             elif not names_only:
                 cols.append(token_matrix(heading_words(texts, tag), v_head))

@@ -104,3 +104,14 @@ def test_page_without_text():
 def test_precise_preset_raises_the_cut():
     ex = Extractor(precise=True)
     assert ex.threshold >= Extractor().threshold and ex.threshold >= 0.65
+
+
+def test_blocks_are_made_on_read_and_behave_like_a_list():
+    from ce_filter.api import Block
+
+    r = extract("<div><p>" + "word " * 40 + "</p></div><ul><li><a href=/>Home</a></li></ul>")
+    blocks = list(r.blocks)
+    assert all(isinstance(b, Block) for b in blocks) and len(blocks) == len(r.blocks) == 2
+    assert r.blocks[-1] == blocks[-1] and r.blocks[:1] == blocks[:1] and r.blocks == blocks
+    assert r.blocks_kept == sum(b.is_content for b in blocks) == 1
+    assert r.blocks[0].is_content and not r.blocks[1].is_content

@@ -88,3 +88,20 @@ def test_pure_python_switch_gives_the_same_text():
     assert res[0] is True
     import ce_filter
     assert res[1:] == [ce_filter.extract(p).text for p in PAGES[4:]]
+
+
+def test_c_kmeans_equals_numpy_kmeans():
+    from ce_filter.features import cetr
+
+    if cetr._kmeans is None:
+        pytest.skip("ce_filter.features._kmeans not built: the numpy version is in use")
+    rng = np.random.default_rng(0)
+    for _ in range(500):  # small integer grids: many ties in the seeds and the distances
+        n = int(rng.integers(3, 60))
+        a, b = rng.integers(0, 4, n).astype(float), rng.integers(0, 3, n).astype(float)
+        assert np.array_equal(cetr.kmeans_verdict(a, b), cetr.kmeans_verdict_numpy(a, b))
+    g = rng.random(300)
+    d = cetr.derivative(cetr.smooth(g))
+    assert np.array_equal(cetr.kmeans_verdict(g, d), cetr.kmeans_verdict_numpy(g, d))
+    assert np.array_equal(cetr.kmeans_verdict(np.zeros(4), np.zeros(4)),
+                          cetr.kmeans_verdict_numpy(np.zeros(4), np.zeros(4)))
