@@ -40,13 +40,16 @@ CONTAINER_LEVELS = (1, 2, 3)
 
 
 def context_features(s: np.ndarray, cont: np.ndarray | None = None,
-                     weight: np.ndarray | None = None) -> np.ndarray:
+                     weight: np.ndarray | None = None, page_rel: bool = False) -> np.ndarray:
     """Stage-2 input: the block's own score, its neighbours' (0.5 past the page ends), the
     windowed means, the page mean, and the weighted mean score of the blocks sharing each of
-    the block's nearest ancestors (context in the DOM, not only in reading order)."""
+    the block's nearest ancestors (context in the DOM, not only in reading order).
+
+    ``page_rel`` adds the score over the page's best score: a page whose article scores low
+    everywhere (a caption, a short summary) still keeps its best blocks, and a page of many
+    confident blocks drops the doubtful ones (docs/RESULTS.md, stage 2 with the page max)."""
     n = len(s)
-    n_levels = len(CONTAINER_LEVELS)
-    out = np.empty((n, 2 * CONTEXT + 4 + n_levels))
+    out = np.empty((n, 2 * CONTEXT + 4 + len(CONTAINER_LEVELS) + int(page_rel)))
     if n == 0:
         return out
     pad = np.full(n + 2 * CONTEXT, 0.5)
@@ -68,6 +71,8 @@ def context_features(s: np.ndarray, cont: np.ndarray | None = None,
             continue
         ids = cont[:, lvl]
         out[:, j] = group_sum(ids, sw) / np.maximum(group_sum(ids, w), 1e-9)
+    if page_rel:
+        out[:, -1] = s / max(float(s.max()), 1e-6)
     return out
 
 
@@ -113,6 +118,7 @@ class Model:
     stage2: Linear | None = None
     threshold: float = 0.5
     meta: dict[str, Any] = field(default_factory=dict)
+    stage2_page_rel: bool = False  # stage 2 also sees score / page max (context_features)
 
     def predict_proba(self, x: np.ndarray, cont: np.ndarray | None = None,
                       weight: np.ndarray | None = None) -> np.ndarray:
@@ -122,7 +128,8 @@ class Model:
             return np.zeros(0)
         s = sigmoid(self.stage1.decision(x))
         if self.stage2 is not None:
-            s = sigmoid(self.stage2.decision(context_features(s, cont, weight)))
+            s = sigmoid(self.stage2.decision(
+                context_features(s, cont, weight, self.stage2_page_rel)))
         return s
 
     def block_scores(self, blocks: Blocks) -> np.ndarray:
@@ -140,7 +147,8 @@ class Model:
             z += token_weight_sums(rows, vocab, token_w[prefix])
         s = sigmoid(z)
         if self.stage2 is not None:
-            s = sigmoid(self.stage2.decision(context_features(s, *stage2_inputs(blocks))))
+            s = sigmoid(self.stage2.decision(
+                context_features(s, *stage2_inputs(blocks), self.stage2_page_rel)))
         return s
 
     def _layout(self) -> tuple[np.ndarray, dict[str, list[float]]]:
@@ -156,7 +164,7 @@ class Model:
         return lay
 
     def to_json(self) -> dict[str, Any]:
-        return {
+        d = {
             "format": "ce-filter-model",
             "format_version": FORMAT_VERSION,
             "name": self.name,
@@ -166,6 +174,9 @@ class Model:
             "stage2": self.stage2.to_json() if self.stage2 else None,
             "meta": self.meta,
         }
+        if self.stage2_page_rel:  # written only when on: older model files keep their bytes
+            d["stage2_page_rel"] = True
+        return d
 
     def dumps(self) -> str:
         return json.dumps(self.to_json(), indent=1, sort_keys=True) + "\n"
@@ -192,13 +203,18 @@ class Model:
         if d["features"].get("names") != names:
             raise ModelError("feature names in the file do not match this ce-filter's features")
         s2 = d.get("stage2")
+        rel = d.get("stage2_page_rel", False)
+        if not isinstance(rel, bool):
+            raise ModelError("stage2_page_rel must be true or false")
+        n2 = context_features(np.zeros(1), page_rel=rel).shape[1]
         return cls(
             name=str(d["name"]),
             spec=spec,
             stage1=Linear.from_json(d["stage1"], len(names), "stage1"),
-            stage2=Linear.from_json(s2, context_features(np.zeros(1)).shape[1], "stage2") if s2 else None,
+            stage2=Linear.from_json(s2, n2, "stage2") if s2 else None,
             threshold=float(d["threshold"]),
             meta=dict(d.get("meta", {})),
+            stage2_page_rel=rel,
         )
 
     @classmethod
