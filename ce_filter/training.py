@@ -16,7 +16,7 @@ from .train import Page, TrainConfig, data_digest, prepare, train
 
 _PAPER = {"ic_ancestors": False, "heading_words": False, "stage2": False, "weight": "none",
           "label_runs": False, "cs": (0.01, 0.1, 1.0, 10.0), "ic_min_frac": 0.01, "ic_min_pages": 0,
-          "ic_by_site": False, "cv_groups": "page"}
+          "ic_by_site": False, "cv_groups": "page", "corpus_weight": {}}
 
 CONFIGS: dict[str, TrainConfig] = {
     # Table 2 of Peters & Lecocq (2013): single groups and their combinations.

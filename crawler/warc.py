@@ -152,13 +152,19 @@ class _Iterator(ArchiveIterator):
         super().close()
 
 
-def _iter_stream(name: str, fh: IO[bytes], stats: WarcStats, all_statuses: bool) -> Iterator[RawPage]:
+def _iter_stream(name: str, fh: IO[bytes], stats: WarcStats, all_statuses: bool,
+                 base: int = 0, stop: int | None = None) -> Iterator[RawPage]:
+    """``base``: the stream's offset in the file (error offsets are file offsets); ``stop``:
+    records starting at or after this file offset belong to the next shard (warc_shards)."""
     src = _Counting(fh)
+    src.offset = base
     it = _Iterator(src, arc2warc=True)
-    start = 0
+    start = base
     try:
         for record in it:
-            start = it.offset  # where this record begins (the end of the one before)
+            start = it.offset  # where this record begins (a file offset: warcio asks src.tell())
+            if stop is not None and start >= stop:
+                return  # the next shard's first record: its reader counts it
             stats.records += 1
             page, reason = _page_from_record(record, name, all_statuses)
             if page is None:
@@ -175,14 +181,15 @@ def _iter_stream(name: str, fh: IO[bytes], stats: WarcStats, all_statuses: bool)
         return
     while src.read(65536):  # anything warcio did not take as a record
         pass
-    if src.offset > it.offset:
+    end = it.offset
+    if src.offset > end:
         stats.error(
             name,
-            it.offset,
-            f"input ends inside a record (truncated file; {src.offset - it.offset} "
+            end,
+            f"input ends inside a record (truncated file; {src.offset - end} "
             "bytes after the last whole record)",
         )
-    elif it.member_cut and src.offset > 0:
+    elif it.member_cut and src.offset > base:
         stats.error(name, start, "input ends inside the gzip member of the last record (truncated file)")
 
 

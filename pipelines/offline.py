@@ -1,9 +1,11 @@
 """Offline cleaning: WARC files -> filter -> sinks, in one process or N (``--workers N``).
 
-With N > 1 the main process reads the WARCs and writes the sinks; N worker processes (each
-with its own Extractor) run the filter. Output order may differ from input order; the
-counts always add up: ``records = pages + skipped`` and ``pages = kept + empty =`` records
-written to each sink.
+With N > 1 and gzip WARC files, the files are cut into byte ranges at record boundaries
+(crawler/warc_shards.py) and each of N worker processes (each with its own Extractor) reads
+and filters its ranges; the main process only writes the sinks. Streams and plain ``.warc``
+files are read by the main process, which hands the pages to the workers. Output order may
+differ from input order; the counts always add up: ``records = pages + skipped`` and
+``pages = kept + empty =`` records written to each sink.
 """
 
 from __future__ import annotations
@@ -16,7 +18,8 @@ from dataclasses import dataclass, field
 from typing import IO, Any
 
 from crawler.page import RawPage
-from crawler.warc import WarcStats, iter_pages
+from crawler.warc import WarcStats, expand_sources, iter_pages
+from crawler.warc_shards import GZIP_MAGIC, plan, read_shard
 
 from .record import filter_page
 from .sinks import Sink
@@ -108,13 +111,46 @@ def clean_warcs(
 
         ex = Extractor(**extractor_kw)
         _drain((filter_page(ex, p) for p in pages), sink, stats, progress)
-    else:
-        # spawn, not fork: the parent may already run a Kafka producer thread.
-        ctx = mp.get_context("spawn")
-        with ctx.Pool(workers, initializer=_init_worker, initargs=(extractor_kw,)) as pool:
+        progress.done(stats)
+        return stats
+    # spawn, not fork: the parent may already run a Kafka producer thread.
+    ctx = mp.get_context("spawn")
+    files = _gzip_files(inputs)
+    with ctx.Pool(workers, initializer=_init_worker, initargs=(extractor_kw,)) as pool:
+        if files is not None:
+            # each worker reads its own byte ranges: the parent only writes the sinks
+            tasks = [(f, a, b, all_statuses) for f in files for a, b in plan(f, workers)]
+            for recs, part in pool.imap_unordered(_shard_in_worker, tasks):
+                stats.warc.merge(part)
+                _drain(recs, sink, stats, progress)
+        else:  # streams, plain .warc: one reader here, the filter in the workers
             _drain(pool.imap_unordered(_filter_in_worker, pages, chunksize=64), sink, stats, progress)
     progress.done(stats)
     return stats
+
+
+def _gzip_files(inputs: Any) -> list[str] | None:
+    """The input files if every input is a gzip file on disk (so it can be sharded), else None."""
+    try:
+        found = expand_sources(inputs)
+    except FileNotFoundError:
+        return None
+    out = []
+    for _name, src in found:
+        if hasattr(src, "read"):
+            return None
+        with open(src, "rb") as fh:
+            if fh.read(3) != GZIP_MAGIC:
+                return None
+        out.append(src)
+    return out
+
+
+def _shard_in_worker(task: tuple[str, int, int | None, bool]) -> tuple[list[dict[str, Any]], WarcStats]:
+    path, start, stop, all_statuses = task
+    part = WarcStats()
+    recs = [filter_page(_worker_extractor, p) for p in read_shard(path, start, stop, part, all_statuses)]
+    return recs, part
 
 
 def _drain(results: Any, sink: Sink, stats: RunStats, progress: Progress) -> None:

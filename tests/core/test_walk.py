@@ -105,3 +105,38 @@ def test_c_kmeans_equals_numpy_kmeans():
     assert np.array_equal(cetr.kmeans_verdict(g, d), cetr.kmeans_verdict_numpy(g, d))
     assert np.array_equal(cetr.kmeans_verdict(np.zeros(4), np.zeros(4)),
                           cetr.kmeans_verdict_numpy(np.zeros(4), np.zeros(4)))
+
+
+def test_compiled_parts_are_built_where_a_compiler_is():
+    """The extensions are optional at install time, so a C error would only show as a slower
+    filter: where gcc/cc exists (CI does have one), they must have been built and be in use."""
+    import shutil
+
+    from ce_filter.features import cetr
+
+    if not sys.platform.startswith("linux") or not (shutil.which("gcc") or shutil.which("cc")):
+        pytest.skip("no C compiler here: the pure-Python versions are expected")
+    if os.environ.get("CE_FILTER_PURE_PYTHON"):
+        pytest.skip("CE_FILTER_PURE_PYTHON is set")
+    assert S._fast is not None, "ce_filter._walk did not build (see pip's output)"
+    assert cetr._kmeans is not None, "ce_filter.features._kmeans did not build"
+    assert S._fast.direct(), "the layout probe failed: Lexbor's node struct is not as expected"
+
+
+@needs_c
+def test_walk_through_lexbor_functions_only_gives_the_same_blocks():
+    """CE_FILTER_WALK_NO_DIRECT=1: every node field through Lexbor's accessor functions (what
+    runs if the layout probe fails): same blocks as the direct reads."""
+    import json
+
+    code = ("import sys, json, ce_filter.segment as s;"
+            "assert not s._fast.direct();"
+            "pages = json.load(sys.stdin);"
+            "print(json.dumps([[b.texts, b.anchor_texts, b.tag, b.title, b.counts().tolist()]"
+            " for b in (s.segment(s.parse(p)) for p in pages)]))")
+    env = {**os.environ, "CE_FILTER_WALK_NO_DIRECT": "1"}
+    out = subprocess.run([sys.executable, "-c", code], input=json.dumps(PAGES), env=env,
+                         capture_output=True, text=True, check=True)
+    want = [[b.texts, b.anchor_texts, b.tag, b.title, b.counts().tolist()]
+            for b in (S.segment(S.parse(p)) for p in PAGES)]
+    assert json.loads(out.stdout) == want
