@@ -38,6 +38,7 @@ CONFIGS.update({
     "best+text+ctx": replace(_LOO, groups=GROUPS),
     "best-stage2": replace(_LOO, stage2=False),
     "best-pagerel": replace(_LOO, stage2_page_rel=False),
+    "best-cdweight": replace(_LOO, corpus_weight={}),
     "best-anc": replace(_LOO, ic_ancestors=False, heading_words=False),
     "best-weights": replace(_LOO, weight="none"),
     "best-runs": replace(_LOO, label_runs=False),
