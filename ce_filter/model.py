@@ -126,11 +126,7 @@ class Model:
         ``stage2_inputs``) feed the DOM context of stage 2."""
         if len(x) == 0:
             return np.zeros(0)
-        s = sigmoid(self.stage1.decision(x))
-        if self.stage2 is not None:
-            s = sigmoid(self.stage2.decision(
-                context_features(s, cont, weight, self.stage2_page_rel)))
-        return s
+        return self._stage2(sigmoid(self.stage1.decision(x)), cont, weight)
 
     def block_scores(self, blocks: Blocks) -> np.ndarray:
         """Block probabilities of a segmented page (what Extractor calls)."""
@@ -145,11 +141,14 @@ class Model:
         z = np.einsum("ij,j->i", x, dense_w) + self.stage1._b
         for prefix, rows, vocab in tokens:
             z += token_weight_sums(rows, vocab, token_w[prefix])
-        s = sigmoid(z)
-        if self.stage2 is not None:
-            s = sigmoid(self.stage2.decision(
-                context_features(s, *stage2_inputs(blocks), self.stage2_page_rel)))
-        return s
+        return self._stage2(sigmoid(z), *stage2_inputs(blocks))
+
+    def _stage2(self, s: np.ndarray, cont: np.ndarray | None,
+                weight: np.ndarray | None) -> np.ndarray:
+        """Stage-1 probabilities through stage 2, where the model has one."""
+        if self.stage2 is None:
+            return s
+        return sigmoid(self.stage2.decision(context_features(s, cont, weight, self.stage2_page_rel)))
 
     def _layout(self) -> tuple[np.ndarray, dict[str, list[float]]]:
         """Stage 1's folded weights split into the dense columns' and each token list's."""

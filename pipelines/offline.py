@@ -130,13 +130,10 @@ def clean_warcs(
 
 
 def _gzip_files(inputs: Any) -> list[str] | None:
-    """The input files if every input is a gzip file on disk (so it can be sharded), else None."""
-    try:
-        found = expand_sources(inputs)
-    except FileNotFoundError:
-        return None
+    """The input files if every input is a gzip file on disk (so it can be sharded), else None.
+    (A missing input has already raised in ``iter_pages``.)"""
     out = []
-    for _name, src in found:
+    for _name, src in expand_sources(inputs):
         if hasattr(src, "read"):
             return None
         with open(src, "rb") as fh:

@@ -213,7 +213,7 @@ def _columns(b: Blocks, spec: FeatureSpec, names_only: bool = False,
         elif tokens is not None:
             tokens.append(("ic_own:", b.own_tokens, v_own))
             tokens.append(("ic_anc:", b.anc_tokens, v_anc))
-        elif not names_only:
+        else:
             cols.append(token_matrix(b.own_tokens, v_own))
             cols.append(token_matrix(b.anc_tokens, v_anc))
     log_tok = np.log1p(n_tok)
@@ -275,7 +275,7 @@ def _columns(b: Blocks, spec: FeatureSpec, names_only: bool = False,
                 names.extend(f"head:{t}" for t in spec.heading_words)
             elif tokens is not None:
                 tokens.append(("head:", heading_words(texts, tag), v_head))
-            elif not names_only:
+            else:
                 cols.append(token_matrix(heading_words(texts, tag), v_head))
     if "ctx" in g:
         add(["log_tok_w2", "log_tok_w5", "ld_w2", "ld_w5", "td_smooth", "td_prev2", "td_next2"],
