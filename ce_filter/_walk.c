@@ -384,38 +384,52 @@ static int walk(W *w, void *root, long *n_nodes) {
     return flush(w);
 }
 
-static PyObject *str_or_none(const lxb_char_t *s, size_t n) {
-    if (!s || !n) Py_RETURN_NONE;
-    return PyUnicode_DecodeUTF8((const char *)s, (Py_ssize_t)n, "replace");
+/* The outputs segment.py turns into a Blocks. The class/id of the elements that open a block
+ * or are ancestors of one go out packed (see pack_elem), not as Python objects: the serving
+ * path only sums their tokens' weights (ic_sums), and Python unpacks them (elem_list) only
+ * when it asks for the token tuples themselves (training, tests). */
+typedef struct { int64_t serial, parent; uint32_t clen, ilen; } ElemHead;
+
+static int pack_elem(Buf *b, int64_t s, int64_t parent, void *node) {
+    size_t cl = 0, il = 0;
+    const lxb_char_t *c = NULL, *i = NULL;
+    if (node) {
+        c = L.elem_class(node, &cl);
+        i = L.elem_id(node, &il);
+    }
+    if (!c) cl = 0;
+    if (!i) il = 0;
+    ElemHead h = {s, parent, (uint32_t)cl, (uint32_t)il};
+    if (cl > UINT32_MAX || il > UINT32_MAX) { PyErr_SetString(PyExc_ValueError, "class/id too long"); return -1; }
+    if (buf_put(b, &h, sizeof h) < 0) return -1;
+    if (cl && buf_put(b, c, cl) < 0) return -1;
+    if (il && buf_put(b, i, il) < 0) return -1;
+    return 0;
 }
 
-/* The outputs segment.py turns into a Blocks. */
 static PyObject *result(W *w, long n_nodes) {
     size_t nb = w->n_b, P = (size_t)path_len;
-    PyObject *ints[4] = {PyList_New((Py_ssize_t)nb), PyList_New((Py_ssize_t)nb), PyList_New((Py_ssize_t)nb),
-                         PyList_New((Py_ssize_t)nb)};
-    PyObject *openers = PyList_New((Py_ssize_t)nb);
+    /* n_tags, tag, depth, flags: one column after the other, each nb int64 */
+    PyObject *ints = PyBytes_FromStringAndSize(NULL, (Py_ssize_t)(nb * 4 * sizeof(int64_t)));
+    PyObject *openers = PyBytes_FromStringAndSize(NULL, (Py_ssize_t)(nb * sizeof(int64_t)));
     PyObject *paths = PyBytes_FromStringAndSize(NULL, (Py_ssize_t)(nb * P * sizeof(int64_t)));
     PyObject *counts = PyBytes_FromStringAndSize(w->b_cnt ? (const char *)w->b_cnt : "",
                                                  (Py_ssize_t)(nb * 3 * sizeof(double)));
-    PyObject *elems = PyList_New(0);
+    PyObject *elems = NULL;
     unsigned char *need = PyMem_Calloc(w->n_el + 1, 1);
+    Buf blob = {0};
     PyObject *out = NULL;
-    if (!ints[0] || !ints[1] || !ints[2] || !ints[3] || !openers || !paths || !counts || !elems || !need) {
+    if (!ints || !openers || !paths || !counts || !need) {
         if (!need) PyErr_NoMemory();
         goto done;
     }
     int64_t *pp = (int64_t *)PyBytes_AS_STRING(paths);
+    int64_t *op = (int64_t *)PyBytes_AS_STRING(openers);
+    int64_t *ip = (int64_t *)PyBytes_AS_STRING(ints);
     for (size_t i = 0; i < nb; i++) {
         int64_t *r = w->b_int + i * NB_INT;
-        for (int k = 0; k < 4; k++) {
-            PyObject *v = PyLong_FromLongLong(r[k]);
-            if (!v) goto done;
-            PyList_SET_ITEM(ints[k], (Py_ssize_t)i, v);
-        }
-        PyObject *o = PyLong_FromLongLong(r[4]);
-        if (!o) goto done;
-        PyList_SET_ITEM(openers, (Py_ssize_t)i, o);
+        for (size_t k = 0; k < 4; k++) ip[k * nb + i] = r[k];
+        op[i] = r[4];
         int64_t s = r[4];
         for (size_t k = 0; k < P; k++) {
             pp[i * P + k] = s;
@@ -423,35 +437,310 @@ static PyObject *result(W *w, long n_nodes) {
         }
         for (s = r[4]; s && !need[s]; s = w->parent[s]) need[s] = 1;
     }
+    /* header: record count, largest serial; then the records in serial order (parents first) */
+    int64_t head[2] = {0, (int64_t)w->n_el};
+    if (buf_put(&blob, head, sizeof head) < 0) goto done;
     for (size_t s = 1; s <= w->n_el; s++) {
         if (!need[s]) continue;
-        PyObject *cls, *idv;
-        if (w->enode[s]) {
-            size_t n = 0;
-            const lxb_char_t *c = L.elem_class(w->enode[s], &n);
-            cls = str_or_none(c, n);
-            n = 0;
-            c = L.elem_id(w->enode[s], &n);
-            idv = str_or_none(c, n);
-        } else {
-            cls = Py_NewRef(Py_None);
-            idv = Py_NewRef(Py_None);
-        }
-        PyObject *t = (cls && idv) ? Py_BuildValue("(LLNN)", (long long)s, (long long)w->parent[s], cls, idv) : NULL;
-        if (!t) { if (!(cls && idv)) { Py_XDECREF(cls); Py_XDECREF(idv); } goto done; }
-        int bad = PyList_Append(elems, t) < 0;
-        Py_DECREF(t);
-        if (bad) goto done;
+        if (pack_elem(&blob, (int64_t)s, w->parent[s], w->enode[s]) < 0) goto done;
+        head[0]++;
     }
-    out = Py_BuildValue("(OOOOOOOOOOOl)", w->texts, w->anchors, ints[0], ints[1], ints[2], ints[3],
-                        openers, paths, counts, elems, w->title, n_nodes);
+    memcpy(blob.p, head, sizeof head);
+    elems = PyBytes_FromStringAndSize(blob.p, (Py_ssize_t)blob.n);
+    if (!elems) goto done;
+    out = Py_BuildValue("(OOOOOOOOl)", w->texts, w->anchors, ints, openers, paths, counts, elems,
+                        w->title, n_nodes);
 done:
-    for (int k = 0; k < 4; k++) Py_XDECREF(ints[k]);
+    Py_XDECREF(ints);
     Py_XDECREF(openers);
     Py_XDECREF(paths);
     Py_XDECREF(counts);
     Py_XDECREF(elems);
     PyMem_Free(need);
+    PyMem_Free(blob.p);
+    return out;
+}
+
+/* ---- the packed elements ---- */
+typedef struct {
+    const char *base;
+    size_t n;
+    int64_t n_rec, max_serial;
+} Packed;
+
+static int packed_open(Py_buffer *b, Packed *p) {
+    p->base = b->buf;
+    p->n = (size_t)b->len;
+    int64_t head[2];
+    if (p->n < sizeof head) goto bad;
+    memcpy(head, p->base, sizeof head);
+    p->n_rec = head[0];
+    p->max_serial = head[1];
+    if (p->n_rec < 0 || p->max_serial < 0 || p->n_rec > p->max_serial) goto bad;
+    return 0;
+bad:
+    PyErr_SetString(PyExc_ValueError, "not a packed element list");
+    return -1;
+}
+
+/* The record at *off (advanced past it); -1 when the bytes run out or do not add up. */
+static int packed_next(const Packed *p, size_t *off, ElemHead *h, const char **cls, const char **idv) {
+    if (*off + sizeof *h > p->n) return -1;
+    memcpy(h, p->base + *off, sizeof *h);
+    size_t at = *off + sizeof *h;
+    if (h->clen > p->n - at || h->ilen > p->n - at - h->clen || h->serial < 1 ||
+        h->serial > p->max_serial || h->parent < 0 || h->parent >= h->serial) return -1;
+    *cls = p->base + at;
+    *idv = *cls + h->clen;
+    *off = at + h->clen + h->ilen;
+    return 0;
+}
+
+static PyObject *str_or_none(const char *s, size_t n) {
+    if (!n) Py_RETURN_NONE;
+    return PyUnicode_DecodeUTF8(s, (Py_ssize_t)n, "replace");
+}
+
+/* elem_list(packed) -> [(serial, parent serial, class or None, id or None)], parents first */
+static PyObject *py_elem_list(PyObject *self, PyObject *arg) {
+    Py_buffer b;
+    if (PyObject_GetBuffer(arg, &b, PyBUF_SIMPLE) < 0) return NULL;
+    Packed p;
+    PyObject *out = NULL, *list = NULL;
+    if (packed_open(&b, &p) < 0 || !(list = PyList_New(0))) goto done;
+    size_t off = 2 * sizeof(int64_t);
+    for (int64_t r = 0; r < p.n_rec; r++) {
+        ElemHead h;
+        const char *c, *i;
+        if (packed_next(&p, &off, &h, &c, &i) < 0) {
+            PyErr_SetString(PyExc_ValueError, "packed element list is cut short");
+            goto done;
+        }
+        PyObject *cs = str_or_none(c, h.clen), *is = cs ? str_or_none(i, h.ilen) : NULL;
+        PyObject *t = is ? Py_BuildValue("(LLNN)", (long long)h.serial, (long long)h.parent, cs, is) : NULL;
+        if (!t) { Py_XDECREF(cs); Py_XDECREF(is); goto done; }
+        int bad = PyList_Append(list, t) < 0;
+        Py_DECREF(t);
+        if (bad) goto done;
+    }
+    out = Py_NewRef(list);
+done:
+    Py_XDECREF(list);
+    PyBuffer_Release(&b);
+    return out;
+}
+
+/* ---- class/id token weights ----
+ * A vocabulary (a model's token list, in its column order) with one weight per token, in an
+ * open-addressing hash table. Tokens are what segment.name_tokens makes: [a-z0-9]+. */
+typedef struct { const char *tok; size_t len; int idx; } Slot;
+typedef struct {
+    Slot *slots;
+    size_t mask;
+    int n;
+    double *w;
+    char *text;
+} Vocab;
+
+static uint64_t fnv(const char *s, size_t n) {
+    uint64_t h = 1469598103934665603ULL;
+    for (size_t i = 0; i < n; i++) h = (h ^ (unsigned char)s[i]) * 1099511628211ULL;
+    return h;
+}
+
+static int vocab_find(const Vocab *v, const char *s, size_t n) {
+    for (size_t k = fnv(s, n) & v->mask;; k = (k + 1) & v->mask) {
+        const Slot *sl = &v->slots[k];
+        if (!sl->tok) return -1;
+        if (sl->len == n && memcmp(sl->tok, s, n) == 0) return sl->idx;
+    }
+}
+
+static void vocab_free(PyObject *cap) {
+    Vocab *v = PyCapsule_GetPointer(cap, "ce_filter.vocab");
+    if (!v) return;
+    PyMem_Free(v->slots);
+    PyMem_Free(v->w);
+    PyMem_Free(v->text);
+    PyMem_Free(v);
+}
+
+/* vocab_table(tokens: list[str], weights: list[float]) -> capsule */
+static PyObject *py_vocab_table(PyObject *self, PyObject *args) {
+    PyObject *toks, *ws;
+    if (!PyArg_ParseTuple(args, "O!O!", &PyList_Type, &toks, &PyList_Type, &ws)) return NULL;
+    Py_ssize_t n = PyList_GET_SIZE(toks);
+    if (PyList_GET_SIZE(ws) != n) {
+        PyErr_SetString(PyExc_ValueError, "one weight per token");
+        return NULL;
+    }
+    size_t cap = 8, total = 0;
+    while (cap < 2 * (size_t)n + 1) cap *= 2;
+    Vocab *v = PyMem_Calloc(1, sizeof *v);
+    if (!v) return PyErr_NoMemory();
+    v->n = (int)n;
+    v->mask = cap - 1;
+    v->slots = PyMem_Calloc(cap, sizeof(Slot));
+    v->w = PyMem_Calloc((size_t)n + 1, sizeof(double));
+    for (Py_ssize_t i = 0; i < n; i++) {
+        Py_ssize_t len;
+        if (!PyUnicode_Check(PyList_GET_ITEM(toks, i)) ||
+            !PyUnicode_AsUTF8AndSize(PyList_GET_ITEM(toks, i), &len)) goto fail;
+        total += (size_t)len;
+    }
+    v->text = PyMem_Malloc(total + 1);
+    if (!v->slots || !v->w || !v->text) { PyErr_NoMemory(); goto fail; }
+    char *at = v->text;
+    for (Py_ssize_t i = 0; i < n; i++) {
+        Py_ssize_t len;
+        const char *s = PyUnicode_AsUTF8AndSize(PyList_GET_ITEM(toks, i), &len);
+        double w = PyFloat_AsDouble(PyList_GET_ITEM(ws, i));
+        if (w == -1.0 && PyErr_Occurred()) goto fail;
+        memcpy(at, s, (size_t)len);
+        v->w[i] = w;
+        /* a repeated token takes its last index, as the {token: index} dict of the list does */
+        size_t k = fnv(at, (size_t)len) & v->mask;
+        while (v->slots[k].tok && !(v->slots[k].len == (size_t)len && memcmp(v->slots[k].tok, at, (size_t)len) == 0))
+            k = (k + 1) & v->mask;
+        v->slots[k] = (Slot){at, (size_t)len, (int)i};
+        at += len;
+    }
+    PyObject *c = PyCapsule_New(v, "ce_filter.vocab", vocab_free);
+    if (c) return c;
+fail:
+    PyMem_Free(v->slots);
+    PyMem_Free(v->w);
+    PyMem_Free(v->text);
+    PyMem_Free(v);
+    if (!PyErr_Occurred()) PyErr_SetString(PyExc_TypeError, "tokens must be str");
+    return NULL;
+}
+
+static void set_bit(uint64_t *bits, int i) { bits[i >> 6] |= 1ULL << (i & 63); }
+
+static void mark(const Vocab *v, const char *s, size_t n, uint64_t *bits) {
+    if (n > 1 && n < 30) {
+        int i = vocab_find(v, s, n);
+        if (i >= 0) set_bit(bits, i);
+    }
+}
+
+/* The vocabulary tokens of one class or id value, as bits. ASCII values are tokenised here
+ * exactly as segment.name_tokens does (a cut between a lower-case letter and an upper-case one
+ * or a digit, every other character than [A-Za-z0-9] a separator, tokens of 2-29 characters
+ * that are not all digits); others (rare: str.lower() may turn them ASCII) go through it. */
+static int value_bits(const Vocab *v, const char *s, size_t n, PyObject *tokenizer, uint64_t *bits) {
+    int ascii = 1;
+    for (size_t i = 0; i < n; i++) if ((unsigned char)s[i] >= 0x80) { ascii = 0; break; }
+    if (!ascii) {
+        PyObject *str = PyUnicode_DecodeUTF8(s, (Py_ssize_t)n, "replace");
+        PyObject *t = str ? PyObject_CallOneArg(tokenizer, str) : NULL;
+        Py_XDECREF(str);
+        if (!t) return -1;
+        PyObject *seq = PySequence_Fast(t, "the tokenizer returns a sequence");
+        Py_DECREF(t);
+        if (!seq) return -1;
+        for (Py_ssize_t k = 0; k < PySequence_Fast_GET_SIZE(seq); k++) {
+            Py_ssize_t len;
+            const char *u = PyUnicode_AsUTF8AndSize(PySequence_Fast_GET_ITEM(seq, k), &len);
+            if (!u) { Py_DECREF(seq); return -1; }
+            int i = vocab_find(v, u, (size_t)len);
+            if (i >= 0) set_bit(bits, i);
+        }
+        Py_DECREF(seq);
+        return 0;
+    }
+    char tok[32];
+    size_t len = 0;
+    int digits = 1, prev_lower = 0, prev_alpha = 0;
+    for (size_t i = 0; i <= n; i++) {
+        char c = i < n ? s[i] : ' ';
+        int lower = c >= 'a' && c <= 'z', upper = c >= 'A' && c <= 'Z', digit = c >= '0' && c <= '9';
+        int alnum = lower || upper || digit;
+        if (len && (!alnum || (prev_lower && upper) || (prev_alpha && digit))) {
+            if (!digits) mark(v, tok, len, bits);
+            len = 0;
+            digits = 1;
+        }
+        if (alnum) {
+            if (len < sizeof tok) tok[len] = upper ? (char)(c + 32) : c;
+            len++;
+            digits &= digit;
+        }
+        prev_lower = lower;
+        prev_alpha = lower || upper;
+    }
+    return 0;
+}
+
+static double bits_sum(const Vocab *v, const uint64_t *bits, size_t nw) {
+    double s = 0.0;  /* in column order, as features.tokens.token_weight_sums adds them */
+    for (size_t k = 0; k < nw; k++)
+        for (uint64_t b = bits[k]; b; b &= b - 1) s += v->w[k * 64 + (size_t)__builtin_ctzll(b)];
+    return s;
+}
+
+/* ic_sums(packed, openers, vocab, ancestors, tokenizer) -> bytes of float64, one per block:
+ * the summed weights of the vocabulary tokens of the block's opener (ancestors=False) or of
+ * its ancestors (True), each token counted once. */
+static PyObject *py_ic_sums(PyObject *self, PyObject *args) {
+    Py_buffer pb, ob;
+    PyObject *cap, *tokenizer;
+    int anc;
+    if (!PyArg_ParseTuple(args, "y*y*OpO", &pb, &ob, &cap, &anc, &tokenizer)) return NULL;
+    PyObject *out = NULL;
+    int32_t *rec_of = NULL;
+    int64_t *par = NULL;
+    uint64_t *own = NULL, *full = NULL;
+    double *sum = NULL;
+    Vocab *v = PyCapsule_GetPointer(cap, "ce_filter.vocab");
+    Packed p;
+    if (!v || packed_open(&pb, &p) < 0) goto done;
+    size_t nw = ((size_t)v->n + 63) / 64 + 1, R = (size_t)p.n_rec;
+    size_t nb = (size_t)ob.len / sizeof(int64_t);
+    rec_of = PyMem_Calloc((size_t)p.max_serial + 1, sizeof(int32_t));
+    par = PyMem_Calloc(R + 1, sizeof(int64_t));
+    own = PyMem_Calloc((R + 1) * nw, sizeof(uint64_t));
+    full = anc ? PyMem_Calloc((R + 1) * nw, sizeof(uint64_t)) : NULL;
+    sum = PyMem_Calloc(R + 1, sizeof(double));
+    if (!rec_of || !par || !own || (anc && !full) || !sum) { PyErr_NoMemory(); goto done; }
+    size_t off = 2 * sizeof(int64_t);
+    for (size_t r = 1; r <= R; r++) {  /* record r (1-based; 0 = no element) */
+        ElemHead h;
+        const char *c, *i;
+        if (packed_next(&p, &off, &h, &c, &i) < 0) {
+            PyErr_SetString(PyExc_ValueError, "packed element list is cut short");
+            goto done;
+        }
+        rec_of[h.serial] = (int32_t)r;
+        par[r] = rec_of[h.parent];
+        uint64_t *ob_ = own + r * nw;
+        if ((h.clen && value_bits(v, c, h.clen, tokenizer, ob_) < 0) ||
+            (h.ilen && value_bits(v, i, h.ilen, tokenizer, ob_) < 0)) goto done;
+        if (anc) {
+            uint64_t *fp = full + (size_t)par[r] * nw, *fr = full + r * nw;
+            for (size_t k = 0; k < nw; k++) fr[k] = fp[k] | ob_[k];
+            sum[r] = bits_sum(v, fp, nw);
+        } else {
+            sum[r] = bits_sum(v, ob_, nw);
+        }
+    }
+    out = PyBytes_FromStringAndSize(NULL, (Py_ssize_t)(nb * sizeof(double)));
+    if (!out) goto done;
+    double *o = (double *)PyBytes_AS_STRING(out);
+    const int64_t *openers = ob.buf;
+    for (size_t b = 0; b < nb; b++) {
+        int64_t s = openers[b];
+        o[b] = (s > 0 && s <= p.max_serial) ? sum[rec_of[s]] : 0.0;
+    }
+done:
+    PyBuffer_Release(&pb);
+    PyBuffer_Release(&ob);
+    PyMem_Free(rec_of);
+    PyMem_Free(par);
+    PyMem_Free(own);
+    PyMem_Free(full);
+    PyMem_Free(sum);
     return out;
 }
 
@@ -560,6 +849,9 @@ static PyMethodDef methods[] = {
     {"parse", py_parse, METH_O, "Parse a str with Lexbor; returns a document capsule."},
     {"segment", py_segment, METH_O, "Walk a parsed document once; returns the raw block columns."},
     {"direct", py_direct, METH_NOARGS, "Whether node fields are read directly (see probe_layout)."},
+    {"elem_list", py_elem_list, METH_O, "Unpack segment()'s packed elements."},
+    {"vocab_table", py_vocab_table, METH_VARARGS, "A token list and its weights, for ic_sums."},
+    {"ic_sums", py_ic_sums, METH_VARARGS, "Per block, the summed weights of its class/id tokens."},
     {NULL, NULL, 0, NULL},
 };
 

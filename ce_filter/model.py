@@ -17,7 +17,7 @@ import numpy as np
 
 from .features import TOKEN_PREFIXES, FeatureSpec, TokenRows, feature_names, group_sum, page_inputs
 from .features.tokens import token_weight_sums
-from .segment import Blocks
+from .segment import Blocks, vocab_table
 
 FORMAT_VERSION = 1
 CONTEXT = 3  # stage 2 looks at this many blocks on each side
@@ -55,14 +55,15 @@ def context_features(s: np.ndarray, cont: np.ndarray | None = None,
     pad = np.full(n + 2 * CONTEXT, 0.5)
     pad[CONTEXT:CONTEXT + n] = s
     # the block and its neighbours, 0.5 past the page ends
-    out[:, :2 * CONTEXT + 1] = np.lib.stride_tricks.sliding_window_view(pad, 2 * CONTEXT + 1)
+    for k in range(2 * CONTEXT + 1):
+        out[:, k] = pad[k:k + n]
     c = np.zeros(n + 1)
     np.cumsum(s, out=c[1:])
     idx = np.arange(n)
     for j, r in enumerate((5, 15), start=2 * CONTEXT + 1):
         lo, hi = np.maximum(idx - r, 0), np.minimum(idx + r + 1, n)
         out[:, j] = (c[hi] - c[lo]) / np.maximum(hi - lo, 1)
-    out[:, 2 * CONTEXT + 3] = s.mean()
+    out[:, 2 * CONTEXT + 3] = s.sum() / n  # what s.mean() computes, without its overhead
     w = weight if weight is not None else np.ones(n)
     sw = s * w
     for j, lvl in enumerate(CONTAINER_LEVELS, start=2 * CONTEXT + 4):
@@ -137,10 +138,10 @@ class Model:
         weights, plus each block's token weights summed (the same sum as the full matrix)."""
         if len(x) == 0:
             return np.zeros(0)
-        dense_w, token_w = self._layout()
+        dense_w, token_w, tables = self._layout()
         z = np.einsum("ij,j->i", x, dense_w) + self.stage1._b
         for prefix, rows, vocab in tokens:
-            z += token_weight_sums(rows, vocab, token_w[prefix])
+            z += token_weight_sums(rows, vocab, token_w[prefix], tables[prefix])
         return self._stage2(sigmoid(z), *stage2_inputs(blocks))
 
     def _stage2(self, s: np.ndarray, cont: np.ndarray | None,
@@ -150,8 +151,9 @@ class Model:
             return s
         return sigmoid(self.stage2.decision(context_features(s, cont, weight, self.stage2_page_rel)))
 
-    def _layout(self) -> tuple[np.ndarray, dict[str, list[float]]]:
-        """Stage 1's folded weights split into the dense columns' and each token list's."""
+    def _layout(self) -> tuple[np.ndarray, dict[str, list[float]], dict[str, Any]]:
+        """Stage 1's folded weights split into the dense columns' and each token list's, and
+        each token list with its weights as a segment.vocab_table (None without the C walk)."""
         lay = self.__dict__.get("_lay")
         if lay is None:
             names = feature_names(self.spec)
@@ -159,7 +161,9 @@ class Model:
             tok = np.array([n.startswith(TOKEN_PREFIXES) for n in names], dtype=bool)
             parts = {p: w[[i for i, n in enumerate(names) if n.startswith(p)]].tolist()
                      for p in TOKEN_PREFIXES}
-            lay = self.__dict__["_lay"] = (np.ascontiguousarray(w[~tok]), parts)
+            tables = {p: vocab_table([n[len(p):] for n in names if n.startswith(p)], parts[p])
+                      for p in TOKEN_PREFIXES}
+            lay = self.__dict__["_lay"] = (np.ascontiguousarray(w[~tok]), parts, tables)
         return lay
 
     def to_json(self) -> dict[str, Any]:

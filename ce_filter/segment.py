@@ -10,6 +10,7 @@ from __future__ import annotations
 import os
 import re
 import warnings
+from collections.abc import Iterator, Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -91,15 +92,17 @@ class Blocks:
 
     texts: list[str] = field(default_factory=list)
     anchor_texts: list[str] = field(default_factory=list)
-    n_tags: list[int] = field(default_factory=list)
-    tag: list[int] = field(default_factory=list)
-    depth: list[int] = field(default_factory=list)
-    flags: list[int] = field(default_factory=list)
+    # lists from the Python walk, int64 arrays from the C walk
+    n_tags: Sequence[int] = field(default_factory=list)
+    tag: Sequence[int] = field(default_factory=list)
+    depth: Sequence[int] = field(default_factory=list)
+    flags: Sequence[int] = field(default_factory=list)
     # serials of the opener and its nearest ancestors, nearest first, PATH_LEN long (0-padded);
     # the C walk leaves it empty and fills container_ids() directly
     container: list[tuple[int, ...]] = field(default_factory=list)
-    own_tokens: list[tuple[str, ...]] = field(default_factory=list)
-    anc_tokens: list[tuple[str, ...]] = field(default_factory=list)
+    # class/id tokens of the opener and of its ancestors (the C walk gives lazy ElementTokens)
+    own_tokens: Sequence[tuple[str, ...]] = field(default_factory=list)
+    anc_tokens: Sequence[tuple[str, ...]] = field(default_factory=list)
     title: str = ""
     n_nodes: int = 0
 
@@ -137,19 +140,12 @@ class Blocks:
     def same_as(self, other: Blocks) -> bool:
         """Equal block for block (``container`` compared through ``container_ids``, which the
         C walk fills without building the tuples)."""
-        skip = {"container"}
-        return (all(getattr(self, f) == getattr(other, f) for f in self.__dataclass_fields__
-                    if f not in skip)
+        ints = {"n_tags", "tag", "depth", "flags"}
+        return (all(np.array_equal(getattr(self, f), getattr(other, f)) if f in ints
+                    else getattr(self, f) == getattr(other, f)
+                    for f in self.__dataclass_fields__ if f != "container")
                 and np.array_equal(self.container_ids(), other.container_ids())
                 and np.array_equal(self.counts(), other.counts()))
-
-    def arrays(self) -> dict[str, np.ndarray]:
-        return {
-            "n_tags": np.asarray(self.n_tags, dtype=np.float64),
-            "tag": np.asarray(self.tag, dtype=np.int64),
-            "depth": np.asarray(self.depth, dtype=np.float64),
-            "flags": np.asarray(self.flags, dtype=np.int64),
-        }
 
 
 def _load_fast() -> Any:
@@ -169,7 +165,7 @@ def _load_fast() -> Any:
     for t, f in _FLAG_TAGS.items():
         flags[t] = f
     _walk.configure(bytes(kinds), flags.tobytes(), TAG_BR, TAG_TITLE, TAG_HEAD, FLAG_A, PATH_LEN)
-    if not _blocks_from_c(_walk.segment(_walk.parse(_PROBE_PAGE))).same_as(
+    if not _blocks_from_c(_walk.segment(_walk.parse(_PROBE_PAGE)), _walk).same_as(
             segment_tree(LexborHTMLParser(_PROBE_PAGE))):
         warnings.warn("ce_filter._walk disagrees with the Python walk; using the Python walk",
                       RuntimeWarning, stacklevel=2)
@@ -188,26 +184,87 @@ def segment(tree: Any) -> Blocks:
     """Walk the DOM once, cutting blocks at layout tags (and at runs of <br>)."""
     if isinstance(tree, LexborHTMLParser):
         return segment_tree(tree)
-    return _blocks_from_c(_fast.segment(tree))
+    return _blocks_from_c(_fast.segment(tree), _fast)
 
 
-def _blocks_from_c(raw: tuple) -> Blocks:
-    """The C walk's columns as Blocks: class/id tokens are made here, once per element that
-    opens a block or is an ancestor of one (name_tokens and its cache stay the one tokeniser)."""
-    texts, anchors, n_tags, tags, depth, flags, openers, paths, counts, elems, title, n_nodes = raw
-    own: dict[int, tuple[str, ...]] = {0: ()}
-    anc: dict[int, tuple[str, ...]] = {0: ()}
-    full: dict[int, tuple[str, ...]] = {0: ()}
-    for s, parent, cls, idv in elems:  # serial order: parents come first
-        o: tuple[str, ...] = name_tokens(cls) if cls else ()
-        if idv:
-            o = o + name_tokens(idv) if o else name_tokens(idv)
-        a = full[parent]
-        own[s] = o
-        anc[s] = a
-        full[s] = a + o if o else a
-    b = Blocks(texts, anchors, n_tags, tags, depth, flags, [], [own[s] for s in openers],
-               [anc[s] for s in openers], title, n_nodes)
+class _Elements:
+    """The class/id of the elements that open a block or are ancestors of one, as the C walk
+    packed them, and the blocks' openers. Serving only needs the summed weights of their
+    tokens (``weight_sums``, in C); the token tuples are made only when asked for."""
+
+    __slots__ = ("packed", "openers", "_c", "_rows")
+
+    def __init__(self, packed: bytes, openers: bytes, c: Any) -> None:
+        self.packed, self.openers, self._c = packed, openers, c  # c: the _walk module
+        self._rows: tuple[list[tuple[str, ...]], list[tuple[str, ...]]] | None = None
+
+    def rows(self) -> tuple[list[tuple[str, ...]], list[tuple[str, ...]]]:
+        """Each block's own and ancestors' tokens (name_tokens stays the one tokeniser)."""
+        if self._rows is None:
+            own: dict[int, tuple[str, ...]] = {0: ()}
+            anc: dict[int, tuple[str, ...]] = {0: ()}
+            full: dict[int, tuple[str, ...]] = {0: ()}
+            for s, parent, cls, idv in self._c.elem_list(self.packed):  # parents come first
+                o: tuple[str, ...] = name_tokens(cls) if cls else ()
+                if idv:
+                    o = o + name_tokens(idv) if o else name_tokens(idv)
+                a = full[parent]
+                own[s] = o
+                anc[s] = a
+                full[s] = a + o if o else a
+            ops = np.frombuffer(self.openers, dtype=np.int64).tolist()
+            self._rows = [own[s] for s in ops], [anc[s] for s in ops]
+        return self._rows
+
+    def weight_sums(self, ancestors: bool, table: Any) -> np.ndarray:
+        return np.frombuffer(self._c.ic_sums(self.packed, self.openers, table, ancestors, name_tokens),
+                             dtype=np.float64)
+
+
+class ElementTokens(Sequence[tuple[str, ...]]):
+    """``Blocks.own_tokens`` / ``anc_tokens`` of a C-walked page: a list of token tuples when
+    read, or (``weight_sums``) each block's summed token weights without making them."""
+
+    __slots__ = ("_src", "_anc")
+
+    def __init__(self, src: _Elements, ancestors: bool) -> None:
+        self._src, self._anc = src, ancestors
+
+    def _list(self) -> list[tuple[str, ...]]:
+        return self._src.rows()[self._anc]
+
+    def __len__(self) -> int:
+        return len(self._src.openers) // 8
+
+    def __getitem__(self, i):  # type: ignore[no-untyped-def]
+        return self._list()[i]
+
+    def __iter__(self) -> Iterator[tuple[str, ...]]:
+        return iter(self._list())
+
+    def __eq__(self, other: object) -> bool:
+        return isinstance(other, Sequence) and self._list() == list(other)
+
+    __hash__ = None  # type: ignore[assignment]
+
+    def weight_sums(self, table: Any) -> np.ndarray:
+        """features.tokens.token_weight_sums for a ``vocab_table``, in C."""
+        return self._src.weight_sums(self._anc, table)
+
+
+def vocab_table(tokens: list[str], weights: list[float]) -> Any:
+    """A token list and its weights in the form ElementTokens.weight_sums takes; None without
+    the C walk (then the sums are made in Python)."""
+    return None if _fast is None else _fast.vocab_table(list(tokens), [float(w) for w in weights])
+
+
+def _blocks_from_c(raw: tuple, c: Any) -> Blocks:
+    """The C walk's columns as Blocks (tokens stay packed until read: see _Elements)."""
+    texts, anchors, ints, openers, paths, counts, packed, title, n_nodes = raw
+    src = _Elements(packed, openers, c)
+    n_tags, tags, depth, flags = np.frombuffer(ints, dtype=np.int64).reshape(4, len(texts))
+    b = Blocks(texts, anchors, n_tags, tags, depth, flags, [], ElementTokens(src, False),
+               ElementTokens(src, True), title, n_nodes)
     b.__dict__["_container_ids"] = np.frombuffer(paths, dtype=np.int64).reshape(len(texts), PATH_LEN)
     b.__dict__["_counts"] = np.frombuffer(counts, dtype=np.float64).reshape(len(texts), 3)
     return b

@@ -5,7 +5,6 @@ from __future__ import annotations
 import re
 from collections.abc import Sequence
 from dataclasses import dataclass, field
-from itertools import repeat
 from typing import Any
 
 import numpy as np
@@ -25,7 +24,10 @@ _TAG_GROUPS = [
     ("fig", _ids("figure figcaption caption")), ("form", _ids("form fieldset legend label")),
     ("hdrftr", _ids("header footer nav aside")),
 ]
-_TAG_GROUP_OF = {t: k for k, (_, ids) in enumerate(_TAG_GROUPS) for t in ids}
+# tag id -> its group's index (-1: none), as a lookup array (tag ids are < 0x10000)
+_TAG_GROUP_LUT = np.full(max(t for _, ids in _TAG_GROUPS for t in ids) + 2, -1, dtype=np.int64)
+for _k, (_, _ids_k) in enumerate(_TAG_GROUPS):
+    _TAG_GROUP_LUT[sorted(_ids_k)] = _k
 _HEADING_IDS = np.array(sorted(HEADINGS), dtype=np.int64)
 
 STOPWORDS = frozenset(
@@ -106,6 +108,13 @@ def heading_words(texts: list[str], tag: np.ndarray) -> list[tuple[str, ...]]:
     return out
 
 
+def _ranks(x: np.ndarray) -> np.ndarray:
+    """Each element's place in x's stable sort (argsort of argsort, as one scatter)."""
+    r = np.empty(len(x), dtype=np.int64)
+    r[np.argsort(x, kind="stable")] = np.arange(len(x))
+    return r
+
+
 def group_sum(ids: np.ndarray, w: np.ndarray) -> np.ndarray:
     """For each block, the sum of ``w`` over the blocks with the same id (an element serial:
     small non-negative ints, so a bincount over them needs no np.unique). Summed in block
@@ -131,15 +140,10 @@ def _main_container(cont: np.ndarray, n_tok: np.ndarray, ld: np.ndarray
     flat = cont.ravel()
     mass = np.bincount(flat, weights=np.repeat(prose, cont.shape[1]))
     mass[0] = 0.0
-    # depth of an element = the level it appears at, counted from the block's depth;
-    # among the elements holding enough prose take the one seen at the smallest level.
-    level = np.tile(np.arange(cont.shape[1]), n)
-    ok = mass[flat] >= MAIN_SHARE * total
-    if ok.any():
-        best_level = np.full(len(mass), 1 << 30)
-        np.minimum.at(best_level, flat[ok], level[ok])
-        cand = np.flatnonzero(best_level < (1 << 30))
-        # the deepest candidate: the one with the least prose still over the share
+    # the elements holding enough prose (each is on some block's path: mass is summed over
+    # the paths); the deepest of them is the one with the least prose still over the share
+    cand = np.flatnonzero(mass >= MAIN_SHARE * total)
+    if len(cand):
         best = cand[np.argmin(mass[cand])]
         hit = cont == best
         in_main = hit.any(axis=1).astype(np.float64)
@@ -222,7 +226,7 @@ def _columns(b: Blocks, spec: FeatureSpec, names_only: bool = False,
         total = max(n_tok.sum(), 1.0)
         add([f"in_{f}" for f in FLAG_NAMES],
             [((flags[:, None] >> np.arange(len(FLAG_NAMES))) & 1).astype(np.float64)])
-        grp = np.fromiter(map(_TAG_GROUP_OF.get, b.tag, repeat(-1)), dtype=np.int64, count=n)
+        grp = _TAG_GROUP_LUT[np.minimum(tag, len(_TAG_GROUP_LUT) - 1)]
         add([f"tag_{k}" for k, _ in _TAG_GROUPS],
             [(grp[:, None] == np.arange(len(_TAG_GROUPS))).astype(np.float64)])
         depth = np.asarray(b.depth, dtype=np.float64)
@@ -238,7 +242,7 @@ def _columns(b: Blocks, spec: FeatureSpec, names_only: bool = False,
              np.full(n, n_tok.max() / total if n else 0.0)])
         add(["td_rel", "tok_rank"],
             [td / max(td.max(), 1.0) if n else td,
-             np.argsort(np.argsort(-n_tok, kind="stable"), kind="stable") / max(n - 1, 1)])
+             _ranks(-n_tok) / max(n - 1, 1)])
         add(["log_tok", "log_tags", "depth", "depth_vs_main", "same_parent_as_main", "pos",
              "char_pos", "mass0", "mass1", "mass2", "log_tok_vs_max", "n_blocks"],
             [log_tok, np.log1p(n_tags), np.log1p(depth), np.abs(depth - depth[main]) if n else depth,

@@ -4,8 +4,11 @@ from __future__ import annotations
 
 from collections import Counter
 from collections.abc import Iterable, Sequence
+from typing import Any
 
 import numpy as np
+
+from ..segment import ElementTokens
 
 
 def token_matrix(rows: Sequence[Iterable[str]], vocab: dict[str, int]) -> np.ndarray:
@@ -28,10 +31,15 @@ def token_matrix(rows: Sequence[Iterable[str]], vocab: dict[str, int]) -> np.nda
 
 
 def token_weight_sums(rows: Sequence[tuple[str, ...]], vocab: dict[str, int],
-                      weights: list[float]) -> np.ndarray:
+                      weights: list[float], table: Any = None) -> np.ndarray:
     """Per block, the sum of ``weights`` over its tokens in ``vocab``: token_matrix(rows, vocab)
-    @ weights without the matrix. Blocks under one element share one tuple object, so each
-    tuple is summed once (memo by identity: the tuples live as long as the page's blocks)."""
+    @ weights without the matrix. With ``table`` (segment.vocab_table of the same vocab and
+    weights) and rows from the C walk, summed in C; else here, where blocks under one element
+    share one tuple object, so each tuple is summed once (memo by identity: the tuples live as
+    long as the page's blocks). Both add a block's weights in column order, so they agree to
+    the last bit."""
+    if table is not None and isinstance(rows, ElementTokens):
+        return rows.weight_sums(table)
     memo: dict[int, float] = {}
     get = vocab.get
     out = []
@@ -40,7 +48,10 @@ def token_weight_sums(rows: Sequence[tuple[str, ...]], vocab: dict[str, int],
         if v is None:  # a token counts once, however often the ancestors repeat it (0/1 features)
             cols = set(map(get, toks))
             cols.discard(None)
-            v = memo[id(toks)] = sum([weights[j] for j in cols])
+            v = 0.0
+            for j in sorted(cols):  # type: ignore[type-var]
+                v += weights[j]
+            memo[id(toks)] = v
         out.append(v)
     return np.array(out, dtype=np.float64)
 

@@ -132,11 +132,87 @@ def test_walk_through_lexbor_functions_only_gives_the_same_blocks():
     code = ("import sys, json, ce_filter.segment as s;"
             "assert not s._fast.direct();"
             "pages = json.load(sys.stdin);"
-            "print(json.dumps([[b.texts, b.anchor_texts, b.tag, b.title, b.counts().tolist()]"
+            "print(json.dumps([[b.texts, b.anchor_texts, list(map(int, b.tag)), b.title,"
+            " b.counts().tolist()]"
             " for b in (s.segment(s.parse(p)) for p in pages)]))")
     env = {**os.environ, "CE_FILTER_WALK_NO_DIRECT": "1"}
     out = subprocess.run([sys.executable, "-c", code], input=json.dumps(PAGES), env=env,
                          capture_output=True, text=True, check=True)
-    want = [[b.texts, b.anchor_texts, b.tag, b.title, b.counts().tolist()]
+    want = [[b.texts, b.anchor_texts, list(map(int, b.tag)), b.title, b.counts().tolist()]
             for b in (S.segment(S.parse(p)) for p in PAGES)]
     assert json.loads(out.stdout) == want
+
+
+# Class/id values that probe every rule of name_tokens: camelCase cuts, letter/digit cuts,
+# separators, 1- and 30-character tokens, all-digit tokens, repeats, and non-ASCII values
+# (the Kelvin sign lower-cases to an ASCII "k"; those go through name_tokens itself).
+NAMES = ["postBody main-col2", "aB2c 6a x", "XMLHttp2Request", "entry-content entry", "a" * 29,
+         "b" * 30, "123 45a a45 4_5", "__--", "caf\u00e9 na\u00efve", "\u212aelvin wor\u212a",
+         "MiXeD_CaSe", "nav nav NAV", "", "q", "x9Y8z", "tab\tsep\nline"]
+
+
+def _names_page(names: list[str]) -> str:
+    """Each name as class and id of nested elements, so own and ancestor tokens both vary."""
+    inner = "<p>leaf text</p>"
+    for i, n in enumerate(names):
+        q = n.replace("&", "&amp;").replace("'", "&#39;")
+        inner = f"<div class='{q}' id='{q if i % 3 == 0 else ''}'>text {i}{inner}</div>"
+    return f"<html><body class='pageWrap'>{inner}<section id='s1'>tail</section></body></html>"
+
+
+@needs_c
+@pytest.mark.parametrize("ancestors", [False, True])
+def test_c_token_sums_equal_python_sums(ancestors):
+    """The C tokeniser and weight sums (serving) give the bit-identical sums of name_tokens'
+    tokens (training): weights 2**-k make every token set's sum unique."""
+    from ce_filter.features.tokens import token_weight_sums
+
+    b = S.segment(S.parse(_names_page(NAMES)))
+    rows = b.anc_tokens if ancestors else b.own_tokens
+    assert isinstance(rows, S.ElementTokens)
+    vocab_list = sorted({t for n in NAMES + ["pageWrap"] for t in S.name_tokens(n)} | {"zz", "b" * 30})
+    vocab = {t: i for i, t in enumerate(vocab_list)}
+    weights = [2.0 ** -(i % 50) * (-1) ** i for i in range(len(vocab_list))]
+    table = S.vocab_table(vocab_list, weights)
+    fast = token_weight_sums(rows, vocab, weights, table)
+    slow = token_weight_sums(list(rows), vocab, weights)
+    assert np.array_equal(fast, slow)
+    assert np.count_nonzero(slow) > len(NAMES) // 2  # the test sums something
+
+
+@needs_c
+def test_c_tokeniser_equals_name_tokens_on_random_values():
+    """Fuzz: random class values over letters, digits, separators and a few non-ASCII
+    characters; one vocabulary token per case, so a sum says which tokens were found."""
+    import random
+
+    from ce_filter.features.tokens import token_weight_sums
+
+    rng = random.Random(7)
+    alphabet = "aBcDzZ09_- .\u00e9\u212a"
+    names = ["".join(rng.choice(alphabet) for _ in range(rng.randint(0, 14))) for _ in range(400)]
+    for chunk in range(0, len(names), 40):
+        part = names[chunk:chunk + 40]
+        b = S.segment(S.parse(_names_page(part)))
+        vocab_list = sorted({t for n in part for t in S.name_tokens(n)})
+        vocab = {t: i for i, t in enumerate(vocab_list)}
+        weights = [2.0 ** -(i % 50) for i in range(len(vocab_list))]
+        table = S.vocab_table(vocab_list, weights)
+        for rows in (b.own_tokens, b.anc_tokens):
+            assert np.array_equal(token_weight_sums(rows, vocab, weights, table),
+                                  token_weight_sums(list(rows), vocab, weights)), part
+
+
+@needs_c
+def test_packed_elements_reject_bad_bytes():
+    b = S.segment(S.parse(S._PROBE_PAGE))
+    src = b.own_tokens._src
+    table = S.vocab_table(["story"], [1.0])
+    assert src.weight_sums(True, table).shape == (len(b),)
+    for bad in (b"", src.packed[:-3], b"\xff" * 16):
+        with pytest.raises(ValueError):
+            S._fast.elem_list(bad)
+        with pytest.raises(ValueError):
+            S._fast.ic_sums(bad, src.openers, table, False, S.name_tokens)
+    with pytest.raises(ValueError):
+        S._fast.ic_sums(src.packed, src.openers, "not a table", False, S.name_tokens)
