@@ -120,6 +120,9 @@ class Model:
     threshold: float = 0.5
     meta: dict[str, Any] = field(default_factory=dict)
     stage2_page_rel: bool = False  # stage 2 also sees score / page max (context_features)
+    # the precision-leaning cut chosen on CV (train.TrainConfig.precise_beta); None in model
+    # files from before it was recorded
+    precise_threshold: float | None = None
 
     def predict_proba(self, x: np.ndarray, cont: np.ndarray | None = None,
                       weight: np.ndarray | None = None) -> np.ndarray:
@@ -179,6 +182,8 @@ class Model:
         }
         if self.stage2_page_rel:  # written only when on: older model files keep their bytes
             d["stage2_page_rel"] = True
+        if self.precise_threshold is not None:
+            d["precise_threshold"] = self.precise_threshold
         return d
 
     def dumps(self) -> str:
@@ -210,6 +215,9 @@ class Model:
         if not isinstance(rel, bool):
             raise ModelError("stage2_page_rel must be true or false")
         n2 = context_features(np.zeros(1), page_rel=rel).shape[1]
+        pt = d.get("precise_threshold")
+        if pt is not None and not (isinstance(pt, (int, float)) and 0.0 <= pt <= 1.0):
+            raise ModelError("precise_threshold must be a number in [0, 1]")
         return cls(
             name=str(d["name"]),
             spec=spec,
@@ -218,6 +226,7 @@ class Model:
             threshold=float(d["threshold"]),
             meta=dict(d.get("meta", {})),
             stage2_page_rel=rel,
+            precise_threshold=None if pt is None else float(pt),
         )
 
     @classmethod

@@ -101,9 +101,17 @@ def test_page_without_text():
     assert r.text == "" and r.reason == "no text in page"
 
 
-def test_precise_preset_raises_the_cut():
+def test_precise_preset_uses_the_models_cv_cut():
+    from dataclasses import replace
+
+    from ce_filter.api import PRECISE_THRESHOLD
+    from ce_filter.model import load_default
+
+    m = load_default()
     ex = Extractor(precise=True)
-    assert ex.threshold >= Extractor().threshold and ex.threshold >= 0.65
+    assert ex.threshold == max(m.threshold, m.precise_threshold) > Extractor().threshold
+    old = replace(m, precise_threshold=None)  # a model file from before the CV choice
+    assert Extractor(old, precise=True).threshold == max(m.threshold, PRECISE_THRESHOLD)
 
 
 def test_blocks_are_made_on_read_and_behave_like_a_list():

@@ -34,6 +34,8 @@ def test_roundtrip_and_digest(tmp_path):
         lambda d: d["stage1"].update(scale=[0.0] * len(d["stage1"]["scale"])),
         lambda d: d["features"].update(names=["x"]),
         lambda d: d.pop("stage1"),
+        lambda d: d.update(precise_threshold=1.5),
+        lambda d: d.update(precise_threshold="high"),
     ],
 )
 def test_malformed_models_are_rejected(tmp_path, mutate):
@@ -50,3 +52,8 @@ def test_shipped_models_load():
         m = load_default(target)
         assert m.meta["data"]["target"] == target
         assert 0.0 < m.threshold < 1.0
+        # the precise cut was chosen on CV and recorded with its CV precision / recall
+        assert m.threshold <= m.precise_threshold < 1.0
+        cv = m.meta["cv"]
+        assert cv["precise"]["threshold"] == m.precise_threshold
+        assert cv["default"]["threshold"] == m.threshold
