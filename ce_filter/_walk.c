@@ -618,18 +618,14 @@ fail:
 
 static void set_bit(uint64_t *bits, int i) { bits[i >> 6] |= 1ULL << (i & 63); }
 
-static void mark(const Vocab *v, const char *s, size_t n, uint64_t *bits) {
-    if (n > 1 && n < 30) {
-        int i = vocab_find(v, s, n);
-        if (i >= 0) set_bit(bits, i);
-    }
-}
+typedef void (*token_fn)(const char *tok, size_t len, void *ctx);
 
-/* The vocabulary tokens of one class or id value, as bits. ASCII values are tokenised here
- * exactly as segment.name_tokens does (a cut between a lower-case letter and an upper-case one
- * or a digit, every other character than [A-Za-z0-9] a separator, tokens of 2-29 characters
- * that are not all digits); others (rare: str.lower() may turn them ASCII) go through it. */
-static int value_bits(const Vocab *v, const char *s, size_t n, PyObject *tokenizer, uint64_t *bits) {
+/* Call fn on each token of one class or id value. ASCII values are tokenised here exactly as
+ * segment.name_tokens does (a cut between a lower-case letter and an upper-case one or a digit,
+ * every other character than [A-Za-z0-9] a separator, tokens of 2-29 characters that are not
+ * all digits); others (rare: str.lower() may turn them ASCII) go through ``tokenizer``, which
+ * is name_tokens itself. Repeated tokens may be passed more than once. */
+static int for_tokens(const char *s, size_t n, PyObject *tokenizer, token_fn fn, void *ctx) {
     int ascii = 1;
     for (size_t i = 0; i < n; i++) if ((unsigned char)s[i] >= 0x80) { ascii = 0; break; }
     if (!ascii) {
@@ -644,8 +640,7 @@ static int value_bits(const Vocab *v, const char *s, size_t n, PyObject *tokeniz
             Py_ssize_t len;
             const char *u = PyUnicode_AsUTF8AndSize(PySequence_Fast_GET_ITEM(seq, k), &len);
             if (!u) { Py_DECREF(seq); return -1; }
-            int i = vocab_find(v, u, (size_t)len);
-            if (i >= 0) set_bit(bits, i);
+            fn(u, (size_t)len, ctx);
         }
         Py_DECREF(seq);
         return 0;
@@ -658,7 +653,7 @@ static int value_bits(const Vocab *v, const char *s, size_t n, PyObject *tokeniz
         int lower = c >= 'a' && c <= 'z', upper = c >= 'A' && c <= 'Z', digit = c >= '0' && c <= '9';
         int alnum = lower || upper || digit;
         if (len && (!alnum || (prev_lower && upper) || (prev_alpha && digit))) {
-            if (!digits) mark(v, tok, len, bits);
+            if (!digits && len > 1 && len < 30) fn(tok, len, ctx);
             len = 0;
             digits = 1;
         }
@@ -671,6 +666,20 @@ static int value_bits(const Vocab *v, const char *s, size_t n, PyObject *tokeniz
         prev_alpha = lower || upper;
     }
     return 0;
+}
+
+typedef struct { const Vocab *v; uint64_t *bits; } MarkCtx;
+
+static void mark(const char *tok, size_t len, void *ctx) {
+    MarkCtx *m = ctx;
+    int i = vocab_find(m->v, tok, len);
+    if (i >= 0) set_bit(m->bits, i);
+}
+
+/* The vocabulary tokens of one class or id value, as bits. */
+static int value_bits(const Vocab *v, const char *s, size_t n, PyObject *tokenizer, uint64_t *bits) {
+    MarkCtx m = {v, bits};
+    return for_tokens(s, n, tokenizer, mark, &m);
 }
 
 static double bits_sum(const Vocab *v, const uint64_t *bits, size_t nw) {
@@ -741,6 +750,143 @@ done:
     PyMem_Free(own);
     PyMem_Free(full);
     PyMem_Free(sum);
+    return out;
+}
+
+/* ---- class/id token patterns ----
+ * Flags per element from literal patterns over its class/id tokens (features.RX: readability's
+ * class/id regexes in token form): a token sets a flag bit when it contains, equals or ends
+ * with one of that flag's patterns. */
+enum { P_CONTAINS = 0, P_EQUALS = 1, P_ENDS = 2 };
+typedef struct {
+    int n;
+    const char **pat;
+    size_t *plen;
+    unsigned char *kind;
+    uint32_t *bit;
+    char *text;
+} Matcher;
+
+static void matcher_free_ptr(Matcher *m) {
+    if (!m) return;
+    PyMem_Free(m->pat);
+    PyMem_Free(m->plen);
+    PyMem_Free(m->kind);
+    PyMem_Free(m->bit);
+    PyMem_Free(m->text);
+    PyMem_Free(m);
+}
+
+static void matcher_free(PyObject *cap) {
+    matcher_free_ptr(PyCapsule_GetPointer(cap, "ce_filter.matcher"));
+}
+
+/* token_matcher(patterns: list[tuple[int, int, str]]) -> capsule; (flag bit 0-31, kind, text) */
+static PyObject *py_token_matcher(PyObject *self, PyObject *arg) {
+    if (!PyList_Check(arg)) {
+        PyErr_SetString(PyExc_TypeError, "token_matcher() takes a list of (bit, kind, pattern)");
+        return NULL;
+    }
+    Py_ssize_t n = PyList_GET_SIZE(arg);
+    Matcher *m = PyMem_Calloc(1, sizeof *m);
+    if (!m) return PyErr_NoMemory();
+    m->n = (int)n;
+    m->pat = PyMem_Calloc((size_t)n + 1, sizeof(char *));
+    m->plen = PyMem_Calloc((size_t)n + 1, sizeof(size_t));
+    m->kind = PyMem_Calloc((size_t)n + 1, 1);
+    m->bit = PyMem_Calloc((size_t)n + 1, sizeof(uint32_t));
+    size_t total = 0;
+    for (Py_ssize_t i = 0; i < n; i++) {
+        int bit, kind;
+        const char *t;
+        Py_ssize_t len;
+        if (!PyArg_ParseTuple(PyList_GET_ITEM(arg, i), "iis#", &bit, &kind, &t, &len)) goto fail;
+        if (bit < 0 || bit > 31 || kind < P_CONTAINS || kind > P_ENDS || len < 1) {
+            PyErr_SetString(PyExc_ValueError, "pattern: bit 0-31, kind 0-2, non-empty text");
+            goto fail;
+        }
+        total += (size_t)len;
+    }
+    m->text = PyMem_Malloc(total + 1);
+    if (!m->pat || !m->plen || !m->kind || !m->bit || !m->text) { PyErr_NoMemory(); goto fail; }
+    char *at = m->text;
+    for (Py_ssize_t i = 0; i < n; i++) {
+        int bit, kind;
+        const char *t;
+        Py_ssize_t len;
+        PyArg_ParseTuple(PyList_GET_ITEM(arg, i), "iis#", &bit, &kind, &t, &len);
+        memcpy(at, t, (size_t)len);
+        m->pat[i] = at;
+        m->plen[i] = (size_t)len;
+        m->kind[i] = (unsigned char)kind;
+        m->bit[i] = 1u << bit;
+        at += len;
+    }
+    PyObject *cap = PyCapsule_New(m, "ce_filter.matcher", matcher_free);
+    if (cap) return cap;
+fail:
+    matcher_free_ptr(m);
+    return NULL;
+}
+
+static int contains(const char *s, size_t n, const char *p, size_t k) {
+    if (k > n) return 0;
+    for (size_t i = 0; i + k <= n; i++)
+        if (s[i] == p[0] && memcmp(s + i, p, k) == 0) return 1;
+    return 0;
+}
+
+typedef struct { const Matcher *m; uint32_t flags; } MatchCtx;
+
+static void match_tok(const char *tok, size_t len, void *ctx) {
+    MatchCtx *c = ctx;
+    const Matcher *m = c->m;
+    for (int i = 0; i < m->n; i++) {
+        if (c->flags & m->bit[i]) continue;
+        size_t k = m->plen[i];
+        int hit = m->kind[i] == P_EQUALS ? (len == k && memcmp(tok, m->pat[i], k) == 0)
+                : m->kind[i] == P_ENDS ? (len >= k && memcmp(tok + len - k, m->pat[i], k) == 0)
+                : contains(tok, len, m->pat[i], k);
+        if (hit) c->flags |= m->bit[i];
+    }
+}
+
+/* elem_flags(packed, matcher, tokenizer) -> bytes of 2 x (largest serial + 1) uint32: by
+ * element serial, the flags of its own class/id tokens, then the OR of its ancestors' flags
+ * (0 for serials not in the packed list). */
+static PyObject *py_elem_flags(PyObject *self, PyObject *args) {
+    Py_buffer pb;
+    PyObject *cap, *tokenizer;
+    if (!PyArg_ParseTuple(args, "y*OO", &pb, &cap, &tokenizer)) return NULL;
+    PyObject *out = NULL;
+    Matcher *m = PyCapsule_GetPointer(cap, "ce_filter.matcher");
+    Packed p;
+    if (!m || packed_open(&pb, &p) < 0) goto done;
+    size_t S = (size_t)p.max_serial + 1;
+    out = PyBytes_FromStringAndSize(NULL, (Py_ssize_t)(2 * S * sizeof(uint32_t)));
+    if (!out) goto done;
+    uint32_t *own = (uint32_t *)PyBytes_AS_STRING(out), *anc = own + S;
+    memset(own, 0, 2 * S * sizeof(uint32_t));
+    size_t off = 2 * sizeof(int64_t);
+    for (int64_t r = 0; r < p.n_rec; r++) {
+        ElemHead h;
+        const char *c, *i;
+        if (packed_next(&p, &off, &h, &c, &i) < 0) {
+            PyErr_SetString(PyExc_ValueError, "packed element list is cut short");
+            Py_CLEAR(out);
+            goto done;
+        }
+        MatchCtx mc = {m, 0};
+        if ((h.clen && for_tokens(c, h.clen, tokenizer, match_tok, &mc) < 0) ||
+            (h.ilen && for_tokens(i, h.ilen, tokenizer, match_tok, &mc) < 0)) {
+            Py_CLEAR(out);
+            goto done;
+        }
+        own[h.serial] = mc.flags;
+        anc[h.serial] = h.parent ? (anc[h.parent] | own[h.parent]) : 0;
+    }
+done:
+    PyBuffer_Release(&pb);
     return out;
 }
 
@@ -852,6 +998,8 @@ static PyMethodDef methods[] = {
     {"elem_list", py_elem_list, METH_O, "Unpack segment()'s packed elements."},
     {"vocab_table", py_vocab_table, METH_VARARGS, "A token list and its weights, for ic_sums."},
     {"ic_sums", py_ic_sums, METH_VARARGS, "Per block, the summed weights of its class/id tokens."},
+    {"token_matcher", py_token_matcher, METH_O, "Literal class/id token patterns, for elem_flags."},
+    {"elem_flags", py_elem_flags, METH_VARARGS, "Pattern flags of each element and of its ancestors."},
     {NULL, NULL, 0, NULL},
 };
 

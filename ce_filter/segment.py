@@ -86,6 +86,28 @@ def name_tokens(value: str) -> tuple[str, ...]:
     return toks
 
 
+# Literal patterns over class/id tokens: (flag bit, kind, text); a token sets the bit when it
+# contains (KIND_CONTAINS), equals (KIND_EQUALS) or ends with (KIND_ENDS) the text.
+KIND_CONTAINS, KIND_EQUALS, KIND_ENDS = 0, 1, 2
+Patterns = tuple[tuple[int, int, str], ...]
+
+
+def token_pattern_flags(toks: tuple[str, ...], patterns: Patterns) -> int:
+    """The OR of the bits of ``patterns`` that one of ``toks`` matches (the reference of the
+    C walk's elem_flags)."""
+    out = 0
+    for bit, kind, text in patterns:
+        m = 1 << bit
+        if out & m:
+            continue
+        for t in toks:
+            if (text in t if kind == KIND_CONTAINS else t == text if kind == KIND_EQUALS
+                    else t.endswith(text)):
+                out |= m
+                break
+    return out
+
+
 @dataclass
 class Blocks:
     """The page as blocks, columnar: lists for text, numpy arrays for numbers."""
@@ -136,6 +158,30 @@ class Blocks:
     def token_counts(self) -> np.ndarray:
         """Whitespace tokens per block, for the features and stage 2's weights."""
         return self.counts()[:, 1]
+
+    def pattern_flags(self, patterns: Patterns, matcher: Any = None) -> tuple[np.ndarray, np.ndarray]:
+        """For ``patterns`` (``matcher``: the same as a token_matcher, for the C walk's blocks):
+        (by element serial, the bits its own class/id tokens match; by block, the bits its
+        opener's ancestors' tokens match). Serials index ``container_ids``; 0 = no element."""
+        cont = self.container_ids()
+        if isinstance(self.own_tokens, ElementTokens) and matcher is not None:
+            own, anc = self.own_tokens._src.pattern_flags(matcher)
+            return own, anc[cont[:, 0]] if len(cont) else np.zeros(0, np.int64)
+        named: dict[int, tuple[str, ...]] = self.__dict__.get("_elem_tokens") or {}
+        if not named and isinstance(self.own_tokens, ElementTokens):
+            named = self.own_tokens._src.elem_tokens()
+        own = np.zeros(int(cont.max(initial=0)) + 1, dtype=np.int64)
+        for s, toks in named.items():
+            if s < len(own):
+                own[s] = token_pattern_flags(toks, patterns)
+        memo: dict[int, int] = {}
+        anc = np.zeros(len(self), dtype=np.int64)
+        for i, toks in enumerate(self.anc_tokens):
+            v = memo.get(id(toks))
+            if v is None:
+                v = memo[id(toks)] = token_pattern_flags(toks, patterns)
+            anc[i] = v
+        return own, anc
 
     def same_as(self, other: Blocks) -> bool:
         """Equal block for block (``container`` compared through ``container_ids``, which the
@@ -220,6 +266,23 @@ class _Elements:
         return np.frombuffer(self._c.ic_sums(self.packed, self.openers, table, ancestors, name_tokens),
                              dtype=np.float64)
 
+    def pattern_flags(self, matcher: Any) -> tuple[np.ndarray, np.ndarray]:
+        """(own bits, OR of the ancestors' bits), both by element serial (see Blocks)."""
+        both = np.frombuffer(self._c.elem_flags(self.packed, matcher, name_tokens), dtype=np.uint32)
+        half = len(both) // 2
+        return both[:half].astype(np.int64), both[half:].astype(np.int64)
+
+    def elem_tokens(self) -> dict[int, tuple[str, ...]]:
+        """Own class/id tokens by element serial, for the elements that have some."""
+        out = {}
+        for s, _parent, cls, idv in self._c.elem_list(self.packed):
+            o: tuple[str, ...] = name_tokens(cls) if cls else ()
+            if idv:
+                o = o + name_tokens(idv) if o else name_tokens(idv)
+            if o:
+                out[s] = o
+        return out
+
 
 class ElementTokens(Sequence[tuple[str, ...]]):
     """``Blocks.own_tokens`` / ``anc_tokens`` of a C-walked page: a list of token tuples when
@@ -252,6 +315,12 @@ class ElementTokens(Sequence[tuple[str, ...]]):
         return self._src.weight_sums(self._anc, table)
 
 
+def token_matcher(patterns: Patterns) -> Any:
+    """``patterns`` in the form Blocks.pattern_flags takes for the C walk's blocks; None
+    without the C walk."""
+    return None if _fast is None else _fast.token_matcher(list(patterns))
+
+
 def vocab_table(tokens: list[str], weights: list[float]) -> Any:
     """A token list and its weights in the form ElementTokens.weight_sums takes; None without
     the C walk (then the sums are made in Python)."""
@@ -280,6 +349,7 @@ def segment_tree(tree: LexborHTMLParser) -> Blocks:
     texts, anchors, ntags = out.texts, out.anchor_texts, out.n_tags
     tags, depths, flags_l, owns, ancs = out.tag, out.depth, out.flags, out.own_tokens, out.anc_tokens
     conts = out.container
+    elem_tokens: dict[int, tuple[str, ...]] = {}
 
     # Stack entry: (tag_id, own tokens, ancestors' tokens (excl. own), tokens incl. own, flags,
     #               (serial of this element, of its parent, of its grandparent))
@@ -358,6 +428,8 @@ def segment_tree(tree: LexborHTMLParser) -> Blocks:
                 if idv:
                     own = own + name_tokens(idv) if own else name_tokens(idv)
                 serial += 1
+                if own:
+                    elem_tokens[serial] = own
                 if stack:
                     _, _, _, p_all, p_flags, p_ser = stack[-1]
                 else:
@@ -407,6 +479,7 @@ def segment_tree(tree: LexborHTMLParser) -> Blocks:
                 stack.pop()
     flush()
     out.n_nodes = n_nodes
+    out.__dict__["_elem_tokens"] = elem_tokens  # by serial, for Blocks.pattern_flags
     return out
 
 

@@ -11,7 +11,6 @@ from dataclasses import replace
 from pathlib import Path
 
 from .corpus import load_corpus
-from .features import GROUPS
 from .train import Page, TrainConfig, data_digest, prepare, train
 
 _PAPER = {"ic_ancestors": False, "heading_words": False, "stage2": False, "weight": "none",
@@ -35,7 +34,8 @@ CONFIGS.update({
     "best-dom": replace(_LOO, groups=tuple(g for g in CONFIGS["best"].groups if g != "dom")),
     "best+text": replace(_LOO, groups=CONFIGS["best"].groups + ("text",)),
     "best+ctx": replace(_LOO, groups=CONFIGS["best"].groups + ("ctx",)),
-    "best+text+ctx": replace(_LOO, groups=GROUPS),
+    "best+text+ctx": replace(_LOO, groups=CONFIGS["best"].groups + ("text", "ctx")),
+    "best-rx": replace(_LOO, groups=tuple(g for g in CONFIGS["best"].groups if g != "rx")),
     "best-stage2": replace(_LOO, stage2=False),
     "best-pagerel": replace(_LOO, stage2_page_rel=False),
     "best-cdweight": replace(_LOO, corpus_weight={}),

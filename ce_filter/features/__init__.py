@@ -9,12 +9,23 @@ from typing import Any
 
 import numpy as np
 
-from ..segment import FLAG_NAMES, HEADINGS, PATH_LEN, Blocks, _ids
+from ..segment import (
+    FLAG_NAMES,
+    HEADINGS,
+    KIND_CONTAINS,
+    KIND_ENDS,
+    KIND_EQUALS,
+    PATH_LEN,
+    Blocks,
+    Patterns,
+    _ids,
+    token_matcher,
+)
 from .cetr import cetr_features, smooth
 from .shallow import link_density, shifted, st_features, text_density
 from .tokens import token_matrix
 
-GROUPS = ("st", "cetr", "ic", "dom", "text", "ctx")
+GROUPS = ("st", "cetr", "ic", "dom", "text", "ctx", "rx")
 _WORD = re.compile(r"\w+")
 
 _TAG_GROUPS = [
@@ -155,6 +166,43 @@ def _main_container(cont: np.ndarray, n_tok: np.ndarray, ld: np.ndarray
     return names, [in_main, below, share[:, 1], share[:, 2], share[:, min(4, cont.shape[1] - 1)]]
 
 
+# Readability's class/id regexes ("unlikely candidates", "negative", "positive"), which it
+# matches against the joined class and id: as literal patterns over our class/id tokens, so
+# compound names count (entry-content, relatedPosts). Their "-ad-" / "-hid-" are whole tokens
+# and "com-" a token ending in "com"; every other alternative is a substring of one token.
+_RX_WORDS = (
+    ("unlikely", "banner breadcrumbs combx comment community disqus extra foot header legends menu "
+                 "related remark replies rss shoutbox sidebar skyscraper social sponsor supplemental "
+                 "pagination pager popup share widget promo outbrain tags tool masthead meta cookie "
+                 "newsletter subscribe", "ad", ""),
+    ("negative", "hidden banner combx comment contact footer gdpr masthead media meta outbrain promo "
+                 "related scroll share shoutbox sidebar skyscraper sponsor shopping tags widget",
+     "ad hid", "com"),
+    ("positive", "article body content entry hentry main page post text blog story", "", ""),
+)
+RX_NAMES = tuple(name for name, *_ in _RX_WORDS)
+RX: Patterns = tuple(
+    (bit, kind, w)
+    for bit, (_, contains, equals, ends) in enumerate(_RX_WORDS)
+    for kind, words in ((KIND_CONTAINS, contains), (KIND_EQUALS, equals), (KIND_ENDS, ends))
+    for w in words.split()
+)
+RX_LEVELS = 4  # the block's element and its nearest ancestors, each level on its own
+_RX_MATCHER = token_matcher(RX)
+
+
+def _rx_columns(b: Blocks) -> tuple[list[str], list[np.ndarray]]:
+    """The RX flags as 0/1 columns: of the block's own element and of each of its RX_LEVELS
+    nearest ancestors apart (levels of ``container``), and of any ancestor at all."""
+    own, anc = b.pattern_flags(RX, _RX_MATCHER)
+    bits = np.arange(len(RX_NAMES))
+    levels = own[b.container_ids()[:, : RX_LEVELS + 1]]  # blocks x levels, bit masks
+    cols = ((levels[:, :, None] >> bits) & 1).reshape(len(b), -1).astype(np.float64)
+    names = [f"rx{lvl}_{r}" for lvl in range(RX_LEVELS + 1) for r in RX_NAMES]
+    names += [f"rx_anc_{r}" for r in RX_NAMES]
+    return names, [cols, ((anc[:, None] >> bits) & 1).astype(np.float64)]
+
+
 def page_features(b: Blocks, spec: FeatureSpec) -> np.ndarray:
     """The page's feature matrix (blocks x features), columns in ``feature_names`` order."""
     return _stack(len(b), _columns(b, spec))
@@ -281,6 +329,8 @@ def _columns(b: Blocks, spec: FeatureSpec, names_only: bool = False,
                 tokens.append(("head:", heading_words(texts, tag), v_head))
             else:
                 cols.append(token_matrix(heading_words(texts, tag), v_head))
+    if "rx" in g:
+        add(*_rx_columns(b))
     if "ctx" in g:
         add(["log_tok_w2", "log_tok_w5", "ld_w2", "ld_w5", "td_smooth", "td_prev2", "td_next2"],
             [_window_mean(log_tok, 2), _window_mean(log_tok, 5), _window_mean(ld, 2),

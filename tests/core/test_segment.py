@@ -43,3 +43,21 @@ def test_deep_nesting_does_not_recurse():
     depth = 10_000
     b = blocks_of("<div>" * depth + "deep text" + "</div>" * depth)
     assert b.texts == ["deep text"]
+
+
+def test_rx_flags_per_ancestor_level():
+    """Readability's class/id patterns as features: each of the block's nearest elements apart,
+    and any ancestor; compound names count (relatedPosts, entry-content)."""
+    from ce_filter.features import RX_LEVELS, FeatureSpec, feature_names, page_features
+
+    b = blocks_of('<div class="entry-content"><div id="relatedPosts"><p class="lead">a</p></div>'
+                  '<span>no<br><br>class</span></div><div class="ad">x</div><p class="ads">y</p>')
+    spec = FeatureSpec(groups=("rx",))
+    names = feature_names(spec)
+    assert len(names) == 3 * (RX_LEVELS + 2)
+    rows = [dict(zip(names, r)) for r in page_features(b, spec)]
+    x = rows[0]  # "a": p.lead < div#relatedPosts < div.entry-content
+    assert x["rx0_unlikely"] == 0 and x["rx1_unlikely"] == 1 and x["rx2_positive"] == 1
+    assert x["rx1_positive"] == 1  # "posts" contains "post"
+    assert x["rx_anc_unlikely"] == 1 and x["rx_anc_positive"] == 1 and x["rx3_positive"] == 0
+    assert rows[-2]["rx0_negative"] == 1 and rows[-1]["rx0_negative"] == 0  # "ad" whole token only

@@ -216,3 +216,44 @@ def test_packed_elements_reject_bad_bytes():
             S._fast.ic_sums(bad, src.openers, table, False, S.name_tokens)
     with pytest.raises(ValueError):
         S._fast.ic_sums(src.packed, src.openers, "not a table", False, S.name_tokens)
+
+
+@needs_c
+def test_c_pattern_flags_equal_python_flags():
+    """features.RX through the C walk's elem_flags and through token_pattern_flags (the
+    reference, used for the Python walk) give the same columns, on the names page and on random
+    class values."""
+    import random
+
+    from ce_filter.features import FeatureSpec, page_features
+
+    spec = FeatureSpec(groups=("rx",))
+    rng = random.Random(3)
+    words = ["ad", "hid", "telecom", "comx", "Related", "entryContent", "x-ad-y", "hidden2",
+             "postBody", "\u212aomment", "share_bar", "meta", "q"]
+    pages = [_names_page(NAMES)] + [
+        _names_page([" ".join(rng.choice(words) for _ in range(rng.randint(0, 3))) for _ in range(12)])
+        for _ in range(20)]
+    hits = 0
+    for html in pages:
+        c = page_features(S.segment(S.parse(html)), spec)
+        py = page_features(S.segment_tree(LexborHTMLParser(html)), spec)
+        assert np.array_equal(c, py)
+        hits += int(c.sum())
+    assert hits > 100
+
+
+def test_token_pattern_kinds():
+    pats = ((0, S.KIND_CONTAINS, "foot"), (1, S.KIND_EQUALS, "ad"), (2, S.KIND_ENDS, "com"))
+    assert S.token_pattern_flags(("pagefooter",), pats) == 1
+    assert S.token_pattern_flags(("ad",), pats) == 2 and S.token_pattern_flags(("ads",), pats) == 0
+    assert S.token_pattern_flags(("telecom", "x"), pats) == 4
+    assert S.token_pattern_flags(("comx",), pats) == 0
+    assert S.token_pattern_flags((), pats) == 0
+
+
+@needs_c
+def test_token_matcher_rejects_bad_patterns():
+    for bad in ([(32, 0, "x")], [(0, 3, "x")], [(0, 0, "")], [("a", 0, "x")], "not a list"):
+        with pytest.raises((ValueError, TypeError)):
+            S._fast.token_matcher(bad)
