@@ -764,8 +764,20 @@ typedef struct {
     size_t *plen;
     unsigned char *kind;
     uint32_t *bit;
+    uint64_t *chars;  /* the pattern's characters as a charmask() */
     char *text;
 } Matcher;
+
+/* A set of characters as bits ([a-z] 0-25, [0-9] 26-35, anything else 36): a pattern can
+ * only match inside a token that has all of its characters. */
+static uint64_t charmask(const char *s, size_t n) {
+    uint64_t m = 0;
+    for (size_t i = 0; i < n; i++) {
+        unsigned char c = (unsigned char)s[i];
+        m |= 1ULL << (c >= 'a' && c <= 'z' ? c - 'a' : c >= '0' && c <= '9' ? 26 + c - '0' : 36);
+    }
+    return m;
+}
 
 static void matcher_free_ptr(Matcher *m) {
     if (!m) return;
@@ -773,6 +785,7 @@ static void matcher_free_ptr(Matcher *m) {
     PyMem_Free(m->plen);
     PyMem_Free(m->kind);
     PyMem_Free(m->bit);
+    PyMem_Free(m->chars);
     PyMem_Free(m->text);
     PyMem_Free(m);
 }
@@ -795,6 +808,7 @@ static PyObject *py_token_matcher(PyObject *self, PyObject *arg) {
     m->plen = PyMem_Calloc((size_t)n + 1, sizeof(size_t));
     m->kind = PyMem_Calloc((size_t)n + 1, 1);
     m->bit = PyMem_Calloc((size_t)n + 1, sizeof(uint32_t));
+    m->chars = PyMem_Calloc((size_t)n + 1, sizeof(uint64_t));
     size_t total = 0;
     for (Py_ssize_t i = 0; i < n; i++) {
         int bit, kind;
@@ -808,7 +822,7 @@ static PyObject *py_token_matcher(PyObject *self, PyObject *arg) {
         total += (size_t)len;
     }
     m->text = PyMem_Malloc(total + 1);
-    if (!m->pat || !m->plen || !m->kind || !m->bit || !m->text) { PyErr_NoMemory(); goto fail; }
+    if (!m->pat || !m->plen || !m->kind || !m->bit || !m->chars || !m->text) { PyErr_NoMemory(); goto fail; }
     char *at = m->text;
     for (Py_ssize_t i = 0; i < n; i++) {
         int bit, kind;
@@ -820,6 +834,7 @@ static PyObject *py_token_matcher(PyObject *self, PyObject *arg) {
         m->plen[i] = (size_t)len;
         m->kind[i] = (unsigned char)kind;
         m->bit[i] = 1u << bit;
+        m->chars[i] = charmask(t, (size_t)len);
         at += len;
     }
     PyObject *cap = PyCapsule_New(m, "ce_filter.matcher", matcher_free);
@@ -836,57 +851,131 @@ static int contains(const char *s, size_t n, const char *p, size_t k) {
     return 0;
 }
 
-typedef struct { const Matcher *m; uint32_t flags; } MatchCtx;
+/* A page repeats its class names: each distinct token is matched once per call. */
+#define TCACHE 1024
+typedef struct { char tok[30]; unsigned char len; uint32_t flags; } TokFlags;
+typedef struct { const Matcher *m; uint32_t flags; TokFlags *cache; } MatchCtx;
 
-static void match_tok(const char *tok, size_t len, void *ctx) {
-    MatchCtx *c = ctx;
-    const Matcher *m = c->m;
+static uint32_t token_flags(const Matcher *m, const char *tok, size_t len) {
+    uint32_t flags = 0;
+    uint64_t have = charmask(tok, len);
     for (int i = 0; i < m->n; i++) {
-        if (c->flags & m->bit[i]) continue;
+        if ((flags & m->bit[i]) || (m->chars[i] & ~have)) continue;
         size_t k = m->plen[i];
         int hit = m->kind[i] == P_EQUALS ? (len == k && memcmp(tok, m->pat[i], k) == 0)
                 : m->kind[i] == P_ENDS ? (len >= k && memcmp(tok + len - k, m->pat[i], k) == 0)
                 : contains(tok, len, m->pat[i], k);
-        if (hit) c->flags |= m->bit[i];
+        if (hit) flags |= m->bit[i];
     }
+    return flags;
 }
 
-/* elem_flags(packed, matcher, tokenizer) -> bytes of 2 x (largest serial + 1) uint32: by
- * element serial, the flags of its own class/id tokens, then the OR of its ancestors' flags
- * (0 for serials not in the packed list). */
-static PyObject *py_elem_flags(PyObject *self, PyObject *args) {
-    Py_buffer pb;
-    PyObject *cap, *tokenizer;
-    if (!PyArg_ParseTuple(args, "y*OO", &pb, &cap, &tokenizer)) return NULL;
-    PyObject *out = NULL;
-    Matcher *m = PyCapsule_GetPointer(cap, "ce_filter.matcher");
-    Packed p;
-    if (!m || packed_open(&pb, &p) < 0) goto done;
-    size_t S = (size_t)p.max_serial + 1;
-    out = PyBytes_FromStringAndSize(NULL, (Py_ssize_t)(2 * S * sizeof(uint32_t)));
-    if (!out) goto done;
-    uint32_t *own = (uint32_t *)PyBytes_AS_STRING(out), *anc = own + S;
-    memset(own, 0, 2 * S * sizeof(uint32_t));
+static void match_tok(const char *tok, size_t len, void *ctx) {
+    MatchCtx *c = ctx;
+    if (len >= sizeof c->cache[0].tok) {  /* only from the tokenizer fallback */
+        c->flags |= token_flags(c->m, tok, len);
+        return;
+    }
+    size_t k = fnv(tok, len) & (TCACHE - 1);
+    for (size_t probe = 0; probe < 8; probe++, k = (k + 1) & (TCACHE - 1)) {
+        TokFlags *e = &c->cache[k];
+        if (!e->len) {
+            memcpy(e->tok, tok, len);
+            e->len = (unsigned char)len;
+            e->flags = token_flags(c->m, tok, len);
+            c->flags |= e->flags;
+            return;
+        }
+        if (e->len == len && memcmp(e->tok, tok, len) == 0) {
+            c->flags |= e->flags;
+            return;
+        }
+    }
+    c->flags |= token_flags(c->m, tok, len);  /* a crowded neighbourhood: match uncached */
+}
+
+/* By element serial (0..max_serial): the flags of its own class/id tokens, and the OR of its
+ * ancestors' flags (0 for serials not in the packed list). */
+static int fold_flags(const Packed *p, const Matcher *m, PyObject *tokenizer, uint32_t *own, uint32_t *anc) {
+    TokFlags *cache = PyMem_Calloc(TCACHE, sizeof *cache);
+    if (!cache) { PyErr_NoMemory(); return -1; }
     size_t off = 2 * sizeof(int64_t);
-    for (int64_t r = 0; r < p.n_rec; r++) {
+    int rc = 0;
+    for (int64_t r = 0; r < p->n_rec && rc == 0; r++) {
         ElemHead h;
         const char *c, *i;
-        if (packed_next(&p, &off, &h, &c, &i) < 0) {
+        if (packed_next(p, &off, &h, &c, &i) < 0) {
             PyErr_SetString(PyExc_ValueError, "packed element list is cut short");
-            Py_CLEAR(out);
-            goto done;
+            rc = -1;
+            break;
         }
-        MatchCtx mc = {m, 0};
+        MatchCtx mc = {m, 0, cache};
         if ((h.clen && for_tokens(c, h.clen, tokenizer, match_tok, &mc) < 0) ||
             (h.ilen && for_tokens(i, h.ilen, tokenizer, match_tok, &mc) < 0)) {
-            Py_CLEAR(out);
-            goto done;
+            rc = -1;
+            break;
         }
         own[h.serial] = mc.flags;
         anc[h.serial] = h.parent ? (anc[h.parent] | own[h.parent]) : 0;
     }
+    PyMem_Free(cache);
+    return rc;
+}
+
+/* flag_columns(packed, openers, matcher, tokenizer, levels, n_bits) -> bytes of float64, one
+ * row per block: for the opener and each of its ``levels`` nearest ancestors, n_bits 0/1
+ * flags of its own tokens; then n_bits flags of all its ancestors together. The same matrix
+ * as features._rx_columns builds from Blocks.pattern_flags, without the Python steps. */
+static PyObject *py_flag_columns(PyObject *self, PyObject *args) {
+    Py_buffer pb, ob;
+    PyObject *cap, *tokenizer;
+    int levels, n_bits;
+    if (!PyArg_ParseTuple(args, "y*y*OOii", &pb, &ob, &cap, &tokenizer, &levels, &n_bits)) return NULL;
+    PyObject *out = NULL;
+    uint32_t *own = NULL;
+    Matcher *m = PyCapsule_GetPointer(cap, "ce_filter.matcher");
+    Packed p;
+    if (!m || packed_open(&pb, &p) < 0) goto done;
+    if (levels < 0 || n_bits < 1 || n_bits > 32) {
+        PyErr_SetString(PyExc_ValueError, "levels >= 0 and 1 <= n_bits <= 32");
+        goto done;
+    }
+    size_t S = (size_t)p.max_serial + 1, nb = (size_t)ob.len / sizeof(int64_t);
+    size_t width = (size_t)(levels + 2) * (size_t)n_bits;
+    own = PyMem_Calloc(2 * S, sizeof(uint32_t));
+    if (!own) { PyErr_NoMemory(); goto done; }
+    uint32_t *anc = own + S;
+    /* parent links of the packed elements, to walk up from the openers */
+    int64_t *parent = PyMem_Calloc(S, sizeof(int64_t));
+    if (!parent) { PyErr_NoMemory(); goto done; }
+    size_t off = 2 * sizeof(int64_t);
+    for (int64_t r = 0; r < p.n_rec; r++) {
+        ElemHead h;
+        const char *c, *i;
+        if (packed_next(&p, &off, &h, &c, &i) < 0) break;  /* fold_flags reports it */
+        parent[h.serial] = h.parent;
+    }
+    if (fold_flags(&p, m, tokenizer, own, anc) < 0) { PyMem_Free(parent); goto done; }
+    out = PyBytes_FromStringAndSize(NULL, (Py_ssize_t)(nb * width * sizeof(double)));
+    if (out) {
+        double *o = (double *)PyBytes_AS_STRING(out);
+        const int64_t *op = ob.buf;
+        for (size_t b = 0; b < nb; b++, o += width) {
+            int64_t s = (op[b] > 0 && (size_t)op[b] < S) ? op[b] : 0;
+            uint32_t a = s ? anc[s] : 0;
+            for (int lvl = 0; lvl <= levels; lvl++) {
+                uint32_t f = s ? own[s] : 0;
+                for (int k = 0; k < n_bits; k++) o[lvl * n_bits + k] = (double)((f >> k) & 1u);
+                s = s ? parent[s] : 0;
+            }
+            for (int k = 0; k < n_bits; k++) o[(levels + 1) * n_bits + k] = (double)((a >> k) & 1u);
+        }
+    }
+    PyMem_Free(parent);
 done:
+    PyMem_Free(own);
     PyBuffer_Release(&pb);
+    PyBuffer_Release(&ob);
     return out;
 }
 
@@ -998,8 +1087,8 @@ static PyMethodDef methods[] = {
     {"elem_list", py_elem_list, METH_O, "Unpack segment()'s packed elements."},
     {"vocab_table", py_vocab_table, METH_VARARGS, "A token list and its weights, for ic_sums."},
     {"ic_sums", py_ic_sums, METH_VARARGS, "Per block, the summed weights of its class/id tokens."},
-    {"token_matcher", py_token_matcher, METH_O, "Literal class/id token patterns, for elem_flags."},
-    {"elem_flags", py_elem_flags, METH_VARARGS, "Pattern flags of each element and of its ancestors."},
+    {"token_matcher", py_token_matcher, METH_O, "Literal class/id token patterns, for flag_columns."},
+    {"flag_columns", py_flag_columns, METH_VARARGS, "Pattern flags per block, as feature columns."},
     {NULL, NULL, 0, NULL},
 };
 

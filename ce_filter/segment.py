@@ -94,7 +94,7 @@ Patterns = tuple[tuple[int, int, str], ...]
 
 def token_pattern_flags(toks: tuple[str, ...], patterns: Patterns) -> int:
     """The OR of the bits of ``patterns`` that one of ``toks`` matches (the reference of the
-    C walk's elem_flags)."""
+    C walk's flag_columns)."""
     out = 0
     for bit, kind, text in patterns:
         m = 1 << bit
@@ -159,14 +159,25 @@ class Blocks:
         """Whitespace tokens per block, for the features and stage 2's weights."""
         return self.counts()[:, 1]
 
-    def pattern_flags(self, patterns: Patterns, matcher: Any = None) -> tuple[np.ndarray, np.ndarray]:
-        """For ``patterns`` (``matcher``: the same as a token_matcher, for the C walk's blocks):
-        (by element serial, the bits its own class/id tokens match; by block, the bits its
-        opener's ancestors' tokens match). Serials index ``container_ids``; 0 = no element."""
-        cont = self.container_ids()
+    def pattern_columns(self, patterns: Patterns, matcher: Any, levels: int, n_bits: int
+                        ) -> np.ndarray:
+        """0/1 columns of ``patterns`` (bits 0..n_bits-1; ``matcher``: the same patterns as a
+        token_matcher, or None): for the block's opener and each of its ``levels`` nearest
+        ancestors, the bits its own class/id tokens match, then the bits of all its ancestors'
+        tokens together. C-walked blocks get them from the packed elements in one C call."""
         if isinstance(self.own_tokens, ElementTokens) and matcher is not None:
-            own, anc = self.own_tokens._src.pattern_flags(matcher)
-            return own, anc[cont[:, 0]] if len(cont) else np.zeros(0, np.int64)
+            return self.own_tokens._src.flag_columns(matcher, levels, n_bits)
+        own, anc = self.pattern_flags(patterns)
+        bits = np.arange(n_bits)
+        lv = own[self.container_ids()[:, : levels + 1]]  # blocks x levels, bit masks
+        return np.hstack([((lv[:, :, None] >> bits) & 1).reshape(len(self), -1),
+                          (anc[:, None] >> bits) & 1]).astype(np.float64)
+
+    def pattern_flags(self, patterns: Patterns) -> tuple[np.ndarray, np.ndarray]:
+        """The reference of pattern_columns: (by element serial, the bits its own class/id
+        tokens match; by block, the bits its opener's ancestors' tokens match). Serials index
+        ``container_ids``; 0 = no element."""
+        cont = self.container_ids()
         named: dict[int, tuple[str, ...]] = self.__dict__.get("_elem_tokens") or {}
         if not named and isinstance(self.own_tokens, ElementTokens):
             named = self.own_tokens._src.elem_tokens()
@@ -266,11 +277,10 @@ class _Elements:
         return np.frombuffer(self._c.ic_sums(self.packed, self.openers, table, ancestors, name_tokens),
                              dtype=np.float64)
 
-    def pattern_flags(self, matcher: Any) -> tuple[np.ndarray, np.ndarray]:
-        """(own bits, OR of the ancestors' bits), both by element serial (see Blocks)."""
-        both = np.frombuffer(self._c.elem_flags(self.packed, matcher, name_tokens), dtype=np.uint32)
-        half = len(both) // 2
-        return both[:half].astype(np.int64), both[half:].astype(np.int64)
+    def flag_columns(self, matcher: Any, levels: int, n_bits: int) -> np.ndarray:
+        """Blocks.pattern_columns in C."""
+        raw = self._c.flag_columns(self.packed, self.openers, matcher, name_tokens, levels, n_bits)
+        return np.frombuffer(raw, dtype=np.float64).reshape(len(self.openers) // 8, -1)
 
     def elem_tokens(self) -> dict[int, tuple[str, ...]]:
         """Own class/id tokens by element serial, for the elements that have some."""

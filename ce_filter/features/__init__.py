@@ -194,13 +194,9 @@ _RX_MATCHER = token_matcher(RX)
 def _rx_columns(b: Blocks) -> tuple[list[str], list[np.ndarray]]:
     """The RX flags as 0/1 columns: of the block's own element and of each of its RX_LEVELS
     nearest ancestors apart (levels of ``container``), and of any ancestor at all."""
-    own, anc = b.pattern_flags(RX, _RX_MATCHER)
-    bits = np.arange(len(RX_NAMES))
-    levels = own[b.container_ids()[:, : RX_LEVELS + 1]]  # blocks x levels, bit masks
-    cols = ((levels[:, :, None] >> bits) & 1).reshape(len(b), -1).astype(np.float64)
     names = [f"rx{lvl}_{r}" for lvl in range(RX_LEVELS + 1) for r in RX_NAMES]
     names += [f"rx_anc_{r}" for r in RX_NAMES]
-    return names, [cols, ((anc[:, None] >> bits) & 1).astype(np.float64)]
+    return names, [b.pattern_columns(RX, _RX_MATCHER, RX_LEVELS, len(RX_NAMES))]
 
 
 def page_features(b: Blocks, spec: FeatureSpec) -> np.ndarray:

@@ -220,7 +220,7 @@ def test_packed_elements_reject_bad_bytes():
 
 @needs_c
 def test_c_pattern_flags_equal_python_flags():
-    """features.RX through the C walk's elem_flags and through token_pattern_flags (the
+    """features.RX through the C walk's flag_columns and through token_pattern_flags (the
     reference, used for the Python walk) give the same columns, on the names page and on random
     class values."""
     import random
@@ -257,3 +257,19 @@ def test_token_matcher_rejects_bad_patterns():
     for bad in ([(32, 0, "x")], [(0, 3, "x")], [(0, 0, "")], [("a", 0, "x")], "not a list"):
         with pytest.raises((ValueError, TypeError)):
             S._fast.token_matcher(bad)
+
+
+@needs_c
+def test_flag_columns_reject_bad_input():
+    from ce_filter.features import RX
+
+    b = S.segment(S.parse(S._PROBE_PAGE))
+    src = b.own_tokens._src
+    m = S.token_matcher(RX)
+    assert src.flag_columns(m, 4, 3).shape == (len(b), 18)
+    for args in ((src.packed, src.openers, m, S.name_tokens, -1, 3),
+                 (src.packed, src.openers, m, S.name_tokens, 4, 33),
+                 (src.packed[:-3], src.openers, m, S.name_tokens, 4, 3),
+                 (src.packed, src.openers, "no matcher", S.name_tokens, 4, 3)):
+        with pytest.raises(ValueError):
+            S._fast.flag_columns(*args)
