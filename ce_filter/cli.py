@@ -88,6 +88,8 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("--out", required=True, help="model JSON to write")
     p.add_argument("--target", choices=("content", "comments"), default="content")
     p.add_argument("--config", default="best", help="training configuration name (see training.CONFIGS)")
+    p.add_argument("--cv-seed", type=int, help="shuffle the sites over the CV folds with this seed "
+                   "(another fold assignment, to check a CV gain)")
     p.set_defaults(fn=cmd_train)
 
     p = sub.add_parser("evaluate", help="token precision/recall/F1 on corpus dirs")

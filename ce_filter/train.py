@@ -54,6 +54,9 @@ class TrainConfig:
     # two corpora' CV (docs/RESULTS.md)
     corpus_weight: dict = field(default_factory=lambda: {"cleaneval-dev": 4.0})
     cv_groups: str = "site"  # page | site: what a CV fold holds out
+    # None: GroupKFold's own assignment of groups to folds; a seed: the groups shuffled first,
+    # another assignment (to check that a CV gain is not one split's luck)
+    cv_seed: int | None = None
     ic_by_site: bool = True  # ic_min_pages counts distinct sites instead of pages
     stage2: bool = True
     # stage 2 also sees each block's score over the page's best (model.context_features):
@@ -217,7 +220,10 @@ def _train(pages: list[Page], cfg: TrainConfig, name: str, data_desc: dict) -> M
     x = np.vstack(xs)
     y = np.concatenate([p.y for p in pages]).astype(int)
     w = _weights(pages, cfg)
-    groups = np.repeat(_group_ids(pages, cfg.cv_groups), sizes)
+    gid = _group_ids(pages, cfg.cv_groups)
+    if cfg.cv_seed is not None:
+        gid = np.random.default_rng(cfg.cv_seed).permutation(gid.max() + 1)[gid]
+    groups = np.repeat(gid, sizes)
     say(f"train: {len(pages)} pages, {len(y)} blocks, {x.shape[1]} features, "
         f"{y.mean():.3f} content")
     cv: dict[str, dict] = {}
@@ -261,6 +267,8 @@ def _train(pages: list[Page], cfg: TrainConfig, name: str, data_desc: dict) -> M
         cv["by_corpus"] = {k: round(float(np.mean(v)), 4) for k, v in sorted(by_corpus.items())}
         say(f"  CV page F1 by corpus: {cv['by_corpus']}")
     skip = {"log", "thresholds", "precise_thresholds"}
+    if cfg.cv_seed is None:  # recorded only when set: the shipped models keep their bytes
+        skip.add("cv_seed")
     if not cfg.stage2_page_rel:  # recorded only when on: older models rebuild bit-for-bit
         skip.add("stage2_page_rel")
     meta = {

@@ -66,6 +66,8 @@ def train_command(a: argparse.Namespace) -> int:
     except KeyError:
         print(f"unknown config {a.config!r}; one of {', '.join(CONFIGS)}", file=sys.stderr)
         return 2
+    if getattr(a, "cv_seed", None) is not None:
+        cfg = replace(cfg, cv_seed=a.cv_seed)
     comments = a.target == "comments"
     pages, desc = corpus_pages(a.corpus, comments, runs=cfg.label_runs)
     if not pages:
