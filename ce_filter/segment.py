@@ -108,6 +108,14 @@ def token_pattern_flags(toks: tuple[str, ...], patterns: Patterns) -> int:
     return out
 
 
+def element_tokens(cls: str | None, idv: str | None) -> tuple[str, ...]:
+    """An element's own class/id tokens: its class's, then its id's."""
+    own: tuple[str, ...] = name_tokens(cls) if cls else ()
+    if idv:
+        own = own + name_tokens(idv) if own else name_tokens(idv)
+    return own
+
+
 @dataclass
 class Blocks:
     """The page as blocks, columnar: lists for text, numpy arrays for numbers."""
@@ -262,9 +270,7 @@ class _Elements:
             anc: dict[int, tuple[str, ...]] = {0: ()}
             full: dict[int, tuple[str, ...]] = {0: ()}
             for s, parent, cls, idv in self._c.elem_list(self.packed):  # parents come first
-                o: tuple[str, ...] = name_tokens(cls) if cls else ()
-                if idv:
-                    o = o + name_tokens(idv) if o else name_tokens(idv)
+                o = element_tokens(cls, idv)
                 a = full[parent]
                 own[s] = o
                 anc[s] = a
@@ -286,9 +292,7 @@ class _Elements:
         """Own class/id tokens by element serial, for the elements that have some."""
         out = {}
         for s, _parent, cls, idv in self._c.elem_list(self.packed):
-            o: tuple[str, ...] = name_tokens(cls) if cls else ()
-            if idv:
-                o = o + name_tokens(idv) if o else name_tokens(idv)
+            o = element_tokens(cls, idv)
             if o:
                 out[s] = o
         return out
@@ -326,7 +330,7 @@ class ElementTokens(Sequence[tuple[str, ...]]):
 
 
 def token_matcher(patterns: Patterns) -> Any:
-    """``patterns`` in the form Blocks.pattern_flags takes for the C walk's blocks; None
+    """``patterns`` in the form Blocks.pattern_columns takes for the C walk's blocks; None
     without the C walk."""
     return None if _fast is None else _fast.token_matcher(list(patterns))
 
@@ -432,11 +436,7 @@ def segment_tree(tree: LexborHTMLParser) -> Blocks:
                     attrs = node.attributes
                     cls = attrs.get("class")
                     idv = attrs.get("id")
-                own = empty
-                if cls:
-                    own = name_tokens(cls)
-                if idv:
-                    own = own + name_tokens(idv) if own else name_tokens(idv)
+                own = element_tokens(cls, idv)
                 serial += 1
                 if own:
                     elem_tokens[serial] = own
