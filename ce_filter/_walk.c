@@ -894,9 +894,10 @@ static void match_tok(const char *tok, size_t len, void *ctx) {
     c->flags |= token_flags(c->m, tok, len);  /* a crowded neighbourhood: match uncached */
 }
 
-/* By element serial (0..max_serial): the flags of its own class/id tokens, and the OR of its
- * ancestors' flags (0 for serials not in the packed list). */
-static int fold_flags(const Packed *p, const Matcher *m, PyObject *tokenizer, uint32_t *own, uint32_t *anc) {
+/* By element serial (0..max_serial): the flags of its own class/id tokens, the OR of its
+ * ancestors' flags and its parent's serial (0 for serials not in the packed list). */
+static int fold_flags(const Packed *p, const Matcher *m, PyObject *tokenizer, uint32_t *own,
+                      uint32_t *anc, int64_t *parent) {
     TokFlags *cache = PyMem_Calloc(TCACHE, sizeof *cache);
     if (!cache) { PyErr_NoMemory(); return -1; }
     size_t off = 2 * sizeof(int64_t);
@@ -917,6 +918,7 @@ static int fold_flags(const Packed *p, const Matcher *m, PyObject *tokenizer, ui
         }
         own[h.serial] = mc.flags;
         anc[h.serial] = h.parent ? (anc[h.parent] | own[h.parent]) : 0;
+        parent[h.serial] = h.parent;
     }
     PyMem_Free(cache);
     return rc;
@@ -945,17 +947,9 @@ static PyObject *py_flag_columns(PyObject *self, PyObject *args) {
     own = PyMem_Calloc(2 * S, sizeof(uint32_t));
     if (!own) { PyErr_NoMemory(); goto done; }
     uint32_t *anc = own + S;
-    /* parent links of the packed elements, to walk up from the openers */
-    int64_t *parent = PyMem_Calloc(S, sizeof(int64_t));
+    int64_t *parent = PyMem_Calloc(S, sizeof(int64_t));  /* to walk up from the openers */
     if (!parent) { PyErr_NoMemory(); goto done; }
-    size_t off = 2 * sizeof(int64_t);
-    for (int64_t r = 0; r < p.n_rec; r++) {
-        ElemHead h;
-        const char *c, *i;
-        if (packed_next(&p, &off, &h, &c, &i) < 0) break;  /* fold_flags reports it */
-        parent[h.serial] = h.parent;
-    }
-    if (fold_flags(&p, m, tokenizer, own, anc) < 0) { PyMem_Free(parent); goto done; }
+    if (fold_flags(&p, m, tokenizer, own, anc, parent) < 0) { PyMem_Free(parent); goto done; }
     out = PyBytes_FromStringAndSize(NULL, (Py_ssize_t)(nb * width * sizeof(double)));
     if (out) {
         double *o = (double *)PyBytes_AS_STRING(out);

@@ -150,15 +150,6 @@ def page_prf(pages: list[Page], scores: list[np.ndarray], threshold: float,
     return out
 
 
-def page_f1(pages: list[Page], scores: list[np.ndarray], threshold: float,
-            per_page: bool = False) -> float | list[float]:
-    """Mean per-page token F1 using the LCS match counts (fast proxy of the metric)."""
-    f = page_prf(pages, scores, threshold)[:, 2]
-    if per_page:
-        return f.tolist()
-    return float(f.mean()) if len(f) else 0.0
-
-
 def _fit(x: np.ndarray, y: np.ndarray, w: np.ndarray, c: float) -> Linear:
     from sklearn.linear_model import LogisticRegression
 
@@ -252,16 +243,17 @@ def _train(pages: list[Page], cfg: TrainConfig, name: str, data_desc: dict) -> M
     # the precision-leaning threshold, and CV precision / recall at both
     t_p, fb = _best_threshold(pages, sizes, final_oof, cfg.precise_thresholds, cfg.precise_beta)
     t_p = float(max(t_p, thr))
+    prf = {}
     for key, t in (("default", float(thr)), ("precise", t_p)):
-        m = page_prf(pages, _split(sizes, final_oof), t).mean(axis=0)
+        prf[key] = page_prf(pages, _split(sizes, final_oof), t)
+        m = prf[key].mean(axis=0)
         cv[key] = {"threshold": t, "precision": round(float(m[0]), 4),
                    "recall": round(float(m[1]), 4), "page_f1": round(float(m[2]), 4)}
     cv["precise"]["f_beta"] = round(fb, 4)
     say(f"  precise: threshold {t_p} (CV F{cfg.precise_beta:g} {fb:.4f}; P/R {cv['precise']['precision']}"
         f" / {cv['precise']['recall']} against {cv['default']['precision']} / {cv['default']['recall']})")
-    per = page_f1(pages, _split(sizes, final_oof), thr, per_page=True)
     by_corpus: dict[str, list[float]] = {}
-    for p, f in zip(pages, per):
+    for p, f in zip(pages, prf["default"][:, 2].tolist()):
         by_corpus.setdefault(p.id.split("/")[0] if "/" in p.id else "", []).append(f)
     if len(by_corpus) > 1:
         cv["by_corpus"] = {k: round(float(np.mean(v)), 4) for k, v in sorted(by_corpus.items())}
