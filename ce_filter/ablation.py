@@ -21,8 +21,8 @@ from .training import CONFIGS, corpus_pages
 
 PAPER = {"st+ic+cetr": {"dragnet train": "0.848", "dragnet test": "0.836", "cleaneval-final": "0.907"}}
 ROWS = ("baseline", "cetr", "ic", "st", "st+ic", "st+ic+cetr", "best", "best-dom", "best+text",
-        "best+ctx", "best+text+ctx", "best-rx", "best-stage2", "best-pagerel", "best-cdweight", "best-anc",
-        "best-weights", "best-runs", "best-sites")
+        "best+ctx", "best+text+ctx", "best-rx", "best-head", "best-stage2", "best-pagerel",
+        "best-cdweight", "best-anc", "best-weights", "best-runs", "best-sites")
 EVAL = (("dragnet", "test"), ("cleaneval-final", None))
 EVAL_ALL = EVAL + (("readability", None), ("cleanportaleval", None))
 

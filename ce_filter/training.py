@@ -36,6 +36,7 @@ CONFIGS.update({
     "best+ctx": replace(_LOO, groups=CONFIGS["best"].groups + ("ctx",)),
     "best+text+ctx": replace(_LOO, groups=CONFIGS["best"].groups + ("text", "ctx")),
     "best-rx": replace(_LOO, groups=tuple(g for g in CONFIGS["best"].groups if g != "rx")),
+    "best-head": replace(_LOO, groups=tuple(g for g in CONFIGS["best"].groups if g != "head")),
     "best-stage2": replace(_LOO, stage2=False),
     "best-pagerel": replace(_LOO, stage2_page_rel=False),
     "best-cdweight": replace(_LOO, corpus_weight={}),

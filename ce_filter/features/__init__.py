@@ -25,7 +25,7 @@ from .cetr import cetr_features, smooth
 from .shallow import link_density, shifted, st_features, text_density
 from .tokens import token_matrix
 
-GROUPS = ("st", "cetr", "ic", "dom", "text", "ctx", "rx")
+GROUPS = ("st", "cetr", "ic", "dom", "text", "ctx", "rx", "head")
 _WORD = re.compile(r"\w+")
 
 _TAG_GROUPS = [
@@ -199,6 +199,43 @@ def _rx_columns(b: Blocks) -> tuple[list[str], list[np.ndarray]]:
     return names, [b.pattern_columns(RX, _RX_MATCHER, RX_LEVELS, len(RX_NAMES))]
 
 
+# Headings over what is not the article: a block whose governing heading (the last heading
+# before it, of any level) reads "Comments", "Related stories", "More from ..." is boilerplate
+# whatever its own markup (comment threads are often bare <div><p>; docs/RESULTS.md, "head").
+_BOILER_HEADING = re.compile(r"\b(?:" + "|".join(re.escape(w) for w in (
+    "comment", "comments", "responses", "response", "replies", "reply", "related", "see also",
+    "more from", "more on", "more stories", "more news", "popular", "most read", "most viewed",
+    "most emailed", "most shared", "trending", "sponsored", "advertisement", "recommended",
+    "you may also like", "you might also like", "also read", "read more", "read next", "share",
+    "follow", "newsletter", "subscribe", "sign up", "tags", "categories", "archives",
+    "recent posts", "latest", "top stories", "elsewhere", "around the web", "from the web",
+    "discussion", "leave a", "trackback", "trackbacks", "about the author", "links", "blogroll",
+    "sponsors", "partners", "connect", "search", "navigation", "menu")) + r")\b")
+HEADING_MAX_WORDS = 10  # a longer "heading" is prose set in a heading tag, not a section title
+_RX_BOILER = [RX_NAMES.index("unlikely"), RX_NAMES.index("negative")]
+
+
+def _heading_columns(texts: list[str], tag: np.ndarray, n_tok: np.ndarray, rx_own: np.ndarray
+                     ) -> tuple[list[str], list[np.ndarray]]:
+    """For a heading block: its own title reads as boilerplate (the lexicon) / its class or id
+    does (rx unlikely or negative). For any other block: the same two of the heading that
+    governs it (the last heading before it; none: 0). ``rx_own``: blocks x RX_NAMES, the rx
+    bits of each block's own element."""
+    n = len(texts)
+    names = ["head_lex", "head_rx", "gov_head_lex", "gov_head_rx"]
+    is_h = np.isin(tag, _HEADING_IDS)
+    hs = np.flatnonzero(is_h)
+    own = np.zeros((n, 2))
+    if len(hs):
+        short = hs[n_tok[hs] <= HEADING_MAX_WORDS]
+        own[short, 0] = [_BOILER_HEADING.search(texts[i].lower()) is not None for i in short.tolist()]
+        own[hs, 1] = rx_own[hs][:, _RX_BOILER].max(axis=1)
+    last = np.maximum.accumulate(np.where(is_h, np.arange(n), -1)) if n else hs
+    # the governing heading's values (a heading's own columns are its; its governing ones 0)
+    gov = np.where(((last >= 0) & ~is_h)[:, None], own[np.maximum(last, 0)], 0.0)
+    return names, [own, gov]
+
+
 def page_features(b: Blocks, spec: FeatureSpec) -> np.ndarray:
     """The page's feature matrix (blocks x features), columns in ``feature_names`` order."""
     return _stack(len(b), _columns(b, spec))
@@ -325,8 +362,11 @@ def _columns(b: Blocks, spec: FeatureSpec, names_only: bool = False,
                 tokens.append(("head:", heading_words(texts, tag), v_head))
             else:
                 cols.append(token_matrix(heading_words(texts, tag), v_head))
-    if "rx" in g:
-        add(*_rx_columns(b))
+    rx = _rx_columns(b) if "rx" in g or "head" in g else None
+    if "rx" in g and rx is not None:
+        add(*rx)
+    if "head" in g and rx is not None:
+        add(*_heading_columns(texts, tag, n_tok, rx[1][0][:, : len(RX_NAMES)]))
     if "ctx" in g:
         add(["log_tok_w2", "log_tok_w5", "ld_w2", "ld_w5", "td_smooth", "td_prev2", "td_next2"],
             [_window_mean(log_tok, 2), _window_mean(log_tok, 5), _window_mean(ld, 2),

@@ -61,3 +61,37 @@ def test_rx_flags_per_ancestor_level():
     assert x["rx1_positive"] == 1  # "posts" contains "post"
     assert x["rx_anc_unlikely"] == 1 and x["rx_anc_positive"] == 1 and x["rx3_positive"] == 0
     assert rows[-2]["rx0_negative"] == 1 and rows[-1]["rx0_negative"] == 0  # "ad" whole token only
+
+
+def test_governing_heading_columns():
+    """A block under a heading that reads as boilerplate ("Comments", "Related stories") or
+    whose class/id does is marked, until the next heading of any level; a long heading (prose
+    in a heading tag) is not matched by the lexicon; the C and Python walks agree."""
+    from selectolax.lexbor import LexborHTMLParser
+
+    from ce_filter.features import FeatureSpec, feature_names, page_features
+    from ce_filter.segment import segment_tree
+
+    html = ("<p>before any heading</p><h1>Storm hits the coast</h1><p>article text</p>"
+            "<h2 id='comments'>12 Responses</h2><div><p>first comment</p></div>"
+            "<h3>Ann says</h3><p>second comment</p>"
+            "<h2>Related stories</h2><ul><li>other story</li></ul>"
+            "<h2 class='sidebar-title'>Weather</h2><p>widget</p>"
+            "<h2>Why we should read more comments than we do in a long heading</h2><p>prose</p>")
+    spec = FeatureSpec(groups=("rx", "head"))
+    names = feature_names(spec)
+    for b in (blocks_of(html), segment_tree(LexborHTMLParser(html))):
+        rows = {t: dict(zip(names, r)) for t, r in zip(b.texts, page_features(b, spec))}
+        col = {t: (r["head_lex"], r["head_rx"], r["gov_head_lex"], r["gov_head_rx"])
+               for t, r in rows.items()}
+        assert col["before any heading"] == (0, 0, 0, 0)
+        assert col["Storm hits the coast"] == (0, 0, 0, 0)
+        assert col["article text"] == (0, 0, 0, 0)
+        assert col["12 Responses"] == (1, 1, 0, 0)  # lexicon, and id "comments" (rx)
+        assert col["first comment"] == (0, 0, 1, 1)
+        assert col["Ann says"] == (0, 0, 0, 0)  # a heading ends the last one's scope
+        assert col["second comment"] == (0, 0, 0, 0)
+        assert col["Related stories"] == (1, 0, 0, 0)
+        assert col["other story"] == (0, 0, 1, 0)
+        assert col["widget"] == (0, 0, 0, 1)  # class sidebar-title: rx unlikely / negative
+        assert col["prose"] == (0, 0, 0, 0)  # an 11-word heading is not a section title
