@@ -212,7 +212,9 @@ _BOILER_HEADING = re.compile(r"\b(?:" + "|".join(re.escape(w) for w in (
     "discussion", "leave a", "trackback", "trackbacks", "about the author", "links", "blogroll",
     "sponsors", "partners", "connect", "search", "navigation", "menu")) + r")\b")
 HEADING_MAX_WORDS = 10  # a longer "heading" is prose set in a heading tag, not a section title
-_RX_BOILER = [RX_NAMES.index("unlikely"), RX_NAMES.index("negative")]
+_UNLIKELY, _NEGATIVE = RX_NAMES.index("unlikely"), RX_NAMES.index("negative")
+_IS_HEADING = np.zeros(len(_TAG_GROUP_LUT), dtype=bool)
+_IS_HEADING[_HEADING_IDS] = True
 
 
 def _heading_columns(texts: list[str], tag: np.ndarray, n_tok: np.ndarray, rx_own: np.ndarray
@@ -223,16 +225,20 @@ def _heading_columns(texts: list[str], tag: np.ndarray, n_tok: np.ndarray, rx_ow
     bits of each block's own element."""
     n = len(texts)
     names = ["head_lex", "head_rx", "gov_head_lex", "gov_head_rx"]
-    is_h = np.isin(tag, _HEADING_IDS)
+    is_h = _IS_HEADING[np.minimum(tag, len(_IS_HEADING) - 1)]
     hs = np.flatnonzero(is_h)
     own = np.zeros((n, 2))
-    if len(hs):
-        short = hs[n_tok[hs] <= HEADING_MAX_WORDS]
-        own[short, 0] = [_BOILER_HEADING.search(texts[i].lower()) is not None for i in short.tolist()]
-        own[hs, 1] = rx_own[hs][:, _RX_BOILER].max(axis=1)
-    last = np.maximum.accumulate(np.where(is_h, np.arange(n), -1)) if n else hs
-    # the governing heading's values (a heading's own columns are its; its governing ones 0)
-    gov = np.where(((last >= 0) & ~is_h)[:, None], own[np.maximum(last, 0)], 0.0)
+    gov = np.zeros((n, 2))
+    if len(hs) == 0:
+        return names, [own, gov]
+    search = _BOILER_HEADING.search
+    own[hs, 0] = [k <= HEADING_MAX_WORDS and search(texts[i].lower()) is not None
+                  for i, k in zip(hs.tolist(), n_tok[hs].tolist())]
+    own[hs, 1] = np.maximum(rx_own[hs, _UNLIKELY], rx_own[hs, _NEGATIVE])
+    # the blocks after the first heading that are not headings take their governing heading's
+    last = np.maximum.accumulate(np.where(is_h, np.arange(n), -1))
+    under = np.flatnonzero((last >= 0) & ~is_h)
+    gov[under] = own[last[under]]
     return names, [own, gov]
 
 
