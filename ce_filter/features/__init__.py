@@ -40,6 +40,8 @@ _TAG_GROUP_LUT = np.full(max(t for _, ids in _TAG_GROUPS for t in ids) + 2, -1, 
 for _k, (_, _ids_k) in enumerate(_TAG_GROUPS):
     _TAG_GROUP_LUT[sorted(_ids_k)] = _k
 _HEADING_IDS = np.array(sorted(HEADINGS), dtype=np.int64)
+_IS_HEADING = np.zeros(len(_TAG_GROUP_LUT), dtype=bool)  # by tag id (headings are a tag group)
+_IS_HEADING[_HEADING_IDS] = True
 
 STOPWORDS = frozenset(
     "the a an of to in and or is are was were be been it its that this with for on as at by from "
@@ -103,12 +105,17 @@ def _window_mean(x: np.ndarray, r: int) -> np.ndarray:
     return (c[hi] - c[lo]) / (hi - lo)
 
 
+def _last_heading(tag: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+    """Which blocks are headings (h1-h6), and for each block the index of the last heading at
+    or before it (-1: none yet)."""
+    is_h = _IS_HEADING[np.minimum(tag, len(_IS_HEADING) - 1)]
+    return is_h, np.maximum.accumulate(np.where(is_h, np.arange(len(tag)), -1))
+
+
 def heading_words(texts: list[str], tag: np.ndarray) -> list[tuple[str, ...]]:
     """Words of the heading that governs each block (a heading is governed by the one before)."""
-    n = len(texts)
-    is_h = np.isin(tag, _HEADING_IDS)
-    hi = np.maximum.accumulate(np.where(is_h, np.arange(n), -1)) if n else np.zeros(0, np.int64)
-    prev = np.where(is_h, np.concatenate(([-1], hi[:-1])), hi) if n else hi
+    is_h, hi = _last_heading(np.asarray(tag, dtype=np.int64))
+    prev = np.where(is_h, np.concatenate(([-1], hi[:-1])), hi) if len(hi) else hi
     cache: dict[int, tuple[str, ...]] = {-1: ()}
     out = []
     for j in prev.tolist():
@@ -213,8 +220,6 @@ _BOILER_HEADING = re.compile(r"\b(?:" + "|".join(re.escape(w) for w in (
     "sponsors", "partners", "connect", "search", "navigation", "menu")) + r")\b")
 HEADING_MAX_WORDS = 10  # a longer "heading" is prose set in a heading tag, not a section title
 _UNLIKELY, _NEGATIVE = RX_NAMES.index("unlikely"), RX_NAMES.index("negative")
-_IS_HEADING = np.zeros(len(_TAG_GROUP_LUT), dtype=bool)
-_IS_HEADING[_HEADING_IDS] = True
 
 
 def _heading_columns(texts: list[str], tag: np.ndarray, n_tok: np.ndarray, rx_own: np.ndarray
@@ -225,7 +230,7 @@ def _heading_columns(texts: list[str], tag: np.ndarray, n_tok: np.ndarray, rx_ow
     bits of each block's own element."""
     n = len(texts)
     names = ["head_lex", "head_rx", "gov_head_lex", "gov_head_rx"]
-    is_h = _IS_HEADING[np.minimum(tag, len(_IS_HEADING) - 1)]
+    is_h, last = _last_heading(tag)
     hs = np.flatnonzero(is_h)
     own = np.zeros((n, 2))
     gov = np.zeros((n, 2))
@@ -236,7 +241,6 @@ def _heading_columns(texts: list[str], tag: np.ndarray, n_tok: np.ndarray, rx_ow
                   for i, k in zip(hs.tolist(), n_tok[hs].tolist())]
     own[hs, 1] = np.maximum(rx_own[hs, _UNLIKELY], rx_own[hs, _NEGATIVE])
     # the blocks after the first heading that are not headings take their governing heading's
-    last = np.maximum.accumulate(np.where(is_h, np.arange(n), -1))
     under = np.flatnonzero((last >= 0) & ~is_h)
     gov[under] = own[last[under]]
     return names, [own, gov]
@@ -368,11 +372,12 @@ def _columns(b: Blocks, spec: FeatureSpec, names_only: bool = False,
                 tokens.append(("head:", heading_words(texts, tag), v_head))
             else:
                 cols.append(token_matrix(heading_words(texts, tag), v_head))
-    rx = _rx_columns(b) if "rx" in g or "head" in g else None
-    if "rx" in g and rx is not None:
-        add(*rx)
-    if "head" in g and rx is not None:
-        add(*_heading_columns(texts, tag, n_tok, rx[1][0][:, : len(RX_NAMES)]))
+    if "rx" in g or "head" in g:
+        rx_names, rx_cols = _rx_columns(b)
+        if "rx" in g:
+            add(rx_names, rx_cols)
+        if "head" in g:  # the first RX_NAMES columns: the block's own element's bits
+            add(*_heading_columns(texts, tag, n_tok, rx_cols[0][:, : len(RX_NAMES)]))
     if "ctx" in g:
         add(["log_tok_w2", "log_tok_w5", "ld_w2", "ld_w5", "td_smooth", "td_prev2", "td_next2"],
             [_window_mean(log_tok, 2), _window_mean(log_tok, 5), _window_mean(ld, 2),
