@@ -45,6 +45,7 @@ class RawPage:
     record_id: str | None = None  # WARC-Record-ID of the source record, when from a WARC
     source: str = "warc"  # warc | crawl | kafka
     source_name: str | None = None  # WARC file name, Kafka topic/partition/offset, ...
+    revisit_of: str | None = None  # a resolved WARC revisit: the record id of its original
 
     @property
     def encoding(self) -> str | None:
@@ -73,4 +74,5 @@ class RawPage:
             record_id=d.get("record_id"),
             source=d.get("source") or "crawl",
             source_name=d.get("source_name"),
+            revisit_of=d.get("revisit_of"),
         )

@@ -6,6 +6,11 @@
 counted by reason in :class:`WarcStats`, never silently. A broken or truncated file does not
 raise: every whole record before the break is yielded, then the break (file and offset) is
 recorded in ``stats.errors`` and reading goes on with the next file.
+
+``revisit`` records (a later capture whose payload is identical to an earlier one, so the
+archive stores no body) are skipped by default: a corpus wants each text once. With
+``revisits=True`` they are resolved against the originals read earlier in the same run (see
+:class:`RevisitIndex`) and become pages of their own, dated and addressed as the revisit.
 """
 
 from __future__ import annotations
@@ -15,7 +20,7 @@ import io
 import os
 import sys
 import zlib
-from collections import Counter
+from collections import Counter, OrderedDict
 from collections.abc import Iterable, Iterator
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -31,6 +36,9 @@ Source = str | os.PathLike | IO[bytes]
 WARC_SUFFIXES = (".warc", ".warc.gz", ".arc", ".arc.gz")
 PAGE_TYPES = ("response", "resource")
 TRUNCATED = "truncated record"
+REVISIT_SKIPPED = "revisit (no payload)"
+REVISIT_UNRESOLVED = "revisit (original not in input)"
+REVISIT_CACHE_BYTES = 64 << 20
 
 
 @dataclass
@@ -77,6 +85,57 @@ class WarcStats:
         return line
 
 
+class RevisitIndex:
+    """The pages read so far, by the keys a revisit record can name its original with:
+    ``WARC-Refers-To`` (record id), ``WARC-Payload-Digest`` (identical-payload-digest
+    revisits) and ``WARC-Refers-To-Target-URI`` + ``WARC-Refers-To-Date``.
+
+    Bodies are kept, not file offsets, so stdin and shards work the same way; the cache is
+    bounded by ``max_bytes`` (least recently stored dropped first), so a run over a large
+    archive holds at most that much. Originals in other files of the run are found; originals
+    outside the run (an earlier crawl's WARC) are not, and the revisit is counted as
+    ``revisit (original not in input)``."""
+
+    def __init__(self, max_bytes: int = REVISIT_CACHE_BYTES) -> None:
+        self.max_bytes = max_bytes
+        self.bytes = 0
+        self._pages: OrderedDict[str, RawPage] = OrderedDict()  # record id -> page
+        self._keys: dict[str, str] = {}  # digest / "uri date" -> record id
+
+    def add(self, page: RawPage, digest: str | None) -> None:
+        rid = page.record_id
+        if not rid or len(page.body) > self.max_bytes:
+            return
+        old = self._pages.pop(rid, None)
+        if old is not None:
+            self.bytes -= len(old.body)
+        self._pages[rid] = page
+        self.bytes += len(page.body)
+        for k in (digest, _uri_date(page.url, page.fetch_time)):
+            if k:
+                self._keys[k] = rid
+        while self.bytes > self.max_bytes:
+            _, dropped = self._pages.popitem(last=False)
+            self.bytes -= len(dropped.body)
+
+    def find(self, headers: Any) -> RawPage | None:
+        """The original a revisit's WARC headers point at, if it is still held."""
+        get = headers.get_header
+        for rid in (
+            get("WARC-Refers-To"),
+            self._keys.get(get("WARC-Payload-Digest") or ""),
+            self._keys.get(_uri_date(get("WARC-Refers-To-Target-URI"), get("WARC-Refers-To-Date"))),
+        ):
+            page = self._pages.get(rid or "")
+            if page is not None:
+                return page
+        return None
+
+
+def _uri_date(uri: str | None, date: str | None) -> str:
+    return f"{uri} {date}" if uri and date else ""
+
+
 def expand_sources(source: Source | Iterable[Source]) -> list[tuple[str, Any]]:
     """(name, path-or-stream) pairs. ``-`` is stdin; globs and directories expand (sorted).
     Raises FileNotFoundError for a path or glob that names nothing."""
@@ -103,26 +162,37 @@ def expand_sources(source: Source | Iterable[Source]) -> list[tuple[str, Any]]:
 
 
 def iter_pages(
-    source: Source | Iterable[Source], stats: WarcStats | None = None, *, all_statuses: bool = False
+    source: Source | Iterable[Source], stats: WarcStats | None = None, *, all_statuses: bool = False,
+    revisits: bool | RevisitIndex = False,
 ) -> Iterator[RawPage]:
     """Pages from WARC files, globs, directories, ``-`` (stdin) or binary streams.
 
     Inputs are resolved at call time (a missing file raises FileNotFoundError here, not
     later); records are read lazily. ``all_statuses`` keeps non-2xx responses too.
+    ``revisits`` resolves revisit records against the originals read before them (True, or
+    a :class:`RevisitIndex` to choose its size or share it between calls).
     """
     inputs = expand_sources(source)
     stats = stats if stats is not None else WarcStats()
-    return _iter_inputs(inputs, stats, all_statuses)
+    index = revisit_index(revisits)
+    return _iter_inputs(inputs, stats, all_statuses, index)
 
 
-def _iter_inputs(inputs: list[tuple[str, Any]], stats: WarcStats, all_statuses: bool) -> Iterator[RawPage]:
+def revisit_index(revisits: bool | RevisitIndex | None) -> RevisitIndex | None:
+    if isinstance(revisits, RevisitIndex):
+        return revisits
+    return RevisitIndex() if revisits else None
+
+
+def _iter_inputs(inputs: list[tuple[str, Any]], stats: WarcStats, all_statuses: bool,
+                 revisits: RevisitIndex | None) -> Iterator[RawPage]:
     for name, src in inputs:
         stats.files += 1
         if hasattr(src, "read"):
-            yield from _iter_stream(name, src, stats, all_statuses)
+            yield from _iter_stream(name, src, stats, all_statuses, revisits=revisits)
         else:
             with open(src, "rb") as fh:
-                yield from _iter_stream(name, fh, stats, all_statuses)
+                yield from _iter_stream(name, fh, stats, all_statuses, revisits=revisits)
 
 
 class _Counting:
@@ -153,7 +223,8 @@ class _Iterator(ArchiveIterator):
 
 
 def _iter_stream(name: str, fh: IO[bytes], stats: WarcStats, all_statuses: bool,
-                 base: int = 0, stop: int | None = None) -> Iterator[RawPage]:
+                 base: int = 0, stop: int | None = None, revisits: RevisitIndex | None = None
+                 ) -> Iterator[RawPage]:
     """``base``: the stream's offset in the file (error offsets are file offsets); ``stop``:
     records starting at or after this file offset belong to the next shard (warc_shards)."""
     src = _Counting(fh)
@@ -166,7 +237,7 @@ def _iter_stream(name: str, fh: IO[bytes], stats: WarcStats, all_statuses: bool,
             if stop is not None and start >= stop:
                 return  # the next shard's first record: its reader counts it
             stats.records += 1
-            page, reason = _page_from_record(record, name, all_statuses)
+            page, reason = _page_from_record(record, name, all_statuses, revisits)
             if page is None:
                 stats.skip(reason)
                 if reason == TRUNCATED:
@@ -174,6 +245,8 @@ def _iter_stream(name: str, fh: IO[bytes], stats: WarcStats, all_statuses: bool,
                     return
                 continue
             stats.pages += 1
+            if revisits is not None and record.rec_type != "revisit":
+                revisits.add(page, record.rec_headers.get_header("WARC-Payload-Digest"))
             yield page
     except Exception as e:  # noqa: BLE001 - a broken file is data, not a crash
         first = str(e).strip().splitlines()[0] if str(e).strip() else ""
@@ -193,23 +266,34 @@ def _iter_stream(name: str, fh: IO[bytes], stats: WarcStats, all_statuses: bool,
         stats.error(name, start, "input ends inside the gzip member of the last record (truncated file)")
 
 
-def _page_from_record(record: Any, name: str, all_statuses: bool) -> tuple[RawPage | None, str]:
+def _page_from_record(record: Any, name: str, all_statuses: bool,
+                      revisits: RevisitIndex | None = None) -> tuple[RawPage | None, str]:
     """The page in a record, or (None, why it is skipped)."""
     if not (record.rec_headers.get_header("Content-Length") or "").strip().isdigit():
         return None, TRUNCATED  # headers cut short (or broken): where the record ends is unknown
     rtype = record.rec_type
-    http = record.http_headers if rtype == "response" else None
+    http = record.http_headers if rtype in ("response", "revisit") else None
     ctype = _content_type(record, http)
     status = _status(http)
     body = b""
+    original = None
     if rtype == "revisit":
-        skip = "revisit (no payload)"
-    elif rtype not in PAGE_TYPES:
+        original = revisits.find(record.rec_headers) if revisits is not None else None
+        if original is not None:
+            # a server-not-modified revisit records the 304; the page is the original's
+            status = original.status if status in (None, 304) else status
+            ctype = ctype or original.content_type
+            http = http if http is not None and http.headers else None
+    if rtype == "revisit" and original is None:
+        skip = REVISIT_SKIPPED if revisits is None else REVISIT_UNRESOLVED
+    elif rtype not in PAGE_TYPES and original is None:
         skip = f"record type {rtype}"
     elif http is not None and not all_statuses and not (status is not None and 200 <= status < 300):
         skip = f"http status {status}"
     elif ctype and not is_html_type(ctype):
         skip = f"non-html {media_type(ctype)}"
+    elif original is not None:
+        body, skip = original.body, ""
     else:
         body, skip = _payload(record, http)
     if not _drained(record):  # the input ended before the record's Content-Length was read
@@ -226,11 +310,13 @@ def _page_from_record(record: Any, name: str, all_statuses: bool) -> tuple[RawPa
             body=body,
             fetch_time=record.rec_headers.get_header("WARC-Date"),
             status=status,
-            headers=_headers_dict(http.headers) if http is not None else {},
+            headers=_headers_dict(http.headers) if http is not None else
+            (dict(original.headers) if original is not None else {}),
             content_type=ctype,
             record_id=record.rec_headers.get_header("WARC-Record-ID"),
             source="warc",
             source_name=name,
+            revisit_of=original.record_id if original is not None else None,
         ),
         "",
     )

@@ -107,13 +107,31 @@ class WarcBuilder:
         )
         return self._write(url, "request", b"", http, seed=f"request {url}")
 
-    def revisit(self, url: str, refers_to: str) -> str:
-        extra = {
-            "WARC-Refers-To": refers_to,
-            "WARC-Profile": "http://netpreserve.org/warc/1.0/revisit/identical-payload-digest",
-        }
-        http = StatusAndHeaders("200 OK", [("Content-Type", "text/html")], protocol="HTTP/1.1")
-        return self._write(url, "revisit", b"", http, seed=f"revisit {url}", extra=extra)
+    def revisit(
+        self,
+        url: str,
+        refers_to: str | None = None,
+        *,
+        payload_digest: str | None = None,
+        refers_to_uri: str | None = None,
+        refers_to_date: str | None = None,
+        status: int = 200,
+        date: str | None = None,
+    ) -> str:
+        """A ``revisit`` record (no payload). The original is named by any of ``refers_to``
+        (its record id), ``payload_digest`` (identical-payload-digest profile) and
+        ``refers_to_uri``/``refers_to_date``; ``status`` 304 writes a server-not-modified one."""
+        profile = "server-not-modified" if status == 304 else "identical-payload-digest"
+        extra = {"WARC-Profile": f"http://netpreserve.org/warc/1.0/revisit/{profile}"}
+        for k, v in (("WARC-Refers-To", refers_to), ("WARC-Payload-Digest", payload_digest),
+                     ("WARC-Refers-To-Target-URI", refers_to_uri),
+                     ("WARC-Refers-To-Date", refers_to_date), ("WARC-Date", date)):
+            if v:
+                extra[k] = v
+        http = StatusAndHeaders(f"{status} {STATUS_TEXT.get(status, 'Status')}",
+                                [("Content-Type", "text/html")] if status != 304 else [],
+                                protocol="HTTP/1.1")
+        return self._write(url, "revisit", b"", http, seed=f"revisit {url} {date or ''}".strip(), extra=extra)
 
     def _write(
         self,

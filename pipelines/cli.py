@@ -148,6 +148,7 @@ def cmd_warc(a: argparse.Namespace) -> int:
             extractor_kw=_extractor_kw(a),
             progress=progress,
             all_statuses=a.all_statuses,
+            revisits=a.revisits == "resolve",
         )
     finally:
         sink.close()
@@ -312,6 +313,11 @@ def register(sub: Any) -> None:
     )
     env_opt(p, "--workers", type=int, default=1, help="filter processes (output order may differ)")
     env_opt(p, "--all-statuses", action="store_true", help="also filter non-2xx responses")
+    env_opt(
+        p, "--revisits", choices=("skip", "resolve"), default="skip",
+        help="revisit records (a re-capture with the same payload): skip them (counted), or "
+        "resolve them against the originals read earlier in this run and emit them as pages",
+    )
     env_opt(p, "--stats", help="write the run's counts as JSON to this file")
     p.add_argument("-q", "--quiet", action="store_true", help="no progress line even on a terminal")
     filter_opts(p)

@@ -100,11 +100,13 @@ def clean_warcs(
     extractor_kw: dict[str, Any] | None = None,
     progress: Progress | None = None,
     all_statuses: bool = False,
+    revisits: bool = False,
 ) -> RunStats:
-    """Filter every page of ``inputs`` (paths, globs, ``-``, streams) into ``sink``."""
+    """Filter every page of ``inputs`` (paths, globs, ``-``, streams) into ``sink``.
+    ``revisits``: resolve revisit records (crawler.warc.RevisitIndex) instead of skipping them."""
     stats = RunStats()
     extractor_kw = extractor_kw or {}
-    pages = iter_pages(inputs, stats.warc, all_statuses=all_statuses)
+    pages = iter_pages(inputs, stats.warc, all_statuses=all_statuses, revisits=revisits)
     progress = progress or Progress(enabled=False)
     if workers <= 1:
         from ce_filter import Extractor
@@ -115,7 +117,8 @@ def clean_warcs(
         return stats
     # spawn, not fork: the parent may already run a Kafka producer thread.
     ctx = mp.get_context("spawn")
-    files = _gzip_files(inputs)
+    # resolving revisits needs one reader that has seen every earlier record, so no shards
+    files = None if revisits else _gzip_files(inputs)
     with ctx.Pool(workers, initializer=_init_worker, initargs=(extractor_kw,)) as pool:
         if files is not None:
             # each worker reads its own byte ranges: the parent only writes the sinks

@@ -45,11 +45,18 @@ def make_record(page: RawPage | Any, extraction: Any, extractor: Any) -> dict[st
         "digest": "sha256:" + hashlib.sha256(text.encode("utf-8")).hexdigest(),
         "encoding": extraction.encoding or "",
         "content_type": page.content_type or "",
-        "source": {"type": page.source, "name": page.source_name, "record_id": page.record_id},
+        "source": _source(page),
         "model": model_version(extractor),
         "extractor": str(getattr(extractor, "version", "")),
         "processed_at": now_iso(),
     }
+
+
+def _source(page: RawPage) -> dict[str, Any]:
+    out = {"type": page.source, "name": page.source_name, "record_id": page.record_id}
+    if page.revisit_of:
+        out["revisit_of"] = page.revisit_of
+    return out
 
 
 def filter_page(extractor: Any, page: RawPage) -> dict[str, Any]:

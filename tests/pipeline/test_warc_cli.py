@@ -125,3 +125,20 @@ def test_bad_arguments_and_missing_input(tmp_path):
     assert r.returncode == 2 and b"no WARC input" in r.stderr
     r = run_cli(["warc", str(tmp_path), "--to", "s3:bucket"])
     assert r.returncode == 2 and b"bad sink" in r.stderr
+
+
+@pytest.mark.parametrize("workers", ["1", "2"])
+def test_revisits_resolved_on_request(warc_file, tmp_path, workers):
+    path, t = warc_file
+    out = tmp_path / "o.jsonl"
+    r = run_cli(["warc", str(path), "--to", f"jsonl:{out}", "--revisits", "resolve", "--workers", workers])
+    assert r.returncode == 0, r.stderr.decode()
+    recs = _jsonl(out)
+    assert len(recs) == len(t.pages) + 1
+    for rec in recs:
+        validate(rec)
+    again = [x for x in recs if x["source"].get("revisit_of")]
+    assert len(again) == 1
+    original = next(x for x in recs if x["source"]["record_id"] == again[0]["source"]["revisit_of"])
+    assert original["url"] == again[0]["url"] and original["digest"] == again[0]["digest"]
+    assert original["text"] and "revisit_of" not in original["source"]

@@ -140,3 +140,65 @@ def test_not_a_warc_is_an_error_not_a_crash():
     assert len(stats.errors) == 1 and stats.errors[0]["offset"] == 0
     stats = WarcStats()
     assert read_all(b"", stats) == [] and stats.errors == [] and stats.records == 0
+
+
+def _digest_of(data: bytes, record_id: str) -> str:
+    from warcio.archiveiterator import ArchiveIterator
+
+    for r in ArchiveIterator(io.BytesIO(data)):
+        if r.rec_headers.get_header("WARC-Record-ID") == record_id:
+            return r.rec_headers.get_header("WARC-Payload-Digest")
+    raise KeyError(record_id)
+
+
+def test_revisits_resolved_by_refers_to_digest_and_uri_date():
+    t = make_warc()  # its revisit names the original by WARC-Refers-To
+    stats = WarcStats()
+    pages = list(iter_pages(io.BytesIO(t.data), stats, revisits=True))
+    assert len(pages) == len(t.pages) + 1 and "revisit (no payload)" not in stats.skipped
+    assert stats.records == stats.pages + stats.skipped_total
+    original, again = (p for p in pages if p.url == "http://news.test/plain.html")
+    assert again.revisit_of == original.record_id == t.record_ids[original.url]
+    assert again.record_id != original.record_id and again.body == original.body
+    assert again.status == 200 and again.content_type.startswith("text/html")
+
+    # by payload digest only, by target URI + date only, and a 304 (server-not-modified)
+    url = "http://news.test/gzip.html"
+    rid = t.record_ids[url]
+    digest = _digest_of(t.data, rid)
+    buf = io.BytesIO()
+    w = WarcBuilder(buf, date="2024-02-01T00:00:00Z")
+    w.revisit(url, payload_digest=digest, date="2024-02-01T00:00:00Z")
+    w.revisit(url, refers_to_uri=url, refers_to_date="2024-01-01T00:00:00Z", date="2024-03-01T00:00:00Z")
+    w.revisit(url, refers_to=rid, status=304, date="2024-04-01T00:00:00Z")
+    w.revisit("http://news.test/new.html", refers_to="<urn:uuid:not-here>", date="2024-05-01T00:00:00Z")
+    stats = WarcStats()
+    pages = list(iter_pages([io.BytesIO(t.data), io.BytesIO(buf.getvalue())], stats, revisits=True))
+    later = [p for p in pages if p.url == url][1:]
+    assert [p.fetch_time[:7] for p in later] == ["2024-02", "2024-03", "2024-04"]
+    assert {p.revisit_of for p in later} == {rid} and all(p.status == 200 for p in later)
+    body = next(p.body for p in pages if p.record_id == rid)
+    assert all(p.body == body and p.content_type.startswith("text/html") for p in later)
+    assert stats.skipped["revisit (original not in input)"] == 1
+
+    # skipped by default, as before
+    stats = WarcStats()
+    assert len(list(iter_pages(io.BytesIO(buf.getvalue()), stats))) == 0
+    assert stats.skipped == {"revisit (no payload)": 4}
+
+
+def test_revisit_index_is_bounded():
+    from crawler.warc import RevisitIndex
+
+    t = make_warc()
+    index = RevisitIndex(max_bytes=1)  # holds nothing: every page is larger
+    stats = WarcStats()
+    pages = list(iter_pages(io.BytesIO(t.data), stats, revisits=index))
+    assert len(pages) == len(t.pages) and index.bytes == 0
+    assert stats.skipped["revisit (original not in input)"] == 1
+    size = max(len(p.body) for p in pages)
+    index = RevisitIndex(max_bytes=2 * size)
+    for p in pages:
+        index.add(p, None)
+        assert index.bytes <= 2 * size
+    assert len(index._pages) == 2 and pages[-1].record_id in index._pages
