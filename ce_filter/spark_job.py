@@ -207,10 +207,12 @@ def record_struct(schema: dict[str, Any] | None = None) -> Any:
     from pipelines.record import schema as record_schema
 
     schema = schema or record_schema()
+    required = set(schema.get("required", ()))
     fields = []
     for name, prop in schema["properties"].items():
         typ, nullable = _spark_type(prop)
-        fields.append(T.StructField(name, typ, nullable))
+        # an optional property (e.g. source.revisit_of) is null where a record leaves it out
+        fields.append(T.StructField(name, typ, nullable or name not in required))
     return T.StructType(fields)
 
 
