@@ -99,24 +99,34 @@ class RevisitIndex:
     def __init__(self, max_bytes: int = REVISIT_CACHE_BYTES) -> None:
         self.max_bytes = max_bytes
         self.bytes = 0
-        self._pages: OrderedDict[str, RawPage] = OrderedDict()  # record id -> page
+        # record id -> (page, its other keys); the keys go with the page when it is dropped
+        self._pages: OrderedDict[str, tuple[RawPage, tuple[str, ...]]] = OrderedDict()
         self._keys: dict[str, str] = {}  # digest / "uri date" -> record id
+
+    def __len__(self) -> int:
+        return len(self._pages)
 
     def add(self, page: RawPage, digest: str | None) -> None:
         rid = page.record_id
         if not rid or len(page.body) > self.max_bytes:
             return
-        old = self._pages.pop(rid, None)
-        if old is not None:
-            self.bytes -= len(old.body)
-        self._pages[rid] = page
+        self._drop(rid)
+        keys = tuple(k for k in (digest, _uri_date(page.url, page.fetch_time)) if k)
+        self._pages[rid] = (page, keys)
         self.bytes += len(page.body)
-        for k in (digest, _uri_date(page.url, page.fetch_time)):
-            if k:
-                self._keys[k] = rid
+        for k in keys:
+            self._keys[k] = rid
         while self.bytes > self.max_bytes:
-            _, dropped = self._pages.popitem(last=False)
-            self.bytes -= len(dropped.body)
+            self._drop(next(iter(self._pages)))
+
+    def _drop(self, rid: str) -> None:
+        held = self._pages.pop(rid, None)
+        if held is None:
+            return
+        self.bytes -= len(held[0].body)
+        for k in held[1]:
+            if self._keys.get(k) == rid:
+                del self._keys[k]
 
     def find(self, headers: Any) -> RawPage | None:
         """The original a revisit's WARC headers point at, if it is still held."""
@@ -126,9 +136,9 @@ class RevisitIndex:
             self._keys.get(get("WARC-Payload-Digest") or ""),
             self._keys.get(_uri_date(get("WARC-Refers-To-Target-URI"), get("WARC-Refers-To-Date"))),
         ):
-            page = self._pages.get(rid or "")
-            if page is not None:
-                return page
+            held = self._pages.get(rid or "")
+            if held is not None:
+                return held[0]
         return None
 
 
@@ -174,11 +184,11 @@ def iter_pages(
     """
     inputs = expand_sources(source)
     stats = stats if stats is not None else WarcStats()
-    index = revisit_index(revisits)
+    index = _revisit_index(revisits)
     return _iter_inputs(inputs, stats, all_statuses, index)
 
 
-def revisit_index(revisits: bool | RevisitIndex | None) -> RevisitIndex | None:
+def _revisit_index(revisits: bool | RevisitIndex | None) -> RevisitIndex | None:
     if isinstance(revisits, RevisitIndex):
         return revisits
     return RevisitIndex() if revisits else None
@@ -280,9 +290,10 @@ def _page_from_record(record: Any, name: str, all_statuses: bool,
     if rtype == "revisit":
         original = revisits.find(record.rec_headers) if revisits is not None else None
         if original is not None:
-            # a server-not-modified revisit records the 304; the page is the original's
+            # a server-not-modified revisit records the 304; the page is the original's. The
+            # record's own Content-Type is application/http, so only an HTTP one counts.
             status = original.status if status in (None, 304) else status
-            ctype = ctype or original.content_type
+            ctype = (http.get_header("Content-Type") if http is not None else "") or original.content_type
             http = http if http is not None and http.headers else None
     if rtype == "revisit" and original is None:
         skip = REVISIT_SKIPPED if revisits is None else REVISIT_UNRESOLVED

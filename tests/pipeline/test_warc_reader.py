@@ -201,4 +201,27 @@ def test_revisit_index_is_bounded():
     for p in pages:
         index.add(p, None)
         assert index.bytes <= 2 * size
-    assert len(index._pages) == 2 and pages[-1].record_id in index._pages
+    assert len(index) == 2 and len(index._keys) <= 4  # a dropped page's keys go with it
+    assert index.find(_Headers({"WARC-Refers-To": pages[-1].record_id})) is pages[-1]
+    assert index.find(_Headers({"WARC-Refers-To": pages[0].record_id})) is None
+
+
+class _Headers(dict):
+    def get_header(self, name):
+        return self.get(name)
+
+
+def test_revisit_without_http_headers_takes_the_originals():
+    t = make_warc()
+    url = "http://news.test/chunked.html"
+    buf = io.BytesIO()
+    w = WarcBuilder(buf)
+    # no HTTP block at all: the record's own Content-Type is application/http, not the page's
+    w._write(url, "revisit", b"", None, extra={"WARC-Refers-To": t.record_ids[url]},
+             content_type="application/http; msgtype=response")
+    stats = WarcStats()
+    pages = list(iter_pages([io.BytesIO(t.data), io.BytesIO(buf.getvalue())], stats, revisits=True))
+    first, again = (p for p in pages if p.url == url)
+    assert again.revisit_of == first.record_id and again.body == first.body
+    assert again.content_type == first.content_type and again.status == first.status == 200
+    assert again.headers == first.headers
