@@ -257,15 +257,17 @@ class _Elements:
     packed them, and the blocks' openers. Serving only needs the summed weights of their
     tokens (``weight_sums``, in C); the token tuples are made only when asked for."""
 
-    __slots__ = ("packed", "openers", "_c", "_rows")
+    __slots__ = ("packed", "openers", "_c", "_rows", "_by_serial")
 
     def __init__(self, packed: bytes, openers: bytes, c: Any) -> None:
         self.packed, self.openers, self._c = packed, openers, c  # c: the _walk module
         self._rows: tuple[list[tuple[str, ...]], list[tuple[str, ...]]] | None = None
+        self._by_serial: tuple[dict[int, tuple[str, ...]], dict[int, tuple[str, ...]]] | None = None
 
-    def rows(self) -> tuple[list[tuple[str, ...]], list[tuple[str, ...]]]:
-        """Each block's own and ancestors' tokens (name_tokens stays the one tokeniser)."""
-        if self._rows is None:
+    def by_serial(self) -> tuple[dict[int, tuple[str, ...]], dict[int, tuple[str, ...]]]:
+        """By element serial (0: none): its own tokens, and its ancestors' (name_tokens stays
+        the one tokeniser)."""
+        if self._by_serial is None:
             own: dict[int, tuple[str, ...]] = {0: ()}
             anc: dict[int, tuple[str, ...]] = {0: ()}
             full: dict[int, tuple[str, ...]] = {0: ()}
@@ -275,6 +277,13 @@ class _Elements:
                 own[s] = o
                 anc[s] = a
                 full[s] = a + o if o else a
+            self._by_serial = own, anc
+        return self._by_serial
+
+    def rows(self) -> tuple[list[tuple[str, ...]], list[tuple[str, ...]]]:
+        """Each block's own and ancestors' tokens."""
+        if self._rows is None:
+            own, anc = self.by_serial()
             ops = np.frombuffer(self.openers, dtype=np.int64).tolist()
             self._rows = [own[s] for s in ops], [anc[s] for s in ops]
         return self._rows
@@ -290,12 +299,7 @@ class _Elements:
 
     def elem_tokens(self) -> dict[int, tuple[str, ...]]:
         """Own class/id tokens by element serial, for the elements that have some."""
-        out = {}
-        for s, _parent, cls, idv in self._c.elem_list(self.packed):
-            o = element_tokens(cls, idv)
-            if o:
-                out[s] = o
-        return out
+        return {s: o for s, o in self.by_serial()[0].items() if o}
 
 
 class ElementTokens(Sequence[tuple[str, ...]]):

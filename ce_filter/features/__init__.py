@@ -39,9 +39,8 @@ _TAG_GROUPS = [
 _TAG_GROUP_LUT = np.full(max(t for _, ids in _TAG_GROUPS for t in ids) + 2, -1, dtype=np.int64)
 for _k, (_, _ids_k) in enumerate(_TAG_GROUPS):
     _TAG_GROUP_LUT[sorted(_ids_k)] = _k
-_HEADING_IDS = np.array(sorted(HEADINGS), dtype=np.int64)
 _IS_HEADING = np.zeros(len(_TAG_GROUP_LUT), dtype=bool)  # by tag id (headings are a tag group)
-_IS_HEADING[_HEADING_IDS] = True
+_IS_HEADING[sorted(HEADINGS)] = True
 
 STOPWORDS = frozenset(
     "the a an of to in and or is are was were be been it its that this with for on as at by from "
