@@ -1,0 +1,51 @@
+"""Reading a labelled corpus: the gold is what the corpus authors meant, not how it was cut."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+from ce_filter.corpus import load_corpus, repair_gold
+from ce_filter.evaluate import token_prf
+
+
+def _corpus(root: Path, pages: dict[str, tuple[bytes, bytes]]) -> Path:
+    (root / "html").mkdir(parents=True)
+    (root / "gold").mkdir()
+    for pid, (html, gold) in pages.items():
+        (root / "html" / f"{pid}.html").write_bytes(html)
+        (root / "gold" / f"{pid}.txt").write_bytes(gold)
+    return root
+
+
+def test_character_references_in_the_gold_are_text() -> None:
+    gold = "Team&#8217;s owner &#8220;don&#039;t&#8221; &amp; &rsquo;&#x2014;"
+    assert repair_gold(gold) == "Team\u2019s owner \u201cdon't\u201d & \u2019\u2014"
+    # what an extractor outputs for that sentence now matches it word for word
+    assert token_prf("Team\u2019s owner \u201cdon't\u201d", repair_gold(gold))[1] == 1.0
+
+
+def test_text_that_only_looks_like_a_reference_stays() -> None:
+    for text in ("AT&T", "&notice", "a & b", "&#;", "R&D;"):
+        assert repair_gold(text) == text
+
+
+def test_leftover_cleaneval_marks_go_but_markup_quoted_in_an_article_stays() -> None:
+    assert repair_gold("Figure 2. <p>Equilibrium <l>curve <H>x").split() == \
+        ["Figure", "2.", "Equilibrium", "curve", "x"]
+    code = '<form action="p.php">\n  <!-- Rest of form here -->\n</form> <module> <pre>'
+    assert repair_gold(code) == code
+
+
+def test_a_gold_that_is_only_a_comment_is_an_empty_gold() -> None:
+    assert repair_gold("<!-- this page contains no article -->\n") == ""
+
+
+def test_load_corpus_repairs_gold_and_reads_mangled_utf16(tmp_path: Path) -> None:
+    utf16 = b"\xef\xbf\xbd\xef\xbf\xbd" + "Caf\u00e9 &amp; bar".encode("utf-16-le")
+    root = _corpus(tmp_path / "c", {
+        "a": (b"<p>x</p>", b"It&#039;s <p>here"),
+        "b": (b"<p>y</p>", utf16),
+        "c": (b"<p>z</p>", b"<!-- no article -->"),
+    })
+    golds = {d.id: d.gold for d in load_corpus(root)}
+    assert golds == {"a": "It's  here", "b": "Caf\u00e9 & bar", "c": ""}
