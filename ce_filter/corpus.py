@@ -41,7 +41,7 @@ def _read_text(p: Path) -> str:
 # "don 039 t"), and a gold that is only an HTML comment saying the page has no article.
 _CE_MARK = re.compile(r"<[plhPLH]>")
 _CHAR_REF = re.compile(r"&(?:#[0-9]{1,7}|#[xX][0-9a-fA-F]{1,6}|[A-Za-z][A-Za-z0-9]{1,31});")
-_ONLY_COMMENT = re.compile(r"\s*<!--.*?-->\s*", re.S)
+_ONLY_COMMENT = re.compile(r"\s*<!--(?:(?!-->).)*-->\s*", re.S)  # one comment, nothing else
 
 
 def repair_gold(text: str) -> str:

@@ -38,6 +38,8 @@ def test_leftover_cleaneval_marks_go_but_markup_quoted_in_an_article_stays() -> 
 
 def test_a_gold_that_is_only_a_comment_is_an_empty_gold() -> None:
     assert repair_gold("<!-- this page contains no article -->\n") == ""
+    two = "<!-- a --> the article <!-- b -->"  # text between two comments is gold
+    assert repair_gold(two) == two
 
 
 def test_load_corpus_repairs_gold_and_reads_mangled_utf16(tmp_path: Path) -> None:
