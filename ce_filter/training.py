@@ -30,13 +30,23 @@ CONFIGS: dict[str, TrainConfig] = {
 # Leave-one-out rows: what each addition of ours buys (ablation --rows with these names).
 # They keep best's C (0.001) instead of searching it again, to keep the ablation short.
 _LOO = replace(CONFIGS["best"], cs=(0.001,))
+
+
+def _without(group: str) -> TrainConfig:
+    return replace(_LOO, groups=tuple(g for g in _LOO.groups if g != group))
+
+
+def _with(*groups: str) -> TrainConfig:
+    return replace(_LOO, groups=_LOO.groups + groups)
+
+
 CONFIGS.update({
-    "best-dom": replace(_LOO, groups=tuple(g for g in CONFIGS["best"].groups if g != "dom")),
-    "best+text": replace(_LOO, groups=CONFIGS["best"].groups + ("text",)),
-    "best+ctx": replace(_LOO, groups=CONFIGS["best"].groups + ("ctx",)),
-    "best+text+ctx": replace(_LOO, groups=CONFIGS["best"].groups + ("text", "ctx")),
-    "best-rx": replace(_LOO, groups=tuple(g for g in CONFIGS["best"].groups if g != "rx")),
-    "best-head": replace(_LOO, groups=tuple(g for g in CONFIGS["best"].groups if g != "head")),
+    "best-dom": _without("dom"),
+    "best+text": _with("text"),
+    "best+ctx": _with("ctx"),
+    "best+text+ctx": _with("text", "ctx"),
+    "best-rx": _without("rx"),
+    "best-head": _without("head"),
     "best-stage2": replace(_LOO, stage2=False),
     "best-pagerel": replace(_LOO, stage2_page_rel=False),
     "best-cdweight": replace(_LOO, corpus_weight={}),
