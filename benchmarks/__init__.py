@@ -1,6 +1,6 @@
 """The speed and quality benchmark of issue 4: ce-filter side by side with its peers.
 
-Run it as ``ce-filter bench`` (or ``python -m benchmarks``); see docs/BENCHMARKS.md.
+Run it as ``ce-filter bench`` (or ``python -m ce_filter.bench``); see docs/BENCHMARKS.md.
 
 Layout: ``peers`` (one adapter per tool), ``pages`` (which pages), ``measure`` (the child
 process that times one tool), ``stages`` (ce-filter's own time breakdown and the selectolax

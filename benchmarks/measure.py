@@ -162,7 +162,7 @@ def run_child(job: dict[str, Any], timeout: float | None = None) -> dict[str, An
     with tempfile.TemporaryDirectory(prefix="ce-bench-") as tmp:
         job_path, out_path = Path(tmp, "job.json"), Path(tmp, "result.json")
         job_path.write_text(json.dumps(job))
-        cmd = [sys.executable, "-m", "benchmarks.measure", str(job_path), str(out_path)]
+        cmd = [sys.executable, "-m", "ce_filter.bench.measure", str(job_path), str(out_path)]
         try:
             proc = subprocess.run(cmd, env=child_env(), cwd=repo, stdout=subprocess.DEVNULL,
                                   stderr=subprocess.PIPE, timeout=timeout)

@@ -111,9 +111,8 @@ def kafka_worker(docs: list[Any], n_msgs: int, timeout: float) -> dict[str, Any]
     # max_poll_interval_ms, 5 min by default): keep it short so start-up is seconds.
     f_poll = _flag(p, "worker", "--max-poll-interval-ms", required=False)
     try:
+        from ce_filter.pipelines.embedded_broker import EmbeddedBroker
         from kafka import KafkaConsumer, KafkaProducer
-
-        from pipelines.embedded_broker import EmbeddedBroker
     except ImportError as e:
         raise NotAvailable(f"Kafka parts missing: {e}") from None
     docs = [d for d in docs if len(d.html) < MAX_MESSAGE]

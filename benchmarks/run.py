@@ -219,6 +219,6 @@ def run(a: argparse.Namespace) -> int:
 
 
 def main(argv: list[str] | None = None) -> int:
-    p = argparse.ArgumentParser(prog="python -m benchmarks", description=__doc__)
+    p = argparse.ArgumentParser(prog="python -m ce_filter.bench", description=__doc__)
     add_arguments(p)
     return run(p.parse_args(argv))

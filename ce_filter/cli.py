@@ -12,7 +12,7 @@ from pathlib import Path
 from . import __version__
 
 # Modules that add subcommands (each has ``register(subparsers)``).
-PLUGINS = ("pipelines.cli", "ce_filter.bench")
+PLUGINS = ("ce_filter.pipelines.cli", "ce_filter.bench.cli")
 
 
 def _read_inputs(paths: list[str]) -> list[tuple[str, bytes]]:

@@ -1,6 +1,7 @@
-"""Sources for the filter: a WARC reader (``crawler.warc``) and a Scrapy spider (``crawler.spider``).
+"""Sources for the filter: a WARC reader (``ce_filter.crawler.warc``) and a Scrapy spider
+(``ce_filter.crawler.spider``).
 
-Both hand on :class:`crawler.page.RawPage` records: the page bytes plus what the fetch said
+Both hand on :class:`ce_filter.crawler.page.RawPage` records: the page bytes plus what the fetch said
 about them. This package imports neither Scrapy nor Kafka at import time.
 """
 

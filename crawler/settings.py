@@ -6,17 +6,17 @@ Output is chosen by settings (``-s NAME=value``) or environment variables of the
 (raw pages as the worker's JSON envelope, for ``ce-filter worker``) with the Kafka connection options
 ``CE_FILTER_BOOTSTRAP_SERVERS``, ``CE_FILTER_SECURITY_PROTOCOL``, ``CE_FILTER_SASL_MECHANISM``,
 ``CE_FILTER_SASL_PLAIN_USERNAME``, ``CE_FILTER_SASL_PLAIN_PASSWORD``, ``CE_FILTER_SSL_CAFILE``,
-... (see ``pipelines.kafka_io.CONNECTION_OPTIONS``). Scrapy's own feed exports (``-o out.jsonl``)
+... (see ``ce_filter.pipelines.kafka_io.CONNECTION_OPTIONS``). Scrapy's own feed exports (``-o out.jsonl``)
 also receive the cleaned records.
 """
 
 import os
 
-from pipelines.kafka_io import CONNECTION_OPTIONS
+from ce_filter.pipelines.kafka_io import CONNECTION_OPTIONS
 
 BOT_NAME = "ce-filter"
-SPIDER_MODULES = ["crawler.spider"]
-NEWSPIDER_MODULE = "crawler"
+SPIDER_MODULES = ["ce_filter.crawler.spider"]
+NEWSPIDER_MODULE = "ce_filter.crawler"
 
 ROBOTSTXT_OBEY = True
 USER_AGENT = os.environ.get("CE_FILTER_USER_AGENT", "ce-filter/0.1 (main-content extraction crawler)")
@@ -32,10 +32,10 @@ FEED_EXPORT_ENCODING = "utf-8"
 LOG_LEVEL = os.environ.get("CE_FILTER_LOG_LEVEL", "INFO")
 
 ITEM_PIPELINES = {
-    "pipelines.scrapy_pipelines.KafkaRawPipeline": 50,
-    "pipelines.scrapy_pipelines.FilterPipeline": 100,
-    "pipelines.scrapy_pipelines.JsonLinesPipeline": 300,
-    "pipelines.scrapy_pipelines.KafkaPipeline": 400,
+    "ce_filter.pipelines.scrapy_pipelines.KafkaRawPipeline": 50,
+    "ce_filter.pipelines.scrapy_pipelines.FilterPipeline": 100,
+    "ce_filter.pipelines.scrapy_pipelines.JsonLinesPipeline": 300,
+    "ce_filter.pipelines.scrapy_pipelines.KafkaPipeline": 400,
 }
 
 CE_FILTER_COMMENTS = os.environ.get("CE_FILTER_COMMENTS", "") not in ("", "0", "false")

@@ -1,7 +1,7 @@
 """The Scrapy spider: crawl from start URLs (or a URL file) within allowed domains, follow
 links up to a depth and a page limit, obey robots.txt (``ROBOTSTXT_OBEY`` in
-``crawler.settings``), skip non-HTML (counted in the crawl stats), and hand each HTML page to
-the item pipelines as a :class:`~crawler.page.RawPage`.
+``ce_filter.crawler.settings``), skip non-HTML (counted in the crawl stats), and hand each HTML page to
+the item pipelines as a :class:`~ce_filter.crawler.page.RawPage`.
 
 Spider arguments (``scrapy crawl cefilter -a name=value``; each defaults to the environment
 variable ``CE_FILTER_<NAME>``):

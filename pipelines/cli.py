@@ -124,7 +124,7 @@ def _write_stats(path: str | None, stats: dict[str, Any]) -> None:
 
 
 def cmd_warc(a: argparse.Namespace) -> int:
-    from crawler.warc import expand_sources
+    from ce_filter.crawler.warc import expand_sources
 
     from .offline import Progress, clean_warcs
     from .sinks import open_sinks
@@ -231,7 +231,7 @@ def cmd_crawl(a: argparse.Namespace) -> int:
     if overrides.get("CE_FILTER_KAFKA_RAW_TOPIC") and not (
         overrides.get("CE_FILTER_JSONL") or overrides.get("CE_FILTER_KAFKA_TOPIC")
     ):  # raw pages only: the workers filter them, this process does not
-        from crawler import settings as crawl_settings
+        from ce_filter.crawler import settings as crawl_settings
 
         overrides["ITEM_PIPELINES"] = {
             k: v for k, v in crawl_settings.ITEM_PIPELINES.items() if not k.endswith(".FilterPipeline")

@@ -1,5 +1,5 @@
 """Running the Scrapy spider from Python (what ``ce-filter crawl`` does): the project's
-settings (``crawler.settings``) plus overrides, one crawl, its stats returned."""
+settings (``ce_filter.crawler.settings``) plus overrides, one crawl, its stats returned."""
 
 from __future__ import annotations
 
@@ -17,11 +17,10 @@ def run_crawl(
 ) -> dict[str, Any]:
     """Crawl and block until done; returns Scrapy's stats (``cefilter/*`` keys are ours).
     Twisted's reactor runs once per process: call this once per process."""
+    from ce_filter.crawler import settings as project_settings
+    from ce_filter.crawler.spider import CeFilterSpider, read_url_file
     from scrapy.crawler import CrawlerProcess
     from scrapy.settings import Settings
-
-    from crawler import settings as project_settings
-    from crawler.spider import CeFilterSpider, read_url_file
 
     if not urls and not url_file:
         raise ValueError("no start URLs: give URLs or --url-file")

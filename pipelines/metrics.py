@@ -390,7 +390,7 @@ def end_offsets(consumer: Any, tps: list[Any], timeout_s: float = 10.0) -> dict[
 def group_lag(settings: Any, group_id: str, topics: Iterable[str], timeout_s: float = 10.0) -> dict[str, Any]:
     """A consumer group's lag on ``topics``: its committed offsets (OffsetFetch, asked by a
     consumer of the group that does not join it) against each partition's end.
-    ``settings`` is a ``pipelines.kafka_io.KafkaSettings``. A partition the group never
+    ``settings`` is a ``ce_filter.pipelines.kafka_io.KafkaSettings``. A partition the group never
     committed counts from its beginning (``auto_offset_reset`` earliest, the worker's
     default). Returns ``{"total": n, "partitions": [{"topic", "partition", "committed",
     "end", "lag"}, ...]}``."""

@@ -17,9 +17,9 @@ from collections import Counter
 from dataclasses import dataclass, field
 from typing import IO, Any
 
-from crawler.page import RawPage
-from crawler.warc import WarcStats, expand_sources, iter_pages
-from crawler.warc_shards import GZIP_MAGIC, plan, read_shard
+from ce_filter.crawler.page import RawPage
+from ce_filter.crawler.warc import WarcStats, expand_sources, iter_pages
+from ce_filter.crawler.warc_shards import GZIP_MAGIC, plan, read_shard
 
 from .record import filter_page
 from .sinks import Sink
@@ -103,7 +103,7 @@ def clean_warcs(
     revisits: bool = False,
 ) -> RunStats:
     """Filter every page of ``inputs`` (paths, globs, ``-``, streams) into ``sink``.
-    ``revisits``: resolve revisit records (crawler.warc.RevisitIndex) instead of skipping them."""
+    ``revisits``: resolve revisit records (ce_filter.crawler.warc.RevisitIndex) instead of skipping them."""
     stats = RunStats()
     extractor_kw = extractor_kw or {}
     pages = iter_pages(inputs, stats.warc, all_statuses=all_statuses, revisits=revisits)

@@ -9,7 +9,7 @@ from functools import lru_cache
 from pathlib import Path
 from typing import Any
 
-from crawler.page import RawPage, now_iso
+from ce_filter.crawler.page import RawPage, now_iso
 
 SCHEMA_PATH = Path(__file__).with_name("record.schema.json")
 SCHEMA_ID = "ce-filter.record/1"

@@ -1,13 +1,13 @@
-"""Scrapy item pipelines (enable them through ``ITEM_PIPELINES``, as ``crawler.settings`` does):
+"""Scrapy item pipelines (enable them through ``ITEM_PIPELINES``, as ``ce_filter.crawler.settings`` does):
 
 - ``FilterPipeline`` turns each page item (a RawPage, or a dict with url/body/...) into the
-  output record (``pipelines.record``). Settings: ``CE_FILTER_COMMENTS``, ``CE_FILTER_THRESHOLD``.
+  output record (``ce_filter.pipelines.record``). Settings: ``CE_FILTER_COMMENTS``, ``CE_FILTER_THRESHOLD``.
 - ``JsonLinesPipeline`` writes records to the file ``CE_FILTER_JSONL`` (off when unset).
 - ``KafkaPipeline`` sends records to ``CE_FILTER_KAFKA_TOPIC`` (off when unset) with the
   ``CE_FILTER_BOOTSTRAP_SERVERS`` / security settings. Delivery results are counted in the
   crawl stats (``cefilter/kafka/delivered``, ``cefilter/kafka/failed``) and failures logged.
 - ``KafkaRawPipeline`` sends each *raw* page, before filtering, to ``CE_FILTER_KAFKA_RAW_TOPIC``
-  (off when unset) as the worker's JSON envelope (``pipelines.worker.envelope``; key = URL), so
+  (off when unset) as the worker's JSON envelope (``ce_filter.pipelines.worker.envelope``; key = URL), so
   ``ce-filter worker`` processes filter it; counted as ``cefilter/kafka_raw/*``.
 
 Methods take ``spider`` as optional so both older and newer Scrapy call them happily.
@@ -18,9 +18,8 @@ from __future__ import annotations
 import logging
 from typing import Any
 
+from ce_filter.crawler.page import RawPage
 from scrapy.exceptions import NotConfigured
-
-from crawler.page import RawPage
 
 from .kafka_io import KafkaSettings
 from .record import SCHEMA_ID, filter_page

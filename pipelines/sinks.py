@@ -16,7 +16,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import IO, Any
 
-from crawler.page import RawPage, now_iso
+from ce_filter.crawler.page import RawPage, now_iso
 
 from .kafka_io import KafkaSettings, make_producer
 from .record import dumps

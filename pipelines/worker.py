@@ -22,7 +22,7 @@ without committing, so the batch is processed again on restart. SIGTERM/SIGINT f
 batch in hand, flush, commit, leave the group and exit 0.
 
 Metrics: with ``metrics_port`` set (``--metrics-port``; 0 = a free port, logged) the worker
-serves ``/metrics``, ``/healthz`` and ``/readyz`` (``pipelines.metrics``) while it runs.
+serves ``/metrics``, ``/healthz`` and ``/readyz`` (``ce_filter.pipelines.metrics``) while it runs.
 """
 
 from __future__ import annotations
@@ -37,7 +37,7 @@ import time
 from dataclasses import dataclass, field
 from typing import Any
 
-from crawler.page import RawPage
+from ce_filter.crawler.page import RawPage
 
 from .kafka_io import KafkaSettings, make_consumer
 from .metrics import Metrics
@@ -177,7 +177,7 @@ class Worker:
         self.extractor = extractor
         self.stats = WorkerStats()
         self.metrics = Metrics(info={"model": model_version(extractor)})
-        self.metrics_server: Any = None  # a pipelines.metrics.MetricsServer while serving
+        self.metrics_server: Any = None  # a ce_filter.pipelines.metrics.MetricsServer while serving
         self._stop = threading.Event()
 
     def stop(self, *_: Any) -> None:

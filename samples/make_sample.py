@@ -19,7 +19,7 @@ from pathlib import Path
 ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT))
 
-from crawler.warcgen import WarcBuilder  # noqa: E402
+from ce_filter.crawler.warcgen import WarcBuilder  # noqa: E402
 
 # (Dragnet id, URL the page was crawled from (its canonical link), framing)
 PAGES = [

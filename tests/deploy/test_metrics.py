@@ -1,4 +1,4 @@
-"""pipelines.metrics: the exposition scraped over real HTTP, health/readiness, and lag read
+"""ce_filter.pipelines.metrics: the exposition scraped over real HTTP, health/readiness, and lag read
 from a real consumer against the embedded broker."""
 
 from __future__ import annotations
@@ -8,8 +8,7 @@ import urllib.error
 import urllib.request
 
 import pytest
-
-from pipelines.metrics import Metrics, parse_exposition, scrape, value
+from ce_filter.pipelines.metrics import Metrics, parse_exposition, scrape, value
 
 from .conftest import unique
 
@@ -98,7 +97,7 @@ def test_parse_rejects_garbage():
 
 
 def _produce(kafka, topic: str, n: int, partitions: int = 2) -> None:
-    from pipelines.kafka_io import make_producer
+    from ce_filter.pipelines.kafka_io import make_producer
 
     producer = make_producer(kafka)  # gzip batches: several records per batch
     for i in range(n):
@@ -109,9 +108,8 @@ def _produce(kafka, topic: str, n: int, partitions: int = 2) -> None:
 
 @pytest.mark.kafka
 def test_lag_from_a_real_consumer(kafka):
+    from ce_filter.pipelines.kafka_io import ensure_topics, make_consumer
     from kafka import TopicPartition
-
-    from pipelines.kafka_io import ensure_topics, make_consumer
 
     topic = unique("lag")
     ensure_topics(kafka, [topic], partitions=2)
@@ -139,11 +137,10 @@ def test_lag_from_a_real_consumer(kafka):
 
 @pytest.mark.kafka
 def test_group_lag_committed_against_end(kafka):
+    from ce_filter.pipelines.kafka_io import ensure_topics, make_consumer
+    from ce_filter.pipelines.metrics import group_lag
     from kafka import TopicPartition
     from kafka.structs import OffsetAndMetadata
-
-    from pipelines.kafka_io import ensure_topics, make_consumer
-    from pipelines.metrics import group_lag
 
     topic, group = unique("glag"), unique("group")
     ensure_topics(kafka, [topic], partitions=2)

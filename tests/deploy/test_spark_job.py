@@ -1,4 +1,4 @@
-"""ce_filter.spark_job on Spark local[2]: records equal what `ce-filter warc` makes of the same
+"""ce_filter.pipelines.spark_job on Spark local[2]: records equal what `ce-filter warc` makes of the same
 WARC files (same URLs, texts, digests, every field but processed_at), summaries per file."""
 
 from __future__ import annotations
@@ -74,7 +74,7 @@ def test_spark_submit_parquet_matches_cli(warcs, tmp_path):
     import pyarrow.parquet as pq
 
     out = tmp_path / "out"
-    job = REPO / "ce_filter" / "spark_job.py"
+    job = REPO / "pipelines" / "spark_job.py"
     r = run([spark_submit(), "--master", "local[2]", "--conf", "spark.ui.enabled=false", str(job),
              "--input", f"{warcs}/*.warc.gz", "--output", str(out),
              "--summary", str(tmp_path / "s.json")])  # fmt: skip
@@ -113,7 +113,8 @@ def test_python_m_json_list_file_broken_and_missing_inputs(warcs, tmp_path):
     text = f"# a list file, as Common Crawl ships them\n{good[1]}\n{missing}\n"
     listing.write_bytes(gzip.compress(text.encode()))
     out = tmp_path / "out"
-    r = run([sys.executable, "-m", "ce_filter.spark_job", "--master", "local[2]", "--format", "json",
+    r = run([sys.executable, "-m", "ce_filter.pipelines.spark_job", "--master", "local[2]",
+             "--format", "json",
              "--input", f"{good[0]},{cut}", "--input", f"@{listing}", "--output", str(out),
              "--summary", str(tmp_path / "s.json")])  # fmt: skip
     assert r.returncode == 1, r.stderr[-3000:]  # a broken and a missing file: reported, not fatal
@@ -139,7 +140,8 @@ def test_hadoop_reader_binary_files(warcs, tmp_path):
     import pyarrow.parquet as pq
 
     out = tmp_path / "out"
-    r = run([sys.executable, "-m", "ce_filter.spark_job", "--master", "local[2]", "--reader", "hadoop",
+    r = run([sys.executable, "-m", "ce_filter.pipelines.spark_job", "--master", "local[2]",
+             "--reader", "hadoop",
              "--input", f"file://{warcs}/*.warc.gz", "--output", str(out),
              "--summary", str(tmp_path / "s.json")])  # fmt: skip
     assert r.returncode == 0, r.stderr[-3000:]
@@ -164,7 +166,7 @@ def test_hadoop_reader_binary_files(warcs, tmp_path):
 def test_arrow_reader_streams_without_spark(warcs):
     """The executor side alone: --reader arrow opens a URI through pyarrow.fs and streams it."""
     pytest.importorskip("pyarrow")
-    from ce_filter.spark_job import filter_file, open_stream, scheme
+    from ce_filter.pipelines.spark_job import filter_file, open_stream, scheme
 
     name = f"file://{warcs}/part-1.warc.gz"
     assert scheme(name) == "file" and scheme("C:/x.warc") == ""

@@ -5,7 +5,7 @@ from __future__ import annotations
 import io
 from dataclasses import dataclass, field
 
-from crawler.warcgen import WarcBuilder
+from ce_filter.crawler.warcgen import WarcBuilder
 
 NAV = "".join(f'<li><a href="/s{i}">Section {i}</a></li>' for i in range(12))
 

@@ -5,8 +5,8 @@ from __future__ import annotations
 
 import json
 
-from pipelines.kafka_io import read_topic
-from pipelines.record import validate
+from ce_filter.pipelines.kafka_io import read_topic
+from ce_filter.pipelines.record import validate
 
 from .conftest import SITE, run_cli, unique
 
@@ -78,7 +78,7 @@ def test_crawl_site_to_jsonl_and_kafka(site_server, kafka, kcat, tmp_path):
 
 
 def test_scrapy_crawl_command_from_the_project(site_server, tmp_path):
-    """Plain `scrapy crawl cefilter` from the repo (scrapy.cfg -> crawler.settings), output by
+    """Plain `scrapy crawl cefilter` from the repo (scrapy.cfg -> ce_filter.crawler.settings), output by
     setting, limits by spider argument."""
     import subprocess
     import sys

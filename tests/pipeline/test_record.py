@@ -7,10 +7,18 @@ import hashlib
 import json
 
 import pytest
+from ce_filter.crawler.page import RawPage
+from ce_filter.pipelines.record import (
+    SCHEMA_ID,
+    SCHEMA_PATH,
+    dumps,
+    filter_page,
+    make_record,
+    schema,
+    validate,
+)
 
 from ce_filter import Extractor
-from crawler.page import RawPage
-from pipelines.record import SCHEMA_ID, SCHEMA_PATH, dumps, filter_page, make_record, schema, validate
 
 from .helpers import article, paras
 

@@ -5,10 +5,9 @@ from __future__ import annotations
 import json
 
 import pytest
-
-from pipelines.embedded_broker import EmbeddedBroker
-from pipelines.kafka_io import KafkaSettings
-from pipelines.sinks import KafkaSink, open_sinks, parse_spec
+from ce_filter.pipelines.embedded_broker import EmbeddedBroker
+from ce_filter.pipelines.kafka_io import KafkaSettings
+from ce_filter.pipelines.sinks import KafkaSink, open_sinks, parse_spec
 
 from .conftest import run_cli, unique
 

@@ -5,11 +5,10 @@ from __future__ import annotations
 import json
 
 import pytest
+from ce_filter.crawler.warc import read_all
+from ce_filter.pipelines.kafka_io import read_topic
+from ce_filter.pipelines.record import validate
 from warcio.archiveiterator import ArchiveIterator
-
-from crawler.warc import read_all
-from pipelines.kafka_io import read_topic
-from pipelines.record import validate
 
 from .conftest import run_cli, unique
 from .helpers import make_warc

@@ -8,9 +8,8 @@ import io
 import zlib
 
 import pytest
-
-from crawler.warc import WarcStats, decode_content, iter_pages, read_all
-from crawler.warcgen import WarcBuilder
+from ce_filter.crawler.warc import WarcStats, decode_content, iter_pages, read_all
+from ce_filter.crawler.warcgen import WarcBuilder
 
 from .helpers import article, make_warc, paras
 
@@ -188,7 +187,7 @@ def test_revisits_resolved_by_refers_to_digest_and_uri_date():
 
 
 def test_revisit_index_is_bounded():
-    from crawler.warc import RevisitIndex
+    from ce_filter.crawler.warc import RevisitIndex
 
     t = make_warc()
     index = RevisitIndex(max_bytes=1)  # holds nothing: every page is larger

@@ -7,9 +7,8 @@ import gzip
 import io
 
 import pytest
-
-from crawler.warc import WarcStats, iter_pages
-from crawler.warc_shards import plan, read_shard
+from ce_filter.crawler.warc import WarcStats, iter_pages
+from ce_filter.crawler.warc_shards import plan, read_shard
 
 from .helpers import make_warc
 

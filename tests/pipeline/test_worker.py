@@ -12,9 +12,8 @@ import time
 from pathlib import Path
 
 import pytest
-
-from pipelines.embedded_broker import free_port
-from pipelines.kafka_io import ensure_topics, make_producer, read_topic
+from ce_filter.pipelines.embedded_broker import free_port
+from ce_filter.pipelines.kafka_io import ensure_topics, make_producer, read_topic
 
 from .conftest import run_cli, unique
 from .helpers import article, paras
@@ -199,7 +198,7 @@ def test_env_vars_configure_the_worker(tmp_path):
 def test_page_from_message_rejects(value):
     from types import SimpleNamespace
 
-    from pipelines.worker import PoisonMessage, page_from_message
+    from ce_filter.pipelines.worker import PoisonMessage, page_from_message
 
     msg = SimpleNamespace(value=value, key=b"k", topic="t", partition=0, offset=1, headers=[])
     with pytest.raises(PoisonMessage):
@@ -210,7 +209,7 @@ def test_page_from_message_accepts_raw_and_envelopes():
     import base64
     from types import SimpleNamespace
 
-    from pipelines.worker import page_from_message
+    from ce_filter.pipelines.worker import page_from_message
 
     raw = SimpleNamespace(
         value="<p>café</p>".encode("latin-1"),
@@ -248,9 +247,10 @@ def test_worker_serves_metrics_and_health(kafka, start_cli):
     """A real worker with --metrics-port 0: /readyz once subscribed, /metrics counts what went
     through (records out, dead letters by reason, commits, lag), /healthz while it polls; the
     port is closed again after a clean stop."""
+    from ce_filter.pipelines.metrics import parse_exposition, value
+    from ce_filter.pipelines.record import model_version
+
     from ce_filter import Extractor
-    from pipelines.metrics import parse_exposition, value
-    from pipelines.record import model_version
 
     src, out, group = unique("raw"), unique("clean"), unique("group")
     ensure_topics(kafka, [src], partitions=2)
@@ -344,10 +344,9 @@ def test_unacknowledged_output_stops_the_worker_without_commit(tmp_path, start_c
     """Deliveries that fail (a proxy in front of a broker of its own refuses every Produce
     request) make the worker exit 3 with nothing committed; once deliveries work again, a
     restart outputs every input exactly once."""
+    from ce_filter.pipelines.embedded_broker import EmbeddedBroker, broker_binary
+    from ce_filter.pipelines.kafka_io import KafkaSettings
     from kafka import KafkaConsumer, TopicPartition
-
-    from pipelines.embedded_broker import EmbeddedBroker, broker_binary
-    from pipelines.kafka_io import KafkaSettings
 
     from .kafka_proxy import KafkaProxy
 

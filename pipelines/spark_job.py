@@ -1,13 +1,14 @@
 """Batch cleaning of WARC archives on Apache Spark (optional extra ``spark``: pyspark, pyarrow).
 
-    spark-submit --master yarn "$(python -c 'import ce_filter.spark_job as m; print(m.__file__)')" \\
+    spark-submit --master yarn \\
+        "$(python -c 'import ce_filter.pipelines.spark_job as m; print(m.__file__)')" \\
         --input 's3a://bucket/crawl/*.warc.gz' --output s3a://bucket/clean/ --format parquet
-    python -m ce_filter.spark_job --master 'local[*]' --input 'warcs/*.warc.gz' --output out/
+    python -m ce_filter.pipelines.spark_job --master 'local[*]' --input 'warcs/*.warc.gz' --output out/
 
 Work is distributed by file: the driver expands the inputs (paths, globs, directories, any
 Hadoop-readable URI, or ``@LIST`` files of paths such as Common Crawl's ``warc.paths.gz``),
-and each task streams one WARC file through the WARC reader (``crawler.warc.iter_pages``)
-and the filter, making the same record as every other stage (``pipelines.record``, schema
+and each task streams one WARC file through the WARC reader (``ce_filter.crawler.warc.iter_pages``)
+and the filter, making the same record as every other stage (``ce_filter.pipelines.record``, schema
 ``pipelines/record.schema.json``). The Spark schema of the output is derived from that
 JSON Schema, so Parquet columns and JSON lines have the Kafka output's fields and nesting.
 The model is loaded once per Python worker process (a module-level singleton; Spark reuses
@@ -43,7 +44,7 @@ from collections.abc import Iterable, Iterator
 from typing import Any
 from urllib.parse import urlparse
 
-log = logging.getLogger("ce_filter.spark_job")
+log = logging.getLogger("ce_filter.pipelines.spark_job")
 
 WARC_SUFFIXES = (".warc", ".warc.gz", ".arc", ".arc.gz")
 READERS = ("auto", "local", "http", "hadoop", "arrow")
@@ -121,8 +122,8 @@ def filter_file(
 ) -> tuple[list[dict[str, Any]], dict[str, Any]]:
     """The records of one WARC file and its summary. ``stream`` is a binary stream, or None
     to open ``name`` as a local path. Never raises for bad input: it is in the summary."""
-    from crawler.warc import WarcStats, iter_pages
-    from pipelines.record import filter_page
+    from ce_filter.crawler.warc import WarcStats, iter_pages
+    from ce_filter.pipelines.record import filter_page
 
     t0 = time.monotonic()
     stats = WarcStats()
@@ -202,9 +203,8 @@ def _spark_type(prop: dict[str, Any]) -> tuple[Any, bool]:
 
 def record_struct(schema: dict[str, Any] | None = None) -> Any:
     """The Spark StructType of ``pipelines/record.schema.json`` (field order kept)."""
+    from ce_filter.pipelines.record import schema as record_schema
     from pyspark.sql import types as T
-
-    from pipelines.record import schema as record_schema
 
     schema = schema or record_schema()
     required = set(schema.get("required", ()))
@@ -290,7 +290,7 @@ def _hadoop_expand(spark: Any, uri: str) -> list[str]:
 def expand_inputs(inputs: Iterable[str], spark: Any = None, prefix: str = "") -> list[str]:
     """Input names, in order, without duplicates. Local ones expand exactly as
     ``ce-filter warc`` expands them (so records name their source the same way)."""
-    from crawler.warc import expand_sources
+    from ce_filter.crawler.warc import expand_sources
 
     out: list[str] = []
     for item in inputs:
@@ -442,7 +442,7 @@ def totals(summaries: list[dict[str, Any]]) -> dict[str, Any]:
 
 def build_parser() -> argparse.ArgumentParser:
     ap = argparse.ArgumentParser(
-        prog="ce_filter.spark_job",
+        prog="ce_filter.pipelines.spark_job",
         description="Clean WARC files on Spark: one task per file, records as Parquet or JSON lines.",
     )
     ap.add_argument("--input", action="append", required=True,
@@ -481,7 +481,8 @@ def main(argv: list[str] | None = None) -> int:
         from pyspark.sql import SparkSession
     except ImportError:
         print(
-            "ce_filter.spark_job: pyspark is not installed (pip install 'ce-filter[spark]')", file=sys.stderr
+            "ce_filter.pipelines.spark_job: pyspark is not installed (pip install 'ce-filter[spark]')",
+            file=sys.stderr,
         )
         return 2
     os.environ.setdefault("PYSPARK_PYTHON", sys.executable)
@@ -504,7 +505,7 @@ def main(argv: list[str] | None = None) -> int:
             all_statuses=a.all_statuses,
         )
     except (FileNotFoundError, ValueError) as e:
-        print(f"ce_filter.spark_job: error: {e}", file=sys.stderr)
+        print(f"ce_filter.pipelines.spark_job: error: {e}", file=sys.stderr)
         return 2
     finally:
         spark.stop()

@@ -1,0 +1,15 @@
+"""``ce-filter bench``: adds the subcommand to the CLI (the work is in ``run``)."""
+
+from __future__ import annotations
+
+import argparse
+
+from . import run
+
+
+def register(sub: argparse._SubParsersAction) -> None:
+    p = sub.add_parser("bench", help="speed and quality side by side with the peers (docs/BENCHMARKS.md)",
+                       description="Benchmark ce-filter against trafilatura, resiliparse, readability-lxml, "
+                                   "jusText, boilerpy3 and html-text; writes docs/BENCHMARKS.md.")
+    run.add_arguments(p)
+    p.set_defaults(fn=run.run)

@@ -1,0 +1,37 @@
+"""The repository's stage folders install under the ce_filter namespace: no source file may
+import them by their folder names, which would only work from a checkout (and would collide
+with other projects' generic ``crawler`` / ``pipelines`` packages in site-packages)."""
+
+import ast
+from pathlib import Path
+
+REPO = Path(__file__).resolve().parents[2]
+FOLDERS = {"crawler", "pipelines", "benchmarks"}
+
+
+def _sources() -> list[Path]:
+    return [p for d in ("ce_filter", "crawler", "pipelines", "benchmarks", "tests", "deploy", "samples")
+            for p in (REPO / d).rglob("*.py")]
+
+
+def test_no_import_by_folder_name():
+    bad = []
+    for path in _sources():
+        for node in ast.walk(ast.parse(path.read_text(encoding="utf-8"))):
+            names = []
+            if isinstance(node, ast.Import):
+                names = [a.name for a in node.names]
+            elif isinstance(node, ast.ImportFrom) and node.level == 0 and node.module:
+                names = [node.module]
+            bad += [f"{path.relative_to(REPO)}: {n}" for n in names if n.split(".")[0] in FOLDERS]
+    assert not bad, bad
+
+
+def test_stage_packages_import_under_ce_filter():
+    import ce_filter.bench.run
+    import ce_filter.crawler.warc
+    import ce_filter.pipelines.record
+
+    for mod, folder in ((ce_filter.crawler.warc, "crawler"), (ce_filter.pipelines.record, "pipelines"),
+                        (ce_filter.bench.run, "benchmarks")):
+        assert Path(mod.__file__).resolve().parent.name == folder
