@@ -1,12 +1,12 @@
 """Which pages: corpus specs ``dir[:split]`` (a bare name like ``dragnet:test`` is looked up
-under the data root), loaded with ``ce_filter.corpus.load_corpus``."""
+under the data root), loaded with ``ce_filter.learn.corpus.load_corpus``."""
 
 from __future__ import annotations
 
 import os
 from pathlib import Path
 
-from ce_filter.corpus import Doc, load_corpus
+from ce_filter.learn.corpus import Doc, load_corpus
 
 REPO = Path(__file__).resolve().parents[1]
 DEFAULT_SPEED = ("dragnet:test",)

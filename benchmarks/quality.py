@@ -9,8 +9,8 @@ import multiprocessing as mp
 from concurrent.futures import ProcessPoolExecutor
 from typing import Any
 
-from ce_filter.corpus import load_corpus
-from ce_filter.evaluate import evaluate
+from ce_filter.learn.corpus import load_corpus
+from ce_filter.learn.evaluate import evaluate
 
 from . import pages, peers
 from .report import num, table

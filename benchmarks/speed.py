@@ -10,8 +10,8 @@ import time
 from pathlib import Path
 from typing import Any
 
-from ce_filter.corpus import Doc
-from ce_filter.evaluate import Score
+from ce_filter.learn.corpus import Doc
+from ce_filter.learn.evaluate import Score
 
 from . import peers, stats
 from .measure import run_child

@@ -6,7 +6,7 @@ import io
 from collections.abc import Sequence
 from pathlib import Path
 
-from ce_filter.corpus import Doc
+from ce_filter.learn.corpus import Doc
 
 
 def write_warc(path: str | Path, docs: Sequence[Doc], n_pages: int, *, gzip: bool = True) -> int:

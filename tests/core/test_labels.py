@@ -4,7 +4,7 @@ import random
 
 import numpy as np
 
-from ce_filter.labels import block_labels, in_runs, lcs_align, lcs_match
+from ce_filter.learn.labels import block_labels, in_runs, lcs_align, lcs_match
 
 
 def lcs_len(a, b):

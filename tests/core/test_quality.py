@@ -11,8 +11,8 @@ import sys
 import pytest
 
 from ce_filter import Extractor
-from ce_filter.corpus import load_corpus
-from ce_filter.evaluate import evaluate
+from ce_filter.learn.corpus import load_corpus
+from ce_filter.learn.evaluate import evaluate
 from ce_filter.model import load_default
 
 FLOORS = {  # corpus, split -> (min mean F1, max empty pages)

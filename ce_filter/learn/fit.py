@@ -12,14 +12,14 @@ from dataclasses import asdict, dataclass, field
 
 import numpy as np
 
-from . import __version__
+from .. import __version__
+from ..decode import decode_html
+from ..features import FeatureSpec, heading_words, page_features
+from ..features.tokens import select_tokens
+from ..model import Linear, Model, context_features, sigmoid, stage2_inputs
+from ..segment import Blocks, parse, segment
 from .corpus import Doc, site_of
-from .decode import decode_html
-from .features import FeatureSpec, heading_words, page_features
-from .features.tokens import select_tokens
 from .labels import block_labels, words
-from .model import Linear, Model, context_features, sigmoid, stage2_inputs
-from .segment import Blocks, parse, segment
 
 
 @dataclass

@@ -11,7 +11,7 @@ from dataclasses import replace
 from pathlib import Path
 
 from .corpus import load_corpus
-from .train import Page, TrainConfig, data_digest, prepare, train
+from .fit import Page, TrainConfig, data_digest, prepare, train
 
 _PAPER = {"ic_ancestors": False, "heading_words": False, "stage2": False, "weight": "none",
           "label_runs": False, "cs": (0.01, 0.1, 1.0, 10.0), "ic_min_frac": 0.01, "ic_min_pages": 0,
