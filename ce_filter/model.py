@@ -15,66 +15,27 @@ from typing import Any
 
 import numpy as np
 
-from .features import TOKEN_PREFIXES, FeatureSpec, TokenRows, feature_names, group_sum, page_inputs
+from .features import (
+    TOKEN_PREFIXES,
+    FeatureSpec,
+    TokenRows,
+    context_features,
+    feature_names,
+    page_inputs,
+    stage2_inputs,
+)
 from .features.tokens import token_weight_sums
 from .segment import Blocks, vocab_table
 
 FORMAT_VERSION = 1
-CONTEXT = 3  # stage 2 looks at this many blocks on each side
 
 
 class ModelError(ValueError):
     """A model file that is not a valid ce-filter model."""
 
 
-def stage2_inputs(blocks: Blocks) -> tuple[np.ndarray, np.ndarray]:
-    """Ancestor ids and token counts of the blocks, for stage 2's container means."""
-    return blocks.container_ids(), blocks.token_counts()
-
-
 def sigmoid(z: np.ndarray) -> np.ndarray:
     return 1.0 / (1.0 + np.exp(-np.clip(z, -40.0, 40.0)))
-
-
-CONTAINER_LEVELS = (1, 2, 3)
-
-
-def context_features(s: np.ndarray, cont: np.ndarray | None = None,
-                     weight: np.ndarray | None = None, page_rel: bool = False) -> np.ndarray:
-    """Stage-2 input: the block's own score, its neighbours' (0.5 past the page ends), the
-    windowed means, the page mean, and the weighted mean score of the blocks sharing each of
-    the block's nearest ancestors (context in the DOM, not only in reading order).
-
-    ``page_rel`` adds the score over the page's best score: a page whose article scores low
-    everywhere (a caption, a short summary) still keeps its best blocks, and a page of many
-    confident blocks drops the doubtful ones (docs/RESULTS.md, stage 2 with the page max)."""
-    n = len(s)
-    out = np.empty((n, 2 * CONTEXT + 4 + len(CONTAINER_LEVELS) + int(page_rel)))
-    if n == 0:
-        return out
-    pad = np.full(n + 2 * CONTEXT, 0.5)
-    pad[CONTEXT:CONTEXT + n] = s
-    # the block and its neighbours, 0.5 past the page ends
-    for k in range(2 * CONTEXT + 1):
-        out[:, k] = pad[k:k + n]
-    c = np.zeros(n + 1)
-    np.cumsum(s, out=c[1:])
-    idx = np.arange(n)
-    for j, r in enumerate((5, 15), start=2 * CONTEXT + 1):
-        lo, hi = np.maximum(idx - r, 0), np.minimum(idx + r + 1, n)
-        out[:, j] = (c[hi] - c[lo]) / np.maximum(hi - lo, 1)
-    out[:, 2 * CONTEXT + 3] = s.sum() / n  # what s.mean() computes, without its overhead
-    w = weight if weight is not None else np.ones(n)
-    sw = s * w
-    for j, lvl in enumerate(CONTAINER_LEVELS, start=2 * CONTEXT + 4):
-        if cont is None:
-            out[:, j] = s
-            continue
-        ids = cont[:, lvl]
-        out[:, j] = group_sum(ids, sw) / np.maximum(group_sum(ids, w), 1e-9)
-    if page_rel:
-        out[:, -1] = s / max(float(s.max()), 1e-6)
-    return out
 
 
 @dataclass
@@ -120,7 +81,7 @@ class Model:
     threshold: float = 0.5
     meta: dict[str, Any] = field(default_factory=dict)
     stage2_page_rel: bool = False  # stage 2 also sees score / page max (context_features)
-    # the precision-leaning cut chosen on CV (train.TrainConfig.precise_beta); None in model
+    # the precision-leaning cut chosen on CV (learn.fit.TrainConfig.precise_beta); None in model
     # files from before it was recorded
     precise_threshold: float | None = None
 

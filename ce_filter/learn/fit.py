@@ -14,9 +14,9 @@ import numpy as np
 
 from .. import __version__
 from ..decode import decode_html
-from ..features import FeatureSpec, heading_words, page_features
+from ..features import FeatureSpec, context_features, heading_words, page_features, stage2_inputs
 from ..features.tokens import select_tokens
-from ..model import Linear, Model, context_features, sigmoid, stage2_inputs
+from ..model import Linear, Model, sigmoid
 from ..segment import Blocks, parse, segment
 from .corpus import Doc, site_of
 from .labels import block_labels, words

@@ -13,8 +13,7 @@ from selectolax.lexbor import LexborHTMLParser
 from ce_filter import segment as S
 from ce_filter.api import Extractor
 from ce_filter.decode import decode_html
-from ce_filter.features import page_features
-from ce_filter.model import stage2_inputs
+from ce_filter.features import page_features, stage2_inputs
 
 needs_c = pytest.mark.skipif(S._fast is None, reason="ce_filter._walk not built (no C compiler?): "
                                                      "the Python walk is in use")

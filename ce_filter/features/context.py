@@ -1,0 +1,73 @@
+"""Context: the block's neighbours. Stage 1's optional "ctx" group (windowed means of its own
+figures) and stage 2's input (the stage-1 scores of the neighbours and of the blocks sharing
+its ancestors), both from reading order and the DOM."""
+
+from __future__ import annotations
+
+import numpy as np
+
+from ..segment import Blocks
+from .cetr import smooth
+from .dom import group_sum
+from .shallow import shifted
+
+CONTEXT = 3  # stage 2 looks at this many blocks on each side
+CONTAINER_LEVELS = (1, 2, 3)
+
+
+def _window_mean(x: np.ndarray, r: int) -> np.ndarray:
+    c = np.concatenate(([0.0], np.cumsum(x)))
+    n = len(x)
+    idx = np.arange(n)
+    lo = np.maximum(idx - r, 0)
+    hi = np.minimum(idx + r + 1, n)
+    return (c[hi] - c[lo]) / (hi - lo)
+
+
+def ctx_columns(log_tok: np.ndarray, ld: np.ndarray, td: np.ndarray) -> tuple[list[str], list[np.ndarray]]:
+    return (["log_tok_w2", "log_tok_w5", "ld_w2", "ld_w5", "td_smooth", "td_prev2", "td_next2"],
+            [_window_mean(log_tok, 2), _window_mean(log_tok, 5), _window_mean(ld, 2),
+             _window_mean(ld, 5), smooth(td), shifted(td, -2), shifted(td, 2)])
+
+
+def stage2_inputs(blocks: Blocks) -> tuple[np.ndarray, np.ndarray]:
+    """Ancestor ids and token counts of the blocks, for stage 2's container means."""
+    return blocks.container_ids(), blocks.token_counts()
+
+
+def context_features(s: np.ndarray, cont: np.ndarray | None = None,
+                     weight: np.ndarray | None = None, page_rel: bool = False) -> np.ndarray:
+    """Stage-2 input: the block's own score, its neighbours' (0.5 past the page ends), the
+    windowed means, the page mean, and the weighted mean score of the blocks sharing each of
+    the block's nearest ancestors (context in the DOM, not only in reading order).
+
+    ``page_rel`` adds the score over the page's best score: a page whose article scores low
+    everywhere (a caption, a short summary) still keeps its best blocks, and a page of many
+    confident blocks drops the doubtful ones (docs/RESULTS.md, stage 2 with the page max)."""
+    n = len(s)
+    out = np.empty((n, 2 * CONTEXT + 4 + len(CONTAINER_LEVELS) + int(page_rel)))
+    if n == 0:
+        return out
+    pad = np.full(n + 2 * CONTEXT, 0.5)
+    pad[CONTEXT:CONTEXT + n] = s
+    # the block and its neighbours, 0.5 past the page ends
+    for k in range(2 * CONTEXT + 1):
+        out[:, k] = pad[k:k + n]
+    c = np.zeros(n + 1)
+    np.cumsum(s, out=c[1:])
+    idx = np.arange(n)
+    for j, r in enumerate((5, 15), start=2 * CONTEXT + 1):
+        lo, hi = np.maximum(idx - r, 0), np.minimum(idx + r + 1, n)
+        out[:, j] = (c[hi] - c[lo]) / np.maximum(hi - lo, 1)
+    out[:, 2 * CONTEXT + 3] = s.sum() / n  # what s.mean() computes, without its overhead
+    w = weight if weight is not None else np.ones(n)
+    sw = s * w
+    for j, lvl in enumerate(CONTAINER_LEVELS, start=2 * CONTEXT + 4):
+        if cont is None:
+            out[:, j] = s
+            continue
+        ids = cont[:, lvl]
+        out[:, j] = group_sum(ids, sw) / np.maximum(group_sum(ids, w), 1e-9)
+    if page_rel:
+        out[:, -1] = s / max(float(s.max()), 1e-6)
+    return out

@@ -1,0 +1,41 @@
+"""What a model's features are: the switchable groups and the learned token lists."""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from dataclasses import dataclass, field
+from typing import Any
+
+GROUPS = ("st", "cetr", "ic", "dom", "text", "ctx", "rx", "head")
+
+# Token-list columns (0/1 per token of a learned list) are named with these prefixes.
+TOKEN_PREFIXES = ("ic_own:", "ic_anc:", "head:")
+# (name prefix, each block's tokens, vocab): a token list as the serving path reads it
+TokenRows = tuple[str, Sequence[tuple[str, ...]], dict[str, int]]
+
+
+@dataclass
+class FeatureSpec:
+    """Which feature groups a model uses and the learned token lists it needs."""
+
+    groups: tuple[str, ...] = GROUPS
+    ic_own: list[str] = field(default_factory=list)
+    ic_anc: list[str] = field(default_factory=list)
+    heading_words: list[str] = field(default_factory=list)
+
+    def to_json(self) -> dict[str, Any]:
+        return {"groups": list(self.groups), "ic_own": self.ic_own, "ic_anc": self.ic_anc,
+                "heading_words": self.heading_words}
+
+    @classmethod
+    def from_json(cls, d: dict[str, Any]) -> FeatureSpec:
+        return cls(tuple(d["groups"]), list(d.get("ic_own", [])), list(d.get("ic_anc", [])),
+                   list(d.get("heading_words", [])))
+
+    def vocabs(self) -> tuple[dict[str, int], dict[str, int], dict[str, int]]:
+        cache = self.__dict__.get("_vocabs")
+        if cache is None:
+            cache = tuple({t: i for i, t in enumerate(v)}
+                          for v in (self.ic_own, self.ic_anc, self.heading_words))
+            self.__dict__["_vocabs"] = cache
+        return cache
