@@ -1,5 +1,5 @@
 """ce_filter.pipelines.spark_job on Spark local[2]: records equal what `ce-filter warc` makes of the same
-WARC files (same URLs, texts, digests, every field but processed_at), summaries per file."""
+WARC files (same URLs, texts, text hashes, every field but processed_at), summaries per file."""
 
 from __future__ import annotations
 
@@ -88,7 +88,7 @@ def test_spark_submit_parquet_matches_cli(warcs, tmp_path):
     for k in want:
         assert got[k] == want[k], k
     assert sum(1 for r in rows if r["text"]) == 15
-    assert {r["digest"] for r in rows} == {r["digest"] for r in expected}
+    assert {r["text_sha256"] for r in rows} == {r["text_sha256"] for r in expected}
 
     summary = json.loads((tmp_path / "s.json").read_text())
     files = {Path(s["file"]).name: s for s in summary["files"]}

@@ -77,12 +77,12 @@ def test_warc_to_jsonl_warc_and_kafka(warc_file, tmp_path, kafka, kcat):
         assert refers == t.record_ids[url] and t.pages[url] in text
     msgs = read_topic(kafka, topic)
     assert sorted(m.key.decode() for m in msgs) == sorted(t.pages)
-    assert {m.key.decode(): json.loads(m.value)["digest"] for m in msgs} == {
-        x["url"]: x["digest"] for x in recs
+    assert {m.key.decode(): json.loads(m.value)["text_sha256"] for m in msgs} == {
+        x["url"]: x["text_sha256"] for x in recs
     }
     seen = kcat(kafka.bootstrap_servers, topic)  # an independent client agrees
-    assert sorted((m["key"], json.loads(m["payload"])["digest"]) for m in seen) == sorted(
-        (x["url"], x["digest"]) for x in recs
+    assert sorted((m["key"], json.loads(m["payload"])["text_sha256"]) for m in seen) == sorted(
+        (x["url"], x["text_sha256"]) for x in recs
     )
 
 
@@ -92,7 +92,7 @@ def test_workers_and_stdin_give_the_same_records(warc_file, tmp_path):
     r1 = run_cli(["warc", str(path), str(path), "--to", f"jsonl:{one}"])
     r2 = run_cli(["warc", str(path), str(path), "--to", f"jsonl:{two}", "--workers", "2"])
     assert r1.returncode == 0 and r2.returncode == 0, r2.stderr.decode()
-    key = lambda x: (x["url"], x["digest"])  # noqa: E731
+    key = lambda x: (x["url"], x["text_sha256"])  # noqa: E731
     a, b = sorted(map(key, _jsonl(one))), sorted(map(key, _jsonl(two)))
     assert len(a) == 2 * len(t.pages) and a == b  # order may differ, records do not
     r3 = run_cli(["warc", "-", "--to", "jsonl:-"], input=path.read_bytes())
@@ -139,5 +139,5 @@ def test_revisits_resolved_on_request(warc_file, tmp_path, workers):
     again = [x for x in recs if x["source"].get("revisit_of")]
     assert len(again) == 1
     original = next(x for x in recs if x["source"]["record_id"] == again[0]["source"]["revisit_of"])
-    assert original["url"] == again[0]["url"] and original["digest"] == again[0]["digest"]
+    assert original["url"] == again[0]["url"] and original["text_sha256"] == again[0]["text_sha256"]
     assert original["text"] and "revisit_of" not in original["source"]
