@@ -35,7 +35,7 @@ from .kafka_io import CONNECTION_OPTIONS, BrokerUnavailable, KafkaSettings
 
 EXIT_LOST, EXIT_START = 1, EXIT_USAGE
 RAW_SPEC = "kafka-raw:"  # crawl: raw pages to the workers' input topic
-LOG_LEVELS = ("DEBUG", "INFO", "WARNING", "ERROR")
+LOG_LEVELS = ("DEBUG", "INFO", "WARNING", "ERROR", "CRITICAL")
 # kafka-python's compression codecs and the modules it uses for each (kafka/codec.py)
 CODEC_MODULES = {"snappy": ("snappy",), "lz4": ("lz4", "lz4f", "lz4framed"), "zstd": ("zstandard",)}
 

@@ -21,7 +21,7 @@ from ce_filter.pipelines.record import validate
 
 from ce_filter import Extractor
 from ce_filter.cli import build_parser, main
-from ce_filter.model import Model, load_default
+from ce_filter.model import Model
 
 from .test_api import ARTICLE, PARAS
 
@@ -56,16 +56,6 @@ def cli(*args: str, stdin=None, input: bytes | None = None, **extra_env: str) ->
 def no_ce_filter_env(monkeypatch):
     for k in [k for k in os.environ if k.startswith("CE_FILTER_")]:
         monkeypatch.delenv(k)
-
-
-@pytest.fixture(scope="module")
-def custom_model(tmp_path_factory) -> Path:
-    """The shipped model under another name (so another digest): a model file of one's own."""
-    d = load_default().to_json()
-    d["name"] = "custom"
-    path = tmp_path_factory.mktemp("model") / "custom.json"
-    path.write_text(json.dumps(d))
-    return path
 
 
 # ------------------------------------------------------------------ extract

@@ -80,6 +80,7 @@ def test_warc_to_jsonl_warc_and_kafka(warc_file, tmp_path, kafka, kcat):
     assert {m.key.decode(): json.loads(m.value)["text_sha256"] for m in msgs} == {
         x["url"]: x["text_sha256"] for x in recs
     }
+    assert all(validate(json.loads(m.value)) == [] for m in msgs)
     seen = kcat(kafka.bootstrap_servers, topic)  # an independent client agrees
     assert sorted((m["key"], json.loads(m["payload"])["text_sha256"]) for m in seen) == sorted(
         (x["url"], x["text_sha256"]) for x in recs
@@ -124,6 +125,15 @@ def test_bad_arguments_and_missing_input(tmp_path):
     assert r.returncode == 2 and b"no WARC input" in r.stderr
     r = run_cli(["warc", str(tmp_path), "--to", "s3:bucket"])
     assert r.returncode == 2 and b"bad sink" in r.stderr
+
+
+def test_stats_is_checked_before_the_run_and_written_after(warc_file, tmp_path):
+    path, t = warc_file
+    out = tmp_path / "o.jsonl"
+    r = run_cli(["warc", str(path), "--to", f"jsonl:{out}", "--stats", str(tmp_path / "no" / "s.json")])
+    assert r.returncode == 2 and b"cannot write" in r.stderr and not out.exists()  # nothing ran
+    r = run_cli(["warc", str(path), "--to", f"jsonl:{out}", "--stats", str(tmp_path / "s.json")])
+    assert r.returncode == 0 and json.loads((tmp_path / "s.json").read_text())["pages"] == len(t.pages)
 
 
 @pytest.mark.parametrize("workers", ["1", "2"])

@@ -173,6 +173,7 @@ def test_broker_not_reachable_is_a_clear_error(tmp_path):
     common = ["--bootstrap-servers", dead, "--bootstrap-timeout-ms", "2000"]
     r = run_cli(["worker", "--input-topic", "a", "--output-topic", "b", *common], timeout=60)
     assert r.returncode == 2 and b"cannot reach Kafka broker at " + dead.encode() in r.stderr
+    assert len(r.stderr.decode().strip().splitlines()) == 1, r.stderr  # none of kafka-python's retry log
     sample = Path(__file__).resolve().parents[2] / "samples" / "sample.warc.gz"
     r = run_cli(["warc", str(sample), "--to", "kafka:t", *common], timeout=60)
     assert r.returncode == 2 and b"cannot reach Kafka broker" in r.stderr
