@@ -24,6 +24,7 @@ from .options import (
     arg_type,
     env_opt,
     fail,
+    positive_number,
     text_codec,
 )
 
@@ -127,7 +128,7 @@ def build_parser() -> argparse.ArgumentParser:
     env_opt(p, "--format", choices=("text", "jsonl"), default="text",
             help="text, or one JSON record per page (the pipeline's record, docs/PIPELINE.md)")
     env_opt(p, "--encoding", type=text_codec, help="charset of the inputs, as an HTTP header would say it")
-    env_opt(p, "--timeout", type=float, default=DEFAULT_FETCH_TIMEOUT_S,
+    env_opt(p, "--timeout", type=positive_number, default=DEFAULT_FETCH_TIMEOUT_S,
             help="seconds allowed to fetch one URL")
     add_extraction_options(p)
     p.set_defaults(fn=cmd_extract)

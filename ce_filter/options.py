@@ -57,6 +57,17 @@ def positive_int(value: Any) -> int:
     return n
 
 
+def positive_number(value: Any) -> float:
+    """A duration or rate: a finite number above 0."""
+    try:
+        x = float(value)
+    except (TypeError, ValueError):
+        raise ValueError(f"{value!r} is not a number") from None
+    if not (math.isfinite(x) and x > 0):
+        raise ValueError(f"{value!r}: must be a number above 0")
+    return x
+
+
 def text_codec(value: str) -> str:
     """A charset name Python decodes bytes to text with (``hex``, ``base64``, ``rot13``:
     codecs, but not text encodings)."""

@@ -29,6 +29,7 @@ from ce_filter.options import (
     env_opt,
     open_output,
     positive_int,
+    positive_number,
 )
 
 from .kafka_io import CONNECTION_OPTIONS, BrokerUnavailable, KafkaSettings
@@ -364,7 +365,8 @@ def register(sub: Any) -> None:
     )
     env_opt(p, "--session-timeout-ms", type=positive_int, default=10_000, help="group session timeout")
     env_opt(p, "--heartbeat-interval-ms", type=positive_int, default=3_000, help="group heartbeat interval")
-    env_opt(p, "--log-interval", type=float, default=30.0, help="seconds between throughput log lines")
+    env_opt(p, "--log-interval", type=positive_number, default=30.0,
+            help="seconds between throughput log lines")
     env_opt(p, "--idle-exit", type=float, default=0.0, help="exit after this many idle seconds (0 = never)")
     env_opt(
         p,

@@ -264,6 +264,7 @@ MISTAKES = [
     (["extract", "--encoding", "klingon", "{d}/page.html"], {}, "'klingon' is not a known text encoding"),
     (["extract", "--encoding", "hex", "{d}/page.html"], {}, "'hex' is a codec but not a text encoding"),
     (["extract", "--format", "xml", "{d}/page.html"], {}, "argument --format: invalid choice: 'xml'"),
+    (["extract", "--timeout", "0", "{d}/page.html"], {}, "argument --timeout: '0': must be a number above 0"),
     (["extract", "{d}/locked"], {}, "{d}/locked: no *.htm* files in this directory"),
     (["evaluate", "{d}/nonexist"], {}, "{d}/nonexist: not a corpus (no html/ folder)"),
     (["evaluate", "{d}/corpus:train"], {}, "no split.tsv"),
