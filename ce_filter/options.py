@@ -35,37 +35,32 @@ class UsageError(ValueError):
 # ------------------------------------------------------------------ value checks
 
 
+def _checked(value: Any, convert: Any, what: str, ok: Any, why: str) -> Any:
+    """``convert(value)`` when that works and ``ok`` of it holds; else ValueError naming ``value``."""
+    try:
+        x = convert(value)
+    except (TypeError, ValueError):
+        raise ValueError(f"{value!r} is not {what}") from None
+    if not ok(x):
+        raise ValueError(f"{value!r}{why}")
+    return x
+
+
 def probability(value: Any) -> float:
     """A block-probability cut: a finite number in [0, 1] (nan, inf and 2 are mistakes)."""
-    try:
-        x = float(value)
-    except (TypeError, ValueError):
-        raise ValueError(f"{value!r} is not a number") from None
-    if not (math.isfinite(x) and 0.0 <= x <= 1.0):
-        raise ValueError(f"{value!r} is not a number in [0, 1]")
-    return x
+    return _checked(value, float, "a number", lambda x: math.isfinite(x) and 0.0 <= x <= 1.0,
+                    " is not a number in [0, 1]")
 
 
 def positive_int(value: Any) -> int:
     """A count of processes, pages, ...: 1 or more."""
-    try:
-        n = int(value)
-    except (TypeError, ValueError):
-        raise ValueError(f"{value!r} is not a whole number") from None
-    if n < 1:
-        raise ValueError(f"{value!r}: must be 1 or more")
-    return n
+    return _checked(value, int, "a whole number", lambda n: n >= 1, ": must be 1 or more")
 
 
 def positive_number(value: Any) -> float:
-    """A duration or rate: a finite number above 0."""
-    try:
-        x = float(value)
-    except (TypeError, ValueError):
-        raise ValueError(f"{value!r} is not a number") from None
-    if not (math.isfinite(x) and x > 0):
-        raise ValueError(f"{value!r}: must be a number above 0")
-    return x
+    """A duration: a finite number above 0."""
+    return _checked(value, float, "a number", lambda x: math.isfinite(x) and x > 0,
+                    ": must be a number above 0")
 
 
 def text_codec(value: str) -> str:
