@@ -22,7 +22,7 @@ from typing import BinaryIO
 
 from .page import RawPage, now_iso
 
-USER_AGENT = "ce-filter (main-content extraction; +https://pypi.org/project/ce-filter/)"
+USER_AGENT = "ce-filter (main-content extraction)"
 HTML_GLOB = "*.htm*"
 _URL = re.compile(r"^[a-zA-Z][a-zA-Z0-9+.-]*://")
 _CHUNK = 64 * 1024
