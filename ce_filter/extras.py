@@ -15,7 +15,7 @@ import importlib.util
 # installed is a row of the bench's table saying so.
 EXTRAS: dict[str, tuple[str, ...]] = {
     "warc": ("warcio",),
-    "kafka": ("kafka",),
+    "kafka": ("kafka", "prometheus_client"),
     "crawl": ("scrapy",),
     "spark": ("pyspark", "pyarrow"),
     "train": ("sklearn",),
