@@ -9,9 +9,12 @@ cannot be read, a missing extra); 3 the Kafka worker stopped on a delivery failu
 from __future__ import annotations
 
 import argparse
+import contextlib
 import importlib
 import sys
+from collections.abc import Iterable, Iterator
 from pathlib import Path
+from typing import Any
 
 from . import __version__
 from .extras import MissingExtra, extra_for, require
@@ -24,6 +27,7 @@ from .options import (
     arg_type,
     env_opt,
     fail,
+    positive_int,
     positive_number,
     text_codec,
 )
@@ -33,42 +37,99 @@ PLUGINS = ("ce_filter.pipelines.cli", "ce_filter.bench.cli")
 DEFAULT_FETCH_TIMEOUT_S = 30.0
 
 
-def _note(msg: str) -> None:
-    print(f"ce-filter: note: {msg}", file=sys.stderr)
-
-
 def cmd_extract(a: argparse.Namespace) -> int:
-    from ce_filter.crawler.files import InputError, iter_inputs
-    from ce_filter.pipelines.record import filter_page
-    from ce_filter.pipelines.sinks import JsonlSink
+    from ce_filter.crawler.files import InputError, count_inputs, iter_inputs
+    from ce_filter.pipelines.record import dumps
+
+    from .progress import Ticker
 
     inputs = list(a.inputs) or ["-"]
     if inputs == ["-"] and sys.stdin.isatty():
         return fail("extract: give HTML files, directories or URLs, or pipe a page into stdin")
     ex = ExtractOptions.from_args(a).extractor()
     mib = ex.max_bytes >> 20
-    jsonl = JsonlSink("-") if a.format == "jsonl" else None  # the pipeline's own JSON lines
     headers = len(inputs) > 1 or Path(inputs[0]).is_dir()
+    total = count_inputs(inputs) if headers else None
     failed = 0
     # one byte more than the filter keeps, so it marks the page as cut
-    for item in iter_inputs(inputs, limit=ex.max_bytes + 1, timeout=a.timeout):
-        if isinstance(item, InputError):
-            failed += 1
-            print(f"ce-filter: error: {item}", file=sys.stderr, flush=True)
-            continue
-        name = item.source_name or item.url
-        if len(item.body) > ex.max_bytes:
-            _note(f"{name}: over {mib} MiB; only the first {mib} MiB were read (the filter's page limit)")
-        rec = filter_page(ex, item, encoding=a.encoding)
-        if jsonl is not None:
-            jsonl.write(rec)
-            jsonl.flush()
-            continue
-        if headers:
-            print(f"==> {name} <==")
-        text = rec["text"]
-        print(text if text else f"[empty: {rec['reason']}]", end="\n\n" if text else "\n", flush=True)
+    items = iter_inputs(inputs, limit=ex.max_bytes + 1, timeout=a.timeout)
+    with Ticker("extract", total, unit="input", enabled=headers and not a.quiet) as ticker, \
+            _filter_pool(a.workers, ex, a.encoding) as filter_item:
+        for item, rec in filter_item(items):
+            ticker.tick()
+            if isinstance(item, InputError):
+                failed += 1
+                ticker.write(f"ce-filter: error: {item}")
+                continue
+            name = item.source_name or item.url
+            if len(item.body) > ex.max_bytes:
+                ticker.write(f"ce-filter: note: {name}: over {mib} MiB; only the first {mib} MiB were "
+                             "read (the filter's page limit)")
+            if a.format == "jsonl":  # the pipeline's own record, one JSON document a line
+                ticker.write(dumps(rec).decode("utf-8"), file=sys.stdout)
+                continue
+            text = rec["text"]
+            out = f"==> {name} <==\n" if headers else ""
+            out += text + "\n" if text else f"[empty: {rec['reason']}]"
+            ticker.write(out, file=sys.stdout)
     return EXIT_USAGE if failed else 0
+
+
+@contextlib.contextmanager
+def _filter_pool(workers: int, ex: Any, encoding: str | None) -> Iterator[Any]:
+    """``filter_item(items) -> (item, record | None)`` in input order: here, or in ``workers``
+    processes (each gets the pickled Extractor). With workers, a thread reads the inputs and
+    hands them out while this one prints, so a slow input (stdin, a URL) never holds back the
+    output of those before it; at most a few pages per worker are in flight, so memory stays
+    bounded however many inputs there are."""
+    if workers <= 1:
+        yield lambda items: ((it, _filter_one(ex, encoding, it)) for it in items)
+        return
+    import multiprocessing as mp
+    import queue
+    import threading
+
+    with mp.get_context("spawn").Pool(workers, initializer=_init_filter, initargs=(ex, encoding)) as pool:
+        def ordered(items: Iterable[Any]) -> Iterator[tuple[Any, Any]]:
+            pending: queue.Queue[Any] = queue.Queue(maxsize=4 * workers)
+
+            def feed() -> None:
+                try:
+                    for it in items:
+                        pending.put((it, pool.apply_async(_filter_in_pool, (it,))))
+                except BaseException as e:  # noqa: BLE001 - re-raised in the printing thread
+                    pending.put(e)
+                pending.put(None)
+
+            threading.Thread(target=feed, name="extract-inputs", daemon=True).start()
+            while (entry := pending.get()) is not None:
+                if isinstance(entry, BaseException):
+                    raise entry
+                it, res = entry
+                yield it, res.get()
+
+        yield ordered
+
+
+def _filter_one(ex: Any, encoding: str | None, item: Any) -> dict[str, Any] | None:
+    """The record of one input (None for an input that could not be read)."""
+    from ce_filter.crawler.page import RawPage
+    from ce_filter.pipelines.record import filter_page
+
+    return filter_page(ex, item, encoding=encoding) if isinstance(item, RawPage) else None
+
+
+_pool_state: tuple[Any, str | None] | None = None
+
+
+def _init_filter(ex: Any, encoding: str | None) -> None:
+    global _pool_state
+    _pool_state = (ex, encoding)
+
+
+def _filter_in_pool(item: Any) -> dict[str, Any] | None:
+    assert _pool_state is not None
+    return _filter_one(*_pool_state, item)
 
 
 def cmd_train(a: argparse.Namespace) -> int:
@@ -130,6 +191,10 @@ def build_parser() -> argparse.ArgumentParser:
     env_opt(p, "--encoding", type=text_codec, help="charset of the inputs, as an HTTP header would say it")
     env_opt(p, "--timeout", type=positive_number, default=DEFAULT_FETCH_TIMEOUT_S,
             help="seconds allowed to fetch one URL")
+    env_opt(p, "--workers", type=positive_int, default=1,
+            help="filter processes; outputs stay in input order")
+    p.add_argument("-q", "--quiet", action="store_true",
+                   help="no progress over many inputs (a bar on a terminal, else a line every 15 s)")
     add_extraction_options(p)
     p.set_defaults(fn=cmd_extract)
 

@@ -135,6 +135,49 @@ def test_extract_streams_and_goes_on_past_bad_inputs(tmp_path):
         p.wait()
 
 
+def test_extract_workers_keep_input_order_and_stream(tmp_path):
+    """--workers 2: the same output, byte for byte and in input order, as one process (an
+    unreadable input in the middle included); a slow input does not hold back the output of
+    the inputs before it."""
+    pages = tmp_path / "pages"
+    pages.mkdir()
+    for i in range(12):  # pages of different sizes, so the workers finish out of order
+        (pages / f"{i:02d}.html").write_text(ARTICLE.replace("Council", f"Council{i}") * (1 + 5 * (i % 3)))
+    args = ("extract", str(pages), str(tmp_path / "missing.html"), str(pages / "03.html"))
+    one, two = cli(*args), cli(*args, "--workers", "2")
+    assert one.returncode == two.returncode == 2
+    assert two.stdout == one.stdout and two.stderr == one.stderr
+    names = [ln for ln in two.stdout.decode().splitlines() if ln.startswith("==> ")]
+    assert names == [f"==> {pages / f'{i:02d}.html'} <==" for i in range(12)] + [f"==> {pages / '03.html'} <=="]
+    jsonl = cli("extract", "--format", "jsonl", "--workers", "2", "--threshold", "0.9", str(pages))
+    recs = [json.loads(x) for x in jsonl.stdout.splitlines()]
+    assert [r["source"]["name"] for r in recs] == [str(pages / f"{i:02d}.html") for i in range(12)]
+    strict = Extractor(threshold=0.9).extract((pages / "00.html").read_bytes())
+    assert recs[0]["stats"]["blocks_kept"] == strict.blocks_kept  # the options reach the workers
+
+    p = subprocess.Popen([sys.executable, "-m", "ce_filter.cli", "extract", "--workers", "2",
+                          str(pages / "01.html"), "-"],
+                         stdin=subprocess.PIPE, stdout=subprocess.PIPE, stderr=subprocess.PIPE,
+                         env=env(), cwd=REPO)
+    try:
+        got: list[bytes] = []
+        reader = threading.Thread(target=lambda: got.extend(iter(p.stdout.readline, b"")), daemon=True)
+        reader.start()
+        deadline = time.monotonic() + TIMEOUT
+        while not any(b"Council1 expands" in line for line in got) and time.monotonic() < deadline:
+            assert p.poll() is None, p.stderr.read()
+            time.sleep(0.05)
+        assert any(b"Council1 expands" in line for line in got), "no output before stdin was closed"
+        p.stdin.write(ARTICLE.replace("Council", "Mayor").encode())
+        p.stdin.close()
+        assert p.wait(TIMEOUT) == 0
+        reader.join(TIMEOUT)
+        assert any(b"Mayor expands" in line for line in got)
+    finally:
+        p.kill()
+        p.wait()
+
+
 def test_extract_stdin_is_read_up_to_the_page_limit(tmp_path):
     with open("/dev/zero", "rb") as zero:
         r = cli("extract", "--format", "jsonl", stdin=zero)
