@@ -148,7 +148,8 @@ def test_extract_workers_keep_input_order_and_stream(tmp_path):
     assert one.returncode == two.returncode == 2
     assert two.stdout == one.stdout and two.stderr == one.stderr
     names = [ln for ln in two.stdout.decode().splitlines() if ln.startswith("==> ")]
-    assert names == [f"==> {pages / f'{i:02d}.html'} <==" for i in range(12)] + [f"==> {pages / '03.html'} <=="]
+    order = [pages / f"{i:02d}.html" for i in range(12)] + [pages / "03.html"]
+    assert names == [f"==> {f} <==" for f in order]
     jsonl = cli("extract", "--format", "jsonl", "--workers", "2", "--threshold", "0.9", str(pages))
     recs = [json.loads(x) for x in jsonl.stdout.splitlines()]
     assert [r["source"]["name"] for r in recs] == [str(pages / f"{i:02d}.html") for i in range(12)]
