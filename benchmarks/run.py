@@ -21,6 +21,7 @@ DEFAULT_SECTIONS = "speed,stages,memory"
 # there is no docs/ folder, and the table goes where --out says (else it is only printed).
 IN_CHECKOUT = (pages.REPO / "pyproject.toml").exists() and (pages.REPO / "docs").is_dir()
 DOC = pages.REPO / "docs" / "BENCHMARKS.md" if IN_CHECKOUT else None
+PLOT = pages.REPO / "docs" / "speed-quality.png" if IN_CHECKOUT else None
 
 
 def add_arguments(p: argparse.ArgumentParser) -> None:
@@ -48,6 +49,9 @@ def add_arguments(p: argparse.ArgumentParser) -> None:
     p.add_argument("--out", default=str(DOC) if DOC else None,
                    help="markdown file to update (default docs/BENCHMARKS.md in a checkout; "
                         "installed, none: the table is printed only)")
+    p.add_argument("--plot", default=str(PLOT) if PLOT else None,
+                   help="PNG of pages/s against mean F1 for every tool, drawn by the speed section "
+                        "(default docs/speed-quality.png in a checkout; installed, none)")
     p.add_argument("--no-write", action="store_true", help="print only; leave the docs alone")
     p.add_argument("--json", metavar="PATH", help="also write the raw results as JSON")
 
@@ -128,6 +132,21 @@ def _targets(res: dict[str, Any], ratio_floor: float, fits: dict[str, Any], grow
     return table(["target", "reached", ""], rows)
 
 
+def _plot(results: dict[str, Any], path: str, doc: str | None, title: str) -> str:
+    """Draw the speed-vs-quality PNG; the markdown that shows it (a note when it cannot)."""
+    from . import plot
+
+    try:
+        drawn = plot.speed_quality_png(results, path, title)
+    except ImportError:
+        print("ce-filter bench: no matplotlib, so no picture (pip install 'ce-filter[bench]')",
+              file=sys.stderr)
+        return "(no picture: matplotlib is not installed)"
+    print(f"wrote {os.path.relpath(path)} ({len(drawn)} tools)", file=sys.stderr)
+    rel = os.path.relpath(path, os.path.dirname(os.path.abspath(doc))) if doc else path
+    return f"![pages/s against mean F1, every tool]({rel})"
+
+
 def run(a: argparse.Namespace) -> int:
     try:
         todo = sections(a)
@@ -171,9 +190,11 @@ def run(a: argparse.Namespace) -> int:
             t = speed.speed_table(res["tools"], a.stat)
             lin, fits = speed.linearity_table(res["tools"])
             calls = table(["tool", "called as"], [[n, peers.TOOLS[n].how] for n in tools])
-            speed_parts += [f"### Side by side ({n_pages} pages: {', '.join(map(pages.label, corpora))})", t,
-                            calls,
-                            "### Cost against page size (per-page times; least-squares fit over the pages)",
+            where = f"{n_pages} pages: {', '.join(map(pages.label, corpora))}"
+            speed_parts += [f"### Side by side ({where})", t, calls]
+            if a.plot and not a.no_write:
+                speed_parts.append(_plot(res["tools"], a.plot, a.out, f"Speed and quality, {where}"))
+            speed_parts += ["### Cost against page size (per-page times; least-squares fit over the pages)",
                             lin]
         if "stages" in todo:
             speed.say("bench: timing ce-filter's stages and the floor ...")
