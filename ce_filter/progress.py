@@ -26,11 +26,11 @@ def _amount(n: float, unit: str, scale: bool) -> str:
     """'1200 pages', or with ``scale`` '12.3 MB' (what tqdm's unit_scale shows)."""
     if not scale:
         return f"{n:.0f} {unit}s"
-    for prefix in ("", "k", "M", "G", "T"):
-        if abs(n) < 1000 or prefix == "T":
-            return f"{n:.0f} {prefix}{unit}" if not prefix else f"{n:.1f} {prefix}{unit}"
-        n /= 1000
-    raise AssertionError  # unreachable
+    prefixes = ("", "k", "M", "G", "T")
+    i = 0
+    while abs(n) >= 1000 and i < len(prefixes) - 1:
+        n, i = n / 1000, i + 1
+    return f"{n:.0f} {unit}" if i == 0 else f"{n:.1f} {prefixes[i]}{unit}"
 
 
 def line(desc: str, n: int, total: int | None, elapsed: float, unit: str, scale: bool = False,
