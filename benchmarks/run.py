@@ -13,7 +13,7 @@ from typing import Any
 
 from . import pages, peers
 from .measure import single_core
-from .report import num, run_header, table, update_doc
+from .report import num, read_section, read_table, run_header, table, update_doc
 
 SECTIONS = ("speed", "stages", "memory", "pipeline", "quality")
 DEFAULT_SECTIONS = "speed,stages,memory"
@@ -52,6 +52,8 @@ def add_arguments(p: argparse.ArgumentParser) -> None:
     p.add_argument("--plot", default=str(PLOT) if PLOT else None,
                    help="PNG of pages/s against mean F1 for every tool, drawn by the speed section "
                         "(default docs/speed-quality.png in a checkout; installed, none)")
+    p.add_argument("--replot", action="store_true",
+                   help="measure nothing: draw --plot from the speed table already in --out, and link it")
     p.add_argument("--no-write", action="store_true", help="print only; leave the docs alone")
     p.add_argument("--json", metavar="PATH", help="also write the raw results as JSON")
 
@@ -144,10 +146,36 @@ def _plot(results: dict[str, Any], path: str, doc: str | None, title: str) -> st
         return "(no picture: matplotlib is not installed)"
     print(f"wrote {os.path.relpath(path)} ({len(drawn)} tools)", file=sys.stderr)
     rel = os.path.relpath(path, os.path.dirname(os.path.abspath(doc))) if doc else path
-    return f"![pages/s against mean F1, every tool]({rel})"
+    return f"{PICTURE}({rel})"
+
+
+SIDE_BY_SIDE = "### Side by side ("
+PICTURE = "![pages/s against mean F1, every tool]"
+
+
+def replot(a: argparse.Namespace) -> int:
+    """The picture of the speed run written in ``--out``, without measuring again."""
+    body = read_section(a.out, "speed") if a.out else None
+    rows = read_table(body or "", "tool")
+    if not body or not a.plot or not rows:
+        print("ce-filter bench --replot: needs --out with a speed section (a run of the speed section) "
+              "and --plot", file=sys.stderr)
+        return 2
+    results = {r["tool"]: {"ok": True, "pps": float(r["pages/s"]), "f1": float(r["mean F1"])}
+               for r in rows if r.get("version", "—") != "—"}  # a tool that did not run: no numbers
+    heading = next(ln for ln in body.splitlines() if ln.startswith(SIDE_BY_SIDE))
+    where = heading[len(SIDE_BY_SIDE):].rstrip(")")
+    link = _plot(results, a.plot, a.out, f"Speed and quality, {where}")
+    if PICTURE not in body:  # a run from before the picture: link it where a run puts it
+        cut = body.index("### Cost against page size")
+        body = body[:cut] + link + "\n\n" + body[cut:]
+    update_doc(a.out, {"speed": body})
+    return 0
 
 
 def run(a: argparse.Namespace) -> int:
+    if a.replot:
+        return replot(a)
     try:
         todo = sections(a)
         tools = peers.parse_tools(a.tools)

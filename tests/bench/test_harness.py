@@ -47,6 +47,14 @@ def test_speed_tables_and_missing_peer(mini_corpus, tmp_path, monkeypatch, capsy
     # the picture: drawn for the tools that ran, shown in the doc by a path relative to it
     assert png.read_bytes().startswith(b"\x89PNG\r\n\x1a\n") and png.stat().st_size > 10_000
     assert "![pages/s against mean F1, every tool](pic/speed.png)" in text
+    # --replot draws it again from the table in the doc, measuring nothing, linked once
+    png.unlink()
+    assert main(["bench", "--replot", "--out", str(doc), "--plot", str(png)]) == 0
+    assert png.read_bytes().startswith(b"\x89PNG") and doc.read_text() == text
+    no_pic = text.replace("![pages/s against mean F1, every tool](pic/speed.png)\n\n", "")
+    doc.write_text(no_pic)
+    assert main(["bench", "--replot", "--out", str(doc), "--plot", str(png)]) == 0
+    assert doc.read_text() == text
 
 
 def test_speed_quality_picture_draws_the_tools_that_ran(tmp_path):
