@@ -141,19 +141,19 @@ class Extractor:
         self.max_bytes = max_bytes
         self.version = f"ce-filter/{__version__} model/{model.name}@{model.digest}"
 
-    def extract(
-        self, html: bytes | str, url: str | None = None, *, encoding: str | None = None
-    ) -> Extraction:
-        """Clean main-content text of one page. Never raises on bad input."""
+    def decode(self, html: bytes | str | None, encoding: str | None = None
+               ) -> tuple[str, str, bool, str]:
+        """(page as text, encoding, truncated, reason): the bytes decoded and cut at
+        ``max_bytes``; the text is '' and reason says why for input that is not a page."""
         if html is None:
-            return Extraction("", "", reason="no input", model=self.version)
+            return "", "", False, "no input"
         truncated = False
         if isinstance(html, (bytes, bytearray, memoryview)):
             data = bytes(html)
             if not data.strip():
-                return Extraction("", "", reason="empty input", model=self.version)
+                return "", "", False, "empty input"
             if _looks_binary(data):
-                return Extraction("", "", reason="binary content", model=self.version)
+                return "", "", False, "binary content"
             if len(data) > self.max_bytes:
                 data, truncated = data[: self.max_bytes], True
             text_html, enc = decode_html(data, encoding)
@@ -162,7 +162,16 @@ class Extractor:
             if len(text_html) > self.max_bytes:
                 text_html, truncated = text_html[: self.max_bytes], True
             if not text_html.strip():
-                return Extraction("", "", reason="empty input", model=self.version)
+                return "", "", False, "empty input"
+        return text_html, enc, truncated, ""
+
+    def extract(
+        self, html: bytes | str, url: str | None = None, *, encoding: str | None = None
+    ) -> Extraction:
+        """Clean main-content text of one page. Never raises on bad input."""
+        text_html, enc, truncated, reason = self.decode(html, encoding)
+        if reason:
+            return Extraction("", "", reason=reason, model=self.version)
         blocks = segment(parse(text_html))
         if not len(blocks):
             return Extraction("", blocks.title, encoding=enc, reason="no text in page",

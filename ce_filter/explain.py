@@ -21,7 +21,7 @@ from typing import Any
 
 import numpy as np
 
-from .api import Extraction, Extractor, select
+from .api import FALLBACK_REL, Extraction, Extractor, select
 from .features import CONTEXT, TOKEN_PREFIXES, context_features, feature_names, page_features, stage2_inputs
 from .model import Model, sigmoid
 from .segment import Blocks
@@ -106,28 +106,23 @@ def explain_blocks(model: Model, blocks: Blocks, threshold: float, top: int = TO
 
 
 def explain(html: bytes | str, url: str | None = None, *, extractor: Extractor | None = None,
-            top: int = TOP) -> dict[str, Any]:
+            encoding: str | None = None, top: int = TOP) -> dict[str, Any]:
     """The explain data of one page: its extraction, each block's why, the model's figures."""
     from .segment import parse, segment
 
     ex = extractor or Extractor()
-    r: Extraction = ex.extract(html, url)
-    blocks: Blocks | None = None
+    r: Extraction = ex.extract(html, url, encoding=encoding)
     whys: list[BlockWhy] = []
     if r.blocks:
-        from .decode import decode_html
-
-        text = html if isinstance(html, str) else decode_html(bytes(html)[: ex.max_bytes],
-                                                                r.encoding or None)[0]
-        blocks = segment(parse(text))
-        whys, _ = explain_blocks(ex.model, blocks, ex.threshold, top)
+        text, _, _, _ = ex.decode(html, encoding)
+        whys, _ = explain_blocks(ex.model, segment(parse(text)), ex.threshold, top)
     meta = {k: getattr(r, k) for k in ("title", "author", "date", "sitename", "language",
                                        "canonical_url", "page_type") if getattr(r, k, None)}
     return {
         "url": url or "",
         "model": r.model,
         "threshold": ex.threshold,
-        "fallback_rel": _fallback_rel(),
+        "fallback_rel": FALLBACK_REL,
         "page_kind": getattr(r, "page_type", "") or "",
         "reason": r.reason,
         "metadata": meta,
@@ -139,12 +134,6 @@ def explain(html: bytes | str, url: str | None = None, *, extractor: Extractor |
             for w in whys
         ],
     }
-
-
-def _fallback_rel() -> float:
-    from .api import FALLBACK_REL
-
-    return FALLBACK_REL
 
 
 # ---------------------------------------------------------------- the page

@@ -128,7 +128,7 @@ def head_from_tree(tree: Any) -> PageHead:
 _ARTICLE_TYPES = frozenset(
     "article newsarticle blogposting techarticle report scholarlyarticle socialmediaposting "
     "analysisnewsarticle opinionnewsarticle reportagenewsarticle reviewnewsarticle backgroundnewsarticle "
-    "liveblogposting discussionforumposting qapage question howto recipe review medicalwebpage "
+    "liveblogposting discussionforumposting howto recipe review medicalwebpage "
     "creativework".split())
 _PAGE_TYPES = frozenset("webpage itempage aboutpage faqpage collectionpage profilepage "
                         "searchresultspage checkoutpage contactpage realestatelisting".split())
@@ -562,9 +562,13 @@ def choose_title(texts: Sequence[str], h1_at: Sequence[int], head: PageHead, ld:
     declared = [t for t in (ld.title, _first_meta(head.metas, _TITLE_KEYS), head.title, ld.page_title) if t]
     cleaned = [clean_title(t, sitename, url) for t in declared]
     dn = [norm_text(t) for t in declared + cleaned]
+    site, dom = norm_text(sitename), _domain_words(url)
     for i in h1_at:
         n = norm_text(texts[i])
-        if n and len(n) > 2 and any(n == d or (len(n) >= 10 and n in d) for d in dn):
+        if not n or len(n) <= 2 or _is_site_part(texts[i], site, dom):
+            continue
+        # the heading is a declared title, is inside one, or goes on where a cut one stops
+        if any(n == d or (len(n) >= 10 and n in d) or (len(d) >= 20 and n.startswith(d)) for d in dn):
             return texts[i], i
     if cleaned:
         return cleaned[0], (h1_at[0] if h1_at else -1)
