@@ -153,6 +153,7 @@ main{display:grid;grid-template-columns:minmax(0,3fr) minmax(0,2fr);gap:16px;pad
 background:#eee}
 .kept .sc{background:#c8efd6}
 details{font-size:12px;color:#444;margin-top:3px}
+summary{cursor:pointer;font-family:ui-monospace,monospace}
 table.terms{border-collapse:collapse;margin:3px 0}
 table.terms td{padding:1px 8px 1px 0;font-family:ui-monospace,monospace}
 td.pos{color:#1f7a44}td.neg{color:#b3261e}
@@ -200,6 +201,15 @@ def _term_rows(terms: list[list[Any]]) -> str:
     return "<table class=terms>" + "".join(rows) + "</table>"
 
 
+def _summary(b: dict[str, Any], k: int = 3) -> str:
+    """The block's k strongest terms on one line (stage 1's, then stage 2's strongest)."""
+    terms = sorted((t for t in b["terms1"] if not str(t[0]).startswith("(")), key=lambda t: -abs(t[2]))[:k]
+    if b["terms2"]:
+        n, v, c = max(b["terms2"], key=lambda t: abs(t[2]))
+        terms.append([f"stage 2: {n}", v, c])
+    return ", ".join(f"{c:+.2f} {_html.escape(str(n))}" for n, _, c in terms)
+
+
 def render_view(data: dict[str, Any]) -> str:
     """The explain data as one self-contained HTML page."""
     esc = _html.escape
@@ -219,10 +229,10 @@ def render_view(data: dict[str, Any]) -> str:
         blocks.append(
             f'<div class="blk {cls}" id="b{i}" data-score="{b["score"]:.6f}">'
             f'<span class=sc>{b["score"]:.3f}</span><span class=txt>{esc(b["text"])}</span>'
-            f"<details><summary>why</summary>{why}</details></div>")
+            f"<details><summary>why: {_summary(b)}</summary>{why}</details></div>")
     payload = json.dumps({"blocks": [{"text": b["text"], "score": b["score"]} for b in data["blocks"]],
                           "fallback_rel": data["fallback_rel"]}, ensure_ascii=False)
-    payload = payload.replace("</", "<\\/")  # nothing in the page's text can close the script
+    payload = payload.replace("<", "\\u003c")  # no tag of the page's text can end (or open) a script
     title = md.get("title") or data.get("url") or "page"
     return f"""<!DOCTYPE html>
 <html lang="en"><head><meta charset="utf-8"><title>explain: {esc(str(title))}</title>
