@@ -11,7 +11,7 @@ import numpy as np
 from . import __version__
 from .decode import decode_html
 from .model import Model, load_default
-from .segment import parse, segment
+from .segment import FLAG_NAMES, Blocks, parse, segment
 
 # Pages above this size are cut before parsing: a 50 MB "page" is a dump, not an article,
 # and the cut keeps memory and latency bounded for the stream.
@@ -97,18 +97,35 @@ def _looks_binary(data: bytes) -> bool:
 
 
 FALLBACK_REL = 0.8
+FLAG_PRE = 1 << FLAG_NAMES.index("pre")
 # The precision-leaning cut for a model file that does not record one (files from before
 # the training (learn.fit) chose it on CV: Model.precise_threshold).
 PRECISE_THRESHOLD = 0.65
 
 
-def select(scores: np.ndarray, threshold: float) -> np.ndarray:
+def select(scores: np.ndarray, threshold: float, in_code: np.ndarray | None = None) -> np.ndarray:
     """Blocks at or above the threshold; on a page where none is, the best-scored ones
-    (within FALLBACK_REL of the top score), since an empty page is the worst answer."""
+    (within FALLBACK_REL of the top score), since an empty page is the worst answer.
+
+    ``in_code`` (blocks inside a ``<pre>``): a code block between the first and the last kept
+    block is kept too. The model scores code low (its text looks like nothing it keeps: 2 % of
+    the annotated code blocks of wcxb-dev's documentation pages were kept); inside the kept
+    span it belongs to the text. Mean word F1 on wcxb-dev documentation pages 0.628 -> 0.692,
+    all wcxb-dev 0.688 -> 0.694; dragnet train and cleaneval-dev unchanged."""
     keep = scores >= threshold
     if not keep.any() and len(scores):
         keep = scores >= scores.max() * FALLBACK_REL
+    if in_code is not None and keep.any():
+        kept = np.flatnonzero(keep)
+        span = np.zeros(len(keep), dtype=bool)
+        span[kept[0] + 1: kept[-1]] = True
+        keep |= in_code & span
     return keep
+
+
+def code_blocks(blocks: Blocks) -> np.ndarray:
+    """Which blocks sit inside a <pre>."""
+    return (np.asarray(blocks.flags, dtype=np.int64) & FLAG_PRE) != 0
 
 
 class Extractor:
@@ -177,7 +194,7 @@ class Extractor:
             return Extraction("", blocks.title, encoding=enc, reason="no text in page",
                               truncated=truncated, model=self.version)
         scores = self.model.block_scores(blocks)
-        keep = select(scores, self.threshold)
+        keep = select(scores, self.threshold, code_blocks(blocks))
         kept = [t for t, k in zip(blocks.texts, keep) if k]
         out = Extraction(
             "\n\n".join(kept),

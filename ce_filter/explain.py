@@ -21,7 +21,7 @@ from typing import Any
 
 import numpy as np
 
-from .api import FALLBACK_REL, Extraction, Extractor, select
+from .api import FALLBACK_REL, Extraction, Extractor, code_blocks, select
 from .features import CONTEXT, TOKEN_PREFIXES, context_features, feature_names, page_features, stage2_inputs
 from .model import Model, sigmoid
 from .segment import Blocks
@@ -42,6 +42,7 @@ class BlockWhy:
     score: float  # final probability
     stage1: float  # stage-1 probability (== score without stage 2)
     kept: bool
+    code: bool = False  # inside a <pre>: kept too between the first and the last kept block
     stage1_terms: list[Term] = field(default_factory=list)
     stage2_terms: list[Term] = field(default_factory=list)
 
@@ -90,7 +91,8 @@ def explain_blocks(model: Model, blocks: Blocks, threshold: float, top: int = TO
         names2 = stage2_names(model.stage2_page_rel)
     else:
         c, t2, score, names2 = None, None, p1, []
-    keep = select(score, threshold)
+    in_code = code_blocks(blocks)
+    keep = select(score, threshold, in_code)
     out = []
     for i in range(n):
         order = np.argsort(-np.abs(shown1[i]), kind="stable")[:top]
@@ -101,7 +103,8 @@ def explain_blocks(model: Model, blocks: Blocks, threshold: float, top: int = TO
         if t2 is not None and c is not None:
             o2 = np.argsort(-np.abs(t2[i]), kind="stable")[:top]
             terms2 = [Term(names2[j], float(c[i, j]), float(t2[i, j])) for j in o2]
-        out.append(BlockWhy(blocks.texts[i], float(score[i]), float(p1[i]), bool(keep[i]), terms1, terms2))
+        out.append(BlockWhy(blocks.texts[i], float(score[i]), float(p1[i]), bool(keep[i]), bool(in_code[i]),
+                            terms1, terms2))
     return out, score
 
 
@@ -129,6 +132,7 @@ def explain(html: bytes | str, url: str | None = None, *, extractor: Extractor |
         "stage2": ex.model.stage2 is not None,
         "blocks": [
             {"text": w.text, "score": round(w.score, 6), "stage1": round(w.stage1, 6), "kept": w.kept,
+             "code": w.code,
              "terms1": [[t.name, round(t.value, 4), round(t.contribution, 4)] for t in w.stage1_terms],
              "terms2": [[t.name, round(t.value, 4), round(t.contribution, 4)] for t in w.stage2_terms]}
             for w in whys
@@ -172,6 +176,8 @@ function apply(t) {
     const best = Math.max(...scores);
     keep = scores.map(s => s >= best * D.fallback_rel);
   }
+  const first = keep.indexOf(true), last = keep.lastIndexOf(true);
+  D.blocks.forEach((b, i) => { if (b.code && i > first && i < last) keep[i] = true; });
   const kept = [];
   blks.forEach((el, i) => {
     el.classList.toggle('kept', keep[i]);
@@ -230,7 +236,8 @@ def render_view(data: dict[str, Any]) -> str:
             f'<div class="blk {cls}" id="b{i}" data-score="{b["score"]:.6f}">'
             f'<span class=sc>{b["score"]:.3f}</span><span class=txt>{esc(b["text"])}</span>'
             f"<details><summary>why: {_summary(b)}</summary>{why}</details></div>")
-    payload = json.dumps({"blocks": [{"text": b["text"], "score": b["score"]} for b in data["blocks"]],
+    payload = json.dumps({"blocks": [{"text": b["text"], "score": b["score"], "code": b.get("code", False)}
+                                     for b in data["blocks"]],
                           "fallback_rel": data["fallback_rel"]}, ensure_ascii=False)
     payload = payload.replace("<", "\\u003c")  # no tag of the page's text can end (or open) a script
     title = md.get("title") or data.get("url") or "page"

@@ -26,6 +26,10 @@ PAGE = """<html><head><title>Harbour news | Town Paper</title></head><body>
 brought unusually large shoals of herring close to the shore, skippers said.</p>
 <p>Skippers said the calm weather had allowed the boats to stay out for longer than usual, and the fish
 market stayed open late into the evening to handle the landings of the week.</p>
+<pre>fetch("/data.json")
+  .then(r => r.json())</pre>
+<p>The catch was the largest since the harbour was rebuilt, and the market expects prices to
+fall for a while as the herring reach the shops and restaurants of the town this week.</p>
 <p>Text with markup-like content: &lt;/script&gt;&lt;script&gt;window.pwned=1&lt;/script&gt; stays text.</p>
 </article>
 <footer><p>Copyright 2024 Town Paper. All rights reserved.</p><a href="/privacy">Privacy</a></footer>
@@ -132,6 +136,9 @@ def test_view_in_headless_chromium(tmp_path: Path) -> None:
     kept = at_default.count('class="blk kept"')
     assert 0 < kept < n and at_default.count('class="blk dropped"') == n - kept
     assert kept == sum(b["kept"] for b in d["blocks"])  # the script agrees with the filter
+    code = next(i for i, b in enumerate(d["blocks"]) if b["code"])
+    assert d["blocks"][code]["kept"] and d["blocks"][code]["score"] < d["threshold"]
+    assert f'<div class="blk kept" id="b{code}"' in at_default  # kept by the code rule, also in JS
     assert "Fishing fleet returns with record catch" in at_default.split('id="out"')[1]
     everything = dom("0")
     assert everything.count('class="blk kept"') == n and f"{n} of {n} blocks kept" in everything
