@@ -11,6 +11,7 @@ import numpy as np
 from . import __version__
 from .decode import decode_html
 from .model import Model, load_default
+from .options import probability
 from .segment import FLAG_NAMES, Blocks, parse, segment
 
 # Pages above this size are cut before parsing: a 50 MB "page" is a dump, not an article,
@@ -151,7 +152,9 @@ class Extractor:
         elif isinstance(model, str):
             model = Model.load(model)
         self.model = model
-        if threshold is None:
+        if threshold is not None:
+            threshold = probability(threshold)  # a cut of 2 or nan would empty every page
+        else:
             pt = PRECISE_THRESHOLD if model.precise_threshold is None else model.precise_threshold
             threshold = max(model.threshold, pt) if precise else model.threshold
         self.threshold = threshold

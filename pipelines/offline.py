@@ -21,6 +21,8 @@ from ce_filter.crawler.page import RawPage
 from ce_filter.crawler.warc import WarcStats, expand_sources, iter_pages
 from ce_filter.crawler.warc_shards import GZIP_MAGIC, plan, read_shard
 
+from ce_filter.options import ExtractOptions
+
 from .record import filter_page
 from .sinks import Sink
 
@@ -81,11 +83,9 @@ class Progress:
 _worker_extractor: Any = None
 
 
-def _init_worker(extractor_kw: dict[str, Any]) -> None:
+def _init_worker(options: ExtractOptions) -> None:
     global _worker_extractor
-    from ce_filter import Extractor
-
-    _worker_extractor = Extractor(**extractor_kw)
+    _worker_extractor = options.extractor()
 
 
 def _filter_in_worker(page: RawPage) -> dict[str, Any]:
@@ -97,21 +97,20 @@ def clean_warcs(
     sink: Sink,
     *,
     workers: int = 1,
-    extractor_kw: dict[str, Any] | None = None,
+    options: ExtractOptions | None = None,
     progress: Progress | None = None,
     all_statuses: bool = False,
     revisits: bool = False,
 ) -> RunStats:
-    """Filter every page of ``inputs`` (paths, globs, ``-``, streams) into ``sink``.
+    """Filter every page of ``inputs`` (paths, globs, ``-``, streams) into ``sink``
+    (``options``: model and cut; the default model when None).
     ``revisits``: resolve revisit records (ce_filter.crawler.warc.RevisitIndex) instead of skipping them."""
     stats = RunStats()
-    extractor_kw = extractor_kw or {}
+    options = options or ExtractOptions()
     pages = iter_pages(inputs, stats.warc, all_statuses=all_statuses, revisits=revisits)
     progress = progress or Progress(enabled=False)
     if workers <= 1:
-        from ce_filter import Extractor
-
-        ex = Extractor(**extractor_kw)
+        ex = options.extractor()
         _drain((filter_page(ex, p) for p in pages), sink, stats, progress)
         progress.done(stats)
         return stats
@@ -119,7 +118,7 @@ def clean_warcs(
     ctx = mp.get_context("spawn")
     # resolving revisits needs one reader that has seen every earlier record, so no shards
     files = None if revisits else _gzip_files(inputs)
-    with ctx.Pool(workers, initializer=_init_worker, initargs=(extractor_kw,)) as pool:
+    with ctx.Pool(workers, initializer=_init_worker, initargs=(options,)) as pool:
         if files is not None:
             # each worker reads its own byte ranges: the parent only writes the sinks
             tasks = [(f, a, b, all_statuses) for f in files for a, b in plan(f, workers)]

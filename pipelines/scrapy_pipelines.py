@@ -1,7 +1,8 @@
 """Scrapy item pipelines (enable them through ``ITEM_PIPELINES``, as ``ce_filter.crawler.settings`` does):
 
 - ``FilterPipeline`` turns each page item (a RawPage, or a dict with url/body/...) into the
-  output record (``ce_filter.pipelines.record``). Settings: ``CE_FILTER_COMMENTS``, ``CE_FILTER_THRESHOLD``.
+  output record (``ce_filter.pipelines.record``). Settings: the extraction options of the CLI,
+  ``CE_FILTER_MODEL``, ``CE_FILTER_PRECISE``, ``CE_FILTER_THRESHOLD``, ``CE_FILTER_COMMENTS``.
 - ``JsonLinesPipeline`` writes records to the file ``CE_FILTER_JSONL`` (off when unset).
 - ``KafkaPipeline`` sends records to ``CE_FILTER_KAFKA_TOPIC`` (off when unset) with the
   ``CE_FILTER_BOOTSTRAP_SERVERS`` / security settings. Delivery results are counted in the
@@ -21,6 +22,8 @@ from typing import Any
 from ce_filter.crawler.page import RawPage
 from scrapy.exceptions import NotConfigured
 
+from ce_filter.options import ExtractOptions
+
 from .kafka_io import KafkaSettings
 from .record import SCHEMA_ID, filter_page
 from .sinks import JsonlSink, KafkaSink, Sink
@@ -29,21 +32,14 @@ log = logging.getLogger(__name__)
 
 
 class FilterPipeline:
-    def __init__(self, comments: bool = False, threshold: float | None = None, stats: Any = None) -> None:
-        from ce_filter import Extractor
-
-        self.extractor = Extractor(comments=comments, threshold=threshold)
+    def __init__(self, options: ExtractOptions | None = None, stats: Any = None) -> None:
+        self.extractor = (options or ExtractOptions()).extractor()
         self.stats = stats
 
     @classmethod
     def from_crawler(cls, crawler: Any) -> FilterPipeline:
-        s = crawler.settings
-        threshold = s.get("CE_FILTER_THRESHOLD")
-        return cls(
-            s.getbool("CE_FILTER_COMMENTS"),
-            float(threshold) if threshold not in (None, "") else None,
-            crawler.stats,
-        )
+        # CE_FILTER_MODEL, _PRECISE, _THRESHOLD, _COMMENTS; a bad value stops the crawl at start
+        return cls(ExtractOptions.from_settings(crawler.settings), crawler.stats)
 
     def process_item(self, item: Any, spider: Any = None) -> Any:
         if isinstance(item, dict) and item.get("schema") == SCHEMA_ID:

@@ -39,6 +39,8 @@ from typing import Any
 
 from ce_filter.crawler.page import RawPage
 
+from ce_filter.options import ExtractOptions
+
 from .kafka_io import KafkaSettings, make_consumer
 from .metrics import Metrics
 from .record import dumps, filter_page, model_version
@@ -150,8 +152,7 @@ class WorkerConfig:
     compression: str = "gzip"
     log_interval_s: float = 30.0
     idle_exit_s: float = 0.0  # >0: exit when nothing arrived for this long (batch use)
-    comments: bool = False
-    threshold: float | None = None
+    extract: ExtractOptions = field(default_factory=ExtractOptions)  # model and cut
     metrics_port: int | None = None  # serve /metrics, /healthz, /readyz here (0 = a free port)
 
     def __post_init__(self) -> None:
@@ -170,13 +171,9 @@ class WorkerStats:
 class Worker:
     def __init__(self, config: WorkerConfig, extractor: Any = None) -> None:
         self.cfg = config
-        if extractor is None:
-            from ce_filter import Extractor
-
-            extractor = Extractor(comments=config.comments, threshold=config.threshold)
-        self.extractor = extractor
+        self.extractor = extractor if extractor is not None else config.extract.extractor()
         self.stats = WorkerStats()
-        self.metrics = Metrics(info={"model": model_version(extractor)})
+        self.metrics = Metrics(info={"model": model_version(self.extractor)})
         self.metrics_server: Any = None  # a ce_filter.pipelines.metrics.MetricsServer while serving
         self._stop = threading.Event()
 
