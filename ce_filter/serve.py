@@ -14,7 +14,7 @@ Served by gunicorn (pre-forked worker processes, each handling one request at a 
 is CPU-bound, so a process per core is the right shape). The model is loaded once in the
 master and shared copy-on-write by the workers. Bounds: request bodies over ``max_body``
 bytes get 413 without being read whole; a fetched page is cut at the filter's own page limit
-and its fetch times out; a request that runs past ``timeout`` seconds has its worker killed
+and its fetch times out; a request that runs past ``--request-timeout`` seconds has its worker killed
 and replaced by gunicorn (the client gets its connection closed, the service goes on).
 """
 
@@ -24,19 +24,15 @@ import json
 import math
 import multiprocessing
 import time
-import urllib.error
 import urllib.parse
-import urllib.request
 from collections.abc import Callable, Iterable
 from dataclasses import dataclass
 from typing import Any
 
-from . import __version__
 from .api import MAX_BYTES, Extractor
 
 MAX_BODY = MAX_BYTES + (1 << 20)  # a page at the filter's size limit, plus its JSON overhead
 FETCH_TIMEOUT = 10.0
-USER_AGENT = f"ce-filter/{__version__} (+serve)"
 _JSON = "application/json"
 _FORMATS = ("json", "markdown", "html")
 
@@ -148,19 +144,19 @@ def _read_body(environ: dict[str, Any], limit: int) -> bytes:
     return data
 
 
-def fetch(url: str, timeout: float, limit: int = MAX_BYTES) -> tuple[bytes, str, int]:
-    """(body, content type, status) of ``url``; the body cut at ``limit`` bytes."""
+def fetch(url: str, timeout: float) -> Any:
+    """The page at ``url`` (a RawPage, body cut at the filter's page limit + 1 byte), or 400
+    for a URL that is not http(s), 502 with why when it cannot be fetched."""
+    from .crawler.files import InputError
+    from .crawler.files import fetch as fetch_page
+
     parts = urllib.parse.urlsplit(url)
     if parts.scheme not in ("http", "https") or not parts.netloc:
         raise HttpError(400, f"not an http(s) URL: {url!r}")
-    req = urllib.request.Request(url, headers={"User-Agent": USER_AGENT, "Accept": "text/html,*/*;q=0.5"})
     try:
-        with urllib.request.urlopen(req, timeout=timeout) as resp:  # noqa: S310 - http(s) only, checked
-            return resp.read(limit), resp.headers.get("Content-Type", ""), resp.status
-    except urllib.error.HTTPError as e:
-        raise HttpError(502, f"fetching {url}: HTTP {e.code}") from e
-    except (urllib.error.URLError, TimeoutError, OSError, ValueError) as e:
-        raise HttpError(502, f"fetching {url}: {getattr(e, 'reason', e)}") from e
+        return fetch_page(url, limit=MAX_BYTES + 1, timeout=timeout)
+    except InputError as e:
+        raise HttpError(502, f"fetching {e}") from None
 
 
 def _flag(v: Any) -> bool:
@@ -220,7 +216,8 @@ class App:
                 raise HttpError(400, "no page: send HTML as the body, JSON {url, html}, or JSON {url}")
             if not self.opt.fetch:
                 raise HttpError(400, "this service does not fetch URLs (--no-fetch): send the HTML")
-            body, ctype, status = fetch(url, self.opt.fetch_timeout)
+            page = fetch(url, self.opt.fetch_timeout)
+            body, ctype, status, url = page.body, page.content_type, page.status, page.url
         fmt = str(doc.get("format") or "json").lower()
         if fmt not in _FORMATS:
             raise HttpError(400, f"format must be one of {', '.join(_FORMATS)}")
@@ -230,15 +227,18 @@ class App:
     # -- handlers
     def extract(self, environ: dict[str, Any]) -> tuple[int, str, bytes, bool | None, int]:
         from .crawler.page import RawPage, now_iso
-        from .pipelines.record import dumps, filter_page
+        from .pipelines.record import dumps, make_record
 
         inp = self._inputs(environ)
         page = RawPage(url=inp["url"], body=inp["body"], content_type=inp["content_type"],
                        status=inp["status"], fetch_time=now_iso(), source="serve")
-        rec = filter_page(self.ex, page)
-        if inp["format"] != "json":
-            rec["content"] = _structured(self.ex, inp, page.encoding)
-        return 200, _JSON, dumps(rec), bool(rec.get("text")), len(inp["body"])
+        r = self.ex.extract(page.body, page.url or None, encoding=page.encoding)
+        rec = make_record(page, r, self.ex)
+        if inp["format"] == "markdown":
+            rec["content"] = r.to_markdown(links=inp["links"], images=inp["images"])
+        elif inp["format"] == "html":
+            rec["content"] = r.to_html(links=inp["links"], images=inp["images"])
+        return 200, _JSON, dumps(rec), bool(rec["text"]), len(page.body)
 
     def explain(self, environ: dict[str, Any]) -> tuple[int, str, bytes, bool | None, int]:
         from .decode import charset_from_content_type
@@ -288,15 +288,6 @@ class App:
         return [body]
 
 
-def _structured(ex: Extractor, inp: dict[str, Any], encoding: str | None) -> str:
-    """The kept blocks as Markdown or HTML (``format`` of the request)."""
-    r = ex.extract(inp["body"], inp["url"] or None, encoding=encoding)
-    render = getattr(r, "to_markdown" if inp["format"] == "markdown" else "to_html", None)
-    if render is None:
-        raise HttpError(400, f"format {inp['format']!r} needs a newer ce-filter API")
-    return str(render(links=inp["links"], images=inp["images"]))
-
-
 _FORM = """<!DOCTYPE html>
 <html lang="en"><head><meta charset="utf-8"><title>ce-filter</title>
 <style>body{font:15px/1.4 system-ui,sans-serif;max-width:900px;margin:24px auto;padding:0 16px}
@@ -342,35 +333,35 @@ def run(host: str = "127.0.0.1", port: int = 8080, workers: int = 2, timeout: fl
 
 
 def add_arguments(p: Any) -> None:
-    """The serve options (``ce-filter serve`` and ``python -m ce_filter.serve``)."""
-    p.add_argument("--host", default="127.0.0.1", help="address to listen on (default 127.0.0.1)")
-    p.add_argument("--port", type=int, default=8080, help="port (default 8080)")
-    p.add_argument("--workers", type=int, default=multiprocessing.cpu_count(),
-                   help="worker processes (default: one per core)")
-    p.add_argument("--timeout", type=float, default=30.0,
-                   help="seconds a request may take before its worker is replaced (default 30)")
-    p.add_argument("--max-body", type=int, default=MAX_BODY,
-                   help=f"largest request body in bytes (default {MAX_BODY})")
-    p.add_argument("--no-fetch", action="store_true",
-                   help="never fetch a URL given without HTML (the service then reaches nothing itself)")
-    p.add_argument("--fetch-timeout", type=float, default=FETCH_TIMEOUT,
-                   help=f"seconds to fetch a page (default {FETCH_TIMEOUT:g})")
-    p.add_argument("--model", help="model JSON (default: the shipped model)")
-    p.add_argument("--threshold", type=float, help="block probability cut (higher = more precise)")
+    """The serve options (``ce-filter serve`` and ``python -m ce_filter.serve``); each also a
+    ``CE_FILTER_<OPTION>`` variable."""
+    from .options import add_extraction_options, env_opt, positive_int, positive_number
+
+    env_opt(p, "--host", default="127.0.0.1", help="address to listen on")
+    env_opt(p, "--port", type=int, default=8080, help="port to listen on")
+    env_opt(p, "--workers", type=positive_int, default=multiprocessing.cpu_count(),
+            help="worker processes (default: one per core)")
+    env_opt(p, "--request-timeout", type=positive_number, default=30.0,
+            help="seconds a request may take before its worker is replaced")
+    env_opt(p, "--max-body", type=positive_int, default=MAX_BODY, help="largest request body in bytes")
+    env_opt(p, "--no-fetch", action="store_true",
+            help="never fetch a URL given without HTML (the service then reaches nothing itself)")
+    env_opt(p, "--fetch-timeout", type=positive_number, default=FETCH_TIMEOUT, help="seconds to fetch a page")
+    add_extraction_options(p)
 
 
 def serve_command(a: Any) -> int:
-    ex = Extractor(a.model, threshold=a.threshold)
-    run(a.host, a.port, a.workers, a.timeout, ex,
+    from .options import ExtractOptions
+
+    run(a.host, a.port, a.workers, a.request_timeout, ExtractOptions.from_args(a).extractor(),
         Options(max_body=a.max_body, fetch=not a.no_fetch, fetch_timeout=a.fetch_timeout))
     return 0
 
 
 def main(argv: list[str] | None = None) -> int:
-    import argparse
+    from .options import Parser
 
-    p = argparse.ArgumentParser(prog="python -m ce_filter.serve", description=__doc__,
-                                formatter_class=argparse.RawDescriptionHelpFormatter)
+    p = Parser(prog="python -m ce_filter.serve", description="The filter as an HTTP service (docs/SERVE.md).")
     add_arguments(p)
     return serve_command(p.parse_args(argv))
 

@@ -16,6 +16,7 @@ from typing import Any
 
 import pytest
 from ce_filter.pipelines.metrics import parse_exposition
+from ce_filter.pipelines.record import validate
 
 from .conftest import REPO, SITE
 
@@ -99,7 +100,7 @@ def test_html_body_with_its_charset(server: int) -> None:
     assert rec["url"] == "http://site.example/b.html"
     assert rec["encoding"] in ("cp1252", "iso8859-1", "latin-1", "iso-8859-1")
     assert rec["text"] and "\ufffd" not in rec["text"]
-    assert rec["source"]["type"] == "serve"
+    assert rec["source"]["type"] == "serve" and validate(rec) == []
 
 
 def test_json_url_and_html(server: int) -> None:
@@ -196,3 +197,14 @@ def test_no_fetch_refuses_urls() -> None:
         assert status == 400 and "--no-fetch" in err["error"]
     finally:
         _stop(proc)
+
+
+def test_markdown_content_and_metadata_fields(server: int) -> None:
+    html = (SITE / "a.html").read_bytes()
+    status, _, body = call(server, "POST", "/extract?format=markdown", html, {"Content-Type": "text/html"})
+    rec = json.loads(body)
+    assert status == 200 and rec["content"].startswith("# Fishing fleet returns with record catch\n\n")
+    assert rec["title"] == "Fishing fleet returns with record catch" and rec["language"] == "en"
+    assert validate(rec) == []
+    status, rec = post_json(server, {"html": html.decode(), "format": "html"})
+    assert status == 200 and "<h1>Fishing fleet returns with record catch</h1>" in rec["content"]
