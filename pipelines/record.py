@@ -14,7 +14,7 @@ from ce_filter.crawler.page import RawPage, now_iso
 from ce_filter.api import META_FIELDS
 
 SCHEMA_PATH = Path(__file__).with_name("record.schema.json")
-SCHEMA_ID = "ce-filter.record/2"
+SCHEMA_ID = "ce-filter.record/3"
 
 
 def model_version(extractor: Any) -> str:

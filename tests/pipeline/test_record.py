@@ -86,17 +86,17 @@ def test_schema_is_versioned_and_evolvable(ex):
     """Fields added later (at the top, in stats, in source) do not make a record invalid for
     a reader of this version; another major version does."""
     sch = json.loads(SCHEMA_PATH.read_text())
-    assert sch["properties"]["schema"]["const"] == SCHEMA_ID == "ce-filter.record/2"
-    assert sch["$id"] == "urn:ce-filter:record:2" and sch is not schema()
+    assert sch["properties"]["schema"]["const"] == SCHEMA_ID == "ce-filter.record/3"
+    assert sch["$id"] == "urn:ce-filter:record:3" and sch is not schema()
     assert "additionalProperties" not in json.dumps(sch)  # nowhere: readers ignore unknown fields
     rec = filter_page(ex, _page())
-    newer = {**copy.deepcopy(rec), "author": "A. Writer", "page_type": {"label": "article", "p": 0.9}}
+    newer = {**copy.deepcopy(rec), "keywords": ["a"], "page_type": {"label": "article", "p": 0.9}}
     newer["stats"]["words"] = 12
     newer["source"]["warc_offset"] = 1234
     assert validate(newer) == []
-    assert validate({**rec, "schema": "ce-filter.record/3"}) != []
+    assert validate({**rec, "schema": "ce-filter.record/2"}) != []
     optional = [k for k in sch["properties"] if k not in sch["required"]]
-    assert optional == []  # version 2.0 itself: every field is there; later additions are optional
+    assert optional == []  # version 3.0 itself: every field is there; later additions are optional
     assert "revisit_of" not in sch["properties"]["source"]["required"]
 
 
