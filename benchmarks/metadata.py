@@ -23,8 +23,11 @@ import unicodedata
 from collections.abc import Callable
 from typing import Any
 
-from .pages import data_root
+from .pages import REPO, data_root
 from .report import table
+
+DOC = REPO / "docs" / "OUTPUT.md"
+BENCH_DOC = REPO / "docs" / "BENCHMARKS.md"  # the other sections' default --out
 
 FIELDS = (("title", "title"), ("author", "author"), ("date", "publish_date"))
 
@@ -147,3 +150,31 @@ def report(res: dict[str, Any], sc: dict[str, Any]) -> str:
         table(["run", "ms/page"], cost),
         table(["target", "reached", ""], targets),
     ])
+
+
+def run(a: Any) -> int:
+    """``ce-filter bench --metadata`` (``--limit``, ``--repeat``, ``--pin``, ``--no-write``,
+    ``--out`` as for the other sections; the pages are wcxb-dev's, the only corpus here with
+    annotated metadata)."""
+    import os
+    import sys
+
+    from .measure import single_core
+    from .report import run_header, update_doc
+
+    root = data_root() / "wcxb-dev"
+    if not (root / "meta.json").exists():
+        print(f"ce-filter bench --metadata: no {root}/meta.json (set CE_FILTER_DATA)", file=sys.stderr)
+        return 2
+    single_core(a.pin)
+    pages = load(a.limit)
+    res = measure(pages, max(a.repeat, 1))
+    body = report(res, scores(res, pages))
+    print(body)
+    cmd = "ce-filter bench --metadata" + (f" --limit {a.limit}" if a.limit else "") + \
+        (f" --pin {a.pin}" if a.pin is not None else "")
+    doc = DOC if a.out in (None, str(BENCH_DOC)) else a.out
+    if not a.no_write and doc:
+        update_doc(doc, {"metadata": f"{run_header(cmd, a.pin)}\n\n{body}"})
+        print(f"wrote {os.path.relpath(doc)} (section: metadata)", file=sys.stderr)
+    return 0

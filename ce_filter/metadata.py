@@ -308,6 +308,7 @@ _MDY = re.compile(r"\b([A-Za-z]{3,9})\.?\s+(\d{1,2})(?:st|nd|rd|th)?,?\s+(\d{4})
 _DMY = re.compile(r"\b(\d{1,2})(?:st|nd|rd|th)?\s+(?:of\s+)?([A-Za-z]{3,9})\.?,?\s+(\d{4})\b")
 _SLASH = re.compile(r"\b(\d{4})[/.](\d{1,2})[/.](\d{1,2})\b")
 _NUMERIC = re.compile(r"\b(\d{1,2})([/.])(\d{1,2})\2(\d{4})\b")
+_YEAR = re.compile(r"(?:19|20)\d\d")
 _URL_DATE = re.compile(r"/(20\d{2}|19\d{2})[/-](\d{1,2})[/-](\d{1,2})(?:/|-|$)")
 
 
@@ -325,7 +326,7 @@ def normalise_date(s: str) -> str:
     """A date as YYYY-MM-DD from ISO 8601, RFC 2822, "March 5, 2024", "5 March 2024",
     2024/03/05, 23.07.2025 or 7/23/2025; '' when none of these."""
     s = s.strip()
-    if not s:
+    if not _YEAR.search(s):  # every accepted form has a 4-digit year: most texts stop here
         return ""
     m = _ISO.search(s) or _SLASH.search(s)
     if m:
@@ -346,6 +347,8 @@ def normalise_date(s: str) -> str:
     m = _DMY.search(s)
     if m and m.group(2).lower() in _MONTHS:
         return _ymd(int(m.group(3)), _MONTHS[m.group(2).lower()], int(m.group(1)))
+    if ":" not in s or len(s) > 40:  # RFC 2822 dates carry a time; a long text is not one
+        return ""
     try:
         t = email.utils.parsedate_to_datetime(s)
     except (TypeError, ValueError, IndexError):
@@ -481,7 +484,7 @@ def _author_from_blocks(texts: Sequence[str], title_at: int) -> str:
             if a:
                 return a
     for t in texts:
-        if len(t) < 120 and _WRITTEN_BY.match(t):
+        if t[:1] in "WwAa" and len(t) < 120 and _WRITTEN_BY.match(t):
             a = clean_author(t)
             if a:
                 return a
