@@ -118,24 +118,27 @@ def _md_inline(s: str) -> str:
     return _MD_INLINE.sub(r"\\\1", s)
 
 
+def _linked(text: str, links: Sequence[tuple[str, str]], esc: Any, link: Any) -> str:
+    """``text`` through ``esc``, and each anchor's first occurrence after the previous one
+    through ``link(anchor, href)`` instead."""
+    parts: list[str] = []
+    pos = 0
+    for anchor, href in links:
+        at = text.find(anchor, pos)
+        if at < 0:
+            continue
+        parts.append(esc(text[pos:at]))
+        parts.append(link(anchor, href))
+        pos = at + len(anchor)
+    parts.append(esc(text[pos:]))
+    return "".join(parts)
+
+
 def _md_escape(text: str, links: Sequence[tuple[str, str]] = ()) -> str:
     """Text that Markdown shows as itself: inline markers escaped, and a line that would read
-    as a heading, quote or list item escaped at its start; with ``links``, each anchor's first
-    unlinked occurrence becomes [anchor](href)."""
-    if not links:
-        out = _md_inline(text)
-    else:
-        parts: list[str] = []
-        pos = 0
-        for anchor, href in links:
-            at = text.find(anchor, pos)
-            if at < 0:
-                continue
-            parts.append(_md_inline(text[pos:at]))
-            parts.append(f"[{_md_inline(anchor)}]({_md_url(href)})")
-            pos = at + len(anchor)
-        parts.append(_md_inline(text[pos:]))
-        out = "".join(parts)
+    as a heading, quote or list item escaped at its start; with ``links``, anchors become
+    [anchor](href)."""
+    out = _linked(text, links, _md_inline, lambda a, h: f"[{_md_inline(a)}]({_md_url(h)})")
     return _MD_LINE_START.sub(lambda m: m.group(1) + "\\" + m.group(2), out)
 
 
@@ -198,20 +201,13 @@ def _md_table(rows: list[list[tuple[str, bool]]]) -> str:
 # ---------------------------------------------------------------- HTML
 
 
+def _html_text(s: str) -> str:
+    return _html.escape(s, quote=False)
+
+
 def _html_escape(text: str, links: Sequence[tuple[str, str]] = ()) -> str:
-    if not links:
-        return _html.escape(text, quote=False)
-    parts: list[str] = []
-    pos = 0
-    for anchor, href in links:
-        at = text.find(anchor, pos)
-        if at < 0:
-            continue
-        parts.append(_html.escape(text[pos:at], quote=False))
-        parts.append(f'<a href="{_html.escape(href.strip())}">{_html.escape(anchor, quote=False)}</a>')
-        pos = at + len(anchor)
-    parts.append(_html.escape(text[pos:], quote=False))
-    return "".join(parts)
+    return _linked(text, links, _html_text,
+                   lambda a, h: f'<a href="{_html.escape(h.strip())}">{_html_text(a)}</a>')
 
 
 def to_html(blocks: Blocks, keep: np.ndarray, extras: Extras | None = None, *, links: bool = False,
