@@ -39,6 +39,9 @@ def add_arguments(p: argparse.ArgumentParser) -> None:
                    help="add the pipeline rows (WARC->JSONL, Kafka worker)")
     p.add_argument("--quality", action="store_true", help="only the quality table (P/R/F1 per corpus)")
     p.add_argument("--jobs", type=int, default=2, help="processes for --quality (default 2)")
+    p.add_argument("--metadata", action="store_true",
+                   help="only the metadata table: title/author/date on wcxb-dev beside trafilatura, and "
+                        "their cost (writes docs/OUTPUT.md)")
     p.add_argument("--warc-pages", type=int, default=10_000,
                    help="pages in the memory-run WARC (default 10000)")
     p.add_argument("--pipeline-pages", type=int, default=10_000,
@@ -129,6 +132,10 @@ def _targets(res: dict[str, Any], ratio_floor: float, fits: dict[str, Any], grow
 
 
 def run(a: argparse.Namespace) -> int:
+    if a.metadata:
+        from .metadata import run as run_metadata
+
+        return run_metadata(a)
     try:
         todo = sections(a)
         tools = peers.parse_tools(a.tools)

@@ -26,6 +26,7 @@ from .options import (
     fail,
     positive_number,
     text_codec,
+    writable_file,
 )
 
 # Modules that add subcommands (each has ``register(subparsers)``).
@@ -59,6 +60,14 @@ def cmd_extract(a: argparse.Namespace) -> int:
         name = item.source_name or item.url
         if len(item.body) > ex.max_bytes:
             _note(f"{name}: over {mib} MiB; only the first {mib} MiB were read (the filter's page limit)")
+        if a.format in ("markdown", "html"):
+            r = ex.extract(item.body, item.url or None, encoding=a.encoding or item.encoding)
+            if headers:
+                print(f"==> {name} <==")
+            out = r.to_markdown(links=a.links, images=a.images) if a.format == "markdown" else \
+                r.to_html(links=a.links, images=a.images)
+            print(out if r.text else f"[empty: {r.reason}]", end="\n" if r.text else "\n", flush=True)
+            continue
         rec = filter_page(ex, item, encoding=a.encoding)
         if jsonl is not None:
             jsonl.write(rec)
@@ -125,8 +134,11 @@ def build_parser() -> argparse.ArgumentParser:
                        "An input that cannot be read is an error line (exit 2); the others go on.")
     p.add_argument("inputs", nargs="*",
                    help="files, directories (every *.htm* below), http(s) URLs; '-' or nothing for stdin")
-    env_opt(p, "--format", choices=("text", "jsonl"), default="text",
-            help="text, or one JSON record per page (the pipeline's record, docs/PIPELINE.md)")
+    env_opt(p, "--format", choices=("text", "jsonl", "markdown", "html"), default="text",
+            help="text; one JSON record per page (the pipeline's record, docs/PIPELINE.md); or the kept "
+                 "blocks as Markdown or HTML with headings, lists, code and tables (docs/OUTPUT.md)")
+    env_opt(p, "--links", action="store_true", help="markdown/html: keep links as [anchor](href)")
+    env_opt(p, "--images", action="store_true", help="markdown/html: keep images as ![alt](src)")
     env_opt(p, "--encoding", type=text_codec, help="charset of the inputs, as an HTTP header would say it")
     env_opt(p, "--timeout", type=positive_number, default=DEFAULT_FETCH_TIMEOUT_S,
             help="seconds allowed to fetch one URL")
@@ -150,9 +162,54 @@ def build_parser() -> argparse.ArgumentParser:
     add_extraction_options(p)
     p.set_defaults(fn=cmd_evaluate)
 
+    p = sub.add_parser("explain", help="an HTML view of why each block was kept or dropped",
+                       description="Write a self-contained HTML page: the page's blocks in order, kept ones "
+                       "highlighted and dropped ones struck through, each with its score and the features "
+                       "that pushed it most, and a threshold slider (docs/OUTPUT.md).")
+    p.add_argument("page", help="an HTML file, an http(s) URL, or '-' for stdin")
+    p.add_argument("-o", "--out", type=arg_type(writable_file), required=True, help="the HTML file to write")
+    env_opt(p, "--encoding", type=text_codec, help="charset of the page, as an HTTP header would say it")
+    env_opt(p, "--timeout", type=positive_number, default=DEFAULT_FETCH_TIMEOUT_S,
+            help="seconds allowed to fetch a URL")
+    add_extraction_options(p)
+    p.set_defaults(fn=cmd_explain)
+
+    p = sub.add_parser("serve", help="the filter as an HTTP service (POST /extract, GET / explain form)",
+                       description="Serve POST /extract (HTML body, JSON {url, html} or {url}) -> the "
+                       "record, GET / (paste a page, see the explain view), /healthz, /metrics "
+                       "(docs/SERVE.md).")
+    from .serve import add_arguments as serve_arguments
+
+    serve_arguments(p)
+    p.set_defaults(fn=cmd_serve, extras=("serve",))
+
     for mod in PLUGINS:
         importlib.import_module(mod).register(sub)
     return ap
+
+
+def cmd_explain(a: argparse.Namespace) -> int:
+    from ce_filter.crawler.files import InputError, iter_inputs
+
+    from .explain import explain, render_view
+
+    ex = ExtractOptions.from_args(a).extractor()
+    items = list(iter_inputs([a.page], limit=ex.max_bytes + 1, timeout=a.timeout))
+    if not items or isinstance(items[0], InputError):
+        return fail(f"explain: {items[0] if items else 'no page read'}")
+    page = items[0]
+    data = explain(page.body, page.url or None, extractor=ex, encoding=a.encoding or page.encoding)
+    with open(a.out, "w", encoding="utf-8") as f:
+        f.write(render_view(data))
+    kept = sum(b["kept"] for b in data["blocks"])
+    print(f"{a.out}: {kept} of {len(data['blocks'])} blocks kept", file=sys.stderr)
+    return 0
+
+
+def cmd_serve(a: argparse.Namespace) -> int:
+    from .serve import serve_command
+
+    return serve_command(a)
 
 
 def _check_extras(a: argparse.Namespace) -> None:
