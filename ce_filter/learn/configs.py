@@ -10,8 +10,9 @@ import sys
 from dataclasses import replace
 from pathlib import Path
 
-from .corpus import load_corpus
+from .corpus import corpus_ids, load_corpus
 from .fit import Page, TrainConfig, data_digest, prepare, train
+from .progress import progress
 
 _PAPER = {"ic_ancestors": False, "heading_words": False, "stage2": False, "weight": "none",
           "label_runs": False, "cs": (0.01, 0.1, 1.0, 10.0), "ic_min_frac": 0.01, "ic_min_pages": 0,
@@ -57,13 +58,17 @@ CONFIGS.update({
 })
 
 
-def corpus_pages(specs: list[str], comments: bool, runs: bool = True) -> tuple[list[Page], dict]:
+def corpus_pages(specs: list[str], comments: bool, runs: bool = True,
+                 log: bool = False) -> tuple[list[Page], dict]:
+    """The training pages of ``specs`` (``dir[:split]``), segmented and labelled."""
     pages: list[Page] = []
     names = []
     for spec in specs:
         path, _, split = spec.partition(":")
         name = Path(path).name
-        part = prepare(load_corpus(path, split or None), comments=comments, runs=runs)
+        docs = progress(load_corpus(path, split or None), f"train: read + label {name}",
+                        total=len(corpus_ids(path, split or None)), enabled=log)
+        part = prepare(docs, comments=comments, runs=runs)
         for p in part:  # ids carry the corpus so CV can report per corpus
             p.id = f"{name}/{p.id}"
         pages.extend(part)
@@ -80,7 +85,7 @@ def train_command(a: argparse.Namespace) -> int:
     if getattr(a, "cv_seed", None) is not None:
         cfg = replace(cfg, cv_seed=a.cv_seed)
     comments = a.target == "comments"
-    pages, desc = corpus_pages(a.corpus, comments, runs=cfg.label_runs)
+    pages, desc = corpus_pages(a.corpus, comments, runs=cfg.label_runs, log=cfg.log)
     if not pages:
         print("no training pages found", file=sys.stderr)
         return 2

@@ -30,6 +30,7 @@ from . import logreg
 from .corpus import Doc, site_of
 from .labels import block_labels, words
 from .logreg import Design
+from .progress import Ticker, progress
 
 
 @dataclass
@@ -163,7 +164,7 @@ def page_prf(pages: list[Page], scores: list[np.ndarray], threshold: float,
     return out
 
 
-def build_design(pages: list[Page], spec: FeatureSpec) -> Design:
+def build_design(pages: list[Page], spec: FeatureSpec, log: bool = False) -> Design:
     """Every block's features as a Design: the dense columns in one float64 matrix, filled page
     by page (no per-page copies stacked at the end), and the token-list columns as a sparse 0/1
     matrix (a block has a handful of a list's hundreds of tokens)."""
@@ -175,7 +176,7 @@ def build_design(pages: list[Page], spec: FeatureSpec) -> Design:
     rows: list[np.ndarray] = []
     cols: list[np.ndarray] = []
     at = 0
-    for p in pages:
+    for p in progress(pages, "train: features", enabled=log):
         x, lists = page_inputs(p.blocks, spec)
         dense[at:at + len(x)] = x
         offset = 0
@@ -219,12 +220,13 @@ def _split(sizes: list[int], scores: np.ndarray) -> list[np.ndarray]:
 
 
 def _oof(design: Design, y: np.ndarray, w: np.ndarray, groups: np.ndarray, c: float,
-         folds: int) -> np.ndarray:
+         folds: int, ticker: Ticker) -> np.ndarray:
     from sklearn.model_selection import GroupKFold
 
     out = np.zeros(len(y))
     for tr, te in GroupKFold(n_splits=folds).split(np.zeros(len(y)), y, groups):
         out[te] = sigmoid(design.decision(_fit(design, y, w, c, tr), te))
+        ticker.tick()
     return out
 
 
@@ -249,7 +251,7 @@ def train(pages: list[Page], cfg: TrainConfig, name: str, data_desc: dict) -> Mo
 def _train(pages: list[Page], cfg: TrainConfig, name: str, data_desc: dict) -> Model:
     say = (lambda *a: print(*a, file=sys.stderr, flush=True)) if cfg.log else (lambda *a: None)
     spec = learn_spec(pages, cfg)
-    design = build_design(pages, spec)
+    design = build_design(pages, spec, cfg.log)
     sizes = [len(p.y) for p in pages]
     y = np.concatenate([p.y for p in pages]).astype(int)
     w = _weights(pages, cfg)
@@ -261,8 +263,13 @@ def _train(pages: list[Page], cfg: TrainConfig, name: str, data_desc: dict) -> M
         f"{y.mean():.3f} content")
     cv: dict[str, dict] = {}
     best = None
+    # every fit: cs x folds, the final stage 1, stage 2's folds and its final fit
+    ticker = Ticker("train: fits", len(cfg.cs) * cfg.folds + 1 + (cfg.folds + 1) * cfg.stage2,
+                    unit="fit", enabled=cfg.log)
+    if cfg.log:
+        say = ticker.write
     for c in cfg.cs:
-        s = _oof(design, y, w, groups, c, cfg.folds)
+        s = _oof(design, y, w, groups, c, cfg.folds, ticker)
         t, f = _best_threshold(pages, sizes, s, cfg.thresholds)
         cv[f"C={c:g}"] = {"threshold": float(t), "page_f1": round(f, 4)}
         say(f"  stage1 C={c:g}: CV page F1 {f:.4f} at threshold {t}")
@@ -270,19 +277,22 @@ def _train(pages: list[Page], cfg: TrainConfig, name: str, data_desc: dict) -> M
             best = (f, c, t, s)
     f1, c, thr, oof1 = best
     stage1 = _fit(design, y, w, c)
+    ticker.tick()
     stage2 = None
     final_oof = oof1
     if cfg.stage2:
         ctx = logreg.dense_design(np.vstack([
             context_features(s, *stage2_inputs(p.blocks), cfg.stage2_page_rel)
             for s, p in zip(_split(sizes, oof1), pages)]))
-        s2 = _oof(ctx, y, w, groups, 1.0, cfg.folds)
+        s2 = _oof(ctx, y, w, groups, 1.0, cfg.folds, ticker)
         t2, f2 = _best_threshold(pages, sizes, s2, cfg.thresholds)
         cv["stage2"] = {"threshold": float(t2), "page_f1": round(f2, 4)}
         say(f"  stage2: CV page F1 {f2:.4f} at threshold {t2}")
         if f2 > f1:
             stage2 = _fit(ctx, y, w, 1.0)
             thr, final_oof = t2, s2
+        ticker.tick()
+    ticker.close()
     # the precision-leaning threshold, and CV precision / recall at both
     t_p, fb = _best_threshold(pages, sizes, final_oof, cfg.precise_thresholds, cfg.precise_beta)
     t_p = float(max(t_p, thr))
