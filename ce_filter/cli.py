@@ -50,19 +50,9 @@ def cmd_train(a: argparse.Namespace) -> int:
 
 
 def cmd_evaluate(a: argparse.Namespace) -> int:
-    from .api import Extractor
-    from .learn.corpus import load_corpus
-    from .learn.evaluate import HEADER, evaluate, row
+    from .learn.evaluate import evaluate_command
 
-    ex = Extractor(a.model, comments=a.comments, threshold=a.threshold, precise=a.precise)
-    print(HEADER)
-    print("|---|---|---|---|---|---|---|")
-    for corpus in a.corpus:
-        path, _, split = corpus.partition(":")
-        s = evaluate(lambda h: ex.extract(h).text, load_corpus(path, split or None), comments=a.comments)
-        label = Path(path).name + (f" {split}" if split else "")
-        print(row(label, s), flush=True)
-    return 0
+    return evaluate_command(a)
 
 
 def build_parser() -> argparse.ArgumentParser:
@@ -96,6 +86,11 @@ def build_parser() -> argparse.ArgumentParser:
     p = sub.add_parser("evaluate", help="token precision/recall/F1 on corpus dirs")
     p.add_argument("corpus", nargs="+", help="corpus dir[:split]")
     model_opts(p)
+    p.add_argument("--cv", type=int, nargs="?", const=5, metavar="FOLDS",
+                   help="out of fold (default 5 folds, grouped by site/domain): train --config on "
+                        "the corpora minus each fold, score the fold (needs scikit-learn)")
+    p.add_argument("--config", default="best", help="training configuration for --cv")
+    p.add_argument("--cv-seed", type=int, help="with --cv: shuffle the sites over the folds")
     p.set_defaults(fn=cmd_evaluate)
 
     for mod in PLUGINS:

@@ -1,14 +1,19 @@
-"""The paper's metric: per page, bag-of-words overlap of extracted and gold tokens; then means."""
+"""The paper's metric: per page, bag-of-words overlap of extracted and gold tokens; then means.
+Beside it, where the corpus has them, the snippet rates and every figure per page type."""
 
 from __future__ import annotations
 
+import argparse
 import time
 from collections import Counter
 from collections.abc import Callable, Iterable
 from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
 
 from .corpus import Doc
 from .labels import words
+from .progress import progress
 
 
 def token_prf(pred: str, gold: str) -> tuple[float, float, float]:
@@ -24,6 +29,23 @@ def token_prf(pred: str, gold: str) -> tuple[float, float, float]:
     return p, r, (2 * p * r / (p + r) if inter else 0.0)
 
 
+def _norm(text: str) -> str:
+    return " ".join(text.split())
+
+
+def snippet_hits(pred: str, must_have: Iterable[str], must_not_have: Iterable[str]
+                 ) -> tuple[int, int, int, int]:
+    """(must-have snippets found, must-have snippets, must-not-have snippets absent,
+    must-not-have snippets). A snippet is found when its text, with every run of white space
+    made one space, is a substring of the output treated the same way (case-sensitive; snippets
+    are cut mid-word, so no word boundaries). Empty snippets do not count."""
+    out = _norm(pred)
+    have = [q for q in map(_norm, must_have) if q]
+    not_have = [q for q in map(_norm, must_not_have) if q]
+    return (sum(q in out for q in have), len(have), sum(q not in out for q in not_have),
+            len(not_have))
+
+
 @dataclass
 class Score:
     name: str = ""
@@ -33,14 +55,68 @@ class Score:
     r: list[float] = field(default_factory=list)
     f: list[float] = field(default_factory=list)
     seconds: float = 0.0
+    types: list[str] = field(default_factory=list)  # each page's type ("" where none)
+    snippets: list[tuple[int, int, int, int]] = field(default_factory=list)  # snippet_hits per page
+    empties: list[bool] = field(default_factory=list)
 
-    def add(self, pred: str, gold: str) -> None:
+    def add(self, pred: str, gold: str, doc: Doc | None = None) -> None:
         p, r, f = token_prf(pred, gold)
+        empty = not pred.strip()
         self.n += 1
-        self.empty += not pred.strip()
+        self.empty += empty
         self.p.append(p)
         self.r.append(r)
         self.f.append(f)
+        self.empties.append(empty)
+        self.types.append(doc.page_type if doc is not None else "")
+        self.snippets.append(snippet_hits(pred, doc.must_have, doc.must_not_have) if doc is not None
+                             else (0, 0, 0, 0))
+
+    def extend(self, other: Score) -> None:
+        """Add another score's pages (the folds of an out-of-fold run)."""
+        self.n += other.n
+        self.empty += other.empty
+        self.seconds += other.seconds
+        for mine, theirs in ((self.p, other.p), (self.r, other.r), (self.f, other.f),
+                             (self.types, other.types), (self.snippets, other.snippets),
+                             (self.empties, other.empties)):
+            mine.extend(theirs)  # type: ignore[attr-defined]
+
+    def subset(self, name: str, keep: list[bool]) -> Score:
+        """The score of the pages where ``keep`` is true."""
+        s = Score(name)
+        s.seconds = self.seconds * sum(keep) / max(self.n, 1)
+        for i, k in enumerate(keep):
+            if k:
+                s.n += 1
+                s.empty += self.empties[i]
+                s.p.append(self.p[i])
+                s.r.append(self.r[i])
+                s.f.append(self.f[i])
+                s.types.append(self.types[i])
+                s.snippets.append(self.snippets[i])
+                s.empties.append(self.empties[i])
+        return s
+
+    def by_type(self) -> dict[str, Score]:
+        """One score per page type, in PAGE_TYPES order then by name (empty without types)."""
+        kinds = sorted({t for t in self.types if t}, key=_type_order)
+        return {k: self.subset(k, [t == k for t in self.types]) for k in kinds}
+
+    @property
+    def must_have_rate(self) -> float | None:
+        """Share of all must-have snippets (over the pages) found in the output; None when the
+        pages have none."""
+        found = sum(h[0] for h in self.snippets)
+        total = sum(h[1] for h in self.snippets)
+        return found / total if total else None
+
+    @property
+    def must_not_have_rate(self) -> float | None:
+        """Share of all must-not-have snippets absent from the output; None when there are none."""
+        absent = sum(h[2] for h in self.snippets)
+        total = sum(h[3] for h in self.snippets)
+        return absent / total if total else None
 
     @property
     def precision(self) -> float:
@@ -59,31 +135,91 @@ class Score:
     def mean_f1(self) -> float:
         return sum(self.f) / max(self.n, 1)
 
-    def as_dict(self) -> dict[str, float | int | str]:
-        return {"name": self.name, "pages": self.n, "precision": round(self.precision, 4),
-                "recall": round(self.recall, 4), "f1_of_means": round(self.f1_of_means, 4),
-                "mean_f1": round(self.mean_f1, 4), "empty": self.empty,
-                "ms_per_page": round(1000 * self.seconds / max(self.n, 1), 3)}
+    def as_dict(self, types: bool = True) -> dict[str, object]:
+        d: dict[str, object] = {
+            "name": self.name, "pages": self.n, "precision": round(self.precision, 4),
+            "recall": round(self.recall, 4), "f1_of_means": round(self.f1_of_means, 4),
+            "mean_f1": round(self.mean_f1, 4), "empty": self.empty,
+            "ms_per_page": round(1000 * self.seconds / max(self.n, 1), 3),
+            "must_have": _round(self.must_have_rate), "must_not_have": _round(self.must_not_have_rate)}
+        if types:
+            by = self.by_type()
+            if by:
+                d["by_type"] = {k: v.as_dict(types=False) for k, v in by.items()}
+        return d
+
+
+def _round(x: float | None) -> float | None:
+    return None if x is None else round(x, 4)
+
+
+# The page types of wcxb-dev, in the order tables show them.
+PAGE_TYPES = ("article", "documentation", "service", "forum", "collection", "listing", "product")
+
+
+def _type_order(t: str) -> tuple[int, str]:
+    return (PAGE_TYPES.index(t) if t in PAGE_TYPES else len(PAGE_TYPES), t)
+
+
+def text_fn(ex: Any) -> Callable[[bytes], str]:
+    """``ex.extract(html).text`` as a function (binds ``ex`` now, not when a loop ends)."""
+    return lambda h: ex.extract(h).text
 
 
 def evaluate(fn: Callable[[bytes], str], docs: Iterable[Doc], *, comments: bool = False,
-             name: str = "") -> Score:
-    """Run ``fn(html_bytes) -> text`` over docs; exceptions count as empty output."""
+             name: str = "", total: int | None = None, log: bool = False) -> Score:
+    """Run ``fn(html_bytes) -> text`` over docs; exceptions count as empty output. ``log``
+    shows progress over the ``total`` pages on stderr."""
     s = Score(name)
-    for d in docs:
+    for d in progress(docs, f"evaluate {name}".strip(), total=total, enabled=log):
         t0 = time.perf_counter()
         try:
             text = fn(d.html) or ""
         except Exception:  # a peer that crashes on a page scores zero there
             text = ""
         s.seconds += time.perf_counter() - t0
-        s.add(text, d.target(comments))
+        s.add(text, d.target(comments), d)
     return s
 
 
-HEADER = "| corpus | pages | precision | recall | F1 (of means) | mean F1 | empty |"
+HEADER = ("| corpus | page type | pages | precision | recall | F1 (of means) | mean F1 | empty | "
+          "must-have found | must-not-have absent |")
+RULE = "|---|---|---|---|---|---|---|---|---|---|"
 
 
-def row(corpus: str, s: Score) -> str:
-    return (f"| {corpus} | {s.n} | {s.precision:.3f} | {s.recall:.3f} | {s.f1_of_means:.3f} | "
-            f"{s.mean_f1:.3f} | {s.empty} |")
+def _rate(x: float | None) -> str:
+    return "—" if x is None else f"{x:.3f}"
+
+
+def row(corpus: str, s: Score, page_type: str = "all") -> str:
+    return (f"| {corpus} | {page_type} | {s.n} | {s.precision:.3f} | {s.recall:.3f} | "
+            f"{s.f1_of_means:.3f} | {s.mean_f1:.3f} | {s.empty} | {_rate(s.must_have_rate)} | "
+            f"{_rate(s.must_not_have_rate)} |")
+
+
+def rows(corpus: str, s: Score) -> list[str]:
+    """The corpus's row, then one per page type where the corpus has them."""
+    return [row(corpus, s)] + [row(corpus, v, k) for k, v in s.by_type().items()]
+
+
+def evaluate_command(a: argparse.Namespace) -> int:
+    """``ce-filter evaluate``: the metric on each corpus, per page type where it has them; with
+    ``--cv``, out of fold (learn/crossval.py)."""
+    if getattr(a, "cv", None):
+        from .crossval import cv_command
+
+        return cv_command(a)
+    from ..api import Extractor
+    from .corpus import corpus_ids, load_corpus
+
+    ex = Extractor(a.model, comments=a.comments, threshold=a.threshold, precise=a.precise)
+    print(HEADER)
+    print(RULE)
+    for corpus in a.corpus:
+        path, _, split = corpus.partition(":")
+        label = Path(path).name + (f" {split}" if split else "")
+        s = evaluate(text_fn(ex), load_corpus(path, split or None),
+                     comments=a.comments, name=label, total=len(corpus_ids(path, split or None)),
+                     log=True)
+        print("\n".join(rows(label, s)), flush=True)
+    return 0
