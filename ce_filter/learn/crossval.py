@@ -70,7 +70,11 @@ def oof_scores(specs: list[str], config: str = "best", folds: int = 5, comments:
             d.id = f"{name}/{d.id}"  # as in training: ids carry the corpus
             docs.append(d)
             corpus_of.append(k)
-    fold = assign_folds(site_groups(docs), folds, seed)
+    groups = site_groups(docs)
+    if len(set(groups.tolist())) < folds:
+        raise ValueError(f"{len(docs)} pages from {len(set(groups.tolist()))} sites: too few for "
+                         f"{folds} folds grouped by site")
+    fold = assign_folds(groups, folds, seed)
     pages = prepare(progress(docs, "cv: read + label", enabled=log), comments=comments,
                     runs=cfg.label_runs)
     fold_of_id = {d.id: int(f) for d, f in zip(docs, fold)}
@@ -103,8 +107,12 @@ def cv_command(a: argparse.Namespace) -> int:
     if a.cv < 2:
         print("--cv needs at least 2 folds", file=sys.stderr)
         return 2
-    result = oof_scores(a.corpus, a.config, a.cv, a.comments, a.threshold, a.precise,
-                        a.cv_seed)
+    try:
+        result = oof_scores(a.corpus, a.config, a.cv, a.comments, a.threshold, a.precise,
+                            a.cv_seed)
+    except ValueError as e:
+        print(f"evaluate --cv: {e}", file=sys.stderr)
+        return 2
     print(f"Out of fold: {a.cv} folds grouped by site/domain, config {a.config}"
           + (f", fold seed {a.cv_seed}" if a.cv_seed is not None else ""))
     print()

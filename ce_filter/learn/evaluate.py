@@ -182,24 +182,24 @@ def evaluate(fn: Callable[[bytes], str], docs: Iterable[Doc], *, comments: bool 
     return s
 
 
-HEADER = ("| corpus | page type | pages | precision | recall | F1 (of means) | mean F1 | empty | "
+HEADER = ("| corpus | pages | precision | recall | F1 (of means) | mean F1 | empty | "
           "must-have found | must-not-have absent |")
-RULE = "|---|---|---|---|---|---|---|---|---|---|"
+RULE = "|---|---|---|---|---|---|---|---|---|"
 
 
 def _rate(x: float | None) -> str:
     return "—" if x is None else f"{x:.3f}"
 
 
-def row(corpus: str, s: Score, page_type: str = "all") -> str:
-    return (f"| {corpus} | {page_type} | {s.n} | {s.precision:.3f} | {s.recall:.3f} | "
-            f"{s.f1_of_means:.3f} | {s.mean_f1:.3f} | {s.empty} | {_rate(s.must_have_rate)} | "
+def row(corpus: str, s: Score) -> str:
+    return (f"| {corpus} | {s.n} | {s.precision:.3f} | {s.recall:.3f} | {s.f1_of_means:.3f} | "
+            f"{s.mean_f1:.3f} | {s.empty} | {_rate(s.must_have_rate)} | "
             f"{_rate(s.must_not_have_rate)} |")
 
 
 def rows(corpus: str, s: Score) -> list[str]:
-    """The corpus's row, then one per page type where the corpus has them."""
-    return [row(corpus, s)] + [row(corpus, v, k) for k, v in s.by_type().items()]
+    """The corpus's row, then one per page type ("wcxb-dev: forum") where it has them."""
+    return [row(corpus, s)] + [row(f"{corpus}: {k}", v) for k, v in s.by_type().items()]
 
 
 def evaluate_command(a: argparse.Namespace) -> int:
