@@ -42,7 +42,7 @@ def run(data: Path, rows: tuple[str, ...]) -> list[tuple[str, dict[str, Score], 
             cfg = CONFIGS[name]
             ours = name.startswith("best")
             specs = [f"{data}/dragnet:train"] + ([f"{data}/cleaneval-dev"] if ours else [])
-            pages, desc = corpus_pages(specs, False, runs=cfg.label_runs)
+            pages, desc = corpus_pages(specs, False, rule=cfg.label_rule)
             model = train(pages, cfg, name="content", data_desc=desc)
             ex = Extractor(model)
             cv = model.meta["cv"]

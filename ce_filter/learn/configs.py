@@ -12,6 +12,7 @@ from pathlib import Path
 
 from .corpus import corpus_ids, load_corpus
 from .fit import Page, TrainConfig, data_digest, prepare, train
+from .labels import DEFAULT_RULE, LabelRule
 from .progress import progress
 
 _PAPER = {"ic_ancestors": False, "heading_words": False, "stage2": False, "weight": "none",
@@ -28,6 +29,8 @@ CONFIGS: dict[str, TrainConfig] = {
     # Ours: every group, ancestor and heading tokens, token weights, context stage.
     "best": TrainConfig(),
 }
+# best with the gold lines realigned where the page-wide LCS missed them (labels.realign_lines)
+CONFIGS["best+lines"] = replace(CONFIGS["best"], label_lines=True)
 # Leave-one-out rows: what each addition of ours buys (ablation --rows with these names).
 # They keep best's C (0.001) instead of searching it again, to keep the ablation short.
 _LOO = replace(CONFIGS["best"], cs=(0.001,))
@@ -58,7 +61,7 @@ CONFIGS.update({
 })
 
 
-def corpus_pages(specs: list[str], comments: bool, runs: bool = True,
+def corpus_pages(specs: list[str], comments: bool, rule: LabelRule = DEFAULT_RULE,
                  log: bool = False) -> tuple[list[Page], dict]:
     """The training pages of ``specs`` (``dir[:split]``), segmented and labelled."""
     pages: list[Page] = []
@@ -68,7 +71,7 @@ def corpus_pages(specs: list[str], comments: bool, runs: bool = True,
         name = Path(path).name
         docs = progress(load_corpus(path, split or None), f"train: read + label {name}",
                         total=len(corpus_ids(path, split or None)), enabled=log)
-        part = prepare(docs, comments=comments, runs=runs)
+        part = prepare(docs, comments=comments, rule=rule)
         for p in part:  # ids carry the corpus so CV can report per corpus
             p.id = f"{name}/{p.id}"
         pages.extend(part)
@@ -85,7 +88,7 @@ def train_command(a: argparse.Namespace) -> int:
     if getattr(a, "cv_seed", None) is not None:
         cfg = replace(cfg, cv_seed=a.cv_seed)
     comments = a.target == "comments"
-    pages, desc = corpus_pages(a.corpus, comments, runs=cfg.label_runs, log=cfg.log)
+    pages, desc = corpus_pages(a.corpus, comments, rule=cfg.label_rule, log=cfg.log)
     if not pages:
         print("no training pages found", file=sys.stderr)
         return 2

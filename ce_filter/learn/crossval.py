@@ -76,7 +76,7 @@ def oof_scores(specs: list[str], config: str = "best", folds: int = 5, comments:
                          f"{folds} folds grouped by site")
     fold = assign_folds(groups, folds, seed)
     pages = prepare(progress(docs, "cv: read + label", enabled=log), comments=comments,
-                    runs=cfg.label_runs)
+                    rule=cfg.label_rule)
     fold_of_id = {d.id: int(f) for d, f in zip(docs, fold)}
     scores = [Score(lab) for lab in labels]
     target = "comments" if comments else "content"
