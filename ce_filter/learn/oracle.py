@@ -15,7 +15,6 @@ from __future__ import annotations
 
 import argparse
 import sys
-from collections import Counter
 from collections.abc import Iterable
 from pathlib import Path
 
@@ -23,15 +22,8 @@ from ..decode import decode_html
 from ..segment import parse, segment
 from .corpus import Doc, corpus_ids, load_corpus
 from .evaluate import HEADER, RULE, Score, rows
-from .labels import DEFAULT_RULE, LabelRule, block_labels, words
+from .labels import DEFAULT_RULE, LabelRule, block_labels
 from .progress import progress
-
-
-def in_blocks(texts: list[str], gold: str) -> tuple[int, int]:
-    """(gold tokens the blocks hold, as a multiset overlap; gold tokens)."""
-    g = Counter(words(gold))
-    b = Counter(w for t in texts for w in words(t))
-    return sum((g & b).values()), sum(g.values())
 
 
 def oracle(docs: Iterable[Doc], rule: LabelRule = DEFAULT_RULE, comments: bool = False,
