@@ -86,10 +86,11 @@ def build_parser() -> argparse.ArgumentParser:
     p = sub.add_parser("evaluate", help="token precision/recall/F1 on corpus dirs")
     p.add_argument("corpus", nargs="+", help="corpus dir[:split]")
     model_opts(p)
-    p.add_argument("--cv", type=int, nargs="?", const=5, metavar="FOLDS",
-                   help="out of fold (default 5 folds, grouped by site/domain): train --config on "
-                        "the corpora minus each fold, score the fold (needs scikit-learn)")
-    p.add_argument("--config", default="best", help="training configuration for --cv")
+    p.add_argument("--cv", action="store_true",
+                   help="out of fold (folds grouped by site/domain): train --config on the corpora "
+                        "minus each fold, score the fold (needs scikit-learn)")
+    p.add_argument("--folds", type=int, default=5, help="with --cv: number of folds (default 5)")
+    p.add_argument("--config", default="best", help="with --cv: training configuration")
     p.add_argument("--cv-seed", type=int, help="with --cv: shuffle the sites over the folds")
     p.set_defaults(fn=cmd_evaluate)
 

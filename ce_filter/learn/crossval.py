@@ -104,16 +104,16 @@ def cv_command(a: argparse.Namespace) -> int:
     if a.config not in CONFIGS:
         print(f"unknown config {a.config!r}; one of {', '.join(CONFIGS)}", file=sys.stderr)
         return 2
-    if a.cv < 2:
-        print("--cv needs at least 2 folds", file=sys.stderr)
+    if a.folds < 2:
+        print("--folds: at least 2", file=sys.stderr)
         return 2
     try:
-        result = oof_scores(a.corpus, a.config, a.cv, a.comments, a.threshold, a.precise,
+        result = oof_scores(a.corpus, a.config, a.folds, a.comments, a.threshold, a.precise,
                             a.cv_seed)
     except ValueError as e:
         print(f"evaluate --cv: {e}", file=sys.stderr)
         return 2
-    print(f"Out of fold: {a.cv} folds grouped by site/domain, config {a.config}"
+    print(f"Out of fold: {a.folds} folds grouped by site/domain, config {a.config}"
           + (f", fold seed {a.cv_seed}" if a.cv_seed is not None else ""))
     print()
     print(HEADER)

@@ -205,7 +205,7 @@ def rows(corpus: str, s: Score) -> list[str]:
 def evaluate_command(a: argparse.Namespace) -> int:
     """``ce-filter evaluate``: the metric on each corpus, per page type where it has them; with
     ``--cv``, out of fold (learn/crossval.py)."""
-    if getattr(a, "cv", None):
+    if getattr(a, "cv", False):
         from .crossval import cv_command
 
         return cv_command(a)

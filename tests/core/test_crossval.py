@@ -45,7 +45,7 @@ def test_pages_without_a_site_are_their_own_groups():
 
 def test_cv_scores_every_page_once_per_type(tmp_path: Path, capsys):
     root = make_typed_corpus(tmp_path / "w", n=12)
-    assert main(["evaluate", "--cv", "2", "--config", "st", str(root)]) == 0
+    assert main(["evaluate", "--cv", str(root), "--folds", "2", "--config", "st"]) == 0
     out = capsys.readouterr().out
     assert "Out of fold: 2 folds" in out
     body = {line.split(" | ")[0][2:]: line.split(" | ") for line in out.splitlines()
@@ -58,7 +58,7 @@ def test_cv_says_what_is_wrong(tmp_path: Path, capsys):
     root = make_typed_corpus(tmp_path / "w", n=8, domains=3)
     assert main(["evaluate", "--cv", "--model", "m.json", str(root)]) == 2
     assert "--model" in capsys.readouterr().err
-    assert main(["evaluate", "--cv", "5", str(root)]) == 2  # 3 sites cannot make 5 folds
+    assert main(["evaluate", "--cv", str(root)]) == 2  # 3 sites cannot make 5 folds
     assert "too few for 5 folds" in capsys.readouterr().err
     assert np.array_equal(assign_folds(np.array([0, 0, 1, 1]), 2), [0, 0, 1, 1]) or \
         np.array_equal(assign_folds(np.array([0, 0, 1, 1]), 2), [1, 1, 0, 0])
