@@ -8,9 +8,8 @@ from __future__ import annotations
 import argparse
 import sys
 from dataclasses import replace
-from pathlib import Path
 
-from .corpus import corpus_ids, load_corpus
+from .corpus import Spec
 from .fit import Page, TrainConfig, data_digest, prepare, train
 from .labels import DEFAULT_RULE, LabelRule
 from .progress import progress
@@ -67,15 +66,13 @@ def corpus_pages(specs: list[str], comments: bool, rule: LabelRule = DEFAULT_RUL
     pages: list[Page] = []
     names = []
     for spec in specs:
-        path, _, split = spec.partition(":")
-        name = Path(path).name
-        docs = progress(load_corpus(path, split or None), f"train: read + label {name}",
-                        total=len(corpus_ids(path, split or None)), enabled=log)
+        c = Spec.parse(spec)
+        docs = progress(c.load(), f"train: read + label {c.name}", total=c.size(), enabled=log)
         part = prepare(docs, comments=comments, rule=rule)
         for p in part:  # ids carry the corpus so CV can report per corpus
-            p.id = f"{name}/{p.id}"
+            p.id = f"{c.name}/{p.id}"
         pages.extend(part)
-        names.append(name + (f":{split}" if split else ""))
+        names.append(c.name + (f":{c.split}" if c.split else ""))
     return pages, {"corpora": names, "pages": len(pages), "labels_digest": data_digest(pages)}
 
 

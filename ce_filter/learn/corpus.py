@@ -144,3 +144,32 @@ def load_corpus(root: str | Path, split: str | None = None, limit: int | None = 
                   page_type=row.get("page_type", ""), domain=row.get("domain", "").lower(),
                   url=row.get("url", ""), must_have=tuple(snip.get("with") or ()),
                   must_not_have=tuple(snip.get("without") or ()), meta=dict(meta.get(doc_id) or {}))
+
+
+@dataclass(frozen=True)
+class Spec:
+    """A corpus named on a command line: ``dir[:split]``."""
+
+    path: str
+    split: str | None = None
+
+    @classmethod
+    def parse(cls, spec: str) -> Spec:
+        path, _, split = spec.partition(":")
+        return cls(path, split or None)
+
+    @property
+    def name(self) -> str:
+        return Path(self.path).name
+
+    @property
+    def label(self) -> str:
+        """'dragnet test', 'wcxb-dev': how tables name it."""
+        return self.name + (f" {self.split}" if self.split else "")
+
+    def size(self) -> int:
+        """Pages with gold (for progress totals)."""
+        return len(corpus_ids(self.path, self.split))
+
+    def load(self, limit: int | None = None) -> Iterator[Doc]:
+        return load_corpus(self.path, self.split, limit)

@@ -17,12 +17,11 @@ from __future__ import annotations
 import argparse
 import sys
 from dataclasses import replace
-from pathlib import Path
 
 import numpy as np
 
-from .corpus import Doc, load_corpus, site_of
-from .evaluate import HEADER, RULE, Score, evaluate, rows, text_fn
+from .corpus import Doc, Spec, site_of
+from .evaluate import Score, evaluate, table, text_fn
 from .progress import progress
 
 
@@ -63,11 +62,10 @@ def oof_scores(specs: list[str], config: str = "best", folds: int = 5, comments:
     docs: list[Doc] = []
     corpus_of: list[int] = []
     for k, spec in enumerate(specs):
-        path, _, split = spec.partition(":")
-        name = Path(path).name
-        labels.append(name + (f" {split}" if split else ""))
-        for d in load_corpus(path, split or None):
-            d.id = f"{name}/{d.id}"  # as in training: ids carry the corpus
+        c = Spec.parse(spec)
+        labels.append(c.label)
+        for d in c.load():
+            d.id = f"{c.name}/{d.id}"  # as in training: ids carry the corpus
             docs.append(d)
             corpus_of.append(k)
     groups = site_groups(docs)
@@ -116,8 +114,5 @@ def cv_command(a: argparse.Namespace) -> int:
     print(f"Out of fold: {a.folds} folds grouped by site/domain, config {a.config}"
           + (f", fold seed {a.cv_seed}" if a.cv_seed is not None else ""))
     print()
-    print(HEADER)
-    print(RULE)
-    for label, s in result:
-        print("\n".join(rows(label, s)), flush=True)
+    print(table(result))
     return 0

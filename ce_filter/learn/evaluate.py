@@ -8,7 +8,6 @@ import time
 from collections import Counter
 from collections.abc import Callable, Iterable
 from dataclasses import dataclass, field
-from pathlib import Path
 from typing import Any
 
 from .corpus import Doc
@@ -202,6 +201,11 @@ def rows(corpus: str, s: Score) -> list[str]:
     return [row(corpus, s)] + [row(f"{corpus}: {k}", v) for k, v in s.by_type().items()]
 
 
+def table(scores: list[tuple[str, Score]]) -> str:
+    """The markdown table of (corpus label, score) pairs, with their page-type rows."""
+    return "\n".join([HEADER, RULE] + [r for label, s in scores for r in rows(label, s)])
+
+
 def evaluate_command(a: argparse.Namespace) -> int:
     """``ce-filter evaluate``: the metric on each corpus, per page type where it has them; with
     ``--cv``, out of fold (learn/crossval.py)."""
@@ -210,16 +214,13 @@ def evaluate_command(a: argparse.Namespace) -> int:
 
         return cv_command(a)
     from ..api import Extractor
-    from .corpus import corpus_ids, load_corpus
+    from .corpus import Spec
 
     ex = Extractor(a.model, comments=a.comments, threshold=a.threshold, precise=a.precise)
     print(HEADER)
     print(RULE)
-    for corpus in a.corpus:
-        path, _, split = corpus.partition(":")
-        label = Path(path).name + (f" {split}" if split else "")
-        s = evaluate(text_fn(ex), load_corpus(path, split or None),
-                     comments=a.comments, name=label, total=len(corpus_ids(path, split or None)),
-                     log=True)
-        print("\n".join(rows(label, s)), flush=True)
+    for corpus in map(Spec.parse, a.corpus):  # a row as soon as a corpus is done
+        s = evaluate(text_fn(ex), corpus.load(), comments=a.comments, name=corpus.label,
+                     total=corpus.size(), log=True)
+        print("\n".join(rows(corpus.label, s)), flush=True)
     return 0

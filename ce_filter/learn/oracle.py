@@ -16,12 +16,11 @@ from __future__ import annotations
 import argparse
 import sys
 from collections.abc import Iterable
-from pathlib import Path
 
 from ..decode import decode_html
 from ..segment import parse, segment
-from .corpus import Doc, corpus_ids, load_corpus
-from .evaluate import HEADER, RULE, Score, rows
+from .corpus import Doc, Spec
+from .evaluate import Score, table
 from .labels import DEFAULT_RULE, LabelRule, block_labels
 from .progress import progress
 
@@ -51,24 +50,15 @@ def main(argv: list[str] | None = None) -> int:
     a = ap.parse_args(argv)
     rule = LabelRule(runs=not a.plain_lcs, lines=a.lines)
     results = []
-    for spec in a.corpus:
-        path, _, split = spec.partition(":")
-        label = Path(path).name + (f" {split}" if split else "")
-        results.append((label, *oracle(load_corpus(path, split or None), rule, name=label,
-                                       total=len(corpus_ids(path, split or None)), log=True)))
+    for c in map(Spec.parse, a.corpus):
+        results.append((c.label, *oracle(c.load(), rule, name=c.label, total=c.size(), log=True)))
     print("Oracle (every block labelled by the alignment rule, the real metric on the kept text):")
     print()
-    print(HEADER)
-    print(RULE)
-    for label, best, _ in results:
-        print("\n".join(rows(label, best)))
+    print(table([(label, best) for label, best, _ in results]))
     print()
     print("Every block kept (the recall here is the share of gold tokens that sit in blocks):")
     print()
-    print(HEADER)
-    print(RULE)
-    for label, _, every in results:
-        print("\n".join(rows(label, every)))
+    print(table([(label, every) for label, _, every in results]))
     return 0
 
 

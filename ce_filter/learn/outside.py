@@ -18,13 +18,12 @@ import json
 import sys
 from collections import Counter, defaultdict
 from collections.abc import Iterable
-from pathlib import Path
 
 from selectolax.lexbor import LexborHTMLParser
 
 from ..decode import decode_html
 from ..segment import parse, segment
-from .corpus import Doc, corpus_ids, load_corpus
+from .corpus import Doc, Spec
 from .labels import words
 from .progress import progress
 
@@ -128,12 +127,8 @@ def main(argv: list[str] | None = None) -> int:
                                  formatter_class=argparse.RawDescriptionHelpFormatter)
     ap.add_argument("corpus", nargs="+", help="corpus dir[:split]")
     a = ap.parse_args(argv)
-    for spec in a.corpus:
-        path, _, split = spec.partition(":")
-        label = Path(path).name + (f" {split}" if split else "")
-        t = tally(load_corpus(path, split or None), label, log=True,
-                  total=len(corpus_ids(path, split or None)))
-        print(render(label, t))
+    for c in map(Spec.parse, a.corpus):
+        print(render(c.label, tally(c.load(), c.label, log=True, total=c.size())))
         print()
     return 0
 
