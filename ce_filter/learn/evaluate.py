@@ -45,85 +45,72 @@ def snippet_hits(pred: str, must_have: Iterable[str], must_not_have: Iterable[st
             len(not_have))
 
 
+@dataclass(frozen=True)
+class PageResult:
+    """One page's figures."""
+
+    p: float
+    r: float
+    f: float
+    empty: bool
+    page_type: str = ""
+    snippets: tuple[int, int, int, int] = (0, 0, 0, 0)  # snippet_hits
+
+
 @dataclass
 class Score:
     name: str = ""
-    n: int = 0
-    empty: int = 0
-    p: list[float] = field(default_factory=list)
-    r: list[float] = field(default_factory=list)
-    f: list[float] = field(default_factory=list)
+    pages: list[PageResult] = field(default_factory=list)
     seconds: float = 0.0
-    types: list[str] = field(default_factory=list)  # each page's type ("" where none)
-    snippets: list[tuple[int, int, int, int]] = field(default_factory=list)  # snippet_hits per page
-    empties: list[bool] = field(default_factory=list)
 
     def add(self, pred: str, gold: str, doc: Doc | None = None) -> None:
         p, r, f = token_prf(pred, gold)
-        empty = not pred.strip()
-        self.n += 1
-        self.empty += empty
-        self.p.append(p)
-        self.r.append(r)
-        self.f.append(f)
-        self.empties.append(empty)
-        self.types.append(doc.page_type if doc is not None else "")
-        self.snippets.append(snippet_hits(pred, doc.must_have, doc.must_not_have) if doc is not None
-                             else (0, 0, 0, 0))
+        hits = snippet_hits(pred, doc.must_have, doc.must_not_have) if doc else (0, 0, 0, 0)
+        self.pages.append(PageResult(p, r, f, not pred.strip(), doc.page_type if doc else "", hits))
 
     def extend(self, other: Score) -> None:
         """Add another score's pages (the folds of an out-of-fold run)."""
-        self.n += other.n
-        self.empty += other.empty
+        self.pages.extend(other.pages)
         self.seconds += other.seconds
-        for mine, theirs in ((self.p, other.p), (self.r, other.r), (self.f, other.f),
-                             (self.types, other.types), (self.snippets, other.snippets),
-                             (self.empties, other.empties)):
-            mine.extend(theirs)  # type: ignore[attr-defined]
-
-    def subset(self, name: str, keep: list[bool]) -> Score:
-        """The score of the pages where ``keep`` is true."""
-        s = Score(name)
-        s.seconds = self.seconds * sum(keep) / max(self.n, 1)
-        for i, k in enumerate(keep):
-            if k:
-                s.n += 1
-                s.empty += self.empties[i]
-                s.p.append(self.p[i])
-                s.r.append(self.r[i])
-                s.f.append(self.f[i])
-                s.types.append(self.types[i])
-                s.snippets.append(self.snippets[i])
-                s.empties.append(self.empties[i])
-        return s
 
     def by_type(self) -> dict[str, Score]:
         """One score per page type, in PAGE_TYPES order then by name (empty without types)."""
-        kinds = sorted({t for t in self.types if t}, key=_type_order)
-        return {k: self.subset(k, [t == k for t in self.types]) for k in kinds}
+        kinds = sorted({r.page_type for r in self.pages if r.page_type}, key=_type_order)
+        share = self.seconds / max(self.n, 1)
+        out = {}
+        for k in kinds:
+            sub = [r for r in self.pages if r.page_type == k]
+            out[k] = Score(k, sub, share * len(sub))
+        return out
+
+    @property
+    def n(self) -> int:
+        return len(self.pages)
+
+    @property
+    def empty(self) -> int:
+        return sum(r.empty for r in self.pages)
 
     @property
     def must_have_rate(self) -> float | None:
         """Share of all must-have snippets (over the pages) found in the output; None when the
         pages have none."""
-        found = sum(h[0] for h in self.snippets)
-        total = sum(h[1] for h in self.snippets)
-        return found / total if total else None
+        total = sum(r.snippets[1] for r in self.pages)
+        return sum(r.snippets[0] for r in self.pages) / total if total else None
 
     @property
     def must_not_have_rate(self) -> float | None:
         """Share of all must-not-have snippets absent from the output; None when there are none."""
-        absent = sum(h[2] for h in self.snippets)
-        total = sum(h[3] for h in self.snippets)
-        return absent / total if total else None
+        total = sum(r.snippets[3] for r in self.pages)
+        return sum(r.snippets[2] for r in self.pages) / total if total else None
 
     @property
     def precision(self) -> float:
-        return sum(self.p) / max(self.n, 1)
+        return sum(r.p for r in self.pages) / max(self.n, 1)
 
     @property
     def recall(self) -> float:
-        return sum(self.r) / max(self.n, 1)
+        return sum(r.r for r in self.pages) / max(self.n, 1)
 
     @property
     def f1_of_means(self) -> float:
@@ -132,7 +119,7 @@ class Score:
 
     @property
     def mean_f1(self) -> float:
-        return sum(self.f) / max(self.n, 1)
+        return sum(r.f for r in self.pages) / max(self.n, 1)
 
     def as_dict(self, types: bool = True) -> dict[str, object]:
         d: dict[str, object] = {

@@ -1,6 +1,7 @@
 """Training: corpus -> blocks + LCS labels -> features -> L2 logistic regression, C by grouped CV.
 
-scikit-learn is needed here only; the result is a JSON model served with numpy.
+scikit-learn (its GroupKFold) and scipy (sparse matrices, the solve; installed with scikit-learn)
+are needed here only (the fit is learn/logreg.py); the result is a JSON model served with numpy.
 """
 
 from __future__ import annotations
@@ -62,7 +63,7 @@ class TrainConfig:
     ic_max_tokens: int | None = None
     label_runs: bool = True  # count only LCS matches in runs (labels.in_runs)
     # realign the gold lines the page-wide LCS left unmatched (labels.realign_lines): label
-    # oracle on wcxb-dev 0.9672 -> 0.9686, product pages 0.946 -> 0.959 (docs/MODEL.md)
+    # oracle on wcxb-dev 0.979 -> 0.980, product pages 0.946 -> 0.958 (docs/MODEL.md)
     label_lines: bool = False
     # per-corpus weight multipliers (by corpus dir name): balances a small corpus of another
     # gold style (cleaneval-dev) against the large dragnet set
