@@ -24,6 +24,7 @@ from .options import (
     arg_type,
     env_opt,
     fail,
+    positive_int,
     positive_number,
     text_codec,
     writable_file,
@@ -87,20 +88,9 @@ def cmd_train(a: argparse.Namespace) -> int:
 
 
 def cmd_evaluate(a: argparse.Namespace) -> int:
-    from .learn.corpus import load_corpus
-    from .learn.evaluate import HEADER, evaluate, row
+    from .learn.evaluate import evaluate_command
 
-    ex = ExtractOptions.from_args(a).extractor()
-    print(HEADER)
-    print("|---|---|---|---|---|---|---|")
-    for corpus in a.corpus:
-        path, _, split = corpus.partition(":")
-        s = evaluate(lambda h: ex.extract(h).text, load_corpus(path, split or None), comments=a.comments)
-        if not s.n:
-            return fail(f"evaluate: {corpus}: no page has both html/ and gold/ files")
-        label = Path(path).name + (f" {split}" if split else "")
-        print(row(label, s), flush=True)
-    return 0
+    return evaluate_command(a)
 
 
 def corpus_spec(spec: str) -> str:
@@ -160,6 +150,12 @@ def build_parser() -> argparse.ArgumentParser:
     p = sub.add_parser("evaluate", help="token precision/recall/F1 on corpus dirs")
     p.add_argument("corpus", nargs="+", type=arg_type(corpus_spec), help="corpus dir[:split]")
     add_extraction_options(p)
+    p.add_argument("--cv", action="store_true",
+                   help="out of fold (folds grouped by site/domain): train --config on the corpora "
+                        "minus each fold, score the fold (needs scikit-learn)")
+    p.add_argument("--folds", type=arg_type(positive_int), default=5, help="with --cv: number of folds")
+    p.add_argument("--config", default="best", help="with --cv: training configuration")
+    p.add_argument("--cv-seed", type=int, help="with --cv: shuffle the sites over the folds")
     p.set_defaults(fn=cmd_evaluate)
 
     p = sub.add_parser("explain", help="an HTML view of why each block was kept or dropped",
