@@ -56,7 +56,9 @@ def test_cv_scores_every_page_once_per_type(tmp_path: Path, capsys):
 
 def test_cv_says_what_is_wrong(tmp_path: Path, capsys):
     root = make_typed_corpus(tmp_path / "w", n=8, domains=3)
-    assert main(["evaluate", "--cv", "--model", "m.json", str(root)]) == 2
+    model = tmp_path / "m.json"  # a real model file: --cv trains its own, so it refuses one
+    model.write_bytes((Path(__file__).parents[2] / "ce_filter" / "models" / "content.json").read_bytes())
+    assert main(["evaluate", "--cv", "--model", str(model), str(root)]) == 2
     assert "--model" in capsys.readouterr().err
     assert main(["evaluate", "--cv", str(root)]) == 2  # 3 sites cannot make 5 folds
     assert "too few for 5 folds" in capsys.readouterr().err
