@@ -40,6 +40,9 @@ def add_arguments(p: argparse.ArgumentParser) -> None:
                    help="add the pipeline rows (WARC->JSONL, Kafka worker)")
     p.add_argument("--quality", action="store_true", help="only the quality table (P/R/F1 per corpus)")
     p.add_argument("--jobs", type=int, default=2, help="processes for --quality (default 2)")
+    p.add_argument("--metadata", action="store_true",
+                   help="only the metadata table: title/author/date on wcxb-dev beside trafilatura, and "
+                        "their cost (writes docs/OUTPUT.md)")
     p.add_argument("--warc-pages", type=int, default=10_000,
                    help="pages in the memory-run WARC (default 10000)")
     p.add_argument("--pipeline-pages", type=int, default=10_000,
@@ -176,6 +179,10 @@ def replot(a: argparse.Namespace) -> int:
 def run(a: argparse.Namespace) -> int:
     if a.replot:
         return replot(a)
+    if a.metadata:
+        from .metadata import run as run_metadata
+
+        return run_metadata(a)
     try:
         todo = sections(a)
         tools = peers.parse_tools(a.tools)

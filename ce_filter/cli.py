@@ -30,6 +30,7 @@ from .options import (
     positive_int,
     positive_number,
     text_codec,
+    writable_file,
 )
 
 # Modules that add subcommands (each has ``register(subparsers)``).
@@ -39,7 +40,6 @@ DEFAULT_FETCH_TIMEOUT_S = 30.0
 
 def cmd_extract(a: argparse.Namespace) -> int:
     from ce_filter.crawler.files import InputError, count_inputs, iter_inputs
-    from ce_filter.pipelines.record import dumps
 
     from .progress import Ticker
 
@@ -53,9 +53,10 @@ def cmd_extract(a: argparse.Namespace) -> int:
     failed = 0
     # one byte more than the filter keeps, so it marks the page as cut
     items = iter_inputs(inputs, limit=ex.max_bytes + 1, timeout=a.timeout)
+    render = _Render(a.format, a.encoding, a.links, a.images)
     with Ticker("extract", total, unit="input", enabled=headers and not a.quiet) as ticker, \
-            _filter_pool(a.workers, ex, a.encoding) as filter_item:
-        for item, rec in filter_item(items):
+            _filter_pool(a.workers, ex, render) as filter_item:
+        for item, out in filter_item(items):
             ticker.tick()
             if isinstance(item, InputError):
                 failed += 1
@@ -65,31 +66,27 @@ def cmd_extract(a: argparse.Namespace) -> int:
             if len(item.body) > ex.max_bytes:
                 ticker.write(f"ce-filter: note: {name}: over {mib} MiB; only the first {mib} MiB were "
                              "read (the filter's page limit)")
-            if a.format == "jsonl":  # the pipeline's own record, one JSON document a line
-                ticker.write(dumps(rec).decode("utf-8"), file=sys.stdout)
-                continue
-            text = rec["text"]
-            out = f"==> {name} <==\n" if headers else ""
-            out += text + "\n" if text else f"[empty: {rec['reason']}]"
+            if a.format != "jsonl" and headers:
+                out = f"==> {name} <==\n{out}"
             ticker.write(out, file=sys.stdout)
     return EXIT_USAGE if failed else 0
 
 
 @contextlib.contextmanager
-def _filter_pool(workers: int, ex: Any, encoding: str | None) -> Iterator[Any]:
-    """``filter_item(items) -> (item, record | None)`` in input order: here, or in ``workers``
+def _filter_pool(workers: int, ex: Any, render: _Render) -> Iterator[Any]:
+    """``filter_item(items) -> (item, output | None)`` in input order: here, or in ``workers``
     processes (each gets the pickled Extractor). With workers, a thread reads the inputs and
     hands them out while this one prints, so a slow input (stdin, a URL) never holds back the
     output of those before it; at most a few pages per worker are in flight, so memory stays
     bounded however many inputs there are."""
     if workers <= 1:
-        yield lambda items: ((it, _filter_one(ex, encoding, it)) for it in items)
+        yield lambda items: ((it, render(ex, it)) for it in items)
         return
     import multiprocessing as mp
     import queue
     import threading
 
-    with mp.get_context("spawn").Pool(workers, initializer=_init_filter, initargs=(ex, encoding)) as pool:
+    with mp.get_context("spawn").Pool(workers, initializer=_init_filter, initargs=(ex, render)) as pool:
         def ordered(items: Iterable[Any]) -> Iterator[tuple[Any, Any]]:
             pending: queue.Queue[Any] = queue.Queue(maxsize=4 * workers)
 
@@ -111,25 +108,44 @@ def _filter_pool(workers: int, ex: Any, encoding: str | None) -> Iterator[Any]:
         yield ordered
 
 
-def _filter_one(ex: Any, encoding: str | None, item: Any) -> dict[str, Any] | None:
-    """The record of one input (None for an input that could not be read)."""
-    from ce_filter.crawler.page import RawPage
-    from ce_filter.pipelines.record import filter_page
+class _Render:
+    """What ``extract`` prints for one input, made where the page is filtered (here or in a pool
+    worker, so only the output string crosses the process boundary)."""
 
-    return filter_page(ex, item, encoding=encoding) if isinstance(item, RawPage) else None
+    def __init__(self, fmt: str, encoding: str | None, links: bool, images: bool) -> None:
+        self.fmt, self.encoding, self.links, self.images = fmt, encoding, links, images
+
+    def __call__(self, ex: Any, item: Any) -> str | None:
+        from ce_filter.crawler.page import RawPage
+        from ce_filter.pipelines.record import dumps, filter_page
+
+        if not isinstance(item, RawPage):  # an input that could not be read
+            return None
+        if self.fmt in ("markdown", "html"):
+            r = ex.extract(item.body, item.url or None, encoding=self.encoding or item.encoding)
+            if not r.text:
+                return f"[empty: {r.reason}]"
+            out = r.to_markdown(links=self.links, images=self.images) if self.fmt == "markdown" \
+                else r.to_html(links=self.links, images=self.images)
+            return out.rstrip("\n") + "\n"
+        rec = filter_page(ex, item, encoding=self.encoding)
+        if self.fmt == "jsonl":  # the pipeline's own record, one JSON document a line
+            return dumps(rec).decode("utf-8")
+        return rec["text"] + "\n" if rec["text"] else f"[empty: {rec['reason']}]"
 
 
-_pool_state: tuple[Any, str | None] | None = None
+_pool_state: tuple[Any, _Render] | None = None
 
 
-def _init_filter(ex: Any, encoding: str | None) -> None:
+def _init_filter(ex: Any, render: _Render) -> None:
     global _pool_state
-    _pool_state = (ex, encoding)
+    _pool_state = (ex, render)
 
 
-def _filter_in_pool(item: Any) -> dict[str, Any] | None:
+def _filter_in_pool(item: Any) -> str | None:
     assert _pool_state is not None
-    return _filter_one(*_pool_state, item)
+    ex, render = _pool_state
+    return render(ex, item)
 
 
 def cmd_train(a: argparse.Namespace) -> int:
@@ -139,20 +155,9 @@ def cmd_train(a: argparse.Namespace) -> int:
 
 
 def cmd_evaluate(a: argparse.Namespace) -> int:
-    from .learn.corpus import load_corpus
-    from .learn.evaluate import HEADER, evaluate, row
+    from .learn.evaluate import evaluate_command
 
-    ex = ExtractOptions.from_args(a).extractor()
-    print(HEADER)
-    print("|---|---|---|---|---|---|---|")
-    for corpus in a.corpus:
-        path, _, split = corpus.partition(":")
-        s = evaluate(lambda h: ex.extract(h).text, load_corpus(path, split or None), comments=a.comments)
-        if not s.n:
-            return fail(f"evaluate: {corpus}: no page has both html/ and gold/ files")
-        label = Path(path).name + (f" {split}" if split else "")
-        print(row(label, s), flush=True)
-    return 0
+    return evaluate_command(a)
 
 
 def corpus_spec(spec: str) -> str:
@@ -186,8 +191,11 @@ def build_parser() -> argparse.ArgumentParser:
                        "An input that cannot be read is an error line (exit 2); the others go on.")
     p.add_argument("inputs", nargs="*",
                    help="files, directories (every *.htm* below), http(s) URLs; '-' or nothing for stdin")
-    env_opt(p, "--format", choices=("text", "jsonl"), default="text",
-            help="text, or one JSON record per page (the pipeline's record, docs/PIPELINE.md)")
+    env_opt(p, "--format", choices=("text", "jsonl", "markdown", "html"), default="text",
+            help="text; one JSON record per page (the pipeline's record, docs/PIPELINE.md); or the kept "
+                 "blocks as Markdown or HTML with headings, lists, code and tables (docs/OUTPUT.md)")
+    env_opt(p, "--links", action="store_true", help="markdown/html: keep links as [anchor](href)")
+    env_opt(p, "--images", action="store_true", help="markdown/html: keep images as ![alt](src)")
     env_opt(p, "--encoding", type=text_codec, help="charset of the inputs, as an HTTP header would say it")
     env_opt(p, "--timeout", type=positive_number, default=DEFAULT_FETCH_TIMEOUT_S,
             help="seconds allowed to fetch one URL")
@@ -213,11 +221,62 @@ def build_parser() -> argparse.ArgumentParser:
     p = sub.add_parser("evaluate", help="token precision/recall/F1 on corpus dirs")
     p.add_argument("corpus", nargs="+", type=arg_type(corpus_spec), help="corpus dir[:split]")
     add_extraction_options(p)
+    p.add_argument("--cv", action="store_true",
+                   help="out of fold (folds grouped by site/domain): train --config on the corpora "
+                        "minus each fold, score the fold (needs scikit-learn)")
+    p.add_argument("--folds", type=arg_type(positive_int), default=5, help="with --cv: number of folds")
+    p.add_argument("--config", default="best", help="with --cv: training configuration")
+    p.add_argument("--cv-seed", type=int, help="with --cv: shuffle the sites over the folds")
     p.set_defaults(fn=cmd_evaluate)
+
+    p = sub.add_parser("explain", help="an HTML view of why each block was kept or dropped",
+                       description="Write a self-contained HTML page: the page's blocks in order, kept ones "
+                       "highlighted and dropped ones struck through, each with its score and the features "
+                       "that pushed it most, and a threshold slider (docs/OUTPUT.md).")
+    p.add_argument("page", help="an HTML file, an http(s) URL, or '-' for stdin")
+    p.add_argument("-o", "--out", type=arg_type(writable_file), required=True, help="the HTML file to write")
+    env_opt(p, "--encoding", type=text_codec, help="charset of the page, as an HTTP header would say it")
+    env_opt(p, "--timeout", type=positive_number, default=DEFAULT_FETCH_TIMEOUT_S,
+            help="seconds allowed to fetch a URL")
+    add_extraction_options(p)
+    p.set_defaults(fn=cmd_explain)
+
+    p = sub.add_parser("serve", help="the filter as an HTTP service (POST /extract, GET / explain form)",
+                       description="Serve POST /extract (HTML body, JSON {url, html} or {url}) -> the "
+                       "record, GET / (paste a page, see the explain view), /healthz, /metrics "
+                       "(docs/SERVE.md).")
+    from .serve import add_arguments as serve_arguments
+
+    serve_arguments(p)
+    p.set_defaults(fn=cmd_serve, extras=("serve",))
 
     for mod in PLUGINS:
         importlib.import_module(mod).register(sub)
     return ap
+
+
+def cmd_explain(a: argparse.Namespace) -> int:
+    from ce_filter.crawler.files import InputError, iter_inputs
+
+    from .explain import explain, render_view
+
+    ex = ExtractOptions.from_args(a).extractor()
+    items = list(iter_inputs([a.page], limit=ex.max_bytes + 1, timeout=a.timeout))
+    if not items or isinstance(items[0], InputError):
+        return fail(f"explain: {items[0] if items else 'no page read'}")
+    page = items[0]
+    data = explain(page.body, page.url or None, extractor=ex, encoding=a.encoding or page.encoding)
+    with open(a.out, "w", encoding="utf-8") as f:
+        f.write(render_view(data))
+    kept = sum(b["kept"] for b in data["blocks"])
+    print(f"{a.out}: {kept} of {len(data['blocks'])} blocks kept", file=sys.stderr)
+    return 0
+
+
+def cmd_serve(a: argparse.Namespace) -> int:
+    from .serve import serve_command
+
+    return serve_command(a)
 
 
 def _check_extras(a: argparse.Namespace) -> None:

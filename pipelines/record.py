@@ -11,8 +11,10 @@ from typing import Any
 
 from ce_filter.crawler.page import RawPage, now_iso
 
+from ce_filter.api import META_FIELDS
+
 SCHEMA_PATH = Path(__file__).with_name("record.schema.json")
-SCHEMA_ID = "ce-filter.record/2"
+SCHEMA_ID = "ce-filter.record/3"
 
 
 def model_version(extractor: Any) -> str:
@@ -33,6 +35,7 @@ def make_record(page: RawPage | Any, extraction: Any, extractor: Any) -> dict[st
         "fetch_time": page.fetch_time,
         "status": page.status,
         "title": extraction.title or "",
+        **{k: getattr(extraction, k, "") or None for k in META_FIELDS},
         "text": text,
         "reason": extraction.reason or "",
         "stats": {

@@ -80,6 +80,24 @@ def test_extract_file_and_jsonl_is_the_pipeline_record(tmp_path, capsys, custom_
     assert rec["model"].startswith("custom@") and rec["stats"]["blocks_kept"] == direct.blocks_kept
 
 
+def test_extract_markdown_html_and_explain(tmp_path, capsys):
+    f = tmp_path / "a.html"
+    f.write_text(ARTICLE.replace("</h1>", "</h1><ol><li>first step</li><li>second step</li></ol>"
+                                          "<pre>make &amp;&amp; make install</pre>"))
+    assert main(["extract", "--format", "markdown", str(f)]) == 0
+    md = capsys.readouterr().out
+    assert md.startswith("# ") and PARAS[0] in md and "```\nmake && make install\n```" in md
+    assert main(["extract", "--format", "html", "--links", str(f)]) == 0
+    h = capsys.readouterr().out
+    assert h.startswith("<!DOCTYPE html>") and f"<p>{PARAS[0]}</p>" in h and "Privacy" not in h
+    out = tmp_path / "view.html"
+    assert main(["explain", str(f), "-o", str(out)]) == 0
+    view = out.read_text()
+    assert 'class="blk kept"' in view and 'class="blk dropped"' in view
+    assert "blocks kept" in capsys.readouterr().err
+    assert main(["explain", str(tmp_path / "missing.html"), "-o", str(out)]) == 2
+
+
 def test_extract_stdin(monkeypatch, capsys):
     monkeypatch.setattr(sys, "stdin", io.TextIOWrapper(io.BytesIO(ARTICLE.encode())))
     assert main(["extract"]) == 0

@@ -119,3 +119,7 @@ def test_extract_over_many_inputs_on_a_terminal(tmp_path):
     assert "ce-filter: error: nonexist.html: no such file or directory" in err
     code, err = pty_run(["extract", str(tmp_path / "0.html")], tmp_path)  # one input: no bar
     assert code == 0 and "%|" not in err
+
+
+def test_time_format():
+    assert P._fmt(5) == "0:05" and P._fmt(65) == "1:05" and P._fmt(3725) == "1:02:05"

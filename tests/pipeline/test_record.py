@@ -86,17 +86,17 @@ def test_schema_is_versioned_and_evolvable(ex):
     """Fields added later (at the top, in stats, in source) do not make a record invalid for
     a reader of this version; another major version does."""
     sch = json.loads(SCHEMA_PATH.read_text())
-    assert sch["properties"]["schema"]["const"] == SCHEMA_ID == "ce-filter.record/2"
-    assert sch["$id"] == "urn:ce-filter:record:2" and sch is not schema()
+    assert sch["properties"]["schema"]["const"] == SCHEMA_ID == "ce-filter.record/3"
+    assert sch["$id"] == "urn:ce-filter:record:3" and sch is not schema()
     assert "additionalProperties" not in json.dumps(sch)  # nowhere: readers ignore unknown fields
     rec = filter_page(ex, _page())
-    newer = {**copy.deepcopy(rec), "author": "A. Writer", "page_type": {"label": "article", "p": 0.9}}
+    newer = {**copy.deepcopy(rec), "keywords": ["a"], "page_type": {"label": "article", "p": 0.9}}
     newer["stats"]["words"] = 12
     newer["source"]["warc_offset"] = 1234
     assert validate(newer) == []
-    assert validate({**rec, "schema": "ce-filter.record/3"}) != []
+    assert validate({**rec, "schema": "ce-filter.record/2"}) != []
     optional = [k for k in sch["properties"] if k not in sch["required"]]
-    assert optional == []  # version 2.0 itself: every field is there; later additions are optional
+    assert optional == []  # version 3.0 itself: every field is there; later additions are optional
     assert "revisit_of" not in sch["properties"]["source"]["required"]
 
 
@@ -165,3 +165,34 @@ def test_raw_page_from_any_item_kind():
     assert RawPage.from_mapping(PageItem(url="http://x.test/")).body == b""  # fields not set: defaults
     page = _page()
     assert RawPage.from_mapping(page) is page
+
+
+def test_metadata_fields_in_the_record(ex):
+    body = article("Harbour fleet returns | Town Paper", paras("records")).replace(
+        "<h1>Harbour fleet returns | Town Paper</h1>", "<h1>Harbour fleet returns</h1><p>By Jane Doe</p>")
+    rec = filter_page(ex, _page(body=body.encode()))
+    assert rec["title"] == "Harbour fleet returns"
+    assert rec["html_title"] == "Harbour fleet returns | Town Paper"
+    assert rec["author"] == "Jane Doe" and rec["language"] == "en"
+    assert rec["date"] is None and rec["canonical_url"] is None  # nothing credible: null, not ''
+    assert validate(rec) == []
+    bad = dict(rec, date="5 March 2024")
+    assert validate(bad)  # the date is ISO 8601
+    empty = filter_page(ex, _page(body=b""))
+    assert empty["title"] == "" and empty["language"] is None and validate(empty) == []
+
+
+def test_wet_output_carries_language_and_title(ex, tmp_path):
+    from ce_filter.pipelines.sinks import WarcSink
+    from warcio.archiveiterator import ArchiveIterator
+
+    rec = filter_page(ex, _page())
+    with WarcSink(tmp_path / "o.warc.gz") as sink:
+        sink.write(rec)
+        sink.write(dict(rec, language=None, title=""))
+    convs = [r for r in ArchiveIterator(open(tmp_path / "o.warc.gz", "rb")) if r.rec_type == "conversion"]
+    h = convs[0].rec_headers
+    assert h.get_header("WARC-Identified-Content-Language") == "en"
+    assert h.get_header("WARC-Title") == "A title"
+    assert convs[1].rec_headers.get_header("WARC-Identified-Content-Language") is None
+    assert convs[1].rec_headers.get_header("WARC-Title") is None
