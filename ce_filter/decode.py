@@ -91,9 +91,9 @@ def decode_html(data: bytes | str, hint: str | None = None) -> tuple[str, str]:
     for bom, enc in _BOMS:
         if data.startswith(bom):
             return data[len(bom):].decode(enc, "replace"), enc
-    enc = normalize_charset(hint) or sniff_meta(data[:4096])
-    if enc:
-        return data.decode(enc, "replace"), enc
+    declared = normalize_charset(hint) or sniff_meta(data[:4096])
+    if declared:
+        return data.decode(declared, "replace"), declared
     try:
         return data.decode("utf-8"), "utf-8"
     except UnicodeDecodeError as err:

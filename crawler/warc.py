@@ -50,6 +50,7 @@ class WarcStats:
     pages: int = 0
     skipped: Counter = field(default_factory=Counter)
     errors: list[dict[str, Any]] = field(default_factory=list)
+    bytes_read: int = 0  # input bytes read, as stored (compressed): progress against file sizes
 
     def skip(self, reason: str) -> None:
         self.skipped[reason] += 1
@@ -67,6 +68,7 @@ class WarcStats:
         self.pages += other.pages
         self.skipped.update(other.skipped)
         self.errors.extend(other.errors)
+        self.bytes_read += other.bytes_read
 
     def to_dict(self) -> dict[str, Any]:
         return {
@@ -206,11 +208,13 @@ def _iter_inputs(inputs: list[tuple[str, Any]], stats: WarcStats, all_statuses: 
 
 
 class _Counting:
-    """Counts the bytes read, so offsets are stream positions even on stdin."""
+    """Counts the bytes read, so offsets are stream positions even on stdin (and, into
+    ``stats.bytes_read``, how much of the input is done)."""
 
-    def __init__(self, fh: IO[bytes]) -> None:
+    def __init__(self, fh: IO[bytes], stats: WarcStats) -> None:
         self.fh = fh
         self.offset = 0
+        self.stats = stats
 
     def tell(self) -> int:
         return self.offset
@@ -218,6 +222,7 @@ class _Counting:
     def read(self, size: int = -1) -> bytes:
         data = self.fh.read(size)
         self.offset += len(data)
+        self.stats.bytes_read += len(data)
         return data
 
 
@@ -237,7 +242,7 @@ def _iter_stream(name: str, fh: IO[bytes], stats: WarcStats, all_statuses: bool,
                  ) -> Iterator[RawPage]:
     """``base``: the stream's offset in the file (error offsets are file offsets); ``stop``:
     records starting at or after this file offset belong to the next shard (warc_shards)."""
-    src = _Counting(fh)
+    src = _Counting(fh, stats)
     src.offset = base
     it = _Iterator(src, arc2warc=True)
     start = base

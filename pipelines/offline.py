@@ -11,17 +11,17 @@ differ from input order; the counts always add up: ``records = pages + skipped``
 from __future__ import annotations
 
 import multiprocessing as mp
-import sys
-import time
+import os
 from collections import Counter
 from dataclasses import dataclass, field
-from typing import IO, Any
+from typing import Any
 
 from ce_filter.crawler.page import RawPage
 from ce_filter.crawler.warc import WarcStats, expand_sources, iter_pages
 from ce_filter.crawler.warc_shards import GZIP_MAGIC, plan, read_shard
 
 from ce_filter.options import ExtractOptions
+from ce_filter.progress import Ticker
 
 from .record import filter_page
 from .sinks import Sink
@@ -49,37 +49,6 @@ class RunStats:
         return f"{self.warc.summary()}\npages kept with text: {self.kept}; empty: {empty}"
 
 
-class Progress:
-    """One self-overwriting status line on a terminal; nothing when stderr is a pipe."""
-
-    def __init__(
-        self, stream: IO[str] | None = None, enabled: bool | None = None, every_s: float = 0.5
-    ) -> None:
-        self.stream = stream or sys.stderr
-        self.enabled = self.stream.isatty() if enabled is None else enabled
-        self.every_s = every_s
-        self.start = self.last = time.monotonic()
-
-    def update(self, stats: RunStats, force: bool = False) -> None:
-        if not self.enabled:
-            return
-        now = time.monotonic()
-        if not force and now - self.last < self.every_s:
-            return
-        self.last = now
-        rate = stats.warc.records / max(now - self.start, 1e-9)
-        self.stream.write(
-            f"\r{stats.warc.records} records ({rate:.0f}/s), {stats.warc.pages} pages, {stats.kept} kept, "
-            f"{stats.warc.skipped_total} skipped "
-        )
-        self.stream.flush()
-
-    def done(self, stats: RunStats) -> None:
-        if self.enabled:
-            self.update(stats, force=True)
-            self.stream.write("\n")
-
-
 _worker_extractor: Any = None
 
 
@@ -98,37 +67,46 @@ def clean_warcs(
     *,
     workers: int = 1,
     options: ExtractOptions | None = None,
-    progress: Progress | None = None,
+    progress: bool = False,
     all_statuses: bool = False,
     revisits: bool = False,
 ) -> RunStats:
     """Filter every page of ``inputs`` (paths, globs, ``-``, streams) into ``sink``
-    (``options``: model and cut; the default model when None).
+    (``options``: model and cut; the default model when None). ``progress``: show the input
+    bytes done against the files' sizes on stderr (ce_filter.progress).
     ``revisits``: resolve revisit records (ce_filter.crawler.warc.RevisitIndex) instead of skipping them."""
     stats = RunStats()
     options = options or ExtractOptions()
     pages = iter_pages(inputs, stats.warc, all_statuses=all_statuses, revisits=revisits)
-    progress = progress or Progress(enabled=False)
-    if workers <= 1:
-        ex = options.extractor()
-        _drain((filter_page(ex, p) for p in pages), sink, stats, progress)
-        progress.done(stats)
-        return stats
-    # spawn, not fork: the parent may already run a Kafka producer thread.
-    ctx = mp.get_context("spawn")
-    # resolving revisits needs one reader that has seen every earlier record, so no shards
-    files = None if revisits else _gzip_files(inputs)
-    with ctx.Pool(workers, initializer=_init_worker, initargs=(options,)) as pool:
-        if files is not None:
-            # each worker reads its own byte ranges: the parent only writes the sinks
-            tasks = [(f, a, b, all_statuses) for f in files for a, b in plan(f, workers)]
-            for recs, part in pool.imap_unordered(_shard_in_worker, tasks):
-                stats.warc.merge(part)
-                _drain(recs, sink, stats, progress)
-        else:  # streams, plain .warc: one reader here, the filter in the workers
-            _drain(pool.imap_unordered(_filter_in_worker, pages, chunksize=64), sink, stats, progress)
-    progress.done(stats)
+    with Ticker("warc", _input_bytes(inputs), unit="B", unit_scale=True, enabled=progress) as ticker:
+        if workers <= 1:
+            ex = options.extractor()
+            _drain((filter_page(ex, p) for p in pages), sink, stats, ticker)
+            return stats
+        # spawn, not fork: the parent may already run a Kafka producer thread.
+        ctx = mp.get_context("spawn")
+        # resolving revisits needs one reader that has seen every earlier record, so no shards
+        files = None if revisits else _gzip_files(inputs)
+        with ctx.Pool(workers, initializer=_init_worker, initargs=(options,)) as pool:
+            if files is not None:
+                # each worker reads its own byte ranges: the parent only writes the sinks
+                tasks = [(f, a, b, all_statuses) for f in files for a, b in plan(f, workers)]
+                for recs, part, size in pool.imap_unordered(_shard_in_worker, tasks):
+                    stats.warc.merge(part)
+                    _drain(recs, sink, stats)
+                    ticker.tick(size)
+                    _show_counts(ticker, stats)
+            else:  # streams, plain .warc: one reader here, the filter in the workers
+                _drain(pool.imap_unordered(_filter_in_worker, pages, chunksize=64), sink, stats, ticker)
     return stats
+
+
+def _input_bytes(inputs: Any) -> int | None:
+    """The size of every input file, or None when one is a stream (stdin)."""
+    try:
+        return sum(os.path.getsize(src) for _name, src in expand_sources(inputs))
+    except (OSError, TypeError):
+        return None
 
 
 def _gzip_files(inputs: Any) -> list[str] | None:
@@ -145,15 +123,23 @@ def _gzip_files(inputs: Any) -> list[str] | None:
     return out
 
 
-def _shard_in_worker(task: tuple[str, int, int | None, bool]) -> tuple[list[dict[str, Any]], WarcStats]:
+def _shard_in_worker(task: tuple[str, int, int | None, bool]) -> tuple[list[dict[str, Any]], WarcStats, int]:
+    """The records of one byte range, its counts, and its size (for progress)."""
     path, start, stop, all_statuses = task
     part = WarcStats()
     recs = [filter_page(_worker_extractor, p) for p in read_shard(path, start, stop, part, all_statuses)]
-    return recs, part
+    return recs, part, (os.path.getsize(path) if stop is None else stop) - start
 
 
-def _drain(results: Any, sink: Sink, stats: RunStats, progress: Progress) -> None:
+def _drain(results: Any, sink: Sink, stats: RunStats, ticker: Ticker | None = None) -> None:
+    """Count and write each record; with ``ticker``, move it to the input bytes read so far."""
     for rec in results:
         stats.count(rec)
         sink.write(rec)
-        progress.update(stats)
+        if ticker is not None:
+            ticker.tick(stats.warc.bytes_read - ticker.n)
+            _show_counts(ticker, stats)
+
+
+def _show_counts(ticker: Ticker, stats: RunStats) -> None:
+    ticker.set_postfix(f"{stats.warc.pages} pages, {stats.kept} kept")

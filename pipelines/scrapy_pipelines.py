@@ -1,9 +1,17 @@
 """Scrapy item pipelines (enable them through ``ITEM_PIPELINES``, as ``ce_filter.crawler.settings`` does):
 
-- ``FilterPipeline`` turns each page item (a RawPage, or a dict with url/body/...) into the
-  output record (``ce_filter.pipelines.record``). Settings: the extraction options of the CLI,
-  ``CE_FILTER_MODEL``, ``CE_FILTER_PRECISE``, ``CE_FILTER_THRESHOLD``, ``CE_FILTER_COMMENTS``.
-- ``JsonLinesPipeline`` writes records to the file ``CE_FILTER_JSONL`` (off when unset).
+- ``FilterPipeline`` filters the page each item carries and adds the output record
+  (``ce_filter.pipelines.record``) to it. Your own items (a dict, a ``scrapy.Item``, a
+  dataclass or an attrs object: read and written through itemadapter) keep all their fields
+  and gain one, ``CE_FILTER_ITEM_FIELD`` (default ``ce_filter``), holding the record; an item
+  class must declare that field. The page is read from the item's ``url`` and ``body``: text
+  (``response.text``, already decoded) or bytes (``response.body``, whose charset then comes
+  from the item's ``headers`` or ``content_type``). The pages of ce-filter's own
+  spider (RawPage items) become the record itself. Settings: the extraction options of the
+  CLI, ``CE_FILTER_MODEL``, ``CE_FILTER_PRECISE``, ``CE_FILTER_THRESHOLD``,
+  ``CE_FILTER_COMMENTS``.
+- ``JsonLinesPipeline`` writes the records (of either kind of item) to the file
+  ``CE_FILTER_JSONL`` (off when unset).
 - ``KafkaPipeline`` sends records to ``CE_FILTER_KAFKA_TOPIC`` (off when unset) with the
   ``CE_FILTER_BOOTSTRAP_SERVERS`` / security settings. Delivery results are counted in the
   crawl stats (``cefilter/kafka/delivered``, ``cefilter/kafka/failed``) and failures logged.
@@ -20,6 +28,7 @@ import logging
 from typing import Any
 
 from ce_filter.crawler.page import RawPage
+from itemadapter import ItemAdapter
 from scrapy.exceptions import NotConfigured
 
 from ce_filter.options import ExtractOptions
@@ -31,24 +40,69 @@ from .sinks import JsonlSink, KafkaSink, Sink
 log = logging.getLogger(__name__)
 
 
+DEFAULT_ITEM_FIELD = "ce_filter"
+
+
+def _is_record(item: Any) -> bool:
+    return isinstance(item, dict) and item.get("schema") == SCHEMA_ID
+
+
+def record_of(item: Any, field: str = DEFAULT_ITEM_FIELD) -> dict[str, Any] | None:
+    """The record an item carries: the item itself (ce-filter's own spider), or its
+    ``field`` (an item of yours that went through FilterPipeline); None before filtering."""
+    if _is_record(item):
+        return item
+    if ItemAdapter.is_item(item):
+        rec = ItemAdapter(item).get(field)
+        return rec if _is_record(rec) else None
+    return None
+
+
 class FilterPipeline:
-    def __init__(self, options: ExtractOptions | None = None, stats: Any = None) -> None:
+    """Filters each item's page and adds the record (see the module docstring)."""
+
+    def __init__(self, options: ExtractOptions | None = None, stats: Any = None,
+                 field: str = DEFAULT_ITEM_FIELD) -> None:
         self.extractor = (options or ExtractOptions()).extractor()
         self.stats = stats
+        self.field = field
+        self._warned: set[type] = set()
 
     @classmethod
     def from_crawler(cls, crawler: Any) -> FilterPipeline:
         # CE_FILTER_MODEL, _PRECISE, _THRESHOLD, _COMMENTS; a bad value stops the crawl at start
-        return cls(ExtractOptions.from_settings(crawler.settings), crawler.stats)
+        s = crawler.settings
+        return cls(ExtractOptions.from_settings(s), crawler.stats,
+                   s.get("CE_FILTER_ITEM_FIELD") or DEFAULT_ITEM_FIELD)
 
     def process_item(self, item: Any, spider: Any = None) -> Any:
-        if isinstance(item, dict) and item.get("schema") == SCHEMA_ID:
+        if record_of(item, self.field) is not None:
             return item  # already filtered
-        rec = filter_page(self.extractor, RawPage.from_mapping(item))
+        # a str body was decoded already (Scrapy's response.text): the page is its UTF-8 now,
+        # whatever charset the headers name
+        text = not isinstance(item, RawPage) and isinstance(ItemAdapter(item).get("body"), str)
+        rec = filter_page(self.extractor, RawPage.from_mapping(item), encoding="utf-8" if text else None)
         if self.stats is not None:
             self.stats.inc_value("cefilter/records")
             self.stats.inc_value("cefilter/kept" if rec["text"] else f"cefilter/empty/{rec['reason']}")
-        return rec
+        if isinstance(item, RawPage):
+            return rec  # ce-filter's own spider: the record is the item
+        return self._attach(item, rec)
+
+    def _attach(self, item: Any, rec: dict[str, Any]) -> Any:
+        """The user's item with the record in its field. An item class without that field
+        keeps its item as it was, and the crawl log says once what to declare."""
+        try:
+            ItemAdapter(item)[self.field] = rec
+        except KeyError:
+            if self.stats is not None:
+                self.stats.inc_value("cefilter/no_item_field")
+            if type(item) not in self._warned:
+                self._warned.add(type(item))
+                log.error("FilterPipeline: %s has no field %r for the ce-filter record; declare it "
+                          "(%s = scrapy.Field(), or a dataclass/attrs field) or name another with "
+                          "CE_FILTER_ITEM_FIELD", type(item).__name__, self.field, self.field)
+        return item
 
 
 class _SinkPipeline:
@@ -60,6 +114,7 @@ class _SinkPipeline:
     def __init__(self, crawler: Any) -> None:
         self.crawler = crawler
         self.sink: Sink | None = None
+        self.field = crawler.settings.get("CE_FILTER_ITEM_FIELD") or DEFAULT_ITEM_FIELD
 
     @classmethod
     def from_crawler(cls, crawler: Any) -> _SinkPipeline:
@@ -75,8 +130,9 @@ class _SinkPipeline:
         log.info("%s: writing records to %s", type(self).__name__, self.sink.name)
 
     def process_item(self, item: Any, spider: Any = None) -> Any:
-        if self.sink is not None and isinstance(item, dict) and item.get("schema") == SCHEMA_ID:
-            self.sink.write(item)
+        rec = record_of(item, self.field)
+        if self.sink is not None and rec is not None:
+            self.sink.write(rec)
         return item
 
     def close_spider(self, spider: Any = None) -> None:
@@ -116,7 +172,7 @@ class KafkaRawPipeline(KafkaPipeline):
     stat = "kafka_raw"
 
     def process_item(self, item: Any, spider: Any = None) -> Any:
-        if self.sink is None or (isinstance(item, dict) and item.get("schema") == SCHEMA_ID):
+        if self.sink is None or record_of(item, self.field) is not None:
             return item
         from .worker import envelope
 
