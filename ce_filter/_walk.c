@@ -33,6 +33,7 @@ static struct {
     const lxb_char_t *(*elem_id)(void *el, size_t *len);
     lxb_char_t *(*text_content)(void *node, size_t *len);
     lxb_char_t *(*destroy_text)(void *dom_doc, lxb_char_t *text);
+    const lxb_char_t *(*get_attr)(void *el, const lxb_char_t *name, size_t name_len, size_t *len);
 } L;
 
 /* Lexbor's node and character-data structs as selectolax's lexbor.pxd declares them. They are
@@ -62,6 +63,10 @@ enum { K_BLOCK = 1, K_SKIP = 2, K_NOATTR = 4 };
 static unsigned char kinds[NTAB];
 static uint32_t flag_tab[NTAB];
 static tag_id_t TAG_BR, TAG_TITLE, TAG_HEAD;
+/* the elements the metadata reads (configure_head); 0 until configured */
+static tag_id_t T_HTML, T_META, T_LINK, T_SCRIPT, T_TIME, T_A;
+static int max_by_items = 64, max_time_chars = 300;
+static size_t max_item_text = 2000;
 static uint32_t FLAG_A;
 static int path_len = 10;
 static int configured = 0;
@@ -220,6 +225,9 @@ typedef struct {
     int64_t *b_int; size_t n_b, b_cap;  /* NB_INT per block: n_tags, tag, depth, flags, opener */
     double *b_cnt; size_t cnt_cap;  /* 3 per block: characters, words, words in links */
     PyObject *title;
+    PyObject *head;  /* segment.head_items' tuples */
+    int n_by;
+    Buf item;
 } W;
 
 static int flush(W *w) {
@@ -267,11 +275,149 @@ static int set_title(W *w, void *node) {
 
 static int title_empty(W *w) { return PyUnicode_GET_LENGTH(w->title) == 0; }
 
-/* The first <title> below head, in document order (head's css_first("title")). */
-static void *find_title(void *head) {
+/* ---- what the metadata reads: segment.head_items is the reference ---- */
+
+/* ASCII-case-insensitive "w occurs in s" (w lower-case). */
+static int has_ci(const lxb_char_t *s, size_t n, const char *w) {
+    size_t k = strlen(w);
+    for (size_t i = 0; i + k <= n; i++) {
+        size_t j = 0;
+        while (j < k) {
+            unsigned char c = s[i + j];
+            if (c >= 'A' && c <= 'Z') c = (unsigned char)(c + 32);
+            if (c != (unsigned char)w[j]) break;
+            j++;
+        }
+        if (j == k) return 1;
+    }
+    return 0;
+}
+
+typedef struct { const lxb_char_t *p; size_t n; } Str;
+
+static Str attr(void *el, const char *name) {
+    Str r = {NULL, 0};
+    r.p = L.get_attr(el, (const lxb_char_t *)name, strlen(name), &r.n);
+    if (!r.p) r.n = 0;
+    return r;
+}
+
+static PyObject *str_of(Str v) {
+    return PyUnicode_DecodeUTF8(v.p ? (const char *)v.p : "", (Py_ssize_t)v.n, "replace");
+}
+
+/* The text of the descendant text nodes of node, gathered into w->item; 1 when it is over
+ * `limit` bytes (0: no limit), -1 on error. */
+static int gather_text(W *w, void *root, size_t limit) {
+    w->item.n = 0;
+    void *node = FIRST_CHILD(root);
+    while (node && node != root) {
+        if (TAG_ID(node) == TAG_TEXT) {
+            size_t len = 0;
+            lxb_char_t *t, *owned = NULL;
+            if (direct) {
+                t = ((chardata_t *)node)->data.data;
+                len = ((chardata_t *)node)->data.length;
+            } else {
+                t = owned = L.text_content(node, &len);
+            }
+            int over = limit && w->item.n + len > limit;
+            int r = (!over && t && len) ? buf_put(&w->item, t, len) : 0;
+            if (owned) L.destroy_text(w->dom_doc, owned);
+            if (r < 0) return -1;
+            if (over) return 1;
+        }
+        void *c = FIRST_CHILD(node);
+        if (c) { node = c; continue; }
+        while (node && node != root) {
+            void *nx = NEXT(node);
+            if (nx) { node = nx; break; }
+            node = PARENT(node);
+        }
+    }
+    return 0;
+}
+
+/* segment._short_text */
+static PyObject *short_text(W *w, void *node) {
+    int r = gather_text(w, node, max_item_text);
+    if (r < 0) return NULL;
+    if (r == 1) return PyUnicode_FromStringAndSize("", 0);
+    return normalized((unsigned char *)w->item.p, w->item.n, &w->tmp);
+}
+
+static int add_item(W *w, PyObject *t) {
+    if (!t) return -1;
+    int r = PyList_Append(w->head, t);
+    Py_DECREF(t);
+    return r;
+}
+
+/* segment.head_items */
+static int collect(W *w, void *node, tag_id_t tid, int body) {
+    if (!T_META) return 0;
+    if (tid == T_META) {
+        Str key = attr(node, "property");
+        if (!key.n) key = attr(node, "name");
+        if (!key.n) key = attr(node, "itemprop");
+        if (!key.n) key = attr(node, "http-equiv");
+        Str content = attr(node, "content");
+        if (key.n && content.n && add_item(w, Py_BuildValue("(sNN)", "meta", str_of(key), str_of(content))) < 0)
+            return -1;
+    } else if (tid == T_LINK || tid == T_A) {
+        Str rel = attr(node, "rel"), href = attr(node, "href");
+        if (rel.n && href.n && (has_ci(rel.p, rel.n, "canonical") || has_ci(rel.p, rel.n, "author")) &&
+            add_item(w, Py_BuildValue("(sNN)", "link", str_of(rel), str_of(href))) < 0)
+            return -1;
+    } else if (tid == T_SCRIPT) {
+        Str type = attr(node, "type");
+        if (type.n && has_ci(type.p, type.n, "ld+json")) {
+            if (gather_text(w, node, 0) < 0) return -1;
+            PyObject *t = PyUnicode_DecodeUTF8(w->item.p ? w->item.p : "", (Py_ssize_t)w->item.n, "replace");
+            if (add_item(w, t ? Py_BuildValue("(sN)", "ld", t) : NULL) < 0) return -1;
+        }
+    } else if (tid == T_TIME) {
+        PyObject *t = short_text(w, node);
+        if (t && PyUnicode_GET_LENGTH(t) > max_time_chars) Py_SETREF(t, PyUnicode_Substring(t, 0, max_time_chars));
+        if (add_item(w, t ? Py_BuildValue("(sNNNN)", "time", str_of(attr(node, "datetime")),
+                                          str_of(attr(node, "itemprop")), str_of(attr(node, "class")), t)
+                          : NULL) < 0)
+            return -1;
+    }
+    if (body && w->n_by < max_by_items) {
+        Str cls = {NULL, 0}, idv = {NULL, 0};
+        cls.p = L.elem_class(node, &cls.n);
+        if (!cls.p) cls.n = 0;
+        idv.p = L.elem_id(node, &idv.n);
+        if (!idv.p) idv.n = 0;
+        Str rel = attr(node, "rel"), prop = attr(node, "itemprop");
+        if (has_ci(cls.p, cls.n, "author") || has_ci(cls.p, cls.n, "byline") ||
+            has_ci(idv.p, idv.n, "author") || has_ci(idv.p, idv.n, "byline") ||
+            has_ci(rel.p, rel.n, "author") || has_ci(prop.p, prop.n, "author")) {
+            w->n_by++;
+            PyObject *t = short_text(w, node);
+            if (add_item(w, t ? Py_BuildValue("(sNNNNN)", "by", str_of(cls), str_of(idv), str_of(rel),
+                                              str_of(prop), t) : NULL) < 0)
+                return -1;
+        }
+    }
+    return 0;
+}
+
+/* The <head>: the text of its first <title> (when none was seen yet) and its items. */
+static int walk_head(W *w, void *head) {
+    int titled = !title_empty(w);
     void *node = FIRST_CHILD(head);
     while (node && node != head) {
-        if (TAG_ID(node) == TAG_TITLE) return node;
+        tag_id_t tid = TAG_ID(node);
+        if (tid == TAG_TITLE) {
+            if (!titled) {
+                if (set_title(w, node) < 0) return -1;
+                titled = 1;
+            }
+        } else if (tid > 5 && collect(w, node, tid, 0) < 0) {
+            return -1;
+        }
         void *c = FIRST_CHILD(node);
         if (c) { node = c; continue; }
         while (node && node != head) {
@@ -280,7 +426,7 @@ static void *find_title(void *head) {
             node = PARENT(node);
         }
     }
-    return NULL;
+    return 0;
 }
 
 static int walk(W *w, void *root, long *n_nodes) {
@@ -326,14 +472,16 @@ static int walk(W *w, void *root, long *n_nodes) {
                 return -1;
             }
         } else if (KIND(tid) & K_SKIP) {
-            if (tid == TAG_HEAD && title_empty(w)) {
-                void *t = find_title(node);
-                if (t && set_title(w, t) < 0) return -1;
+            if (tid == TAG_HEAD) {
+                if (walk_head(w, node) < 0) return -1;
+            } else if (tid > 5 && collect(w, node, tid, 1) < 0) {
+                return -1;
             }
         } else if (tid > 5) {  /* 0-5: undef, EOF, text, document, comment, doctype */
             if (tid == TAG_TITLE) {
                 if (title_empty(w) && set_title(w, node) < 0) return -1;
             } else {
+                if (collect(w, node, tid, 1) < 0) return -1;
                 size_t s = ++w->n_el;
                 if (grow((void **)&w->parent, &w->el_cap, s + 1, sizeof(int64_t)) < 0 ||
                     grow((void **)&w->enode, &w->enode_cap, s + 1, sizeof(void *)) < 0 ||
@@ -448,8 +596,8 @@ static PyObject *result(W *w, long n_nodes) {
     memcpy(blob.p, head, sizeof head);
     elems = PyBytes_FromStringAndSize(blob.p, (Py_ssize_t)blob.n);
     if (!elems) goto done;
-    out = Py_BuildValue("(OOOOOOOOl)", w->texts, w->anchors, ints, openers, paths, counts, elems,
-                        w->title, n_nodes);
+    out = Py_BuildValue("(OOOOOOOOlO)", w->texts, w->anchors, ints, openers, paths, counts, elems,
+                        w->title, n_nodes, w->head);
 done:
     Py_XDECREF(ints);
     Py_XDECREF(openers);
@@ -986,12 +1134,20 @@ static PyObject *py_segment(PyObject *self, PyObject *cap) {
     w.texts = PyList_New(0);
     w.anchors = PyList_New(0);
     w.title = PyUnicode_FromStringAndSize("", 0);
+    w.head = PyList_New(0);
     PyObject *out = NULL;
     long n_nodes = 0;
-    if (w.texts && w.anchors && w.title) {
+    if (w.texts && w.anchors && w.title && w.head) {
         void *root = L.doc_root(doc);
-        if (!root || walk(&w, root, &n_nodes) == 0) out = result(&w, n_nodes);
+        int bad = 0;
+        if (root && T_HTML && TAG_ID(root) == T_HTML) {
+            Str lang = attr(root, "lang");
+            bad = lang.n && add_item(&w, Py_BuildValue("(sN)", "lang", str_of(lang))) < 0;
+        }
+        if (!bad && (!root || walk(&w, root, &n_nodes) == 0)) out = result(&w, n_nodes);
     }
+    Py_XDECREF(w.head);
+    PyMem_Free(w.item.p);
     Py_XDECREF(w.texts);
     Py_XDECREF(w.anchors);
     Py_XDECREF(w.title);
@@ -1031,6 +1187,22 @@ static PyObject *py_configure(PyObject *self, PyObject *args) {
     FLAG_A = fa;
     path_len = pl;
     configured = 1;
+    Py_RETURN_NONE;
+}
+
+/* configure_head(html, meta, link, script, time, a, max_by_items, max_time_chars, max_item_text) */
+static PyObject *py_configure_head(PyObject *self, PyObject *args) {
+    unsigned long long h, m, l, sc, t, a;
+    int mb, mt;
+    Py_ssize_t mi;
+    if (!PyArg_ParseTuple(args, "KKKKKKiin", &h, &m, &l, &sc, &t, &a, &mb, &mt, &mi)) return NULL;
+    if (mb < 0 || mt < 0 || mi < 0) {
+        PyErr_SetString(PyExc_ValueError, "negative limit");
+        return NULL;
+    }
+    T_HTML = (tag_id_t)h; T_META = (tag_id_t)m; T_LINK = (tag_id_t)l;
+    T_SCRIPT = (tag_id_t)sc; T_TIME = (tag_id_t)t; T_A = (tag_id_t)a;
+    max_by_items = mb; max_time_chars = mt; max_item_text = (size_t)mi;
     Py_RETURN_NONE;
 }
 
@@ -1075,6 +1247,7 @@ static PyObject *py_direct(PyObject *self, PyObject *noarg) { return PyBool_From
 
 static PyMethodDef methods[] = {
     {"configure", py_configure, METH_VARARGS, "Set the tag tables (from segment.py)."},
+    {"configure_head", py_configure_head, METH_VARARGS, "Set the elements the metadata reads."},
     {"parse", py_parse, METH_O, "Parse a str with Lexbor; returns a document capsule."},
     {"segment", py_segment, METH_O, "Walk a parsed document once; returns the raw block columns."},
     {"direct", py_direct, METH_NOARGS, "Whether node fields are read directly (see probe_layout)."},
@@ -1103,6 +1276,7 @@ static int bind(void *h) {
     SYM(elem_id, "lxb_dom_element_id_noi")
     SYM(text_content, "lxb_dom_node_text_content")
     SYM(destroy_text, "lxb_dom_document_destroy_text_noi")
+    SYM(get_attr, "lxb_dom_element_get_attribute")
 #undef SYM
     return 0;
 }

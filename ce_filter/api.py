@@ -131,13 +131,11 @@ def _extras(blocks: Blocks) -> Any:
 
 
 def _page_head(blocks: Blocks) -> Any:
-    """What the metadata rules read besides the blocks. The walk does not collect the head's
-    <meta>/<link>/JSON-LD, <time> or bylines yet: until it does, the rules see the <title>
-    and the blocks (title from the headings and <title>, "By ..." bylines and date lines near
-    the title, language from the text)."""
-    from .metadata import PageHead
+    """What the metadata rules read besides the blocks: the head's <meta>/<link>/JSON-LD,
+    <time>s and byline elements, as the walk gathered them."""
+    from .metadata import page_head
 
-    return PageHead(title=blocks.title)
+    return page_head(blocks.head, blocks.title)
 
 
 def _looks_binary(data: bytes) -> bool:

@@ -83,43 +83,31 @@ def byline_marker(cls: str | None, idv: str | None, rel: str | None, itemprop: s
     return ""
 
 
-def head_from_tree(tree: Any) -> PageHead:
-    """PageHead of a selectolax parse: the reference the walks' collection is checked against."""
-    head = PageHead()
-    root = tree.root
-    if root is None:
-        return head
-    head.lang = root.attributes.get("lang") or "" if root.tag == "html" else ""
-    t = tree.css_first("title")
-    if t is not None:
-        head.title = " ".join(t.text().split())
-    for n in tree.css("meta"):
-        a = n.attributes
-        key = a.get("property") or a.get("name") or a.get("itemprop") or a.get("http-equiv")
-        content = a.get("content")
-        if key and content:
-            head.metas.append((key.lower(), content))
-    for n in tree.css("link[rel], a[rel]"):
-        rel = (n.attributes.get("rel") or "").lower()
-        href = n.attributes.get("href")
-        if href and ("canonical" in rel.split() or "author" in rel.split()):
-            head.links.append((rel, href))
-    for n in tree.css("script"):
-        if "ld+json" in (n.attributes.get("type") or "").lower():
-            head.jsonld.append(n.text())
-    for n in tree.css("time"):
-        a = n.attributes
-        marker = f"{a.get('itemprop') or ''} {a.get('class') or ''}".strip()
-        head.times.append((a.get("datetime") or "", marker, " ".join(n.text().split())[:MAX_BYLINE_CHARS]))
-    for n in tree.css("body *"):
-        if len(head.bylines) >= MAX_BYLINES:
-            break
-        a = n.attributes
-        m = byline_marker(a.get("class"), a.get("id"), a.get("rel"), a.get("itemprop"))
-        if m:
-            text = " ".join(n.text().split())
-            if text and len(text) <= MAX_BYLINE_CHARS:
-                head.bylines.append((m, text))
+def page_head(items: Sequence[tuple[str, ...]], title: str = "") -> PageHead:
+    """The PageHead of what the walk gathered (segment.head_items: raw values, loosely chosen):
+    keys lower-cased, rels and byline markers checked exactly, the first bylines kept."""
+    head = PageHead(title=title)
+    for it in items:
+        kind = it[0]
+        if kind == "meta":
+            head.metas.append((it[1].lower(), it[2]))
+        elif kind == "by":
+            if len(head.bylines) < MAX_BYLINES:
+                m = byline_marker(it[1], it[2], it[3], it[4])
+                text = it[5]
+                if m and text and len(text) <= MAX_BYLINE_CHARS:
+                    head.bylines.append((m, text))
+        elif kind == "time":
+            head.times.append((it[1], f"{it[2]} {it[3]}".strip(), it[4]))
+        elif kind == "link":
+            rel = it[1].lower()
+            words = rel.split()
+            if "canonical" in words or "author" in words:
+                head.links.append((rel, it[2]))
+        elif kind == "ld":
+            head.jsonld.append(it[1])
+        elif kind == "lang" and not head.lang:
+            head.lang = it[1]
     return head
 
 

@@ -54,6 +54,7 @@ TAG_A = _id("a")
 TAG_BR = _id("br")
 TAG_TITLE = _id("title")
 TAG_HEAD = _id("head")
+TAG_HTML, TAG_META, TAG_LINK, TAG_SCRIPT, TAG_TIME = (_id(n) for n in "html meta link script time".split())
 HEADINGS = _ids("h1 h2 h3 h4 h5 h6")
 
 # Ancestor flags: bit i set when the block sits inside a tag of kind i.
@@ -120,6 +121,76 @@ def element_tokens(cls: str | None, idv: str | None) -> tuple[str, ...]:
     return own
 
 
+# What the metadata rules read beside the blocks (metadata.page_head turns it into a PageHead),
+# gathered on the same walk so the page is walked once: raw attribute values and texts of
+# the <html> root, <meta>, <link>/<a> whose rel may say canonical or author, JSON-LD
+# <script>s, <time>s and byline candidates (class/id saying author or byline, rel/itemprop
+# author), as tuples led by their kind. The tests below are loose and ASCII-only (the C walk
+# makes the same ones); metadata.py applies the exact rules.
+MAX_BYLINE_ITEMS = 64  # byline candidates gathered per page, the first in document order
+MAX_TIME_CHARS = 300  # a <time>'s text is kept up to this many characters
+# A byline candidate with more text than this (UTF-8 bytes, before whitespace is collapsed)
+# is a whole section, not a byline: its text is not gathered (it would be refused anyway).
+MAX_ITEM_TEXT = 2000
+_REL_WORDS = re.compile(r"canonical|author", re.I | re.A)
+_BY_WORDS = re.compile(r"author|byline", re.I | re.A)
+_AUTHOR_WORD = re.compile(r"author", re.I | re.A)
+_LD_JSON = re.compile(r"ld\+json", re.I | re.A)
+HeadItem = tuple[str, ...]
+
+
+def head_items(node: Any, tid: int, attrs: dict[str, str | None], out: list[HeadItem],
+               body: bool) -> None:
+    """Append what one element says about the page (the reference of the C walk's collect)."""
+    def get(k: str) -> str:
+        return attrs.get(k) or ""
+
+    if tid == TAG_META:
+        key = get("property") or get("name") or get("itemprop") or get("http-equiv")
+        content = get("content")
+        if key and content:
+            out.append(("meta", key, content))
+    elif tid == TAG_LINK or tid == TAG_A:
+        rel, href = get("rel"), get("href")
+        if rel and href and _REL_WORDS.search(rel):
+            out.append(("link", rel, href))
+    elif tid == TAG_SCRIPT:
+        if _LD_JSON.search(get("type")):
+            out.append(("ld", node.text()))
+    elif tid == TAG_TIME:
+        out.append(("time", get("datetime"), get("itemprop"), get("class"),
+                    _short_text(node)[:MAX_TIME_CHARS]))
+    if body:
+        cls, idv, rel, prop = get("class"), get("id"), get("rel"), get("itemprop")
+        if ((_BY_WORDS.search(cls) or _BY_WORDS.search(idv) or _AUTHOR_WORD.search(rel)
+             or _AUTHOR_WORD.search(prop))
+                and sum(1 for x in out if x[0] == "by") < MAX_BYLINE_ITEMS):
+            out.append(("by", cls, idv, rel, prop, _short_text(node)))
+
+
+def _short_text(node: Any) -> str:
+    """The element's text, whitespace collapsed; '' when it is over MAX_ITEM_TEXT."""
+    t = node.text()
+    if len(t) > MAX_ITEM_TEXT // 4 and len(t.encode("utf-8", "ignore")) > MAX_ITEM_TEXT:
+        return ""
+    return " ".join(t.split())
+
+
+def _head_walk(head: Any, out: list[HeadItem]) -> str:
+    """The <head>'s items, and the text of its first <title>."""
+    title = None
+    nodes = head.traverse(include_text=False)
+    next(nodes)  # the <head> itself
+    for node in nodes:
+        tid = node.tag_id
+        if tid == TAG_TITLE:
+            if title is None:
+                title = " ".join(node.text().split())
+        elif tid > 5:
+            head_items(node, tid, node.attributes, out, False)
+    return title or ""
+
+
 @dataclass
 class Blocks:
     """The page as blocks, columnar: lists for text, numpy arrays for numbers."""
@@ -139,6 +210,7 @@ class Blocks:
     anc_tokens: Sequence[tuple[str, ...]] = field(default_factory=list)
     title: str = ""
     n_nodes: int = 0
+    head: list[HeadItem] = field(default_factory=list)  # see head_items
 
     def __len__(self) -> int:
         return len(self.texts)
@@ -234,6 +306,8 @@ def _load_fast() -> Any:
     for t, f in _FLAG_TAGS.items():
         flags[t] = f
     _walk.configure(bytes(kinds), flags.tobytes(), TAG_BR, TAG_TITLE, TAG_HEAD, FLAG_A, PATH_LEN)
+    _walk.configure_head(TAG_HTML, TAG_META, TAG_LINK, TAG_SCRIPT, TAG_TIME, TAG_A, MAX_BYLINE_ITEMS,
+                         MAX_TIME_CHARS, MAX_ITEM_TEXT)
     if not _blocks_from_c(_walk.segment(_walk.parse(_PROBE_PAGE)), _walk).same_as(
             segment_tree(LexborHTMLParser(_PROBE_PAGE))):
         warnings.warn("ce_filter._walk disagrees with the Python walk; using the Python walk",
@@ -351,11 +425,11 @@ def vocab_table(tokens: list[str], weights: list[float]) -> Any:
 
 def _blocks_from_c(raw: tuple, c: Any) -> Blocks:
     """The C walk's columns as Blocks (tokens stay packed until read: see _Elements)."""
-    texts, anchors, ints, openers, paths, counts, packed, title, n_nodes = raw
+    texts, anchors, ints, openers, paths, counts, packed, title, n_nodes, head = raw
     src = _Elements(packed, openers, c)
     n_tags, tags, depth, flags = np.frombuffer(ints, dtype=np.int64).reshape(4, len(texts))
     b = Blocks(texts, anchors, n_tags, tags, depth, flags, [], ElementTokens(src, False),
-               ElementTokens(src, True), title, n_nodes)
+               ElementTokens(src, True), title, n_nodes, head)
     b.__dict__["_container_ids"] = np.frombuffer(paths, dtype=np.int64).reshape(len(texts), PATH_LEN)
     b.__dict__["_counts"] = np.frombuffer(counts, dtype=np.float64).reshape(len(texts), 3)
     return b
@@ -371,6 +445,11 @@ def segment_tree(tree: LexborHTMLParser) -> Blocks:
     texts, anchors, ntags = out.texts, out.anchor_texts, out.n_tags
     tags, depths, flags_l, owns, ancs = out.tag, out.depth, out.flags, out.own_tokens, out.anc_tokens
     conts = out.container
+    head = out.head
+    if root.tag_id == TAG_HTML:
+        lang = root.attributes.get("lang")
+        if lang:
+            head.append(("lang", lang))
     elem_tokens: dict[int, tuple[str, ...]] = {}
 
     # Stack entry: (tag_id, own tokens, ancestors' tokens (excl. own), tokens incl. own, flags,
@@ -430,18 +509,21 @@ def segment_tree(tree: LexborHTMLParser) -> Blocks:
             else:
                 cur.append(" ")
         elif tid in SKIP_TAGS:
-            if tid == TAG_HEAD and not out.title:  # <head>: only its <title> matters
-                t = node.css_first("title")
-                if t is not None:
-                    out.title = " ".join(t.text().split())
+            if tid == TAG_HEAD:  # <head>: its <title> and what the metadata reads
+                t = _head_walk(node, head)
+                if not out.title:
+                    out.title = t
+            elif tid > 5:
+                head_items(node, tid, node.attributes, head, True)
         elif tid > 5:  # 0-5: undef, EOF, text, document, comment, doctype
             if tid == TAG_TITLE:
                 if not out.title:
                     out.title = " ".join(node.text().split())
             else:
+                attrs = node.attributes
+                head_items(node, tid, attrs, head, True)
                 cls = idv = None
                 if tid not in _NO_ATTR_TAGS:
-                    attrs = node.attributes
                     cls = attrs.get("class")
                     idv = attrs.get("id")
                 own = element_tokens(cls, idv)

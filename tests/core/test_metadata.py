@@ -8,14 +8,15 @@ import json
 import pytest
 from selectolax.lexbor import LexborHTMLParser
 
+from ce_filter import segment as S
 from ce_filter.metadata import (
     PageHead,
     clean_author,
     clean_title,
     extract_metadata,
-    head_from_tree,
     jsonld_fields,
     normalise_date,
+    page_head,
 )
 
 
@@ -143,7 +144,8 @@ def test_byline_elements() -> None:
     assert extract_metadata(head).author == "Jane Doe"
 
 
-def test_head_from_tree_collects_every_kind() -> None:
+@pytest.mark.parametrize("walk", ["c", "python"])
+def test_walk_collects_every_kind(walk: str) -> None:
     page = """<html lang="de-AT"><head><title> Der  Titel | Seite </title>
     <meta property="og:title" content="Der Titel"><meta name="Description" content="Worum es geht">
     <link rel="canonical" href="https://ex.at/a">
@@ -152,7 +154,10 @@ def test_head_from_tree_collects_every_kind() -> None:
     <time datetime="2024-05-06" class="published">6. Mai</time>
     <meta itemprop="datePublished" content="2024-05-06">
     </body></html>"""
-    h = head_from_tree(LexborHTMLParser(page))
+    if walk == "c" and S._fast is None:
+        pytest.skip("ce_filter._walk not built")
+    b = S.segment(S.parse(page)) if walk == "c" else S.segment_tree(LexborHTMLParser(page))
+    h = page_head(b.head, b.title)
     assert h.title == "Der Titel | Seite" and h.lang == "de-AT"
     assert ("og:title", "Der Titel") in h.metas and ("description", "Worum es geht") in h.metas
     assert ("datepublished", "2024-05-06") in h.metas
@@ -160,3 +165,23 @@ def test_head_from_tree_collects_every_kind() -> None:
     assert h.jsonld == ['{"@type":"Article"}']
     assert h.times == [("2024-05-06", "published", "6. Mai")]
     assert [t for _, t in h.bylines] == ["Jo Maier", "Jo Maier"]
+
+
+@pytest.mark.parametrize("walk", ["c", "python"])
+def test_walk_gathers_body_scripts_and_skips_long_author_sections(walk: str) -> None:
+    """JSON-LD in the body counts; an element whose class says author but holds a whole
+    section is not a byline (its text is not even gathered); rel=nofollow is no link."""
+    if walk == "c" and S._fast is None:
+        pytest.skip("ce_filter._walk not built")
+    page = ("<html><body class='single author-7'><p>" + "word " * 1000 + "</p>"
+            "<a rel=nofollow href=/x>x</a><div class=entry-author><a href=/a>Ann Lee</a></div>"
+            '<script type="application/ld+json">{"@type":"NewsArticle","author":{"name":"Ann Lee"},'
+            '"datePublished":"2023-02-01"}</script></body></html>')
+    b = S.segment(S.parse(page)) if walk == "c" else S.segment_tree(LexborHTMLParser(page))
+    by = [it for it in b.head if it[0] == "by"]
+    assert by[0][1] == "single author-7" and by[0][5] == ""
+    assert not [it for it in b.head if it[0] == "link"]
+    h = page_head(b.head, b.title)
+    assert h.bylines == [("entry-author", "Ann Lee")]
+    md = extract_metadata(h)
+    assert (md.author, md.date) == ("Ann Lee", "2023-02-01")
