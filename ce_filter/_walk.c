@@ -58,13 +58,16 @@ static int direct = 0;
 #define TAG_ID(n) (direct ? (tag_id_t)((node_t *)(n))->local_name : L.tag_id(n))
 
 /* Tag kinds, set by configure() from segment.py's tag sets. */
-enum { K_BLOCK = 1, K_SKIP = 2, K_NOATTR = 4 };
+enum { K_BLOCK = 1, K_SKIP = 2, K_NOATTR = 4, K_LIST = 8 };
 #define NTAB 1024
 static unsigned char kinds[NTAB];
 static uint32_t flag_tab[NTAB];
 static tag_id_t TAG_BR, TAG_TITLE, TAG_HEAD;
 /* the elements the metadata reads (configure_head); 0 until configured */
 static tag_id_t T_HTML, T_META, T_LINK, T_SCRIPT, T_TIME, T_A;
+/* what the renderers need (segment(doc, extras=True)); configure_extras */
+static tag_id_t T_LI, T_OL, T_IMG;
+static uint32_t FLAG_PRE;
 static int max_by_items = 64, max_time_chars = 300;
 static size_t max_item_text = 2000;
 static uint32_t FLAG_A;
@@ -226,9 +229,38 @@ typedef struct {
     double *b_cnt; size_t cnt_cap;  /* 3 per block: characters, words, words in links */
     PyObject *title;
     PyObject *head;  /* segment.head_items' tuples */
+    int extras;  /* Blocks.extras wanted: */
+    PyObject *pre, *ordered, *links, *images;
     int n_by;
     Buf item;
 } W;
+
+/* segment_tree's extras at a flush: a code block's raw text, whether a list item is numbered */
+static int flush_extras(W *w) {
+    if (w->opener.flags & FLAG_PRE) {
+        PyObject *k = PyLong_FromSize_t(w->n_b);
+        PyObject *v = PyUnicode_DecodeUTF8(w->cur.p ? w->cur.p : "", (Py_ssize_t)w->cur.n, "replace");
+        int bad = !k || !v || PyDict_SetItem(w->pre, k, v) < 0;
+        Py_XDECREF(k);
+        Py_XDECREF(v);
+        if (bad) return -1;
+    }
+    if (w->opener.tid == T_LI) {
+        for (size_t j = w->sp; j-- > 0;) {
+            tag_id_t t = w->stack[j].tid;
+            if (KIND(t) & K_LIST) {
+                if (t == T_OL) {
+                    PyObject *k = PyLong_FromSize_t(w->n_b);
+                    int bad = !k || PyList_Append(w->ordered, k) < 0;
+                    Py_XDECREF(k);
+                    if (bad) return -1;
+                }
+                break;
+            }
+        }
+    }
+    return 0;
+}
 
 static int flush(W *w) {
     if (w->has_text) {
@@ -241,6 +273,7 @@ static int flush(W *w) {
                       grow((void **)&w->b_cnt, &w->cnt_cap, (w->n_b + 1) * 3, sizeof(double)) < 0;
             Py_XDECREF(a);
             if (bad) { Py_DECREF(t); return -1; }
+            if (w->extras && flush_extras(w) < 0) { Py_DECREF(t); return -1; }
             int64_t *r = w->b_int + w->n_b * NB_INT;
             r[0] = w->cur_tags;
             r[1] = (int64_t)w->opener.tid;
@@ -346,12 +379,14 @@ static PyObject *short_text(W *w, void *node) {
     return normalized((unsigned char *)w->item.p, w->item.n, &w->tmp);
 }
 
-static int add_item(W *w, PyObject *t) {
+static int add_to(PyObject *list, PyObject *t) {
     if (!t) return -1;
-    int r = PyList_Append(w->head, t);
+    int r = PyList_Append(list, t);
     Py_DECREF(t);
     return r;
 }
+
+static int add_item(W *w, PyObject *t) { return add_to(w->head, t); }
 
 /* segment.head_items */
 static int collect(W *w, void *node, tag_id_t tid, int body) {
@@ -402,6 +437,29 @@ static int collect(W *w, void *node, tag_id_t tid, int body) {
         }
     }
     return 0;
+}
+
+/* segment._render_items */
+static int render_item(W *w, void *node, tag_id_t tid) {
+    size_t nb = w->n_b;
+    if (tid == T_A) {
+        Str href = attr(node, "href");
+        if (!href.n) return 0;
+        if (gather_text(w, node, 0) < 0) return -1;
+        PyObject *t = normalized((unsigned char *)w->item.p, w->item.n, &w->tmp);
+        return add_to(w->links, t ? Py_BuildValue("(nNN)", (Py_ssize_t)nb, t, str_of(href)) : NULL);
+    }
+    Str src = attr(node, "src");
+    if (!src.n) src = attr(node, "data-src");
+    Str alt = attr(node, "alt");
+    PyObject *a = normalized(alt.p ? alt.p : (const lxb_char_t *)"", alt.n, &w->tmp);
+    if (a && !src.n && !PyUnicode_GET_LENGTH(a)) {
+        Py_DECREF(a);
+        return 0;
+    }
+    PyObject *item = a ? Py_BuildValue("(nNN)", (Py_ssize_t)(w->has_text ? nb : (nb ? nb - 1 : 0)), a,
+                                       str_of(src)) : NULL;
+    return add_to(w->images, item);
 }
 
 /* The <head>: the text of its first <title> (when none was seen yet) and its items. */
@@ -482,6 +540,8 @@ static int walk(W *w, void *root, long *n_nodes) {
                 if (title_empty(w) && set_title(w, node) < 0) return -1;
             } else {
                 if (collect(w, node, tid, 1) < 0) return -1;
+                if (w->extras && (tid == T_A || tid == T_IMG) && T_IMG && render_item(w, node, tid) < 0)
+                    return -1;
                 size_t s = ++w->n_el;
                 if (grow((void **)&w->parent, &w->el_cap, s + 1, sizeof(int64_t)) < 0 ||
                     grow((void **)&w->enode, &w->enode_cap, s + 1, sizeof(void *)) < 0 ||
@@ -596,8 +656,11 @@ static PyObject *result(W *w, long n_nodes) {
     memcpy(blob.p, head, sizeof head);
     elems = PyBytes_FromStringAndSize(blob.p, (Py_ssize_t)blob.n);
     if (!elems) goto done;
-    out = Py_BuildValue("(OOOOOOOOlO)", w->texts, w->anchors, ints, openers, paths, counts, elems,
-                        w->title, n_nodes, w->head);
+    PyObject *ex = w->extras ? Py_BuildValue("(OOOO)", w->pre, w->ordered, w->links, w->images)
+                             : Py_NewRef(Py_None);
+    if (!ex) goto done;
+    out = Py_BuildValue("(OOOOOOOOlON)", w->texts, w->anchors, ints, openers, paths, counts, elems,
+                        w->title, n_nodes, w->head, ex);
 done:
     Py_XDECREF(ints);
     Py_XDECREF(openers);
@@ -1121,7 +1184,10 @@ done:
     return out;
 }
 
-static PyObject *py_segment(PyObject *self, PyObject *cap) {
+static PyObject *py_segment(PyObject *self, PyObject *args) {
+    PyObject *cap;
+    int extras = 0;
+    if (!PyArg_ParseTuple(args, "O|p", &cap, &extras)) return NULL;
     if (!configured) {
         PyErr_SetString(PyExc_RuntimeError, "configure() first");
         return NULL;
@@ -1135,9 +1201,17 @@ static PyObject *py_segment(PyObject *self, PyObject *cap) {
     w.anchors = PyList_New(0);
     w.title = PyUnicode_FromStringAndSize("", 0);
     w.head = PyList_New(0);
+    w.extras = extras;
+    if (extras) {
+        w.pre = PyDict_New();
+        w.ordered = PyList_New(0);
+        w.links = PyList_New(0);
+        w.images = PyList_New(0);
+    }
     PyObject *out = NULL;
     long n_nodes = 0;
-    if (w.texts && w.anchors && w.title && w.head) {
+    if (w.texts && w.anchors && w.title && w.head &&
+        (!extras || (w.pre && w.ordered && w.links && w.images))) {
         void *root = L.doc_root(doc);
         int bad = 0;
         if (root && T_HTML && TAG_ID(root) == T_HTML) {
@@ -1147,6 +1221,10 @@ static PyObject *py_segment(PyObject *self, PyObject *cap) {
         if (!bad && (!root || walk(&w, root, &n_nodes) == 0)) out = result(&w, n_nodes);
     }
     Py_XDECREF(w.head);
+    Py_XDECREF(w.pre);
+    Py_XDECREF(w.ordered);
+    Py_XDECREF(w.links);
+    Py_XDECREF(w.images);
     PyMem_Free(w.item.p);
     Py_XDECREF(w.texts);
     Py_XDECREF(w.anchors);
@@ -1206,6 +1284,15 @@ static PyObject *py_configure_head(PyObject *self, PyObject *args) {
     Py_RETURN_NONE;
 }
 
+/* configure_extras(li, ol, img, flag_pre) */
+static PyObject *py_configure_extras(PyObject *self, PyObject *args) {
+    unsigned long long li, ol, img;
+    unsigned int fp;
+    if (!PyArg_ParseTuple(args, "KKKI", &li, &ol, &img, &fp)) return NULL;
+    T_LI = (tag_id_t)li; T_OL = (tag_id_t)ol; T_IMG = (tag_id_t)img; FLAG_PRE = fp;
+    Py_RETURN_NONE;
+}
+
 /* Direct reads are switched on only if they agree with the accessor functions on every node
  * of a probe page (elements, text, comments, a doctype, a deep branch). */
 static void probe_layout(void) {
@@ -1248,8 +1335,9 @@ static PyObject *py_direct(PyObject *self, PyObject *noarg) { return PyBool_From
 static PyMethodDef methods[] = {
     {"configure", py_configure, METH_VARARGS, "Set the tag tables (from segment.py)."},
     {"configure_head", py_configure_head, METH_VARARGS, "Set the elements the metadata reads."},
+    {"configure_extras", py_configure_extras, METH_VARARGS, "Set the elements the renderers read."},
     {"parse", py_parse, METH_O, "Parse a str with Lexbor; returns a document capsule."},
-    {"segment", py_segment, METH_O, "Walk a parsed document once; returns the raw block columns."},
+    {"segment", py_segment, METH_VARARGS, "Walk a parsed document once; returns the raw block columns."},
     {"direct", py_direct, METH_NOARGS, "Whether node fields are read directly (see probe_layout)."},
     {"elem_list", py_elem_list, METH_O, "Unpack segment()'s packed elements."},
     {"vocab_table", py_vocab_table, METH_VARARGS, "A token list and its weights, for ic_sums."},

@@ -82,22 +82,22 @@ class Extraction:
     description: str = ""
     canonical_url: str = ""
     language: str = ""  # ISO 639-1
-    # the segmented page and the kept mask, for to_markdown / to_html
-    _page: tuple[Blocks, np.ndarray] | None = field(default=None, repr=False, compare=False)
+    # the segmented page, the kept mask and the page's text, for to_markdown / to_html
+    _page: tuple[Blocks, np.ndarray, str] | None = field(default=None, repr=False, compare=False)
 
     def to_markdown(self, *, links: bool = False, images: bool = False) -> str:
         """The kept blocks as Markdown (headings, lists, code, tables; docs/OUTPUT.md)."""
         from .render import to_markdown
 
-        blocks, keep = self._page or (Blocks(), np.zeros(0, dtype=bool))
-        return to_markdown(blocks, keep, _extras(blocks), links=links, images=images)
+        blocks, keep, page = self._page or (Blocks(), np.zeros(0, dtype=bool), "")
+        return to_markdown(blocks, keep, _extras(blocks, page), links=links, images=images)
 
     def to_html(self, *, links: bool = False, images: bool = False) -> str:
         """The kept blocks as a small clean HTML document."""
         from .render import to_html
 
-        blocks, keep = self._page or (Blocks(), np.zeros(0, dtype=bool))
-        return to_html(blocks, keep, _extras(blocks), links=links, images=images, title=self.title,
+        blocks, keep, page = self._page or (Blocks(), np.zeros(0, dtype=bool), "")
+        return to_html(blocks, keep, _extras(blocks, page), links=links, images=images, title=self.title,
                        lang=self.language)
 
     @property
@@ -120,14 +120,19 @@ class Extraction:
         }
 
 
-def _extras(blocks: Blocks) -> Any:
-    """What the renderers need beyond the blocks. The walk does not record it yet (a code
-    block's own line breaks, numbered lists, link targets, image alt text): until it does,
-    code comes out with its whitespace collapsed, list items as bullets, and no links or
-    images."""
+def _extras(blocks: Blocks, page: str) -> Any:
+    """What the renderers need beyond the blocks (a code block's own line breaks, numbered
+    lists, link targets, image alt text): the walk records it when asked, so the page is
+    walked again only when Markdown or HTML is asked for and plain text pays nothing."""
     from .render import Extras
 
-    return Extras()
+    if not page or not len(blocks):
+        return Extras()
+    again = segment(parse(page), extras=True)
+    if again.extras is None or again.texts != blocks.texts:  # cannot happen: the walk is pure
+        return Extras()
+    pre, ordered, links, images = again.extras
+    return Extras(pre, ordered, links, images)
 
 
 def _page_head(blocks: Blocks) -> Any:
@@ -265,7 +270,7 @@ class Extractor:
                 model=self.version,
                 reason="" if kept else "no block classified as content",
             )
-        out._page = (blocks, keep)
+        out._page = (blocks, keep, text_html)
         out.html_title = blocks.title
         if self.metadata:
             self._add_metadata(out, blocks, url)

@@ -12,9 +12,11 @@ from __future__ import annotations
 
 import datetime as _dt
 import email.utils
+import functools
 import html
 import json
 import re
+import time
 import unicodedata
 from collections.abc import Iterator, Sequence
 from dataclasses import dataclass, field
@@ -124,6 +126,9 @@ _ORG_TYPES = frozenset("organization newsmediaorganization corporation localbusi
                        "educationalorganization governmentorganization ngo".split())
 
 
+_JSON = json.JSONDecoder(strict=False)  # made once: json.loads(strict=False) makes one per call
+
+
 def _json_loads(text: str) -> Any:
     s = text.strip()
     if s.startswith("<!--"):
@@ -132,11 +137,11 @@ def _json_loads(text: str) -> Any:
         s = s[:-3]
     s = s.strip().removeprefix("//<![CDATA[").removesuffix("//]]>").strip()
     try:
-        return json.loads(s, strict=False)
+        return _JSON.decode(s)
     except ValueError:
         # trailing commas, the commonest hand-written mistake
         try:
-            return json.loads(re.sub(r",\s*([}\]])", r"\1", s), strict=False)
+            return _JSON.decode(re.sub(r",\s*([}\]])", r"\1", s))
         except ValueError:
             return None
 
@@ -157,7 +162,9 @@ def _nodes(obj: Any, depth: int = 0) -> Iterator[dict[str, Any]]:
 
 def _types(node: dict[str, Any]) -> set[str]:
     t = node.get("@type")
-    ts = t if isinstance(t, list) else [t]
+    if isinstance(t, str):  # the common case, without building a list
+        return {t.rsplit("/", 1)[-1].lower()}
+    ts = t if isinstance(t, list) else ()
     return {x.rsplit("/", 1)[-1].lower() for x in ts if isinstance(x, str)}
 
 
@@ -238,6 +245,8 @@ def jsonld_fields(scripts: Sequence[str]) -> _LD:
             ref = node.get("@id")
             if isinstance(ref, str) and len(node) > 1:
                 ids.setdefault(ref, node)
+            if "@type" not in node:
+                continue
             ts = _types(node)
             if ts & _ARTICLE_TYPES:
                 found.append((True, node))
@@ -300,12 +309,23 @@ _YEAR = re.compile(r"(?:19|20)\d\d")
 _URL_DATE = re.compile(r"/(20\d{2}|19\d{2})[/-](\d{1,2})[/-](\d{1,2})(?:/|-|$)")
 
 
+def _this_year() -> int:
+    """The current year, read from the clock at most once an hour (a service runs for months)."""
+    now = time.monotonic()
+    if now - _YEAR_AT[0] > 3600:
+        _YEAR_AT[:] = [now, _dt.date.today().year]
+    return int(_YEAR_AT[1])
+
+
+_YEAR_AT = [-1e9, 0.0]
+
+
 def _ymd(y: int, m: int, d: int) -> str:
     try:
         day = _dt.date(y, m, d)
     except ValueError:
         return ""
-    if not 1990 <= y <= _dt.date.today().year + 1:
+    if not 1990 <= y <= _this_year() + 1:
         return ""
     return day.isoformat()
 
@@ -358,16 +378,21 @@ _SITE_KEYS = ("og:site_name", "application-name", "apple-mobile-web-app-title", 
 _DESC_KEYS = ("description", "og:description", "twitter:description", "dc.description")
 
 
-def _first_meta(metas: Sequence[tuple[str, str]], keys: Sequence[str]) -> str:
-    got = {}
-    for k, v in metas:
-        if k in keys and k not in got:
-            v = " ".join(v.split())
-            if v:
-                got[k] = v
+def _first_meta(head: PageHead, keys: Sequence[str]) -> str:
+    """The first non-blank value of the first of ``keys`` the page has."""
+    first = head.__dict__.get("_first")
+    if first is None:  # built once per page: each key's first non-blank value
+        first = {}
+        for k, v in head.metas:
+            if k not in first:
+                v = " ".join(v.split())
+                if v:
+                    first[k] = v
+        head.__dict__["_first"] = first
     for k in keys:
-        if k in got:
-            return got[k]
+        v = first.get(k)
+        if v:
+            return v
     return ""
 
 
@@ -484,20 +509,22 @@ def _author_from_blocks(texts: Sequence[str], title_at: int) -> str:
 _SEPS = re.compile(r"\s+[|\-–—·•»:~/]\s+|\s+::\s+|\s*[|·•»]\s*")
 
 
+@functools.lru_cache(maxsize=4096)
 def norm_text(s: str) -> str:
     """Word tokens, case-folded: what "the same title" means here and in the benchmark."""
     return " ".join(re.findall(r"\w+", unicodedata.normalize("NFKC", s).casefold()))
 
 
-def _domain_words(url: str | None) -> set[str]:
+@functools.lru_cache(maxsize=256)
+def _domain_words(url: str | None) -> frozenset[str]:
     if not url:
-        return set()
+        return frozenset()
     host = (urlsplit(url).hostname or "").lower()
     parts = [p for p in host.split(".") if p not in ("www", "com", "org", "net", "co", "uk", "io", "de")]
-    return {norm_text(p) for p in parts if p}
+    return frozenset(norm_text(p) for p in parts if p)
 
 
-def _is_site_part(part: str, site: str, domain: set[str]) -> bool:
+def _is_site_part(part: str, site: str, domain: frozenset[str]) -> bool:
     n = norm_text(part)
     if not n:
         return True
@@ -550,7 +577,7 @@ def choose_title(texts: Sequence[str], h1_at: Sequence[int], head: PageHead, ld:
     """The article's own title and the index of the block that shows it (-1: none does). A
     visible h1 that the page's declared titles (JSON-LD headline, og:title, <title>) agree with
     wins; then the declared title cleaned of the site's name; then the first h1."""
-    declared = [t for t in (ld.title, _first_meta(head.metas, _TITLE_KEYS), head.title, ld.page_title) if t]
+    declared = [t for t in (ld.title, _first_meta(head, _TITLE_KEYS), head.title, ld.page_title) if t]
     cleaned = [clean_title(t, sitename, url) for t in declared]
     dn = [norm_text(t) for t in declared + cleaned]
     site, dom = norm_text(sitename), _domain_words(url)
@@ -575,14 +602,13 @@ def extract_metadata(head: PageHead, url: str | None = None, texts: Sequence[str
     order, ``h1_at`` the indices of the blocks an h1 opens. The title's block anchors the
     search for a byline and a date line near it."""
     ld = jsonld_fields(head.jsonld)
-    metas = head.metas
-    sitename = ld.sitename or _first_meta(metas, _SITE_KEYS) or _sitename_from_title(head.title, url)
+    sitename = ld.sitename or _first_meta(head, _SITE_KEYS) or _sitename_from_title(head.title, url)
     title, title_at = choose_title(texts, h1_at, head, ld, sitename, url)
 
     author = "" if ld.author_is_org else ld.author
     if not author:
         for k in _AUTHOR_KEYS:
-            v = _first_meta(metas, (k,))
+            v = _first_meta(head, (k,))
             if v and not _looks_like_url(v) and not v.startswith("@"):
                 author = clean_author(v) or ""
                 if author:
@@ -597,10 +623,11 @@ def extract_metadata(head: PageHead, url: str | None = None, texts: Sequence[str
     canonical = ""
     for rel, href in head.links:
         if "canonical" in rel.split():
-            canonical = urljoin(url or "", href.strip())
+            h = href.strip()
+            canonical = h if h.startswith(("https://", "http://")) else urljoin(url or "", h)
             break
     if not canonical:
-        og = _first_meta(metas, ("og:url",))
+        og = _first_meta(head, ("og:url",))
         canonical = og if og.startswith("http") else (ld.url or "")
 
     return Metadata(
@@ -609,7 +636,7 @@ def extract_metadata(head: PageHead, url: str | None = None, texts: Sequence[str
         author=author,
         date=date,
         sitename=sitename,
-        description=_first_meta(metas, _DESC_KEYS) or ld.description,
+        description=_first_meta(head, _DESC_KEYS) or ld.description,
         canonical_url=canonical,
     )
 
@@ -636,7 +663,7 @@ def _choose_date(head: PageHead, texts: Sequence[str], title_at: int, ld: _LD, u
             d = normalise_date(t)
             if d:
                 return d
-    d = ld.date or normalise_date(_first_meta(head.metas, _MODIFIED_KEYS))
+    d = ld.date or normalise_date(_first_meta(head, _MODIFIED_KEYS))
     if d or not url:
         return d
     m = _URL_DATE.search(urlsplit(url).path)

@@ -280,3 +280,15 @@ def test_flag_columns_reject_bad_input():
                  (src.packed, src.openers, "no matcher", S.name_tokens, 4, 3)):
         with pytest.raises(ValueError):
             S._fast.flag_columns(*args)
+
+
+@needs_c
+@pytest.mark.parametrize("html", PAGES + [
+    "<p>a <a href=/x>b <i>c</i></a></p><img alt=' x ' data-src=i.png><pre> a\n b<br>c</pre>"
+    "<img alt=\" \"><ol><li>1<ul><li>in</li></ul>tail</li><li><p>2</p></li></ol><menu><li>m</li></menu>"],
+    ids=range(len(PAGES) + 1))
+def test_c_walk_extras_equal_python_walk(html):
+    c = S.segment(S.parse(html), True)
+    py = S.segment_tree(LexborHTMLParser(html), True)
+    assert c.extras == py.extras and c.same_as(py)
+    assert S.segment(S.parse(html)).extras is None
