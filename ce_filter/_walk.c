@@ -34,6 +34,10 @@ static struct {
     lxb_char_t *(*text_content)(void *node, size_t *len);
     lxb_char_t *(*destroy_text)(void *dom_doc, lxb_char_t *text);
     const lxb_char_t *(*get_attr)(void *el, const lxb_char_t *name, size_t name_len, size_t *len);
+    void *(*first_attr)(void *el);
+    void *(*next_attr)(void *attr);
+    void *(*class_attr)(void *el);
+    void *(*id_attr)(void *el);
 } L;
 
 /* Lexbor's node and character-data structs as selectolax's lexbor.pxd declares them. They are
@@ -326,6 +330,31 @@ static int has_ci(const lxb_char_t *s, size_t n, const char *w) {
     return 0;
 }
 
+/* ASCII-case-insensitive "author" or "byline" occurs in s (for every class and id: the
+ * candidates' first letters are found with memchr, which scans many bytes at a time). */
+static int has_by_word(const lxb_char_t *s, size_t n) {
+    static const char first[4] = {'a', 'A', 'b', 'B'};
+    if (n < 6) return 0;
+    for (int k = 0; k < 4; k++) {
+        const char *word = k < 2 ? "author" : "byline";
+        const lxb_char_t *p = s, *end = s + n - 5;
+        while (p < end && (p = memchr(p, first[k], (size_t)(end - p))) != NULL) {
+            if (has_ci(p, 6, word)) return 1;
+            p++;
+        }
+    }
+    return 0;
+}
+
+/* Whether the element has an attribute besides class and id (most have none: then its
+ * itemprop need not be looked up). */
+static int other_attrs(void *el) {
+    void *c = L.class_attr(el), *i = L.id_attr(el);
+    for (void *a = L.first_attr(el); a; a = L.next_attr(a))
+        if (a != c && a != i) return 1;
+    return 0;
+}
+
 typedef struct { const lxb_char_t *p; size_t n; } Str;
 
 static Str attr(void *el, const char *name) {
@@ -391,6 +420,7 @@ static int add_item(W *w, PyObject *t) { return add_to(w->head, t); }
 /* segment.head_items */
 static int collect(W *w, void *node, tag_id_t tid, int body) {
     if (!T_META) return 0;
+    Str rel = {NULL, 0};
     if (tid == T_META) {
         Str key = attr(node, "property");
         if (!key.n) key = attr(node, "name");
@@ -400,10 +430,12 @@ static int collect(W *w, void *node, tag_id_t tid, int body) {
         if (key.n && content.n && add_item(w, Py_BuildValue("(sNN)", "meta", str_of(key), str_of(content))) < 0)
             return -1;
     } else if (tid == T_LINK || tid == T_A) {
-        Str rel = attr(node, "rel"), href = attr(node, "href");
-        if (rel.n && href.n && (has_ci(rel.p, rel.n, "canonical") || has_ci(rel.p, rel.n, "author")) &&
-            add_item(w, Py_BuildValue("(sNN)", "link", str_of(rel), str_of(href))) < 0)
-            return -1;
+        rel = attr(node, "rel");
+        if (rel.n && (has_ci(rel.p, rel.n, "canonical") || has_ci(rel.p, rel.n, "author"))) {
+            Str href = attr(node, "href");
+            if (href.n && add_item(w, Py_BuildValue("(sNN)", "link", str_of(rel), str_of(href))) < 0)
+                return -1;
+        }
     } else if (tid == T_SCRIPT) {
         Str type = attr(node, "type");
         if (type.n && has_ci(type.p, type.n, "ld+json")) {
@@ -425,9 +457,9 @@ static int collect(W *w, void *node, tag_id_t tid, int body) {
         if (!cls.p) cls.n = 0;
         idv.p = L.elem_id(node, &idv.n);
         if (!idv.p) idv.n = 0;
-        Str rel = attr(node, "rel"), prop = attr(node, "itemprop");
-        if (has_ci(cls.p, cls.n, "author") || has_ci(cls.p, cls.n, "byline") ||
-            has_ci(idv.p, idv.n, "author") || has_ci(idv.p, idv.n, "byline") ||
+        Str prop = {NULL, 0};
+        if (other_attrs(node)) prop = attr(node, "itemprop");
+        if (has_by_word(cls.p, cls.n) || has_by_word(idv.p, idv.n) ||
             has_ci(rel.p, rel.n, "author") || has_ci(prop.p, prop.n, "author")) {
             w->n_by++;
             PyObject *t = short_text(w, node);
@@ -1365,6 +1397,10 @@ static int bind(void *h) {
     SYM(text_content, "lxb_dom_node_text_content")
     SYM(destroy_text, "lxb_dom_document_destroy_text_noi")
     SYM(get_attr, "lxb_dom_element_get_attribute")
+    SYM(first_attr, "lxb_dom_element_first_attribute_noi")
+    SYM(next_attr, "lxb_dom_element_next_attribute_noi")
+    SYM(class_attr, "lxb_dom_element_class_attribute_noi")
+    SYM(id_attr, "lxb_dom_element_id_attribute_noi")
 #undef SYM
     return 0;
 }

@@ -164,8 +164,9 @@ def head_items(node: Any, tid: int, attrs: dict[str, str | None], out: list[Head
     elif tid == TAG_TIME:
         out.append(("time", get("datetime"), get("itemprop"), get("class"),
                     _short_text(node)[:MAX_TIME_CHARS]))
-    if body:
-        cls, idv, rel, prop = get("class"), get("id"), get("rel"), get("itemprop")
+    if body:  # rel is read on <a> and <link> only (where it means something)
+        cls, idv, prop = get("class"), get("id"), get("itemprop")
+        rel = get("rel") if tid == TAG_A or tid == TAG_LINK else ""
         if ((_BY_WORDS.search(cls) or _BY_WORDS.search(idv) or _AUTHOR_WORD.search(rel)
              or _AUTHOR_WORD.search(prop))
                 and sum(1 for x in out if x[0] == "by") < MAX_BYLINE_ITEMS):
