@@ -64,6 +64,7 @@ def test_faq_questions_are_not_the_title() -> None:
     ("Tue, 05 Mar 2024 10:00:00 GMT", "2024-03-05"), ("March 5th, 2024", "2024-03-05"),
     ("5 March 2024", "2024-03-05"), ("Published on Mar. 5, 2024", "2024-03-05"),
     ("23.07.2025", "2025-07-23"), ("7/23/2025", "2025-07-23"), ("05.03.2024", "2024-03-05"),
+    ("Cureus. 2023 Jan 7;15(1):e33475", "2023-01-07"),
     ("2024-02-30", ""), ("1850-01-01", ""), ("yesterday", ""), ("", ""),
 ])
 def test_normalise_date(raw: str, want: str) -> None:
@@ -79,6 +80,10 @@ def test_normalise_date(raw: str, want: str) -> None:
     ("Keith Barry Senior Autos Reporter", "Keith Barry"),
     ("Isaiah Shelton", "Isaiah Shelton"),
     ("Post by galitsyn »", "galitsyn"),
+    ("Brian Becker7 min read", "Brian Becker"), ("Chris Carroll30 Sep", "Chris Carroll"),
+    ("jsteinhardt18th Dec", "jsteinhardt"), ("user42", "user42"),
+    ("amondale (Amondale)", "amondale"), ("Jo Lee (Editor)", "Jo Lee (Editor)"),
+    ("Guide by Will Judd", "Will Judd"),
     ("https://www.facebook.com/someone", ""),
     ("Sat, 20 Dec, 2025", ""),
     ("Author", ""),
@@ -185,3 +190,13 @@ def test_walk_gathers_body_scripts_and_skips_long_author_sections(walk: str) -> 
     assert h.bylines == [("entry-author", "Ann Lee")]
     md = extract_metadata(h)
     assert (md.author, md.date) == ("Ann Lee", "2023-02-01")
+
+
+def test_one_meta_per_author_and_url_date_first() -> None:
+    """citation_author (one <meta> per author, as on journal pages) gives all of them, in
+    order; a /y/m/d/ URL path is the publication date before any <meta>."""
+    head = PageHead(metas=[("citation_author", "Ann Lee"), ("citation_author", "Bo Chen"),
+                           ("citation_author", "Ann Lee"), ("article:published_time", "2020-01-09")])
+    md = extract_metadata(head, "https://ex.org/2020/01/08/story")
+    assert md.author == "Ann Lee, Bo Chen" and md.date == "2020-01-08"
+    assert extract_metadata(head, "https://ex.org/story").date == "2020-01-09"
