@@ -435,7 +435,8 @@ _WEEKDAYS = frozenset("mon tue tues wed thu thur thurs fri sat sun monday tuesda
                       "saturday sunday".split())
 _NOT_NAMES = frozenset(("author", "authors", "admin", "about the author", "unknown", "staff", "guest",
                         "the author", "written by", "by", "editor", "anonymous", "administrator",
-                        "topic author", "article by", "posted by"))
+                        "topic author", "article by", "posted by", "undefined", "null", "none",
+                        "n/a", "webmaster", "name", "your name", "full name"))
 
 
 _SELF_PAREN = re.compile(r"^(.+?)\s*\((.+)\)$")
@@ -457,7 +458,7 @@ def clean_author(s: str) -> str:
     m = _CUT.search(s)
     if m and m.start() > 0:
         s = s[: m.start()]
-    s = s.strip(" ,;:|-–—•·").strip()
+    s = s.strip(" ,;:|-–—•·*").strip()  # * : a footnote mark, or a form's "Name *"
     m = _SELF_PAREN.match(s)  # a forum's "name (Name)": the handle, then the same as a name
     if m and m.group(1).casefold() == m.group(2).casefold():
         s = m.group(1)
@@ -470,6 +471,7 @@ def clean_author(s: str) -> str:
     if not words or len(words) > 8 or len(s) > 80 or s.lower() in _NOT_NAMES:
         return ""
     if (not s[0].isalpha() or normalise_date(s) or s.lower() in _WEEKDAYS
+            or "©" in s  # a copyright line
             or (s.endswith((".", "?", "!")) and len(words) > 4)):
         return ""
     return s

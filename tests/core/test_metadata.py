@@ -86,7 +86,8 @@ def test_normalise_date(raw: str, want: str) -> None:
     ("Guide by Will Judd", "Will Judd"),
     ("https://www.facebook.com/someone", ""),
     ("Sat, 20 Dec, 2025", ""),
-    ("Author", ""),
+    ("Author", ""), ("Name *", ""), ("Ann Bell, MD*", "Ann Bell, MD"), ("undefined", ""),
+    ("The X University ©", ""),
     ("This is a whole sentence about the writer of the piece and more.", ""),
 ])
 def test_clean_author(raw: str, want: str) -> None:
