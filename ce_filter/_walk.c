@@ -209,6 +209,16 @@ static PyObject *py_parse(PyObject *self, PyObject *arg) {
     return cap;
 }
 
+/* A text node's characters: read in place (direct), or copied out (*owned: free it with
+ * L.destroy_text). */
+static lxb_char_t *text_of(void *node, size_t *len, lxb_char_t **owned) {
+    if (direct) {
+        *len = ((chardata_t *)node)->data.length;
+        return ((chardata_t *)node)->data.data;
+    }
+    return *owned = L.text_content(node, len);
+}
+
 /* ---- the walk ---- */
 typedef struct { tag_id_t tid; uint32_t flags; int64_t serial; } Entry;
 #define NB_INT 5
@@ -368,6 +378,18 @@ static PyObject *str_of(Str v) {
     return PyUnicode_DecodeUTF8(v.p ? (const char *)v.p : "", (Py_ssize_t)v.n, "replace");
 }
 
+/* The node after `node` in document order below `root`; NULL past root's last descendant. */
+static void *next_under(void *node, void *root) {
+    void *c = FIRST_CHILD(node);
+    if (c) return c;
+    while (node && node != root) {
+        void *nx = NEXT(node);
+        if (nx) return nx;
+        node = PARENT(node);
+    }
+    return NULL;
+}
+
 /* The text of the descendant text nodes of node, gathered into w->item; 1 when it is over
  * `limit` bytes (0: no limit), -1 on error. */
 static int gather_text(W *w, void *root, size_t limit) {
@@ -376,26 +398,14 @@ static int gather_text(W *w, void *root, size_t limit) {
     while (node && node != root) {
         if (TAG_ID(node) == TAG_TEXT) {
             size_t len = 0;
-            lxb_char_t *t, *owned = NULL;
-            if (direct) {
-                t = ((chardata_t *)node)->data.data;
-                len = ((chardata_t *)node)->data.length;
-            } else {
-                t = owned = L.text_content(node, &len);
-            }
+            lxb_char_t *owned = NULL, *t = text_of(node, &len, &owned);
             int over = limit && w->item.n + len > limit;
             int r = (!over && t && len) ? buf_put(&w->item, t, len) : 0;
             if (owned) L.destroy_text(w->dom_doc, owned);
             if (r < 0) return -1;
             if (over) return 1;
         }
-        void *c = FIRST_CHILD(node);
-        if (c) { node = c; continue; }
-        while (node && node != root) {
-            void *nx = NEXT(node);
-            if (nx) { node = nx; break; }
-            node = PARENT(node);
-        }
+        node = next_under(node, root);
     }
     return 0;
 }
@@ -508,13 +518,7 @@ static int walk_head(W *w, void *head) {
         } else if (tid > 5 && collect(w, node, tid, 0) < 0) {
             return -1;
         }
-        void *c = FIRST_CHILD(node);
-        if (c) { node = c; continue; }
-        while (node && node != head) {
-            void *nx = NEXT(node);
-            if (nx) { node = nx; break; }
-            node = PARENT(node);
-        }
+        node = next_under(node, head);
     }
     return 0;
 }
@@ -528,13 +532,7 @@ static int walk(W *w, void *root, long *n_nodes) {
         int descend = 0;
         if (tid == TAG_TEXT) {
             size_t len = 0;
-            lxb_char_t *s, *owned = NULL;
-            if (direct) {
-                s = ((chardata_t *)node)->data.data;
-                len = ((chardata_t *)node)->data.length;
-            } else {
-                s = owned = L.text_content(node, &len);
-            }
+            lxb_char_t *owned = NULL, *s = text_of(node, &len, &owned);
             if (s && len) {
                 int r = buf_put(&w->cur, s, len);
                 if (r == 0 && !all_space(s, len)) {

@@ -12,7 +12,7 @@ from . import __version__
 from .decode import decode_html
 from .model import Model, load_default
 from .options import probability
-from .segment import FLAG_NAMES, Blocks, _id, parse, segment
+from .segment import FLAG_PRE, Blocks, _id, parse, segment
 
 # Pages above this size are cut before parsing: a 50 MB "page" is a dump, not an article,
 # and the cut keeps memory and latency bounded for the stream.
@@ -153,7 +153,6 @@ def _looks_binary(data: bytes) -> bool:
 
 
 FALLBACK_REL = 0.8
-FLAG_PRE = 1 << FLAG_NAMES.index("pre")
 TAG_H1 = _id("h1")
 # The precision-leaning cut for a model file that does not record one (files from before
 # the training (learn.fit) chose it on CV: Model.precise_threshold).
