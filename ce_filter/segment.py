@@ -128,7 +128,7 @@ def element_tokens(cls: str | None, idv: str | None) -> tuple[str, ...]:
 # gathered on the same walk so the page is walked once: raw attribute values and texts of
 # the <html> root, <meta>, <link>/<a> whose rel may say canonical or author, JSON-LD
 # <script>s, <time>s and byline candidates (class/id saying author or byline, rel/itemprop
-# author), as tuples led by their kind. The tests below are loose and ASCII-only (the C walk
+# author), as tuples led by their kind. The checks here are loose and ASCII-only (the C walk
 # makes the same ones); metadata.py applies the exact rules.
 MAX_BYLINE_ITEMS = 64  # byline candidates gathered per page, the first in document order
 MAX_TIME_CHARS = 300  # a <time>'s text is kept up to this many characters
