@@ -407,11 +407,11 @@ def _looks_like_url(s: str) -> bool:
 
 # ---------------------------------------------------------------- author
 
-_BY = re.compile(r"^\s*(?:(?:written|posted|published|reviewed|edited|story|words|text|photos?|"
+_BY = re.compile(r"^\s*(?:(?:written|authored|posted|published|reviewed|edited|story|words|text|photos?|"
                  r"recipe|article|post|read the latest|more|guide|review|interview|report|analysis|"
                  r"column|feature|opinion|video|podcast)\s*)?"
                  r"(?:by|from|von|par|por|door|via)(?:\s*[:\-–]?\s+|(?=[A-Z]))", re.I)
-_AUTHOR_LABEL = re.compile(r"^\s*(?:authors?|auteur|autor|written by|posted by)\s*[:|\-–]?\s*", re.I)
+_AUTHOR_LABEL = re.compile(r"^\s*(?:authors?|auteur|autor|written by|posted by)\b\s*[:|\-–]?\s*", re.I)
 _MONTH_ALT = "|".join(sorted(_MONTHS, key=len, reverse=True))
 _LEADING_DATE = re.compile(r"^\s*(?:(?:" + _MONTH_ALT + r")\.?\s+\d{1,2}(?:st|nd|rd|th)?,?\s+\d{4}|"
                            r"\d{1,2}\s+(?:" + _MONTH_ALT + r")\.?,?\s+\d{4}|\d{4}-\d\d-\d\d)"
@@ -511,12 +511,26 @@ def _author_from_blocks(texts: Sequence[str], title_at: int) -> str:
             a = clean_author(t)
             if a:
                 return a
-    for t in texts:
-        if t[:1] in "WwAa" and len(t) < 120 and _WRITTEN_BY.match(t):
-            a = clean_author(t)
-            if a:
-                return a
-    return ""
+    # a "Written by" line anywhere: found with str.find over the page's lines (a Python loop
+    # over thousands of blocks, or a multi-line regex, costs ten times more)
+    joined = "\n".join(texts)
+    low = joined.lower()
+    best, found = len(low), ""
+    for word in ("written", "authored"):
+        i = low.find(word)
+        while 0 <= i < best:
+            if i == 0 or low[i - 1] == "\n":
+                end = low.find("\n", i)
+                line = joined[i: len(low) if end < 0 else end]
+                if line.lower() in ("written by", "authored by") and end > 0:  # the name: next block
+                    nxt = low.find("\n", end + 1)
+                    line = line + " " + joined[end + 1: len(low) if nxt < 0 else nxt]
+                a = clean_author(line) if len(line) < 120 and _WRITTEN_BY.match(line) else ""
+                if a:
+                    best, found = i, a
+                    break
+            i = low.find(word, i + 1)
+    return found
 
 
 # ---------------------------------------------------------------- title

@@ -83,7 +83,7 @@ def test_normalise_date(raw: str, want: str) -> None:
     ("Brian Becker7 min read", "Brian Becker"), ("Chris Carroll30 Sep", "Chris Carroll"),
     ("jsteinhardt18th Dec", "jsteinhardt"), ("user42", "user42"),
     ("amondale (Amondale)", "amondale"), ("Jo Lee (Editor)", "Jo Lee (Editor)"),
-    ("Guide by Will Judd", "Will Judd"),
+    ("Guide by Will Judd", "Will Judd"), ("Authored by Bo Li | 2020", "Bo Li"), ("Author: Bo Li", "Bo Li"),
     ("https://www.facebook.com/someone", ""),
     ("Sat, 20 Dec, 2025", ""),
     ("Author", ""), ("Name *", ""), ("Ann Bell, MD*", "Ann Bell, MD"), ("undefined", ""),
@@ -201,3 +201,9 @@ def test_one_meta_per_author_and_url_date_first() -> None:
     md = extract_metadata(head, "https://ex.org/2020/01/08/story")
     assert md.author == "Ann Lee, Bo Chen" and md.date == "2020-01-08"
     assert extract_metadata(head, "https://ex.org/story").date == "2020-01-09"
+
+
+def test_written_by_line_anywhere_on_the_page() -> None:
+    texts = ["Menu", "Story text " * 5] + ["x"] * 100 + ["written by " + "x" * 200, "Written by Jane Roe"]
+    assert extract_metadata(PageHead(), texts=texts).author == "Jane Roe"
+    assert extract_metadata(PageHead(), texts=texts[:-1] + ["Written by", "Eliz"]).author == "Eliz"
