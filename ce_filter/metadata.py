@@ -511,26 +511,15 @@ def _author_from_blocks(texts: Sequence[str], title_at: int) -> str:
             a = clean_author(t)
             if a:
                 return a
-    # a "Written by" line anywhere: found with str.find over the page's lines (a Python loop
-    # over thousands of blocks, or a multi-line regex, costs ten times more)
-    joined = "\n".join(texts)
-    low = joined.lower()
-    best, found = len(low), ""
-    for word in ("written", "authored"):
-        i = low.find(word)
-        while 0 <= i < best:
-            if i == 0 or low[i - 1] == "\n":
-                end = low.find("\n", i)
-                line = joined[i: len(low) if end < 0 else end]
-                if line.lower() in ("written by", "authored by") and end > 0:  # the name: next block
-                    nxt = low.find("\n", end + 1)
-                    line = line + " " + joined[end + 1: len(low) if nxt < 0 else nxt]
-                a = clean_author(line) if len(line) < 120 and _WRITTEN_BY.match(line) else ""
+    for i, t in enumerate(texts):  # a "Written by" line anywhere
+        if t[:1] in "WwAa" and len(t) < 120:
+            if len(t) < 12 and t.lower() in ("written by", "authored by") and i + 1 < len(texts):
+                t = t + " " + texts[i + 1]  # the name in the next block
+            if _WRITTEN_BY.match(t):
+                a = clean_author(t)
                 if a:
-                    best, found = i, a
-                    break
-            i = low.find(word, i + 1)
-    return found
+                    return a
+    return ""
 
 
 # ---------------------------------------------------------------- title
