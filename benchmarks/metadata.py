@@ -10,7 +10,10 @@ Cost: ce-filter's extraction with and without its metadata (``Extractor(metadata
 one process, interleaved page by page (best of ``--repeat``): the difference over the full
 extraction time is the share the metadata takes. The walk's own collection (a few attribute
 reads on <meta>, <link>, <time>, <script> and byline elements) happens in both runs; its cost
-in instructions is measured apart (callgrind; docs/OUTPUT.md).
+is measured apart, in instructions, which other load on the machine does not change:
+``python -m ce_filter.bench.metadata --instructions 100`` runs the extraction of 100 pages
+under callgrind with the metadata, without its rules, and without the walk's collection too
+(each less a run that only loads the same pages and warms up).
 """
 
 from __future__ import annotations
@@ -178,3 +181,76 @@ def run(a: Any) -> int:
         update_doc(doc, {"metadata": f"{run_header(cmd, a.pin)}\n\n{body}"})
         print(f"wrote {os.path.relpath(doc)} (section: metadata)", file=sys.stderr)
     return 0
+
+
+# ---------------------------------------------------------------- instructions (callgrind)
+
+VARIANTS = (("with metadata", "full"), ("without the rules (metadata=False)", "norules"),
+            ("without the rules and the walk's collection", "nohead"))
+
+
+def _child(variant: str, n: int, base: bool) -> None:
+    """One callgrind run: load n pages (spread over wcxb-dev), warm up, extract them all
+    unless ``base``."""
+    from ce_filter import segment
+    from ce_filter.api import Extractor
+
+    pages = load()
+    pages = pages[:: max(len(pages) // n, 1)][:n]
+    if variant == "nohead":
+        if segment._fast is None:
+            raise SystemExit("the walk's collection can be switched off only in the C walk")
+        segment._fast.configure_head(0, 0, 0, 0, 0, 0, 0, 0, 0)
+    ex = Extractor(metadata=variant == "full")
+    for _, url, raw, _ in pages[:5]:
+        ex.extract(raw, url)
+    if not base:
+        for _, url, raw, _ in pages:
+            ex.extract(raw, url)
+
+
+def instructions(n: int) -> str:
+    """The table of instructions per page of each variant (callgrind), and the shares."""
+    import subprocess
+    import sys
+
+    got = {}
+    for _, v in VARIANTS:
+        for base in (False, True):
+            cmd = ["valgrind", "--tool=callgrind", "--callgrind-out-file=/dev/null", sys.executable,
+                   "-m", "ce_filter.bench.metadata", "--child", v, str(n)] + (["--base"] if base else [])
+            err = subprocess.run(cmd, capture_output=True, text=True, check=True).stderr
+            m = re.search(r"Collected : (\d+)", err)
+            if not m:
+                raise RuntimeError(f"no instruction count from {' '.join(cmd)}:\n{err[-2000:]}")
+            got[v, base] = int(m.group(1))
+    per = {v: (got[v, False] - got[v, True]) / n for _, v in VARIANTS}
+    rows = [[name, f"{per[v] / 1e6:.2f}"] for name, v in VARIANTS]
+    full = per["full"]
+    shares = [["the metadata rules and language", f"{(full - per['norules']) / full * 100:.1f} %"],
+              ["the walk's collection", f"{(per['norules'] - per['nohead']) / full * 100:.1f} %"],
+              ["all metadata", f"{(full - per['nohead']) / full * 100:.1f} %"]]
+    return "\n\n".join([
+        f"Instructions per page (callgrind), {n} wcxb-dev pages:",
+        table(["extraction", "M instructions/page"], rows),
+        table(["share of the extraction with metadata", ""], shares)])
+
+
+def main(argv: list[str] | None = None) -> int:
+    import argparse
+
+    p = argparse.ArgumentParser(prog="python -m ce_filter.bench.metadata",
+                                description="What the metadata costs, in instructions (callgrind).")
+    p.add_argument("--instructions", type=int, metavar="N", help="measure on N wcxb-dev pages")
+    p.add_argument("--child", nargs=2, metavar=("VARIANT", "N"), help=argparse.SUPPRESS)
+    p.add_argument("--base", action="store_true", help=argparse.SUPPRESS)
+    a = p.parse_args(argv)
+    if a.child:
+        _child(a.child[0], int(a.child[1]), a.base)
+        return 0
+    print(instructions(a.instructions or 100))
+    return 0
+
+
+if __name__ == "__main__":
+    raise SystemExit(main())

@@ -33,6 +33,11 @@ static struct {
     const lxb_char_t *(*elem_id)(void *el, size_t *len);
     lxb_char_t *(*text_content)(void *node, size_t *len);
     lxb_char_t *(*destroy_text)(void *dom_doc, lxb_char_t *text);
+    const lxb_char_t *(*get_attr)(void *el, const lxb_char_t *name, size_t name_len, size_t *len);
+    void *(*first_attr)(void *el);
+    void *(*next_attr)(void *attr);
+    void *(*class_attr)(void *el);
+    void *(*id_attr)(void *el);
 } L;
 
 /* Lexbor's node and character-data structs as selectolax's lexbor.pxd declares them. They are
@@ -57,11 +62,18 @@ static int direct = 0;
 #define TAG_ID(n) (direct ? (tag_id_t)((node_t *)(n))->local_name : L.tag_id(n))
 
 /* Tag kinds, set by configure() from segment.py's tag sets. */
-enum { K_BLOCK = 1, K_SKIP = 2, K_NOATTR = 4 };
+enum { K_BLOCK = 1, K_SKIP = 2, K_NOATTR = 4, K_LIST = 8 };
 #define NTAB 1024
 static unsigned char kinds[NTAB];
 static uint32_t flag_tab[NTAB];
 static tag_id_t TAG_BR, TAG_TITLE, TAG_HEAD;
+/* the elements the metadata reads (configure_head); 0 until configured */
+static tag_id_t T_HTML, T_META, T_LINK, T_SCRIPT, T_TIME, T_A;
+/* what the renderers need (segment(doc, extras=True)); configure_extras */
+static tag_id_t T_LI, T_OL, T_IMG;
+static uint32_t FLAG_PRE;
+static int max_by_items = 64, max_time_chars = 300;
+static size_t max_item_text = 2000;
 static uint32_t FLAG_A;
 static int path_len = 10;
 static int configured = 0;
@@ -197,6 +209,16 @@ static PyObject *py_parse(PyObject *self, PyObject *arg) {
     return cap;
 }
 
+/* A text node's characters: read in place (direct), or copied out (*owned: free it with
+ * L.destroy_text). */
+static lxb_char_t *text_of(void *node, size_t *len, lxb_char_t **owned) {
+    if (direct) {
+        *len = ((chardata_t *)node)->data.length;
+        return ((chardata_t *)node)->data.data;
+    }
+    return *owned = L.text_content(node, len);
+}
+
 /* ---- the walk ---- */
 typedef struct { tag_id_t tid; uint32_t flags; int64_t serial; } Entry;
 #define NB_INT 5
@@ -220,7 +242,39 @@ typedef struct {
     int64_t *b_int; size_t n_b, b_cap;  /* NB_INT per block: n_tags, tag, depth, flags, opener */
     double *b_cnt; size_t cnt_cap;  /* 3 per block: characters, words, words in links */
     PyObject *title;
+    PyObject *head;  /* segment.head_items' tuples */
+    int extras;  /* Blocks.extras wanted: */
+    PyObject *pre, *ordered, *links, *images;
+    int n_by;
+    Buf item;
 } W;
+
+/* segment_tree's extras at a flush: a code block's raw text, whether a list item is numbered */
+static int flush_extras(W *w) {
+    if (w->opener.flags & FLAG_PRE) {
+        PyObject *k = PyLong_FromSize_t(w->n_b);
+        PyObject *v = PyUnicode_DecodeUTF8(w->cur.p ? w->cur.p : "", (Py_ssize_t)w->cur.n, "replace");
+        int bad = !k || !v || PyDict_SetItem(w->pre, k, v) < 0;
+        Py_XDECREF(k);
+        Py_XDECREF(v);
+        if (bad) return -1;
+    }
+    if (w->opener.tid == T_LI) {
+        for (size_t j = w->sp; j-- > 0;) {
+            tag_id_t t = w->stack[j].tid;
+            if (KIND(t) & K_LIST) {
+                if (t == T_OL) {
+                    PyObject *k = PyLong_FromSize_t(w->n_b);
+                    int bad = !k || PyList_Append(w->ordered, k) < 0;
+                    Py_XDECREF(k);
+                    if (bad) return -1;
+                }
+                break;
+            }
+        }
+    }
+    return 0;
+}
 
 static int flush(W *w) {
     if (w->has_text) {
@@ -233,6 +287,7 @@ static int flush(W *w) {
                       grow((void **)&w->b_cnt, &w->cnt_cap, (w->n_b + 1) * 3, sizeof(double)) < 0;
             Py_XDECREF(a);
             if (bad) { Py_DECREF(t); return -1; }
+            if (w->extras && flush_extras(w) < 0) { Py_DECREF(t); return -1; }
             int64_t *r = w->b_int + w->n_b * NB_INT;
             r[0] = w->cur_tags;
             r[1] = (int64_t)w->opener.tid;
@@ -267,20 +322,205 @@ static int set_title(W *w, void *node) {
 
 static int title_empty(W *w) { return PyUnicode_GET_LENGTH(w->title) == 0; }
 
-/* The first <title> below head, in document order (head's css_first("title")). */
-static void *find_title(void *head) {
-    void *node = FIRST_CHILD(head);
-    while (node && node != head) {
-        if (TAG_ID(node) == TAG_TITLE) return node;
-        void *c = FIRST_CHILD(node);
-        if (c) { node = c; continue; }
-        while (node && node != head) {
-            void *nx = NEXT(node);
-            if (nx) { node = nx; break; }
-            node = PARENT(node);
+/* ---- what the metadata reads: segment.head_items is the reference ---- */
+
+/* ASCII-case-insensitive "w occurs in s" (w lower-case). */
+static int has_ci(const lxb_char_t *s, size_t n, const char *w) {
+    size_t k = strlen(w);
+    for (size_t i = 0; i + k <= n; i++) {
+        size_t j = 0;
+        while (j < k) {
+            unsigned char c = s[i + j];
+            if (c >= 'A' && c <= 'Z') c = (unsigned char)(c + 32);
+            if (c != (unsigned char)w[j]) break;
+            j++;
+        }
+        if (j == k) return 1;
+    }
+    return 0;
+}
+
+/* ASCII-case-insensitive "author" or "byline" occurs in s (for every class and id: the
+ * candidates' first letters are found with memchr, which scans many bytes at a time). */
+static int has_by_word(const lxb_char_t *s, size_t n) {
+    static const char first[4] = {'a', 'A', 'b', 'B'};
+    if (n < 6) return 0;
+    for (int k = 0; k < 4; k++) {
+        const char *word = k < 2 ? "author" : "byline";
+        const lxb_char_t *p = s, *end = s + n - 5;
+        while (p < end && (p = memchr(p, first[k], (size_t)(end - p))) != NULL) {
+            if (has_ci(p, 6, word)) return 1;
+            p++;
         }
     }
+    return 0;
+}
+
+/* Whether the element has an attribute besides class and id (most have none: then its
+ * itemprop need not be looked up). */
+static int other_attrs(void *el) {
+    void *c = L.class_attr(el), *i = L.id_attr(el);
+    for (void *a = L.first_attr(el); a; a = L.next_attr(a))
+        if (a != c && a != i) return 1;
+    return 0;
+}
+
+typedef struct { const lxb_char_t *p; size_t n; } Str;
+
+static Str attr(void *el, const char *name) {
+    Str r = {NULL, 0};
+    r.p = L.get_attr(el, (const lxb_char_t *)name, strlen(name), &r.n);
+    if (!r.p) r.n = 0;
+    return r;
+}
+
+static PyObject *str_of(Str v) {
+    return PyUnicode_DecodeUTF8(v.p ? (const char *)v.p : "", (Py_ssize_t)v.n, "replace");
+}
+
+/* The node after `node` in document order below `root`; NULL past root's last descendant. */
+static void *next_under(void *node, void *root) {
+    void *c = FIRST_CHILD(node);
+    if (c) return c;
+    while (node && node != root) {
+        void *nx = NEXT(node);
+        if (nx) return nx;
+        node = PARENT(node);
+    }
     return NULL;
+}
+
+/* The text of the descendant text nodes of node, gathered into w->item; 1 when it is over
+ * `limit` bytes (0: no limit), -1 on error. */
+static int gather_text(W *w, void *root, size_t limit) {
+    w->item.n = 0;
+    void *node = FIRST_CHILD(root);
+    while (node && node != root) {
+        if (TAG_ID(node) == TAG_TEXT) {
+            size_t len = 0;
+            lxb_char_t *owned = NULL, *t = text_of(node, &len, &owned);
+            int over = limit && w->item.n + len > limit;
+            int r = (!over && t && len) ? buf_put(&w->item, t, len) : 0;
+            if (owned) L.destroy_text(w->dom_doc, owned);
+            if (r < 0) return -1;
+            if (over) return 1;
+        }
+        node = next_under(node, root);
+    }
+    return 0;
+}
+
+/* segment._short_text */
+static PyObject *short_text(W *w, void *node) {
+    int r = gather_text(w, node, max_item_text);
+    if (r < 0) return NULL;
+    if (r == 1) return PyUnicode_FromStringAndSize("", 0);
+    return normalized((unsigned char *)w->item.p, w->item.n, &w->tmp);
+}
+
+static int add_to(PyObject *list, PyObject *t) {
+    if (!t) return -1;
+    int r = PyList_Append(list, t);
+    Py_DECREF(t);
+    return r;
+}
+
+static int add_item(W *w, PyObject *t) { return add_to(w->head, t); }
+
+/* segment.head_items */
+static int collect(W *w, void *node, tag_id_t tid, int body) {
+    if (!T_META) return 0;
+    Str rel = {NULL, 0};
+    if (tid == T_META) {
+        Str key = attr(node, "property");
+        if (!key.n) key = attr(node, "name");
+        if (!key.n) key = attr(node, "itemprop");
+        if (!key.n) key = attr(node, "http-equiv");
+        Str content = attr(node, "content");
+        if (key.n && content.n && add_item(w, Py_BuildValue("(sNN)", "meta", str_of(key), str_of(content))) < 0)
+            return -1;
+    } else if (tid == T_LINK || tid == T_A) {
+        rel = attr(node, "rel");
+        if (rel.n && (has_ci(rel.p, rel.n, "canonical") || has_ci(rel.p, rel.n, "author"))) {
+            Str href = attr(node, "href");
+            if (href.n && add_item(w, Py_BuildValue("(sNN)", "link", str_of(rel), str_of(href))) < 0)
+                return -1;
+        }
+    } else if (tid == T_SCRIPT) {
+        Str type = attr(node, "type");
+        if (type.n && has_ci(type.p, type.n, "ld+json")) {
+            if (gather_text(w, node, 0) < 0) return -1;
+            PyObject *t = PyUnicode_DecodeUTF8(w->item.p ? w->item.p : "", (Py_ssize_t)w->item.n, "replace");
+            if (add_item(w, t ? Py_BuildValue("(sN)", "ld", t) : NULL) < 0) return -1;
+        }
+    } else if (tid == T_TIME) {
+        PyObject *t = short_text(w, node);
+        if (t && PyUnicode_GET_LENGTH(t) > max_time_chars) Py_SETREF(t, PyUnicode_Substring(t, 0, max_time_chars));
+        if (add_item(w, t ? Py_BuildValue("(sNNNN)", "time", str_of(attr(node, "datetime")),
+                                          str_of(attr(node, "itemprop")), str_of(attr(node, "class")), t)
+                          : NULL) < 0)
+            return -1;
+    }
+    if (body && w->n_by < max_by_items) {
+        Str cls = {NULL, 0}, idv = {NULL, 0};
+        cls.p = L.elem_class(node, &cls.n);
+        if (!cls.p) cls.n = 0;
+        idv.p = L.elem_id(node, &idv.n);
+        if (!idv.p) idv.n = 0;
+        Str prop = {NULL, 0};
+        if (other_attrs(node)) prop = attr(node, "itemprop");
+        if (has_by_word(cls.p, cls.n) || has_by_word(idv.p, idv.n) ||
+            has_ci(rel.p, rel.n, "author") || has_ci(prop.p, prop.n, "author")) {
+            w->n_by++;
+            PyObject *t = short_text(w, node);
+            if (add_item(w, t ? Py_BuildValue("(sNNNNN)", "by", str_of(cls), str_of(idv), str_of(rel),
+                                              str_of(prop), t) : NULL) < 0)
+                return -1;
+        }
+    }
+    return 0;
+}
+
+/* segment._render_items */
+static int render_item(W *w, void *node, tag_id_t tid) {
+    size_t nb = w->n_b;
+    if (tid == T_A) {
+        Str href = attr(node, "href");
+        if (!href.n) return 0;
+        if (gather_text(w, node, 0) < 0) return -1;
+        PyObject *t = normalized((unsigned char *)w->item.p, w->item.n, &w->tmp);
+        return add_to(w->links, t ? Py_BuildValue("(nNN)", (Py_ssize_t)nb, t, str_of(href)) : NULL);
+    }
+    Str src = attr(node, "src");
+    if (!src.n) src = attr(node, "data-src");
+    Str alt = attr(node, "alt");
+    PyObject *a = normalized(alt.p ? alt.p : (const lxb_char_t *)"", alt.n, &w->tmp);
+    if (a && !src.n && !PyUnicode_GET_LENGTH(a)) {
+        Py_DECREF(a);
+        return 0;
+    }
+    PyObject *item = a ? Py_BuildValue("(nNN)", (Py_ssize_t)(w->has_text ? nb : (nb ? nb - 1 : 0)), a,
+                                       str_of(src)) : NULL;
+    return add_to(w->images, item);
+}
+
+/* The <head>: the text of its first <title> (when none was seen yet) and its items. */
+static int walk_head(W *w, void *head) {
+    int titled = !title_empty(w);
+    void *node = FIRST_CHILD(head);
+    while (node && node != head) {
+        tag_id_t tid = TAG_ID(node);
+        if (tid == TAG_TITLE) {
+            if (!titled) {
+                if (set_title(w, node) < 0) return -1;
+                titled = 1;
+            }
+        } else if (tid > 5 && collect(w, node, tid, 0) < 0) {
+            return -1;
+        }
+        node = next_under(node, head);
+    }
+    return 0;
 }
 
 static int walk(W *w, void *root, long *n_nodes) {
@@ -292,13 +532,7 @@ static int walk(W *w, void *root, long *n_nodes) {
         int descend = 0;
         if (tid == TAG_TEXT) {
             size_t len = 0;
-            lxb_char_t *s, *owned = NULL;
-            if (direct) {
-                s = ((chardata_t *)node)->data.data;
-                len = ((chardata_t *)node)->data.length;
-            } else {
-                s = owned = L.text_content(node, &len);
-            }
+            lxb_char_t *owned = NULL, *s = text_of(node, &len, &owned);
             if (s && len) {
                 int r = buf_put(&w->cur, s, len);
                 if (r == 0 && !all_space(s, len)) {
@@ -326,14 +560,18 @@ static int walk(W *w, void *root, long *n_nodes) {
                 return -1;
             }
         } else if (KIND(tid) & K_SKIP) {
-            if (tid == TAG_HEAD && title_empty(w)) {
-                void *t = find_title(node);
-                if (t && set_title(w, t) < 0) return -1;
+            if (tid == TAG_HEAD) {
+                if (walk_head(w, node) < 0) return -1;
+            } else if (tid > 5 && collect(w, node, tid, 1) < 0) {
+                return -1;
             }
         } else if (tid > 5) {  /* 0-5: undef, EOF, text, document, comment, doctype */
             if (tid == TAG_TITLE) {
                 if (title_empty(w) && set_title(w, node) < 0) return -1;
             } else {
+                if (collect(w, node, tid, 1) < 0) return -1;
+                if (w->extras && (tid == T_A || tid == T_IMG) && T_IMG && render_item(w, node, tid) < 0)
+                    return -1;
                 size_t s = ++w->n_el;
                 if (grow((void **)&w->parent, &w->el_cap, s + 1, sizeof(int64_t)) < 0 ||
                     grow((void **)&w->enode, &w->enode_cap, s + 1, sizeof(void *)) < 0 ||
@@ -448,8 +686,11 @@ static PyObject *result(W *w, long n_nodes) {
     memcpy(blob.p, head, sizeof head);
     elems = PyBytes_FromStringAndSize(blob.p, (Py_ssize_t)blob.n);
     if (!elems) goto done;
-    out = Py_BuildValue("(OOOOOOOOl)", w->texts, w->anchors, ints, openers, paths, counts, elems,
-                        w->title, n_nodes);
+    PyObject *ex = w->extras ? Py_BuildValue("(OOOO)", w->pre, w->ordered, w->links, w->images)
+                             : Py_NewRef(Py_None);
+    if (!ex) goto done;
+    out = Py_BuildValue("(OOOOOOOOlON)", w->texts, w->anchors, ints, openers, paths, counts, elems,
+                        w->title, n_nodes, w->head, ex);
 done:
     Py_XDECREF(ints);
     Py_XDECREF(openers);
@@ -973,7 +1214,10 @@ done:
     return out;
 }
 
-static PyObject *py_segment(PyObject *self, PyObject *cap) {
+static PyObject *py_segment(PyObject *self, PyObject *args) {
+    PyObject *cap;
+    int extras = 0;
+    if (!PyArg_ParseTuple(args, "O|p", &cap, &extras)) return NULL;
     if (!configured) {
         PyErr_SetString(PyExc_RuntimeError, "configure() first");
         return NULL;
@@ -986,12 +1230,32 @@ static PyObject *py_segment(PyObject *self, PyObject *cap) {
     w.texts = PyList_New(0);
     w.anchors = PyList_New(0);
     w.title = PyUnicode_FromStringAndSize("", 0);
+    w.head = PyList_New(0);
+    w.extras = extras;
+    if (extras) {
+        w.pre = PyDict_New();
+        w.ordered = PyList_New(0);
+        w.links = PyList_New(0);
+        w.images = PyList_New(0);
+    }
     PyObject *out = NULL;
     long n_nodes = 0;
-    if (w.texts && w.anchors && w.title) {
+    if (w.texts && w.anchors && w.title && w.head &&
+        (!extras || (w.pre && w.ordered && w.links && w.images))) {
         void *root = L.doc_root(doc);
-        if (!root || walk(&w, root, &n_nodes) == 0) out = result(&w, n_nodes);
+        int bad = 0;
+        if (root && T_HTML && TAG_ID(root) == T_HTML) {
+            Str lang = attr(root, "lang");
+            bad = lang.n && add_item(&w, Py_BuildValue("(sN)", "lang", str_of(lang))) < 0;
+        }
+        if (!bad && (!root || walk(&w, root, &n_nodes) == 0)) out = result(&w, n_nodes);
     }
+    Py_XDECREF(w.head);
+    Py_XDECREF(w.pre);
+    Py_XDECREF(w.ordered);
+    Py_XDECREF(w.links);
+    Py_XDECREF(w.images);
+    PyMem_Free(w.item.p);
     Py_XDECREF(w.texts);
     Py_XDECREF(w.anchors);
     Py_XDECREF(w.title);
@@ -1031,6 +1295,31 @@ static PyObject *py_configure(PyObject *self, PyObject *args) {
     FLAG_A = fa;
     path_len = pl;
     configured = 1;
+    Py_RETURN_NONE;
+}
+
+/* configure_head(html, meta, link, script, time, a, max_by_items, max_time_chars, max_item_text) */
+static PyObject *py_configure_head(PyObject *self, PyObject *args) {
+    unsigned long long h, m, l, sc, t, a;
+    int mb, mt;
+    Py_ssize_t mi;
+    if (!PyArg_ParseTuple(args, "KKKKKKiin", &h, &m, &l, &sc, &t, &a, &mb, &mt, &mi)) return NULL;
+    if (mb < 0 || mt < 0 || mi < 0) {
+        PyErr_SetString(PyExc_ValueError, "negative limit");
+        return NULL;
+    }
+    T_HTML = (tag_id_t)h; T_META = (tag_id_t)m; T_LINK = (tag_id_t)l;
+    T_SCRIPT = (tag_id_t)sc; T_TIME = (tag_id_t)t; T_A = (tag_id_t)a;
+    max_by_items = mb; max_time_chars = mt; max_item_text = (size_t)mi;
+    Py_RETURN_NONE;
+}
+
+/* configure_extras(li, ol, img, flag_pre) */
+static PyObject *py_configure_extras(PyObject *self, PyObject *args) {
+    unsigned long long li, ol, img;
+    unsigned int fp;
+    if (!PyArg_ParseTuple(args, "KKKI", &li, &ol, &img, &fp)) return NULL;
+    T_LI = (tag_id_t)li; T_OL = (tag_id_t)ol; T_IMG = (tag_id_t)img; FLAG_PRE = fp;
     Py_RETURN_NONE;
 }
 
@@ -1075,8 +1364,10 @@ static PyObject *py_direct(PyObject *self, PyObject *noarg) { return PyBool_From
 
 static PyMethodDef methods[] = {
     {"configure", py_configure, METH_VARARGS, "Set the tag tables (from segment.py)."},
+    {"configure_head", py_configure_head, METH_VARARGS, "Set the elements the metadata reads."},
+    {"configure_extras", py_configure_extras, METH_VARARGS, "Set the elements the renderers read."},
     {"parse", py_parse, METH_O, "Parse a str with Lexbor; returns a document capsule."},
-    {"segment", py_segment, METH_O, "Walk a parsed document once; returns the raw block columns."},
+    {"segment", py_segment, METH_VARARGS, "Walk a parsed document once; returns the raw block columns."},
     {"direct", py_direct, METH_NOARGS, "Whether node fields are read directly (see probe_layout)."},
     {"elem_list", py_elem_list, METH_O, "Unpack segment()'s packed elements."},
     {"vocab_table", py_vocab_table, METH_VARARGS, "A token list and its weights, for ic_sums."},
@@ -1103,6 +1394,11 @@ static int bind(void *h) {
     SYM(elem_id, "lxb_dom_element_id_noi")
     SYM(text_content, "lxb_dom_node_text_content")
     SYM(destroy_text, "lxb_dom_document_destroy_text_noi")
+    SYM(get_attr, "lxb_dom_element_get_attribute")
+    SYM(first_attr, "lxb_dom_element_first_attribute_noi")
+    SYM(next_attr, "lxb_dom_element_next_attribute_noi")
+    SYM(class_attr, "lxb_dom_element_class_attribute_noi")
+    SYM(id_attr, "lxb_dom_element_id_attribute_noi")
 #undef SYM
     return 0;
 }

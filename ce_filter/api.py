@@ -13,7 +13,7 @@ from . import __version__
 from .decode import decode_html
 from .model import Model, load_default
 from .options import probability
-from .segment import FLAG_NAMES, Blocks, _id, parse, segment
+from .segment import FLAG_PRE, Blocks, _id, parse, segment
 
 # Pages above this size are cut before parsing: a 50 MB "page" is a dump, not an article,
 # and the cut keeps memory and latency bounded for the stream.
@@ -90,22 +90,22 @@ class Extraction:
     description: str = ""
     canonical_url: str = ""
     language: str = ""  # ISO 639-1
-    # the segmented page and the kept mask, for to_markdown / to_html
-    _page: tuple[Blocks, np.ndarray] | None = field(default=None, repr=False, compare=False)
+    # the segmented page, the kept mask and the page's text, for to_markdown / to_html
+    _page: tuple[Blocks, np.ndarray, str] | None = field(default=None, repr=False, compare=False)
 
     def to_markdown(self, *, links: bool = False, images: bool = False) -> str:
         """The kept blocks as Markdown (headings, lists, code, tables; docs/OUTPUT.md)."""
         from .render import to_markdown
 
-        blocks, keep = self._page or (Blocks(), np.zeros(0, dtype=bool))
-        return to_markdown(blocks, keep, _extras(blocks), links=links, images=images)
+        blocks, keep, page = self._page or (Blocks(), np.zeros(0, dtype=bool), "")
+        return to_markdown(blocks, keep, _extras(blocks, page), links=links, images=images)
 
     def to_html(self, *, links: bool = False, images: bool = False) -> str:
         """The kept blocks as a small clean HTML document."""
         from .render import to_html
 
-        blocks, keep = self._page or (Blocks(), np.zeros(0, dtype=bool))
-        return to_html(blocks, keep, _extras(blocks), links=links, images=images, title=self.title,
+        blocks, keep, page = self._page or (Blocks(), np.zeros(0, dtype=bool), "")
+        return to_html(blocks, keep, _extras(blocks, page), links=links, images=images, title=self.title,
                        lang=self.language)
 
     @property
@@ -136,24 +136,27 @@ class Extraction:
         }
 
 
-def _extras(blocks: Blocks) -> Any:
-    """What the renderers need beyond the blocks. The walk does not record it yet (a code
-    block's own line breaks, numbered lists, link targets, image alt text): until it does,
-    code comes out with its whitespace collapsed, list items as bullets, and no links or
-    images."""
+def _extras(blocks: Blocks, page: str) -> Any:
+    """What the renderers need beyond the blocks (a code block's own line breaks, numbered
+    lists, link targets, image alt text): the walk records it when asked, so the page is
+    walked again only when Markdown or HTML is asked for and plain text pays nothing."""
     from .render import Extras
 
-    return Extras()
+    if not page or not len(blocks):
+        return Extras()
+    again = segment(parse(page), extras=True)
+    if again.extras is None or again.texts != blocks.texts:  # cannot happen: the walk is pure
+        return Extras()
+    pre, ordered, links, images = again.extras
+    return Extras(pre, ordered, links, images)
 
 
 def _page_head(blocks: Blocks) -> Any:
-    """What the metadata rules read besides the blocks. The walk does not collect the head's
-    <meta>/<link>/JSON-LD, <time> or bylines yet: until it does, the rules see the <title>
-    and the blocks (title from the headings and <title>, "By ..." bylines and date lines near
-    the title, language from the text)."""
-    from .metadata import PageHead
+    """What the metadata rules read besides the blocks: the head's <meta>/<link>/JSON-LD,
+    <time>s and byline elements, as the walk gathered them."""
+    from .metadata import page_head
 
-    return PageHead(title=blocks.title)
+    return page_head(blocks.head, blocks.title)
 
 
 def _looks_binary(data: bytes) -> bool:
@@ -166,7 +169,6 @@ def _looks_binary(data: bytes) -> bool:
 
 
 FALLBACK_REL = 0.8
-FLAG_PRE = 1 << FLAG_NAMES.index("pre")
 TAG_H1 = _id("h1")
 # The precision-leaning cut for a model file that does not record one (files from before
 # the training (learn.fit) chose it on CV: Model.precise_threshold).
@@ -304,7 +306,7 @@ class Extractor:
                 model=self.version,
                 reason="" if kept else "no block classified as content",
             )
-        out._page = (blocks, keep)
+        out._page = (blocks, keep, text_html)
         out.url = url or ""
         out.html_title = blocks.title
         if self.metadata:

@@ -12,9 +12,11 @@ from __future__ import annotations
 
 import datetime as _dt
 import email.utils
+import functools
 import html
 import json
 import re
+import time
 import unicodedata
 from collections.abc import Iterator, Sequence
 from dataclasses import dataclass, field
@@ -83,43 +85,31 @@ def byline_marker(cls: str | None, idv: str | None, rel: str | None, itemprop: s
     return ""
 
 
-def head_from_tree(tree: Any) -> PageHead:
-    """PageHead of a selectolax parse: the reference the walks' collection is checked against."""
-    head = PageHead()
-    root = tree.root
-    if root is None:
-        return head
-    head.lang = root.attributes.get("lang") or "" if root.tag == "html" else ""
-    t = tree.css_first("title")
-    if t is not None:
-        head.title = " ".join(t.text().split())
-    for n in tree.css("meta"):
-        a = n.attributes
-        key = a.get("property") or a.get("name") or a.get("itemprop") or a.get("http-equiv")
-        content = a.get("content")
-        if key and content:
-            head.metas.append((key.lower(), content))
-    for n in tree.css("link[rel], a[rel]"):
-        rel = (n.attributes.get("rel") or "").lower()
-        href = n.attributes.get("href")
-        if href and ("canonical" in rel.split() or "author" in rel.split()):
-            head.links.append((rel, href))
-    for n in tree.css("script"):
-        if "ld+json" in (n.attributes.get("type") or "").lower():
-            head.jsonld.append(n.text())
-    for n in tree.css("time"):
-        a = n.attributes
-        marker = f"{a.get('itemprop') or ''} {a.get('class') or ''}".strip()
-        head.times.append((a.get("datetime") or "", marker, " ".join(n.text().split())[:MAX_BYLINE_CHARS]))
-    for n in tree.css("body *"):
-        if len(head.bylines) >= MAX_BYLINES:
-            break
-        a = n.attributes
-        m = byline_marker(a.get("class"), a.get("id"), a.get("rel"), a.get("itemprop"))
-        if m:
-            text = " ".join(n.text().split())
-            if text and len(text) <= MAX_BYLINE_CHARS:
-                head.bylines.append((m, text))
+def page_head(items: Sequence[tuple[str, ...]], title: str = "") -> PageHead:
+    """The PageHead of what the walk gathered (segment.head_items: raw values, loosely chosen):
+    keys lower-cased, rels and byline markers checked exactly, the first bylines kept."""
+    head = PageHead(title=title)
+    for it in items:
+        kind = it[0]
+        if kind == "meta":
+            head.metas.append((it[1].lower(), it[2]))
+        elif kind == "by":
+            if len(head.bylines) < MAX_BYLINES:
+                m = byline_marker(it[1], it[2], it[3], it[4])
+                text = it[5]
+                if m and text and len(text) <= MAX_BYLINE_CHARS:
+                    head.bylines.append((m, text))
+        elif kind == "time":
+            head.times.append((it[1], f"{it[2]} {it[3]}".strip(), it[4]))
+        elif kind == "link":
+            rel = it[1].lower()
+            words = rel.split()
+            if "canonical" in words or "author" in words:
+                head.links.append((rel, it[2]))
+        elif kind == "ld":
+            head.jsonld.append(it[1])
+        elif kind == "lang" and not head.lang:
+            head.lang = it[1]
     return head
 
 
@@ -136,6 +126,9 @@ _ORG_TYPES = frozenset("organization newsmediaorganization corporation localbusi
                        "educationalorganization governmentorganization ngo".split())
 
 
+_JSON = json.JSONDecoder(strict=False)  # made once: json.loads(strict=False) makes one per call
+
+
 def _json_loads(text: str) -> Any:
     s = text.strip()
     if s.startswith("<!--"):
@@ -144,11 +137,11 @@ def _json_loads(text: str) -> Any:
         s = s[:-3]
     s = s.strip().removeprefix("//<![CDATA[").removesuffix("//]]>").strip()
     try:
-        return json.loads(s, strict=False)
+        return _JSON.decode(s)
     except ValueError:
         # trailing commas, the commonest hand-written mistake
         try:
-            return json.loads(re.sub(r",\s*([}\]])", r"\1", s), strict=False)
+            return _JSON.decode(re.sub(r",\s*([}\]])", r"\1", s))
         except ValueError:
             return None
 
@@ -169,7 +162,9 @@ def _nodes(obj: Any, depth: int = 0) -> Iterator[dict[str, Any]]:
 
 def _types(node: dict[str, Any]) -> set[str]:
     t = node.get("@type")
-    ts = t if isinstance(t, list) else [t]
+    if isinstance(t, str):  # the common case, without building a list
+        return {t.rsplit("/", 1)[-1].lower()}
+    ts = t if isinstance(t, list) else ()
     return {x.rsplit("/", 1)[-1].lower() for x in ts if isinstance(x, str)}
 
 
@@ -250,6 +245,8 @@ def jsonld_fields(scripts: Sequence[str]) -> _LD:
             ref = node.get("@id")
             if isinstance(ref, str) and len(node) > 1:
                 ids.setdefault(ref, node)
+            if "@type" not in node:
+                continue
             ts = _types(node)
             if ts & _ARTICLE_TYPES:
                 found.append((True, node))
@@ -307,9 +304,21 @@ _ISO_COMPACT = re.compile(r"^(\d{4})(\d{2})(\d{2})(?:T|$)")
 _MDY = re.compile(r"\b([A-Za-z]{3,9})\.?\s+(\d{1,2})(?:st|nd|rd|th)?,?\s+(\d{4})\b")
 _DMY = re.compile(r"\b(\d{1,2})(?:st|nd|rd|th)?\s+(?:of\s+)?([A-Za-z]{3,9})\.?,?\s+(\d{4})\b")
 _SLASH = re.compile(r"\b(\d{4})[/.](\d{1,2})[/.](\d{1,2})\b")
+_YMD_NAME = re.compile(r"\b(\d{4})\s+([A-Za-z]{3,9})\.?\s+(\d{1,2})\b")  # 2023 Jan 7 (PubMed)
 _NUMERIC = re.compile(r"\b(\d{1,2})([/.])(\d{1,2})\2(\d{4})\b")
 _YEAR = re.compile(r"(?:19|20)\d\d")
 _URL_DATE = re.compile(r"/(20\d{2}|19\d{2})[/-](\d{1,2})[/-](\d{1,2})(?:/|-|$)")
+
+
+def _this_year() -> int:
+    """The current year, read from the clock at most once an hour (a service runs for months)."""
+    now = time.monotonic()
+    if now - _YEAR_AT[0] > 3600:
+        _YEAR_AT[:] = [now, _dt.date.today().year]
+    return int(_YEAR_AT[1])
+
+
+_YEAR_AT = [-1e9, 0.0]
 
 
 def _ymd(y: int, m: int, d: int) -> str:
@@ -317,7 +326,7 @@ def _ymd(y: int, m: int, d: int) -> str:
         day = _dt.date(y, m, d)
     except ValueError:
         return ""
-    if not 1990 <= y <= _dt.date.today().year + 1:
+    if not 1990 <= y <= _this_year() + 1:
         return ""
     return day.isoformat()
 
@@ -347,6 +356,9 @@ def normalise_date(s: str) -> str:
     m = _DMY.search(s)
     if m and m.group(2).lower() in _MONTHS:
         return _ymd(int(m.group(3)), _MONTHS[m.group(2).lower()], int(m.group(1)))
+    m = _YMD_NAME.search(s)
+    if m and m.group(2).lower() in _MONTHS:
+        return _ymd(int(m.group(1)), _MONTHS[m.group(2).lower()], int(m.group(3)))
     if ":" not in s or len(s) > 40:  # RFC 2822 dates carry a time; a long text is not one
         return ""
     try:
@@ -364,22 +376,28 @@ _NOT_DATE_KEY = re.compile(r"modif|updat|expir|valid|start|end|event|verif|birth
 _MODIFIED_KEYS = ("article:modified_time", "og:updated_time", "datemodified")
 _AUTHOR_KEYS = ("author", "article:author", "og:article:author", "dc.creator", "dcterms.creator",
                 "citation_author", "parsely-author", "sailthru.author", "byl", "twitter:creator")
+_ONE_PER_AUTHOR = ("citation_author", "dc.creator", "dcterms.creator")  # repeated, one per author
 _TITLE_KEYS = ("og:title", "twitter:title", "dc.title", "citation_title", "parsely-title",
                "sailthru.title", "headline")
 _SITE_KEYS = ("og:site_name", "application-name", "apple-mobile-web-app-title", "al:ios:app_name")
 _DESC_KEYS = ("description", "og:description", "twitter:description", "dc.description")
 
 
-def _first_meta(metas: Sequence[tuple[str, str]], keys: Sequence[str]) -> str:
-    got = {}
-    for k, v in metas:
-        if k in keys and k not in got:
-            v = " ".join(v.split())
-            if v:
-                got[k] = v
+def _first_meta(head: PageHead, keys: Sequence[str]) -> str:
+    """The first non-blank value of the first of ``keys`` the page has."""
+    first = head.__dict__.get("_first")
+    if first is None:  # built once per page: each key's first non-blank value
+        first = {}
+        for k, v in head.metas:
+            if k not in first:
+                v = " ".join(v.split())
+                if v:
+                    first[k] = v
+        head.__dict__["_first"] = first
     for k in keys:
-        if k in got:
-            return got[k]
+        v = first.get(k)
+        if v:
+            return v
     return ""
 
 
@@ -389,10 +407,11 @@ def _looks_like_url(s: str) -> bool:
 
 # ---------------------------------------------------------------- author
 
-_BY = re.compile(r"^\s*(?:(?:written|posted|published|reviewed|edited|story|words|text|photos?|"
-                 r"recipe|article|post|read the latest|more)\s*)?"
+_BY = re.compile(r"^\s*(?:(?:written|authored|posted|published|reviewed|edited|story|words|text|photos?|"
+                 r"recipe|article|post|read the latest|more|guide|review|interview|report|analysis|"
+                 r"column|feature|opinion|video|podcast)\s*)?"
                  r"(?:by|from|von|par|por|door|via)(?:\s*[:\-–]?\s+|(?=[A-Z]))", re.I)
-_AUTHOR_LABEL = re.compile(r"^\s*(?:authors?|auteur|autor|written by|posted by)\s*[:|\-–]?\s*", re.I)
+_AUTHOR_LABEL = re.compile(r"^\s*(?:authors?|auteur|autor|written by|posted by)\b\s*[:|\-–]?\s*", re.I)
 _MONTH_ALT = "|".join(sorted(_MONTHS, key=len, reverse=True))
 _LEADING_DATE = re.compile(r"^\s*(?:(?:" + _MONTH_ALT + r")\.?\s+\d{1,2}(?:st|nd|rd|th)?,?\s+\d{4}|"
                            r"\d{1,2}\s+(?:" + _MONTH_ALT + r")\.?,?\s+\d{4}|\d{4}-\d\d-\d\d)"
@@ -404,7 +423,8 @@ _CAP_WORDS = ("Published|Updated|Posted|Last|Reviewed|Staff|Senior|Former|Contri
 _CUT = re.compile(r"\s(?:[|•·—–»]|-\s|on\s|updated|published|posted|last\s)"
                   r"|(?-i:(?<=[a-z])(?=(?:" + _CAP_WORDS + r")\b))|\s\d"
                   r"|\s*(?:,\s*)?\b(?:" + _MONTH_ALT + r")\.?\s+\d{1,2}\b"
-                  r"|\s*[•·|»]", re.I)
+                  r"|\s*[•·|»]"
+                  r"|(?<=[a-z])(?=\d+(?:st|nd|rd|th)?\s+[A-Za-z])", re.I)
 # A job title or a link label after a name ("Keith Barry Senior Autos Reporter"): cut there,
 # when at least two words of name come first.
 _ROLE_WORDS = frozenset("Senior Staff Contributing Former Associate Content Managing Deputy Executive "
@@ -415,7 +435,11 @@ _WEEKDAYS = frozenset("mon tue tues wed thu thur thurs fri sat sun monday tuesda
                       "saturday sunday".split())
 _NOT_NAMES = frozenset(("author", "authors", "admin", "about the author", "unknown", "staff", "guest",
                         "the author", "written by", "by", "editor", "anonymous", "administrator",
-                        "topic author", "article by", "posted by"))
+                        "topic author", "article by", "posted by", "undefined", "null", "none",
+                        "n/a", "webmaster", "name", "your name", "full name"))
+
+
+_SELF_PAREN = re.compile(r"^(.+?)\s*\((.+)\)$")
 
 
 def clean_author(s: str) -> str:
@@ -434,7 +458,10 @@ def clean_author(s: str) -> str:
     m = _CUT.search(s)
     if m and m.start() > 0:
         s = s[: m.start()]
-    s = s.strip(" ,;:|-–—•·").strip()
+    s = s.strip(" ,;:|-–—•·*").strip()  # * : a footnote mark, or a form's "Name *"
+    m = _SELF_PAREN.match(s)  # a forum's "name (Name)": the handle, then the same as a name
+    if m and m.group(1).casefold() == m.group(2).casefold():
+        s = m.group(1)
     words = s.split()
     for i in range(2, len(words)):
         if words[i] in _ROLE_WORDS:
@@ -444,6 +471,7 @@ def clean_author(s: str) -> str:
     if not words or len(words) > 8 or len(s) > 80 or s.lower() in _NOT_NAMES:
         return ""
     if (not s[0].isalpha() or normalise_date(s) or s.lower() in _WEEKDAYS
+            or "©" in s  # a copyright line
             or (s.endswith((".", "?", "!")) and len(words) > 4)):
         return ""
     return s
@@ -483,11 +511,14 @@ def _author_from_blocks(texts: Sequence[str], title_at: int) -> str:
             a = clean_author(t)
             if a:
                 return a
-    for t in texts:
-        if t[:1] in "WwAa" and len(t) < 120 and _WRITTEN_BY.match(t):
-            a = clean_author(t)
-            if a:
-                return a
+    for i, t in enumerate(texts):  # a "Written by" line anywhere
+        if t[:1] in "WwAa" and len(t) < 120:
+            if len(t) < 12 and t.lower() in ("written by", "authored by") and i + 1 < len(texts):
+                t = t + " " + texts[i + 1]  # the name in the next block
+            if _WRITTEN_BY.match(t):
+                a = clean_author(t)
+                if a:
+                    return a
     return ""
 
 
@@ -496,20 +527,22 @@ def _author_from_blocks(texts: Sequence[str], title_at: int) -> str:
 _SEPS = re.compile(r"\s+[|\-–—·•»:~/]\s+|\s+::\s+|\s*[|·•»]\s*")
 
 
+@functools.lru_cache(maxsize=4096)
 def norm_text(s: str) -> str:
     """Word tokens, case-folded: what "the same title" means here and in the benchmark."""
     return " ".join(re.findall(r"\w+", unicodedata.normalize("NFKC", s).casefold()))
 
 
-def _domain_words(url: str | None) -> set[str]:
+@functools.lru_cache(maxsize=256)
+def _domain_words(url: str | None) -> frozenset[str]:
     if not url:
-        return set()
+        return frozenset()
     host = (urlsplit(url).hostname or "").lower()
     parts = [p for p in host.split(".") if p not in ("www", "com", "org", "net", "co", "uk", "io", "de")]
-    return {norm_text(p) for p in parts if p}
+    return frozenset(norm_text(p) for p in parts if p)
 
 
-def _is_site_part(part: str, site: str, domain: set[str]) -> bool:
+def _is_site_part(part: str, site: str, domain: frozenset[str]) -> bool:
     n = norm_text(part)
     if not n:
         return True
@@ -562,7 +595,7 @@ def choose_title(texts: Sequence[str], h1_at: Sequence[int], head: PageHead, ld:
     """The article's own title and the index of the block that shows it (-1: none does). A
     visible h1 that the page's declared titles (JSON-LD headline, og:title, <title>) agree with
     wins; then the declared title cleaned of the site's name; then the first h1."""
-    declared = [t for t in (ld.title, _first_meta(head.metas, _TITLE_KEYS), head.title, ld.page_title) if t]
+    declared = [t for t in (ld.title, _first_meta(head, _TITLE_KEYS), head.title, ld.page_title) if t]
     cleaned = [clean_title(t, sitename, url) for t in declared]
     dn = [norm_text(t) for t in declared + cleaned]
     site, dom = norm_text(sitename), _domain_words(url)
@@ -588,15 +621,18 @@ def extract_metadata(head: PageHead, url: str | None = None, texts: Sequence[str
     search for a byline and a date line near it."""
     ld = jsonld_fields(head.jsonld)
     metas = head.metas
-    sitename = ld.sitename or _first_meta(metas, _SITE_KEYS) or _sitename_from_title(head.title, url)
+    sitename = ld.sitename or _first_meta(head, _SITE_KEYS) or _sitename_from_title(head.title, url)
     title, title_at = choose_title(texts, h1_at, head, ld, sitename, url)
 
     author = "" if ld.author_is_org else ld.author
     if not author:
         for k in _AUTHOR_KEYS:
-            v = _first_meta(metas, (k,))
+            v = _first_meta(head, (k,))
             if v and not _looks_like_url(v) and not v.startswith("@"):
                 author = clean_author(v) or ""
+                if author and k in _ONE_PER_AUTHOR:  # one <meta> per author: all of them
+                    author = ", ".join(dict.fromkeys(
+                        a for a in (clean_author(x) for kk, x in metas if kk == k) if a))
                 if author:
                     break
     if not author:
@@ -609,10 +645,11 @@ def extract_metadata(head: PageHead, url: str | None = None, texts: Sequence[str
     canonical = ""
     for rel, href in head.links:
         if "canonical" in rel.split():
-            canonical = urljoin(url or "", href.strip())
+            h = href.strip()
+            canonical = h if h.startswith(("https://", "http://")) else urljoin(url or "", h)
             break
     if not canonical:
-        og = _first_meta(metas, ("og:url",))
+        og = _first_meta(head, ("og:url",))
         canonical = og if og.startswith("http") else (ld.url or "")
 
     return Metadata(
@@ -621,7 +658,7 @@ def extract_metadata(head: PageHead, url: str | None = None, texts: Sequence[str
         author=author,
         date=date,
         sitename=sitename,
-        description=_first_meta(metas, _DESC_KEYS) or ld.description,
+        description=_first_meta(head, _DESC_KEYS) or ld.description,
         canonical_url=canonical,
     )
 
@@ -630,11 +667,19 @@ _PUBLISHED = re.compile(r"publish|posted|created|date-?pub|entry-date|post-date|
 _UPDATED = re.compile(r"updat|modif|edit", re.I)
 
 
+def _url_date(url: str | None) -> str:
+    m = _URL_DATE.search(urlsplit(url).path) if url else None
+    return _ymd(int(m.group(1)), int(m.group(2)), int(m.group(3))) if m else ""
+
+
 def _choose_date(head: PageHead, texts: Sequence[str], title_at: int, ld: _LD, url: str | None) -> str:
     """The publication date as the page shows it. Order of the evidence chosen on wcxb-dev
-    (held-out halves by domain: 0.880 and 0.879 against 0.88 in-sample): a dating <meta>, a
-    <time>, a short date line near the title, JSON-LD datePublished, a modification <meta>,
-    a date in the URL's path."""
+    (held-out halves by domain: 0.880 and 0.879 against 0.88 in-sample): a date in the URL's
+    path, a dating <meta>, a <time>, a short date line near the title, JSON-LD
+    datePublished, a modification <meta>."""
+    d = _url_date(url)  # a /2024/03/05/ path is the publication date by convention
+    if d:
+        return d
     for k, v in head.metas:
         if _DATE_KEY.search(k) and not _NOT_DATE_KEY.search(k):
             d = normalise_date(v)
@@ -648,11 +693,7 @@ def _choose_date(head: PageHead, texts: Sequence[str], title_at: int, ld: _LD, u
             d = normalise_date(t)
             if d:
                 return d
-    d = ld.date or normalise_date(_first_meta(head.metas, _MODIFIED_KEYS))
-    if d or not url:
-        return d
-    m = _URL_DATE.search(urlsplit(url).path)
-    return _ymd(int(m.group(1)), int(m.group(2)), int(m.group(3))) if m else ""
+    return ld.date or normalise_date(_first_meta(head, _MODIFIED_KEYS))
 
 
 def _date_from_times(times: Sequence[tuple[str, str, str]]) -> str:

@@ -54,6 +54,9 @@ TAG_A = _id("a")
 TAG_BR = _id("br")
 TAG_TITLE = _id("title")
 TAG_HEAD = _id("head")
+TAG_HTML, TAG_META, TAG_LINK, TAG_SCRIPT, TAG_TIME = (_id(n) for n in "html meta link script time".split())
+TAG_LI, TAG_OL, TAG_IMG = _id("li"), _id("ol"), _id("img")
+LIST_TAGS = _ids("ul ol menu dir")
 HEADINGS = _ids("h1 h2 h3 h4 h5 h6")
 
 # Ancestor flags: bit i set when the block sits inside a tag of kind i.
@@ -71,6 +74,7 @@ for _bit, _names in enumerate(
     for _t in _ids(_names):
         _FLAG_TAGS[_t] = _FLAG_TAGS.get(_t, 0) | (1 << _bit)
 FLAG_A = 1
+FLAG_PRE = 1 << FLAG_NAMES.index("pre")
 PATH_LEN = 10  # ancestors remembered per block (bounded: deep pages cost no more)
 
 _NAME_SPLIT = re.compile(r"[^a-z0-9]+|(?<=[a-z])(?=[0-9])")
@@ -120,6 +124,93 @@ def element_tokens(cls: str | None, idv: str | None) -> tuple[str, ...]:
     return own
 
 
+# What the metadata rules read beside the blocks (metadata.page_head turns it into a PageHead),
+# gathered on the same walk so the page is walked once: raw attribute values and texts of
+# the <html> root, <meta>, <link>/<a> whose rel may say canonical or author, JSON-LD
+# <script>s, <time>s and byline candidates (class/id saying author or byline, rel/itemprop
+# author), as tuples led by their kind. The checks here are loose and ASCII-only (the C walk
+# makes the same ones); metadata.py applies the exact rules.
+MAX_BYLINE_ITEMS = 64  # byline candidates gathered per page, the first in document order
+MAX_TIME_CHARS = 300  # a <time>'s text is kept up to this many characters
+# A byline candidate with more text than this (UTF-8 bytes, before whitespace is collapsed)
+# is a whole section, not a byline: its text is not gathered (it would be refused anyway).
+MAX_ITEM_TEXT = 2000
+_REL_WORDS = re.compile(r"canonical|author", re.I | re.A)
+_BY_WORDS = re.compile(r"author|byline", re.I | re.A)
+_AUTHOR_WORD = re.compile(r"author", re.I | re.A)
+_LD_JSON = re.compile(r"ld\+json", re.I | re.A)
+HeadItem = tuple[str, ...]
+RenderExtras = tuple[dict[int, str], set[int], list[tuple[int, str, str]], list[tuple[int, str, str]]]
+
+
+def head_items(node: Any, tid: int, attrs: dict[str, str | None], out: list[HeadItem],
+               body: bool) -> None:
+    """Append what one element says about the page (the reference of the C walk's collect)."""
+    def get(k: str) -> str:
+        return attrs.get(k) or ""
+
+    if tid == TAG_META:
+        key = get("property") or get("name") or get("itemprop") or get("http-equiv")
+        content = get("content")
+        if key and content:
+            out.append(("meta", key, content))
+    elif tid == TAG_LINK or tid == TAG_A:
+        rel, href = get("rel"), get("href")
+        if rel and href and _REL_WORDS.search(rel):
+            out.append(("link", rel, href))
+    elif tid == TAG_SCRIPT:
+        if _LD_JSON.search(get("type")):
+            out.append(("ld", node.text()))
+    elif tid == TAG_TIME:
+        out.append(("time", get("datetime"), get("itemprop"), get("class"),
+                    _short_text(node)[:MAX_TIME_CHARS]))
+    if body:  # rel is read on <a> and <link> only (where it means something)
+        cls, idv, prop = get("class"), get("id"), get("itemprop")
+        rel = get("rel") if tid == TAG_A or tid == TAG_LINK else ""
+        if ((_BY_WORDS.search(cls) or _BY_WORDS.search(idv) or _AUTHOR_WORD.search(rel)
+             or _AUTHOR_WORD.search(prop))
+                and sum(1 for x in out if x[0] == "by") < MAX_BYLINE_ITEMS):
+            out.append(("by", cls, idv, rel, prop, _short_text(node)))
+
+
+def _render_items(node: Any, tid: int, attrs: dict[str, str | None], n_blocks: int, has_text: bool,
+                  links: list[tuple[int, str, str]], images: list[tuple[int, str, str]]) -> None:
+    """A link's target or an image's alt text, with the block it stands in: the block being
+    made (the next one), or for an image between blocks the one before it."""
+    if tid == TAG_A:
+        href = attrs.get("href") or ""
+        if href:
+            links.append((n_blocks, " ".join(node.text().split()), href))
+    else:
+        src = attrs.get("src") or attrs.get("data-src") or ""
+        alt = " ".join((attrs.get("alt") or "").split())
+        if src or alt:
+            images.append((n_blocks if has_text else max(n_blocks - 1, 0), alt, src))
+
+
+def _short_text(node: Any) -> str:
+    """The element's text, whitespace collapsed; '' when it is over MAX_ITEM_TEXT."""
+    t = node.text()
+    if len(t) > MAX_ITEM_TEXT // 4 and len(t.encode("utf-8", "ignore")) > MAX_ITEM_TEXT:
+        return ""
+    return " ".join(t.split())
+
+
+def _head_walk(head: Any, out: list[HeadItem]) -> str:
+    """The <head>'s items, and the text of its first <title>."""
+    title = None
+    nodes = head.traverse(include_text=False)
+    next(nodes)  # the <head> itself
+    for node in nodes:
+        tid = node.tag_id
+        if tid == TAG_TITLE:
+            if title is None:
+                title = " ".join(node.text().split())
+        elif tid > 5:
+            head_items(node, tid, node.attributes, out, False)
+    return title or ""
+
+
 @dataclass
 class Blocks:
     """The page as blocks, columnar: lists for text, numpy arrays for numbers."""
@@ -139,6 +230,11 @@ class Blocks:
     anc_tokens: Sequence[tuple[str, ...]] = field(default_factory=list)
     title: str = ""
     n_nodes: int = 0
+    head: list[HeadItem] = field(default_factory=list)  # see head_items
+    # segment(..., extras=True) only: (code blocks' raw text by block, indices of list items
+    # whose nearest list is an <ol>, (block, anchor text, href) of each <a href>, (block, alt,
+    # src) of each <img>): what render.Extras holds
+    extras: RenderExtras | None = None
 
     def __len__(self) -> int:
         return len(self.texts)
@@ -227,15 +323,18 @@ def _load_fast() -> Any:
     except ImportError:
         return None
     kinds = bytearray(max(BLOCK_TAGS | SKIP_TAGS | _NO_ATTR_TAGS | set(_FLAG_TAGS)) + 1)
-    for bit, ids in ((1, BLOCK_TAGS), (2, SKIP_TAGS), (4, _NO_ATTR_TAGS)):
+    for bit, ids in ((1, BLOCK_TAGS), (2, SKIP_TAGS), (4, _NO_ATTR_TAGS), (8, LIST_TAGS)):
         for t in ids:
             kinds[t] |= bit
     flags = np.zeros(len(kinds), dtype=np.uint32)
     for t, f in _FLAG_TAGS.items():
         flags[t] = f
     _walk.configure(bytes(kinds), flags.tobytes(), TAG_BR, TAG_TITLE, TAG_HEAD, FLAG_A, PATH_LEN)
-    if not _blocks_from_c(_walk.segment(_walk.parse(_PROBE_PAGE)), _walk).same_as(
-            segment_tree(LexborHTMLParser(_PROBE_PAGE))):
+    _walk.configure_head(TAG_HTML, TAG_META, TAG_LINK, TAG_SCRIPT, TAG_TIME, TAG_A, MAX_BYLINE_ITEMS,
+                         MAX_TIME_CHARS, MAX_ITEM_TEXT)
+    _walk.configure_extras(TAG_LI, TAG_OL, TAG_IMG, FLAG_PRE)
+    if not _blocks_from_c(_walk.segment(_walk.parse(_PROBE_PAGE), True), _walk).same_as(
+            segment_tree(LexborHTMLParser(_PROBE_PAGE), True)):
         warnings.warn("ce_filter._walk disagrees with the Python walk; using the Python walk",
                       RuntimeWarning, stacklevel=2)
         return None
@@ -249,11 +348,12 @@ def parse(html: str) -> Any:
     return LexborHTMLParser(html)
 
 
-def segment(tree: Any) -> Blocks:
-    """Walk the DOM once, cutting blocks at layout tags (and at runs of <br>)."""
+def segment(tree: Any, extras: bool = False) -> Blocks:
+    """Walk the DOM once, cutting blocks at layout tags (and at runs of <br>). With ``extras``
+    the walk also records what the renderers need (``Blocks.extras``)."""
     if isinstance(tree, LexborHTMLParser):
-        return segment_tree(tree)
-    return _blocks_from_c(_fast.segment(tree), _fast)
+        return segment_tree(tree, extras)
+    return _blocks_from_c(_fast.segment(tree, extras), _fast)
 
 
 class _Elements:
@@ -351,26 +451,38 @@ def vocab_table(tokens: list[str], weights: list[float]) -> Any:
 
 def _blocks_from_c(raw: tuple, c: Any) -> Blocks:
     """The C walk's columns as Blocks (tokens stay packed until read: see _Elements)."""
-    texts, anchors, ints, openers, paths, counts, packed, title, n_nodes = raw
+    texts, anchors, ints, openers, paths, counts, packed, title, n_nodes, head, extras = raw
     src = _Elements(packed, openers, c)
     n_tags, tags, depth, flags = np.frombuffer(ints, dtype=np.int64).reshape(4, len(texts))
     b = Blocks(texts, anchors, n_tags, tags, depth, flags, [], ElementTokens(src, False),
-               ElementTokens(src, True), title, n_nodes)
+               ElementTokens(src, True), title, n_nodes, head,
+               None if extras is None else (extras[0], set(extras[1]), extras[2], extras[3]))
     b.__dict__["_container_ids"] = np.frombuffer(paths, dtype=np.int64).reshape(len(texts), PATH_LEN)
     b.__dict__["_counts"] = np.frombuffer(counts, dtype=np.float64).reshape(len(texts), 3)
     return b
 
 
-def segment_tree(tree: LexborHTMLParser) -> Blocks:
+def segment_tree(tree: LexborHTMLParser, extras: bool = False) -> Blocks:
     """The walk in Python over selectolax's node API: the reference the C walk is checked
     against, and the fallback where the C walk is not built."""
     out = Blocks()
+    pre: dict[int, str] = {}
+    ordered: set[int] = set()
+    links: list[tuple[int, str, str]] = []
+    images: list[tuple[int, str, str]] = []
+    if extras:
+        out.extras = (pre, ordered, links, images)
     root = tree.root
     if root is None:
         return out
     texts, anchors, ntags = out.texts, out.anchor_texts, out.n_tags
     tags, depths, flags_l, owns, ancs = out.tag, out.depth, out.flags, out.own_tokens, out.anc_tokens
     conts = out.container
+    head = out.head
+    if root.tag_id == TAG_HTML:
+        lang = root.attributes.get("lang")
+        if lang:
+            head.append(("lang", lang))
     elem_tokens: dict[int, tuple[str, ...]] = {}
 
     # Stack entry: (tag_id, own tokens, ancestors' tokens (excl. own), tokens incl. own, flags,
@@ -392,6 +504,16 @@ def segment_tree(tree: LexborHTMLParser) -> Blocks:
         if has_text:
             text = " ".join("".join(cur).split())
             if text:
+                if extras:
+                    i = len(texts)
+                    if opener[4] & FLAG_PRE:
+                        pre[i] = "".join(cur)
+                    if opener[0] == TAG_LI:
+                        for e in reversed(stack):
+                            if e[0] in LIST_TAGS:
+                                if e[0] == TAG_OL:
+                                    ordered.add(i)
+                                break
                 texts.append(text)
                 anchors.append(" ".join(cur_a))
                 ntags.append(cur_tags)
@@ -430,18 +552,23 @@ def segment_tree(tree: LexborHTMLParser) -> Blocks:
             else:
                 cur.append(" ")
         elif tid in SKIP_TAGS:
-            if tid == TAG_HEAD and not out.title:  # <head>: only its <title> matters
-                t = node.css_first("title")
-                if t is not None:
-                    out.title = " ".join(t.text().split())
+            if tid == TAG_HEAD:  # <head>: its <title> and what the metadata reads
+                t = _head_walk(node, head)
+                if not out.title:
+                    out.title = t
+            elif tid > 5:
+                head_items(node, tid, node.attributes, head, True)
         elif tid > 5:  # 0-5: undef, EOF, text, document, comment, doctype
             if tid == TAG_TITLE:
                 if not out.title:
                     out.title = " ".join(node.text().split())
             else:
+                attrs = node.attributes
+                head_items(node, tid, attrs, head, True)
+                if extras and (tid == TAG_A or tid == TAG_IMG):
+                    _render_items(node, tid, attrs, len(texts), has_text, links, images)
                 cls = idv = None
                 if tid not in _NO_ATTR_TAGS:
-                    attrs = node.attributes
                     cls = attrs.get("class")
                     idv = attrs.get("id")
                 own = element_tokens(cls, idv)

@@ -10,8 +10,20 @@ PY=${PYTHON:-python3}
 [ -x .venv/bin/python ] || "$PY" -m venv .venv
 .venv/bin/python -m pip install -q --upgrade pip >/dev/null
 .venv/bin/python -m pip install -q -e ".[$EXTRAS]"
-# kcat: an independent Kafka client the tests use to cross-check topics (optional).
-if [[ ",$EXTRAS," == *,test,* ]] && ! command -v kcat >/dev/null 2>&1 && [ "$(id -u)" = 0 ] \
-   && command -v apt-get >/dev/null; then
-  (apt-get update -qq && apt-get install -y -qq kcat) >/dev/null 2>&1 || echo "note: kcat not installed"
+# Debian packages the tests use where they are present (each test skips with a reason where
+# not): kcat, an independent Kafka client to cross-check topics; chromium, the headless
+# browser that opens the explain view and screenshots it. Installed only as root with apt.
+if [[ ",$EXTRAS," == *,test,* ]] && [ "$(id -u)" = 0 ] && command -v apt-get >/dev/null; then
+  missing=()
+  command -v kcat >/dev/null 2>&1 || missing+=(kcat)
+  command -v chromium >/dev/null 2>&1 || command -v chromium-browser >/dev/null 2>&1 \
+    || missing+=("chromium fonts-liberation")  # the fonts: a screenshot needs legible text
+  if [ ${#missing[@]} -gt 0 ]; then
+    apt-get update -qq >/dev/null 2>&1 || true
+    for pkgs in "${missing[@]}"; do
+      # shellcheck disable=SC2086  # a group of packages, split on purpose
+      DEBIAN_FRONTEND=noninteractive apt-get install -y -qq --no-install-recommends $pkgs \
+        >/dev/null 2>&1 || echo "note: $pkgs not installed (the tests that need it skip)"
+    done
+  fi
 fi

@@ -8,14 +8,15 @@ import json
 import pytest
 from selectolax.lexbor import LexborHTMLParser
 
+from ce_filter import segment as S
 from ce_filter.metadata import (
     PageHead,
     clean_author,
     clean_title,
     extract_metadata,
-    head_from_tree,
     jsonld_fields,
     normalise_date,
+    page_head,
 )
 
 
@@ -63,6 +64,7 @@ def test_faq_questions_are_not_the_title() -> None:
     ("Tue, 05 Mar 2024 10:00:00 GMT", "2024-03-05"), ("March 5th, 2024", "2024-03-05"),
     ("5 March 2024", "2024-03-05"), ("Published on Mar. 5, 2024", "2024-03-05"),
     ("23.07.2025", "2025-07-23"), ("7/23/2025", "2025-07-23"), ("05.03.2024", "2024-03-05"),
+    ("Cureus. 2023 Jan 7;15(1):e33475", "2023-01-07"),
     ("2024-02-30", ""), ("1850-01-01", ""), ("yesterday", ""), ("", ""),
 ])
 def test_normalise_date(raw: str, want: str) -> None:
@@ -78,9 +80,14 @@ def test_normalise_date(raw: str, want: str) -> None:
     ("Keith Barry Senior Autos Reporter", "Keith Barry"),
     ("Isaiah Shelton", "Isaiah Shelton"),
     ("Post by galitsyn »", "galitsyn"),
+    ("Brian Becker7 min read", "Brian Becker"), ("Chris Carroll30 Sep", "Chris Carroll"),
+    ("jsteinhardt18th Dec", "jsteinhardt"), ("user42", "user42"),
+    ("amondale (Amondale)", "amondale"), ("Jo Lee (Editor)", "Jo Lee (Editor)"),
+    ("Guide by Will Judd", "Will Judd"), ("Authored by Bo Li | 2020", "Bo Li"), ("Author: Bo Li", "Bo Li"),
     ("https://www.facebook.com/someone", ""),
     ("Sat, 20 Dec, 2025", ""),
-    ("Author", ""),
+    ("Author", ""), ("Name *", ""), ("Ann Bell, MD*", "Ann Bell, MD"), ("undefined", ""),
+    ("The X University ©", ""),
     ("This is a whole sentence about the writer of the piece and more.", ""),
 ])
 def test_clean_author(raw: str, want: str) -> None:
@@ -143,7 +150,8 @@ def test_byline_elements() -> None:
     assert extract_metadata(head).author == "Jane Doe"
 
 
-def test_head_from_tree_collects_every_kind() -> None:
+@pytest.mark.parametrize("walk", ["c", "python"])
+def test_walk_collects_every_kind(walk: str) -> None:
     page = """<html lang="de-AT"><head><title> Der  Titel | Seite </title>
     <meta property="og:title" content="Der Titel"><meta name="Description" content="Worum es geht">
     <link rel="canonical" href="https://ex.at/a">
@@ -152,7 +160,10 @@ def test_head_from_tree_collects_every_kind() -> None:
     <time datetime="2024-05-06" class="published">6. Mai</time>
     <meta itemprop="datePublished" content="2024-05-06">
     </body></html>"""
-    h = head_from_tree(LexborHTMLParser(page))
+    if walk == "c" and S._fast is None:
+        pytest.skip("ce_filter._walk not built")
+    b = S.segment(S.parse(page)) if walk == "c" else S.segment_tree(LexborHTMLParser(page))
+    h = page_head(b.head, b.title)
     assert h.title == "Der Titel | Seite" and h.lang == "de-AT"
     assert ("og:title", "Der Titel") in h.metas and ("description", "Worum es geht") in h.metas
     assert ("datepublished", "2024-05-06") in h.metas
@@ -160,3 +171,39 @@ def test_head_from_tree_collects_every_kind() -> None:
     assert h.jsonld == ['{"@type":"Article"}']
     assert h.times == [("2024-05-06", "published", "6. Mai")]
     assert [t for _, t in h.bylines] == ["Jo Maier", "Jo Maier"]
+
+
+@pytest.mark.parametrize("walk", ["c", "python"])
+def test_walk_gathers_body_scripts_and_skips_long_author_sections(walk: str) -> None:
+    """JSON-LD in the body counts; an element whose class says author but holds a whole
+    section is not a byline (its text is not even gathered); rel=nofollow is no link."""
+    if walk == "c" and S._fast is None:
+        pytest.skip("ce_filter._walk not built")
+    page = ("<html><body class='single author-7'><p>" + "word " * 1000 + "</p>"
+            "<a rel=nofollow href=/x>x</a><div class=entry-author><a href=/a>Ann Lee</a></div>"
+            '<script type="application/ld+json">{"@type":"NewsArticle","author":{"name":"Ann Lee"},'
+            '"datePublished":"2023-02-01"}</script></body></html>')
+    b = S.segment(S.parse(page)) if walk == "c" else S.segment_tree(LexborHTMLParser(page))
+    by = [it for it in b.head if it[0] == "by"]
+    assert by[0][1] == "single author-7" and by[0][5] == ""
+    assert not [it for it in b.head if it[0] == "link"]
+    h = page_head(b.head, b.title)
+    assert h.bylines == [("entry-author", "Ann Lee")]
+    md = extract_metadata(h)
+    assert (md.author, md.date) == ("Ann Lee", "2023-02-01")
+
+
+def test_one_meta_per_author_and_url_date_first() -> None:
+    """citation_author (one <meta> per author, as on journal pages) gives all of them, in
+    order; a /y/m/d/ URL path is the publication date before any <meta>."""
+    head = PageHead(metas=[("citation_author", "Ann Lee"), ("citation_author", "Bo Chen"),
+                           ("citation_author", "Ann Lee"), ("article:published_time", "2020-01-09")])
+    md = extract_metadata(head, "https://ex.org/2020/01/08/story")
+    assert md.author == "Ann Lee, Bo Chen" and md.date == "2020-01-08"
+    assert extract_metadata(head, "https://ex.org/story").date == "2020-01-09"
+
+
+def test_written_by_line_anywhere_on_the_page() -> None:
+    texts = ["Menu", "Story text " * 5] + ["x"] * 100 + ["written by " + "x" * 200, "Written by Jane Roe"]
+    assert extract_metadata(PageHead(), texts=texts).author == "Jane Roe"
+    assert extract_metadata(PageHead(), texts=texts[:-1] + ["Written by", "Eliz"]).author == "Eliz"

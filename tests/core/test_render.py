@@ -75,3 +75,24 @@ def test_only_kept_blocks_and_escaping() -> None:
     assert "Menu" not in h and "&lt;script&gt;" in h
     assert "<title>T &lt;x&gt;</title>" in h and 'lang="en"' in h
     assert to_markdown(b, np.zeros(len(b), dtype=bool)) == ""
+
+
+def test_walk_records_the_extras_end_to_end() -> None:
+    """From the page to Markdown through Extractor: the walk records a code block's lines,
+    numbered lists, link targets and image alt text (every block kept: threshold 0)."""
+    from ce_filter.api import Extractor
+
+    page = ("<html><body><h2>Install</h2><p>Read <a href='/guide'>the guide</a> first.</p>"
+            "<img src='shot.png' alt='A  screenshot'><ol><li>Download</li><li>Run</li></ol>"
+            "<pre>fetch(\"/data.json\")\n  .then(r =&gt; r.json())</pre>"
+            "<table><tr><th>k</th><th>v</th></tr><tr><td>a</td><td>1</td></tr></table></body></html>")
+    r = Extractor(threshold=0.0).extract(page)
+    md = r.to_markdown(links=True, images=True)
+    assert md == ("## Install\n\nRead [the guide](/guide) first.\n\n![A screenshot](shot.png)\n\n"
+                  "1. Download\n2. Run\n\n```\nfetch(\"/data.json\")\n  .then(r => r.json())\n```\n\n"
+                  "| k | v |\n|---|---|\n| a | 1 |\n")
+    plain = r.to_markdown()
+    assert "[the guide]" not in plain and "![" not in plain and "Read the guide first." in plain
+    h = r.to_html(links=True, images=True)
+    assert '<a href="/guide">the guide</a>' in h and '<ol>\n<li>Download</li>' in h
+    assert '<pre><code>fetch("/data.json")\n  .then(r =&gt; r.json())</code></pre>' in h

@@ -32,6 +32,11 @@ PAGES = [
     "<head><noscript><link rel=x><style>p{}</style></noscript></head><body><p>a <noscript>Enable "
     "<b>JS</b></noscript> b</p><noscript data-path=/t><div class=post><p>post</p></div></noscript>"
     "<noscript><iframe src=x></iframe><img src=p></noscript>tail",
+    "<html lang=en><head><meta name=author content='A B'><meta property=og:x><link rel='Canonical' "
+    "href=/c><script type='application/LD+JSON'>{\"a\": 1}</script><title>t</title></head><body "
+    "class=AUTHOR-page><time datetime=2020-01-02>Jan <b>2</b></time><a rel=author href=/u>U</a>"
+    "<span itemprop=author>" + "x " * 1500 + "</span><i class=byline>By <!-- c -->Me</i>"
+    "<script type=application/ld+json>[]</script></body></html>",
     "",
     "plain text, no tags at all",
 ] + [decode_html(p.read_bytes())[0] for p in sorted(SITE.glob("*.html"))]
@@ -43,7 +48,7 @@ def test_c_walk_equals_python_walk(html):
     c = S.segment(S.parse(html))
     py = S.segment_tree(LexborHTMLParser(html))
     assert c.same_as(py), (c.texts, py.texts)
-    assert c.texts == py.texts and c.title == py.title
+    assert c.texts == py.texts and c.title == py.title and c.head == py.head
 
 
 @needs_c
@@ -275,3 +280,15 @@ def test_flag_columns_reject_bad_input():
                  (src.packed, src.openers, "no matcher", S.name_tokens, 4, 3)):
         with pytest.raises(ValueError):
             S._fast.flag_columns(*args)
+
+
+@needs_c
+@pytest.mark.parametrize("html", PAGES + [
+    "<p>a <a href=/x>b <i>c</i></a></p><img alt=' x ' data-src=i.png><pre> a\n b<br>c</pre>"
+    "<img alt=\" \"><ol><li>1<ul><li>in</li></ul>tail</li><li><p>2</p></li></ol><menu><li>m</li></menu>"],
+    ids=range(len(PAGES) + 1))
+def test_c_walk_extras_equal_python_walk(html):
+    c = S.segment(S.parse(html), True)
+    py = S.segment_tree(LexborHTMLParser(html), True)
+    assert c.extras == py.extras and c.same_as(py)
+    assert S.segment(S.parse(html)).extras is None

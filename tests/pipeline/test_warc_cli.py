@@ -151,3 +151,22 @@ def test_revisits_resolved_on_request(warc_file, tmp_path, workers):
     original = next(x for x in recs if x["source"]["record_id"] == again[0]["source"]["revisit_of"])
     assert original["url"] == again[0]["url"] and original["text_sha256"] == again[0]["text_sha256"]
     assert original["text"] and "revisit_of" not in original["source"]
+
+
+def test_wet_records_carry_language_and_title_end_to_end(tmp_path):
+    """``ce-filter warc --to warc:``: each conversion record names the kept text's language
+    and the article's title, as in the JSONL record of the same page."""
+    from pathlib import Path
+
+    sample = Path(__file__).parents[2] / "samples" / "sample.warc.gz"
+    out_warc, out_jsonl = tmp_path / "o.warc.gz", tmp_path / "o.jsonl"
+    r = run_cli(["warc", str(sample), "--to", f"warc:{out_warc}", "--to", f"jsonl:{out_jsonl}"])
+    assert r.returncode == 0, r.stderr
+    recs = {x["url"]: x for x in _jsonl(out_jsonl)}
+    with open(out_warc, "rb") as fh:
+        heads = [r.rec_headers for r in ArchiveIterator(fh) if r.rec_type == "conversion"]
+    assert len(heads) == len(recs) >= 3
+    for h in heads:
+        rec = recs[h.get_header("WARC-Target-URI")]
+        assert h.get_header("WARC-Identified-Content-Language") == rec["language"] == "en"
+        assert h.get_header("WARC-Title") == rec["title"] and rec["title"]
