@@ -11,6 +11,7 @@ import numpy as np
 from . import __version__
 from .decode import decode_html
 from .model import Model, load_default
+from .precheck import DEFAULT_LIMITS, Limits, check
 from .segment import parse, segment
 
 # Pages above this size are cut before parsing: a 50 MB "page" is a dump, not an article,
@@ -128,6 +129,7 @@ class Extractor:
         threshold: float | None = None,
         precise: bool = False,
         max_bytes: int = MAX_BYTES,
+        limits: Limits = DEFAULT_LIMITS,
     ) -> None:
         if model is None:
             model = load_default("comments" if comments else "content")
@@ -139,6 +141,7 @@ class Extractor:
             threshold = max(model.threshold, pt) if precise else model.threshold
         self.threshold = threshold
         self.max_bytes = max_bytes
+        self.limits = limits  # the pre-parse caps (precheck.py)
         self.version = f"ce-filter/{__version__} model/{model.name}@{model.digest}"
 
     def extract(
@@ -157,12 +160,24 @@ class Extractor:
             if len(data) > self.max_bytes:
                 data, truncated = data[: self.max_bytes], True
             text_html, enc = decode_html(data, encoding)
+            # the scan reads markup bytes: the page's own, unless it is UTF-16/32
+            raw = None if enc.startswith(("utf-16", "utf-32")) else data
         else:
-            text_html, enc = html, "str"
+            text_html, enc, raw = html, "str", None
             if len(text_html) > self.max_bytes:
                 text_html, truncated = text_html[: self.max_bytes], True
             if not text_html.strip():
                 return Extraction("", "", reason="empty input", model=self.version)
+        if raw is None:
+            raw = text_html.encode("utf-8", "surrogatepass")
+            enc_raw = "utf-8"
+        else:
+            enc_raw = enc
+        cut, why = check(raw, self.limits)
+        if why:
+            return Extraction("", "", encoding=enc, reason=why, truncated=truncated, model=self.version)
+        if cut < len(raw):  # past the element cap: parse the page up to there
+            text_html, truncated = raw[:cut].decode(enc_raw, "replace"), True
         blocks = segment(parse(text_html))
         if not len(blocks):
             return Extraction("", blocks.title, encoding=enc, reason="no text in page",

@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import codecs
 import re
+from functools import lru_cache
 
 _BOMS = (
     (codecs.BOM_UTF8, "utf-8"),
@@ -56,9 +57,24 @@ def normalize_charset(label: str | None) -> str | None:
         info = codecs.lookup(label)
     except (LookupError, ValueError):  # ValueError: a label with a NUL in it
         return None
-    if not getattr(info, "_is_text_encoding", True) or info.name in _NOT_CHARSETS:
+    if not getattr(info, "_is_text_encoding", True) or not _web_charset(info.name):
         return None
     return info.name
+
+
+@lru_cache(maxsize=256)
+def _web_charset(name: str) -> bool:
+    """A codec pages can be in: UTF-16/32 (found by BOM or NULs), or one that reads markup's
+    ASCII as ASCII. That excludes EBCDIC and the like, whose bytes for ``<`` are not 0x3C:
+    the pre-parse scan (precheck.py) reads the raw bytes of every other page."""
+    if name.startswith(("utf-16", "utf-32")):
+        return True
+    if name in _NOT_CHARSETS:
+        return False
+    try:
+        return b"<a b='c' d=\"e\"/>\n".decode(name) == "<a b='c' d=\"e\"/>\n"
+    except (UnicodeError, LookupError, ValueError, TypeError):
+        return False
 
 
 def charset_from_content_type(content_type: str | None) -> str | None:
