@@ -3,8 +3,10 @@
 Every option can also be set by an environment variable ``CE_FILTER_<OPTION>`` (e.g.
 ``--bootstrap-servers`` <- ``CE_FILTER_BOOTSTRAP_SERVERS``); a flag on the command line wins.
 Exit codes: 0 fine, 1 finished but something was lost or broken (delivery failures, broken
-input files), 2 could not start (broker unreachable, bad arguments, missing input), 3 the
-worker stopped on a delivery failure without committing.
+input files, pages the filter could not process, an output that could no longer be written),
+2 could not start (broker unreachable, bad arguments, missing input), 3 the worker stopped on
+a delivery failure without committing, 128+N ``warc`` stopped by signal N (130 SIGINT, 143
+SIGTERM) after writing what was done and its summary.
 """
 
 from __future__ import annotations
@@ -13,6 +15,7 @@ import argparse
 import json
 import logging
 import os
+import signal
 import sys
 from pathlib import Path
 from typing import Any
@@ -89,6 +92,21 @@ def filter_opts(p: argparse.ArgumentParser) -> None:
     env_opt(p, "--log-level", default="INFO", help="DEBUG, INFO, WARNING, ERROR")
 
 
+def budget_opts(p: argparse.ArgumentParser) -> None:
+    """The per-page budget (ce_filter.budget): past it a page gets an empty record whose reason
+    says so, and the stream goes on."""
+    env_opt(p, "--page-budget", type=float, default=10.0,
+            help="CPU seconds one page may take (0 = no limit)")
+    env_opt(p, "--page-memory", type=int, default=1024,
+            help="MiB of memory one page may take beyond the filter's own (0 = no limit)")
+
+
+def _budget(a: argparse.Namespace) -> Any:
+    from ce_filter.budget import Budget
+
+    return Budget(a.page_budget, a.page_memory)
+
+
 def _setup_logging(level: str) -> None:
     logging.basicConfig(
         level=getattr(logging, str(level).upper(), logging.INFO),
@@ -126,8 +144,8 @@ def _write_stats(path: str | None, stats: dict[str, Any]) -> None:
 def cmd_warc(a: argparse.Namespace) -> int:
     from ce_filter.crawler.warc import expand_sources
 
-    from .offline import Progress, clean_warcs
-    from .sinks import open_sinks
+    from .offline import Progress, Stop, clean_warcs
+    from .sinks import SinkError, open_sinks
 
     _setup_logging(a.log_level)
     if not a.to:
@@ -140,6 +158,9 @@ def cmd_warc(a: argparse.Namespace) -> int:
         _err(str(e))
         return EXIT_START
     progress = Progress(enabled=False if a.quiet else None)
+    stop = Stop()  # SIGTERM/SIGINT: stop reading, write what is done, summary, exit 128+signal
+    handlers = {s: signal.signal(s, stop) for s in (signal.SIGTERM, signal.SIGINT)}
+    closed = ""
     try:
         stats = clean_warcs(
             a.inputs,
@@ -149,15 +170,28 @@ def cmd_warc(a: argparse.Namespace) -> int:
             progress=progress,
             all_statuses=a.all_statuses,
             revisits=a.revisits == "resolve",
+            budget=_budget(a),
+            stop=stop,
         )
     finally:
-        sink.close()
+        try:
+            sink.close()
+        except SinkError as e:  # a last flush that failed (a full disk)
+            closed = str(e)
+        for s, h in handlers.items():
+            signal.signal(s, h)
+    stats.output_error = stats.output_error or closed
+    if stats.output_error:
+        _err(stats.output_error)
     print(stats.summary(), file=sys.stderr)
     print(sink.summary(), file=sys.stderr)
     out = stats.to_dict()
     out["sinks"] = {s.name: s.stats.to_dict() for s in sink.sinks}
     _write_stats(a.stats, out)
-    return EXIT_LOST if (stats.warc.errors or sink.failed) else 0
+    if stats.interrupted:
+        return 128 + signal.Signals[stats.interrupted].value
+    lost = stats.warc.errors or sink.failed or stats.failed or stats.output_error
+    return EXIT_LOST if lost else 0
 
 
 # ---------------------------------------------------------------- worker
@@ -321,6 +355,7 @@ def register(sub: Any) -> None:
     env_opt(p, "--stats", help="write the run's counts as JSON to this file")
     p.add_argument("-q", "--quiet", action="store_true", help="no progress line even on a terminal")
     filter_opts(p)
+    budget_opts(p)
     kafka_opts(p)
     p.set_defaults(fn=cmd_warc)
 
