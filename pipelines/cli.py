@@ -221,6 +221,8 @@ def cmd_worker(a: argparse.Namespace) -> int:
         comments=a.comments,
         threshold=a.threshold,
         metrics_port=a.metrics_port,
+        page_budget_s=a.page_budget,
+        page_memory_mb=a.page_memory,
     )
     try:
         return Worker(cfg).run()
@@ -391,6 +393,7 @@ def register(sub: Any) -> None:
         help="serve /metrics, /healthz, /readyz on this port (0 = a free one, logged; unset = off)",
     )
     filter_opts(p)
+    budget_opts(p)
     kafka_opts(p)
     p.set_defaults(fn=cmd_worker)
 
