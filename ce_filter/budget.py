@@ -19,7 +19,6 @@ and replaced when a page overruns, the page answered with an empty result and a 
 from __future__ import annotations
 
 import multiprocessing as mp
-import os
 import resource
 import signal
 import threading
@@ -248,10 +247,3 @@ class BoundedExtractor:
             self._stop_child()
         except Exception:  # noqa: BLE001 - interpreter shutdown
             pass
-
-
-def budget_from_env(default: Budget = DEFAULT_BUDGET) -> Budget:
-    """A Budget from CE_FILTER_PAGE_BUDGET_S / CE_FILTER_PAGE_MEMORY_MB where set (0 = off)."""
-    s = os.environ.get("CE_FILTER_PAGE_BUDGET_S")
-    m = os.environ.get("CE_FILTER_PAGE_MEMORY_MB")
-    return Budget(float(s) if s else default.seconds, int(m) if m else default.memory_mb)

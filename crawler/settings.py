@@ -40,6 +40,8 @@ ITEM_PIPELINES = {
 
 CE_FILTER_COMMENTS = os.environ.get("CE_FILTER_COMMENTS", "") not in ("", "0", "false")
 CE_FILTER_THRESHOLD = os.environ.get("CE_FILTER_THRESHOLD", "")
+CE_FILTER_PAGE_BUDGET = float(os.environ.get("CE_FILTER_PAGE_BUDGET", "10"))  # 0 = no limit
+CE_FILTER_PAGE_MEMORY = int(os.environ.get("CE_FILTER_PAGE_MEMORY", "1024"))  # 0 = no limit
 CE_FILTER_JSONL = os.environ.get("CE_FILTER_JSONL", "")
 CE_FILTER_KAFKA_TOPIC = os.environ.get("CE_FILTER_KAFKA_TOPIC", "")
 CE_FILTER_KAFKA_RAW_TOPIC = os.environ.get("CE_FILTER_KAFKA_RAW_TOPIC", "")

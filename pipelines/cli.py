@@ -248,6 +248,8 @@ def cmd_crawl(a: argparse.Namespace) -> int:
         "CE_FILTER_COMMENTS": a.comments,
         "CE_FILTER_THRESHOLD": a.threshold or "",
         "CE_FILTER_COMPRESSION": a.compression,
+        "CE_FILTER_PAGE_BUDGET": a.page_budget,
+        "CE_FILTER_PAGE_MEMORY": a.page_memory,
     }
     try:
         for spec in a.to or []:
@@ -421,6 +423,7 @@ def register(sub: Any) -> None:
     env_opt(p, "--concurrency", type=int, default=4, help="parallel requests per site")
     env_opt(p, "--stats", help="write Scrapy's crawl stats as JSON to this file")
     filter_opts(p)
+    budget_opts(p)
     kafka_opts(p)
     p.set_defaults(fn=cmd_crawl)
 

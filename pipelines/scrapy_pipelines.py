@@ -1,7 +1,9 @@
 """Scrapy item pipelines (enable them through ``ITEM_PIPELINES``, as ``ce_filter.crawler.settings`` does):
 
 - ``FilterPipeline`` turns each page item (a RawPage, or a dict with url/body/...) into the
-  output record (``ce_filter.pipelines.record``). Settings: ``CE_FILTER_COMMENTS``, ``CE_FILTER_THRESHOLD``.
+  output record (``ce_filter.pipelines.record``), in a thread (never on the reactor) and a
+  child process under a per-page budget. Settings: ``CE_FILTER_COMMENTS``,
+  ``CE_FILTER_THRESHOLD``, ``CE_FILTER_PAGE_BUDGET``, ``CE_FILTER_PAGE_MEMORY``.
 - ``JsonLinesPipeline`` writes records to the file ``CE_FILTER_JSONL`` (off when unset).
 - ``KafkaPipeline`` sends records to ``CE_FILTER_KAFKA_TOPIC`` (off when unset) with the
   ``CE_FILTER_BOOTSTRAP_SERVERS`` / security settings. Delivery results are counted in the
@@ -16,24 +18,38 @@ Methods take ``spider`` as optional so both older and newer Scrapy call them hap
 from __future__ import annotations
 
 import logging
+import threading
 from typing import Any
 
 from ce_filter.crawler.page import RawPage
 from scrapy.exceptions import NotConfigured
 
+from ce_filter.budget import BoundedExtractor, Budget, guarded
+
 from .kafka_io import KafkaSettings
-from .record import SCHEMA_ID, filter_page
+from .record import SCHEMA_ID, make_record
 from .sinks import JsonlSink, KafkaSink, Sink
 
 log = logging.getLogger(__name__)
 
 
 class FilterPipeline:
-    def __init__(self, comments: bool = False, threshold: float | None = None, stats: Any = None) -> None:
-        from ce_filter import Extractor
+    """Filters off the reactor thread (a page never stops the downloads), in a child process
+    under the per-page budget (``CE_FILTER_PAGE_BUDGET``, ``CE_FILTER_PAGE_MEMORY``; 0 and
+    0: in this process). A page past the budget, or one whose filtering fails, gets a record
+    with an empty text and the reason; the crawl goes on."""
 
-        self.extractor = Extractor(comments=comments, threshold=threshold)
+    def __init__(self, comments: bool = False, threshold: float | None = None, stats: Any = None,
+                 budget: Budget | None = None) -> None:
+        budget = budget if budget is not None else Budget()
+        if budget.enabled:
+            self.extractor: Any = BoundedExtractor(budget, comments=comments, threshold=threshold)
+        else:
+            from ce_filter import Extractor
+
+            self.extractor = Extractor(comments=comments, threshold=threshold)
         self.stats = stats
+        self._lock = threading.Lock()  # one page at a time per extractor (threads share it)
 
     @classmethod
     def from_crawler(cls, crawler: Any) -> FilterPipeline:
@@ -43,16 +59,33 @@ class FilterPipeline:
             s.getbool("CE_FILTER_COMMENTS"),
             float(threshold) if threshold not in (None, "") else None,
             crawler.stats,
+            Budget(s.getfloat("CE_FILTER_PAGE_BUDGET", 10.0), s.getint("CE_FILTER_PAGE_MEMORY", 1024)),
         )
 
     def process_item(self, item: Any, spider: Any = None) -> Any:
         if isinstance(item, dict) and item.get("schema") == SCHEMA_ID:
             return item  # already filtered
-        rec = filter_page(self.extractor, RawPage.from_mapping(item))
-        if self.stats is not None:
+        from twisted.internet.threads import deferToThread
+
+        return deferToThread(self.filter, item).addCallback(self._count)
+
+    def filter(self, item: Any) -> dict[str, Any]:
+        """The record of one page item (runs in a thread of the reactor's pool)."""
+        page = RawPage.from_mapping(item)
+        with self._lock:
+            out = guarded(self.extractor, page.body, page.url, page.encoding)
+        return make_record(page, out, self.extractor)
+
+    def _count(self, rec: dict[str, Any]) -> dict[str, Any]:
+        if self.stats is not None:  # (on the reactor thread: the stats are not thread-safe)
             self.stats.inc_value("cefilter/records")
             self.stats.inc_value("cefilter/kept" if rec["text"] else f"cefilter/empty/{rec['reason']}")
         return rec
+
+    def close_spider(self, spider: Any = None) -> None:
+        close = getattr(self.extractor, "close", None)
+        if close is not None:
+            close()
 
 
 class _SinkPipeline:
