@@ -22,8 +22,11 @@ or, with ``--reader arrow``, are streamed through ``pyarrow.fs``.
 
 Output: ``OUTPUT/`` holds the records (Parquet or JSON lines) and ``OUTPUT/_summary/`` one
 JSON line per input file: ``file, records, pages, kept, empty, failed, skipped, errors,
-seconds`` (``pages`` = HTML pages in, ``kept`` = with text, ``failed`` = the filter raised;
-the record is then left out). Spark's readers skip ``_``-prefixed paths, so
+seconds`` (``pages`` = HTML pages in, ``kept`` = with text, ``failed`` = of the empty ones,
+the pages the filter could not process: their records carry the reason). Each page is filtered
+in a child process of the Python worker under a per-page budget (``--page-budget`` CPU
+seconds, ``--page-memory`` MiB; ce_filter.budget): a page past it gets a record with an empty
+text and the reason, and the task goes on. Spark's readers skip ``_``-prefixed paths, so
 ``spark.read.parquet(OUTPUT)`` reads records only. The totals go to stderr, ``--summary
 FILE`` also writes them as JSON. Exit 0, or 1 when a file was broken or a page failed.
 """
@@ -56,14 +59,22 @@ _extractor: Any = None
 _extractor_key: tuple | None = None
 
 
-def get_extractor(comments: bool = False, threshold: float | None = None) -> Any:
-    """The process's Extractor, made on first use (once per Python worker, not per task)."""
+def get_extractor(comments: bool = False, threshold: float | None = None,
+                  budget: tuple[float, int] = (10.0, 1024)) -> Any:
+    """The process's Extractor, made on first use (once per Python worker, not per task): a
+    ce_filter.budget.BoundedExtractor (a child process under the per-page budget of CPU
+    seconds and MiB) unless the budget is (0, 0)."""
     global _extractor, _extractor_key
-    key = (bool(comments), threshold)
+    key = (bool(comments), threshold, tuple(budget))
     if _extractor is None or _extractor_key != key:
         from ce_filter import Extractor
+        from ce_filter.budget import BoundedExtractor, Budget
 
-        _extractor = Extractor(comments=comments, threshold=threshold)
+        if _extractor is not None and hasattr(_extractor, "close"):
+            _extractor.close()
+        b = Budget(*budget)
+        _extractor = (BoundedExtractor(b, comments=comments, threshold=threshold) if b.enabled
+                      else Extractor(comments=comments, threshold=threshold))
         _extractor_key = key
     return _extractor
 
@@ -119,32 +130,35 @@ def filter_file(
     comments: bool = False,
     threshold: float | None = None,
     all_statuses: bool = False,
+    budget: tuple[float, int] = (10.0, 1024),
 ) -> tuple[list[dict[str, Any]], dict[str, Any]]:
     """The records of one WARC file and its summary. ``stream`` is a binary stream, or None
-    to open ``name`` as a local path. Never raises for bad input: it is in the summary."""
+    to open ``name`` as a local path. Never raises for bad input: it is in the summary. A page
+    the filter could not process (an error, its process died) still gets its record, with an
+    empty text and the reason, and counts in ``failed``."""
     from ce_filter.crawler.warc import WarcStats, iter_pages
-    from ce_filter.pipelines.record import filter_page
+    from ce_filter.pipelines.record import make_record
+
+    from ce_filter.budget import FILTER_ERROR, PROCESS_DIED, guarded
 
     t0 = time.monotonic()
     stats = WarcStats()
     records: list[dict[str, Any]] = []
     kept = empty = failed = 0
     errors: list[str] = []
-    ex = get_extractor(comments, threshold)
+    ex = get_extractor(comments, threshold, budget)
     try:
         source: Any = name if stream is None else _Named(stream, name)
         for page in iter_pages(source, stats, all_statuses=all_statuses):
-            try:
-                rec = filter_page(ex, page)
-            except Exception as e:  # noqa: BLE001 - one bad page must not sink the file
-                failed += 1
-                if len(errors) < MAX_ERRORS_PER_FILE:
-                    errors.append(f"{page.url}: filter error: {type(e).__name__}: {e}")
-                continue
+            rec = make_record(page, guarded(ex, page.body, page.url, page.encoding), ex)
             if rec["text"]:
                 kept += 1
             else:
                 empty += 1
+                if rec["reason"].startswith((FILTER_ERROR, PROCESS_DIED)):
+                    failed += 1
+                    if len(errors) < MAX_ERRORS_PER_FILE:
+                        errors.append(f"{page.url}: {rec['reason']}")
             records.append(rec)
     except Exception as e:  # noqa: BLE001 - cannot open or read: the file's summary says so
         errors.append(f"cannot read: {type(e).__name__}: {e}")
@@ -329,6 +343,7 @@ def _process_files(names: Iterator[str], opts: dict[str, Any], acc: Any, struct:
                 comments=opts["comments"],
                 threshold=opts["threshold"],
                 all_statuses=opts["all_statuses"],
+                budget=opts["budget"],
             )
         finally:
             if stream is not None:
@@ -348,6 +363,7 @@ def _process_blobs(
             comments=opts["comments"],
             threshold=opts["threshold"],
             all_statuses=opts["all_statuses"],
+            budget=opts["budget"],
         )
         acc.add({name: summary})
         for rec in records:
@@ -382,9 +398,10 @@ def run(
     comments: bool = False,
     threshold: float | None = None,
     all_statuses: bool = False,
+    budget: tuple[float, int] = (10.0, 1024),
 ) -> list[dict[str, Any]]:
     """Clean ``inputs`` into ``output``; returns the per-file summaries (also written to
-    ``OUTPUT/_summary``)."""
+    ``OUTPUT/_summary``). ``budget``: per page, CPU seconds and MiB (0, 0: none)."""
     if fmt not in ("parquet", "json"):
         raise ValueError(f"--format is parquet or json, not {fmt!r}")
     if reader not in READERS:
@@ -395,7 +412,8 @@ def run(
     sc = spark.sparkContext
     struct = record_struct()
     acc = sc.accumulator({}, _summaries_param())
-    opts = {"comments": comments, "threshold": threshold, "all_statuses": all_statuses, "reader": reader}
+    opts = {"comments": comments, "threshold": threshold, "all_statuses": all_statuses, "reader": reader,
+            "budget": tuple(budget)}
     by_task = [f for f in files if _read_in_task(f, reader)]
     via_hadoop = [f for f in files if not _read_in_task(f, reader)]
     rdds = []
@@ -464,6 +482,11 @@ def build_parser() -> argparse.ArgumentParser:
     ap.add_argument("--comments", action="store_true", help="keep user comments (article+comments model)")
     ap.add_argument("--threshold", type=float, help="block probability cut (higher = more precise)")
     ap.add_argument("--all-statuses", action="store_true", help="also filter non-2xx responses")
+    ap.add_argument("--page-budget", type=float, default=10.0,
+                    help="CPU seconds one page may take (0 = no limit): past it, a record with "
+                    "the reason")  # fmt: skip
+    ap.add_argument("--page-memory", type=int, default=1024,
+                    help="MiB of memory one page may take beyond the filter's own (0 = no limit)")
     ap.add_argument(
         "--summary", help="also write the per-file summaries and totals as JSON to this local file"
     )
@@ -503,6 +526,7 @@ def main(argv: list[str] | None = None) -> int:
             comments=a.comments,
             threshold=a.threshold,
             all_statuses=a.all_statuses,
+            budget=(a.page_budget, a.page_memory),
         )
     except (FileNotFoundError, ValueError) as e:
         print(f"ce_filter.pipelines.spark_job: error: {e}", file=sys.stderr)
