@@ -49,6 +49,8 @@ typedef struct { uint64_t lo, hi; Py_ssize_t len; int flags; } known_t;
 static known_t known[KNOWN_SLOTS];
 
 static inline uc low(uc c) { return (c >= 'A' && c <= 'Z') ? (uc)(c + 32) : c; }
+#define AAA_WEIGHT 128  /* see precheck.py */
+
 /* byte classes */
 enum { C_WS = 1, C_SLASH = 2, C_GT = 4, C_EQ = 8, C_QUOTE = 16, C_NUL = 32 };
 static uc CL[256];
@@ -331,7 +333,16 @@ static PyObject *scan(PyObject *self, PyObject *args) {
         if (is_end) {
             if (nm.flags & F_FMT) {
                 Py_ssize_t k = last_in_list(&s, &nm);
-                if (k >= 0) { drop_entry(&s, k); goto check; }
+                if (k >= 0) {
+                    /* not the current node and a block above it: the adoption agency's loops
+                     * move and clone nodes, each step a stack search (~100x a scope-check step) */
+                    for (Py_ssize_t p = s.fl[k].pos + 1; s.fl[k].pos >= 0 && p < s.depth; p++) {
+                        s.depth_work++;
+                        if (s.stack[p].flags & F_BLOCKISH) { s.depth_work += AAA_WEIGHT * s.depth; break; }
+                    }
+                    drop_entry(&s, k);
+                    goto check;
+                }
             }
             if (nm.flags & F_VOID) goto check;
             for (Py_ssize_t p = s.depth - 1; p >= 0; p--) {  /* a stray end tag walks them all */

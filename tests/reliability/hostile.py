@@ -21,6 +21,8 @@ def shapes() -> dict[str, bytes]:
         "formatting reconstruction without text": b"<div>"
         + b"".join(b"<font size=%d>" % i for i in range(3000)) + b"</div>"
         + b"<p><span></span></p>" * 3000,
+        "formatting end tags across blocks": b"".join(b"<b c=%d><div>" % i for i in range(3000))
+        + b"</b>" * 3000,
         "quote hides the tag end": b"<div a='>'</div>" * 100_000,
         "nested tables": b"<table><tr><td>" * 30_000,
         "nested inline svg": b"<svg><g>" * 50_000,

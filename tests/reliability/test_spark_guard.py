@@ -11,9 +11,8 @@ import subprocess
 import sys
 
 import pytest
-from pipeline.conftest import REPO
-
 from ce_filter.crawler.warcgen import WarcBuilder
+from pipeline.conftest import REPO
 
 from .hostile import shapes
 from .test_crawl_hostile import OVER
@@ -30,8 +29,9 @@ def _warc(path) -> None:
 
 
 def test_filter_file_gives_every_page_a_record(tmp_path, monkeypatch):
-    from ce_filter import Extractor
     from ce_filter.pipelines import spark_job
+
+    from ce_filter import Extractor
 
     path = tmp_path / "h.warc.gz"
     _warc(path)
