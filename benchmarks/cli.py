@@ -8,8 +8,8 @@ from . import run
 
 
 def register(sub: argparse._SubParsersAction) -> None:
-    p = sub.add_parser("bench", help="speed and quality side by side with the peers (docs/BENCHMARKS.md)",
+    p = sub.add_parser("bench", help="speed and quality side by side with the peers (needs the bench extra)",
                        description="Benchmark ce-filter against trafilatura, resiliparse, readability-lxml, "
                                    "jusText, boilerpy3 and html-text; writes docs/BENCHMARKS.md.")
     run.add_arguments(p)
-    p.set_defaults(fn=run.run)
+    p.set_defaults(fn=run.run, extras=("bench",))

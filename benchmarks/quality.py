@@ -1,4 +1,5 @@
-"""The quality table: each tool's token precision / recall / F1 on each report corpus.
+"""The quality tables: each tool's token precision / recall / F1 on each report corpus, the
+snippet rates where the corpus has snippets, and all of it per page type where it has types.
 
 No timing here, so the (tool, corpus) tasks run in parallel processes (``--jobs``).
 """
@@ -60,25 +61,61 @@ def measure(tools: list[str], corpora: list[str], limit: int | None, jobs: int) 
     return [by_key[(t, c)] for c in corpora for t in tools]
 
 
+def _cells(r: dict[str, Any]) -> list[str]:
+    """pages, P, R, mean F1, F1 of means, must-have found, must-not-have absent, empty."""
+    return [str(r["pages"]), num(r["precision"], ".3f"), num(r["recall"], ".3f"), num(r["mean_f1"], ".3f"),
+            num(r["f1_of_means"], ".3f"), num(r.get("must_have"), ".3f"), num(r.get("must_not_have"), ".3f"),
+            str(r["empty"])]
+
+
+_DETAIL = ["pages", "precision", "recall", "mean F1", "F1 of means", "must-have found",
+           "must-not-have absent", "empty"]
+
+
+def _bold_best(values: dict[str, float | None]) -> dict[str, str]:
+    best = max((v for v in values.values() if v is not None), default=None)
+    return {t: (f"**{num(v, '.3f')}**" if v is not None and v == best else num(v, ".3f"))
+            for t, v in values.items()}
+
+
 def quality_tables(results: list[dict[str, Any]], corpora: list[str], tools: list[str]) -> str:
-    f1 = {(r["tool"], r["spec"]): r.get("mean_f1") for r in results}
-    best = {c: max((f1[(t, c)] for t in tools if f1.get((t, c)) is not None), default=None) for c in corpora}
-    rows = []
-    for t in tools:
-        row = [t]
-        for c in corpora:
-            v = f1.get((t, c))
-            cell = num(v, ".3f")
-            row.append(f"**{cell}**" if v is not None and v == best[c] else cell)
-        rows.append(row)
-    summary = table(["mean F1"] + [pages.label(c) for c in corpora], rows)
+    by_key = {(r["tool"], r["spec"]): r for r in results}
+    f1 = {k: r.get("mean_f1") for k, r in by_key.items()}
+    cols = {c: _bold_best({t: f1.get((t, c)) for t in tools}) for c in corpora}
+    summary = table(["mean F1"] + [pages.label(c) for c in corpora],
+                    [[t] + [cols[c][t] for c in corpora] for t in tools])
     detail = []
     for r in results:
         if "error" in r:
-            detail.append([pages.label(r["spec"]), r["tool"], r["error"]] + ["—"] * 6)
+            detail.append([pages.label(r["spec"]), r["tool"], r["error"]] + ["—"] * 8)
         else:
-            detail.append([pages.label(r["spec"]), r["tool"], str(r["pages"]), num(r["precision"], ".3f"),
-                           num(r["recall"], ".3f"), num(r["mean_f1"], ".3f"), num(r["f1_of_means"], ".3f"),
-                           str(r["empty"]), str(r["errors"])])
-    return (summary + "\n\n" + table(["corpus", "tool", "pages", "precision", "recall", "mean F1",
-                                      "F1 of means", "empty", "errors"], detail))
+            detail.append([pages.label(r["spec"]), r["tool"]] + _cells(r) + [str(r["errors"])])
+    parts = [summary, table(["corpus", "tool"] + _DETAIL + ["errors"], detail)]
+    for c in corpora:
+        parts += _type_tables(c, tools, by_key)
+    return "\n\n".join(parts)
+
+
+def _type_tables(spec: str, tools: list[str], by_key: dict[tuple[str, str], dict[str, Any]]) -> list[str]:
+    """For a corpus with page types: mean F1 per tool and type (best in bold), then every figure
+    per type and tool."""
+    kinds: list[str] = []
+    for t in tools:
+        for k in by_key.get((t, spec), {}).get("by_type", {}):
+            if k not in kinds:
+                kinds.append(k)
+    if not kinds:
+        return []
+    per = {k: _bold_best({t: by_key.get((t, spec), {}).get("by_type", {}).get(k, {}).get("mean_f1")
+                          for t in tools}) for k in kinds}
+    overall = _bold_best({t: by_key.get((t, spec), {}).get("mean_f1") for t in tools})
+    label = pages.label(spec)
+    head = table(["mean F1, " + label, "all"] + kinds,
+                 [[t, overall[t]] + [per[k][t] for k in kinds] for t in tools])
+    rows = []
+    for k in kinds:
+        for t in tools:
+            r = by_key.get((t, spec), {}).get("by_type", {}).get(k)
+            if r:
+                rows.append([k, t] + _cells(r))
+    return [f"By page type ({label}):", head, table(["page type", "tool"] + _DETAIL, rows)]

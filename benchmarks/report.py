@@ -38,6 +38,8 @@ def cpu_model() -> str:
 
 
 def _git_commit() -> str:
+    if not (REPO / "pyproject.toml").exists():
+        return "installed package (not a checkout)"
     try:
         head = subprocess.run(["git", "-C", str(REPO), "rev-parse", "--short", "HEAD"], capture_output=True,
                               text=True, timeout=10).stdout.strip()

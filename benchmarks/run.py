@@ -17,7 +17,10 @@ from .report import num, run_header, table, update_doc
 
 SECTIONS = ("speed", "stages", "memory", "pipeline", "quality")
 DEFAULT_SECTIONS = "speed,stages,memory"
-DOC = pages.REPO / "docs" / "BENCHMARKS.md"
+# docs/BENCHMARKS.md is the default output only inside a checkout; installed from a wheel
+# there is no docs/ folder, and the table goes where --out says (else it is only printed).
+IN_CHECKOUT = (pages.REPO / "pyproject.toml").exists() and (pages.REPO / "docs").is_dir()
+DOC = pages.REPO / "docs" / "BENCHMARKS.md" if IN_CHECKOUT else None
 
 
 def add_arguments(p: argparse.ArgumentParser) -> None:
@@ -36,13 +39,18 @@ def add_arguments(p: argparse.ArgumentParser) -> None:
                    help="add the pipeline rows (WARC->JSONL, Kafka worker)")
     p.add_argument("--quality", action="store_true", help="only the quality table (P/R/F1 per corpus)")
     p.add_argument("--jobs", type=int, default=2, help="processes for --quality (default 2)")
+    p.add_argument("--metadata", action="store_true",
+                   help="only the metadata table: title/author/date on wcxb-dev beside trafilatura, and "
+                        "their cost (writes docs/OUTPUT.md)")
     p.add_argument("--warc-pages", type=int, default=10_000,
                    help="pages in the memory-run WARC (default 10000)")
     p.add_argument("--pipeline-pages", type=int, default=10_000,
                    help="pages / messages for the pipeline rows (default 10000: at 2000 the "
                         "worker pool's start-up was a quarter of a 2-worker run)")
     p.add_argument("--timeout", type=float, default=1800, help="seconds allowed per measuring process")
-    p.add_argument("--out", default=str(DOC), help="markdown file to update (default docs/BENCHMARKS.md)")
+    p.add_argument("--out", default=str(DOC) if DOC else None,
+                   help="markdown file to update (default docs/BENCHMARKS.md in a checkout; "
+                        "installed, none: the table is printed only)")
     p.add_argument("--no-write", action="store_true", help="print only; leave the docs alone")
     p.add_argument("--json", metavar="PATH", help="also write the raw results as JSON")
 
@@ -124,6 +132,10 @@ def _targets(res: dict[str, Any], ratio_floor: float, fits: dict[str, Any], grow
 
 
 def run(a: argparse.Namespace) -> int:
+    if a.metadata:
+        from .metadata import run as run_metadata
+
+        return run_metadata(a)
     try:
         todo = sections(a)
         tools = peers.parse_tools(a.tools)
@@ -212,9 +224,12 @@ def run(a: argparse.Namespace) -> int:
     if a.json:
         with open(a.json, "w") as f:
             json.dump(res, f, default=str)
-    if not a.no_write and out:
+    if not a.no_write and out and a.out:
         update_doc(a.out, out)
         print(f"wrote {os.path.relpath(a.out)} (sections: {', '.join(out)})", file=sys.stderr)
+    elif not a.no_write and out:
+        print("bench: not in a checkout, so no docs/BENCHMARKS.md: --out FILE writes the table",
+              file=sys.stderr)
     return 0
 
 

@@ -22,12 +22,13 @@ import multiprocessing as mp
 import resource
 import signal
 import threading
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from contextlib import contextmanager
 from dataclasses import dataclass
 from typing import Any
 
 from .api import Extraction
+from .options import ExtractOptions
 
 # Reasons of the empty results this module makes (the ``reason`` field of records).
 OVER_TIME = "over budget: time"
@@ -124,12 +125,10 @@ def died_reason(exitcode: int | None, budget: Budget) -> str:
 # ------------------------------------------------------------------ the child process
 
 
-def _child(conn: Any, extractor_kw: dict[str, Any], budget: Budget) -> None:
+def _child(conn: Any, make: Callable[[], Any], budget: Budget) -> None:
     """Serve pages on ``conn``: (html, url, encoding) in, ('ok', Extraction) out; None ends."""
-    from .api import Extractor
-
     signal.signal(signal.SIGINT, signal.SIG_IGN)  # the parent decides when to stop
-    ex = Extractor(**extractor_kw)
+    ex = make()
     ex.extract(b"<p>warm up</p>")
     cap = limit_memory(budget)
     conn.send(("ready", ex.version, ex.model.name, ex.model.digest))
@@ -163,13 +162,15 @@ class BoundedExtractor:
     stuck without using CPU) has its child killed and replaced; the page gets an empty result
     with reason ``over budget: time (N s)``; one that runs out of memory ``over budget:
     memory``; a child that dies otherwise ``filter process died (SIGNAL)``. ``extract`` never
-    raises for a page. Not thread-safe: one caller at a time (a lock serialises calls)."""
+    raises for a page. Not thread-safe: one caller at a time (a lock serialises calls).
+    The child's Extractor is ``options.extractor()``, or what ``factory()`` (picklable) makes."""
 
     def __init__(self, budget: Budget = DEFAULT_BUDGET, *, wall_s: float | None = None,
-                 **extractor_kw: Any) -> None:
+                 options: ExtractOptions | None = None, factory: Callable[[], Any] | None = None) -> None:
         self.budget = budget
         self.wall_s = wall_s if wall_s is not None else max(3 * budget.seconds, budget.seconds + 30)
-        self.extractor_kw = extractor_kw
+        # what makes the child's Extractor: picklable (the child is spawned)
+        self.factory = factory or (options or ExtractOptions()).extractor
         self._ctx = mp.get_context("spawn")  # the parent may run threads (Kafka, Twisted)
         self._proc: Any = None
         self._conn: Any = None
@@ -181,7 +182,7 @@ class BoundedExtractor:
 
     def _start(self) -> None:
         parent, child = self._ctx.Pipe()
-        proc = self._ctx.Process(target=_child, args=(child, self.extractor_kw, self.budget),
+        proc = self._ctx.Process(target=_child, args=(child, self.factory, self.budget),
                                  daemon=True, name="ce-filter-page")
         proc.start()
         child.close()

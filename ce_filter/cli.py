@@ -1,46 +1,84 @@
 """The ``ce-filter`` command. Core subcommands live here; the pipeline and benchmark modules
-add theirs through ``register(subparsers)`` so this file does not grow with every stage."""
+add theirs through ``register(subparsers)`` so this file does not grow with every stage.
+
+Exit codes: 0 done; 1 done, but something was lost or broken (pipeline commands); 2 an
+ordinary mistake, said in one line (a bad option or ``CE_FILTER_*`` value, an input that
+cannot be read, a missing extra); 3 the Kafka worker stopped on a delivery failure.
+"""
 
 from __future__ import annotations
 
 import argparse
 import importlib
-import json
 import sys
 from pathlib import Path
 
 from . import __version__
+from .extras import MissingExtra, extra_for, require
+from .options import (
+    EXIT_USAGE,
+    ExtractOptions,
+    Parser,
+    UsageError,
+    add_extraction_options,
+    arg_type,
+    env_opt,
+    fail,
+    positive_int,
+    positive_number,
+    text_codec,
+    writable_file,
+)
 
 # Modules that add subcommands (each has ``register(subparsers)``).
 PLUGINS = ("ce_filter.pipelines.cli", "ce_filter.bench.cli")
+DEFAULT_FETCH_TIMEOUT_S = 30.0
 
 
-def _read_inputs(paths: list[str]) -> list[tuple[str, bytes]]:
-    if not paths or paths == ["-"]:
-        return [("-", sys.stdin.buffer.read())]
-    out = []
-    for p in paths:
-        path = Path(p)
-        files = sorted(path.rglob("*.htm*")) if path.is_dir() else [path]
-        out.extend((str(f), f.read_bytes()) for f in files)
-    return out
+def _note(msg: str) -> None:
+    print(f"ce-filter: note: {msg}", file=sys.stderr)
 
 
 def cmd_extract(a: argparse.Namespace) -> int:
-    from .api import Extractor
+    from ce_filter.crawler.files import InputError, iter_inputs
+    from ce_filter.pipelines.record import filter_page
+    from ce_filter.pipelines.sinks import JsonlSink
 
-    ex = Extractor(a.model, comments=a.comments, threshold=a.threshold, precise=a.precise)
-    for name, data in _read_inputs(a.inputs):
-        r = ex.extract(data, encoding=a.encoding)
-        if a.format == "jsonl":
-            d = r.to_dict()
-            d["source"] = name
-            print(json.dumps(d, ensure_ascii=False))
-        else:
-            if len(a.inputs) > 1 or (a.inputs and Path(a.inputs[0]).is_dir()):
+    inputs = list(a.inputs) or ["-"]
+    if inputs == ["-"] and sys.stdin.isatty():
+        return fail("extract: give HTML files, directories or URLs, or pipe a page into stdin")
+    ex = ExtractOptions.from_args(a).extractor()
+    mib = ex.max_bytes >> 20
+    jsonl = JsonlSink("-") if a.format == "jsonl" else None  # the pipeline's own JSON lines
+    headers = len(inputs) > 1 or Path(inputs[0]).is_dir()
+    failed = 0
+    # one byte more than the filter keeps, so it marks the page as cut
+    for item in iter_inputs(inputs, limit=ex.max_bytes + 1, timeout=a.timeout):
+        if isinstance(item, InputError):
+            failed += 1
+            print(f"ce-filter: error: {item}", file=sys.stderr, flush=True)
+            continue
+        name = item.source_name or item.url
+        if len(item.body) > ex.max_bytes:
+            _note(f"{name}: over {mib} MiB; only the first {mib} MiB were read (the filter's page limit)")
+        if a.format in ("markdown", "html"):
+            r = ex.extract(item.body, item.url or None, encoding=a.encoding or item.encoding)
+            if headers:
                 print(f"==> {name} <==")
-            print(r.text if r.text else f"[empty: {r.reason}]", end="\n\n" if r.text else "\n")
-    return 0
+            out = r.to_markdown(links=a.links, images=a.images) if a.format == "markdown" else \
+                r.to_html(links=a.links, images=a.images)
+            print(out if r.text else f"[empty: {r.reason}]", end="\n" if r.text else "\n", flush=True)
+            continue
+        rec = filter_page(ex, item, encoding=a.encoding)
+        if jsonl is not None:
+            jsonl.write(rec)
+            jsonl.flush()
+            continue
+        if headers:
+            print(f"==> {name} <==")
+        text = rec["text"]
+        print(text if text else f"[empty: {rec['reason']}]", end="\n\n" if text else "\n", flush=True)
+    return EXIT_USAGE if failed else 0
 
 
 def cmd_train(a: argparse.Namespace) -> int:
@@ -50,69 +88,143 @@ def cmd_train(a: argparse.Namespace) -> int:
 
 
 def cmd_evaluate(a: argparse.Namespace) -> int:
-    from .api import Extractor
-    from .learn.corpus import load_corpus
-    from .learn.evaluate import HEADER, evaluate, row
+    from .learn.evaluate import evaluate_command
 
-    ex = Extractor(a.model, comments=a.comments, threshold=a.threshold, precise=a.precise)
-    print(HEADER)
-    print("|---|---|---|---|---|---|---|")
-    for corpus in a.corpus:
-        path, _, split = corpus.partition(":")
-        s = evaluate(lambda h: ex.extract(h).text, load_corpus(path, split or None), comments=a.comments)
-        label = Path(path).name + (f" {split}" if split else "")
-        print(row(label, s), flush=True)
-    return 0
+    return evaluate_command(a)
+
+
+def corpus_spec(spec: str) -> str:
+    """``DIR[:SPLIT]`` of a labelled corpus with at least one page (checked before a run)."""
+    from .learn.corpus import corpus_ids
+
+    path, _, split = spec.partition(":")
+    root = Path(path)
+    if not (root / "html").is_dir():
+        raise ValueError(f"{path}: not a corpus (no html/ folder)")
+    try:
+        ids = corpus_ids(root, split or None)
+    except (OSError, ValueError) as e:
+        raise ValueError(str(e)) from None
+    if not ids:
+        if split:
+            known = sorted({ln.split("\t")[1].strip() for ln in (root / "split.tsv").read_text().splitlines()
+                            if ln.count("\t") >= 1})
+            raise ValueError(f"{path}: no pages in split {split!r} (its splits: {', '.join(known)})")
+        raise ValueError(f"{path}: no pages (no gold/*.txt)")
+    return spec
 
 
 def build_parser() -> argparse.ArgumentParser:
-    ap = argparse.ArgumentParser(prog="ce-filter", description="Main-content extraction for crawlers.")
+    ap = Parser(prog="ce-filter", description="Main-content extraction for crawlers.")
     ap.add_argument("--version", action="version", version=f"ce-filter {__version__}")
-    sub = ap.add_subparsers(dest="cmd", required=True)
+    sub = ap.add_subparsers(dest="cmd", required=True, metavar="COMMAND")
 
-    def model_opts(p: argparse.ArgumentParser) -> None:
-        p.add_argument("--model", help="model JSON (default: the shipped model)")
-        p.add_argument("--comments", action="store_true", help="keep user comments (article+comments model)")
-        p.add_argument("--threshold", type=float, help="block probability cut (higher = more precise)")
-        p.add_argument("--precise", action="store_true", help="precision-leaning preset (for indexers)")
-
-    p = sub.add_parser("extract", help="clean text of HTML files, directories or stdin")
-    p.add_argument("inputs", nargs="*", help="files or directories; '-' or nothing for stdin")
-    p.add_argument("--format", choices=("text", "jsonl"), default="text")
-    p.add_argument("--encoding", help="charset hint (as from an HTTP header)")
-    model_opts(p)
+    p = sub.add_parser("extract", help="clean text of HTML files, directories, URLs or stdin",
+                       description="Clean main-content text of each input, printed as it is read. "
+                       "An input that cannot be read is an error line (exit 2); the others go on.")
+    p.add_argument("inputs", nargs="*",
+                   help="files, directories (every *.htm* below), http(s) URLs; '-' or nothing for stdin")
+    env_opt(p, "--format", choices=("text", "jsonl", "markdown", "html"), default="text",
+            help="text; one JSON record per page (the pipeline's record, docs/PIPELINE.md); or the kept "
+                 "blocks as Markdown or HTML with headings, lists, code and tables (docs/OUTPUT.md)")
+    env_opt(p, "--links", action="store_true", help="markdown/html: keep links as [anchor](href)")
+    env_opt(p, "--images", action="store_true", help="markdown/html: keep images as ![alt](src)")
+    env_opt(p, "--encoding", type=text_codec, help="charset of the inputs, as an HTTP header would say it")
+    env_opt(p, "--timeout", type=positive_number, default=DEFAULT_FETCH_TIMEOUT_S,
+            help="seconds allowed to fetch one URL")
+    add_extraction_options(p)
     p.set_defaults(fn=cmd_extract)
 
-    p = sub.add_parser("train", help="train a model from corpus dirs (needs scikit-learn)")
-    p.add_argument("corpus", nargs="+", help="corpus dir[:split], e.g. ../shared/data/dragnet:train")
+    p = sub.add_parser("train", help="train a model from corpus dirs (needs the train extra)")
+    p.add_argument("corpus", nargs="+", type=arg_type(corpus_spec),
+                   help="corpus dir[:split], e.g. ../shared/data/dragnet:train")
     p.add_argument("--out", required=True, help="model JSON to write")
-    p.add_argument("--target", choices=("content", "comments"), default="content")
+    p.add_argument("--target", choices=("content", "comments"), default="content",
+                   help="what the model keeps: the article, or the article and its comments")
     p.add_argument("--config", default="best",
                    help="training configuration name (see ce_filter.learn.configs.CONFIGS)")
     p.add_argument("--cv-seed", type=int, help="shuffle the sites over the CV folds with this seed "
                    "(another fold assignment, to check a CV gain)")
-    p.set_defaults(fn=cmd_train)
+    p.set_defaults(fn=cmd_train, extras=("train",))
 
     p = sub.add_parser("evaluate", help="token precision/recall/F1 on corpus dirs")
-    p.add_argument("corpus", nargs="+", help="corpus dir[:split]")
-    model_opts(p)
+    p.add_argument("corpus", nargs="+", type=arg_type(corpus_spec), help="corpus dir[:split]")
+    add_extraction_options(p)
+    p.add_argument("--cv", action="store_true",
+                   help="out of fold (folds grouped by site/domain): train --config on the corpora "
+                        "minus each fold, score the fold (needs scikit-learn)")
+    p.add_argument("--folds", type=arg_type(positive_int), default=5, help="with --cv: number of folds")
+    p.add_argument("--config", default="best", help="with --cv: training configuration")
+    p.add_argument("--cv-seed", type=int, help="with --cv: shuffle the sites over the folds")
     p.set_defaults(fn=cmd_evaluate)
 
+    p = sub.add_parser("explain", help="an HTML view of why each block was kept or dropped",
+                       description="Write a self-contained HTML page: the page's blocks in order, kept ones "
+                       "highlighted and dropped ones struck through, each with its score and the features "
+                       "that pushed it most, and a threshold slider (docs/OUTPUT.md).")
+    p.add_argument("page", help="an HTML file, an http(s) URL, or '-' for stdin")
+    p.add_argument("-o", "--out", type=arg_type(writable_file), required=True, help="the HTML file to write")
+    env_opt(p, "--encoding", type=text_codec, help="charset of the page, as an HTTP header would say it")
+    env_opt(p, "--timeout", type=positive_number, default=DEFAULT_FETCH_TIMEOUT_S,
+            help="seconds allowed to fetch a URL")
+    add_extraction_options(p)
+    p.set_defaults(fn=cmd_explain)
+
+    p = sub.add_parser("serve", help="the filter as an HTTP service (POST /extract, GET / explain form)",
+                       description="Serve POST /extract (HTML body, JSON {url, html} or {url}) -> the "
+                       "record, GET / (paste a page, see the explain view), /healthz, /metrics "
+                       "(docs/SERVE.md).")
+    from .serve import add_arguments as serve_arguments
+
+    serve_arguments(p)
+    p.set_defaults(fn=cmd_serve, extras=("serve",))
+
     for mod in PLUGINS:
-        try:
-            m = importlib.import_module(mod)
-        except ModuleNotFoundError as e:
-            if e.name is None or not (mod == e.name or mod.startswith(e.name + ".")):  # its dependency
-                raise
-            continue
-        m.register(sub)
+        importlib.import_module(mod).register(sub)
     return ap
+
+
+def cmd_explain(a: argparse.Namespace) -> int:
+    from ce_filter.crawler.files import InputError, iter_inputs
+
+    from .explain import explain, render_view
+
+    ex = ExtractOptions.from_args(a).extractor()
+    items = list(iter_inputs([a.page], limit=ex.max_bytes + 1, timeout=a.timeout))
+    if not items or isinstance(items[0], InputError):
+        return fail(f"explain: {items[0] if items else 'no page read'}")
+    page = items[0]
+    data = explain(page.body, page.url or None, extractor=ex, encoding=a.encoding or page.encoding)
+    with open(a.out, "w", encoding="utf-8") as f:
+        f.write(render_view(data))
+    kept = sum(b["kept"] for b in data["blocks"])
+    print(f"{a.out}: {kept} of {len(data['blocks'])} blocks kept", file=sys.stderr)
+    return 0
+
+
+def cmd_serve(a: argparse.Namespace) -> int:
+    from .serve import serve_command
+
+    return serve_command(a)
+
+
+def _check_extras(a: argparse.Namespace) -> None:
+    for extra in getattr(a, "extras", ()):
+        require(extra, f"ce-filter {a.cmd}")
 
 
 def main(argv: list[str] | None = None) -> int:
     a = build_parser().parse_args(argv)
     try:
+        _check_extras(a)
         return int(a.fn(a) or 0)
+    except (MissingExtra, UsageError) as e:
+        return fail(str(e))
+    except ModuleNotFoundError as e:  # an optional part imported deep inside a command
+        extra = extra_for(e.name)
+        if extra is None:
+            raise
+        return fail(str(MissingExtra(f"ce-filter {a.cmd} ({e.name})", extra)))
     except BrokenPipeError:
         return 0
     except KeyboardInterrupt:

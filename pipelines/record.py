@@ -1,18 +1,20 @@
-"""The output record: one JSON document per page (schema: ``pipelines/record.schema.json``)."""
+"""The output record: one JSON document per page, the same from every output path
+(schema: ``pipelines/record.schema.json``, versioning rule in docs/PIPELINE.md)."""
 
 from __future__ import annotations
 
 import hashlib
 import json
-import re
 from functools import lru_cache
 from pathlib import Path
 from typing import Any
 
 from ce_filter.crawler.page import RawPage, now_iso
 
+from ce_filter.api import META_FIELDS
+
 SCHEMA_PATH = Path(__file__).with_name("record.schema.json")
-SCHEMA_ID = "ce-filter.record/1"
+SCHEMA_ID = "ce-filter.record/3"
 
 
 def model_version(extractor: Any) -> str:
@@ -33,6 +35,7 @@ def make_record(page: RawPage | Any, extraction: Any, extractor: Any) -> dict[st
         "fetch_time": page.fetch_time,
         "status": page.status,
         "title": extraction.title or "",
+        **{k: getattr(extraction, k, "") or None for k in META_FIELDS},
         "text": text,
         "reason": extraction.reason or "",
         "stats": {
@@ -42,7 +45,7 @@ def make_record(page: RawPage | Any, extraction: Any, extractor: Any) -> dict[st
             "bytes_in": len(page.body),
             "truncated": bool(extraction.truncated),
         },
-        "digest": "sha256:" + hashlib.sha256(text.encode("utf-8")).hexdigest(),
+        "text_sha256": hashlib.sha256(text.encode("utf-8")).hexdigest(),
         "encoding": extraction.encoding or "",
         "content_type": page.content_type or "",
         "source": _source(page),
@@ -59,9 +62,11 @@ def _source(page: RawPage) -> dict[str, Any]:
     return out
 
 
-def filter_page(extractor: Any, page: RawPage) -> dict[str, Any]:
-    """Run the filter on one page and make its record (the one step every stage shares)."""
-    return make_record(page, extractor.extract(page.body, page.url, encoding=page.encoding), extractor)
+def filter_page(extractor: Any, page: RawPage, encoding: str | None = None) -> dict[str, Any]:
+    """Run the filter on one page and make its record (the one step every stage shares).
+    ``encoding`` overrides the page's own charset hint (``extract --encoding``)."""
+    ex = extractor.extract(page.body, page.url or None, encoding=encoding or page.encoding)
+    return make_record(page, ex, extractor)
 
 
 def dumps(record: dict[str, Any]) -> bytes:
@@ -74,49 +79,22 @@ def schema() -> dict[str, Any]:
     return json.loads(SCHEMA_PATH.read_text(encoding="utf-8"))
 
 
-_TYPES: dict[str, tuple[type, ...]] = {
-    "string": (str,),
-    "integer": (int,),
-    "number": (int, float),
-    "boolean": (bool,),
-    "object": (dict,),
-    "array": (list,),
-    "null": (type(None),),
-}
+@lru_cache(maxsize=1)
+def _validator() -> Any:
+    try:
+        from jsonschema import Draft202012Validator
+    except ImportError:
+        from ce_filter.extras import MissingExtra
+
+        raise MissingExtra("record validation", "schema") from None
+    return Draft202012Validator(schema())
 
 
-def validate(instance: Any, sch: dict[str, Any] | None = None, path: str = "$") -> list[str]:
-    """Problems of ``instance`` against the record schema (empty list = valid).
-
-    A small checker for the JSON Schema keywords the record schema uses (type, const, enum,
-    required, properties, additionalProperties, minimum, pattern), so validating needs no
-    extra dependency; ``jsonschema``, where installed, gives the same verdict."""
-    sch = schema() if sch is None else sch
-    errs: list[str] = []
-    types = sch.get("type")
-    if types is not None:
-        names = [types] if isinstance(types, str) else types
-        ok = any(
-            isinstance(instance, _TYPES[t])
-            and not (t in ("integer", "number") and isinstance(instance, bool))
-            for t in names
-        )
-        if not ok:
-            return [f"{path}: expected {'/'.join(names)}, got {type(instance).__name__}"]
-    if "const" in sch and instance != sch["const"]:
-        errs.append(f"{path}: must be {sch['const']!r}")
-    if "enum" in sch and instance not in sch["enum"]:
-        errs.append(f"{path}: {instance!r} not one of {sch['enum']}")
-    if "minimum" in sch and isinstance(instance, (int, float)) and instance < sch["minimum"]:
-        errs.append(f"{path}: below {sch['minimum']}")
-    if "pattern" in sch and isinstance(instance, str) and not re.search(sch["pattern"], instance):
-        errs.append(f"{path}: does not match {sch['pattern']}")
-    if isinstance(instance, dict):
-        props = sch.get("properties", {})
-        errs += [f"{path}: missing {k!r}" for k in sch.get("required", []) if k not in instance]
-        if sch.get("additionalProperties") is False:
-            errs += [f"{path}: unexpected {k!r}" for k in instance if k not in props]
-        for k, sub in props.items():
-            if k in instance:
-                errs += validate(instance[k], sub, f"{path}.{k}")
-    return errs
+def validate(record: Any) -> list[str]:
+    """Problems of ``record`` against the record schema (empty list = valid), each as
+    ``$.path: message``. With jsonschema (the ``schema`` extra): validation is for tests and
+    for consumers checking what they read, not a step of the per-page path."""
+    return [
+        "$" + "".join(f"[{p}]" if isinstance(p, int) else f".{p}" for p in e.absolute_path) + f": {e.message}"
+        for e in sorted(_validator().iter_errors(record), key=lambda e: list(map(str, e.absolute_path)))
+    ]

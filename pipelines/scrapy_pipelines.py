@@ -2,8 +2,9 @@
 
 - ``FilterPipeline`` turns each page item (a RawPage, or a dict with url/body/...) into the
   output record (``ce_filter.pipelines.record``), in a thread (never on the reactor) and a
-  child process under a per-page budget. Settings: ``CE_FILTER_COMMENTS``,
-  ``CE_FILTER_THRESHOLD``, ``CE_FILTER_PAGE_BUDGET``, ``CE_FILTER_PAGE_MEMORY``.
+  child process under a per-page budget. Settings: the extraction options of the CLI,
+  ``CE_FILTER_MODEL``, ``CE_FILTER_PRECISE``, ``CE_FILTER_THRESHOLD``, ``CE_FILTER_COMMENTS``;
+  the budget, ``CE_FILTER_PAGE_BUDGET``, ``CE_FILTER_PAGE_MEMORY``.
 - ``JsonLinesPipeline`` writes records to the file ``CE_FILTER_JSONL`` (off when unset).
 - ``KafkaPipeline`` sends records to ``CE_FILTER_KAFKA_TOPIC`` (off when unset) with the
   ``CE_FILTER_BOOTSTRAP_SERVERS`` / security settings. Delivery results are counted in the
@@ -25,6 +26,7 @@ from ce_filter.crawler.page import RawPage
 from scrapy.exceptions import NotConfigured
 
 from ce_filter.budget import BoundedExtractor, Budget, guarded
+from ce_filter.options import ExtractOptions
 
 from .kafka_io import KafkaSettings
 from .record import SCHEMA_ID, make_record
@@ -39,28 +41,23 @@ class FilterPipeline:
     0: in this process). A page past the budget, or one whose filtering fails, gets a record
     with an empty text and the reason; the crawl goes on."""
 
-    def __init__(self, comments: bool = False, threshold: float | None = None, stats: Any = None,
+    def __init__(self, options: ExtractOptions | None = None, stats: Any = None,
                  budget: Budget | None = None) -> None:
         budget = budget if budget is not None else Budget()
+        options = options or ExtractOptions()
         if budget.enabled:
-            self.extractor: Any = BoundedExtractor(budget, comments=comments, threshold=threshold)
+            self.extractor: Any = BoundedExtractor(budget, options=options)
         else:
-            from ce_filter import Extractor
-
-            self.extractor = Extractor(comments=comments, threshold=threshold)
+            self.extractor = options.extractor()
         self.stats = stats
         self._lock = threading.Lock()  # one page at a time per extractor (threads share it)
 
     @classmethod
     def from_crawler(cls, crawler: Any) -> FilterPipeline:
+        # CE_FILTER_MODEL, _PRECISE, _THRESHOLD, _COMMENTS; a bad value stops the crawl at start
         s = crawler.settings
-        threshold = s.get("CE_FILTER_THRESHOLD")
-        return cls(
-            s.getbool("CE_FILTER_COMMENTS"),
-            float(threshold) if threshold not in (None, "") else None,
-            crawler.stats,
-            Budget(s.getfloat("CE_FILTER_PAGE_BUDGET", 10.0), s.getint("CE_FILTER_PAGE_MEMORY", 1024)),
-        )
+        return cls(ExtractOptions.from_settings(s), crawler.stats,
+                   Budget(s.getfloat("CE_FILTER_PAGE_BUDGET", 10.0), s.getint("CE_FILTER_PAGE_MEMORY", 1024)))
 
     def process_item(self, item: Any, spider: Any = None) -> Any:
         if isinstance(item, dict) and item.get("schema") == SCHEMA_ID:

@@ -172,7 +172,9 @@ class JsonlSink(_FileSink):
 class WarcSink(_FileSink):
     """WET-style output: a ``warcinfo`` record, then one ``conversion`` record per page whose
     block is the clean text (text/plain, UTF-8), with ``WARC-Refers-To`` naming the source
-    record where there is one. Gzip per record when the path ends in ``.gz``."""
+    record where there is one, ``WARC-Identified-Content-Language`` the text's language (ISO
+    639-1) and ``WARC-Title`` the article's title where the record has them. Gzip per record
+    when the path ends in ``.gz``."""
 
     def __init__(
         self, path: str | Path, *, gzip: bool | None = None, info: dict[str, str] | None = None
@@ -198,6 +200,10 @@ class WarcSink(_FileSink):
         refers = (record.get("source") or {}).get("record_id")
         if refers:
             headers["WARC-Refers-To"] = refers
+        if record.get("language"):  # as Common Crawl's WET files name it (there: ISO 639-3)
+            headers["WARC-Identified-Content-Language"] = record["language"]
+        if record.get("title"):
+            headers["WARC-Title"] = record["title"]
         body = record.get("text", "").encode("utf-8")
         rec = self.writer.create_warc_record(
             record.get("url", ""),

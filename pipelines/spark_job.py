@@ -12,7 +12,9 @@ and the filter, making the same record as every other stage (``ce_filter.pipelin
 ``pipelines/record.schema.json``). The Spark schema of the output is derived from that
 JSON Schema, so Parquet columns and JSON lines have the Kafka output's fields and nesting.
 The model is loaded once per Python worker process (a module-level singleton; Spark reuses
-its Python workers across tasks), not once per file or page.
+its Python workers across tasks), not once per file or page. The extraction options are the
+CLI's (``--model``, ``--precise``, ``--threshold``, ``--comments``, or ``CE_FILTER_MODEL`` ...);
+a ``--model`` file is read on the driver and shipped with the tasks.
 
 How a task reads its file (``--reader``): local paths and ``file:`` URIs are opened where the
 task runs (every node must see them: a shared or replicated file system); ``http(s)://``
@@ -34,6 +36,7 @@ FILE`` also writes them as JSON. Exit 0, or 1 when a file was broken or a page f
 from __future__ import annotations
 
 import argparse
+import functools
 import glob
 import gzip
 import io
@@ -47,6 +50,17 @@ from collections.abc import Iterable, Iterator
 from typing import Any
 from urllib.parse import urlparse
 
+from ce_filter.extras import MissingExtra, require
+from ce_filter.options import (
+    ExtractOptions,
+    Parser,
+    add_extraction_options,
+    fail,
+    non_negative_int,
+    non_negative_number,
+)
+
+PROG = "ce_filter.pipelines.spark_job"
 log = logging.getLogger("ce_filter.pipelines.spark_job")
 
 WARC_SUFFIXES = (".warc", ".warc.gz", ".arc", ".arc.gz")
@@ -59,22 +73,35 @@ _extractor: Any = None
 _extractor_key: tuple | None = None
 
 
-def get_extractor(comments: bool = False, threshold: float | None = None,
+def _make_extractor(options: ExtractOptions, model_json: str | None) -> Any:
+    """The Extractor of ``options``; ``model_json``: the model file's text (see get_extractor)."""
+    if model_json is None:
+        return options.extractor()
+    from ce_filter import Extractor
+    from ce_filter.model import Model
+
+    return Extractor(Model.from_json(json.loads(model_json)), comments=options.comments,
+                     threshold=options.threshold, precise=options.precise)
+
+
+def get_extractor(options: ExtractOptions | None = None, model_json: str | None = None,
                   budget: tuple[float, int] = (10.0, 1024)) -> Any:
     """The process's Extractor, made on first use (once per Python worker, not per task): a
     ce_filter.budget.BoundedExtractor (a child process under the per-page budget of CPU
-    seconds and MiB) unless the budget is (0, 0)."""
+    seconds and MiB) unless the budget is (0, 0). ``model_json``: the text of
+    ``options.model``, read on the driver and shipped with the tasks, so executors need no
+    copy of the file."""
     global _extractor, _extractor_key
-    key = (bool(comments), threshold, tuple(budget))
+    options = options or ExtractOptions()
+    key = (options, model_json, tuple(budget))
     if _extractor is None or _extractor_key != key:
-        from ce_filter import Extractor
         from ce_filter.budget import BoundedExtractor, Budget
 
         if _extractor is not None and hasattr(_extractor, "close"):
             _extractor.close()
         b = Budget(*budget)
-        _extractor = (BoundedExtractor(b, comments=comments, threshold=threshold) if b.enabled
-                      else Extractor(comments=comments, threshold=threshold))
+        make = functools.partial(_make_extractor, options, model_json)
+        _extractor = BoundedExtractor(b, factory=make) if b.enabled else make()
         _extractor_key = key
     return _extractor
 
@@ -127,8 +154,8 @@ def filter_file(
     name: str,
     stream: Any,
     *,
-    comments: bool = False,
-    threshold: float | None = None,
+    options: ExtractOptions | None = None,
+    model_json: str | None = None,
     all_statuses: bool = False,
     budget: tuple[float, int] = (10.0, 1024),
 ) -> tuple[list[dict[str, Any]], dict[str, Any]]:
@@ -146,7 +173,7 @@ def filter_file(
     records: list[dict[str, Any]] = []
     kept = empty = failed = 0
     errors: list[str] = []
-    ex = get_extractor(comments, threshold, budget)
+    ex = get_extractor(options, model_json, budget)
     try:
         source: Any = name if stream is None else _Named(stream, name)
         for page in iter_pages(source, stats, all_statuses=all_statuses):
@@ -208,6 +235,9 @@ def _spark_type(prop: dict[str, Any]) -> tuple[Any, bool]:
     kind = next((k for k in kinds if k != "null"), "string")
     if kind == "object":
         return record_struct(prop), nullable
+    if kind == "array":  # a list field (e.g. authors) added to the record later
+        item, _ = _spark_type(prop.get("items", {}))
+        return T.ArrayType(item), nullable
     simple = {"string": T.StringType(), "integer": T.LongType(), "number": T.DoubleType(),
               "boolean": T.BooleanType()}  # fmt: skip
     if kind not in simple:
@@ -231,14 +261,20 @@ def record_struct(schema: dict[str, Any] | None = None) -> Any:
 
 
 def to_row(record: dict[str, Any], struct: Any) -> tuple:
-    """A record as a tuple in ``struct``'s field order (nested objects as tuples)."""
+    """A record as a tuple in ``struct``'s field order (nested objects as tuples; a field the
+    record leaves out, an optional one, is None; fields the schema does not know are left out)."""
     from pyspark.sql import types as T
 
-    out = []
-    for f in struct.fields:
-        v = record.get(f.name)
-        out.append(to_row(v, f.dataType) if isinstance(f.dataType, T.StructType) and v is not None else v)
-    return tuple(out)
+    def value(v: Any, typ: Any) -> Any:
+        if v is None:
+            return None
+        if isinstance(typ, T.StructType):
+            return to_row(v, typ)
+        if isinstance(typ, T.ArrayType) and isinstance(typ.elementType, T.StructType):
+            return [to_row(x, typ.elementType) for x in v]
+        return v
+
+    return tuple(value(record.get(f.name), f.dataType) for f in struct.fields)
 
 
 SUMMARY_FIELDS = ("file", "records", "pages", "kept", "empty", "failed", "skipped", "errors", "seconds")
@@ -340,8 +376,8 @@ def _process_files(names: Iterator[str], opts: dict[str, Any], acc: Any, struct:
             records, summary = filter_file(
                 name,
                 stream,
-                comments=opts["comments"],
-                threshold=opts["threshold"],
+                options=opts["options"],
+                model_json=opts["model_json"],
                 all_statuses=opts["all_statuses"],
                 budget=opts["budget"],
             )
@@ -360,8 +396,8 @@ def _process_blobs(
         records, summary = filter_file(
             name,
             io.BytesIO(data),
-            comments=opts["comments"],
-            threshold=opts["threshold"],
+            options=opts["options"],
+            model_json=opts["model_json"],
             all_statuses=opts["all_statuses"],
             budget=opts["budget"],
         )
@@ -395,13 +431,13 @@ def run(
     compression: str | None = None,
     reader: str = "auto",
     prefix: str = "",
-    comments: bool = False,
-    threshold: float | None = None,
+    options: ExtractOptions | None = None,
     all_statuses: bool = False,
     budget: tuple[float, int] = (10.0, 1024),
 ) -> list[dict[str, Any]]:
     """Clean ``inputs`` into ``output``; returns the per-file summaries (also written to
-    ``OUTPUT/_summary``). ``budget``: per page, CPU seconds and MiB (0, 0: none)."""
+    ``OUTPUT/_summary``). ``options``: model and cut (a model file is read here, on the
+    driver). ``budget``: per page, CPU seconds and MiB (0, 0: none)."""
     if fmt not in ("parquet", "json"):
         raise ValueError(f"--format is parquet or json, not {fmt!r}")
     if reader not in READERS:
@@ -412,7 +448,12 @@ def run(
     sc = spark.sparkContext
     struct = record_struct()
     acc = sc.accumulator({}, _summaries_param())
-    opts = {"comments": comments, "threshold": threshold, "all_statuses": all_statuses, "reader": reader,
+    options = options or ExtractOptions()
+    model_json = None
+    if options.model:
+        with open(options.model, encoding="utf-8") as fh:
+            model_json = fh.read()
+    opts = {"options": options, "model_json": model_json, "all_statuses": all_statuses, "reader": reader,
             "budget": tuple(budget)}
     by_task = [f for f in files if _read_in_task(f, reader)]
     via_hadoop = [f for f in files if not _read_in_task(f, reader)]
@@ -459,17 +500,18 @@ def totals(summaries: list[dict[str, Any]]) -> dict[str, Any]:
 
 
 def build_parser() -> argparse.ArgumentParser:
-    ap = argparse.ArgumentParser(
-        prog="ce_filter.pipelines.spark_job",
+    ap = Parser(
+        prog=PROG,
         description="Clean WARC files on Spark: one task per file, records as Parquet or JSON lines.",
     )
     ap.add_argument("--input", action="append", required=True,
                     help="WARC path, glob, directory, Hadoop URI, comma-separated list, or @LISTFILE "
                     "(one path per line, .gz ok); repeatable")  # fmt: skip
     ap.add_argument("--output", required=True, help="output directory (any Hadoop URI)")
-    ap.add_argument("--format", choices=("parquet", "json"), default="parquet")
+    ap.add_argument("--format", choices=("parquet", "json"), default="parquet", help="output format")
     ap.add_argument(
-        "--mode", default="errorifexists", choices=("errorifexists", "overwrite", "append", "ignore")
+        "--mode", default="errorifexists", choices=("errorifexists", "overwrite", "append", "ignore"),
+        help="what to do when OUTPUT exists (Spark's save modes)",
     )
     ap.add_argument(
         "--compression", help="Spark codec (parquet: snappy (default), zstd, gzip; json: gzip ...)"
@@ -479,19 +521,18 @@ def build_parser() -> argparse.ArgumentParser:
     )
     ap.add_argument("--prefix", default="", help="prepended to relative entries of @LIST files "
                     "(e.g. s3a://commoncrawl/ or https://data.commoncrawl.org/)")  # fmt: skip
-    ap.add_argument("--comments", action="store_true", help="keep user comments (article+comments model)")
-    ap.add_argument("--threshold", type=float, help="block probability cut (higher = more precise)")
     ap.add_argument("--all-statuses", action="store_true", help="also filter non-2xx responses")
-    ap.add_argument("--page-budget", type=float, default=10.0,
+    ap.add_argument("--page-budget", type=non_negative_number, default=10.0,
                     help="CPU seconds one page may take (0 = no limit): past it, a record with "
                     "the reason")  # fmt: skip
-    ap.add_argument("--page-memory", type=int, default=1024,
+    ap.add_argument("--page-memory", type=non_negative_int, default=1024,
                     help="MiB of memory one page may take beyond the filter's own (0 = no limit)")
     ap.add_argument(
         "--summary", help="also write the per-file summaries and totals as JSON to this local file"
     )
     ap.add_argument("--master", help="Spark master when run with python -m (spark-submit sets its own)")
-    ap.add_argument("--app-name", default="ce-filter")
+    ap.add_argument("--app-name", default="ce-filter", help="Spark application name")
+    add_extraction_options(ap)
     return ap
 
 
@@ -501,13 +542,12 @@ def main(argv: list[str] | None = None) -> int:
         level=logging.INFO, stream=sys.stderr, format="%(asctime)s %(levelname)s %(name)s: %(message)s"
     )
     try:
-        from pyspark.sql import SparkSession
-    except ImportError:
-        print(
-            "ce_filter.pipelines.spark_job: pyspark is not installed (pip install 'ce-filter[spark]')",
-            file=sys.stderr,
-        )
-        return 2
+        require("spark", "the Spark job")
+        require("warc", "the Spark job")
+    except MissingExtra as e:
+        return fail(str(e), PROG)
+    from pyspark.sql import SparkSession
+
     os.environ.setdefault("PYSPARK_PYTHON", sys.executable)
     builder = SparkSession.builder.appName(a.app_name)
     if a.master:
@@ -523,14 +563,12 @@ def main(argv: list[str] | None = None) -> int:
             compression=a.compression,
             reader=a.reader,
             prefix=a.prefix,
-            comments=a.comments,
-            threshold=a.threshold,
+            options=ExtractOptions.from_args(a),
             all_statuses=a.all_statuses,
             budget=(a.page_budget, a.page_memory),
         )
     except (FileNotFoundError, ValueError) as e:
-        print(f"ce_filter.pipelines.spark_job: error: {e}", file=sys.stderr)
-        return 2
+        return fail(str(e), PROG)
     finally:
         spark.stop()
     t = totals(summaries)

@@ -50,6 +50,7 @@ from typing import Any
 from ce_filter.crawler.page import RawPage
 
 from ce_filter.budget import FILTER_ERROR, PROCESS_DIED, BoundedExtractor, Budget
+from ce_filter.options import ExtractOptions
 
 from .kafka_io import KafkaSettings, make_consumer
 from .metrics import Metrics
@@ -171,8 +172,7 @@ class WorkerConfig:
     compression: str = "gzip"
     log_interval_s: float = 30.0
     idle_exit_s: float = 0.0  # >0: exit when nothing arrived for this long (batch use)
-    comments: bool = False
-    threshold: float | None = None
+    extract: ExtractOptions = field(default_factory=ExtractOptions)  # model and cut
     metrics_port: int | None = None  # serve /metrics, /healthz, /readyz here (0 = a free port)
     page_budget_s: float = 10.0  # CPU seconds per page (0 = no limit; at most a fifth of the poll interval)
     page_memory_mb: int = 1024  # memory per page beyond the filter's own (0 = no limit)
@@ -209,11 +209,10 @@ class Worker:
         self._own_extractor = extractor is None
         if extractor is None:  # filtered in a child process under the page budget
             budget = config.budget()
-            extractor = BoundedExtractor(budget, wall_s=2 * budget.seconds + 1,
-                                         comments=config.comments, threshold=config.threshold)
+            extractor = BoundedExtractor(budget, wall_s=2 * budget.seconds + 1, options=config.extract)
         self.extractor = extractor
         self.stats = WorkerStats()
-        self.metrics = Metrics(info={"model": model_version(extractor)})
+        self.metrics = Metrics(info={"model": model_version(self.extractor)})
         self.metrics_server: Any = None  # a ce_filter.pipelines.metrics.MetricsServer while serving
         self._stop = threading.Event()
 

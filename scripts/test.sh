@@ -1,5 +1,6 @@
 #!/usr/bin/env bash
 # The test command: set up, lint, run the whole suite (corpus checks skip where ../shared is absent).
+# Arguments go to pytest: `bash scripts/test.sh -m "not slow"` leaves out the wheel-install test.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 bash scripts/setup.sh

@@ -17,3 +17,18 @@ def data_dir() -> Path:
     if not (DATA / "dragnet" / "split.tsv").exists():
         pytest.skip(f"labelled corpora not found at {DATA} (set CE_FILTER_DATA); quality checks skipped")
     return DATA
+
+
+@pytest.fixture(scope="session")
+def custom_model(tmp_path_factory) -> Path:
+    """The shipped model under another name (so another digest in every record's ``model``):
+    a model file of one's own, to see the extraction options reach a stage."""
+    import json
+
+    from ce_filter.model import load_default
+
+    d = load_default().to_json()
+    d["name"] = "custom"
+    path = tmp_path_factory.mktemp("model") / "custom.json"
+    path.write_text(json.dumps(d))
+    return path

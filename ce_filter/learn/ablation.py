@@ -16,7 +16,7 @@ from pathlib import Path
 from ..api import Extractor
 from .configs import CONFIGS, corpus_pages
 from .corpus import load_corpus
-from .evaluate import Score, evaluate
+from .evaluate import Score, evaluate, text_fn
 from .fit import train
 
 PAPER = {"st+ic+cetr": {"dragnet train": "0.848", "dragnet test": "0.836", "cleaneval-final": "0.907"}}
@@ -31,10 +31,6 @@ def _label(corpus: str, split: str | None) -> str:
     return f"{corpus} {split}" if split else corpus
 
 
-def _text_fn(ex: Extractor):  # binds ex now (a lambda in the loop would bind it late)
-    return lambda h: ex.extract(h).text
-
-
 def run(data: Path, rows: tuple[str, ...]) -> list[tuple[str, dict[str, Score], dict]]:
     out = []
     for name in rows:
@@ -46,14 +42,14 @@ def run(data: Path, rows: tuple[str, ...]) -> list[tuple[str, dict[str, Score], 
             cfg = CONFIGS[name]
             ours = name.startswith("best")
             specs = [f"{data}/dragnet:train"] + ([f"{data}/cleaneval-dev"] if ours else [])
-            pages, desc = corpus_pages(specs, False, runs=cfg.label_runs)
+            pages, desc = corpus_pages(specs, False, rule=cfg.label_rule)
             model = train(pages, cfg, name="content", data_desc=desc)
             ex = Extractor(model)
             cv = model.meta["cv"]
         scores = {}
         for corpus, split in EVAL_ALL if name == "baseline" or name.startswith("best") else EVAL:
             docs = load_corpus(data / corpus, split)
-            scores[_label(corpus, split)] = evaluate(_text_fn(ex), docs)
+            scores[_label(corpus, split)] = evaluate(text_fn(ex), docs)
         print(f"{name}: " + ", ".join(f"{k} {s.mean_f1:.3f}" for k, s in scores.items())
               + f" ({time.time() - t0:.0f}s)", file=sys.stderr, flush=True)
         out.append((name, scores, cv))

@@ -8,10 +8,11 @@ from __future__ import annotations
 import argparse
 import sys
 from dataclasses import replace
-from pathlib import Path
 
-from .corpus import load_corpus
+from .corpus import Spec
 from .fit import Page, TrainConfig, data_digest, prepare, train
+from .labels import DEFAULT_RULE, LabelRule
+from .progress import progress
 
 _PAPER = {"ic_ancestors": False, "heading_words": False, "stage2": False, "weight": "none",
           "label_runs": False, "cs": (0.01, 0.1, 1.0, 10.0), "ic_min_frac": 0.01, "ic_min_pages": 0,
@@ -27,6 +28,8 @@ CONFIGS: dict[str, TrainConfig] = {
     # Ours: every group, ancestor and heading tokens, token weights, context stage.
     "best": TrainConfig(),
 }
+# best with the gold lines realigned where the page-wide LCS missed them (labels.realign_lines)
+CONFIGS["best+lines"] = replace(CONFIGS["best"], label_lines=True)
 # Leave-one-out rows: what each addition of ours buys (ablation --rows with these names).
 # They keep best's C (0.001) instead of searching it again, to keep the ablation short.
 _LOO = replace(CONFIGS["best"], cs=(0.001,))
@@ -57,17 +60,19 @@ CONFIGS.update({
 })
 
 
-def corpus_pages(specs: list[str], comments: bool, runs: bool = True) -> tuple[list[Page], dict]:
+def corpus_pages(specs: list[str], comments: bool, rule: LabelRule = DEFAULT_RULE,
+                 log: bool = False) -> tuple[list[Page], dict]:
+    """The training pages of ``specs`` (``dir[:split]``), segmented and labelled."""
     pages: list[Page] = []
     names = []
     for spec in specs:
-        path, _, split = spec.partition(":")
-        name = Path(path).name
-        part = prepare(load_corpus(path, split or None), comments=comments, runs=runs)
+        c = Spec.parse(spec)
+        docs = progress(c.load(), f"train: read + label {c.name}", total=c.size(), enabled=log)
+        part = prepare(docs, comments=comments, rule=rule)
         for p in part:  # ids carry the corpus so CV can report per corpus
-            p.id = f"{name}/{p.id}"
+            p.id = f"{c.name}/{p.id}"
         pages.extend(part)
-        names.append(name + (f":{split}" if split else ""))
+        names.append(c.name + (f":{c.split}" if c.split else ""))
     return pages, {"corpora": names, "pages": len(pages), "labels_digest": data_digest(pages)}
 
 
@@ -80,7 +85,7 @@ def train_command(a: argparse.Namespace) -> int:
     if getattr(a, "cv_seed", None) is not None:
         cfg = replace(cfg, cv_seed=a.cv_seed)
     comments = a.target == "comments"
-    pages, desc = corpus_pages(a.corpus, comments, runs=cfg.label_runs)
+    pages, desc = corpus_pages(a.corpus, comments, rule=cfg.label_rule, log=cfg.log)
     if not pages:
         print("no training pages found", file=sys.stderr)
         return 2

@@ -1,13 +1,18 @@
-"""Labelled corpora on disk: html/<id>.html, gold/<id>.txt, optional comments/ and split.tsv."""
+"""Labelled corpora on disk: html/<id>.html (or .html.gz), gold/<id>.txt, and where the corpus
+has them comments/, split.tsv, pages.tsv (page type, domain, url), snippets.json (must-have /
+must-not-have strings) and meta.json (title, author, date)."""
 
 from __future__ import annotations
 
+import gzip
+import json
 import re
 from collections import Counter
 from collections.abc import Iterator
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from html import unescape
 from pathlib import Path
+from typing import Any
 
 
 @dataclass
@@ -16,6 +21,12 @@ class Doc:
     html: bytes
     gold: str
     comments: str = ""
+    page_type: str = ""  # article, forum, product, ... (pages.tsv); "" where the corpus has none
+    domain: str = ""  # the page's domain as the corpus gives it (pages.tsv): the CV group
+    url: str = ""
+    must_have: tuple[str, ...] = ()  # snippets a correct extraction contains (snippets.json)
+    must_not_have: tuple[str, ...] = ()  # snippets it does not contain
+    meta: dict[str, Any] = field(default_factory=dict)  # title, author, publish_date (meta.json)
 
     def target(self, comments: bool) -> str:
         return f"{self.gold}\n\n{self.comments}" if comments and self.comments else self.gold
@@ -38,8 +49,10 @@ def _read_text(p: Path) -> str:
 # gold words: CleanEval's paragraph marks that the corpus conversion missed mid-line (809 in
 # cleaneval-final, 41 in cleaneval-dev), character references copied from the HTML source
 # (1,185 in 64 of the 71 cleanportaleval files: "don&#039;t" would be the gold words
-# "don 039 t"), and a gold that is only an HTML comment saying the page has no article.
-_CE_MARK = re.compile(r"<[plhPLH]>")
+# "don 039 t"; 185 in 10 wcxb-dev files), and a gold that is only an HTML comment saying the
+# page has no article. A mark closed later in the text (``<p>Hello</p>``) is markup quoted in
+# an article or in code (one cleaneval-final and three wcxb-dev pages), so it stays.
+_CE_MARK = re.compile(r"<([plh])>(?![\s\S]*</\1>)", re.I)
 _CHAR_REF = re.compile(r"&(?:#[0-9]{1,7}|#[xX][0-9a-fA-F]{1,6}|[A-Za-z][A-Za-z0-9]{1,31});")
 _ONLY_COMMENT = re.compile(r"\s*<!--(?:(?!-->).)*-->\s*", re.S)  # one comment, nothing else
 
@@ -80,15 +93,83 @@ def corpus_ids(root: str | Path, split: str | None = None) -> list[str]:
     return sorted(p.stem for p in (root / "gold").glob("*.txt"))
 
 
+def _pages_tsv(root: Path) -> dict[str, dict[str, str]]:
+    """pages.tsv (a header row, then ``id<TAB>page_type<TAB>domain<TAB>url``) by id."""
+    tsv = root / "pages.tsv"
+    if not tsv.exists():
+        return {}
+    lines = tsv.read_text(encoding="utf-8").splitlines()
+    if not lines:
+        return {}
+    head = lines[0].split("\t")
+    out = {}
+    for line in lines[1:]:
+        cells = line.split("\t")
+        if cells and cells[0].strip():
+            out[cells[0].strip()] = dict(zip(head[1:], (c.strip() for c in cells[1:])))
+    return out
+
+
+def _json(path: Path) -> dict[str, Any]:
+    return json.loads(path.read_text(encoding="utf-8")) if path.exists() else {}
+
+
+def _html_bytes(root: Path, doc_id: str) -> bytes | None:
+    plain = root / "html" / f"{doc_id}.html"
+    if plain.exists():
+        return plain.read_bytes()
+    packed = root / "html" / f"{doc_id}.html.gz"
+    if packed.exists():
+        return gzip.decompress(packed.read_bytes())
+    return None
+
+
 def load_corpus(root: str | Path, split: str | None = None, limit: int | None = None) -> Iterator[Doc]:
     """Pages with gold text; pages whose html or gold is missing are skipped."""
     root = Path(root)
+    info = _pages_tsv(root)
+    snippets = _json(root / "snippets.json")
+    meta = _json(root / "meta.json")
     for i, doc_id in enumerate(corpus_ids(root, split)):
         if limit is not None and i >= limit:
             break
-        html = root / "html" / f"{doc_id}.html"
+        html = _html_bytes(root, doc_id)
         gold = root / "gold" / f"{doc_id}.txt"
-        if not html.exists() or not gold.exists():
+        if html is None or not gold.exists():
             continue
         comments = repair_gold(_read_text(root / "comments" / f"{doc_id}.txt"))
-        yield Doc(doc_id, html.read_bytes(), repair_gold(_read_text(gold)), comments)
+        row = info.get(doc_id, {})
+        snip = snippets.get(doc_id) or {}
+        yield Doc(doc_id, html, repair_gold(_read_text(gold)), comments,
+                  page_type=row.get("page_type", ""), domain=row.get("domain", "").lower(),
+                  url=row.get("url", ""), must_have=tuple(snip.get("with") or ()),
+                  must_not_have=tuple(snip.get("without") or ()), meta=dict(meta.get(doc_id) or {}))
+
+
+@dataclass(frozen=True)
+class Spec:
+    """A corpus named on a command line: ``dir[:split]``."""
+
+    path: str
+    split: str | None = None
+
+    @classmethod
+    def parse(cls, spec: str) -> Spec:
+        path, _, split = spec.partition(":")
+        return cls(path, split or None)
+
+    @property
+    def name(self) -> str:
+        return Path(self.path).name
+
+    @property
+    def label(self) -> str:
+        """'dragnet test', 'wcxb-dev': how tables name it."""
+        return self.name + (f" {self.split}" if self.split else "")
+
+    def size(self) -> int:
+        """Pages with gold (for progress totals)."""
+        return len(corpus_ids(self.path, self.split))
+
+    def load(self, limit: int | None = None) -> Iterator[Doc]:
+        return load_corpus(self.path, self.split, limit)

@@ -1,14 +1,18 @@
-"""The paper's metric: per page, bag-of-words overlap of extracted and gold tokens; then means."""
+"""The paper's metric: per page, bag-of-words overlap of extracted and gold tokens; then means.
+Beside it, where the corpus has them, the snippet rates and every figure per page type."""
 
 from __future__ import annotations
 
+import argparse
 import time
 from collections import Counter
 from collections.abc import Callable, Iterable
 from dataclasses import dataclass, field
+from typing import Any
 
 from .corpus import Doc
 from .labels import words
+from .progress import progress
 
 
 def token_prf(pred: str, gold: str) -> tuple[float, float, float]:
@@ -24,31 +28,89 @@ def token_prf(pred: str, gold: str) -> tuple[float, float, float]:
     return p, r, (2 * p * r / (p + r) if inter else 0.0)
 
 
+def _norm(text: str) -> str:
+    return " ".join(text.split())
+
+
+def snippet_hits(pred: str, must_have: Iterable[str], must_not_have: Iterable[str]
+                 ) -> tuple[int, int, int, int]:
+    """(must-have snippets found, must-have snippets, must-not-have snippets absent,
+    must-not-have snippets). A snippet is found when its text, with every run of white space
+    made one space, is a substring of the output treated the same way (case-sensitive; snippets
+    are cut mid-word, so no word boundaries). Empty snippets do not count."""
+    out = _norm(pred)
+    have = [q for q in map(_norm, must_have) if q]
+    not_have = [q for q in map(_norm, must_not_have) if q]
+    return (sum(q in out for q in have), len(have), sum(q not in out for q in not_have),
+            len(not_have))
+
+
+@dataclass(frozen=True)
+class PageResult:
+    """One page's figures."""
+
+    p: float
+    r: float
+    f: float
+    empty: bool
+    page_type: str = ""
+    snippets: tuple[int, int, int, int] = (0, 0, 0, 0)  # snippet_hits
+
+
 @dataclass
 class Score:
     name: str = ""
-    n: int = 0
-    empty: int = 0
-    p: list[float] = field(default_factory=list)
-    r: list[float] = field(default_factory=list)
-    f: list[float] = field(default_factory=list)
+    pages: list[PageResult] = field(default_factory=list)
     seconds: float = 0.0
 
-    def add(self, pred: str, gold: str) -> None:
+    def add(self, pred: str, gold: str, doc: Doc | None = None) -> None:
         p, r, f = token_prf(pred, gold)
-        self.n += 1
-        self.empty += not pred.strip()
-        self.p.append(p)
-        self.r.append(r)
-        self.f.append(f)
+        hits = snippet_hits(pred, doc.must_have, doc.must_not_have) if doc else (0, 0, 0, 0)
+        self.pages.append(PageResult(p, r, f, not pred.strip(), doc.page_type if doc else "", hits))
+
+    def extend(self, other: Score) -> None:
+        """Add another score's pages (the folds of an out-of-fold run)."""
+        self.pages.extend(other.pages)
+        self.seconds += other.seconds
+
+    def by_type(self) -> dict[str, Score]:
+        """One score per page type, in PAGE_TYPES order then by name (empty without types)."""
+        kinds = sorted({r.page_type for r in self.pages if r.page_type}, key=_type_order)
+        share = self.seconds / max(self.n, 1)
+        out = {}
+        for k in kinds:
+            sub = [r for r in self.pages if r.page_type == k]
+            out[k] = Score(k, sub, share * len(sub))
+        return out
+
+    @property
+    def n(self) -> int:
+        return len(self.pages)
+
+    @property
+    def empty(self) -> int:
+        return sum(r.empty for r in self.pages)
+
+    @property
+    def must_have_rate(self) -> float | None:
+        """Share of all must-have snippets (over the pages) found in the output; None when the
+        pages have none."""
+        total = sum(r.snippets[1] for r in self.pages)
+        return sum(r.snippets[0] for r in self.pages) / total if total else None
+
+    @property
+    def must_not_have_rate(self) -> float | None:
+        """Share of all must-not-have snippets absent from the output; None when there are none."""
+        total = sum(r.snippets[3] for r in self.pages)
+        return sum(r.snippets[2] for r in self.pages) / total if total else None
 
     @property
     def precision(self) -> float:
-        return sum(self.p) / max(self.n, 1)
+        return sum(r.p for r in self.pages) / max(self.n, 1)
 
     @property
     def recall(self) -> float:
-        return sum(self.r) / max(self.n, 1)
+        return sum(r.r for r in self.pages) / max(self.n, 1)
 
     @property
     def f1_of_means(self) -> float:
@@ -57,33 +119,95 @@ class Score:
 
     @property
     def mean_f1(self) -> float:
-        return sum(self.f) / max(self.n, 1)
+        return sum(r.f for r in self.pages) / max(self.n, 1)
 
-    def as_dict(self) -> dict[str, float | int | str]:
-        return {"name": self.name, "pages": self.n, "precision": round(self.precision, 4),
-                "recall": round(self.recall, 4), "f1_of_means": round(self.f1_of_means, 4),
-                "mean_f1": round(self.mean_f1, 4), "empty": self.empty,
-                "ms_per_page": round(1000 * self.seconds / max(self.n, 1), 3)}
+    def as_dict(self, types: bool = True) -> dict[str, object]:
+        d: dict[str, object] = {
+            "name": self.name, "pages": self.n, "precision": round(self.precision, 4),
+            "recall": round(self.recall, 4), "f1_of_means": round(self.f1_of_means, 4),
+            "mean_f1": round(self.mean_f1, 4), "empty": self.empty,
+            "ms_per_page": round(1000 * self.seconds / max(self.n, 1), 3),
+            "must_have": _round(self.must_have_rate), "must_not_have": _round(self.must_not_have_rate)}
+        if types:
+            by = self.by_type()
+            if by:
+                d["by_type"] = {k: v.as_dict(types=False) for k, v in by.items()}
+        return d
+
+
+def _round(x: float | None) -> float | None:
+    return None if x is None else round(x, 4)
+
+
+# The page types of wcxb-dev, in the order tables show them.
+PAGE_TYPES = ("article", "documentation", "service", "forum", "collection", "listing", "product")
+
+
+def _type_order(t: str) -> tuple[int, str]:
+    return (PAGE_TYPES.index(t) if t in PAGE_TYPES else len(PAGE_TYPES), t)
+
+
+def text_fn(ex: Any) -> Callable[[bytes], str]:
+    """``ex.extract(html).text`` as a function (binds ``ex`` now, not when a loop ends)."""
+    return lambda h: ex.extract(h).text
 
 
 def evaluate(fn: Callable[[bytes], str], docs: Iterable[Doc], *, comments: bool = False,
-             name: str = "") -> Score:
-    """Run ``fn(html_bytes) -> text`` over docs; exceptions count as empty output."""
+             name: str = "", total: int | None = None, log: bool = False) -> Score:
+    """Run ``fn(html_bytes) -> text`` over docs; exceptions count as empty output. ``log``
+    shows progress over the ``total`` pages on stderr."""
     s = Score(name)
-    for d in docs:
+    for d in progress(docs, f"evaluate {name}".strip(), total=total, enabled=log):
         t0 = time.perf_counter()
         try:
             text = fn(d.html) or ""
         except Exception:  # a peer that crashes on a page scores zero there
             text = ""
         s.seconds += time.perf_counter() - t0
-        s.add(text, d.target(comments))
+        s.add(text, d.target(comments), d)
     return s
 
 
-HEADER = "| corpus | pages | precision | recall | F1 (of means) | mean F1 | empty |"
+HEADER = ("| corpus | pages | precision | recall | F1 (of means) | mean F1 | empty | "
+          "must-have found | must-not-have absent |")
+RULE = "|---|---|---|---|---|---|---|---|---|"
+
+
+def _rate(x: float | None) -> str:
+    return "—" if x is None else f"{x:.3f}"
 
 
 def row(corpus: str, s: Score) -> str:
     return (f"| {corpus} | {s.n} | {s.precision:.3f} | {s.recall:.3f} | {s.f1_of_means:.3f} | "
-            f"{s.mean_f1:.3f} | {s.empty} |")
+            f"{s.mean_f1:.3f} | {s.empty} | {_rate(s.must_have_rate)} | "
+            f"{_rate(s.must_not_have_rate)} |")
+
+
+def rows(corpus: str, s: Score) -> list[str]:
+    """The corpus's row, then one per page type ("wcxb-dev: forum") where it has them."""
+    return [row(corpus, s)] + [row(f"{corpus}: {k}", v) for k, v in s.by_type().items()]
+
+
+def table(scores: list[tuple[str, Score]]) -> str:
+    """The markdown table of (corpus label, score) pairs, with their page-type rows."""
+    return "\n".join([HEADER, RULE] + [r for label, s in scores for r in rows(label, s)])
+
+
+def evaluate_command(a: argparse.Namespace) -> int:
+    """``ce-filter evaluate``: the metric on each corpus, per page type where it has them; with
+    ``--cv``, out of fold (learn/crossval.py)."""
+    if getattr(a, "cv", False):
+        from .crossval import cv_command
+
+        return cv_command(a)
+    from ..options import ExtractOptions
+    from .corpus import Spec
+
+    ex = ExtractOptions.from_args(a).extractor()
+    print(HEADER)
+    print(RULE)
+    for corpus in map(Spec.parse, a.corpus):  # a row as soon as a corpus is done
+        s = evaluate(text_fn(ex), corpus.load(), comments=a.comments, name=corpus.label,
+                     total=corpus.size(), log=True)
+        print("\n".join(rows(corpus.label, s)), flush=True)
+    return 0

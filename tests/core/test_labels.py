@@ -40,3 +40,43 @@ def test_block_labels():
     y, share = block_labels(blocks, "The quick brown fox jumps over the lazy dog.", runs=False)
     assert y.tolist() == [False, True, False]
     assert share[1] == 1.0
+
+
+DESC = "This lamp gives a warm light for reading at night and folds flat for travel"
+SPECS = "Specifications: weight 2 kg, width 30 cm, battery lasts ten hours"
+
+
+def test_lines_pass_finds_gold_sections_in_another_order():
+    """The gold lists the description first, the page the specifications first: one LCS keeps
+    only one order; the per-line pass finds the other section too."""
+    blocks = [SPECS, "Home Shop Cart Sign in", DESC, "Related lamps and more lamps"]
+    gold = f"{DESC}\n\n{SPECS}"
+    y, _ = block_labels(blocks, gold)
+    assert y.tolist() == [False, False, True, False]
+    y, share = block_labels(blocks, gold, lines=True)
+    assert y.tolist() == [True, False, True, False] and share[0] == 1.0
+
+
+def test_lines_pass_leaves_scattered_words_alone():
+    """A gold line that is not on the page does not pull in boilerplate that shares a few of its
+    words here and there (nor one copy of a two-word phrase in a long line)."""
+    blocks = [DESC, "Weight loss tips", "Our free newsletter", "Free diet plans here"]
+    gold = f"{DESC}\n\nfree diet program for weight loss and a healthy life"
+    assert block_labels(blocks, gold, lines=True)[0].tolist() == [True, False, False, False]
+
+
+def test_lines_pass_changes_nothing_when_the_order_agrees():
+    blocks = ["Menu", DESC, SPECS, "Footer text"]
+    gold = f"{DESC}\n{SPECS}"
+    for runs in (True, False):
+        a = block_labels(blocks, gold, runs=runs)
+        b = block_labels(blocks, gold, runs=runs, lines=True)
+        assert np.array_equal(a[0], b[0]) and np.array_equal(a[1], b[1])
+
+
+def test_gold_lines_are_the_gold_words():
+    from ce_filter.learn.labels import gold_lines, words
+
+    text = "A title\n\n  para one, two.\nthree\n\n\n"
+    toks, spans = gold_lines(text)
+    assert toks == words(text) and spans == [(0, 2), (2, 5), (5, 6)]

@@ -11,10 +11,21 @@ def test_blocks_cut_at_layout_tags_and_skip_invisible():
     b = blocks_of(
         "<html><head><title> My  page </title><style>p{}</style></head><body>"
         "<div>one <b>bold</b> two<p>para</p>tail</div><script>var x=1;</script>"
-        "<noscript>no</noscript><ul><li>a</li><li>b</li></ul></body></html>"
+        "<ul><li>a</li><li>b</li></ul></body></html>"
     )
     assert b.texts == ["one bold two", "para", "tail", "a", "b"]
     assert b.title == "My page"
+
+
+def test_noscript_content_is_walked_as_its_own_blocks():
+    """What a client without JavaScript sees (Discourse serves the whole thread there) is text;
+    its own block, never glued to the text around it."""
+    b = blocks_of("<body><p>before <noscript>Enable <b>JavaScript</b></noscript> after</p>"
+                  "<noscript data-path='/t/1'><div id='main-outlet'><h1>Thread</h1>"
+                  "<div class='post'><p>First post text</p></div><style>p{}</style></div></noscript>"
+                  "<noscript><img src='pixel.gif'></noscript><div>tail</div></body>")
+    assert b.texts == ["before", "Enable JavaScript", "after", "Thread", "First post text", "tail"]
+    assert "main" in b.anc_tokens[4] and "post" in b.anc_tokens[4]
 
 
 def test_br_runs_split_but_single_br_does_not():

@@ -29,6 +29,9 @@ PAGES = [
     "<title>first</title><title>second</title><body><br><br>x<br><br><br>y<a><br>z</a>",
     "<html><head><title></title></head><body><title> later </title><p>p</p></body></html>",
     "<table><tr><td>unclosed<td>cells<tr><td>rows",
+    "<head><noscript><link rel=x><style>p{}</style></noscript></head><body><p>a <noscript>Enable "
+    "<b>JS</b></noscript> b</p><noscript data-path=/t><div class=post><p>post</p></div></noscript>"
+    "<noscript><iframe src=x></iframe><img src=p></noscript>tail",
     "",
     "plain text, no tags at all",
 ] + [decode_html(p.read_bytes())[0] for p in sorted(SITE.glob("*.html"))]

@@ -1,5 +1,5 @@
 """ce_filter.pipelines.spark_job on Spark local[2]: records equal what `ce-filter warc` makes of the same
-WARC files (same URLs, texts, digests, every field but processed_at), summaries per file."""
+WARC files (same URLs, texts, text hashes, every field but processed_at), summaries per file."""
 
 from __future__ import annotations
 
@@ -12,6 +12,7 @@ from pathlib import Path
 from typing import Any
 
 import pytest
+from ce_filter.pipelines.record import validate
 
 from .conftest import REPO
 from .warcs import write_warc
@@ -21,10 +22,11 @@ pyspark = pytest.importorskip("pyspark", reason="pyspark not installed (pip inst
 TIMEOUT = 300  # a hang guard, not a timing assertion
 
 
-def env() -> dict[str, str]:
+def env(**extra: str) -> dict[str, str]:
     e = {k: v for k, v in os.environ.items() if not k.startswith("CE_FILTER_")}
     e["PYTHONPATH"] = os.pathsep.join(p for p in (str(REPO), e.get("PYTHONPATH", "")) if p)
     e["PYSPARK_PYTHON"] = e["PYSPARK_DRIVER_PYTHON"] = sys.executable
+    e.update(extra)
     return e
 
 
@@ -35,12 +37,14 @@ def spark_submit() -> str:
     return str(path)
 
 
-def run(args: list[str]) -> subprocess.CompletedProcess:
-    return subprocess.run(args, capture_output=True, text=True, timeout=TIMEOUT, env=env(), cwd=REPO)
+def run(args: list[str], **extra_env: str) -> subprocess.CompletedProcess:
+    return subprocess.run(args, capture_output=True, text=True, timeout=TIMEOUT, env=env(**extra_env),
+                          cwd=REPO)
 
 
-def cli_warc(inputs: list[str], out: Path) -> list[dict[str, Any]]:
-    r = run([sys.executable, "-m", "ce_filter.cli", "warc", *inputs, "--to", f"jsonl:{out}", "-q"])
+def cli_warc(inputs: list[str], out: Path, *opts: str, **extra_env: str) -> list[dict[str, Any]]:
+    r = run([sys.executable, "-m", "ce_filter.cli", "warc", *inputs, "--to", f"jsonl:{out}", "-q", *opts],
+            **extra_env)
     assert r.returncode in (0, 1), r.stderr
     return [json.loads(line) for line in out.read_text(encoding="utf-8").splitlines()]
 
@@ -88,7 +92,7 @@ def test_spark_submit_parquet_matches_cli(warcs, tmp_path):
     for k in want:
         assert got[k] == want[k], k
     assert sum(1 for r in rows if r["text"]) == 15
-    assert {r["digest"] for r in rows} == {r["digest"] for r in expected}
+    assert {r["text_sha256"] for r in rows} == {r["text_sha256"] for r in expected}
 
     summary = json.loads((tmp_path / "s.json").read_text())
     files = {Path(s["file"]).name: s for s in summary["files"]}
@@ -179,3 +183,59 @@ def test_arrow_reader_streams_without_spark(warcs):
     assert {r["source"]["name"] for r in records} == {name}
     with pytest.raises(ValueError):
         open_stream("s3a://bucket/x.warc.gz", "local")
+
+
+def _json_rows(out: Path) -> list[dict[str, Any]]:
+    return [json.loads(line) for f in sorted(out.glob("part-*.json"))
+            for line in f.read_text(encoding="utf-8").splitlines()]
+
+
+def _kept_directly(path: Path, **kw: Any) -> dict[str, int]:
+    """url -> blocks kept, by an Extractor made here with ``kw``."""
+    from ce_filter.crawler.warc import iter_pages
+
+    from ce_filter import Extractor
+
+    ex = Extractor(**kw)
+    return {p.url: ex.extract(p.body, encoding=p.encoding).blocks_kept for p in iter_pages(str(path))}
+
+
+def test_extraction_options_reach_the_job(tmp_path, custom_model):
+    """CE_FILTER_MODEL / CE_FILTER_THRESHOLD under spark-submit, --comments / --precise under
+    python -m, on the sample WARC's real pages (where each option changes what is kept): the
+    records are what an Extractor with those options makes, equal `ce-filter warc`'s with the
+    same options, and validate against the record schema."""
+    from ce_filter.model import Model
+
+    job, inp = str(REPO / "pipelines" / "spark_job.py"), REPO / "samples" / "sample.warc.gz"
+    opts = {"CE_FILTER_MODEL": str(custom_model), "CE_FILTER_THRESHOLD": "0.9"}
+    r = run([spark_submit(), "--master", "local[1]", "--conf", "spark.ui.enabled=false", job,
+             "--input", str(inp), "--output", str(tmp_path / "a"), "--format", "json"], **opts)  # fmt: skip
+    assert r.returncode == 0, r.stderr[-3000:]
+    rows = _json_rows(tmp_path / "a")
+    assert comparable(rows) == comparable(cli_warc([str(inp)], tmp_path / "a.jsonl", **opts))
+    assert {r["url"]: r["stats"]["blocks_kept"] for r in rows} == _kept_directly(
+        inp, model=Model.load(custom_model), threshold=0.9) != _kept_directly(inp)
+    assert {r["model"].split("@")[0] for r in rows} == {"custom"} and len(rows) == 5
+    assert all(validate(r) == [] for r in rows)
+
+    r = run([sys.executable, "-m", "ce_filter.pipelines.spark_job", "--master", "local[1]",
+             "--format", "json", "--input", str(inp), "--output", str(tmp_path / "b"),
+             "--comments", "--precise"])  # fmt: skip
+    assert r.returncode == 0, r.stderr[-3000:]
+    rows = _json_rows(tmp_path / "b")
+    expected = cli_warc([str(inp)], tmp_path / "b.jsonl", "--comments", "--precise")
+    assert comparable(rows) == comparable(expected)
+    assert {r["url"]: r["stats"]["blocks_kept"] for r in rows} == _kept_directly(
+        inp, comments=True, precise=True) != _kept_directly(inp, comments=True)
+    assert {r["model"].split("@")[0] for r in rows} == {"comments"}
+
+
+def test_bad_options_are_one_line(tmp_path):
+    r = run([sys.executable, "-m", "ce_filter.pipelines.spark_job", "--input", "x", "--output", "y",
+             "--threshold", "nan"])
+    assert r.returncode == 2 and r.stderr.strip().splitlines() == [
+        "ce_filter.pipelines.spark_job: error: argument --threshold: 'nan' is not a number in [0, 1]"]
+    r = run([sys.executable, "-m", "ce_filter.pipelines.spark_job", "--input", "x", "--output", "y"],
+            CE_FILTER_MODEL=str(tmp_path / "none.json"))
+    assert r.returncode == 2 and "no such model file (from CE_FILTER_MODEL)" in r.stderr

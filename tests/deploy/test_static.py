@@ -206,7 +206,10 @@ def test_dockerfile():
                 assert src.rstrip("/") in allowed, f"{src} is excluded by the .dockerignore"
     # the model is inside the package: shipped as package data
     pyproject = (REPO / "pyproject.toml").read_text()
-    assert '"models/*.json"' in pyproject and list((REPO / "ce_filter" / "models").glob("*.json"))
+    assert '"ce_filter.models" = ["*.json"]' in pyproject
+    assert list((REPO / "ce_filter" / "models").glob("*.json"))
+    # the extras the image runs (worker, crawl, warc) are installed, not only the core
+    assert re.search(r'pip install [^\n]*"ce-filter\[warc,kafka,crawl\]"', joined)
     assert "import ce_filter; ce_filter.Extractor()" in text, "the image build loads the model once"
 
 

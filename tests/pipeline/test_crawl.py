@@ -179,3 +179,28 @@ def test_crawl_raw_pages_to_kafka_feed_the_workers(site_server, kafka, start_cli
 def test_crawl_rejects_a_bad_sink(tmp_path):
     r = run_cli(["crawl", "http://127.0.0.1:9/", "--to", "kafka-raw:"], timeout=60)
     assert r.returncode == 2 and b"kafka-raw:TOPIC" in r.stderr
+
+
+def test_a_crawl_that_fetched_nothing_exits_2_and_says_why(site_server, tmp_path):
+    from ce_filter.pipelines.embedded_broker import free_port
+
+    out = tmp_path / "o.jsonl"
+    for url, why in ((f"http://127.0.0.1:{free_port()}/", "ConnectionRefusedError"),
+                     (site_server.base + "/no-such-page.html", "HTTP 404")):
+        r = run_cli(["crawl", url, "--to", f"jsonl:{out}", "--download-delay", "0", "-s", "RETRY_TIMES=0",
+                     "--log-level", "CRITICAL"], timeout=120)
+        err = r.stderr.decode()
+        assert r.returncode == 2, err
+        assert "pages=0" in err and "ce-filter: error: the crawl fetched no HTML page (" in err and why in err
+
+
+def test_scrapy_settings_on_the_command_line_and_feeds(site_server, tmp_path):
+    """`-s NAME=VALUE` as `scrapy crawl` takes it: Scrapy's feed exports alone are a destination."""
+    feed = tmp_path / "feed.jsonl"
+    feeds = json.dumps({str(feed): {"format": "jsonlines"}})
+    r = run_cli(["crawl", site_server.base + "/a.html", "--max-depth", "0", "-s", f"FEEDS={feeds}",
+                 "-s", "DOWNLOAD_DELAY=0", "--log-level", "WARNING"], timeout=120)
+    assert r.returncode == 0, r.stderr.decode()[-3000:]
+    recs = [json.loads(x) for x in feed.read_text(encoding="utf-8").splitlines()]
+    assert [r["url"] for r in recs] == [site_server.base + "/a.html"]
+    assert EXPECTED["/a.html"] in recs[0]["text"] and validate(recs[0]) == []

@@ -1,4 +1,4 @@
-"""The output record and its JSON Schema."""
+"""The output record and its JSON Schema: versioned, evolvable, checked with jsonschema."""
 
 from __future__ import annotations
 
@@ -51,12 +51,13 @@ def test_record_fields(ex):
         and 0 < rec["stats"]["blocks_kept"] < rec["stats"]["blocks_total"]
     )
     assert rec["stats"]["bytes_in"] == len(page.body)
-    assert rec["digest"] == "sha256:" + hashlib.sha256(rec["text"].encode()).hexdigest()
+    assert rec["text_sha256"] == hashlib.sha256(rec["text"].encode()).hexdigest() and "digest" not in rec
     assert rec["source"] == {"type": "warc", "name": None, "record_id": "<urn:uuid:1>"}
     assert rec["extractor"] == ex.version and rec["model"] in ex.version
     assert validate(rec) == []
     line = dumps(rec)
     assert b"\n" not in line and json.loads(line) == rec
+    assert list(rec) == list(schema()["properties"])  # every field, in the schema's order
 
 
 def test_dict_like_page_and_empty_result(ex):
@@ -72,26 +73,83 @@ def test_validator_catches_problems(ex):
     bad["status"] = "200"
     del bad["text"]
     bad["stats"]["chars"] = -1
-    bad["digest"] = "md5:x"
-    bad["extra"] = 1
-    bad["source"]["type"] = "ftp"
+    bad["text_sha256"] = "md5:x"
+    bad["source"]["type"] = "No Such Type!"
     problems = "\n".join(validate(bad))
-    for part in (
-        "$.status",
-        "missing 'text'",
-        "$.stats.chars",
-        "$.digest",
-        "unexpected 'extra'",
-        "$.source.type",
-    ):
-        assert part in problems
+    for part in ("$.status:", "'text' is a required property", "$.stats.chars:", "$.text_sha256:",
+                 "$.source.type:"):
+        assert part in problems, problems
+    assert len(validate(bad)) == 5
 
 
-def test_schema_file_is_versioned_and_agrees_with_jsonschema(ex):
+def test_schema_is_versioned_and_evolvable(ex):
+    """Fields added later (at the top, in stats, in source) do not make a record invalid for
+    a reader of this version; another major version does."""
     sch = json.loads(SCHEMA_PATH.read_text())
-    assert sch["properties"]["schema"]["const"] == SCHEMA_ID and SCHEMA_ID.endswith("/1")
-    assert sch["$id"].endswith(":1") and sch is not schema()
-    jsonschema = pytest.importorskip("jsonschema", reason="jsonschema not installed; own checker used above")
-    jsonschema.validate(filter_page(ex, _page()), sch)
-    with pytest.raises(jsonschema.ValidationError):
-        jsonschema.validate({**filter_page(ex, _page()), "status": "x"}, sch)
+    assert sch["properties"]["schema"]["const"] == SCHEMA_ID == "ce-filter.record/3"
+    assert sch["$id"] == "urn:ce-filter:record:3" and sch is not schema()
+    assert "additionalProperties" not in json.dumps(sch)  # nowhere: readers ignore unknown fields
+    rec = filter_page(ex, _page())
+    newer = {**copy.deepcopy(rec), "keywords": ["a"], "page_type": {"label": "article", "p": 0.9}}
+    newer["stats"]["words"] = 12
+    newer["source"]["warc_offset"] = 1234
+    assert validate(newer) == []
+    assert validate({**rec, "schema": "ce-filter.record/2"}) != []
+    optional = [k for k in sch["properties"] if k not in sch["required"]]
+    assert optional == []  # version 3.0 itself: every field is there; later additions are optional
+    assert "revisit_of" not in sch["properties"]["source"]["required"]
+
+
+def test_validate_without_jsonschema_names_the_extra(monkeypatch):
+    import builtins
+
+    from ce_filter.pipelines import record
+
+    from ce_filter.extras import MissingExtra
+
+    real_import = builtins.__import__
+
+    def no_jsonschema(name, *a, **kw):
+        if name == "jsonschema":
+            raise ImportError("no jsonschema")
+        return real_import(name, *a, **kw)
+
+    record._validator.cache_clear()
+    monkeypatch.setattr(builtins, "__import__", no_jsonschema)
+    try:
+        with pytest.raises(MissingExtra, match=r"pip install 'ce-filter\[schema\]'"):
+            record.validate({})
+    finally:
+        monkeypatch.undo()
+        record._validator.cache_clear()
+
+
+def test_metadata_fields_in_the_record(ex):
+    body = article("Harbour fleet returns | Town Paper", paras("records")).replace(
+        "<h1>Harbour fleet returns | Town Paper</h1>", "<h1>Harbour fleet returns</h1><p>By Jane Doe</p>")
+    rec = filter_page(ex, _page(body=body.encode()))
+    assert rec["title"] == "Harbour fleet returns"
+    assert rec["html_title"] == "Harbour fleet returns | Town Paper"
+    assert rec["author"] == "Jane Doe" and rec["language"] == "en"
+    assert rec["date"] is None and rec["canonical_url"] is None  # nothing credible: null, not ''
+    assert validate(rec) == []
+    bad = dict(rec, date="5 March 2024")
+    assert validate(bad)  # the date is ISO 8601
+    empty = filter_page(ex, _page(body=b""))
+    assert empty["title"] == "" and empty["language"] is None and validate(empty) == []
+
+
+def test_wet_output_carries_language_and_title(ex, tmp_path):
+    from ce_filter.pipelines.sinks import WarcSink
+    from warcio.archiveiterator import ArchiveIterator
+
+    rec = filter_page(ex, _page())
+    with WarcSink(tmp_path / "o.warc.gz") as sink:
+        sink.write(rec)
+        sink.write(dict(rec, language=None, title=""))
+    convs = [r for r in ArchiveIterator(open(tmp_path / "o.warc.gz", "rb")) if r.rec_type == "conversion"]
+    h = convs[0].rec_headers
+    assert h.get_header("WARC-Identified-Content-Language") == "en"
+    assert h.get_header("WARC-Title") == "A title"
+    assert convs[1].rec_headers.get_header("WARC-Identified-Content-Language") is None
+    assert convs[1].rec_headers.get_header("WARC-Title") is None

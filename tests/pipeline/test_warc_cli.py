@@ -77,12 +77,13 @@ def test_warc_to_jsonl_warc_and_kafka(warc_file, tmp_path, kafka, kcat):
         assert refers == t.record_ids[url] and t.pages[url] in text
     msgs = read_topic(kafka, topic)
     assert sorted(m.key.decode() for m in msgs) == sorted(t.pages)
-    assert {m.key.decode(): json.loads(m.value)["digest"] for m in msgs} == {
-        x["url"]: x["digest"] for x in recs
+    assert {m.key.decode(): json.loads(m.value)["text_sha256"] for m in msgs} == {
+        x["url"]: x["text_sha256"] for x in recs
     }
+    assert all(validate(json.loads(m.value)) == [] for m in msgs)
     seen = kcat(kafka.bootstrap_servers, topic)  # an independent client agrees
-    assert sorted((m["key"], json.loads(m["payload"])["digest"]) for m in seen) == sorted(
-        (x["url"], x["digest"]) for x in recs
+    assert sorted((m["key"], json.loads(m["payload"])["text_sha256"]) for m in seen) == sorted(
+        (x["url"], x["text_sha256"]) for x in recs
     )
 
 
@@ -92,7 +93,7 @@ def test_workers_and_stdin_give_the_same_records(warc_file, tmp_path):
     r1 = run_cli(["warc", str(path), str(path), "--to", f"jsonl:{one}"])
     r2 = run_cli(["warc", str(path), str(path), "--to", f"jsonl:{two}", "--workers", "2"])
     assert r1.returncode == 0 and r2.returncode == 0, r2.stderr.decode()
-    key = lambda x: (x["url"], x["digest"])  # noqa: E731
+    key = lambda x: (x["url"], x["text_sha256"])  # noqa: E731
     a, b = sorted(map(key, _jsonl(one))), sorted(map(key, _jsonl(two)))
     assert len(a) == 2 * len(t.pages) and a == b  # order may differ, records do not
     r3 = run_cli(["warc", "-", "--to", "jsonl:-"], input=path.read_bytes())
@@ -126,6 +127,15 @@ def test_bad_arguments_and_missing_input(tmp_path):
     assert r.returncode == 2 and b"bad sink" in r.stderr
 
 
+def test_stats_is_checked_before_the_run_and_written_after(warc_file, tmp_path):
+    path, t = warc_file
+    out = tmp_path / "o.jsonl"
+    r = run_cli(["warc", str(path), "--to", f"jsonl:{out}", "--stats", str(tmp_path / "no" / "s.json")])
+    assert r.returncode == 2 and b"cannot write" in r.stderr and not out.exists()  # nothing ran
+    r = run_cli(["warc", str(path), "--to", f"jsonl:{out}", "--stats", str(tmp_path / "s.json")])
+    assert r.returncode == 0 and json.loads((tmp_path / "s.json").read_text())["pages"] == len(t.pages)
+
+
 @pytest.mark.parametrize("workers", ["1", "2"])
 def test_revisits_resolved_on_request(warc_file, tmp_path, workers):
     path, t = warc_file
@@ -139,5 +149,5 @@ def test_revisits_resolved_on_request(warc_file, tmp_path, workers):
     again = [x for x in recs if x["source"].get("revisit_of")]
     assert len(again) == 1
     original = next(x for x in recs if x["source"]["record_id"] == again[0]["source"]["revisit_of"])
-    assert original["url"] == again[0]["url"] and original["digest"] == again[0]["digest"]
+    assert original["url"] == again[0]["url"] and original["text_sha256"] == again[0]["text_sha256"]
     assert original["text"] and "revisit_of" not in original["source"]

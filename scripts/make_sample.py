@@ -4,7 +4,7 @@ Five pages of the Dragnet corpus (CC BY 4.0, see samples/README.md), framed the 
 crawlers see them: plain, chunked, gzip-encoded, chunked + gzip, and a charset-less header;
 plus a request record, a non-HTML (PNG) response, a revisit and a warcinfo record.
 
-    python samples/make_sample.py [--data ../shared/data/dragnet/html] [--out samples/sample.warc.gz]
+    python scripts/make_sample.py [--data ../shared/data/dragnet/html] [--out samples/sample.warc.gz]
 """
 
 from __future__ import annotations
@@ -71,7 +71,7 @@ def build(data_dir: Path) -> bytes:
     w = WarcBuilder(buf, gzip=True, date="2012-08-08T10:00:00Z")
     w.warcinfo(
         {
-            "software": "ce-filter samples/make_sample.py",
+            "software": "ce-filter scripts/make_sample.py",
             "description": "5 Dragnet corpus pages (CC BY 4.0) framed as crawled responses",
         }
     )

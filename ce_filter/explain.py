@@ -1,0 +1,264 @@
+"""Why each block was kept or dropped: ``ce-filter explain PAGE -o view.html``.
+
+A block's score is a logistic regression over its features (stage 1), optionally smoothed by
+a second one over the stage-1 scores around it (stage 2). Both are linear before the sigmoid,
+so a block's log-odds are exactly the intercept plus one term per feature:
+``coef * (value - mean) / scale``, i.e. how far the feature stands from the average training
+block, times its weight. The view lists the terms that pushed each block most; the absent
+class/id tokens, each a tiny term, are summed into one line so the rest reads clearly.
+
+The page is self-contained HTML: the page's text is escaped, the data travel as JSON in a
+``<script type="application/json">``, and a slider moves the threshold in the browser (no
+server, nothing fetched).
+"""
+
+from __future__ import annotations
+
+import html as _html
+import json
+from dataclasses import dataclass, field
+from typing import Any
+
+import numpy as np
+
+from .api import FALLBACK_REL, Extraction, Extractor, code_blocks, select
+from .features import CONTEXT, TOKEN_PREFIXES, context_features, feature_names, page_features, stage2_inputs
+from .model import Model, sigmoid
+from .segment import Blocks
+
+TOP = 5  # terms shown per block and stage
+
+
+@dataclass
+class Term:
+    name: str
+    value: float  # the feature's value on this block
+    contribution: float  # its term in the log-odds
+
+
+@dataclass
+class BlockWhy:
+    text: str
+    score: float  # final probability
+    stage1: float  # stage-1 probability (== score without stage 2)
+    kept: bool
+    code: bool = False  # inside a <pre>: kept too between the first and the last kept block
+    stage1_terms: list[Term] = field(default_factory=list)
+    stage2_terms: list[Term] = field(default_factory=list)
+
+
+def stage2_names(page_rel: bool) -> list[str]:
+    """Names of stage 2's inputs, in context_features' column order."""
+    from .features import CONTAINER_LEVELS
+
+    names = [f"stage-1 score of block {k:+d}" if k else "stage-1 score of this block"
+             for k in range(-CONTEXT, CONTEXT + 1)]
+    names += ["mean stage-1 score within 5 blocks", "mean stage-1 score within 15 blocks",
+              "page mean stage-1 score"]
+    names += [f"mean stage-1 score under ancestor {lvl}" for lvl in CONTAINER_LEVELS]
+    if page_rel:
+        names.append("stage-1 score / page best")
+    return names
+
+
+def _terms(coef: np.ndarray, mean: np.ndarray, scale: np.ndarray, x: np.ndarray
+           ) -> np.ndarray:
+    """Per block and feature, the feature's term in the log-odds."""
+    return coef * (x - mean) / scale
+
+
+def explain_blocks(model: Model, blocks: Blocks, threshold: float, top: int = TOP
+                   ) -> tuple[list[BlockWhy], np.ndarray]:
+    """Every block with its score and its strongest terms; also the final scores."""
+    n = len(blocks)
+    if n == 0:
+        return [], np.zeros(0)
+    x = page_features(blocks, model.spec)
+    names = feature_names(model.spec)
+    s1 = model.stage1
+    t1 = _terms(s1.coef, s1.mean, s1.scale, x)
+    z1 = s1.intercept + t1.sum(axis=1)
+    p1 = sigmoid(z1)
+    is_tok = np.array([nm.startswith(TOKEN_PREFIXES) for nm in names], dtype=bool)
+    absent_tok = is_tok[None, :] & (x == 0)
+    absent_sum = np.where(absent_tok, t1, 0.0).sum(axis=1)
+    shown1 = np.where(absent_tok, 0.0, t1)
+    if model.stage2 is not None:
+        c = context_features(p1, *stage2_inputs(blocks), page_rel=model.stage2_page_rel)
+        s2 = model.stage2
+        t2 = _terms(s2.coef, s2.mean, s2.scale, c)
+        score = sigmoid(s2.intercept + t2.sum(axis=1))
+        names2 = stage2_names(model.stage2_page_rel)
+    else:
+        c, t2, score, names2 = None, None, p1, []
+    in_code = code_blocks(blocks)
+    keep = select(score, threshold, in_code)
+    out = []
+    for i in range(n):
+        order = np.argsort(-np.abs(shown1[i]), kind="stable")[:top]
+        terms1 = [Term(names[j], float(x[i, j]), float(shown1[i, j])) for j in order if shown1[i, j] != 0]
+        if absent_sum[i] != 0:
+            terms1.append(Term("(absent class/id tokens, together)", 0.0, float(absent_sum[i])))
+        terms2 = []
+        if t2 is not None and c is not None:
+            o2 = np.argsort(-np.abs(t2[i]), kind="stable")[:top]
+            terms2 = [Term(names2[j], float(c[i, j]), float(t2[i, j])) for j in o2]
+        out.append(BlockWhy(blocks.texts[i], float(score[i]), float(p1[i]), bool(keep[i]), bool(in_code[i]),
+                            terms1, terms2))
+    return out, score
+
+
+def explain(html: bytes | str, url: str | None = None, *, extractor: Extractor | None = None,
+            encoding: str | None = None, top: int = TOP) -> dict[str, Any]:
+    """The explain data of one page: its extraction, each block's why, the model's figures."""
+    from .segment import parse, segment
+
+    ex = extractor or Extractor()
+    r: Extraction = ex.extract(html, url, encoding=encoding)
+    whys: list[BlockWhy] = []
+    if r.blocks:
+        text, _, _, _ = ex.decode(html, encoding)
+        whys, _ = explain_blocks(ex.model, segment(parse(text)), ex.threshold, top)
+    meta = {k: getattr(r, k) for k in ("title", "author", "date", "sitename", "language",
+                                       "canonical_url", "page_type") if getattr(r, k, None)}
+    return {
+        "url": url or "",
+        "model": r.model,
+        "threshold": ex.threshold,
+        "fallback_rel": FALLBACK_REL,
+        "page_kind": getattr(r, "page_type", "") or "",
+        "reason": r.reason,
+        "metadata": meta,
+        "stage2": ex.model.stage2 is not None,
+        "blocks": [
+            {"text": w.text, "score": round(w.score, 6), "stage1": round(w.stage1, 6), "kept": w.kept,
+             "code": w.code,
+             "terms1": [[t.name, round(t.value, 4), round(t.contribution, 4)] for t in w.stage1_terms],
+             "terms2": [[t.name, round(t.value, 4), round(t.contribution, 4)] for t in w.stage2_terms]}
+            for w in whys
+        ],
+    }
+
+
+# ---------------------------------------------------------------- the page
+
+_CSS = """
+body{font:15px/1.45 system-ui,sans-serif;margin:0;color:#1d1d1f;background:#fafafa}
+header{position:sticky;top:0;background:#fff;border-bottom:1px solid #ddd;padding:10px 16px;z-index:2}
+header h1{font-size:17px;margin:0 0 4px}
+.meta{font-size:13px;color:#555}.meta b{color:#222}
+.ctl{margin-top:6px;display:flex;gap:12px;align-items:center;font-size:14px}
+.ctl input[type=range]{width:320px}
+main{display:grid;grid-template-columns:minmax(0,3fr) minmax(0,2fr);gap:16px;padding:12px 16px}
+.blk{border-left:4px solid #bbb;background:#fff;margin:0 0 6px;padding:6px 10px;border-radius:3px}
+.blk.kept{border-color:#1f9d55;background:#e9f8ef}
+.blk.dropped .txt{text-decoration:line-through;color:#888}
+.sc{font:12px ui-monospace,monospace;float:right;margin-left:8px;padding:1px 6px;border-radius:8px;
+background:#eee}
+.kept .sc{background:#c8efd6}
+details{font-size:12px;color:#444;margin-top:3px}
+summary{cursor:pointer;font-family:ui-monospace,monospace}
+table.terms{border-collapse:collapse;margin:3px 0}
+table.terms td{padding:1px 8px 1px 0;font-family:ui-monospace,monospace}
+td.pos{color:#1f7a44}td.neg{color:#b3261e}
+#out{white-space:pre-wrap;background:#fff;border:1px solid #ddd;padding:10px;border-radius:3px;
+font-size:14px;position:sticky;top:110px;max-height:80vh;overflow:auto}
+"""
+
+_JS = """
+const D = JSON.parse(document.getElementById('data').textContent);
+const slider = document.getElementById('thr'), shown = document.getElementById('thrv');
+const blks = Array.from(document.querySelectorAll('.blk'));
+function apply(t) {
+  const scores = D.blocks.map(b => b.score);
+  let keep = scores.map(s => s >= t);
+  if (!keep.some(k => k) && scores.length) {  // as the filter does: never an empty page
+    const best = Math.max(...scores);
+    keep = scores.map(s => s >= best * D.fallback_rel);
+  }
+  const first = keep.indexOf(true), last = keep.lastIndexOf(true);
+  D.blocks.forEach((b, i) => { if (b.code && i > first && i < last) keep[i] = true; });
+  const kept = [];
+  blks.forEach((el, i) => {
+    el.classList.toggle('kept', keep[i]);
+    el.classList.toggle('dropped', !keep[i]);
+    if (keep[i]) kept.push(D.blocks[i].text);
+  });
+  shown.textContent = t.toFixed(2);
+  const text = kept.join('\\n\\n');
+  document.getElementById('out').textContent = text;
+  document.getElementById('count').textContent =
+    kept.length + ' of ' + blks.length + ' blocks kept, ' +
+    (text ? text.split(/\\s+/).length : 0) + ' words';
+}
+slider.addEventListener('input', () => apply(parseFloat(slider.value)));
+const m = location.hash.match(/t=([0-9.]+)/);
+if (m) slider.value = m[1];
+apply(parseFloat(slider.value));
+"""
+
+
+def _term_rows(terms: list[list[Any]]) -> str:
+    rows = []
+    for name, value, contrib in terms:
+        cls = "pos" if contrib > 0 else "neg"
+        rows.append(f"<tr><td class={cls}>{contrib:+.2f}</td><td>{_html.escape(str(name))}</td>"
+                    f"<td>= {value:g}</td></tr>")
+    return "<table class=terms>" + "".join(rows) + "</table>"
+
+
+def _summary(b: dict[str, Any], k: int = 3) -> str:
+    """The block's k strongest terms on one line (stage 1's, then stage 2's strongest)."""
+    terms = sorted((t for t in b["terms1"] if not str(t[0]).startswith("(")), key=lambda t: -abs(t[2]))[:k]
+    if b["terms2"]:
+        n, v, c = max(b["terms2"], key=lambda t: abs(t[2]))
+        terms.append([f"stage 2: {n}", v, c])
+    return ", ".join(f"{c:+.2f} {_html.escape(str(n))}" for n, _, c in terms)
+
+
+def render_view(data: dict[str, Any]) -> str:
+    """The explain data as one self-contained HTML page."""
+    esc = _html.escape
+    md = data.get("metadata", {})
+    meta = " · ".join(f"<b>{esc(k)}</b> {esc(str(v))}" for k, v in md.items())
+    facts = [f"<b>model</b> {esc(data['model'])}", f"<b>threshold</b> {data['threshold']:.2f}"]
+    if data.get("page_kind"):
+        facts.insert(0, f"<b>page kind</b> {esc(data['page_kind'])}")
+    if data.get("reason"):
+        facts.append(f"<b>note</b> {esc(data['reason'])}")
+    blocks = []
+    for i, b in enumerate(data["blocks"]):
+        cls = "kept" if b["kept"] else "dropped"
+        why = f"<div>stage 1 (features): p = {b['stage1']:.3f}</div>{_term_rows(b['terms1'])}"
+        if b["terms2"]:
+            why += f"<div>stage 2 (context): p = {b['score']:.3f}</div>{_term_rows(b['terms2'])}"
+        blocks.append(
+            f'<div class="blk {cls}" id="b{i}" data-score="{b["score"]:.6f}">'
+            f'<span class=sc>{b["score"]:.3f}</span><span class=txt>{esc(b["text"])}</span>'
+            f"<details><summary>why: {_summary(b)}</summary>{why}</details></div>")
+    payload = json.dumps({"blocks": [{"text": b["text"], "score": b["score"], "code": b.get("code", False)}
+                                     for b in data["blocks"]],
+                          "fallback_rel": data["fallback_rel"]}, ensure_ascii=False)
+    payload = payload.replace("<", "\\u003c")  # no tag of the page's text can end (or open) a script
+    title = md.get("title") or data.get("url") or "page"
+    return f"""<!DOCTYPE html>
+<html lang="en"><head><meta charset="utf-8"><title>explain: {esc(str(title))}</title>
+<style>{_CSS}</style></head><body>
+<header><h1>{esc(str(title))}</h1>
+<div class=meta>{esc(data.get("url", ""))}</div>
+<div class=meta>{meta}</div>
+<div class=meta>{" · ".join(facts)}</div>
+<div class=ctl><label for=thr>threshold</label>
+<input type=range id=thr min=0 max=1 step=0.01 value="{data['threshold']:.2f}">
+<span id=thrv>{data['threshold']:.2f}</span><span id=count></span></div></header>
+<main><section id=blocks>{''.join(blocks) or '<p>No blocks.</p>'}</section>
+<section><div id=out></div></section></main>
+<script type="application/json" id="data">{payload}</script>
+<script>{_JS}</script>
+</body></html>
+"""
+
+
+def explain_html(html: bytes | str, url: str | None = None, *, extractor: Extractor | None = None) -> str:
+    """The explain view of one page as an HTML document."""
+    return render_view(explain(html, url, extractor=extractor))

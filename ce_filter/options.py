@@ -1,0 +1,293 @@
+"""Options shared by every ce-filter command, defined and checked here once.
+
+- The extraction options (``--model``, ``--precise``, ``--threshold``, ``--comments``) of
+  ``extract``, ``evaluate``, ``warc``, ``worker``, ``crawl`` and the Spark job, the Scrapy
+  settings of the same names (``CE_FILTER_MODEL``, ...) and :class:`ExtractOptions`, which
+  makes the Extractor from them.
+- ``env_opt``: any option's default comes from ``CE_FILTER_<OPTION>``; a flag wins.
+- The checks (argparse types) that turn an ordinary mistake into one line and exit 2: a
+  threshold outside [0, 1] or not finite, an unknown or non-text ``--encoding``, a model file
+  that is missing or not a model, a count below 1, an output file that cannot be written.
+- ``Parser``: help with defaults, and a usage error as one line.
+
+Nothing heavy is imported at module level: ``ce-filter --help`` stays cheap.
+"""
+
+from __future__ import annotations
+
+import argparse
+import codecs
+import math
+import os
+import sys
+from collections.abc import Mapping
+from dataclasses import dataclass
+from typing import IO, Any
+
+ENV_PREFIX = "CE_FILTER_"
+EXIT_USAGE = 2
+
+
+class UsageError(ValueError):
+    """An ordinary mistake in what the user asked for: one line, exit 2."""
+
+
+# ------------------------------------------------------------------ value checks
+
+
+def _checked(value: Any, convert: Any, what: str, ok: Any, why: str) -> Any:
+    """``convert(value)`` when that works and ``ok`` of it holds; else ValueError naming ``value``."""
+    try:
+        x = convert(value)
+    except (TypeError, ValueError):
+        raise ValueError(f"{value!r} is not {what}") from None
+    if not ok(x):
+        raise ValueError(f"{value!r}{why}")
+    return x
+
+
+def probability(value: Any) -> float:
+    """A block-probability cut: a finite number in [0, 1] (nan, inf and 2 are mistakes)."""
+    return _checked(value, float, "a number", lambda x: math.isfinite(x) and 0.0 <= x <= 1.0,
+                    " is not a number in [0, 1]")
+
+
+def positive_int(value: Any) -> int:
+    """A count of processes, pages, ...: 1 or more."""
+    return _checked(value, int, "a whole number", lambda n: n >= 1, ": must be 1 or more")
+
+
+def positive_number(value: Any) -> float:
+    """A duration: a finite number above 0."""
+    return _checked(value, float, "a number", lambda x: math.isfinite(x) and x > 0,
+                    ": must be a number above 0")
+
+
+def non_negative_number(value: Any) -> float:
+    """A budget in seconds: a finite number, 0 (no limit) or more."""
+    return _checked(value, float, "a number", lambda x: math.isfinite(x) and x >= 0,
+                    ": must be 0 (no limit) or more")
+
+
+def non_negative_int(value: Any) -> int:
+    """A budget in MiB: a whole number, 0 (no limit) or more."""
+    return _checked(value, int, "a whole number", lambda n: n >= 0, ": must be 0 (no limit) or more")
+
+
+def text_codec(value: str) -> str:
+    """A charset name Python decodes bytes to text with (``hex``, ``base64``, ``rot13``:
+    codecs, but not text encodings)."""
+    try:
+        info = codecs.lookup(value)
+    except LookupError:
+        raise ValueError(f"{value!r} is not a known text encoding") from None
+    if not getattr(info, "_is_text_encoding", True):
+        raise ValueError(f"{value!r} is a codec but not a text encoding")
+    try:
+        b"<p>x</p>".decode(info.name)
+    except Exception:  # noqa: BLE001 - e.g. idna-like codecs that cannot decode plain HTML
+        raise ValueError(f"{value!r} cannot decode HTML") from None
+    return value  # as given: the decoder maps labels the web's way (latin-1 is cp1252)
+
+
+_models: dict[str, Any] = {}  # model files checked in this process (path -> Model)
+
+
+def model_file(value: str) -> str:
+    """A model JSON file that exists and loads (it is kept, so it is read once)."""
+    from .model import Model
+
+    if value in _models:
+        return value
+    if not os.path.exists(value):
+        raise ValueError(f"{value}: no such model file")
+    try:
+        _models[value] = Model.load(value)
+    except Exception as e:  # noqa: BLE001 - ModelError, OSError, or any malformed JSON shape
+        detail = str(e).removeprefix(f"{value}: ")
+        raise ValueError(f"{value}: not a ce-filter model file ({type(e).__name__}: {detail})") from None
+    return value
+
+
+def writable_file(value: str) -> str:
+    """An output file that can be written: checked before a run, not after it."""
+    if os.path.isdir(value):
+        raise ValueError("it is a directory")
+    parent = os.path.dirname(os.path.abspath(value))
+    if not os.path.isdir(parent):
+        raise ValueError(f"no directory {parent}")
+    if not os.access(value if os.path.exists(value) else parent, os.W_OK):
+        raise ValueError("permission denied")
+    return value
+
+
+def open_output(path: str | None) -> IO[str] | None:
+    """Open an output file now (a mistake shows before the run), or None for no path."""
+    if not path:
+        return None
+    try:
+        return open(writable_file(path), "w", encoding="utf-8")
+    except OSError as e:
+        raise UsageError(f"cannot write {path}: {e.strerror or e}") from None
+    except ValueError as e:
+        raise UsageError(f"cannot write {path}: {e}") from None
+
+
+# ------------------------------------------------------------------ environment
+
+
+def env_bool(v: str) -> bool:
+    return v.strip().lower() not in ("", "0", "false", "no", "off")
+
+
+class _FromEnv(str):
+    """A default taken from the environment (so a bad value names its variable)."""
+
+    env = ""
+
+
+def arg_type(type: Any) -> Any:
+    """``type`` as argparse calls it, also on a string default: a value that does not convert
+    is a one-line usage error (exit 2) with the check's own words, naming the variable when
+    the value came from one."""
+
+    def convert(value: str) -> Any:
+        try:
+            return type(value)
+        except (TypeError, ValueError) as e:
+            name = getattr(type, "__name__", repr(type))
+            where = f" (from {value.env})" if isinstance(value, _FromEnv) else ""
+            why = f"invalid {name} value: {str(value)!r}" if type in (int, float) else str(e)
+            raise argparse.ArgumentTypeError(f"{why}{where}") from None
+
+    convert.__name__ = getattr(type, "__name__", "value")
+    return convert
+
+
+def env_name(dest: str) -> str:
+    return ENV_PREFIX + dest.upper()
+
+
+def env_opt(p: Any, flag: str, *, type: Any = str, default: Any = None, help: str = "", **kw: Any) -> None:
+    """An option whose default comes from ``CE_FILTER_<DEST>`` when that is set. The
+    variable's value is converted at parse time (argparse converts string defaults of options
+    not given on the command line), so a flag wins even over a bad value."""
+    dest = kw.pop("dest", flag.lstrip("-").replace("-", "_"))
+    env = env_name(dest)
+    raw = os.environ.get(env)
+    if kw.get("action") == "store_true":
+        default = env_bool(raw) if raw is not None else bool(default)
+    elif kw.get("action") == "append":
+        default = raw.split(",") if raw not in (None, "") else default
+    else:
+        kw["type"] = arg_type(type)
+        if raw not in (None, ""):
+            default = _FromEnv(raw)
+            default.env = env
+    p.add_argument(flag, dest=dest, default=default, help=f"{help} [env {env}]".strip(), **kw)
+
+
+# ------------------------------------------------------------------ the extraction options
+
+# (option, argparse type or "flag", help): the one definition behind the flags, their
+# CE_FILTER_* variables, the Scrapy settings and the Spark job's options.
+EXTRACTION_OPTIONS: tuple[tuple[str, Any, str], ...] = (
+    ("model", model_file, "model JSON file, e.g. made by `ce-filter train` (default: the shipped model)"),
+    ("precise", "flag", "precision-leaning cut chosen on CV (for indexers)"),
+    ("threshold", probability, "block probability cut in [0, 1] (higher = more precise; "
+                               "default: the model's)"),
+    ("comments", "flag", "keep user comments (the article+comments model)"),
+)
+
+
+def add_extraction_options(p: argparse.ArgumentParser) -> None:
+    g = p.add_argument_group("extraction")
+    for name, typ, text in EXTRACTION_OPTIONS:
+        if typ == "flag":
+            env_opt(g, f"--{name}", action="store_true", help=text)
+        else:
+            env_opt(g, f"--{name}", type=typ, help=text)
+
+
+@dataclass(frozen=True)
+class ExtractOptions:
+    """How to filter: which model, which cut. Picklable (sent to worker processes)."""
+
+    model: str | None = None
+    precise: bool = False
+    threshold: float | None = None
+    comments: bool = False
+
+    def __post_init__(self) -> None:
+        if self.threshold is not None:
+            object.__setattr__(self, "threshold", probability(self.threshold))
+
+    @classmethod
+    def from_args(cls, a: argparse.Namespace) -> ExtractOptions:
+        return cls(a.model or None, bool(a.precise), a.threshold, bool(a.comments))
+
+    @classmethod
+    def from_settings(cls, s: Mapping[str, Any] | Any, prefix: str = ENV_PREFIX) -> ExtractOptions:
+        """From Scrapy settings or ``os.environ`` (``CE_FILTER_MODEL``, ...); a bad value is a
+        UsageError naming the setting."""
+        kw: dict[str, Any] = {}
+        for name, typ, _ in EXTRACTION_OPTIONS:
+            raw = s.get(prefix + name.upper())
+            if raw in (None, ""):
+                continue
+            if typ == "flag":
+                kw[name] = raw if isinstance(raw, bool) else env_bool(str(raw))
+                continue
+            try:
+                kw[name] = typ(raw)
+            except ValueError as e:
+                raise UsageError(f"{prefix}{name.upper()}: {e}") from None
+        return cls(**kw)
+
+    def settings(self, prefix: str = ENV_PREFIX) -> dict[str, Any]:
+        """As Scrapy settings (what ``from_settings`` reads)."""
+        return {prefix + name.upper(): getattr(self, name) for name, _, _ in EXTRACTION_OPTIONS}
+
+    def extractor(self) -> Any:
+        """The Extractor these options describe (a model file is loaded once per process)."""
+        from .api import Extractor
+
+        model: Any = self.model
+        if model is not None:
+            model_file(model)
+            model = _models[model]
+        return Extractor(model, comments=self.comments, threshold=self.threshold, precise=self.precise)
+
+
+# ------------------------------------------------------------------ the parser
+
+
+class HelpFormatter(argparse.HelpFormatter):
+    """Every option's help line ends with its default, where it has one worth showing."""
+
+    def _get_help_string(self, action: argparse.Action) -> str:
+        text = action.help or ""
+        d = action.default
+        if "default" in text or d in (None, False, [], argparse.SUPPRESS) or not action.option_strings:
+            return text  # (a help line that already says its default keeps its own words)
+        shown = ",".join(map(str, d)) if isinstance(d, list) else d
+        note = f" (default: {str(shown).replace('%', '%%')})"
+        head, sep, env = text.rpartition(" [env ")
+        return f"{head}{note}{sep}{env}" if sep else text + note
+
+
+class Parser(argparse.ArgumentParser):
+    """An ArgumentParser whose help shows defaults and whose usage errors are one line."""
+
+    def __init__(self, *args: Any, **kw: Any) -> None:
+        kw.setdefault("formatter_class", HelpFormatter)
+        super().__init__(*args, **kw)
+
+    def error(self, message: str) -> Any:  # type: ignore[override]
+        self.exit(EXIT_USAGE, f"{self.prog}: error: {message}\n")
+
+
+def fail(message: str, prog: str = "ce-filter") -> int:
+    """Print one error line; the usage exit code."""
+    print(f"{prog}: error: {message}", file=sys.stderr)
+    return EXIT_USAGE

@@ -1,0 +1,370 @@
+"""``ce-filter serve``: the filter as an HTTP service, for crawlers not written in Python.
+
+- ``POST /extract``: an HTML body (any content type but JSON; the charset from Content-Type,
+  ``?url=`` for the page's address), or JSON ``{"url": ..., "html": ...}``, or JSON
+  ``{"url": ...}`` alone to have the service fetch the page -> the record as JSON (the same
+  record every other output path writes). ``?format=markdown|html`` (or ``"format"`` in the
+  JSON) adds the structured text as ``content``; ``links``/``images`` as for the CLI.
+- ``GET /``: a form to paste a URL or HTML; ``POST /explain`` (the form, or the same inputs
+  as /extract) -> the explain view.
+- ``GET /healthz``: ``ok``; ``GET /metrics``: Prometheus text (requests by path and status,
+  pages, bytes, time per request), summed over all worker processes.
+
+Served by gunicorn (pre-forked worker processes, each handling one request at a time: the work
+is CPU-bound, so a process per core is the right shape). The model is loaded once in the
+master and shared copy-on-write by the workers. Bounds: request bodies over ``max_body``
+bytes get 413 without being read whole; a fetched page is cut at the filter's own page limit
+and its fetch times out; a request that runs past ``--request-timeout`` seconds has its worker killed
+and replaced by gunicorn (the client gets its connection closed, the service goes on).
+"""
+
+from __future__ import annotations
+
+import json
+import math
+import multiprocessing
+import time
+import urllib.parse
+from collections.abc import Callable, Iterable
+from dataclasses import dataclass
+from typing import Any
+
+from .api import MAX_BYTES, Extractor
+
+MAX_BODY = MAX_BYTES + (1 << 20)  # a page at the filter's size limit, plus its JSON overhead
+FETCH_TIMEOUT = 10.0
+_JSON = "application/json"
+_FORMATS = ("json", "markdown", "html")
+
+StartResponse = Callable[..., Any]
+
+
+class HttpError(Exception):
+    def __init__(self, status: int, message: str) -> None:
+        super().__init__(message)
+        self.status = status
+
+
+_REASONS = {200: "OK", 400: "Bad Request", 404: "Not Found", 405: "Method Not Allowed",
+            411: "Length Required", 413: "Content Too Large", 415: "Unsupported Media Type",
+            422: "Unprocessable Content", 500: "Internal Server Error", 502: "Bad Gateway"}
+
+
+# ---------------------------------------------------------------- metrics shared by the workers
+
+_PATHS = ("/extract", "/explain", "/", "/healthz", "/metrics", "other")
+_CLASSES = ("2xx", "4xx", "5xx")
+_BUCKETS = (0.001, 0.0025, 0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1.0, 2.5, 5.0, 10.0)
+
+
+class SharedMetrics:
+    """Counters in shared memory, made before gunicorn forks, so /metrics served by any worker
+    reports the whole service."""
+
+    def __init__(self) -> None:
+        self._n_req = len(_PATHS) * len(_CLASSES)
+        # requests by (path, class) | pages ok | pages empty | bytes in | seconds sum | count |
+        # histogram buckets
+        self._base = self._n_req
+        self.a = multiprocessing.Array("d", self._n_req + 5 + len(_BUCKETS))
+        self.started = time.time()
+
+    def observe(self, path: str, status: int, seconds: float, bytes_in: int = 0,
+                page: bool | None = None) -> None:
+        p = _PATHS.index(path) if path in _PATHS else len(_PATHS) - 1
+        c = {2: 0, 4: 1}.get(status // 100, 2)
+        with self.a.get_lock():
+            a = self.a
+            a[p * len(_CLASSES) + c] += 1
+            b = self._base
+            if page is not None:
+                a[b + (0 if page else 1)] += 1
+            a[b + 2] += bytes_in
+            if path in ("/extract", "/explain"):
+                a[b + 3] += seconds
+                a[b + 4] += 1
+                for k, le in enumerate(_BUCKETS):
+                    if seconds <= le:
+                        a[b + 5 + k] += 1
+
+    def exposition(self) -> str:
+        with self.a.get_lock():
+            v = list(self.a)
+        b = self._base
+        out = ["# HELP ce_filter_http_requests_total HTTP requests by path and status class.",
+               "# TYPE ce_filter_http_requests_total counter"]
+        for p, path in enumerate(_PATHS):
+            for c, cls in enumerate(_CLASSES):
+                out.append(f'ce_filter_http_requests_total{{path="{path}",code="{cls}"}} '
+                           f"{v[p * len(_CLASSES) + c]:.0f}")
+        out += ["# HELP ce_filter_pages_total Pages filtered, by outcome (text, or empty with a reason).",
+                "# TYPE ce_filter_pages_total counter",
+                f'ce_filter_pages_total{{outcome="text"}} {v[b]:.0f}',
+                f'ce_filter_pages_total{{outcome="empty"}} {v[b + 1]:.0f}',
+                "# HELP ce_filter_bytes_in_total HTML bytes received or fetched.",
+                "# TYPE ce_filter_bytes_in_total counter",
+                f"ce_filter_bytes_in_total {v[b + 2]:.0f}",
+                "# HELP ce_filter_request_duration_seconds Time per /extract or /explain request.",
+                "# TYPE ce_filter_request_duration_seconds histogram"]
+        for k, le in enumerate(_BUCKETS):
+            out.append(f'ce_filter_request_duration_seconds_bucket{{le="{le:g}"}} {v[b + 5 + k]:.0f}')
+        out += [f'ce_filter_request_duration_seconds_bucket{{le="+Inf"}} {v[b + 4]:.0f}',
+                f"ce_filter_request_duration_seconds_sum {v[b + 3]:.6f}",
+                f"ce_filter_request_duration_seconds_count {v[b + 4]:.0f}",
+                "# TYPE ce_filter_process_start_time_seconds gauge",
+                f"ce_filter_process_start_time_seconds {self.started:.3f}"]
+        return "\n".join(out) + "\n"
+
+
+# ---------------------------------------------------------------- the application
+
+
+@dataclass
+class Options:
+    max_body: int = MAX_BODY
+    fetch: bool = True  # may /extract fetch a URL it is given without HTML
+    fetch_timeout: float = FETCH_TIMEOUT
+
+
+def _read_body(environ: dict[str, Any], limit: int) -> bytes:
+    """The request body, at most ``limit`` bytes (413 beyond, without reading it all)."""
+    length = environ.get("CONTENT_LENGTH") or ""
+    stream = environ["wsgi.input"]
+    if length:
+        try:
+            n = int(length)
+        except ValueError as e:
+            raise HttpError(400, "bad Content-Length") from e
+        if n > limit:
+            raise HttpError(413, f"body of {n} bytes is over the limit of {limit}")
+        return stream.read(n) if n > 0 else b""
+    data = stream.read(limit + 1)  # chunked: read one byte past the limit to know
+    if len(data) > limit:
+        raise HttpError(413, f"body is over the limit of {limit} bytes")
+    return data
+
+
+def fetch(url: str, timeout: float) -> Any:
+    """The page at ``url`` (a RawPage, body cut at the filter's page limit + 1 byte), or 400
+    for a URL that is not http(s), 502 with why when it cannot be fetched."""
+    from .crawler.files import InputError
+    from .crawler.files import fetch as fetch_page
+
+    parts = urllib.parse.urlsplit(url)
+    if parts.scheme not in ("http", "https") or not parts.netloc:
+        raise HttpError(400, f"not an http(s) URL: {url!r}")
+    try:
+        return fetch_page(url, limit=MAX_BYTES + 1, timeout=timeout)
+    except InputError as e:
+        raise HttpError(502, f"fetching {e}") from None
+
+
+def _flag(v: Any) -> bool:
+    return str(v).lower() in ("1", "true", "yes", "on")
+
+
+class App:
+    """The WSGI application (one per process tree; ``extractor`` loaded before the fork)."""
+
+    def __init__(self, extractor: Extractor | None = None, options: Options | None = None) -> None:
+        self.ex = extractor or Extractor()
+        self.opt = options or Options()
+        self.metrics = SharedMetrics()
+
+    # -- inputs
+    def _inputs(self, environ: dict[str, Any]) -> dict[str, Any]:
+        """url, body (bytes), content_type, status, and output options of a request."""
+        query = urllib.parse.parse_qs(environ.get("QUERY_STRING", ""))
+        q = {k: v[-1] for k, v in query.items()}
+        ctype = environ.get("CONTENT_TYPE", "") or ""
+        mt = ctype.split(";", 1)[0].strip().lower()
+        if environ["REQUEST_METHOD"] == "GET":
+            raw = b""
+        else:
+            raw = _read_body(environ, self.opt.max_body)
+        doc: dict[str, Any] = dict(q)
+        body: bytes | None = None
+        if mt == _JSON:
+            try:
+                j = json.loads(raw or b"null")
+            except ValueError as e:
+                raise HttpError(400, f"body is not JSON: {e}") from e
+            if not isinstance(j, dict):
+                raise HttpError(400, 'JSON body must be an object: {"url": ..., "html": ...}')
+            doc.update(j)
+            html = j.get("html")
+            if html is not None and not isinstance(html, str):
+                raise HttpError(400, '"html" must be a string')
+            body = html.encode("utf-8") if html is not None else None
+            ctype = "text/html; charset=utf-8" if html is not None else ""
+        elif mt == "application/x-www-form-urlencoded":
+            form = {k: v[-1] for k, v in urllib.parse.parse_qs(raw.decode("utf-8", "replace")).items()}
+            doc.update(form)
+            if form.get("html", "").strip():
+                body = form["html"].encode("utf-8")
+                ctype = "text/html; charset=utf-8"
+        elif mt.startswith("multipart/"):
+            raise HttpError(415, "send the HTML as the body, or JSON {url, html}")
+        elif raw:
+            body = raw
+        url = doc.get("url")
+        if url is not None and not isinstance(url, str):
+            raise HttpError(400, '"url" must be a string')
+        status = None
+        if body is None:
+            if not url:
+                raise HttpError(400, "no page: send HTML as the body, JSON {url, html}, or JSON {url}")
+            if not self.opt.fetch:
+                raise HttpError(400, "this service does not fetch URLs (--no-fetch): send the HTML")
+            page = fetch(url, self.opt.fetch_timeout)
+            body, ctype, status, url = page.body, page.content_type, page.status, page.url
+        fmt = str(doc.get("format") or "json").lower()
+        if fmt not in _FORMATS:
+            raise HttpError(400, f"format must be one of {', '.join(_FORMATS)}")
+        return {"url": url or "", "body": body, "content_type": ctype, "status": status, "format": fmt,
+                "links": _flag(doc.get("links", "")), "images": _flag(doc.get("images", ""))}
+
+    # -- handlers
+    def extract(self, environ: dict[str, Any]) -> tuple[int, str, bytes, bool | None, int]:
+        from .crawler.page import RawPage, now_iso
+        from .pipelines.record import dumps, make_record
+
+        inp = self._inputs(environ)
+        page = RawPage(url=inp["url"], body=inp["body"], content_type=inp["content_type"],
+                       status=inp["status"], fetch_time=now_iso(), source="serve")
+        r = self.ex.extract(page.body, page.url or None, encoding=page.encoding)
+        rec = make_record(page, r, self.ex)
+        if inp["format"] == "markdown":
+            rec["content"] = r.to_markdown(links=inp["links"], images=inp["images"])
+        elif inp["format"] == "html":
+            rec["content"] = r.to_html(links=inp["links"], images=inp["images"])
+        return 200, _JSON, dumps(rec), bool(rec["text"]), len(page.body)
+
+    def explain(self, environ: dict[str, Any]) -> tuple[int, str, bytes, bool | None, int]:
+        from .decode import charset_from_content_type
+        from .explain import explain, render_view
+
+        inp = self._inputs(environ)
+        enc = charset_from_content_type(inp["content_type"])
+        data = explain(inp["body"], inp["url"] or None, extractor=self.ex, encoding=enc)
+        return (200, "text/html; charset=utf-8", render_view(data).encode("utf-8"),
+                bool(any(b["kept"] for b in data["blocks"])), len(inp["body"]))
+
+    def __call__(self, environ: dict[str, Any], start_response: StartResponse) -> Iterable[bytes]:
+        t0 = time.perf_counter()
+        path = environ.get("PATH_INFO", "") or "/"
+        method = environ.get("REQUEST_METHOD", "GET")
+        page: bool | None = None
+        nbytes = 0
+        try:
+            if path == "/extract":
+                if method != "POST":
+                    raise HttpError(405, "POST the page to /extract")
+                status, ctype, body, page, nbytes = self.extract(environ)
+            elif path == "/explain":
+                if method not in ("POST", "GET"):
+                    raise HttpError(405, "GET or POST /explain")
+                status, ctype, body, page, nbytes = self.explain(environ)
+            elif path == "/":
+                if method != "GET":
+                    raise HttpError(405, "GET /")
+                status, ctype, body = 200, "text/html; charset=utf-8", _FORM.encode("utf-8")
+            elif path == "/healthz":
+                status, ctype, body = 200, "text/plain; charset=utf-8", b"ok\n"
+            elif path == "/metrics":
+                status, ctype = 200, "text/plain; version=0.0.4; charset=utf-8"
+                body = self.metrics.exposition().encode("utf-8")
+            else:
+                raise HttpError(404, f"no such path {path!r}; see GET /")
+        except HttpError as e:
+            status, ctype = e.status, _JSON
+            body = json.dumps({"error": str(e), "status": e.status}).encode("utf-8")
+        except Exception as e:  # noqa: BLE001 - a bad page must not take the service down
+            status, ctype = 500, _JSON
+            body = json.dumps({"error": f"internal error: {type(e).__name__}: {e}", "status": 500}).encode()
+        self.metrics.observe(path, status, time.perf_counter() - t0, nbytes, page)
+        start_response(f"{status} {_REASONS.get(status, '')}",
+                       [("Content-Type", ctype), ("Content-Length", str(len(body)))])
+        return [body]
+
+
+_FORM = """<!DOCTYPE html>
+<html lang="en"><head><meta charset="utf-8"><title>ce-filter</title>
+<style>body{font:15px/1.4 system-ui,sans-serif;max-width:900px;margin:24px auto;padding:0 16px}
+textarea,input[type=url]{width:100%;box-sizing:border-box;font:13px ui-monospace,monospace}
+textarea{height:260px}button{margin-top:8px;font-size:15px}</style></head><body>
+<h1>ce-filter</h1>
+<p>Paste a page's URL or its HTML to see which blocks the filter keeps and why.</p>
+<form method="post" action="/explain">
+<label>URL<br><input type="url" name="url" placeholder="https://example.org/article"></label>
+<p><label>HTML (optional; when empty the URL is fetched)<br><textarea name="html"></textarea></label></p>
+<button type="submit">Explain</button></form>
+<p>API: <code>POST /extract</code> with the HTML as the body (or JSON <code>{"url", "html"}</code>,
+or <code>{"url"}</code> to fetch) returns the record as JSON;
+<code>/healthz</code>, <code>/metrics</code>.</p>
+</body></html>
+"""
+
+
+# ---------------------------------------------------------------- running it
+
+
+def run(host: str = "127.0.0.1", port: int = 8080, workers: int = 2, timeout: float = 30.0,
+        extractor: Extractor | None = None, options: Options | None = None) -> None:
+    """Serve until stopped (SIGTERM / SIGINT stop gracefully)."""
+    from gunicorn.app.base import BaseApplication
+
+    app = App(extractor, options)
+
+    class _Server(BaseApplication):  # type: ignore[misc]
+        def load_config(self) -> None:
+            for k, v in {"bind": f"{host}:{port}", "workers": workers, "timeout": max(1, math.ceil(timeout)),
+                         "graceful_timeout": 10, "worker_class": "sync", "preload_app": True,
+                         "limit_request_line": 8190, "limit_request_fields": 100,
+                         "accesslog": None, "errorlog": "-", "loglevel": "info",
+                         "proc_name": "ce-filter-serve", "control_socket_disable": True}.items():
+                if k in self.cfg.settings:  # control_socket_disable: only gunicorn >= 24 has one
+                    self.cfg.set(k, v)
+
+        def load(self) -> App:
+            return app
+
+    _Server().run()
+
+
+def add_arguments(p: Any) -> None:
+    """The serve options (``ce-filter serve`` and ``python -m ce_filter.serve``); each also a
+    ``CE_FILTER_<OPTION>`` variable."""
+    from .options import add_extraction_options, env_opt, positive_int, positive_number
+
+    env_opt(p, "--host", default="127.0.0.1", help="address to listen on")
+    env_opt(p, "--port", type=int, default=8080, help="port to listen on")
+    env_opt(p, "--workers", type=positive_int, default=multiprocessing.cpu_count(),
+            help="worker processes (default: one per core)")
+    env_opt(p, "--request-timeout", type=positive_number, default=30.0,
+            help="seconds a request may take before its worker is replaced")
+    env_opt(p, "--max-body", type=positive_int, default=MAX_BODY, help="largest request body in bytes")
+    env_opt(p, "--no-fetch", action="store_true",
+            help="never fetch a URL given without HTML (the service then reaches nothing itself)")
+    env_opt(p, "--fetch-timeout", type=positive_number, default=FETCH_TIMEOUT, help="seconds to fetch a page")
+    add_extraction_options(p)
+
+
+def serve_command(a: Any) -> int:
+    from .options import ExtractOptions
+
+    run(a.host, a.port, a.workers, a.request_timeout, ExtractOptions.from_args(a).extractor(),
+        Options(max_body=a.max_body, fetch=not a.no_fetch, fetch_timeout=a.fetch_timeout))
+    return 0
+
+
+def main(argv: list[str] | None = None) -> int:
+    from .options import Parser
+
+    p = Parser(prog="python -m ce_filter.serve", description="The filter as an HTTP service (docs/SERVE.md).")
+    add_arguments(p)
+    return serve_command(p.parse_args(argv))
+
+
+if __name__ == "__main__":
+    raise SystemExit(main())

@@ -1,0 +1,66 @@
+"""The out-of-fold evaluation: folds grouped by site/domain, every page scored once by a model
+that did not see its site."""
+
+from __future__ import annotations
+
+import random
+from pathlib import Path
+
+import numpy as np
+import pytest
+
+from ce_filter.cli import main
+from ce_filter.learn.corpus import Doc
+from ce_filter.learn.crossval import assign_folds, site_groups
+
+from .typed_corpus import make_typed_corpus
+
+pytest.importorskip("sklearn")
+
+
+@pytest.mark.parametrize("seed", [None, 1, 2])
+def test_no_domain_is_in_two_folds(seed):
+    rng = random.Random(5)
+    docs = []
+    for i in range(300):
+        if i % 3:  # a domain column, as wcxb-dev has
+            docs.append(Doc(str(i), b"", "", domain=f"d{rng.randrange(40)}.example"))
+        else:  # no column: the canonical host
+            html = f'<link rel="canonical" href="https://www.s{rng.randrange(25)}.org/x">'.encode()
+            docs.append(Doc(str(i), html, ""))
+    groups = site_groups(docs)
+    fold = assign_folds(groups, 5, seed)
+    assert set(fold.tolist()) == set(range(5))
+    for g in set(groups.tolist()):
+        assert len(set(fold[groups == g].tolist())) == 1
+    keys = [d.domain or d.html.decode() for d in docs]
+    same = [i for i in range(1, 300) if keys[i] == keys[0]]
+    assert all(groups[i] == groups[0] for i in same)
+
+
+def test_pages_without_a_site_are_their_own_groups():
+    docs = [Doc(str(i), b"<p>no links</p>", "") for i in range(4)]
+    assert len(set(site_groups(docs).tolist())) == 4
+
+
+def test_cv_scores_every_page_once_per_type(tmp_path: Path, capsys):
+    root = make_typed_corpus(tmp_path / "w", n=12)
+    assert main(["evaluate", "--cv", str(root), "--folds", "2", "--config", "st"]) == 0
+    out = capsys.readouterr().out
+    assert "Out of fold: 2 folds" in out
+    body = {line.split(" | ")[0][2:]: line.split(" | ") for line in out.splitlines()
+            if line.startswith("| w")}
+    assert body["w"][1] == "12" and body["w: article"][1] == "6" and body["w: forum"][1] == "6"
+    assert float(body["w"][5]) > 0.3  # mean F1 of pages scored by the other fold's model
+
+
+def test_cv_says_what_is_wrong(tmp_path: Path, capsys):
+    root = make_typed_corpus(tmp_path / "w", n=8, domains=3)
+    model = tmp_path / "m.json"  # a real model file: --cv trains its own, so it refuses one
+    model.write_bytes((Path(__file__).parents[2] / "ce_filter" / "models" / "content.json").read_bytes())
+    assert main(["evaluate", "--cv", "--model", str(model), str(root)]) == 2
+    assert "--model" in capsys.readouterr().err
+    assert main(["evaluate", "--cv", str(root)]) == 2  # 3 sites cannot make 5 folds
+    assert "too few for 5 folds" in capsys.readouterr().err
+    assert np.array_equal(assign_folds(np.array([0, 0, 1, 1]), 2), [0, 0, 1, 1]) or \
+        np.array_equal(assign_folds(np.array([0, 0, 1, 1]), 2), [1, 1, 0, 0])

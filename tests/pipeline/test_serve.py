@@ -1,0 +1,231 @@
+"""``ce-filter serve`` end to end: the real server (gunicorn, 2 worker processes) on a free
+loopback port, a real HTTP client, good and bad inputs, and the fixture site for fetching."""
+
+from __future__ import annotations
+
+import http.client
+import json
+import os
+import signal
+import socket
+import subprocess
+import sys
+import time
+from collections.abc import Iterator
+from typing import Any
+
+import pytest
+from ce_filter.pipelines.metrics import parse_exposition
+from ce_filter.pipelines.record import validate
+
+from .conftest import REPO, SITE
+
+START_TIMEOUT_S = 60  # a hang guard, not a timing assertion
+MAX_BODY = 200_000
+
+
+def _free_port() -> int:
+    with socket.socket() as s:
+        s.bind(("127.0.0.1", 0))
+        return s.getsockname()[1]
+
+
+def _start(port: int, *extra: str) -> subprocess.Popen:
+    proc = subprocess.Popen(
+        [sys.executable, "-m", "ce_filter.serve", "--port", str(port), "--workers", "2",
+         "--max-body", str(MAX_BODY), "--fetch-timeout", "5", *extra],
+        cwd=REPO, stdout=subprocess.PIPE, stderr=subprocess.STDOUT, start_new_session=True,
+        env={**os.environ, "PYTHONUNBUFFERED": "1"})
+    deadline = time.monotonic() + START_TIMEOUT_S
+    while time.monotonic() < deadline:
+        if proc.poll() is not None:
+            raise RuntimeError(f"server exited: {proc.stdout.read().decode(errors='replace')[-3000:]}")
+        try:
+            c = http.client.HTTPConnection("127.0.0.1", port, timeout=2)
+            c.request("GET", "/healthz")
+            if c.getresponse().status == 200:
+                return proc
+        except OSError:
+            time.sleep(0.2)
+    _stop(proc)
+    raise RuntimeError("server did not answer /healthz in time")
+
+
+def _stop(proc: subprocess.Popen) -> None:
+    if proc.poll() is None:
+        os.killpg(proc.pid, signal.SIGTERM)
+        try:
+            proc.wait(timeout=20)
+        except subprocess.TimeoutExpired:
+            os.killpg(proc.pid, signal.SIGKILL)
+            proc.wait(timeout=10)
+    if proc.stdout:
+        proc.stdout.close()
+
+
+@pytest.fixture(scope="module")
+def server() -> Iterator[int]:
+    port = _free_port()
+    proc = _start(port)
+    try:
+        yield port
+    finally:
+        _stop(proc)
+
+
+def call(port: int, method: str, path: str, body: bytes | None = None,
+         headers: dict[str, str] | None = None) -> tuple[int, str, bytes]:
+    c = http.client.HTTPConnection("127.0.0.1", port, timeout=60)
+    try:
+        c.request(method, path, body=body, headers=headers or {})
+        r = c.getresponse()
+        return r.status, r.getheader("Content-Type", ""), r.read()
+    finally:
+        c.close()
+
+
+def post_json(port: int, doc: Any, path: str = "/extract") -> tuple[int, dict[str, Any]]:
+    status, ctype, body = call(port, "POST", path, json.dumps(doc).encode(),
+                               {"Content-Type": "application/json"})
+    assert ctype.startswith("application/json")
+    return status, json.loads(body)
+
+
+def test_html_body_with_its_charset(server: int) -> None:
+    page = (SITE / "b.html").read_bytes()  # Latin-1, charset stated only by the server
+    status, ctype, body = call(server, "POST", "/extract?url=http://site.example/b.html", page,
+                               {"Content-Type": "text/html; charset=iso-8859-1"})
+    assert status == 200 and ctype.startswith("application/json")
+    rec = json.loads(body)
+    assert rec["url"] == "http://site.example/b.html"
+    assert rec["encoding"] in ("cp1252", "iso8859-1", "latin-1", "iso-8859-1")
+    assert rec["text"] and "\ufffd" not in rec["text"]
+    assert rec["source"]["type"] == "serve" and validate(rec) == []
+
+
+def test_json_url_and_html(server: int) -> None:
+    html = (SITE / "a.html").read_text(encoding="utf-8")
+    status, rec = post_json(server, {"url": "http://site.example/a.html", "html": html})
+    assert status == 200
+    assert rec["url"] == "http://site.example/a.html" and "fishing fleet" in rec["text"].lower()
+
+
+def test_json_url_is_fetched(server: int, site_server: Any) -> None:
+    url = f"{site_server.base}/a.html"
+    status, rec = post_json(server, {"url": url})
+    assert status == 200 and rec["url"] == url and rec["status"] == 200
+    assert "/a.html" in site_server.requests
+    status, err = post_json(server, {"url": f"{site_server.base}/missing.html"})
+    assert status == 502 and "404" in err["error"]
+
+
+def test_explain_form_and_view(server: int) -> None:
+    status, ctype, body = call(server, "GET", "/")
+    assert status == 200 and ctype.startswith("text/html") and b'action="/explain"' in body
+    html = (SITE / "a.html").read_bytes()
+    form = b"url=&html=" + html.replace(b"%", b"%25").replace(b"&", b"%26").replace(b"+", b"%2B")
+    status, ctype, body = call(server, "POST", "/explain", form,
+                               {"Content-Type": "application/x-www-form-urlencoded"})
+    assert status == 200 and ctype.startswith("text/html")
+    assert b'class="blk kept"' in body and b'id="thr"' in body.replace(b"id=thr", b'id="thr"')
+
+
+@pytest.mark.parametrize("method, path, body, headers, want", [
+    ("POST", "/extract", b"{not json", {"Content-Type": "application/json"}, 400),
+    ("POST", "/extract", b"[1, 2]", {"Content-Type": "application/json"}, 400),
+    ("POST", "/extract", b'{"html": 5}', {"Content-Type": "application/json"}, 400),
+    ("POST", "/extract", b'{"url": "ftp://x/y"}', {"Content-Type": "application/json"}, 400),
+    ("POST", "/extract", b'{"url": "http://127.0.0.1:1/x"}', {"Content-Type": "application/json"}, 502),
+    ("POST", "/extract", b"", {"Content-Type": "text/html"}, 400),
+    ("POST", "/extract", b"<p>x</p>", {"Content-Type": "multipart/form-data; boundary=x"}, 415),
+    ("POST", "/extract?format=pdf", b"<p>x</p>", {"Content-Type": "text/html"}, 400),
+    ("POST", "/extract", b"x" * (MAX_BODY + 1), {"Content-Type": "text/html"}, 413),
+    ("GET", "/extract", None, {}, 405),
+    ("DELETE", "/", None, {}, 405),
+    ("GET", "/nowhere", None, {}, 404),
+])
+def test_bad_requests_get_clear_errors(server: int, method: str, path: str, body: bytes | None,
+                                       headers: dict[str, str], want: int) -> None:
+    status, ctype, out = call(server, method, path, body, headers)
+    assert status == want
+    err = json.loads(out)
+    assert err["status"] == want and err["error"]
+
+
+def test_bad_pages_are_records_with_a_reason(server: int) -> None:
+    for body, reason in ((b"\x89PNG\r\n\x1a\n" + bytes(range(256)) * 8, "binary content"),
+                         (b"   \n ", "empty input"),
+                         (b"<html><body><script>only()</script></body></html>", "no text in page")):
+        status, _, out = call(server, "POST", "/extract", body, {"Content-Type": "application/octet-stream"})
+        rec = json.loads(out)
+        assert status == 200 and rec["text"] == "" and rec["reason"] == reason
+    deep = b"<div>" * 100_000 + b"deep text" + b"</div>" * 100_000  # 1.1 MB: over this server's limit
+    assert call(server, "POST", "/extract", deep, {"Content-Type": "text/html"})[0] == 413
+    deep = b"<div>" * 30_000 + b"deep text here" + b"</div>" * 30_000
+    status, _, out = call(server, "POST", "/extract", deep[:MAX_BODY], {"Content-Type": "text/html"})
+    assert status == 200  # absurdly deep (and cut) pages are pages too
+
+
+def test_chunked_body_over_the_limit(server: int) -> None:
+    """A chunked body (no Content-Length) is cut off at the limit: 413, and the server stops
+    reading, so the client may find the connection closed while it still sends."""
+    key = ("ce_filter_http_requests_total", (("path", "/extract"), ("code", "4xx")))
+    before = parse_exposition(call(server, "GET", "/metrics")[2].decode()).get(key, 0)
+    chunk = b"<p>" + b"x" * 100_000
+    with socket.create_connection(("127.0.0.1", server), timeout=60) as s:
+        s.sendall(b"POST /extract HTTP/1.1\r\nHost: x\r\nContent-Type: text/html\r\n"
+                  b"Transfer-Encoding: chunked\r\n\r\n")
+        try:
+            for _ in range(3):
+                s.sendall(b"%x\r\n%s\r\n" % (len(chunk), chunk))
+            s.sendall(b"0\r\n\r\n")
+        except (BrokenPipeError, ConnectionResetError):
+            pass
+        head = b""
+        try:
+            while b"\r\n" not in head:
+                got = s.recv(4096)
+                if not got:
+                    break
+                head += got
+        except ConnectionResetError:
+            pass
+    # the answer is 413, unless the server's close (with the rest of the body unread) reset
+    # the connection before the client read it; either way the request was refused
+    assert head.startswith(b"HTTP/1.1 413") or head == b"", head[:200]
+    after = parse_exposition(call(server, "GET", "/metrics")[2].decode())[key]
+    assert after - before == 1
+
+
+def test_metrics_count_every_worker(server: int) -> None:
+    before = parse_exposition(call(server, "GET", "/metrics")[2].decode())
+    n = 6  # more requests than workers: they land on both processes
+    for _ in range(n):
+        assert call(server, "POST", "/extract", b"<p>Some words in a paragraph here.</p>",
+                    {"Content-Type": "text/html"})[0] == 200
+    after = parse_exposition(call(server, "GET", "/metrics")[2].decode())
+    key = ("ce_filter_http_requests_total", (("path", "/extract"), ("code", "2xx")))
+    assert after[key] - before.get(key, 0) == n
+    count = ("ce_filter_request_duration_seconds_count", ())
+    assert after[count] - before.get(count, 0) >= n
+
+
+def test_no_fetch_refuses_urls() -> None:
+    port = _free_port()
+    proc = _start(port, "--no-fetch")
+    try:
+        status, err = post_json(port, {"url": "http://127.0.0.1:1/x"})
+        assert status == 400 and "--no-fetch" in err["error"]
+    finally:
+        _stop(proc)
+
+
+def test_markdown_content_and_metadata_fields(server: int) -> None:
+    html = (SITE / "a.html").read_bytes()
+    status, _, body = call(server, "POST", "/extract?format=markdown", html, {"Content-Type": "text/html"})
+    rec = json.loads(body)
+    assert status == 200 and rec["content"].startswith("# Fishing fleet returns with record catch\n\n")
+    assert rec["title"] == "Fishing fleet returns with record catch" and rec["language"] == "en"
+    assert validate(rec) == []
+    status, rec = post_json(server, {"html": html.decode(), "format": "html"})
+    assert status == 200 and "<h1>Fishing fleet returns with record catch</h1>" in rec["content"]
