@@ -142,6 +142,7 @@ def _child(conn: Any, make: Callable[[], Any], budget: Budget) -> None:
         html, url, encoding = job
         with page_timer(budget):
             out = guarded(ex, html, url, encoding, cap)
+        out._page = None  # the parse (for to_markdown/to_html) stays here: records do not need it
         conn.send(("ok", out))
         if out.reason == OVER_MEMORY:
             return  # a process that ran out of memory is not trusted with the next page

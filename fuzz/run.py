@@ -124,7 +124,12 @@ def main(argv: list[str] | None = None) -> int:
 
 
 def _atheris(target: str, rest: list[str]) -> int:
-    import atheris
+    try:
+        import atheris
+    except ImportError:
+        print("fuzz/run.py: error: --atheris needs atheris: pip install -e '.[fuzz]' (Linux x86-64)",
+              file=sys.stderr)
+        return 2
 
     with atheris.instrument_imports():  # (both import the rest of ce_filter)
         import ce_filter.crawler.warc  # noqa: F401
