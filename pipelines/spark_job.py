@@ -55,6 +55,7 @@ from ce_filter.options import (
     ExtractOptions,
     Parser,
     add_extraction_options,
+    arg_type,
     fail,
     non_negative_int,
     non_negative_number,
@@ -100,7 +101,11 @@ def get_extractor(options: ExtractOptions | None = None, model_json: str | None 
         if _extractor is not None and hasattr(_extractor, "close"):
             _extractor.close()
         b = Budget(*budget)
-        make = functools.partial(_make_extractor, options, model_json)
+        # by its importable name: run as ``python -m``, this module is __main__, which the
+        # budget's spawned child cannot import
+        from ce_filter.pipelines.spark_job import _make_extractor as make_extractor
+
+        make = functools.partial(make_extractor, options, model_json)
         _extractor = BoundedExtractor(b, factory=make) if b.enabled else make()
         _extractor_key = key
     return _extractor
@@ -522,10 +527,10 @@ def build_parser() -> argparse.ArgumentParser:
     ap.add_argument("--prefix", default="", help="prepended to relative entries of @LIST files "
                     "(e.g. s3a://commoncrawl/ or https://data.commoncrawl.org/)")  # fmt: skip
     ap.add_argument("--all-statuses", action="store_true", help="also filter non-2xx responses")
-    ap.add_argument("--page-budget", type=non_negative_number, default=10.0,
+    ap.add_argument("--page-budget", type=arg_type(non_negative_number), default=10.0,
                     help="CPU seconds one page may take (0 = no limit): past it, a record with "
                     "the reason")  # fmt: skip
-    ap.add_argument("--page-memory", type=non_negative_int, default=1024,
+    ap.add_argument("--page-memory", type=arg_type(non_negative_int), default=1024,
                     help="MiB of memory one page may take beyond the filter's own (0 = no limit)")
     ap.add_argument(
         "--summary", help="also write the per-file summaries and totals as JSON to this local file"
