@@ -5,9 +5,8 @@ command that has them; 0 means no limit."""
 from __future__ import annotations
 
 import pytest
-from pipeline.conftest import cli_env, run_cli
-
 from ce_filter.pipelines.spark_job import build_parser
+from pipeline.conftest import cli_env, run_cli
 
 from .warcs import pages
 
