@@ -1,4 +1,4 @@
-"""The speed and quality benchmark of issue 4: ce-filter side by side with its peers.
+"""The speed and quality benchmark: ce-filter side by side with its peers.
 
 Run it as ``ce-filter bench`` (or ``python -m ce_filter.bench``); see docs/BENCHMARKS.md.
 

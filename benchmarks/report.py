@@ -89,6 +89,29 @@ BEGIN = "<!-- BEGIN generated:{} -->"
 END = "<!-- END generated:{} -->"
 
 
+def read_section(path: str | Path, name: str) -> str | None:
+    """The body of the generated section ``name`` of ``path`` (None when it has none)."""
+    doc = Path(path).read_text(encoding="utf-8") if Path(path).exists() else ""
+    m = re.search(re.escape(BEGIN.format(name)) + r"\n(.*?)\n" + re.escape(END.format(name)), doc, re.S)
+    return m.group(1) if m else None
+
+
+def read_table(text: str, first_column: str) -> list[dict[str, str]]:
+    """The rows of the markdown table in ``text`` whose header starts with ``first_column``,
+    as {column: cell} (what ``table`` wrote)."""
+    lines = text.splitlines()
+    for i, ln in enumerate(lines):
+        if ln.startswith(f"| {first_column} |"):
+            head = [c.strip() for c in ln.strip("|").split("|")]
+            rows = []
+            for row in lines[i + 2:]:
+                if not row.startswith("|"):
+                    break
+                rows.append(dict(zip(head, (c.strip() for c in row.strip("|").split("|")))))
+            return rows
+    return []
+
+
 def update_doc(path: str | Path, sections: dict[str, str]) -> None:
     """Replace each named generated section of ``path`` (between its BEGIN/END markers),
     leaving the hand-written text alone; a section the file lacks is appended."""

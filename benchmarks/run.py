@@ -13,7 +13,7 @@ from typing import Any
 
 from . import pages, peers
 from .measure import single_core
-from .report import num, run_header, table, update_doc
+from .report import num, read_section, read_table, run_header, table, update_doc
 
 SECTIONS = ("speed", "stages", "memory", "pipeline", "quality")
 DEFAULT_SECTIONS = "speed,stages,memory"
@@ -21,6 +21,7 @@ DEFAULT_SECTIONS = "speed,stages,memory"
 # there is no docs/ folder, and the table goes where --out says (else it is only printed).
 IN_CHECKOUT = (pages.REPO / "pyproject.toml").exists() and (pages.REPO / "docs").is_dir()
 DOC = pages.REPO / "docs" / "BENCHMARKS.md" if IN_CHECKOUT else None
+PLOT = pages.REPO / "docs" / "speed-quality.png" if IN_CHECKOUT else None
 
 
 def add_arguments(p: argparse.ArgumentParser) -> None:
@@ -51,6 +52,11 @@ def add_arguments(p: argparse.ArgumentParser) -> None:
     p.add_argument("--out", default=str(DOC) if DOC else None,
                    help="markdown file to update (default docs/BENCHMARKS.md in a checkout; "
                         "installed, none: the table is printed only)")
+    p.add_argument("--plot", default=str(PLOT) if PLOT else None,
+                   help="PNG of pages/s against mean F1 for every tool, drawn by the speed section "
+                        "(default docs/speed-quality.png in a checkout; installed, none)")
+    p.add_argument("--replot", action="store_true",
+                   help="measure nothing: draw --plot from the speed table already in --out, and link it")
     p.add_argument("--no-write", action="store_true", help="print only; leave the docs alone")
     p.add_argument("--json", metavar="PATH", help="also write the raw results as JSON")
 
@@ -128,10 +134,51 @@ def _targets(res: dict[str, Any], ratio_floor: float, fits: dict[str, Any], grow
     if pipe and "pps" in pipe.get("warc1", {}) and "pps" in pipe.get("warc2", {}):
         x = pipe["warc2"]["pps"] / pipe["warc1"]["pps"]
         rows.append(["WARC→JSONL --workers 2 ≥ 1.8× one", f"{x:.2f}×", ok(x >= 1.8)])
-    return table(["target (issue 4)", "reached", ""], rows)
+    return table(["target", "reached", ""], rows)
+
+
+def _plot(results: dict[str, Any], path: str, doc: str | None, title: str) -> str:
+    """Draw the speed-vs-quality PNG; the markdown that shows it (a note when it cannot)."""
+    from . import plot
+
+    try:
+        drawn = plot.speed_quality_png(results, path, title)
+    except ImportError:
+        print("ce-filter bench: no matplotlib, so no picture (pip install 'ce-filter[bench]')",
+              file=sys.stderr)
+        return "(no picture: matplotlib is not installed)"
+    print(f"wrote {os.path.relpath(path)} ({len(drawn)} tools)", file=sys.stderr)
+    rel = os.path.relpath(path, os.path.dirname(os.path.abspath(doc))) if doc else path
+    return f"{PICTURE}({rel})"
+
+
+SIDE_BY_SIDE = "### Side by side ("
+PICTURE = "![pages/s against mean F1, every tool]"
+
+
+def replot(a: argparse.Namespace) -> int:
+    """The picture of the speed run written in ``--out``, without measuring again."""
+    body = read_section(a.out, "speed") if a.out else None
+    rows = read_table(body or "", "tool")
+    if not body or not a.plot or not rows:
+        print("ce-filter bench --replot: needs --out with a speed section (a run of the speed section) "
+              "and --plot", file=sys.stderr)
+        return 2
+    results = {r["tool"]: {"ok": True, "pps": float(r["pages/s"]), "f1": float(r["mean F1"])}
+               for r in rows if r.get("version", "—") != "—"}  # a tool that did not run: no numbers
+    heading = next(ln for ln in body.splitlines() if ln.startswith(SIDE_BY_SIDE))
+    where = heading[len(SIDE_BY_SIDE):].rstrip(")")
+    link = _plot(results, a.plot, a.out, f"Speed and quality, {where}")
+    if PICTURE not in body:  # a run from before the picture: link it where a run puts it
+        cut = body.index("### Cost against page size")
+        body = body[:cut] + link + "\n\n" + body[cut:]
+    update_doc(a.out, {"speed": body})
+    return 0
 
 
 def run(a: argparse.Namespace) -> int:
+    if a.replot:
+        return replot(a)
     if a.metadata:
         from .metadata import run as run_metadata
 
@@ -178,9 +225,11 @@ def run(a: argparse.Namespace) -> int:
             t = speed.speed_table(res["tools"], a.stat)
             lin, fits = speed.linearity_table(res["tools"])
             calls = table(["tool", "called as"], [[n, peers.TOOLS[n].how] for n in tools])
-            speed_parts += [f"### Side by side ({n_pages} pages: {', '.join(map(pages.label, corpora))})", t,
-                            calls,
-                            "### Cost against page size (per-page times; least-squares fit over the pages)",
+            where = f"{n_pages} pages: {', '.join(map(pages.label, corpora))}"
+            speed_parts += [f"### Side by side ({where})", t, calls]
+            if a.plot and not a.no_write:
+                speed_parts.append(_plot(res["tools"], a.plot, a.out, f"Speed and quality, {where}"))
+            speed_parts += ["### Cost against page size (per-page times; least-squares fit over the pages)",
                             lin]
         if "stages" in todo:
             speed.say("bench: timing ce-filter's stages and the floor ...")

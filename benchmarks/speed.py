@@ -28,18 +28,22 @@ def measure_tools(tools: list[str], docs: list[Doc], repeat: int, pin: int | Non
                   timeout: float) -> dict[str, dict[str, Any]]:
     """One fresh child per tool; a tool that is not installed is reported, not run. Each
     tool's warm-up outputs are scored here against the gold (mean per-page token F1)."""
+    from ce_filter.progress import Ticker
+
     results: dict[str, dict[str, Any]] = {}
-    with tempfile.TemporaryDirectory(prefix="ce-bench-pages-") as tmp:
+    with tempfile.TemporaryDirectory(prefix="ce-bench-pages-") as tmp, \
+            Ticker("bench: speed", len(tools), unit="tool") as ticker:
         pages_file = Path(tmp, "pages.pickle")
         with open(pages_file, "wb") as f:
             pickle.dump([d.html for d in docs], f, protocol=pickle.HIGHEST_PROTOCOL)
         for name in tools:
             if not peers.available(name):
                 results[name] = {"ok": False, "missing": True, "error": INSTALL_HINT}
-                say(f"bench: {name}: {INSTALL_HINT}")
+                ticker.write(f"bench: {name}: {INSTALL_HINT}")
+                ticker.tick()
                 continue
             t0 = time.perf_counter()
-            say(f"bench: timing {name} ...")
+            ticker.set_postfix(name)
             r = run_child({"kind": "tool", "tool": name, "pages_file": str(pages_file), "repeat": repeat,
                            "pin": pin}, timeout)
             if r.get("missing"):
@@ -48,8 +52,9 @@ def measure_tools(tools: list[str], docs: list[Doc], repeat: int, pin: int | Non
                 _score(r, docs)
                 r["version"] = peers.version(name)
             results[name] = r
-        status = "done" if r.get("ok") else r["error"]
-        say(f"bench: {name}: {status} in {time.perf_counter() - t0:.0f} s")
+            status = "done" if r.get("ok") else r["error"]
+            ticker.write(f"bench: {name}: {status} in {time.perf_counter() - t0:.0f} s")
+            ticker.tick()
     return results
 
 

@@ -1,10 +1,11 @@
-"""The public face: ``extract(html)`` and an ``Extractor`` that loads its model once."""
+"""The public face: ``extract(html, url)`` and an ``Extractor`` that loads its model once."""
 
 from __future__ import annotations
 
 from collections.abc import Sequence
 from dataclasses import dataclass, field
 from typing import Any, overload
+from urllib.parse import urljoin
 
 import numpy as np
 
@@ -22,6 +23,9 @@ MAX_BYTES = 8 * 1024 * 1024
 
 @dataclass
 class Block:
+    """One block of the page: its text, the model's probability that it is content, and
+    whether the filter kept it (``score >= threshold``, or the page's fallback)."""
+
     text: str
     score: float
     is_content: bool
@@ -49,6 +53,7 @@ class BlockList(Sequence[Block]):
         return Block(self._texts[i], float(self._scores[i]), bool(self._keep[i]))
 
     def kept(self) -> int:
+        """How many blocks were kept (without making the Block objects)."""
         return int(np.count_nonzero(self._keep))
 
     def __eq__(self, other: object) -> bool:
@@ -66,6 +71,8 @@ META_FIELDS = ("html_title", "author", "date", "sitename", "description", "canon
 class Extraction:
     """What the filter made of one page. ``text`` is empty when ``reason`` says why.
 
+    ``url`` is the page's address as the caller gave it ('' when none): what relative links,
+    a canonical link and other page-level signals are resolved against (:meth:`resolve`).
     ``title`` is the article's own title and ``html_title`` the raw ``<title>``; the other
     metadata fields are '' where nothing credible was found (docs/OUTPUT.md)."""
 
@@ -76,6 +83,7 @@ class Extraction:
     reason: str = ""
     truncated: bool = False
     model: str = ""
+    url: str = ""
     html_title: str = ""
     author: str = ""
     date: str = ""  # published, YYYY-MM-DD
@@ -103,12 +111,20 @@ class Extraction:
 
     @property
     def blocks_kept(self) -> int:
+        """How many of ``blocks`` the filter kept."""
         if isinstance(self.blocks, BlockList):
             return self.blocks.kept()
         return sum(b.is_content for b in self.blocks)
 
+    def resolve(self, link: str) -> str:
+        """``link`` (an href or src of the page) made absolute against the page's ``url``;
+        unchanged when the page has no url or the link is already absolute."""
+        return urljoin(self.url, link) if self.url else link
+
     def to_dict(self) -> dict[str, Any]:
+        """The plain fields and block counts (the pipeline's record is built from these)."""
         return {
+            "url": self.url,
             "text": self.text,
             "title": self.title,
             **{k: getattr(self, k) for k in META_FIELDS},
@@ -186,10 +202,15 @@ def code_blocks(blocks: Blocks) -> np.ndarray:
 class Extractor:
     """Loads a model once; ``extract`` is then cheap to call per page.
 
+    ``model``: a Model, the path of a model file, or None for the shipped one.
     ``comments=True`` uses the model trained on article+comments gold.
     ``threshold`` overrides the model's probability cut (higher = more precise);
     ``precise=True`` is the precision-leaning preset: the model's CV-chosen cut (best mean
     page F0.5 on the training pages), never below its default one.
+    ``max_bytes``: pages are cut there before parsing (``Extraction.truncated``).
+
+    An Extractor pickles (Spark closures, ``multiprocessing``): it travels as its model's JSON
+    and its options, and the receiving process rebuilds the native lookup tables on load.
     ``metadata=False`` skips the metadata rules and the language identification (about a tenth
     of a page's time: docs/OUTPUT.md): the fields stay empty and ``title`` is the raw <title>.
     """
@@ -220,6 +241,17 @@ class Extractor:
         self.metadata = metadata
         self.limits = limits  # the pre-parse caps (precheck.py)
         self.version = f"ce-filter/{__version__} model/{model.name}@{model.digest}"
+
+    def __getstate__(self) -> dict[str, Any]:
+        # the model holds C lookup tables (capsules) that cannot be pickled: send its JSON
+        state = dict(self.__dict__)
+        state["model"] = self.model.to_json()
+        return state
+
+    def __setstate__(self, state: dict[str, Any]) -> None:
+        state = dict(state)
+        state["model"] = Model.from_json(state["model"])
+        self.__dict__.update(state)
 
     def decode(self, html: bytes | str | None, encoding: str | None = None
                ) -> tuple[str, str, bool, str]:
@@ -261,10 +293,16 @@ class Extractor:
     def extract(
         self, html: bytes | str, url: str | None = None, *, encoding: str | None = None
     ) -> Extraction:
-        """Clean main-content text of one page. Never raises on bad input."""
+        """Clean main-content text of one page. Never raises on bad input.
+
+        ``url``: the page's address; it goes into ``Extraction.url`` (relative links resolve
+        against it) and the metadata rules read it. ``encoding``: the transport's charset (an
+        HTTP header's); only a byte-order mark overrides it, as in the HTML standard's order.
+        """
         text_html, enc, truncated, reason = self.decode(html, encoding)
         if reason:
-            return Extraction("", "", encoding=enc, reason=reason, truncated=truncated, model=self.version)
+            return Extraction("", "", encoding=enc, reason=reason, truncated=truncated, model=self.version,
+                              url=url or "")
         blocks = segment(parse(text_html))
         if not len(blocks):
             out = Extraction("", blocks.title, encoding=enc, reason="no text in page",
@@ -284,6 +322,7 @@ class Extractor:
                 reason="" if kept else "no block classified as content",
             )
         out._page = (blocks, keep)
+        out.url = url or ""
         out.html_title = blocks.title
         if self.metadata:
             self._add_metadata(out, blocks, url)
@@ -304,6 +343,7 @@ class Extractor:
         out.language = page_language(out.text, head.lang)
 
     def scores(self, html: str) -> np.ndarray:
+        """Every block's content probability for a page given as text (no threshold applied)."""
         blocks = segment(parse(html))
         return self.model.block_scores(blocks)
 
@@ -312,7 +352,9 @@ _default: dict[bool, Extractor] = {}
 
 
 def extract(html: bytes | str, url: str | None = None, *, comments: bool = False) -> Extraction:
-    """Extract with the shipped default model (loaded on first use)."""
+    """Clean main-content text of one page with the shipped model (loaded on first use);
+    ``url`` as in :meth:`Extractor.extract`. For other options or a model of your own, make
+    an :class:`Extractor` once and call it per page."""
     ex = _default.get(comments)
     if ex is None:
         ex = _default[comments] = Extractor(comments=comments)

@@ -9,9 +9,12 @@ cannot be read, a missing extra); 3 the Kafka worker stopped on a delivery failu
 from __future__ import annotations
 
 import argparse
+import contextlib
 import importlib
 import sys
+from collections.abc import Iterable, Iterator
 from pathlib import Path
+from typing import Any
 
 from . import __version__
 from .extras import MissingExtra, extra_for, require
@@ -35,50 +38,114 @@ PLUGINS = ("ce_filter.pipelines.cli", "ce_filter.bench.cli")
 DEFAULT_FETCH_TIMEOUT_S = 30.0
 
 
-def _note(msg: str) -> None:
-    print(f"ce-filter: note: {msg}", file=sys.stderr)
-
-
 def cmd_extract(a: argparse.Namespace) -> int:
-    from ce_filter.crawler.files import InputError, iter_inputs
-    from ce_filter.pipelines.record import filter_page
-    from ce_filter.pipelines.sinks import JsonlSink
+    from ce_filter.crawler.files import InputError, count_inputs, iter_inputs
+
+    from .progress import Ticker
 
     inputs = list(a.inputs) or ["-"]
     if inputs == ["-"] and sys.stdin.isatty():
         return fail("extract: give HTML files, directories or URLs, or pipe a page into stdin")
     ex = ExtractOptions.from_args(a).extractor()
     mib = ex.max_bytes >> 20
-    jsonl = JsonlSink("-") if a.format == "jsonl" else None  # the pipeline's own JSON lines
     headers = len(inputs) > 1 or Path(inputs[0]).is_dir()
+    total = count_inputs(inputs) if headers else None
     failed = 0
     # one byte more than the filter keeps, so it marks the page as cut
-    for item in iter_inputs(inputs, limit=ex.max_bytes + 1, timeout=a.timeout):
-        if isinstance(item, InputError):
-            failed += 1
-            print(f"ce-filter: error: {item}", file=sys.stderr, flush=True)
-            continue
-        name = item.source_name or item.url
-        if len(item.body) > ex.max_bytes:
-            _note(f"{name}: over {mib} MiB; only the first {mib} MiB were read (the filter's page limit)")
-        if a.format in ("markdown", "html"):
-            r = ex.extract(item.body, item.url or None, encoding=a.encoding or item.encoding)
-            if headers:
-                print(f"==> {name} <==")
-            out = r.to_markdown(links=a.links, images=a.images) if a.format == "markdown" else \
-                r.to_html(links=a.links, images=a.images)
-            print(out if r.text else f"[empty: {r.reason}]", end="\n" if r.text else "\n", flush=True)
-            continue
-        rec = filter_page(ex, item, encoding=a.encoding)
-        if jsonl is not None:
-            jsonl.write(rec)
-            jsonl.flush()
-            continue
-        if headers:
-            print(f"==> {name} <==")
-        text = rec["text"]
-        print(text if text else f"[empty: {rec['reason']}]", end="\n\n" if text else "\n", flush=True)
+    items = iter_inputs(inputs, limit=ex.max_bytes + 1, timeout=a.timeout)
+    render = _Render(a.format, a.encoding, a.links, a.images)
+    with Ticker("extract", total, unit="input", enabled=headers and not a.quiet) as ticker, \
+            _filter_pool(a.workers, ex, render) as filter_item:
+        for item, out in filter_item(items):
+            ticker.tick()
+            if isinstance(item, InputError):
+                failed += 1
+                ticker.write(f"ce-filter: error: {item}")
+                continue
+            name = item.source_name or item.url
+            if len(item.body) > ex.max_bytes:
+                ticker.write(f"ce-filter: note: {name}: over {mib} MiB; only the first {mib} MiB were "
+                             "read (the filter's page limit)")
+            if a.format != "jsonl" and headers:
+                out = f"==> {name} <==\n{out}"
+            ticker.write(out, file=sys.stdout)
     return EXIT_USAGE if failed else 0
+
+
+@contextlib.contextmanager
+def _filter_pool(workers: int, ex: Any, render: _Render) -> Iterator[Any]:
+    """``filter_item(items) -> (item, output | None)`` in input order: here, or in ``workers``
+    processes (each gets the pickled Extractor). With workers, a thread reads the inputs and
+    hands them out while this one prints, so a slow input (stdin, a URL) never holds back the
+    output of those before it; at most a few pages per worker are in flight, so memory stays
+    bounded however many inputs there are."""
+    if workers <= 1:
+        yield lambda items: ((it, render(ex, it)) for it in items)
+        return
+    import multiprocessing as mp
+    import queue
+    import threading
+
+    with mp.get_context("spawn").Pool(workers, initializer=_init_filter, initargs=(ex, render)) as pool:
+        def ordered(items: Iterable[Any]) -> Iterator[tuple[Any, Any]]:
+            pending: queue.Queue[Any] = queue.Queue(maxsize=4 * workers)
+
+            def feed() -> None:
+                try:
+                    for it in items:
+                        pending.put((it, pool.apply_async(_filter_in_pool, (it,))))
+                except BaseException as e:  # noqa: BLE001 - re-raised in the printing thread
+                    pending.put(e)
+                pending.put(None)
+
+            threading.Thread(target=feed, name="extract-inputs", daemon=True).start()
+            while (entry := pending.get()) is not None:
+                if isinstance(entry, BaseException):
+                    raise entry
+                it, res = entry
+                yield it, res.get()
+
+        yield ordered
+
+
+class _Render:
+    """What ``extract`` prints for one input, made where the page is filtered (here or in a pool
+    worker, so only the output string crosses the process boundary)."""
+
+    def __init__(self, fmt: str, encoding: str | None, links: bool, images: bool) -> None:
+        self.fmt, self.encoding, self.links, self.images = fmt, encoding, links, images
+
+    def __call__(self, ex: Any, item: Any) -> str | None:
+        from ce_filter.crawler.page import RawPage
+        from ce_filter.pipelines.record import dumps, filter_page
+
+        if not isinstance(item, RawPage):  # an input that could not be read
+            return None
+        if self.fmt in ("markdown", "html"):
+            r = ex.extract(item.body, item.url or None, encoding=self.encoding or item.encoding)
+            if not r.text:
+                return f"[empty: {r.reason}]"
+            out = r.to_markdown(links=self.links, images=self.images) if self.fmt == "markdown" \
+                else r.to_html(links=self.links, images=self.images)
+            return out.rstrip("\n") + "\n"
+        rec = filter_page(ex, item, encoding=self.encoding)
+        if self.fmt == "jsonl":  # the pipeline's own record, one JSON document a line
+            return dumps(rec).decode("utf-8")
+        return rec["text"] + "\n" if rec["text"] else f"[empty: {rec['reason']}]"
+
+
+_pool_state: tuple[Any, _Render] | None = None
+
+
+def _init_filter(ex: Any, render: _Render) -> None:
+    global _pool_state
+    _pool_state = (ex, render)
+
+
+def _filter_in_pool(item: Any) -> str | None:
+    assert _pool_state is not None
+    ex, render = _pool_state
+    return render(ex, item)
 
 
 def cmd_train(a: argparse.Namespace) -> int:
@@ -132,6 +199,10 @@ def build_parser() -> argparse.ArgumentParser:
     env_opt(p, "--encoding", type=text_codec, help="charset of the inputs, as an HTTP header would say it")
     env_opt(p, "--timeout", type=positive_number, default=DEFAULT_FETCH_TIMEOUT_S,
             help="seconds allowed to fetch one URL")
+    env_opt(p, "--workers", type=positive_int, default=1,
+            help="filter processes; outputs stay in input order")
+    p.add_argument("-q", "--quiet", action="store_true",
+                   help="no progress over many inputs (a bar on a terminal, else a line every 15 s)")
     add_extraction_options(p)
     p.set_defaults(fn=cmd_extract)
 

@@ -1,9 +1,10 @@
 """Optional parts and the extras that install them.
 
-The core install is what ``ce_filter.extract()`` needs (selectolax, numpy,
-charset-normalizer). Everything else is an extra of the ``ce-filter`` distribution, and a
-command that needs one says so in one line, ``ce-filter worker needs the kafka extra: pip
-install 'ce-filter[kafka]'``, instead of an ImportError traceback.
+The core install is what ``ce_filter.extract()`` and ``ce-filter extract`` need (selectolax,
+numpy, charset-normalizer, itemadapter, tqdm). Everything else is an extra of the
+``ce-filter`` distribution, and a command that needs one says so in one line, ``ce-filter
+worker needs the kafka extra: pip install 'ce-filter[kafka]'``, instead of an ImportError
+traceback.
 """
 
 from __future__ import annotations
@@ -15,7 +16,7 @@ import importlib.util
 # installed is a row of the bench's table saying so.
 EXTRAS: dict[str, tuple[str, ...]] = {
     "warc": ("warcio",),
-    "kafka": ("kafka",),
+    "kafka": ("kafka", "prometheus_client"),
     "crawl": ("scrapy",),
     "spark": ("pyspark", "pyarrow"),
     "train": ("sklearn",),

@@ -283,7 +283,7 @@ class Parser(argparse.ArgumentParser):
         kw.setdefault("formatter_class", HelpFormatter)
         super().__init__(*args, **kw)
 
-    def error(self, message: str) -> Any:  # type: ignore[override]
+    def error(self, message: str) -> Any:
         self.exit(EXIT_USAGE, f"{self.prog}: error: {message}\n")
 
 

@@ -111,6 +111,16 @@ def _file_page(path: Path, limit: int) -> RawPage:
     return RawPage(url="", body=body, source="file", source_name=str(path))
 
 
+def _html_files(directory: str) -> list[Path]:
+    return sorted(p for p in Path(directory).rglob(HTML_GLOB) if p.is_file())
+
+
+def count_inputs(specs: Iterable[str]) -> int:
+    """How many pages (or errors) ``iter_inputs`` will yield for ``specs``: the total of a
+    progress bar, known before any page is read."""
+    return sum(max(len(_html_files(s)), 1) if not is_url(s) and Path(s).is_dir() else 1 for s in specs)
+
+
 def iter_inputs(specs: Iterable[str], *, limit: int, timeout: float = 30.0) -> Iterator[RawPage | InputError]:
     """Each input in order: a file, every ``*.htm*`` file under a directory, ``-`` (stdin)
     or an http(s) URL. ``limit``: bytes read per page at most."""
@@ -122,7 +132,7 @@ def iter_inputs(specs: Iterable[str], *, limit: int, timeout: float = 30.0) -> I
             elif is_url(spec):
                 yield fetch(spec, limit=limit, timeout=timeout)
             elif Path(spec).is_dir():
-                files = sorted(p for p in Path(spec).rglob(HTML_GLOB) if p.is_file())
+                files = _html_files(spec)
                 if not files:
                     raise InputError(f"{spec}: no {HTML_GLOB} files in this directory")
                 for f in files:

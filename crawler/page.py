@@ -6,6 +6,8 @@ from dataclasses import asdict, dataclass, field
 from datetime import datetime, timezone
 from typing import Any
 
+from itemadapter import ItemAdapter
+
 from ce_filter.decode import charset_from_content_type
 
 # Media types the filter is for. ``text/plain`` is not: it has no markup to segment.
@@ -56,17 +58,22 @@ class RawPage:
         return asdict(self)
 
     @classmethod
-    def from_mapping(cls, d: Any) -> RawPage:
-        """A RawPage from a dict-like (e.g. a Scrapy item or a decoded JSON envelope)."""
-        if isinstance(d, RawPage):
-            return d
-        body = d.get("body", b"")
+    def from_mapping(cls, item: Any) -> RawPage:
+        """A RawPage from any item: a dict (e.g. a decoded JSON envelope), a scrapy.Item, a
+        dataclass or an attrs object, read through itemadapter as Scrapy reads items. Fields
+        are taken by name (url, body, fetch_time, status, headers, content_type, record_id,
+        source, source_name, revisit_of); a missing one takes its default, a str body is
+        encoded as UTF-8, and other fields of the item are ignored."""
+        if isinstance(item, RawPage):
+            return item
+        d = ItemAdapter(item) if ItemAdapter.is_item(item) else item
+        body = d.get("body") or b""
         if isinstance(body, str):
             body = body.encode("utf-8")
         headers = dict(d.get("headers") or {})
         return cls(
             url=str(d.get("url") or ""),
-            body=body or b"",
+            body=bytes(body),
             fetch_time=d.get("fetch_time"),
             status=d.get("status"),
             headers=headers,

@@ -51,6 +51,7 @@ class WarcStats:
     pages: int = 0
     skipped: Counter = field(default_factory=Counter)
     errors: list[dict[str, Any]] = field(default_factory=list)
+    bytes_read: int = 0  # input bytes read, as stored (compressed): progress against file sizes
 
     def skip(self, reason: str) -> None:
         self.skipped[reason] += 1
@@ -74,6 +75,7 @@ class WarcStats:
         self.pages += other.pages
         self.skipped.update(other.skipped)
         self.errors.extend(other.errors)
+        self.bytes_read += other.bytes_read
 
     def to_dict(self) -> dict[str, Any]:
         return {
@@ -230,10 +232,11 @@ class _Source:
     """The raw input from file offset ``pos`` on, with lookahead (so damage can be skipped on
     streams too: stdin cannot seek)."""
 
-    def __init__(self, fh: IO[bytes], pos: int) -> None:
+    def __init__(self, fh: IO[bytes], pos: int, stats: WarcStats | None = None) -> None:
         self.fh, self.pos = fh, pos
         self.buf = bytearray()
         self.eof = False
+        self.stats = stats  # its bytes_read: how much of the input is done (progress)
 
     def fill(self, n: int) -> int:
         """Buffer at least ``n`` bytes if the input has them; returns how many are buffered."""
@@ -241,6 +244,8 @@ class _Source:
             data = self.fh.read(max(n - len(self.buf), _SCAN))
             if not data:
                 self.eof = True
+            elif self.stats is not None:
+                self.stats.bytes_read += len(data)
             self.buf += data
         return len(self.buf)
 
@@ -418,7 +423,7 @@ def _iter_stream(name: str, fh: IO[bytes], stats: WarcStats, all_statuses: bool,
     its offset and kind, and reading goes on at the next record (the next gzip member that
     decompresses to a WARC record, or the next ``WARC/1.x`` line), so one bad record costs
     only itself. ARC files are read by warcio alone, up to the first damage."""
-    src = _Source(fh, base)
+    src = _Source(fh, base, stats)
     head = src.peek(9)
     if not head:
         return

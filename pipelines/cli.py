@@ -138,7 +138,7 @@ def _write_stats(fh: IO[str] | None, stats: dict[str, Any]) -> None:
 def cmd_warc(a: argparse.Namespace) -> int:
     from ce_filter.crawler.warc import expand_sources
 
-    from .offline import Progress, Stop, clean_warcs
+    from .offline import Stop, clean_warcs
     from .sinks import SinkError, open_sinks, parse_spec
 
     _setup_logging(a.log_level)
@@ -155,7 +155,6 @@ def cmd_warc(a: argparse.Namespace) -> int:
     except (ValueError, BrokerUnavailable, OSError) as e:
         _err(str(e))
         return EXIT_START
-    progress = Progress(enabled=False if a.quiet else None)
     stop = Stop()  # SIGTERM/SIGINT: stop reading, write what is done, summary, exit 128+signal
     handlers = {s: signal.signal(s, stop) for s in (signal.SIGTERM, signal.SIGINT)}
     closed = ""
@@ -165,7 +164,7 @@ def cmd_warc(a: argparse.Namespace) -> int:
             sink,
             workers=a.workers,
             options=ExtractOptions.from_args(a),
-            progress=progress,
+            progress=not a.quiet,
             all_statuses=a.all_statuses,
             revisits=a.revisits == "resolve",
             budget=_budget(a),
@@ -377,7 +376,8 @@ def register(sub: Any) -> None:
         "resolve them against the originals read earlier in this run and emit them as pages",
     )
     env_opt(p, "--stats", help="write the run's counts as JSON to this file (checked before the run)")
-    p.add_argument("-q", "--quiet", action="store_true", help="no progress line even on a terminal")
+    p.add_argument("-q", "--quiet", action="store_true",
+                   help="no progress (a bar on a terminal, else a line every 15 s)")
     filter_opts(p)
     budget_opts(p)
     kafka_opts(p)

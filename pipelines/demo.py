@@ -15,7 +15,7 @@ from ce_filter.extras import missing
 
 from .embedded_broker import EmbeddedBroker, broker_binary
 from .kafka_io import KafkaSettings, ensure_topics, read_topic
-from .offline import Progress, clean_warcs
+from .offline import clean_warcs
 from .sinks import JsonlSink, KafkaSink
 
 TOPIC = "ce-filter.demo.records"
@@ -46,7 +46,7 @@ def run_demo(warc: Path, show: int = 3, use_broker: bool = True, out: Any = None
         path = Path(tempfile.mkdtemp(prefix="ce-filter-demo-")) / "records.jsonl"
         print(f"Kafka skipped ({why}): writing records to the file {path} instead.", file=out)
         sink = JsonlSink(path)
-        stats = clean_warcs([warc], sink, progress=Progress())
+        stats = clean_warcs([warc], sink, progress=True)
         sink.close()
         print(stats.summary(), file=out)
         recs = [json.loads(x) for x in path.read_text(encoding="utf-8").splitlines()]
@@ -60,7 +60,7 @@ def run_demo(warc: Path, show: int = 3, use_broker: bool = True, out: Any = None
         ensure_topics(kafka, [TOPIC])
         sink = KafkaSink(TOPIC, kafka)
         try:
-            stats = clean_warcs([warc], sink, progress=Progress())
+            stats = clean_warcs([warc], sink, progress=True)
         finally:
             sink.close()
         print(f"{warc.name}: {stats.summary()}", file=out)

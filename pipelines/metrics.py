@@ -1,10 +1,12 @@
 """Health and Prometheus metrics of a filter worker, served over HTTP on an optional port.
 
-No dependency: the Prometheus text exposition format (version 0.0.4) is a few lines of text,
-written here. One :class:`Metrics` object per process; the worker updates it from its poll
-loop and :meth:`Metrics.serve` answers, on a daemon thread:
+The metrics are prometheus_client's (the ``kafka`` extra): its counters, histogram and text
+exposition, with content negotiation (OpenMetrics for a scraper that asks) and gzip. One
+:class:`Metrics` object per process, with its own registry; the worker updates it from its
+poll loop and :meth:`Metrics.serve` answers, on daemon threads:
 
-- ``GET /metrics``: the metrics below, ``text/plain; version=0.0.4``;
+- ``GET /metrics``: the metrics below (Prometheus text format 0.0.4 unless the scraper asks
+  for another);
 - ``GET /healthz``: 200 ``ok`` while the poll loop is alive (a :meth:`heartbeat` within
   ``stale_after_s``), else 503 (a liveness probe: restart a worker whose loop is stuck);
 - ``GET /readyz``: 200 once :meth:`set_ready` was called with True (connected, subscribed),
@@ -16,8 +18,9 @@ bytes consumed), ``bytes_out_total`` (record bytes produced), ``page_duration_se
 (histogram of the time per page, the ms/page figure in Prometheus' base unit),
 ``commits_total``, ``consumer_lag{topic,partition}`` and ``consumer_lag_sum`` (messages
 behind the end of each assigned partition), ``assigned_partitions``,
-``last_poll_timestamp_seconds``, ``ready``, ``info{version,model}`` and
-``process_start_time_seconds``.
+``last_poll_timestamp_seconds``, ``ready``, ``info{version,model}``; and the process's own
+(``process_start_time_seconds``, ``process_cpu_seconds_total``, ``process_resident_memory_bytes``,
+...) from prometheus_client's process collector.
 
 Wiring it into a worker loop (the consumer is not thread-safe: call ``update_lag`` from
 the thread that polls)::
@@ -41,57 +44,33 @@ the thread that polls)::
 from __future__ import annotations
 
 import logging
-import math
-import re
 import threading
 import time
 import urllib.request
-from collections.abc import Iterable, Mapping
-from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
+from collections.abc import Callable, Iterable, Iterator, Mapping
+from socketserver import ThreadingMixIn
 from typing import Any
+from wsgiref.simple_server import WSGIRequestHandler, WSGIServer, make_server
+
+from prometheus_client import (
+    CollectorRegistry,
+    Counter,
+    Gauge,
+    Histogram,
+    Info,
+    ProcessCollector,
+    make_wsgi_app,
+)
+from prometheus_client.core import GaugeMetricFamily
+from prometheus_client.parser import text_string_to_metric_families
 
 log = logging.getLogger(__name__)
 
-CONTENT_TYPE = "text/plain; version=0.0.4; charset=utf-8"
-PREFIX = "ce_filter_"
+NAMESPACE = "ce_filter"
 # Seconds per page: from half a millisecond (small pages) to 10 s (pathological ones).
 DEFAULT_BUCKETS: tuple[float, ...] = (
-    0.0005,
-    0.001,
-    0.0025,
-    0.005,
-    0.01,
-    0.025,
-    0.05,
-    0.1,
-    0.25,
-    0.5,
-    1.0,
-    2.5,
-    10.0,
+    0.0005, 0.001, 0.0025, 0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1.0, 2.5, 10.0,
 )
-
-
-def _escape(v: str) -> str:
-    return str(v).replace("\\", "\\\\").replace("\n", "\\n").replace('"', '\\"')
-
-
-def _labels(d: Mapping[str, Any]) -> str:
-    if not d:
-        return ""
-    return "{" + ",".join(f'{k}="{_escape(v)}"' for k, v in d.items()) + "}"
-
-
-def _num(v: float) -> str:
-    if isinstance(v, float):
-        if math.isinf(v):
-            return "+Inf" if v > 0 else "-Inf"
-        if math.isnan(v):
-            return "NaN"
-        if v.is_integer() and abs(v) < 1e15:
-            return str(int(v))
-        return repr(v)
-    return str(v)
 
 
 class Metrics:
@@ -106,21 +85,27 @@ class Metrics:
     ) -> None:
         from ce_filter import __version__
 
-        self.buckets = tuple(sorted(float(b) for b in buckets))
         self.stale_after_s = stale_after_s
-        self.info = {"version": __version__, **dict(info or {})}
+        self.registry = r = CollectorRegistry()
+        ns = NAMESPACE
+        Info(ns, "Version of the filter and its model.", registry=r).info(
+            {"version": __version__, **dict(info or {})})
+        self._in = Counter("pages_in", "Messages consumed from the input topic.", namespace=ns, registry=r)
+        self._out = Counter("pages_out", "Records produced to the output topic.", namespace=ns, registry=r)
+        self._failed = Counter("pages_failed", "Messages sent to the dead-letter topic, by reason.",
+                               ["reason"], namespace=ns, registry=r)
+        self._bytes_in = Counter("bytes_in", "HTML bytes consumed.", namespace=ns, registry=r)
+        self._bytes_out = Counter("bytes_out", "Record bytes produced.", namespace=ns, registry=r)
+        self._duration = Histogram("page_duration_seconds", "Time to filter and hand on one message.",
+                                   namespace=ns, registry=r, buckets=tuple(sorted(buckets)))
+        self._commits = Counter("commits", "Offset commits.", namespace=ns, registry=r)
+        self._last_poll = Gauge("last_poll_timestamp_seconds", "When the poll loop last ran (Unix time; "
+                                "0 = never).", namespace=ns, registry=r)
+        self._ready = Gauge("ready", "1 when connected and subscribed.", namespace=ns, registry=r)
+        ProcessCollector(registry=r)
         self._lock = threading.Lock()
-        self.start_time = time.time()
-        self.pages_in = 0
-        self.pages_out = 0
-        self.failed: dict[str, int] = {}
-        self.bytes_in = 0
-        self.bytes_out = 0
-        self.commits = 0
-        self._bucket_counts = [0] * len(self.buckets)
-        self._duration_sum = 0.0
         self.lag: dict[tuple[str, int], int] = {}
-        self.last_poll: float | None = None  # wall clock (time.time)
+        r.register(_LagCollector(self))
         self._last_poll_mono: float | None = None
         self.ready = False
 
@@ -130,41 +115,38 @@ class Metrics:
         self, bytes_in: int, seconds: float, *, bytes_out: int = 0, failed: str | None = None
     ) -> None:
         """One consumed message: ``failed`` is the dead-letter reason, None when a record went out."""
-        with self._lock:
-            self.pages_in += 1
-            self.bytes_in += int(bytes_in)
-            if failed is None:
-                self.pages_out += 1
-                self.bytes_out += int(bytes_out)
-            else:
-                self.failed[failed] = self.failed.get(failed, 0) + 1
-            self._duration_sum += seconds
-            for i, b in enumerate(self.buckets):
-                if seconds <= b:
-                    self._bucket_counts[i] += 1
-                    break
+        self._in.inc()
+        self._bytes_in.inc(int(bytes_in))
+        if failed is None:
+            self._out.inc()
+            self._bytes_out.inc(int(bytes_out))
+        else:
+            self._failed.labels(failed).inc()
+        self._duration.observe(seconds)
 
     def commit(self, n: int = 1) -> None:
-        with self._lock:
-            self.commits += n
+        """``n`` offset commits done."""
+        self._commits.inc(n)
 
     def heartbeat(self) -> None:
         """Called once per poll: /healthz is 200 while this keeps being called."""
-        with self._lock:
-            self.last_poll = time.time()
-            self._last_poll_mono = time.monotonic()
+        self._last_poll_mono = time.monotonic()
+        self._last_poll.set_to_current_time()
 
     def set_ready(self, ready: bool = True) -> None:
+        """Ready (/readyz 200) once subscribed; not ready while starting and shutting down."""
         with self._lock:
             self.ready = bool(ready)
+            self._ready.set(int(self.ready))
             if ready and self._last_poll_mono is None:
-                self.last_poll, self._last_poll_mono = time.time(), time.monotonic()
+                self.heartbeat()
 
     def set_lag(self, lag: Mapping[tuple[str, int], int]) -> None:
         """Messages behind the end, per (topic, partition) assigned to this worker (replaces
         the previous map, so revoked partitions disappear)."""
+        new = {(str(t), int(p)): max(0, int(v)) for (t, p), v in lag.items()}
         with self._lock:
-            self.lag = {(str(t), int(p)): max(0, int(v)) for (t, p), v in lag.items()}
+            self.lag = new
 
     def update_lag(self, consumer: Any) -> dict[tuple[str, int], int]:
         """Lag of a kafka-python consumer's assignment: the high watermark its fetches saw
@@ -189,99 +171,58 @@ class Metrics:
     # ------------------------------------------------------------ reading
 
     def healthy(self) -> bool:
-        with self._lock:
-            last = self._last_poll_mono
+        """Whether the poll loop ran within ``stale_after_s``."""
+        last = self._last_poll_mono
         return last is not None and time.monotonic() - last <= self.stale_after_s
 
     def snapshot(self) -> dict[str, Any]:
+        """The main figures as plain numbers (for logs and status views)."""
+        def get(name: str) -> int:
+            return int(self.registry.get_sample_value(f"{NAMESPACE}_{name}") or 0)
+
         with self._lock:
-            return {
-                "pages_in": self.pages_in,
-                "pages_out": self.pages_out,
-                "pages_failed": sum(self.failed.values()),
-                "failed": dict(self.failed),
-                "bytes_in": self.bytes_in,
-                "bytes_out": self.bytes_out,
-                "commits": self.commits,
-                "lag": sum(self.lag.values()),
-                "partitions": sorted(self.lag),
-                "ready": self.ready,
-            }
+            lag = dict(self.lag)
+        return {
+            "pages_in": get("pages_in_total"),
+            "pages_out": get("pages_out_total"),
+            "pages_failed": get("pages_in_total") - get("pages_out_total"),
+            "bytes_in": get("bytes_in_total"),
+            "bytes_out": get("bytes_out_total"),
+            "commits": get("commits_total"),
+            "lag": sum(lag.values()),
+            "partitions": sorted(lag),
+            "ready": self.ready,
+        }
 
     def render(self) -> str:
-        """The exposition text."""
-        with self._lock:
-            lines: list[str] = []
+        """The exposition text (format 0.0.4), as /metrics serves it by default."""
+        from prometheus_client import generate_latest
 
-            def metric(name: str, kind: str, help: str, samples: list[tuple[str, dict, float]]) -> None:
-                lines.append(f"# HELP {PREFIX}{name} {help}")
-                lines.append(f"# TYPE {PREFIX}{name} {kind}")
-                for suffix, labels, value in samples:
-                    lines.append(f"{PREFIX}{name}{suffix}{_labels(labels)} {_num(value)}")
-
-            metric("info", "gauge", "Version of the filter and its model.", [("", self.info, 1)])
-            metric(
-                "pages_in_total",
-                "counter",
-                "Messages consumed from the input topic.",
-                [("", {}, self.pages_in)],
-            )
-            metric(
-                "pages_out_total",
-                "counter",
-                "Records produced to the output topic.",
-                [("", {}, self.pages_out)],
-            )
-            metric(
-                "pages_failed_total",
-                "counter",
-                "Messages sent to the dead-letter topic, by reason.",
-                [("", {"reason": r}, n) for r, n in sorted(self.failed.items())],
-            )
-            metric("bytes_in_total", "counter", "HTML bytes consumed.", [("", {}, self.bytes_in)])
-            metric("bytes_out_total", "counter", "Record bytes produced.", [("", {}, self.bytes_out)])
-            cum, samples = 0, []
-            for b, c in zip(self.buckets, self._bucket_counts):
-                cum += c
-                samples.append(("_bucket", {"le": _num(b)}, cum))
-            samples += [
-                ("_bucket", {"le": "+Inf"}, self.pages_in),
-                ("_sum", {}, self._duration_sum),
-                ("_count", {}, self.pages_in),
-            ]
-            metric("page_duration_seconds", "histogram", "Time to filter and hand on one message.", samples)
-            metric("commits_total", "counter", "Offset commits.", [("", {}, self.commits)])
-            metric(
-                "consumer_lag",
-                "gauge",
-                "Messages behind the end of each assigned partition.",
-                [("", {"topic": t, "partition": p}, v) for (t, p), v in sorted(self.lag.items())],
-            )
-            metric(
-                "consumer_lag_sum",
-                "gauge",
-                "Messages behind, over the assigned partitions.",
-                [("", {}, sum(self.lag.values()))],
-            )
-            metric(
-                "assigned_partitions",
-                "gauge",
-                "Partitions assigned to this worker.",
-                [("", {}, len(self.lag))],
-            )
-            metric(
-                "last_poll_timestamp_seconds",
-                "gauge",
-                "When the poll loop last ran (Unix time; 0 = never).",
-                [("", {}, self.last_poll or 0.0)],
-            )
-            metric("ready", "gauge", "1 when connected and subscribed.", [("", {}, int(self.ready))])
-            lines.append("# HELP process_start_time_seconds Start time of the process (Unix time).")
-            lines.append("# TYPE process_start_time_seconds gauge")
-            lines.append(f"process_start_time_seconds {_num(self.start_time)}")
-        return "\n".join(lines) + "\n"
+        return generate_latest(self.registry).decode("utf-8")
 
     # ------------------------------------------------------------ HTTP
+
+    def wsgi_app(self) -> Callable[..., Iterable[bytes]]:
+        """/metrics (prometheus_client's app), /healthz and /readyz as one WSGI app."""
+        metrics_app = make_wsgi_app(self.registry)
+
+        def app(environ: dict[str, Any], start_response: Callable[..., Any]) -> Iterable[bytes]:
+            path = environ.get("PATH_INFO", "/").rstrip("/") or "/"
+            if path == "/metrics":
+                return metrics_app(environ, start_response)
+            if path in ("/healthz", "/health", "/livez"):
+                ok = self.healthy()
+                code, body = (200, "ok\n") if ok else (503, "poll loop stalled\n")
+            elif path == "/readyz":
+                code, body = (200, "ready\n") if self.ready else (503, "not ready\n")
+            else:
+                code, body = 404, "try /metrics, /healthz or /readyz\n"
+            data = body.encode()
+            start_response(f"{code} {_REASONS[code]}", [("Content-Type", "text/plain; charset=utf-8"),
+                                                        ("Content-Length", str(len(data)))])
+            return [data]
+
+        return app
 
     def serve(self, port: int, host: str = "0.0.0.0") -> MetricsServer:
         """Serve /metrics, /healthz and /readyz on ``host:port`` (0 = a free port) from a
@@ -289,11 +230,45 @@ class Metrics:
         return MetricsServer(self, port, host)
 
 
+_REASONS = {200: "OK", 404: "Not Found", 503: "Service Unavailable"}
+
+
+class _LagCollector:
+    """The lag gauges, read from ``Metrics.lag`` at scrape time: a revoked partition's gauge
+    goes away with it, and a scrape never sees half of a replaced map."""
+
+    def __init__(self, metrics: Metrics) -> None:
+        self.metrics = metrics
+
+    def collect(self) -> Iterator[GaugeMetricFamily]:
+        with self.metrics._lock:
+            lag = dict(self.metrics.lag)
+        per = GaugeMetricFamily(f"{NAMESPACE}_consumer_lag", "Messages behind the end of each assigned "
+                                "partition.", labels=["topic", "partition"])
+        for (t, p), v in sorted(lag.items()):
+            per.add_metric([t, str(p)], v)
+        yield per
+        yield GaugeMetricFamily(f"{NAMESPACE}_consumer_lag_sum", "Messages behind, over the assigned "
+                                "partitions.", value=sum(lag.values()))
+        yield GaugeMetricFamily(f"{NAMESPACE}_assigned_partitions", "Partitions assigned to this worker.",
+                                value=len(lag))
+
+
+class _Server(ThreadingMixIn, WSGIServer):
+    daemon_threads = True
+
+
+class _QuietHandler(WSGIRequestHandler):
+    def log_message(self, *args: Any) -> None:  # scrapes every few seconds: keep them out of the log
+        pass
+
+
 class MetricsServer:
+    """The HTTP server of one Metrics object, on its own daemon thread."""
+
     def __init__(self, metrics: Metrics, port: int, host: str = "0.0.0.0") -> None:
-        handler = type("Handler", (_Handler,), {"metrics": metrics})
-        self.httpd = ThreadingHTTPServer((host, port), handler)
-        self.httpd.daemon_threads = True
+        self.httpd = make_server(host, port, metrics.wsgi_app(), server_class=_Server,
+                                 handler_class=_QuietHandler)
         self.host = host
         self.port: int = self.httpd.server_address[1]
         self._thread = threading.Thread(target=self.httpd.serve_forever, name="metrics-http", daemon=True)
@@ -302,10 +277,12 @@ class MetricsServer:
 
     @property
     def url(self) -> str:
+        """The base URL to reach it from this machine."""
         host = "127.0.0.1" if self.host in ("", "0.0.0.0") else self.host
         return f"http://{host}:{self.port}"
 
     def close(self) -> None:
+        """Stop serving and free the port."""
         self.httpd.shutdown()
         self.httpd.server_close()
         self._thread.join(timeout=5)
@@ -317,56 +294,16 @@ class MetricsServer:
         self.close()
 
 
-class _Handler(BaseHTTPRequestHandler):
-    metrics: Metrics
-
-    def do_GET(self) -> None:  # noqa: N802 - http.server's naming
-        path = self.path.split("?", 1)[0].rstrip("/") or "/"
-        if path == "/metrics":
-            self._send(200, self.metrics.render(), CONTENT_TYPE)
-        elif path in ("/healthz", "/health", "/livez"):
-            ok = self.metrics.healthy()
-            self._send(200 if ok else 503, "ok\n" if ok else "poll loop stalled\n")
-        elif path == "/readyz":
-            ok = self.metrics.ready
-            self._send(200 if ok else 503, "ready\n" if ok else "not ready\n")
-        else:
-            self._send(404, "try /metrics, /healthz or /readyz\n")
-
-    def _send(self, code: int, body: str, ctype: str = "text/plain; charset=utf-8") -> None:
-        data = body.encode("utf-8")
-        self.send_response(code)
-        self.send_header("Content-Type", ctype)
-        self.send_header("Content-Length", str(len(data)))
-        self.end_headers()
-        self.wfile.write(data)
-
-    def log_message(self, *args: Any) -> None:  # scrapes every few seconds: keep them out of the log
-        pass
-
-
 # ---------------------------------------------------------------- scraping (status views, tests)
 
-_SAMPLE = re.compile(r"^([a-zA-Z_:][a-zA-Z0-9_:]*)(\{(.*)\})?\s+(\S+)(\s+\d+)?$")
-_LABEL = re.compile(r'([a-zA-Z_][a-zA-Z0-9_]*)="((?:[^"\\]|\\.)*)"')
+Samples = dict[tuple[str, tuple[tuple[str, str], ...]], float]
 
 
-def parse_exposition(text: str) -> dict[tuple[str, tuple[tuple[str, str], ...]], float]:
-    """Samples of a text exposition: ``{(name, ((label, value), ...)): value}``. Raises
-    ValueError on a line that is not a comment, blank or a sample."""
-    out: dict[tuple[str, tuple[tuple[str, str], ...]], float] = {}
-    for n, line in enumerate(text.splitlines(), 1):
-        if not line.strip() or line.startswith("#"):
-            continue
-        m = _SAMPLE.match(line)
-        if not m:
-            raise ValueError(f"line {n} is not a sample: {line!r}")
-        labels = tuple(
-            (k, v.replace('\\"', '"').replace("\\n", "\n").replace("\\\\", "\\"))
-            for k, v in _LABEL.findall(m.group(3) or "")
-        )
-        out[(m.group(1), labels)] = float(m.group(4))
-    return out
+def parse_exposition(text: str) -> Samples:
+    """Samples of a text exposition (prometheus_client's parser): ``{(name, ((label, value),
+    ...)): value}``. Raises ValueError on a line that is not a comment, blank or a sample."""
+    return {(smp.name, tuple(sorted(smp.labels.items()))): smp.value
+            for fam in text_string_to_metric_families(text) for smp in fam.samples}
 
 
 def end_offsets(consumer: Any, tps: list[Any], timeout_s: float = 10.0) -> dict[Any, int]:
@@ -431,7 +368,7 @@ def group_lag(settings: Any, group_id: str, topics: Iterable[str], timeout_s: fl
     return {"total": sum(r["lag"] for r in rows), "partitions": rows}
 
 
-def scrape(url: str, timeout: float = 5.0) -> dict[tuple[str, tuple[tuple[str, str], ...]], float]:
+def scrape(url: str, timeout: float = 5.0) -> Samples:
     """GET ``url`` (``.../metrics``) and parse it."""
     with urllib.request.urlopen(url, timeout=timeout) as r:  # noqa: S310 - our own endpoint
         return parse_exposition(r.read().decode("utf-8"))

@@ -20,13 +20,13 @@ from __future__ import annotations
 
 import collections
 import multiprocessing as mp
+import os
 import signal
-import sys
 import time
 from collections import Counter
 from dataclasses import dataclass, field
 from multiprocessing.connection import wait
-from typing import IO, Any
+from typing import Any
 
 from ce_filter.crawler.page import RawPage
 from ce_filter.crawler.warc import WarcStats, expand_sources, iter_pages
@@ -45,6 +45,7 @@ from ce_filter.budget import (
     page_timer,
 )
 from ce_filter.options import ExtractOptions
+from ce_filter.progress import Ticker
 
 from .record import make_record
 from .sinks import Sink, SinkError
@@ -97,34 +98,17 @@ class RunStats:
 
 
 class Progress:
-    """One self-overwriting status line on a terminal; nothing when stderr is a pipe."""
+    """The run's progress on stderr (a ce_filter.progress.Ticker): the input bytes read against
+    the files' sizes, with the page counts. Without a ticker, nothing."""
 
-    def __init__(
-        self, stream: IO[str] | None = None, enabled: bool | None = None, every_s: float = 0.5
-    ) -> None:
-        self.stream = stream or sys.stderr
-        self.enabled = self.stream.isatty() if enabled is None else enabled
-        self.every_s = every_s
-        self.start = self.last = time.monotonic()
+    def __init__(self, ticker: Ticker | None = None) -> None:
+        self.ticker = ticker
 
-    def update(self, stats: RunStats, force: bool = False) -> None:
-        if not self.enabled:
-            return
-        now = time.monotonic()
-        if not force and now - self.last < self.every_s:
-            return
-        self.last = now
-        rate = stats.warc.records / max(now - self.start, 1e-9)
-        self.stream.write(
-            f"\r{stats.warc.records} records ({rate:.0f}/s), {stats.warc.pages} pages, {stats.kept} kept, "
-            f"{stats.warc.skipped_total} skipped "
-        )
-        self.stream.flush()
-
-    def done(self, stats: RunStats) -> None:
-        if self.enabled:
-            self.update(stats, force=True)
-            self.stream.write("\n")
+    def update(self, stats: RunStats) -> None:
+        t = self.ticker
+        if t is not None:
+            t.tick(stats.warc.bytes_read - t.n)
+            t.set_postfix(f"{stats.warc.pages} pages, {stats.kept} kept")
 
 
 class Stop:
@@ -146,30 +130,40 @@ def clean_warcs(
     *,
     workers: int = 1,
     options: ExtractOptions | None = None,
-    progress: Progress | None = None,
+    progress: bool = False,
     all_statuses: bool = False,
     revisits: bool = False,
     budget: Budget | None = None,
     stop: Stop | None = None,
 ) -> RunStats:
-    """Filter every page of ``inputs`` (paths, globs, ``-``, streams) into ``sink``.
+    """Filter every page of ``inputs`` (paths, globs, ``-``, streams) into ``sink``
+    (``options``: model and cut; the default model when None). ``progress``: show the input
+    bytes done against the files' sizes on stderr (ce_filter.progress).
     ``revisits``: resolve revisit records (ce_filter.crawler.warc.RevisitIndex) instead of
     skipping them. ``budget``: per-page CPU time and memory (then pages run in child
     processes even with one worker); ``stop``: a Stop that a signal handler sets."""
     stats = RunStats()
     options = options or ExtractOptions()
     pages = iter_pages(inputs, stats.warc, all_statuses=all_statuses, revisits=revisits)
-    progress = progress or Progress(enabled=False)
     stop = Stop() if stop is None else stop
-    try:
-        _run(pages, inputs, sink, stats, workers, options, progress, all_statuses, revisits,
-             budget, stop)
-    except SinkError as e:  # every later record would be lost too: the run ends here
-        stats.output_error = str(e)
+    with Ticker("warc", _input_bytes(inputs), unit="B", unit_scale=True, enabled=progress) as ticker:
+        try:
+            _run(pages, inputs, sink, stats, workers, options, Progress(ticker), all_statuses,
+                 revisits, budget, stop)
+        except SinkError as e:  # every later record would be lost too: the run ends here
+            stats.output_error = str(e)
+        Progress(ticker).update(stats)
     if stop:
         stats.interrupted = stop.signal
-    progress.done(stats)
     return stats
+
+
+def _input_bytes(inputs: Any) -> int | None:
+    """The size of every input file, or None when one is a stream (stdin)."""
+    try:
+        return sum(os.path.getsize(src) for _name, src in expand_sources(inputs))
+    except (OSError, TypeError):
+        return None
 
 
 def _run(pages: Any, inputs: Any, sink: Sink, stats: RunStats, workers: int,

@@ -1,11 +1,18 @@
 """Scrapy item pipelines (enable them through ``ITEM_PIPELINES``, as ``ce_filter.crawler.settings`` does):
 
-- ``FilterPipeline`` turns each page item (a RawPage, or a dict with url/body/...) into the
-  output record (``ce_filter.pipelines.record``), in a thread (never on the reactor) and a
-  child process under a per-page budget. Settings: the extraction options of the CLI,
-  ``CE_FILTER_MODEL``, ``CE_FILTER_PRECISE``, ``CE_FILTER_THRESHOLD``, ``CE_FILTER_COMMENTS``;
-  the budget, ``CE_FILTER_PAGE_BUDGET``, ``CE_FILTER_PAGE_MEMORY``.
-- ``JsonLinesPipeline`` writes records to the file ``CE_FILTER_JSONL`` (off when unset).
+- ``FilterPipeline`` filters the page each item carries and adds the output record
+  (``ce_filter.pipelines.record``) to it. Your own items (a dict, a ``scrapy.Item``, a
+  dataclass or an attrs object: read and written through itemadapter) keep all their fields
+  and gain one, ``CE_FILTER_ITEM_FIELD`` (default ``ce_filter``), holding the record; an item
+  class must declare that field. The page is read from the item's ``url`` and ``body``: text
+  (``response.text``, already decoded) or bytes (``response.body``, whose charset then comes
+  from the item's ``headers`` or ``content_type``). The pages of ce-filter's own
+  spider (RawPage items) become the record itself. Pages are filtered in a thread (never on
+  the reactor) and a child process under a per-page budget. Settings: the extraction options
+  of the CLI, ``CE_FILTER_MODEL``, ``CE_FILTER_PRECISE``, ``CE_FILTER_THRESHOLD``,
+  ``CE_FILTER_COMMENTS``; the budget, ``CE_FILTER_PAGE_BUDGET``, ``CE_FILTER_PAGE_MEMORY``.
+- ``JsonLinesPipeline`` writes the records (of either kind of item) to the file
+  ``CE_FILTER_JSONL`` (off when unset).
 - ``KafkaPipeline`` sends records to ``CE_FILTER_KAFKA_TOPIC`` (off when unset) with the
   ``CE_FILTER_BOOTSTRAP_SERVERS`` / security settings. Delivery results are counted in the
   crawl stats (``cefilter/kafka/delivered``, ``cefilter/kafka/failed``) and failures logged.
@@ -23,6 +30,7 @@ import threading
 from typing import Any
 
 from ce_filter.crawler.page import RawPage
+from itemadapter import ItemAdapter
 from scrapy.exceptions import NotConfigured
 
 from ce_filter.budget import BoundedExtractor, Budget, guarded
@@ -35,14 +43,33 @@ from .sinks import JsonlSink, KafkaSink, Sink
 log = logging.getLogger(__name__)
 
 
+DEFAULT_ITEM_FIELD = "ce_filter"
+
+
+def _is_record(item: Any) -> bool:
+    return isinstance(item, dict) and item.get("schema") == SCHEMA_ID
+
+
+def record_of(item: Any, field: str = DEFAULT_ITEM_FIELD) -> dict[str, Any] | None:
+    """The record an item carries: the item itself (ce-filter's own spider), or its
+    ``field`` (an item of yours that went through FilterPipeline); None before filtering."""
+    if _is_record(item):
+        return item
+    if ItemAdapter.is_item(item):
+        rec = ItemAdapter(item).get(field)
+        return rec if _is_record(rec) else None
+    return None
+
+
 class FilterPipeline:
-    """Filters off the reactor thread (a page never stops the downloads), in a child process
-    under the per-page budget (``CE_FILTER_PAGE_BUDGET``, ``CE_FILTER_PAGE_MEMORY``; 0 and
-    0: in this process). A page past the budget, or one whose filtering fails, gets a record
-    with an empty text and the reason; the crawl goes on."""
+    """Filters each item's page and adds the record (see the module docstring), off the
+    reactor thread (a page never stops the downloads) and in a child process under the
+    per-page budget (``CE_FILTER_PAGE_BUDGET``, ``CE_FILTER_PAGE_MEMORY``; 0 and 0: in this
+    process). A page past the budget, or one whose filtering fails, gets a record with an
+    empty text and the reason; the crawl goes on."""
 
     def __init__(self, options: ExtractOptions | None = None, stats: Any = None,
-                 budget: Budget | None = None) -> None:
+                 field: str = DEFAULT_ITEM_FIELD, budget: Budget | None = None) -> None:
         budget = budget if budget is not None else Budget()
         options = options or ExtractOptions()
         if budget.enabled:
@@ -50,6 +77,8 @@ class FilterPipeline:
         else:
             self.extractor = options.extractor()
         self.stats = stats
+        self.field = field
+        self._warned: set[type] = set()
         self._lock = threading.Lock()  # one page at a time per extractor (threads share it)
 
     @classmethod
@@ -57,27 +86,48 @@ class FilterPipeline:
         # CE_FILTER_MODEL, _PRECISE, _THRESHOLD, _COMMENTS; a bad value stops the crawl at start
         s = crawler.settings
         return cls(ExtractOptions.from_settings(s), crawler.stats,
+                   s.get("CE_FILTER_ITEM_FIELD") or DEFAULT_ITEM_FIELD,
                    Budget(s.getfloat("CE_FILTER_PAGE_BUDGET", 10.0), s.getint("CE_FILTER_PAGE_MEMORY", 1024)))
 
     def process_item(self, item: Any, spider: Any = None) -> Any:
-        if isinstance(item, dict) and item.get("schema") == SCHEMA_ID:
+        if record_of(item, self.field) is not None:
             return item  # already filtered
         from twisted.internet.threads import deferToThread
 
-        return deferToThread(self.filter, item).addCallback(self._count)
+        return deferToThread(self.filter, item).addCallback(self._finish, item)
 
     def filter(self, item: Any) -> dict[str, Any]:
         """The record of one page item (runs in a thread of the reactor's pool)."""
+        # a str body was decoded already (Scrapy's response.text): the page is its UTF-8 now,
+        # whatever charset the headers name
+        text = not isinstance(item, RawPage) and isinstance(ItemAdapter(item).get("body"), str)
         page = RawPage.from_mapping(item)
         with self._lock:
-            out = guarded(self.extractor, page.body, page.url, page.encoding)
+            out = guarded(self.extractor, page.body, page.url, "utf-8" if text else page.encoding)
         return make_record(page, out, self.extractor)
 
-    def _count(self, rec: dict[str, Any]) -> dict[str, Any]:
+    def _finish(self, rec: dict[str, Any], item: Any) -> Any:
         if self.stats is not None:  # (on the reactor thread: the stats are not thread-safe)
             self.stats.inc_value("cefilter/records")
             self.stats.inc_value("cefilter/kept" if rec["text"] else f"cefilter/empty/{rec['reason']}")
-        return rec
+        if isinstance(item, RawPage):
+            return rec  # ce-filter's own spider: the record is the item
+        return self._attach(item, rec)
+
+    def _attach(self, item: Any, rec: dict[str, Any]) -> Any:
+        """The user's item with the record in its field. An item class without that field
+        keeps its item as it was, and the crawl log says once what to declare."""
+        try:
+            ItemAdapter(item)[self.field] = rec
+        except KeyError:
+            if self.stats is not None:
+                self.stats.inc_value("cefilter/no_item_field")
+            if type(item) not in self._warned:
+                self._warned.add(type(item))
+                log.error("FilterPipeline: %s has no field %r for the ce-filter record; declare it "
+                          "(%s = scrapy.Field(), or a dataclass/attrs field) or name another with "
+                          "CE_FILTER_ITEM_FIELD", type(item).__name__, self.field, self.field)
+        return item
 
     def close_spider(self, spider: Any = None) -> None:
         close = getattr(self.extractor, "close", None)
@@ -94,6 +144,7 @@ class _SinkPipeline:
     def __init__(self, crawler: Any) -> None:
         self.crawler = crawler
         self.sink: Sink | None = None
+        self.field = crawler.settings.get("CE_FILTER_ITEM_FIELD") or DEFAULT_ITEM_FIELD
 
     @classmethod
     def from_crawler(cls, crawler: Any) -> _SinkPipeline:
@@ -109,8 +160,9 @@ class _SinkPipeline:
         log.info("%s: writing records to %s", type(self).__name__, self.sink.name)
 
     def process_item(self, item: Any, spider: Any = None) -> Any:
-        if self.sink is not None and isinstance(item, dict) and item.get("schema") == SCHEMA_ID:
-            self.sink.write(item)
+        rec = record_of(item, self.field)
+        if self.sink is not None and rec is not None:
+            self.sink.write(rec)
         return item
 
     def close_spider(self, spider: Any = None) -> None:
@@ -150,7 +202,7 @@ class KafkaRawPipeline(KafkaPipeline):
     stat = "kafka_raw"
 
     def process_item(self, item: Any, spider: Any = None) -> Any:
-        if self.sink is None or (isinstance(item, dict) and item.get("schema") == SCHEMA_ID):
+        if self.sink is None or record_of(item, self.field) is not None:
             return item
         from .worker import envelope
 

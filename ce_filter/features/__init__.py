@@ -54,7 +54,7 @@ def _stack(n: int, cols: list[np.ndarray]) -> np.ndarray:
 def feature_names(spec: FeatureSpec) -> list[str]:
     probe = Blocks(texts=["x"], anchor_texts=[""], n_tags=[1], tag=[0], depth=[0], flags=[0],
                    container=[(1,) + (0,) * (PATH_LEN - 1)], own_tokens=[()], anc_tokens=[()])
-    return _columns(probe, spec, names_only=True)  # type: ignore[return-value]
+    return _columns(probe, spec, names_only=True)
 
 
 def _columns(b: Blocks, spec: FeatureSpec, names_only: bool = False,

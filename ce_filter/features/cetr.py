@@ -2,14 +2,17 @@
 
 from __future__ import annotations
 
+import importlib
 import os
+from typing import Any
 
 import numpy as np
 
+_kmeans: Any
 try:
     if os.environ.get("CE_FILTER_PURE_PYTHON"):
         raise ImportError("switched off")
-    from . import _kmeans
+    _kmeans = importlib.import_module("ce_filter.features._kmeans")
 except ImportError:
     _kmeans = None
 

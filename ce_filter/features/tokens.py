@@ -17,12 +17,12 @@ def token_matrix(rows: Sequence[Iterable[str]], vocab: dict[str, int]) -> np.nda
     if vocab:
         r: list[int] = []
         c: list[int] = []
-        memo: dict[tuple[str, ...], list[int]] = {}  # blocks of one parent share their tuple
+        memo: dict[Iterable[str], list[int]] = {}  # blocks of one parent share their tuple
         get = vocab.get
         for i, toks in enumerate(rows):
-            cols = memo.get(toks)  # type: ignore[arg-type]
+            cols = memo.get(toks)
             if cols is None:
-                cols = memo[toks] = [j for j in map(get, toks) if j is not None]  # type: ignore[index]
+                cols = memo[toks] = [j for j in map(get, toks) if j is not None]
             if cols:
                 r.extend([i] * len(cols))
                 c.extend(cols)
@@ -46,10 +46,9 @@ def token_weight_sums(rows: Sequence[tuple[str, ...]], vocab: dict[str, int],
     for toks in rows:
         v = memo.get(id(toks))
         if v is None:  # a token counts once, however often the ancestors repeat it (0/1 features)
-            cols = set(map(get, toks))
-            cols.discard(None)
+            cols = {j for j in map(get, toks) if j is not None}
             v = 0.0
-            for j in sorted(cols):  # type: ignore[type-var]
+            for j in sorted(cols):
                 v += weights[j]
             memo[id(toks)] = v
         out.append(v)

@@ -1,6 +1,6 @@
-"""Reproduce the paper's Table 2 rows and our configuration; write docs/RESULTS.md.
+"""Reproduce the paper's Table 2 rows and our configuration; write docs/ABLATION.md.
 
-    python -m ce_filter.learn.ablation [--data ../shared/data] [--out docs/RESULTS.md]
+    python -m ce_filter.learn.ablation [--data ../shared/data] [--out docs/ABLATION.md]
 
 Every model is trained here from the data (dragnet train; ours adds cleaneval-dev) and
 scored with the paper's metric on corpora it never saw.
@@ -82,10 +82,13 @@ def render(results: list[tuple[str, dict[str, Score], dict]]) -> str:
 
 
 def main(argv: list[str] | None = None) -> int:
-    ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
-    ap.add_argument("--data", default=str(Path(__file__).resolve().parents[2] / "shared" / "data"))
-    ap.add_argument("--rows", default=",".join(ROWS))
-    ap.add_argument("--out", default="docs/ABLATION.md")
+    ap = argparse.ArgumentParser(prog="python -m ce_filter.learn.ablation", description=__doc__,
+                                 formatter_class=argparse.RawDescriptionHelpFormatter)
+    # the corpora beside the checkout: <repo>/../shared/data
+    ap.add_argument("--data", default=str(Path(__file__).resolve().parents[3] / "shared" / "data"),
+                    help="the labelled corpora (default: %(default)s)")
+    ap.add_argument("--rows", default=",".join(ROWS), help="comma list of rows (default: all)")
+    ap.add_argument("--out", default="docs/ABLATION.md", help="markdown file to write (default: %(default)s)")
     a = ap.parse_args(argv)
     results = run(Path(a.data), tuple(a.rows.split(",")))
     table = render(results)

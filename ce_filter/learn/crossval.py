@@ -20,9 +20,9 @@ from dataclasses import replace
 
 import numpy as np
 
+from ..progress import progress
 from .corpus import Doc, Spec, site_of
 from .evaluate import Score, evaluate, table, text_fn
-from .progress import progress
 
 
 def site_groups(docs: list[Doc]) -> np.ndarray:

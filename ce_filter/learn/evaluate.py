@@ -10,9 +10,9 @@ from collections.abc import Callable, Iterable
 from dataclasses import dataclass, field
 from typing import Any
 
+from ..progress import progress
 from .corpus import Doc
 from .labels import words
-from .progress import progress
 
 
 def token_prf(pred: str, gold: str) -> tuple[float, float, float]:

@@ -26,12 +26,12 @@ from ..features import (
 )
 from ..features.tokens import select_tokens
 from ..model import Linear, Model, sigmoid
+from ..progress import Ticker, progress
 from ..segment import Blocks, parse, segment
 from . import logreg
 from .corpus import Doc, site_of
 from .labels import DEFAULT_RULE, LabelRule, block_labels, words
 from .logreg import Design
-from .progress import Ticker, progress
 
 
 @dataclass

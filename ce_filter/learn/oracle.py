@@ -18,11 +18,11 @@ import sys
 from collections.abc import Iterable
 
 from ..decode import decode_html
+from ..progress import progress
 from ..segment import parse, segment
 from .corpus import Doc, Spec
 from .evaluate import Score, table
 from .labels import DEFAULT_RULE, LabelRule, block_labels
-from .progress import progress
 
 
 def oracle(docs: Iterable[Doc], rule: LabelRule = DEFAULT_RULE, comments: bool = False,

@@ -22,10 +22,10 @@ from collections.abc import Iterable
 from selectolax.lexbor import LexborHTMLParser
 
 from ..decode import decode_html
+from ..progress import progress
 from ..segment import parse, segment
 from .corpus import Doc, Spec
 from .labels import words
-from .progress import progress
 
 SKIPPED = ("noscript", "button", "select", "textarea", "template", "svg", "math", "iframe", "object", "video",
            "audio", "canvas", "map")

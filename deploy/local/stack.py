@@ -213,15 +213,6 @@ def ce_filter_cmd(spec: str | None) -> list[str]:
     return shlex.split(spec) if spec else [sys.executable, "-m", "ce_filter.cli"]
 
 
-def worker_options() -> set[str]:
-    """The option strings of ``ce-filter worker`` (to use --metrics-port once it exists)."""
-    from ce_filter.cli import build_parser
-
-    ap = build_parser()
-    sub = next(a for a in ap._actions if isinstance(a, argparse._SubParsersAction))  # noqa: SLF001
-    return {o for a in sub.choices["worker"]._actions for o in a.option_strings}  # noqa: SLF001
-
-
 # ------------------------------------------------------------------ up
 
 
@@ -276,7 +267,6 @@ def cmd_up(a: argparse.Namespace) -> int:
         return 1
     logs = state_dir / "logs"
     embedded = not a.bootstrap_servers
-    opts = worker_options()
     state: dict[str, Any] = {
         "version": 1,
         "started_at": time.time(),
@@ -332,7 +322,7 @@ def cmd_up(a: argparse.Namespace) -> int:
             if max_poll:
                 argv += ["--max-poll-interval-ms", str(max_poll)]
             metrics_port = None
-            if a.metrics_port is not None and "--metrics-port" in opts:
+            if a.metrics_port is not None:
                 from ce_filter.pipelines.embedded_broker import free_port
 
                 metrics_port = a.metrics_port + i - 1 if a.metrics_port else free_port()
@@ -342,8 +332,6 @@ def cmd_up(a: argparse.Namespace) -> int:
             entry["metrics_port"] = metrics_port
             state["workers"].append(entry)
             save_state(state_dir, state)
-        if a.metrics_port is not None and "--metrics-port" not in opts:
-            log("note: this ce-filter worker has no --metrics-port yet; status reads throughput from logs")
         for w in state["workers"]:
             wait_log(w, "worker started", a.start_timeout)
         log(f"{a.workers} worker(s) in group {a.group_id}: {a.input_topic} -> {a.output_topic}")
@@ -585,8 +573,7 @@ def build_parser() -> argparse.ArgumentParser:
         "the worker's own default otherwise)",
     )
     p.add_argument("--log-interval", type=float, default=10.0, help="seconds between throughput lines")
-    p.add_argument("--metrics-port", type=int, help="first worker's metrics port (0 = free ports), "
-                   "used when the worker supports --metrics-port")  # fmt: skip
+    p.add_argument("--metrics-port", type=int, help="first worker's metrics port (0 = free ports)")
     p.add_argument("--worker-arg", action="append", default=[], help="extra worker argument (repeatable)")
     p.add_argument("--crawl", action="append", default=[], metavar="URL",
                    help="also run `ce-filter crawl URL...` --to kafka-raw:INPUT_TOPIC")  # fmt: skip

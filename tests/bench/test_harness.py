@@ -25,8 +25,10 @@ def test_speed_tables_and_missing_peer(mini_corpus, tmp_path, monkeypatch, capsy
     tools = ["ce-filter", "trafilatura"] + [t for t in ("resiliparse",) if peers.available(t)]
     doc, raw = tmp_path / "BENCH.md", tmp_path / "raw.json"
     pin = min(os.sched_getaffinity(0))
+    png = tmp_path / "pic" / "speed.png"
+    png.parent.mkdir()
     rc = main(["bench", str(mini_corpus), "--repeat", "1", "--tools", ",".join(tools), "--pin", str(pin),
-               "--warc-pages", "12", "--out", str(doc), "--json", str(raw)])
+               "--warc-pages", "12", "--out", str(doc), "--json", str(raw), "--plot", str(png)])
     assert rc == 0
     out = capsys.readouterr().out
     assert "| tool | version | pages/s | ms/page p50 | ms/page p95 |" in out
@@ -42,6 +44,28 @@ def test_speed_tables_and_missing_peer(mini_corpus, tmp_path, monkeypatch, capsy
     text = doc.read_text()
     assert "<!-- BEGIN generated:speed -->" in text and f"--pin {pin}" in text and "- CPU: " in text
     assert "Python" in text and "selectolax" in text
+    # the picture: drawn for the tools that ran, shown in the doc by a path relative to it
+    assert png.read_bytes().startswith(b"\x89PNG\r\n\x1a\n") and png.stat().st_size > 10_000
+    assert "![pages/s against mean F1, every tool](pic/speed.png)" in text
+    # --replot draws it again from the table in the doc, measuring nothing, linked once
+    png.unlink()
+    assert main(["bench", "--replot", "--out", str(doc), "--plot", str(png)]) == 0
+    assert png.read_bytes().startswith(b"\x89PNG") and doc.read_text() == text
+    no_pic = text.replace("![pages/s against mean F1, every tool](pic/speed.png)\n\n", "")
+    doc.write_text(no_pic)
+    assert main(["bench", "--replot", "--out", str(doc), "--plot", str(png)]) == 0
+    assert doc.read_text() == text
+
+
+def test_speed_quality_picture_draws_the_tools_that_ran(tmp_path):
+    from ce_filter.bench.plot import speed_quality_png
+
+    res = {"ce-filter": {"ok": True, "pps": 1000.0, "f1": 0.85}, "resiliparse": {"ok": True, "pps": 990.0,
+           "f1": 0.84}, "trafilatura": {"ok": True, "pps": 60.0, "f1": 0.86},
+           "justext": {"ok": False, "missing": True, "error": "not installed"}}
+    path = tmp_path / "p.png"
+    assert speed_quality_png(res, path, "title") == ["ce-filter", "resiliparse", "trafilatura"]
+    assert path.read_bytes().startswith(b"\x89PNG")
 
 
 def test_child_reports_a_tool_that_fails_to_import(tmp_path, monkeypatch):

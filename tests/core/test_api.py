@@ -123,3 +123,59 @@ def test_blocks_are_made_on_read_and_behave_like_a_list():
     assert r.blocks[-1] == blocks[-1] and r.blocks[:1] == blocks[:1] and r.blocks == blocks
     assert r.blocks_kept == sum(b.is_content for b in blocks) >= 1
     assert r.text == "\n\n".join(b.text for b in blocks if b.is_content)
+
+
+def test_url_reaches_the_extraction_on_every_path():
+    url = "https://news.example.org/city/2024/bikes.html"
+    for page in (ARTICLE, ARTICLE.encode(), b"", None, b"%PDF-1.4 x", "<script>x</script>"):
+        r = extract(page, url)
+        assert r.url == url, page
+        assert r.resolve("../photos/1.jpg") == "https://news.example.org/city/photos/1.jpg"
+        assert r.resolve("//cdn.example.net/a.css") == "https://cdn.example.net/a.css"
+        assert r.resolve("mailto:x@example.org") == "mailto:x@example.org"
+    r = extract(ARTICLE)
+    assert r.url == "" and r.resolve("/a") == "/a"  # no page address: links stay as they are
+    assert extract(ARTICLE, url).to_dict()["url"] == url
+
+
+def _extract_in(ex: Extractor, page: str) -> tuple[str, list[float], str]:
+    r = ex.extract(page)
+    return r.text, [b.score for b in r.blocks], ex.version
+
+
+def test_extractor_pickles_and_works_in_a_fresh_process(tmp_path):
+    """Spark and multiprocessing send the Extractor itself; its model carries C lookup tables
+    (capsules) once used, so it travels as JSON and is rebuilt on load."""
+    import multiprocessing as mp
+    import pickle
+
+    from ce_filter.model import load_default
+
+    path = tmp_path / "m.json"
+    path.write_text(load_default("comments").dumps())
+    for ex in (Extractor(threshold=0.7), Extractor(str(path), precise=True), Extractor(comments=True)):
+        want = _extract_in(ex, ARTICLE)  # used first: the tables exist now
+        back = pickle.loads(pickle.dumps(ex))
+        assert (back.threshold, back.max_bytes, back.version) == (ex.threshold, ex.max_bytes, ex.version)
+        assert _extract_in(back, ARTICLE) == want
+    # a process that imports ce_filter afresh (spawn) gets the extractor and agrees
+    ex = Extractor(threshold=0.3)
+    want = _extract_in(ex, ARTICLE)
+    with mp.get_context("spawn").Pool(1) as pool:
+        assert pool.apply(_extract_in, (ex, ARTICLE)) == want
+
+
+def test_every_public_name_says_what_it_is_for():
+    import inspect
+
+    names = [getattr(ce_filter, n) for n in ce_filter.__all__ if n != "__version__"]
+    missing = []
+    for obj in names:
+        if not inspect.getdoc(obj):
+            missing.append(obj.__name__)
+        if inspect.isclass(obj):
+            for name, member in vars(obj).items():
+                if (not name.startswith("_") and (inspect.isfunction(member) or isinstance(member, property))
+                        and not inspect.getdoc(member)):
+                    missing.append(f"{obj.__name__}.{name}")
+    assert not missing, missing

@@ -131,7 +131,13 @@ def test_extract_streams_and_goes_on_past_bad_inputs(tmp_path):
                                 f"ce-filter: error: {empty}: no *.htm* files in this directory"]
 
     # streamed: the first input's text is out while stdin (the second input) is still open
-    p = subprocess.Popen([sys.executable, "-m", "ce_filter.cli", "extract", str(pages / "a.html"), "-"],
+    assert_streams_before_stdin_closes([str(pages / "a.html"), "-"], PARAS[0].encode())
+
+
+def assert_streams_before_stdin_closes(args: list[str], first: bytes) -> None:
+    """``extract ARGS`` (ending in '-') prints ``first`` while its stdin is still open, then the
+    page written to stdin once it is closed."""
+    p = subprocess.Popen([sys.executable, "-m", "ce_filter.cli", "extract", *args],
                          stdin=subprocess.PIPE, stdout=subprocess.PIPE, stderr=subprocess.PIPE,
                          env=env(), cwd=REPO)
     try:
@@ -139,10 +145,10 @@ def test_extract_streams_and_goes_on_past_bad_inputs(tmp_path):
         reader = threading.Thread(target=lambda: got.extend(iter(p.stdout.readline, b"")), daemon=True)
         reader.start()
         deadline = time.monotonic() + TIMEOUT
-        while not any(PARAS[0].encode() in line for line in got) and time.monotonic() < deadline:
+        while not any(first in line for line in got) and time.monotonic() < deadline:
             assert p.poll() is None, p.stderr.read()
             time.sleep(0.05)
-        assert any(PARAS[0].encode() in line for line in got), "no output before stdin was closed"
+        assert any(first in line for line in got), "no output before stdin was closed"
         p.stdin.write(ARTICLE.replace("Council", "Mayor").encode())
         p.stdin.close()
         assert p.wait(TIMEOUT) == 0
@@ -151,6 +157,30 @@ def test_extract_streams_and_goes_on_past_bad_inputs(tmp_path):
     finally:
         p.kill()
         p.wait()
+
+
+def test_extract_workers_keep_input_order_and_stream(tmp_path):
+    """--workers 2: the same output, byte for byte and in input order, as one process (an
+    unreadable input in the middle included); a slow input does not hold back the output of
+    the inputs before it."""
+    pages = tmp_path / "pages"
+    pages.mkdir()
+    for i in range(12):  # pages of different sizes, so the workers finish out of order
+        (pages / f"{i:02d}.html").write_text(ARTICLE.replace("Council", f"Council{i}") * (1 + 5 * (i % 3)))
+    args = ("extract", str(pages), str(tmp_path / "missing.html"), str(pages / "03.html"))
+    one, two = cli(*args), cli(*args, "--workers", "2")
+    assert one.returncode == two.returncode == 2
+    assert two.stdout == one.stdout and two.stderr == one.stderr
+    names = [ln for ln in two.stdout.decode().splitlines() if ln.startswith("==> ")]
+    order = [pages / f"{i:02d}.html" for i in range(12)] + [pages / "03.html"]
+    assert names == [f"==> {f} <==" for f in order]
+    jsonl = cli("extract", "--format", "jsonl", "--workers", "2", "--threshold", "0.9", str(pages))
+    recs = [json.loads(x) for x in jsonl.stdout.splitlines()]
+    assert [r["source"]["name"] for r in recs] == [str(pages / f"{i:02d}.html") for i in range(12)]
+    strict = Extractor(threshold=0.9).extract((pages / "00.html").read_bytes())
+    assert recs[0]["stats"]["blocks_kept"] == strict.blocks_kept  # the options reach the workers
+
+    assert_streams_before_stdin_closes(["--workers", "2", str(pages / "01.html"), "-"], b"Council1 expands")
 
 
 def test_extract_stdin_is_read_up_to_the_page_limit(tmp_path):
@@ -414,3 +444,13 @@ def test_extraction_options_are_the_same_everywhere():
                     ("spark_job", spark_parser())]:
         flags = {s for a in p._actions for s in a.option_strings}
         assert {f"--{o}" for o, _, _ in EXTRACTION_OPTIONS} <= flags, name
+
+
+def test_ablation_help_names_its_output_and_the_corpora_beside_the_checkout(capsys):
+    from ce_filter.learn import ablation
+
+    with pytest.raises(SystemExit):
+        ablation.main(["--help"])
+    out = capsys.readouterr().out
+    assert "RESULTS.md" not in out and out.count("docs/ABLATION.md") >= 2
+    assert f"(default: {REPO.parent / 'shared' / 'data'})" in out.replace("\n", " ").replace("  ", " ")

@@ -191,7 +191,7 @@ def test_down_and_status_when_not_up(tmp_path):
 
 
 def test_status_reads_a_worker_metrics_endpoint():
-    """What `status` shows for a worker started with --metrics-port (once the worker has it)."""
+    """What `status` shows for a worker started with --metrics-port."""
     from ce_filter.pipelines.metrics import Metrics
 
     m = Metrics()

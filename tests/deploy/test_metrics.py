@@ -91,6 +91,33 @@ def test_health_and_readiness(served):
     assert scrape(server.url + "/metrics")[("ce_filter_ready", ())] == 0
 
 
+def test_negotiation_process_metrics_and_replaced_lag(served):
+    """prometheus_client's exposition: OpenMetrics for a scraper that asks, gzip, the process
+    collector; a second Metrics in the same process has its own registry; a revoked partition's
+    lag disappears."""
+    import gzip
+
+    m, server = served
+    m.set_lag({("raw", 0): 3, ("raw", 1): 4})
+    m.set_lag({("raw", 1): 2})
+    req = urllib.request.Request(server.url + "/metrics",
+                                 headers={"Accept": "application/openmetrics-text; version=1.0.0",
+                                          "Accept-Encoding": "gzip"})
+    with urllib.request.urlopen(req, timeout=5) as r:
+        assert r.headers["Content-Type"].startswith("application/openmetrics-text")
+        assert r.headers["Content-Encoding"] == "gzip"
+        text = gzip.decompress(r.read()).decode()
+    assert text.rstrip().endswith("# EOF")
+    s = scrape(server.url + "/metrics")
+    assert [dict(ls)["partition"] for (n, ls) in s if n == "ce_filter_consumer_lag"] == ["1"]
+    assert value(s, "ce_filter_consumer_lag_sum") == 2 and value(s, "ce_filter_assigned_partitions") == 1
+    assert value(s, "process_start_time_seconds") > 0
+    other = Metrics()
+    other.observe(10, 0.1, bytes_out=1)
+    assert value(parse_exposition(other.render()), "ce_filter_pages_in_total") == 1
+    assert value(scrape(server.url + "/metrics"), "ce_filter_pages_in_total") == 0
+
+
 def test_parse_rejects_garbage():
     with pytest.raises(ValueError):
         parse_exposition("this is not a sample line at all {")

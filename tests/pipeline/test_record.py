@@ -124,6 +124,49 @@ def test_validate_without_jsonschema_names_the_extra(monkeypatch):
         record._validator.cache_clear()
 
 
+def test_raw_page_from_any_item_kind():
+    """dict, scrapy.Item, dataclass and attrs items (itemadapter): the page's fields by name,
+    the rest of the item ignored; a str body is UTF-8."""
+    import dataclasses
+
+    import attr
+    import scrapy
+
+    fields = {"url": "http://x.test/é", "body": "<p>é</p>", "status": 200,
+              "headers": {"Content-Type": "text/html; charset=utf-8"}, "fetch_time": "2024-01-01T00:00:00Z"}
+
+    class PageItem(scrapy.Item):
+        url, body, status, headers, fetch_time, shop = (scrapy.Field() for _ in range(6))
+
+    @dataclasses.dataclass
+    class PageData:
+        url: str
+        body: str
+        status: int
+        headers: dict
+        fetch_time: str
+        shop: str = "mine"
+
+    @attr.s(auto_attribs=True)
+    class PageAttrs:
+        url: str
+        body: str
+        status: int
+        headers: dict
+        fetch_time: str
+        shop: str = "mine"
+
+    for item in ({**fields, "shop": "mine"}, PageItem(**fields, shop="mine"), PageData(**fields),
+                 PageAttrs(**fields)):
+        page = RawPage.from_mapping(item)
+        assert page == RawPage(url="http://x.test/é", body="<p>é</p>".encode(), status=200,
+                               headers=fields["headers"], fetch_time=fields["fetch_time"],
+                               content_type="text/html; charset=utf-8", source="crawl"), type(item)
+    assert RawPage.from_mapping(PageItem(url="http://x.test/")).body == b""  # fields not set: defaults
+    page = _page()
+    assert RawPage.from_mapping(page) is page
+
+
 def test_metadata_fields_in_the_record(ex):
     body = article("Harbour fleet returns | Town Paper", paras("records")).replace(
         "<h1>Harbour fleet returns | Town Paper</h1>", "<h1>Harbour fleet returns</h1><p>By Jane Doe</p>")
