@@ -117,12 +117,12 @@ def decode_html(data: bytes | str, hint: str | None = None) -> tuple[str, str]:
     for bom, enc in _BOMS:
         if data.startswith(bom):
             return data[len(bom):].decode(enc, "replace"), enc
-    enc = normalize_charset(hint)
-    if enc and enc.startswith(("utf-16", "utf-32")) and b"\x00" not in data[:1024]:
-        enc = None  # no NUL in the head: ASCII-compatible bytes, the transport's label lies
-    enc = enc or sniff_meta(data[:4096])
-    if enc:
-        return _total_decode(data, enc)
+    declared = normalize_charset(hint)
+    if declared and declared.startswith(("utf-16", "utf-32")) and b"\x00" not in data[:1024]:
+        declared = None  # no NUL in the head: ASCII-compatible bytes, the transport's label lies
+    declared = declared or sniff_meta(data[:4096])
+    if declared:
+        return _total_decode(data, declared)
     try:
         return data.decode("utf-8"), "utf-8"
     except UnicodeDecodeError as err:

@@ -78,7 +78,7 @@ class Linear:
 def _need(v: Any, kind: type, what: str) -> Any:
     """``v`` when it is a ``kind``; else ModelError naming the field."""
     if not isinstance(v, kind):
-        names = {dict: "object", list: "array", str: "string"}
+        names: dict[type, str] = {dict: "object", list: "array", str: "string"}
         raise ModelError(f"{what} must be a JSON {names.get(kind, kind.__name__)}, not {type(v).__name__}")
     return v
 

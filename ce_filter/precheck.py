@@ -127,6 +127,13 @@ _RAW_END = {n: re.compile(rb"</" + n + rb"(?=[\t\n\f\r />]|\Z)", re.I)
             for n, f in _FLAGS.items() if f & F_RAW}
 
 
+def _match(rx: re.Pattern[bytes], data: bytes, j: int) -> int:
+    """The end of ``rx`` at ``j`` (the scan's patterns always match there)."""
+    m = rx.match(data, j)
+    assert m is not None
+    return m.end()
+
+
 def _scan_py(data: bytes, max_tags: int, max_attr_work: int, max_depth_work: int,
              max_clones: int) -> tuple[int, ...]:
     """The scan in Python: the reference of ``_precheck.scan`` (same rules, same numbers)."""
@@ -162,13 +169,13 @@ def _scan_py(data: bytes, max_tags: int, max_attr_work: int, max_depth_work: int
         ne = j = m.end()
         na = 0
         while True:
-            j = _SEP.match(data, j).end()
+            j = _match(_SEP, data, j)
             if j >= n:
                 break
             if data[j] == 62:  # '>'
                 j += 1
                 break
-            j = _ATTR.match(data, j).end()
+            j = _match(_ATTR, data, j)
             na += 1
         i = j
         if m.group(1):
