@@ -371,6 +371,9 @@ class _Pool:
             for c in self.children:  # stopped early: what the unfinished ranges had read
                 if c.part is not None:
                     self.stats.warc.merge(c.part)
+            # ranges finish in any order: errors in input order, as one reader gives them
+            files = {path: i for i, path in enumerate(dict.fromkeys(t[0] for t in tasks))}
+            self.stats.warc.errors.sort(key=lambda e: (files.get(e["source"], len(files)), e["offset"] or 0))
 
     def _shards(self, todo: collections.deque) -> None:
         while (todo or any(c.task for c in self.children)) and not self.stop:

@@ -171,3 +171,25 @@ def test_one_and_many_workers_give_the_same_records_on_a_damaged_file(tmp_path):
         s = json.loads(stats.read_text())
         got[workers] = (sorted(x["url"] for x in _lines(out)), s["records"], s["pages"], s["errors"])
     assert got["1"] == got["3"] and len(got["1"][0]) == 397
+
+
+def test_errors_come_in_input_order_whichever_range_finishes_first(tmp_path):
+    """The first of three byte ranges is slow (three ~0.4 s pages), so it finishes last; its
+    damaged record must still be the first error, as with one reader."""
+    import io
+
+    from ce_filter.crawler.warcgen import WarcBuilder
+
+    buf = io.BytesIO()
+    for i in range(3):
+        WarcBuilder(buf).response(f"http://slow.test/{i}", SLOW)
+    data, offsets = pages(300)
+    data = damage(damage(data, offsets, 280, "crc"), offsets, 20, "garbage")
+    path = tmp_path / "order.warc.gz"
+    path.write_bytes(buf.getvalue() + data)
+    stats = tmp_path / "s.json"
+    r = run_cli(["warc", str(path), "--to", f"jsonl:{tmp_path / 'o.jsonl'}", "--workers", "3",
+                 "--stats", str(stats)])
+    assert r.returncode == 1, r.stderr.decode()
+    errors = json.loads(stats.read_text())["errors"]
+    assert [e["kind"] for e in errors] == ["not-a-record", "crc"], errors
