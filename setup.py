@@ -1,5 +1,5 @@
-"""The compiled parts: the segmenter's walk (ce_filter/_walk.c) and CETR's k-means
-(ce_filter/features/_kmeans.c).
+"""The compiled parts: the segmenter's walk (ce_filter/_walk.c), CETR's k-means
+(ce_filter/features/_kmeans.c) and the pre-parse cost scan (ce_filter/_precheck.c).
 
 Both are optional: where they do not build (no C compiler; the walk also needs dlopen, so
 Linux/macOS), the install still succeeds and the pure-Python versions run, which give the same
@@ -24,5 +24,7 @@ setup(
             extra_compile_args=["-O2", "-ffp-contract=off"],
             optional=True,
         ),
+        Extension("ce_filter._precheck", ["ce_filter/_precheck.c"], extra_compile_args=["-O2"],
+                  optional=True),
     ]
 )

@@ -13,6 +13,7 @@ from . import __version__
 from .decode import decode_html
 from .model import Model, load_default
 from .options import probability
+from .precheck import DEFAULT_LIMITS, Limits, check
 from .segment import FLAG_PRE, Blocks, _id, parse, segment
 
 # Pages above this size are cut before parsing: a 50 MB "page" is a dump, not an article,
@@ -225,6 +226,7 @@ class Extractor:
         precise: bool = False,
         max_bytes: int = MAX_BYTES,
         metadata: bool = True,
+        limits: Limits = DEFAULT_LIMITS,
     ) -> None:
         if model is None:
             model = load_default("comments" if comments else "content")
@@ -239,6 +241,7 @@ class Extractor:
         self.threshold = threshold
         self.max_bytes = max_bytes
         self.metadata = metadata
+        self.limits = limits  # the pre-parse caps (precheck.py)
         self.version = f"ce-filter/{__version__} model/{model.name}@{model.digest}"
 
     def __getstate__(self) -> dict[str, Any]:
@@ -255,7 +258,8 @@ class Extractor:
     def decode(self, html: bytes | str | None, encoding: str | None = None
                ) -> tuple[str, str, bool, str]:
         """(page as text, encoding, truncated, reason): the bytes decoded and cut at
-        ``max_bytes``; the text is '' and reason says why for input that is not a page."""
+        ``max_bytes`` (or at the pre-parse element cap); the text is '' and reason says why for
+        input that is not a page or too costly to parse."""
         if html is None:
             return "", "", False, "no input"
         truncated = False
@@ -268,12 +272,24 @@ class Extractor:
             if len(data) > self.max_bytes:
                 data, truncated = data[: self.max_bytes], True
             text_html, enc = decode_html(data, encoding)
+            # the scan reads markup bytes: the page's own, unless it is UTF-16/32
+            raw = None if enc.startswith(("utf-16", "utf-32")) else data
         else:
-            text_html, enc = html, "str"
+            text_html, enc, raw = html, "str", None
             if len(text_html) > self.max_bytes:
                 text_html, truncated = text_html[: self.max_bytes], True
             if not text_html.strip():
                 return "", "", False, "empty input"
+        if raw is None:
+            raw = text_html.encode("utf-8", "surrogatepass")
+            enc_raw = "utf-8"
+        else:
+            enc_raw = enc
+        cut, why = check(raw, self.limits)
+        if why:
+            return "", enc, truncated, why
+        if cut < len(raw):  # past the element cap: parse the page up to there
+            text_html, truncated = raw[:cut].decode(enc_raw, "replace"), True
         return text_html, enc, truncated, ""
 
     def extract(
@@ -287,7 +303,8 @@ class Extractor:
         """
         text_html, enc, truncated, reason = self.decode(html, encoding)
         if reason:
-            return Extraction("", "", reason=reason, model=self.version, url=url or "")
+            return Extraction("", "", encoding=enc, reason=reason, truncated=truncated, model=self.version,
+                              url=url or "")
         blocks = segment(parse(text_html))
         if not len(blocks):
             out = Extraction("", blocks.title, encoding=enc, reason="no text in page",

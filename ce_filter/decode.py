@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import codecs
 import re
+from functools import lru_cache
 
 _BOMS = (
     (codecs.BOM_UTF8, "utf-8"),
@@ -38,18 +39,42 @@ _ALIASES = {
 }
 
 
+# Text codecs of Python that are not charsets a web page can be in: a label naming one is
+# treated as unknown (WHATWG does not know them either; utf-7 is excluded there on purpose).
+# Non-text codecs (hex, base64, zlib, ...) are refused through CodecInfo._is_text_encoding.
+_NOT_CHARSETS = frozenset({"idna", "punycode", "undefined", "unicode-escape", "raw-unicode-escape",
+                           "utf-7", "mbcs", "oem"})
+
+
 def normalize_charset(label: str | None) -> str | None:
-    """A Python codec name for a charset label, or None when unknown."""
-    if not label:
+    """A Python codec name for a charset label, or None when the label names no charset
+    (unknown, or a codec that is not a text encoding of pages, such as ``hex`` or ``idna``)."""
+    if not label or not isinstance(label, str):
         return None
     label = label.strip().strip("\"'").lower()
     label = _ALIASES.get(label, label)
     try:
-        name = codecs.lookup(label).name
-    except LookupError:
+        info = codecs.lookup(label)
+    except (LookupError, ValueError):  # ValueError: a label with a NUL in it
         return None
-    # A page that says utf-16 in a <meta> is ASCII-compatible bytes: the label lies.
-    return name
+    if not getattr(info, "_is_text_encoding", True) or not _web_charset(info.name):
+        return None
+    return info.name
+
+
+@lru_cache(maxsize=256)
+def _web_charset(name: str) -> bool:
+    """A codec pages can be in: UTF-16/32 (found by BOM or NULs), or one that reads markup's
+    ASCII as ASCII. That excludes EBCDIC and the like, whose bytes for ``<`` are not 0x3C:
+    the pre-parse scan (precheck.py) reads the raw bytes of every other page."""
+    if name.startswith(("utf-16", "utf-32")):
+        return True
+    if name in _NOT_CHARSETS:
+        return False
+    try:
+        return b"<a b='c' d=\"e\"/>\n".decode(name) == "<a b='c' d=\"e\"/>\n"
+    except (UnicodeError, LookupError, ValueError, TypeError):
+        return False
 
 
 def charset_from_content_type(content_type: str | None) -> str | None:
@@ -65,7 +90,8 @@ def sniff_meta(head: bytes) -> str | None:
     if not m:
         return None
     name = normalize_charset(m.group(1).decode("ascii", "ignore"))
-    if name and name.startswith("utf-16"):
+    # A page that says utf-16/32 in a <meta> is ASCII-compatible bytes: the label lies.
+    if name and name.startswith(("utf-16", "utf-32")):
         return "utf-8"
     return name
 
@@ -91,14 +117,25 @@ def decode_html(data: bytes | str, hint: str | None = None) -> tuple[str, str]:
     for bom, enc in _BOMS:
         if data.startswith(bom):
             return data[len(bom):].decode(enc, "replace"), enc
-    declared = normalize_charset(hint) or sniff_meta(data[:4096])
+    declared = normalize_charset(hint)
+    if declared and declared.startswith(("utf-16", "utf-32")) and b"\x00" not in data[:1024]:
+        declared = None  # no NUL in the head: ASCII-compatible bytes, the transport's label lies
+    declared = declared or sniff_meta(data[:4096])
     if declared:
-        return data.decode(declared, "replace"), declared
+        return _total_decode(data, declared)
     try:
         return data.decode("utf-8"), "utf-8"
     except UnicodeDecodeError as err:
         # A few bad bytes late in a UTF-8 page (truncation) are not another charset.
         if err.start > len(data) - 8:
             return data.decode("utf-8", "replace"), "utf-8"
-    enc = normalize_charset(_detect(data)) or "cp1252"
-    return data.decode(enc, "replace"), enc
+    return _total_decode(data, normalize_charset(_detect(data)) or "cp1252")
+
+
+def _total_decode(data: bytes, enc: str) -> tuple[str, str]:
+    """``data`` in ``enc`` with bad bytes replaced; UTF-8 where the codec itself fails (a
+    codec registered by some other package may not honour ``errors="replace"``)."""
+    try:
+        return data.decode(enc, "replace"), enc
+    except (LookupError, UnicodeError, ValueError, TypeError):
+        return data.decode("utf-8", "replace"), "utf-8"

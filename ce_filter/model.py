@@ -16,6 +16,7 @@ from typing import Any
 import numpy as np
 
 from .features import (
+    GROUPS,
     TOKEN_PREFIXES,
     FeatureSpec,
     TokenRows,
@@ -64,12 +65,29 @@ class Linear:
 
     @classmethod
     def from_json(cls, d: dict[str, Any], n: int, what: str) -> Linear:
-        arrs = [np.asarray(d[k], dtype=np.float64) for k in ("mean", "scale", "coef")]
+        _need(d, dict, what)
+        arrs = [np.asarray(_need(d[k], list, f"{what}.{k}"), dtype=np.float64)
+                for k in ("mean", "scale", "coef")]
         if any(a.shape != (n,) for a in arrs):
             raise ModelError(f"{what}: expected {n} weights, got {[a.shape for a in arrs]}")
         if not np.all(np.isfinite(np.concatenate(arrs))) or np.any(arrs[1] == 0):
             raise ModelError(f"{what}: non-finite weights or zero scale")
-        return cls(arrs[0], arrs[1], arrs[2], float(d["intercept"]))
+        return cls(arrs[0], arrs[1], arrs[2], _number(d["intercept"], f"{what}.intercept"))
+
+
+def _need(v: Any, kind: type, what: str) -> Any:
+    """``v`` when it is a ``kind``; else ModelError naming the field."""
+    if not isinstance(v, kind):
+        names: dict[type, str] = {dict: "object", list: "array", str: "string"}
+        raise ModelError(f"{what} must be a JSON {names.get(kind, kind.__name__)}, not {type(v).__name__}")
+    return v
+
+
+def _number(v: Any, what: str, lo: float = -np.inf, hi: float = np.inf) -> float:
+    """A finite number in [lo, hi] (JSON allows NaN and Infinity; a model must not)."""
+    if isinstance(v, bool) or not isinstance(v, (int, float)) or not (lo <= v <= hi) or not np.isfinite(v):
+        raise ModelError(f"{what} must be a finite number in [{lo}, {hi}], not {v!r}")
+    return float(v)
 
 
 @dataclass
@@ -163,13 +181,31 @@ class Model:
 
     @classmethod
     def from_json(cls, d: dict[str, Any]) -> Model:
+        """The model of a decoded model file; ModelError for anything that is not a valid one
+        (a wrong type anywhere included: it must never surface as another exception)."""
+        try:
+            return cls._from_json(d)
+        except ModelError:
+            raise
+        except (KeyError, TypeError, ValueError, AttributeError, IndexError, RecursionError) as e:
+            raise ModelError(f"malformed model file: {type(e).__name__}: {e}") from e
+
+    @classmethod
+    def _from_json(cls, d: dict[str, Any]) -> Model:
+        _need(d, dict, "the model file")
         if d.get("format") != "ce-filter-model":
             raise ModelError("not a ce-filter model file")
         if d.get("format_version") != FORMAT_VERSION:
             raise ModelError(f"model format {d.get('format_version')} != {FORMAT_VERSION}")
-        spec = FeatureSpec.from_json(d["features"]["spec"])
+        feats = _need(d["features"], dict, "features")
+        spec = FeatureSpec.from_json(_need(feats["spec"], dict, "features.spec"))
+        for key in ("groups", "ic_own", "ic_anc", "heading_words"):
+            if not all(isinstance(t, str) for t in getattr(spec, key)):
+                raise ModelError(f"features.spec.{key} must be a list of strings")
+        if not set(spec.groups) <= set(GROUPS):
+            raise ModelError(f"features.spec.groups: unknown groups {sorted(set(spec.groups) - set(GROUPS))}")
         names = feature_names(spec)
-        if d["features"].get("names") != names:
+        if feats.get("names") != names:
             raise ModelError("feature names in the file do not match this ce-filter's features")
         s2 = d.get("stage2")
         rel = d.get("stage2_page_rel", False)
@@ -177,25 +213,25 @@ class Model:
             raise ModelError("stage2_page_rel must be true or false")
         n2 = context_features(np.zeros(1), page_rel=rel).shape[1]
         pt = d.get("precise_threshold")
-        if pt is not None and not (isinstance(pt, (int, float)) and 0.0 <= pt <= 1.0):
-            raise ModelError("precise_threshold must be a number in [0, 1]")
         return cls(
-            name=str(d["name"]),
+            name=_need(d["name"], str, "name"),
             spec=spec,
             stage1=Linear.from_json(d["stage1"], len(names), "stage1"),
             stage2=Linear.from_json(s2, n2, "stage2") if s2 else None,
-            threshold=float(d["threshold"]),
-            meta=dict(d.get("meta", {})),
+            threshold=_number(d["threshold"], "threshold", 0.0, 1.0),
+            meta=dict(_need(d.get("meta", {}), dict, "meta")),
             stage2_page_rel=rel,
-            precise_threshold=None if pt is None else float(pt),
+            precise_threshold=None if pt is None else _number(pt, "precise_threshold", 0.0, 1.0),
         )
 
     @classmethod
     def load(cls, path: str | Path) -> Model:
         try:
             return cls.from_json(json.loads(Path(path).read_text(encoding="utf-8")))
-        except (KeyError, TypeError, json.JSONDecodeError) as e:
-            raise ModelError(f"{path}: {e!r}") from e
+        except ModelError as e:
+            raise ModelError(f"{path}: {e}") from e
+        except (ValueError, RecursionError) as e:  # not JSON, not UTF-8, or nested past the parser
+            raise ModelError(f"{path}: not a model file: {type(e).__name__}: {e}") from e
 
 
 _cache: dict[str, Model] = {}

@@ -63,6 +63,17 @@ def positive_number(value: Any) -> float:
                     ": must be a number above 0")
 
 
+def non_negative_number(value: Any) -> float:
+    """A budget in seconds: a finite number, 0 (no limit) or more."""
+    return _checked(value, float, "a number", lambda x: math.isfinite(x) and x >= 0,
+                    ": must be 0 (no limit) or more")
+
+
+def non_negative_int(value: Any) -> int:
+    """A budget in MiB: a whole number, 0 (no limit) or more."""
+    return _checked(value, int, "a whole number", lambda n: n >= 0, ": must be 0 (no limit) or more")
+
+
 def text_codec(value: str) -> str:
     """A charset name Python decodes bytes to text with (``hex``, ``base64``, ``rot13``:
     codecs, but not text encodings)."""

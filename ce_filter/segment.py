@@ -80,17 +80,28 @@ PATH_LEN = 10  # ancestors remembered per block (bounded: deep pages cost no mor
 _NAME_SPLIT = re.compile(r"[^a-z0-9]+|(?<=[a-z])(?=[0-9])")
 _CAMEL = re.compile(r"(?<=[a-z])(?=[A-Z])")
 _token_cache: dict[str, tuple[str, ...]] = {}
+# The cache is bounded by the characters it holds, not by entries: pages with unique long
+# class values (generated CSS names) would otherwise keep ~100 KB each. Past the cap it starts
+# over, so it keeps what recent pages use; values longer than _CACHE_VALUE_MAX are not kept.
+TOKEN_CACHE_CHARS = 8 << 20
+_CACHE_VALUE_MAX = 256
+_token_cache_chars = 0
 
 
 def name_tokens(value: str) -> tuple[str, ...]:
     """Tokens of a class/id value: 'postBody main-col2' -> ('post', 'body', 'main', 'col')."""
+    global _token_cache_chars
     hit = _token_cache.get(value)
     if hit is not None:
         return hit
     parts = _NAME_SPLIT.split(_CAMEL.sub(" ", value).lower())
     toks = tuple(dict.fromkeys(p for p in parts if 1 < len(p) < 30 and not p.isdigit()))
-    if len(_token_cache) < 200_000:
+    if len(value) <= _CACHE_VALUE_MAX:
+        if _token_cache_chars > TOKEN_CACHE_CHARS:
+            _token_cache.clear()
+            _token_cache_chars = 0
         _token_cache[value] = toks
+        _token_cache_chars += 2 * len(value) + 64  # key + tokens (at most as long) + overhead
     return toks
 
 

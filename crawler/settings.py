@@ -42,6 +42,8 @@ ITEM_PIPELINES = {
     "ce_filter.pipelines.scrapy_pipelines.KafkaPipeline": 400,
 }
 
+CE_FILTER_PAGE_BUDGET = float(os.environ.get("CE_FILTER_PAGE_BUDGET", "10"))  # 0 = no limit
+CE_FILTER_PAGE_MEMORY = int(os.environ.get("CE_FILTER_PAGE_MEMORY", "1024"))  # 0 = no limit
 CE_FILTER_JSONL = os.environ.get("CE_FILTER_JSONL", "")
 CE_FILTER_KAFKA_TOPIC = os.environ.get("CE_FILTER_KAFKA_TOPIC", "")
 CE_FILTER_KAFKA_RAW_TOPIC = os.environ.get("CE_FILTER_KAFKA_RAW_TOPIC", "")

@@ -18,6 +18,7 @@ from __future__ import annotations
 import glob
 import io
 import os
+import re
 import sys
 import zlib
 from collections import Counter, OrderedDict
@@ -59,8 +60,14 @@ class WarcStats:
     def skipped_total(self) -> int:
         return sum(self.skipped.values())
 
-    def error(self, source: str, offset: int | None, message: str) -> None:
-        self.errors.append({"source": source, "offset": offset, "error": message})
+    def error(self, source: str, offset: int | None, message: str, *, kind: str = "unreadable",
+              skipped: int | None = None) -> None:
+        """A break in an input: where, what (``kind``: crc, corrupt, truncated, content-length,
+        not-a-record, too-large, unreadable) and how many bytes were passed over."""
+        e: dict[str, Any] = {"source": source, "offset": offset, "error": message, "kind": kind}
+        if skipped is not None:
+            e["skipped"] = skipped
+        self.errors.append(e)
 
     def merge(self, other: WarcStats) -> None:
         self.files += other.files
@@ -84,6 +91,8 @@ class WarcStats:
         line = f"{self.files} file(s), {self.records} records: {self.pages} pages; skipped: {skipped}"
         for e in self.errors:
             line += f"\nerror: {e['source']}: {e['error']} at offset {e['offset']}"
+            if e.get("skipped"):
+                line += f" ({e['skipped']} bytes passed over)"
         return line
 
 
@@ -207,23 +216,360 @@ def _iter_inputs(inputs: list[tuple[str, Any]], stats: WarcStats, all_statuses: 
                 yield from _iter_stream(name, fh, stats, all_statuses, revisits=revisits)
 
 
-class _Counting:
-    """Counts the bytes read, so offsets are stream positions even on stdin (and, into
-    ``stats.bytes_read``, how much of the input is done)."""
+GZIP_MAGIC = b"\x1f\x8b\x08"
+# Bounds on what one record may cost, whatever its headers say.
+PAYLOAD_CAP = 16 << 20  # bytes of one HTTP body kept as sent (the rest is read past)
+BODY_CAP = 16 << 20  # bytes of one body once its Content-Encoding is undone
+MEMBER_CAP = 1 << 30  # bytes one gzip member may decompress to; past it the member is skipped
+HOLD_BYTES = 32 << 20  # pages of one gzip member held until its CRC is checked (see _read_unit)
+_SCAN = 1 << 16  # read size
+REWIND = 1 << 20  # raw bytes of a corrupt gzip member looked at again for the next member
+_LOOK = 1 << 16  # bytes a possible record start needs after it to be checked
+PLAIN_LOOK = 32 << 20  # uncompressed WARC: how far a Content-Length is checked against the end
 
-    def __init__(self, fh: IO[bytes], stats: WarcStats) -> None:
-        self.fh = fh
-        self.offset = 0
-        self.stats = stats
+
+class _Source:
+    """The raw input from file offset ``pos`` on, with lookahead (so damage can be skipped on
+    streams too: stdin cannot seek)."""
+
+    def __init__(self, fh: IO[bytes], pos: int, stats: WarcStats | None = None) -> None:
+        self.fh, self.pos = fh, pos
+        self.buf = bytearray()
+        self.eof = False
+        self.stats = stats  # its bytes_read: how much of the input is done (progress)
+
+    def fill(self, n: int) -> int:
+        """Buffer at least ``n`` bytes if the input has them; returns how many are buffered."""
+        while len(self.buf) < n and not self.eof:
+            data = self.fh.read(max(n - len(self.buf), _SCAN))
+            if not data:
+                self.eof = True
+            elif self.stats is not None:
+                self.stats.bytes_read += len(data)
+            self.buf += data
+        return len(self.buf)
+
+    def peek(self, n: int) -> bytes:
+        self.fill(n)
+        return bytes(self.buf[:n])
+
+    def take(self, n: int) -> bytes:
+        """Up to ``n`` bytes (fewer only at the end of the input)."""
+        self.fill(n)
+        out = bytes(self.buf[:n])
+        del self.buf[:n]
+        self.pos += len(out)
+        return out
+
+    def unread(self, data: bytes) -> None:
+        self.buf[:0] = data
+        self.pos -= len(data)
+
+    def skip_to(self, find: Any, stop: int | None) -> None:
+        """Pass over bytes up to the next offset (after the current one) where ``find(buf, i,
+        limit)`` (the first record start in buf[i:limit], or -1) sees a record start, or to the
+        end of the input, or to ``stop``. Memory stays bounded whatever the gap."""
+        i = 1
+        while True:
+            self.fill(i + _LOOK)
+            limit = len(self.buf) if self.eof else len(self.buf) - _LOOK
+            j = find(self.buf, i, limit) if limit > i else -1
+            if j >= 0:
+                break
+            if self.eof:
+                j = len(self.buf)
+                break
+            drop = limit - 1  # one byte kept: a record start needs to see the byte before it
+            self.pos += drop
+            del self.buf[:drop]
+            i = 1
+        if stop is not None:
+            j = min(j, max(stop - self.pos, 0))
+        self.take(j)
+
+
+def member_starts_record(head: bytes) -> bool:
+    """Whether ``head`` (raw bytes) starts a gzip member that decompresses to a WARC record."""
+    if not head.startswith(GZIP_MAGIC):
+        return False
+    try:
+        return zlib.decompressobj(31).decompress(head[: 64 * 1024], 16).startswith(b"WARC/")
+    except zlib.error:
+        return False
+
+
+def _next_member(buf: bytearray, i: int, limit: int) -> int:
+    while True:
+        i = buf.find(GZIP_MAGIC, i, limit + len(GZIP_MAGIC) - 1)
+        if i < 0 or member_starts_record(bytes(buf[i: i + _LOOK])):
+            return i
+        i += 1
+
+
+_RECORD_START = re.compile(rb"(?<=\n)WARC/1\.[01]\r?\n")
+
+
+def _next_plain(buf: bytearray, i: int, limit: int) -> int:
+    m = _RECORD_START.search(buf, i, limit + 12)
+    return -1 if m is None or m.start() >= limit else m.start()
+
+
+def _next_any(buf: bytearray, i: int, limit: int) -> int:
+    found = [j for j in (_next_member(buf, i, limit), _next_plain(buf, i, limit)) if j >= 0]
+    return min(found, default=-1)
+
+
+@dataclass
+class _Damage:
+    kind: str  # crc | corrupt | truncated | content-length | not-a-record | too-large | unreadable
+    message: str
+
+
+class _Unit:
+    """One gzip member (or, in an uncompressed WARC, one record's bytes) as a stream warcio can
+    read: it ends where the member ends. ``damage`` says what went wrong underneath."""
+
+    def __init__(self, src: _Source, limit: int | None = None) -> None:
+        self.src = src
+        self.start = src.pos
+        self.limit = limit  # plain WARC: the record's length; None: a gzip member
+        self.d = zlib.decompressobj(31) if limit is None else None
+        self.out = b""
+        self.size = 0  # bytes given out
+        self.done = False
+        self.damage: _Damage | None = None
+        self.recent = bytearray()  # the last raw bytes taken (at most REWIND), for rewind()
 
     def tell(self) -> int:
-        return self.offset
+        return self.size
+
+    def _take(self, n: int) -> bytes:
+        raw = self.src.take(n)
+        self.recent += raw
+        if len(self.recent) > REWIND:
+            del self.recent[: len(self.recent) - REWIND]
+        return raw
+
+    def rewind(self) -> None:
+        """Give back the raw bytes taken last: a corrupt member may have been read past its
+        true end, into the members after it."""
+        self.src.unread(bytes(self.recent))
+        self.recent.clear()
+
+    def _more(self) -> None:
+        if self.d is None:  # plain: the record's own bytes
+            data = self._take(min(self.limit - self.size - len(self.out), _SCAN))
+            if not data:
+                self.done = True
+                if self.size + len(self.out) < self.limit:
+                    self.damage = _Damage("truncated", "input ends inside a record (truncated file)")
+            self.out += data
+            return
+        d = self.d
+        while not self.out:
+            raw = d.unconsumed_tail or self._take(_SCAN)
+            if not raw:
+                self.done = True
+                self.damage = _Damage("truncated", "input ends inside a record (truncated file)")
+                return
+            try:
+                self.out = d.decompress(raw, _SCAN * 4)  # bounded output: bombs stay small
+            except zlib.error as e:
+                self.done = True
+                crc = "incorrect data check" in str(e) or "incorrect length check" in str(e)
+                self.damage = (_Damage("crc", "CRC error in the gzip member (its data is damaged)")
+                               if crc else _Damage("corrupt", f"corrupt gzip data ({e})"))
+                return
+            if d.eof:
+                self.src.unread(d.unused_data)
+                self.recent.clear()
+                self.done = True
+                return
+            if self.size + len(self.out) > MEMBER_CAP:
+                self.done = True
+                self.damage = _Damage("too-large", f"gzip member over {MEMBER_CAP >> 20} MiB "
+                                      "decompressed: skipped")
+                return
 
     def read(self, size: int = -1) -> bytes:
-        data = self.fh.read(size)
-        self.offset += len(data)
-        self.stats.bytes_read += len(data)
+        if not self.out and not self.done:
+            self._more()
+        n = len(self.out) if size is None or size < 0 else size
+        data, self.out = self.out[:n], self.out[n:]
+        self.size += len(data)
         return data
+
+    def drain(self) -> None:
+        """Read to the unit's end (so its CRC is checked and the next unit's start is known)."""
+        while self.read(1 << 20):
+            pass
+
+
+class _Records(ArchiveIterator):
+    """warcio's iterator over one unit; its warning about a record not followed by a blank
+    line (a Content-Length too small) is counted in ``err_count``, not printed."""
+
+    INC_RECORD = ""
+
+
+def _iter_stream(name: str, fh: IO[bytes], stats: WarcStats, all_statuses: bool,
+                 base: int = 0, stop: int | None = None, revisits: RevisitIndex | None = None
+                 ) -> Iterator[RawPage]:
+    """``base``: the stream's offset in the file (error offsets are file offsets); ``stop``:
+    records starting at or after this file offset belong to the next shard (warc_shards).
+
+    Gzip WARCs are read member by member, uncompressed ones record by record; a damaged one
+    (CRC error, corrupt data, bad Content-Length, bytes that are no record) is reported with
+    its offset and kind, and reading goes on at the next record (the next gzip member that
+    decompresses to a WARC record, or the next ``WARC/1.x`` line), so one bad record costs
+    only itself. ARC files are read by warcio alone, up to the first damage."""
+    src = _Source(fh, base, stats)
+    head = src.peek(9)
+    if not head:
+        return
+    if head.startswith(b"filedesc:"):
+        yield from _iter_arc(name, src, stats, all_statuses, revisits)
+        return
+    if not head.startswith((GZIP_MAGIC, b"WARC/")):  # damage at the start: which records follow?
+        src.skip_to(_next_any, stop)
+        stats.error(name, base, "bytes that are not a WARC record", kind="not-a-record",
+                    skipped=src.pos - base)
+    gz = src.peek(3) == GZIP_MAGIC
+    find = _next_member if gz else _next_plain
+    while src.fill(1) and (stop is None or src.pos < stop):
+        start = src.pos
+        unit, damage = _gzip_unit(src) if gz else _plain_unit(src)
+        if unit is not None:
+            held: list[RawPage] = []
+            damage = yield from _read_unit(unit, name, stats, all_statuses, revisits, held)
+            if damage is None or damage.kind == "truncated":
+                yield from _commit(held, stats)  # a cut input still has whole records
+        if damage is None:
+            continue
+        if damage.kind == "truncated":
+            while src.take(_SCAN):  # what is left is the cut record
+                pass
+        elif unit is None or unit.damage is not None:
+            if unit is not None:
+                unit.rewind()  # the member's end is unknown: look again from its start
+            src.skip_to(find, stop)  # (else the unit was whole: the next one follows it)
+        if damage.kind != "not-a-record":  # (bytes that are no record are not counted as one)
+            stats.records += 1
+            stats.skip("damaged record")
+        stats.error(name, start, damage.message, kind=damage.kind, skipped=src.pos - start)
+
+
+def _gzip_unit(src: _Source) -> tuple[_Unit | None, _Damage | None]:
+    if src.peek(3) != GZIP_MAGIC:
+        return None, _Damage("not-a-record", "bytes that are not a gzip member")
+    return _Unit(src), None
+
+
+_CONTENT_LENGTH = re.compile(rb"\ncontent-length:[ \t]*([^\r\n]*)", re.I)
+
+
+def _plain_unit(src: _Source) -> tuple[_Unit | None, _Damage | None]:
+    """The next record of an uncompressed WARC, framed by its Content-Length."""
+    while src.peek(2)[:1] in (b"\r", b"\n"):  # blank lines between records
+        src.take(1)
+    if not src.fill(1):
+        return None, None
+    if src.peek(5) != b"WARC/":
+        return None, _Damage("not-a-record", "bytes that are not a WARC record")
+    src.fill(64 * 1024)
+    buf = src.buf
+    ends = [i for i in (buf.find(b"\r\n\r\n"), buf.find(b"\n\n")) if i >= 0]
+    if not ends:
+        if src.eof:
+            return None, _Damage("truncated", "input ends inside a record (truncated file)")
+        return None, _Damage("unreadable", "record headers over 64 KiB")
+    hend = min(ends) + (4 if buf.startswith(b"\r\n\r\n", min(ends)) else 2)
+    m = _CONTENT_LENGTH.search(buf, 0, hend)
+    if m is None or not m.group(1).strip().isdigit():
+        value = m.group(1).strip()[:40].decode("latin-1") if m else "none"
+        return None, _Damage("content-length", f"bad Content-Length ({value!r})")
+    length = hend + int(m.group(1))
+    # A Content-Length too large swallows the records after it: the record separator and a
+    # record start inside the declared length (looked for in its first PLAIN_LOOK bytes), or
+    # a record start before the input ends, say so.
+    src.fill(min(length, hend + PLAIN_LOOK))
+    inside = src.buf.find(b"\r\n\r\nWARC/1.", hend, min(length, len(src.buf)))
+    if inside < 0 and src.eof and len(src.buf) < length:
+        inside = _next_plain(src.buf, hend, len(src.buf))
+    if inside >= 0:
+        return None, _Damage("content-length", f"bad Content-Length ({int(m.group(1))} bytes "
+                             "declared, the next record starts before that)")
+    return _Unit(src, limit=length), None
+
+
+def _read_unit(unit: _Unit, name: str, stats: WarcStats, all_statuses: bool,
+               revisits: RevisitIndex | None, held: list[RawPage]) -> Any:
+    """Parse the records of one unit into ``held`` (a generator returning the damage, if any).
+    Pages and counts wait until the unit is read to its end and its CRC checked, so a damaged
+    member gives none and counts as one damaged record; a member holding more than HOLD_BYTES
+    of pages (many records in one gzip stream) lets them out early, and damage found later can
+    then only be reported."""
+    it = _Records(unit, arc2warc=True)
+    local = WarcStats()  # counts of the records in ``held``
+    damage = None
+    try:
+        for record in it:
+            page, reason = _page_from_record(record, name, all_statuses, revisits)
+            if reason == TRUNCATED:
+                damage = _Damage("content-length", _length_message(record, unit))
+                break
+            local.records += 1
+            if page is None:
+                local.skip(reason)
+                continue
+            if revisits is not None and record.rec_type != "revisit":
+                revisits.add(page, record.rec_headers.get_header("WARC-Payload-Digest"))
+            held.append(page)
+            if sum(len(p.body) for p in held) > HOLD_BYTES:
+                stats.merge(local)
+                local = WarcStats()
+                yield from _commit(held, stats)
+    except Exception as e:  # noqa: BLE001 - a broken record is data, not a crash
+        first = str(e).strip().splitlines()[0][:120] if str(e).strip() else ""
+        damage = _Damage("unreadable", f"unreadable record: {type(e).__name__} {first}".strip())
+    if it.err_count:  # warcio found a record not followed by a blank line
+        damage = _Damage("content-length", "bad Content-Length: a record's data continues past "
+                         "its declared length")
+    unit.drain()
+    if unit.damage is not None:  # what went wrong underneath explains the rest
+        damage = unit.damage
+    if damage is not None and damage.kind != "truncated":
+        held.clear()  # not given out: the unit counts as one damaged record
+    else:
+        stats.merge(local)
+    return damage
+
+
+def _length_message(record: Any, unit: _Unit) -> str:
+    declared = (record.rec_headers.get_header("Content-Length") or "").strip()
+    if not declared.isdigit():
+        return f"bad Content-Length ({declared[:40]!r})"
+    return (f"bad Content-Length: the record declares {int(declared)} bytes, its "
+            f"{'gzip member' if unit.d is not None else 'file'} ends before that")
+
+
+def _commit(held: list[RawPage], stats: WarcStats) -> Iterator[RawPage]:
+    stats.pages += len(held)
+    yield from held
+    held.clear()
+
+
+class _Counting:
+    """Counts the bytes read, so offsets are stream positions even on stdin."""
+
+    def __init__(self, src: _Source) -> None:
+        self.src = src
+
+    def tell(self) -> int:
+        return self.src.pos
+
+    def read(self, size: int = -1) -> bytes:
+        return self.src.take(size if size is not None and size >= 0 else _SCAN)
 
 
 class _Iterator(ArchiveIterator):
@@ -237,48 +583,40 @@ class _Iterator(ArchiveIterator):
         super().close()
 
 
-def _iter_stream(name: str, fh: IO[bytes], stats: WarcStats, all_statuses: bool,
-                 base: int = 0, stop: int | None = None, revisits: RevisitIndex | None = None
-                 ) -> Iterator[RawPage]:
-    """``base``: the stream's offset in the file (error offsets are file offsets); ``stop``:
-    records starting at or after this file offset belong to the next shard (warc_shards)."""
-    src = _Counting(fh, stats)
-    src.offset = base
-    it = _Iterator(src, arc2warc=True)
+def _iter_arc(name: str, src: _Source, stats: WarcStats, all_statuses: bool,
+              revisits: RevisitIndex | None) -> Iterator[RawPage]:
+    """ARC (and anything that is neither gzip nor WARC): warcio alone, up to the first break."""
+    base = src.pos
+    it = _Iterator(_Counting(src), arc2warc=True)
     start = base
     try:
         for record in it:
-            start = it.offset  # where this record begins (a file offset: warcio asks src.tell())
-            if stop is not None and start >= stop:
-                return  # the next shard's first record: its reader counts it
+            start = it.offset
             stats.records += 1
             page, reason = _page_from_record(record, name, all_statuses, revisits)
             if page is None:
                 stats.skip(reason)
                 if reason == TRUNCATED:
-                    stats.error(name, start, "input ends inside a record (truncated file)")
+                    stats.error(name, start, "input ends inside a record (truncated file)",
+                                kind="truncated")
                     return
                 continue
             stats.pages += 1
-            if revisits is not None and record.rec_type != "revisit":
-                revisits.add(page, record.rec_headers.get_header("WARC-Payload-Digest"))
             yield page
     except Exception as e:  # noqa: BLE001 - a broken file is data, not a crash
-        first = str(e).strip().splitlines()[0] if str(e).strip() else ""
-        stats.error(name, it.offset, f"unreadable record: {type(e).__name__} {first}".strip())
+        first = str(e).strip().splitlines()[0][:120] if str(e).strip() else ""
+        stats.error(name, it.offset, f"unreadable record: {type(e).__name__} {first}".strip(),
+                    kind="unreadable")
         return
-    while src.read(65536):  # anything warcio did not take as a record
+    while src.take(65536):  # anything warcio did not take as a record
         pass
     end = it.offset
-    if src.offset > end:
-        stats.error(
-            name,
-            end,
-            f"input ends inside a record (truncated file; {src.offset - end} "
-            "bytes after the last whole record)",
-        )
-    elif it.member_cut and src.offset > base:
-        stats.error(name, start, "input ends inside the gzip member of the last record (truncated file)")
+    if src.pos > end:
+        stats.error(name, end, f"input ends inside a record (truncated file; {src.pos - end} "
+                    "bytes after the last whole record)", kind="truncated")
+    elif it.member_cut and src.pos > base:
+        stats.error(name, start, "input ends inside the gzip member of the last record (truncated file)",
+                    kind="truncated")
 
 
 def _page_from_record(record: Any, name: str, all_statuses: bool,
@@ -356,12 +694,13 @@ def _status(http: Any) -> int | None:
 
 
 def _payload(record: Any, http: Any) -> tuple[bytes, str]:
-    """The body with transfer- and content-encoding undone, or (b'', why not)."""
+    """The body with transfer- and content-encoding undone, or (b'', why not). At most
+    PAYLOAD_CAP bytes are taken as sent and BODY_CAP decoded (the filter cuts pages at 8 MiB
+    anyway); the rest of the record is read past, never held."""
     raw = record.raw_stream
     if http is not None and "chunked" in (http.get_header("Transfer-Encoding") or "").lower():
-        data = ChunkedDataReader(raw).read()  # falls back to the bytes as they are if not really chunked
-    else:
-        data = raw.read()
+        raw = ChunkedDataReader(raw)  # falls back to the bytes as they are if not really chunked
+    data = _read_upto(raw, PAYLOAD_CAP)
     coding = (http.get_header("Content-Encoding") or "") if http is not None else ""
     try:
         return decode_content(data, coding), ""
@@ -373,45 +712,62 @@ def _payload(record: Any, http: Any) -> tuple[bytes, str]:
         return b"", f"undecodable body ({coding.strip().lower()}: {type(e).__name__})"
 
 
-def decode_content(data: bytes, coding: str | None) -> bytes:
+def _read_upto(stream: Any, n: int) -> bytes:
+    out = []
+    while n > 0:
+        b = stream.read(min(n, 1 << 20))
+        if not b:
+            break
+        out.append(b)
+        n -= len(b)
+    return b"".join(out)
+
+
+def decode_content(data: bytes, coding: str | None, limit: int = BODY_CAP) -> bytes:
     """Undo an HTTP Content-Encoding (gzip, deflate, br, zstd where available; a list of them
-    is undone last-applied first). Raises LookupError for an encoding it cannot undo and the
-    codec's own error for bytes that are not what the header says."""
+    is undone last-applied first), giving at most ``limit`` bytes of each layer (a bomb is cut,
+    not inflated). Raises LookupError for an encoding it cannot undo and the codec's own error
+    for bytes that are not what the header says."""
     for c in reversed([c.strip().lower() for c in (coding or "").split(",") if c.strip()]):
         if c in ("identity", "none"):
             continue
         if c in ("gzip", "x-gzip"):
-            data = _zlib_all(data, 16 + zlib.MAX_WBITS)
+            data = _zlib_all(data, 16 + zlib.MAX_WBITS, limit)
         elif c == "deflate":
             try:
-                data = _zlib_all(data, zlib.MAX_WBITS)
+                data = _zlib_all(data, zlib.MAX_WBITS, limit)
             except zlib.error:
-                data = _zlib_all(data, -zlib.MAX_WBITS)  # raw deflate, as some servers send
+                data = _zlib_all(data, -zlib.MAX_WBITS, limit)  # raw deflate, as some servers send
         elif c == "br":
             try:
                 import brotli
             except ImportError:
                 raise LookupError("unsupported content-encoding br (brotli not installed)") from None
-            data = brotli.decompress(data)
+            data = brotli.Decompressor().process(data, output_buffer_limit=limit)[:limit]
         elif c == "zstd":
-            data = _zstd(data)
+            data = _zstd(data, limit)
         else:
             raise LookupError(f"unsupported content-encoding {c}")
     return data
 
 
-def _zlib_all(data: bytes, wbits: int) -> bytes:
-    """Decompress every member (gzip may be multi-member); a cut stream gives what it has."""
-    out = []
-    while data:
+def _zlib_all(data: bytes, wbits: int, limit: int) -> bytes:
+    """Decompress every member (gzip may be multi-member), at most ``limit`` bytes; a cut
+    stream gives what it has."""
+    out: list[bytes] = []
+    room = limit
+    while data and room > 0:
         d = zlib.decompressobj(wbits)
-        out.append(d.decompress(data))
-        out.append(d.flush())
+        out.append(d.decompress(data, room))
+        room -= len(out[-1])
+        if room > 0 and not d.unconsumed_tail:
+            out.append(d.flush()[:room])
+            room -= len(out[-1])
         data = d.unused_data if d.eof else b""
     return b"".join(out)
 
 
-def _zstd(data: bytes) -> bytes:
+def _zstd(data: bytes, limit: int) -> bytes:
     try:
         from compression import zstd  # Python 3.14+
     except ImportError:
@@ -419,7 +775,7 @@ def _zstd(data: bytes) -> bytes:
             from backports import zstd  # type: ignore[no-redef]
         except ImportError:
             raise LookupError("unsupported content-encoding zstd (no zstd module)") from None
-    return zstd.decompress(data)
+    return zstd.ZstdDecompressor().decompress(data, max_length=limit)
 
 
 def _headers_dict(pairs: list[tuple[str, str]]) -> dict[str, str]:

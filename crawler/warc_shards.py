@@ -12,30 +12,25 @@ A cut point is the first gzip member at or after an even split of the file that 
 
 from __future__ import annotations
 
-import zlib
 from collections.abc import Iterator
 from pathlib import Path
 
 from .page import RawPage
-from .warc import WarcStats, _iter_stream
+from .warc import GZIP_MAGIC, WarcStats, _iter_stream, member_starts_record
 
-GZIP_MAGIC = b"\x1f\x8b\x08"
 SHARD_BYTES = 8 << 20  # at most this much compressed input per shard (bounded memory per task)
 SCAN = 1 << 20  # how far past a split point to look for a member start
 
 
 def _member_start(fh, pos: int, limit: int) -> int | None:
     """The first offset in [pos, pos + SCAN) (and < limit) where a gzip member starts that
-    decompresses to the start of a WARC record."""
+    decompresses to the start of a WARC record (the test the reader uses to find the next
+    record after damage, so shards and a whole-file read agree)."""
     fh.seek(pos)
     buf = fh.read(min(SCAN, max(limit - pos, 0)) + 64 * 1024)
     i = buf.find(GZIP_MAGIC)
     while 0 <= i and pos + i < limit:
-        try:
-            head = zlib.decompressobj(wbits=31).decompress(buf[i:i + 64 * 1024], 16)
-        except zlib.error:
-            head = b""
-        if head.startswith(b"WARC/"):
+        if member_starts_record(buf[i:i + 64 * 1024]):
             return pos + i
         i = buf.find(GZIP_MAGIC, i + 1)
     return None

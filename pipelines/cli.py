@@ -5,8 +5,11 @@ Every option can also be set by an environment variable ``CE_FILTER_<OPTION>`` (
 The extraction options (``--model``, ``--precise``, ``--threshold``, ``--comments``) are the
 ones of ``ce-filter extract`` (``ce_filter.options``).
 Exit codes: 0 fine, 1 finished but something was lost or broken (delivery failures, broken
-input files), 2 could not start (broker unreachable, bad arguments, missing input or extra,
-a crawl that fetched no page), 3 the worker stopped on a delivery failure without committing.
+input files, pages the filter could not process, an output that could no longer be written),
+2 could not start (broker unreachable, bad arguments, missing input or extra, a crawl that
+fetched no page), 3 the worker stopped on a delivery failure without committing, 128+N
+``warc`` stopped by signal N (130 SIGINT, 143 SIGTERM) after writing what was done and its
+summary.
 """
 
 from __future__ import annotations
@@ -14,6 +17,7 @@ from __future__ import annotations
 import argparse
 import json
 import logging
+import signal
 import sys
 from importlib import resources
 from pathlib import Path
@@ -27,6 +31,8 @@ from ce_filter.options import (
     add_extraction_options,
     arg_type,
     env_opt,
+    non_negative_int,
+    non_negative_number,
     open_output,
     positive_int,
     positive_number,
@@ -74,6 +80,22 @@ def filter_opts(p: argparse.ArgumentParser) -> None:
     env_opt(p, "--log-level", type=str.upper, choices=LOG_LEVELS, default="INFO", help="log detail")
 
 
+def budget_opts(p: argparse.ArgumentParser) -> None:
+    """The per-page budget (ce_filter.budget): past it a page gets an empty record whose reason
+    says so, and the stream goes on."""
+    env_opt(p, "--page-budget", type=non_negative_number, default=10.0,
+            help="CPU seconds one page may take (0 = no limit)")
+    env_opt(p, "--page-memory", type=non_negative_int, default=1024,
+            help="MiB of memory one page may take beyond the filter's own (0 = no limit)")
+
+
+
+def _budget(a: argparse.Namespace) -> Any:
+    from ce_filter.budget import Budget
+
+    return Budget(a.page_budget, a.page_memory)
+
+
 def _setup_logging(level: str) -> None:
     logging.basicConfig(
         level=getattr(logging, str(level).upper(), logging.INFO),
@@ -116,8 +138,8 @@ def _write_stats(fh: IO[str] | None, stats: dict[str, Any]) -> None:
 def cmd_warc(a: argparse.Namespace) -> int:
     from ce_filter.crawler.warc import expand_sources
 
-    from .offline import clean_warcs
-    from .sinks import open_sinks, parse_spec
+    from .offline import Stop, clean_warcs
+    from .sinks import SinkError, open_sinks, parse_spec
 
     _setup_logging(a.log_level)
     if not a.to:
@@ -133,6 +155,9 @@ def cmd_warc(a: argparse.Namespace) -> int:
     except (ValueError, BrokerUnavailable, OSError) as e:
         _err(str(e))
         return EXIT_START
+    stop = Stop()  # SIGTERM/SIGINT: stop reading, write what is done, summary, exit 128+signal
+    handlers = {s: signal.signal(s, stop) for s in (signal.SIGTERM, signal.SIGINT)}
+    closed = ""
     try:
         stats = clean_warcs(
             a.inputs,
@@ -142,15 +167,28 @@ def cmd_warc(a: argparse.Namespace) -> int:
             progress=not a.quiet,
             all_statuses=a.all_statuses,
             revisits=a.revisits == "resolve",
+            budget=_budget(a),
+            stop=stop,
         )
     finally:
-        sink.close()
+        try:
+            sink.close()
+        except SinkError as e:  # a last flush that failed (a full disk)
+            closed = str(e)
+        for s, h in handlers.items():
+            signal.signal(s, h)
+    stats.output_error = stats.output_error or closed
+    if stats.output_error:
+        _err(stats.output_error)
     print(stats.summary(), file=sys.stderr)
     print(sink.summary(), file=sys.stderr)
     out = stats.to_dict()
     out["sinks"] = {s.name: s.stats.to_dict() for s in sink.sinks}
     _write_stats(stats_fh, out)
-    return EXIT_LOST if (stats.warc.errors or sink.failed) else 0
+    if stats.interrupted:
+        return 128 + signal.Signals[stats.interrupted].value
+    lost = stats.warc.errors or sink.failed or stats.failed or stats.output_error
+    return EXIT_LOST if lost else 0
 
 
 # ---------------------------------------------------------------- worker
@@ -179,6 +217,8 @@ def cmd_worker(a: argparse.Namespace) -> int:
         idle_exit_s=a.idle_exit,
         extract=ExtractOptions.from_args(a),
         metrics_port=a.metrics_port,
+        page_budget_s=a.page_budget,
+        page_memory_mb=a.page_memory,
     )
     try:
         return Worker(cfg).run()
@@ -210,6 +250,8 @@ def _crawl_overrides(a: argparse.Namespace) -> dict[str, Any]:
         "DOWNLOAD_DELAY": a.download_delay,
         "CONCURRENT_REQUESTS_PER_DOMAIN": a.concurrency,
         "CE_FILTER_COMPRESSION": a.compression,
+        "CE_FILTER_PAGE_BUDGET": a.page_budget,
+        "CE_FILTER_PAGE_MEMORY": a.page_memory,
         **ExtractOptions.from_args(a).settings(),
     }
     for spec in a.to or []:
@@ -337,6 +379,7 @@ def register(sub: Any) -> None:
     p.add_argument("-q", "--quiet", action="store_true",
                    help="no progress (a bar on a terminal, else a line every 15 s)")
     filter_opts(p)
+    budget_opts(p)
     kafka_opts(p)
     p.set_defaults(fn=cmd_warc, extras=("warc",))
 
@@ -375,6 +418,7 @@ def register(sub: Any) -> None:
         help="serve /metrics, /healthz, /readyz on this port (0 = a free one, logged; unset = off)",
     )
     filter_opts(p)
+    budget_opts(p)
     kafka_opts(p)
     p.set_defaults(fn=cmd_worker, extras=("kafka",))
 
@@ -405,6 +449,7 @@ def register(sub: Any) -> None:
                    metavar="NAME=VALUE", help="a Scrapy setting, as `scrapy crawl -s` takes it (repeatable; "
                    "wins over the options above)")
     filter_opts(p)
+    budget_opts(p)
     kafka_opts(p)
     p.set_defaults(fn=cmd_crawl, extras=("crawl",))
 

@@ -7,9 +7,10 @@
   class must declare that field. The page is read from the item's ``url`` and ``body``: text
   (``response.text``, already decoded) or bytes (``response.body``, whose charset then comes
   from the item's ``headers`` or ``content_type``). The pages of ce-filter's own
-  spider (RawPage items) become the record itself. Settings: the extraction options of the
-  CLI, ``CE_FILTER_MODEL``, ``CE_FILTER_PRECISE``, ``CE_FILTER_THRESHOLD``,
-  ``CE_FILTER_COMMENTS``.
+  spider (RawPage items) become the record itself. Pages are filtered in a thread (never on
+  the reactor) and a child process under a per-page budget. Settings: the extraction options
+  of the CLI, ``CE_FILTER_MODEL``, ``CE_FILTER_PRECISE``, ``CE_FILTER_THRESHOLD``,
+  ``CE_FILTER_COMMENTS``; the budget, ``CE_FILTER_PAGE_BUDGET``, ``CE_FILTER_PAGE_MEMORY``.
 - ``JsonLinesPipeline`` writes the records (of either kind of item) to the file
   ``CE_FILTER_JSONL`` (off when unset).
 - ``KafkaPipeline`` sends records to ``CE_FILTER_KAFKA_TOPIC`` (off when unset) with the
@@ -25,16 +26,18 @@ Methods take ``spider`` as optional so both older and newer Scrapy call them hap
 from __future__ import annotations
 
 import logging
+import threading
 from typing import Any
 
 from ce_filter.crawler.page import RawPage
 from itemadapter import ItemAdapter
 from scrapy.exceptions import NotConfigured
 
+from ce_filter.budget import BoundedExtractor, Budget, guarded
 from ce_filter.options import ExtractOptions
 
 from .kafka_io import KafkaSettings
-from .record import SCHEMA_ID, filter_page
+from .record import SCHEMA_ID, make_record
 from .sinks import JsonlSink, KafkaSink, Sink
 
 log = logging.getLogger(__name__)
@@ -59,30 +62,52 @@ def record_of(item: Any, field: str = DEFAULT_ITEM_FIELD) -> dict[str, Any] | No
 
 
 class FilterPipeline:
-    """Filters each item's page and adds the record (see the module docstring)."""
+    """Filters each item's page and adds the record (see the module docstring), off the
+    reactor thread (a page never stops the downloads) and in a child process under the
+    per-page budget (``CE_FILTER_PAGE_BUDGET``, ``CE_FILTER_PAGE_MEMORY``; 0 and 0: in this
+    process). A page past the budget, or one whose filtering fails, gets a record with an
+    empty text and the reason; the crawl goes on."""
 
     def __init__(self, options: ExtractOptions | None = None, stats: Any = None,
-                 field: str = DEFAULT_ITEM_FIELD) -> None:
-        self.extractor = (options or ExtractOptions()).extractor()
+                 field: str = DEFAULT_ITEM_FIELD, budget: Budget | None = None) -> None:
+        budget = budget if budget is not None else Budget()
+        options = options or ExtractOptions()
+        if budget.enabled:
+            self.extractor: Any = BoundedExtractor(budget, options=options)
+        else:
+            self.extractor = options.extractor()
         self.stats = stats
         self.field = field
         self._warned: set[type] = set()
+        self._lock = threading.Lock()  # one page at a time per extractor (threads share it)
 
     @classmethod
     def from_crawler(cls, crawler: Any) -> FilterPipeline:
         # CE_FILTER_MODEL, _PRECISE, _THRESHOLD, _COMMENTS; a bad value stops the crawl at start
         s = crawler.settings
         return cls(ExtractOptions.from_settings(s), crawler.stats,
-                   s.get("CE_FILTER_ITEM_FIELD") or DEFAULT_ITEM_FIELD)
+                   s.get("CE_FILTER_ITEM_FIELD") or DEFAULT_ITEM_FIELD,
+                   Budget(s.getfloat("CE_FILTER_PAGE_BUDGET", 10.0), s.getint("CE_FILTER_PAGE_MEMORY", 1024)))
 
     def process_item(self, item: Any, spider: Any = None) -> Any:
         if record_of(item, self.field) is not None:
             return item  # already filtered
+        from twisted.internet.threads import deferToThread
+
+        return deferToThread(self.filter, item).addCallback(self._finish, item)
+
+    def filter(self, item: Any) -> dict[str, Any]:
+        """The record of one page item (runs in a thread of the reactor's pool)."""
         # a str body was decoded already (Scrapy's response.text): the page is its UTF-8 now,
         # whatever charset the headers name
         text = not isinstance(item, RawPage) and isinstance(ItemAdapter(item).get("body"), str)
-        rec = filter_page(self.extractor, RawPage.from_mapping(item), encoding="utf-8" if text else None)
-        if self.stats is not None:
+        page = RawPage.from_mapping(item)
+        with self._lock:
+            out = guarded(self.extractor, page.body, page.url, "utf-8" if text else page.encoding)
+        return make_record(page, out, self.extractor)
+
+    def _finish(self, rec: dict[str, Any], item: Any) -> Any:
+        if self.stats is not None:  # (on the reactor thread: the stats are not thread-safe)
             self.stats.inc_value("cefilter/records")
             self.stats.inc_value("cefilter/kept" if rec["text"] else f"cefilter/empty/{rec['reason']}")
         if isinstance(item, RawPage):
@@ -103,6 +128,11 @@ class FilterPipeline:
                           "(%s = scrapy.Field(), or a dataclass/attrs field) or name another with "
                           "CE_FILTER_ITEM_FIELD", type(item).__name__, self.field, self.field)
         return item
+
+    def close_spider(self, spider: Any = None) -> None:
+        close = getattr(self.extractor, "close", None)
+        if close is not None:
+            close()
 
 
 class _SinkPipeline:

@@ -46,6 +46,11 @@ class SinkStats:
         }
 
 
+class SinkError(OSError):
+    """A sink that can no longer write (a closed pipe, a full disk): the run must stop, since
+    every later record would be lost too."""
+
+
 class Sink:
     """``write(record, page)`` each record, then ``close()`` (flushes; stats are final)."""
 
@@ -77,11 +82,17 @@ class Sink:
 
 
 class _FileSink(Sink):
-    """A sink over a file or stdout (``-``)."""
+    """A sink over a file or stdout (``-``). A record counts as delivered once the buffer
+    holding it has been handed to the operating system; a write error (a closed pipe, a full
+    disk) fails the records not yet delivered and raises SinkError."""
+
+    FLUSH_EVERY = 256  # records between flushes (so "delivered" never lags far behind)
 
     def __init__(self, path: str | Path, binary: bool) -> None:
         super().__init__()
         self.path = str(path)
+        self._pending = 0  # written to the buffer, not yet flushed
+        self._broken: str = ""
         if self.path == "-":
             self.fh: IO[Any] = sys.stdout.buffer if binary else sys.stdout
             self._own = False
@@ -90,14 +101,61 @@ class _FileSink(Sink):
             self.fh = open(self.path, "wb" if binary else "w", encoding=None if binary else "utf-8")
             self._own = True
 
+    def _put(self, write: Any, *args: Any) -> None:
+        """Write one record through ``write``; the delivered/failed counts follow."""
+        self.stats.written += 1
+        if self._broken:
+            self.stats.failed += 1  # (its error is kept once, when the sink broke)
+            raise SinkError(f"{self.name}: {self._broken}")
+        self._pending += 1  # (failed with the buffer if this write or a flush fails)
+        try:
+            write(*args)
+            if self._pending >= self.FLUSH_EVERY:
+                self.flush()
+        except OSError as e:
+            self._break(e)
+
+    def _break(self, e: OSError) -> None:
+        self._broken = f"cannot write: {e.strerror or e}"
+        if len(self.stats.errors) < MAX_KEPT_ERRORS:
+            self.stats.errors.append(self._broken)
+        self.stats.failed += self._pending  # every record not yet handed to the system
+        self._pending = 0
+        if self.path == "-":  # nothing more may reach the closed stdout, not even at exit
+            _silence_stdout()
+        raise SinkError(f"{self.name}: {self._broken}") from e
+
     def flush(self) -> None:
-        self.fh.flush()
+        if self._broken:
+            return
+        try:
+            self.fh.flush()
+        except OSError as e:
+            self._break(e)
+        self.stats.delivered += self._pending
+        self._pending = 0
 
     def close(self) -> SinkStats:
-        self.flush()
-        if self._own and not self.fh.closed:
-            self.fh.close()
+        try:
+            self.flush()
+        finally:
+            if self._own and not self.fh.closed:
+                try:
+                    self.fh.close()
+                except OSError:
+                    pass
         return self.stats
+
+
+def _silence_stdout() -> None:
+    import os
+
+    try:
+        devnull = os.open(os.devnull, os.O_WRONLY)
+        os.dup2(devnull, sys.stdout.fileno())
+        os.close(devnull)
+    except (OSError, ValueError):
+        pass
 
 
 class JsonlSink(_FileSink):
@@ -108,9 +166,7 @@ class JsonlSink(_FileSink):
         self.name = f"jsonl:{self.path}"
 
     def write(self, record: dict[str, Any], page: RawPage | None = None) -> None:
-        self.stats.written += 1
-        self.fh.write(json.dumps(record, ensure_ascii=False, separators=(",", ":")) + "\n")
-        self.stats.delivered += 1
+        self._put(self.fh.write, json.dumps(record, ensure_ascii=False, separators=(",", ":")) + "\n")
 
 
 class WarcSink(_FileSink):
@@ -137,7 +193,9 @@ class WarcSink(_FileSink):
         self.writer.write_record(self.writer.create_warcinfo_record(Path(self.path).name, meta))
 
     def write(self, record: dict[str, Any], page: RawPage | None = None) -> None:
-        self.stats.written += 1
+        self._put(self._write_record, record)
+
+    def _write_record(self, record: dict[str, Any]) -> None:
         headers = {"WARC-Date": record.get("fetch_time") or record.get("processed_at") or now_iso()}
         refers = (record.get("source") or {}).get("record_id")
         if refers:
@@ -156,7 +214,6 @@ class WarcSink(_FileSink):
             warc_headers_dict=headers,
         )
         self.writer.write_record(rec)
-        self.stats.delivered += 1
 
 
 class KafkaSink(Sink):
@@ -255,8 +312,14 @@ class MultiSink(Sink):
             s.flush()
 
     def close(self) -> SinkStats:
+        errors = []
         for s in self.sinks:
-            s.close()
+            try:
+                s.close()
+            except SinkError as e:  # the other sinks are still closed (and flushed)
+                errors.append(e)
+        if errors:
+            raise errors[0]
         return self.stats
 
     @property

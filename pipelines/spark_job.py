@@ -24,8 +24,11 @@ or, with ``--reader arrow``, are streamed through ``pyarrow.fs``.
 
 Output: ``OUTPUT/`` holds the records (Parquet or JSON lines) and ``OUTPUT/_summary/`` one
 JSON line per input file: ``file, records, pages, kept, empty, failed, skipped, errors,
-seconds`` (``pages`` = HTML pages in, ``kept`` = with text, ``failed`` = the filter raised;
-the record is then left out). Spark's readers skip ``_``-prefixed paths, so
+seconds`` (``pages`` = HTML pages in, ``kept`` = with text, ``failed`` = of the empty ones,
+the pages the filter could not process: their records carry the reason). Each page is filtered
+in a child process of the Python worker under a per-page budget (``--page-budget`` CPU
+seconds, ``--page-memory`` MiB; ce_filter.budget): a page past it gets a record with an empty
+text and the reason, and the task goes on. Spark's readers skip ``_``-prefixed paths, so
 ``spark.read.parquet(OUTPUT)`` reads records only. The totals go to stderr, ``--summary
 FILE`` also writes them as JSON. Exit 0, or 1 when a file was broken or a page failed.
 """
@@ -33,6 +36,7 @@ FILE`` also writes them as JSON. Exit 0, or 1 when a file was broken or a page f
 from __future__ import annotations
 
 import argparse
+import functools
 import glob
 import gzip
 import io
@@ -47,7 +51,15 @@ from typing import Any
 from urllib.parse import urlparse
 
 from ce_filter.extras import MissingExtra, require
-from ce_filter.options import ExtractOptions, Parser, add_extraction_options, fail
+from ce_filter.options import (
+    ExtractOptions,
+    Parser,
+    add_extraction_options,
+    arg_type,
+    fail,
+    non_negative_int,
+    non_negative_number,
+)
 
 PROG = "ce_filter.pipelines.spark_job"
 log = logging.getLogger("ce_filter.pipelines.spark_job")
@@ -62,23 +74,39 @@ _extractor: Any = None
 _extractor_key: tuple | None = None
 
 
-def get_extractor(options: ExtractOptions | None = None, model_json: str | None = None) -> Any:
-    """The process's Extractor, made on first use (once per Python worker, not per task).
-    ``model_json``: the text of ``options.model``, read on the driver and shipped with the
-    tasks, so executors need no copy of the file."""
+def _make_extractor(options: ExtractOptions, model_json: str | None) -> Any:
+    """The Extractor of ``options``; ``model_json``: the model file's text (see get_extractor)."""
+    if model_json is None:
+        return options.extractor()
+    from ce_filter import Extractor
+    from ce_filter.model import Model
+
+    return Extractor(Model.from_json(json.loads(model_json)), comments=options.comments,
+                     threshold=options.threshold, precise=options.precise)
+
+
+def get_extractor(options: ExtractOptions | None = None, model_json: str | None = None,
+                  budget: tuple[float, int] = (10.0, 1024)) -> Any:
+    """The process's Extractor, made on first use (once per Python worker, not per task): a
+    ce_filter.budget.BoundedExtractor (a child process under the per-page budget of CPU
+    seconds and MiB) unless the budget is (0, 0). ``model_json``: the text of
+    ``options.model``, read on the driver and shipped with the tasks, so executors need no
+    copy of the file."""
     global _extractor, _extractor_key
     options = options or ExtractOptions()
-    key = (options, model_json)
+    key = (options, model_json, tuple(budget))
     if _extractor is None or _extractor_key != key:
-        if model_json is None:
-            _extractor = options.extractor()
-        else:
-            from ce_filter import Extractor
-            from ce_filter.model import Model
+        from ce_filter.budget import BoundedExtractor, Budget
 
-            model = Model.from_json(json.loads(model_json))
-            _extractor = Extractor(model, comments=options.comments, threshold=options.threshold,
-                                   precise=options.precise)
+        if _extractor is not None and hasattr(_extractor, "close"):
+            _extractor.close()
+        b = Budget(*budget)
+        # by its importable name: run as ``python -m``, this module is __main__, which the
+        # budget's spawned child cannot import
+        from ce_filter.pipelines.spark_job import _make_extractor as make_extractor
+
+        make = functools.partial(make_extractor, options, model_json)
+        _extractor = BoundedExtractor(b, factory=make) if b.enabled else make()
         _extractor_key = key
     return _extractor
 
@@ -134,32 +162,35 @@ def filter_file(
     options: ExtractOptions | None = None,
     model_json: str | None = None,
     all_statuses: bool = False,
+    budget: tuple[float, int] = (10.0, 1024),
 ) -> tuple[list[dict[str, Any]], dict[str, Any]]:
     """The records of one WARC file and its summary. ``stream`` is a binary stream, or None
-    to open ``name`` as a local path. Never raises for bad input: it is in the summary."""
+    to open ``name`` as a local path. Never raises for bad input: it is in the summary. A page
+    the filter could not process (an error, its process died) still gets its record, with an
+    empty text and the reason, and counts in ``failed``."""
     from ce_filter.crawler.warc import WarcStats, iter_pages
-    from ce_filter.pipelines.record import filter_page
+    from ce_filter.pipelines.record import make_record
+
+    from ce_filter.budget import FILTER_ERROR, PROCESS_DIED, guarded
 
     t0 = time.monotonic()
     stats = WarcStats()
     records: list[dict[str, Any]] = []
     kept = empty = failed = 0
     errors: list[str] = []
-    ex = get_extractor(options, model_json)
+    ex = get_extractor(options, model_json, budget)
     try:
         source: Any = name if stream is None else _Named(stream, name)
         for page in iter_pages(source, stats, all_statuses=all_statuses):
-            try:
-                rec = filter_page(ex, page)
-            except Exception as e:  # noqa: BLE001 - one bad page must not sink the file
-                failed += 1
-                if len(errors) < MAX_ERRORS_PER_FILE:
-                    errors.append(f"{page.url}: filter error: {type(e).__name__}: {e}")
-                continue
+            rec = make_record(page, guarded(ex, page.body, page.url, page.encoding), ex)
             if rec["text"]:
                 kept += 1
             else:
                 empty += 1
+                if rec["reason"].startswith((FILTER_ERROR, PROCESS_DIED)):
+                    failed += 1
+                    if len(errors) < MAX_ERRORS_PER_FILE:
+                        errors.append(f"{page.url}: {rec['reason']}")
             records.append(rec)
     except Exception as e:  # noqa: BLE001 - cannot open or read: the file's summary says so
         errors.append(f"cannot read: {type(e).__name__}: {e}")
@@ -353,6 +384,7 @@ def _process_files(names: Iterator[str], opts: dict[str, Any], acc: Any, struct:
                 options=opts["options"],
                 model_json=opts["model_json"],
                 all_statuses=opts["all_statuses"],
+                budget=opts["budget"],
             )
         finally:
             if stream is not None:
@@ -372,6 +404,7 @@ def _process_blobs(
             options=opts["options"],
             model_json=opts["model_json"],
             all_statuses=opts["all_statuses"],
+            budget=opts["budget"],
         )
         acc.add({name: summary})
         for rec in records:
@@ -405,10 +438,11 @@ def run(
     prefix: str = "",
     options: ExtractOptions | None = None,
     all_statuses: bool = False,
+    budget: tuple[float, int] = (10.0, 1024),
 ) -> list[dict[str, Any]]:
     """Clean ``inputs`` into ``output``; returns the per-file summaries (also written to
     ``OUTPUT/_summary``). ``options``: model and cut (a model file is read here, on the
-    driver)."""
+    driver). ``budget``: per page, CPU seconds and MiB (0, 0: none)."""
     if fmt not in ("parquet", "json"):
         raise ValueError(f"--format is parquet or json, not {fmt!r}")
     if reader not in READERS:
@@ -424,7 +458,8 @@ def run(
     if options.model:
         with open(options.model, encoding="utf-8") as fh:
             model_json = fh.read()
-    opts = {"options": options, "model_json": model_json, "all_statuses": all_statuses, "reader": reader}
+    opts = {"options": options, "model_json": model_json, "all_statuses": all_statuses, "reader": reader,
+            "budget": tuple(budget)}
     by_task = [f for f in files if _read_in_task(f, reader)]
     via_hadoop = [f for f in files if not _read_in_task(f, reader)]
     rdds = []
@@ -492,6 +527,11 @@ def build_parser() -> argparse.ArgumentParser:
     ap.add_argument("--prefix", default="", help="prepended to relative entries of @LIST files "
                     "(e.g. s3a://commoncrawl/ or https://data.commoncrawl.org/)")  # fmt: skip
     ap.add_argument("--all-statuses", action="store_true", help="also filter non-2xx responses")
+    ap.add_argument("--page-budget", type=arg_type(non_negative_number), default=10.0,
+                    help="CPU seconds one page may take (0 = no limit): past it, a record with "
+                    "the reason")  # fmt: skip
+    ap.add_argument("--page-memory", type=arg_type(non_negative_int), default=1024,
+                    help="MiB of memory one page may take beyond the filter's own (0 = no limit)")
     ap.add_argument(
         "--summary", help="also write the per-file summaries and totals as JSON to this local file"
     )
@@ -530,6 +570,7 @@ def main(argv: list[str] | None = None) -> int:
             prefix=a.prefix,
             options=ExtractOptions.from_args(a),
             all_statuses=a.all_statuses,
+            budget=(a.page_budget, a.page_memory),
         )
     except (FileNotFoundError, ValueError) as e:
         return fail(str(e), PROG)

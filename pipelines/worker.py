@@ -10,14 +10,24 @@ Input messages (key = URL, optional):
 
 Output: the record of ``pipelines/record.schema.json`` on the output topic, key = URL.
 
-Dead letters: an empty message, an envelope that is not valid JSON or lacks the HTML,
-binary content, or any error in the filter go to the dead-letter topic *unchanged* (same key
-and value, so they can be replayed), with the error in message headers ``ce-filter-reason``
-(empty-message, invalid-envelope, undecodable, filter-error), ``ce-filter-error`` (text) and
-``ce-filter-source`` (topic/partition/offset). The stream goes on.
+Dead letters: whatever a message does wrong other than fail its delivery: an empty message,
+an envelope that is not valid JSON (nested past the parser, lone surrogates, ...) or lacks the
+HTML, binary content, a filter error or a dead filter process, a record over the producer's
+max_request_size. They go to the dead-letter topic *unchanged* (same key and value, so they can
+be replayed), with the error in message headers ``ce-filter-reason`` (empty-message,
+invalid-envelope, undecodable, filter-error, output-error), ``ce-filter-error`` (text) and
+``ce-filter-source`` (topic/partition/offset; also ``-topic``, ``-partition``, ``-offset``).
+A dead letter that would not fit max_request_size is cut to fit, with ``ce-filter-truncated``
+(its original size). The stream goes on.
+
+Budget: pages are filtered in a child process under a per-page CPU and memory budget
+(ce_filter.budget; the CPU budget at most a fifth of max.poll.interval); a page past it gets a
+record with an empty text and the reason. A batch that runs past 40% of max.poll.interval is
+cut there: the messages done are committed and the rest is polled again, so a slow batch
+never costs the worker its partitions (and never makes a redelivery loop).
 
 Delivery: at-least-once. Offsets are committed only after every output and dead letter of
-the polled batch is acknowledged (acks=all). A delivery failure stops the worker (exit 3)
+the messages done is acknowledged (acks=all). A delivery failure stops the worker (exit 3)
 without committing, so the batch is processed again on restart. SIGTERM/SIGINT finish the
 batch in hand, flush, commit, leave the group and exit 0.
 
@@ -39,6 +49,7 @@ from typing import Any
 
 from ce_filter.crawler.page import RawPage
 
+from ce_filter.budget import FILTER_ERROR, PROCESS_DIED, BoundedExtractor, Budget
 from ce_filter.options import ExtractOptions
 
 from .kafka_io import KafkaSettings, make_consumer
@@ -51,6 +62,8 @@ log = logging.getLogger("ce_filter.worker")
 EXIT_OK = 0
 EXIT_BROKER = 2
 EXIT_DELIVERY = 3
+FAILED = (FILTER_ERROR, PROCESS_DIED)  # record reasons that make a dead letter, not a record
+DEAD_LETTER_SLACK = 64 * 1024  # room left in max_request_size for the batch framing and headers
 
 
 class PoisonMessage(Exception):
@@ -109,15 +122,21 @@ def envelope(page: RawPage) -> bytes:
     return json.dumps(env).encode("utf-8")
 
 
+def _text(v: str) -> str:
+    """``v`` with lone surrogates (a JSON ``\\ud800`` escape) replaced: they cannot be encoded."""
+    return v.encode("utf-16-le", "surrogatepass").decode("utf-16-le", "replace")
+
+
 def _read_envelope(value: bytes, page: RawPage) -> None:
     try:
         env = json.loads(value.decode("utf-8"))
-    except (UnicodeDecodeError, json.JSONDecodeError) as e:
-        raise PoisonMessage("invalid-envelope", f"not a valid JSON envelope: {e}") from None
+    except (UnicodeDecodeError, json.JSONDecodeError, RecursionError) as e:
+        raise PoisonMessage("invalid-envelope", f"not a valid JSON envelope: {type(e).__name__}: "
+                            f"{str(e)[:200]}") from None
     if not isinstance(env, dict):
         raise PoisonMessage("invalid-envelope", "JSON envelope is not an object")
     if isinstance(env.get("html"), str):
-        page.body = env["html"].encode("utf-8")
+        page.body = env["html"].encode("utf-8", "surrogatepass")  # lone surrogates: bad bytes
         page.content_type = "text/html; charset=utf-8"  # the bytes are ours now: UTF-8
     elif isinstance(env.get("html_b64"), str):
         try:
@@ -127,14 +146,15 @@ def _read_envelope(value: bytes, page: RawPage) -> None:
         ctype = env.get("content_type") or (
             f"text/html; charset={env['encoding']}" if env.get("encoding") else ""
         )
-        page.content_type = str(ctype or page.content_type)
+        page.content_type = _text(str(ctype or page.content_type))
     else:
         raise PoisonMessage("invalid-envelope", "envelope has no 'html' (string) or 'html_b64' field")
     if not page.body.strip():
         raise PoisonMessage("empty-message", "envelope html is empty")
-    page.url = str(env.get("url") or page.url)
-    page.fetch_time = env.get("fetch_time") if isinstance(env.get("fetch_time"), str) else None
-    page.status = env.get("status") if isinstance(env.get("status"), int) else None
+    page.url = _text(str(env.get("url") or page.url))
+    page.fetch_time = _text(env["fetch_time"]) if isinstance(env.get("fetch_time"), str) else None
+    status = env.get("status")
+    page.status = status if isinstance(status, int) and not isinstance(status, bool) else None
 
 
 @dataclass
@@ -154,9 +174,24 @@ class WorkerConfig:
     idle_exit_s: float = 0.0  # >0: exit when nothing arrived for this long (batch use)
     extract: ExtractOptions = field(default_factory=ExtractOptions)  # model and cut
     metrics_port: int | None = None  # serve /metrics, /healthz, /readyz here (0 = a free port)
+    page_budget_s: float = 10.0  # CPU seconds per page (0 = no limit; at most a fifth of the poll interval)
+    page_memory_mb: int = 1024  # memory per page beyond the filter's own (0 = no limit)
 
     def __post_init__(self) -> None:
         self.dead_letter_topic = self.dead_letter_topic or f"{self.input_topic}.dlq"
+
+    @property
+    def batch_s(self) -> float:
+        """How long one batch may take before the rest of it is left for the next poll: well
+        inside max.poll.interval, so a slow batch never costs the worker its partitions."""
+        return self.max_poll_interval_ms / 1000 * 0.4
+
+    def budget(self) -> Budget:
+        """The page budget, fitted to the poll interval: one page, even killed at its wall-clock
+        deadline (2x its CPU budget), leaves the batch inside max.poll.interval."""
+        cap = self.batch_s / 2
+        seconds = min(self.page_budget_s, cap) if self.page_budget_s > 0 else cap
+        return Budget(seconds, self.page_memory_mb)
 
 
 @dataclass
@@ -171,7 +206,11 @@ class WorkerStats:
 class Worker:
     def __init__(self, config: WorkerConfig, extractor: Any = None) -> None:
         self.cfg = config
-        self.extractor = extractor if extractor is not None else config.extract.extractor()
+        self._own_extractor = extractor is None
+        if extractor is None:  # filtered in a child process under the page budget
+            budget = config.budget()
+            extractor = BoundedExtractor(budget, wall_s=2 * budget.seconds + 1, options=config.extract)
+        self.extractor = extractor
         self.stats = WorkerStats()
         self.metrics = Metrics(info={"model": model_version(self.extractor)})
         self.metrics_server: Any = None  # a ce_filter.pipelines.metrics.MetricsServer while serving
@@ -230,6 +269,8 @@ class Worker:
             sink.close()
             consumer.close(autocommit=False)  # leaves the group
             restore()
+            if self._own_extractor:
+                self.extractor.close()
             if self.metrics_server is not None:
                 self.metrics_server.close()
                 self.metrics_server = None
@@ -257,9 +298,17 @@ class Worker:
             now = time.monotonic()
             if batch:
                 last_msg = now
+                deadline = now + self.cfg.batch_s
+                futures: list[Any] = []
+                done: dict[Any, int] = {}  # partition -> messages of it handled, in order
                 try:
-                    futures = [self._handle(m, sink) for msgs in batch.values() for m in msgs]
-                except Exception as e:  # noqa: BLE001 - even the dead-letter send was refused
+                    for tp, msgs in batch.items():
+                        for m in msgs:
+                            if futures and time.monotonic() > deadline:
+                                break
+                            futures.append(self._handle(m, sink))
+                            done[tp] = done.get(tp, 0) + 1
+                except Exception as e:  # noqa: BLE001 - a delivery refused at once (even a dead letter)
                     log.error("cannot produce (%s: %s); stopping without commit", type(e).__name__, e)
                     return EXIT_DELIVERY
                 sink.flush()
@@ -274,7 +323,10 @@ class Worker:
                         err,
                     )
                     return EXIT_DELIVERY
-                self._commit(consumer)
+                if sum(done.values()) == len(futures) == sum(len(v) for v in batch.values()):
+                    self._commit(consumer)
+                else:  # out of time: commit what is done, read the rest again next poll
+                    self._commit_part(consumer, batch, done)
             elif not consumer.assignment():
                 last_msg = now  # idle time counts from when there are partitions to read
             elif self.cfg.idle_exit_s and now - last_msg >= self.cfg.idle_exit_s:
@@ -306,43 +358,103 @@ class Worker:
         except KafkaError as e:  # e.g. a rebalance took the partitions: they will be redelivered
             log.warning("offset commit failed (%s): those messages will be processed again", e)
 
+    def _commit_part(self, consumer: Any, batch: dict[Any, list[Any]], done: dict[Any, int]) -> None:
+        """Commit the handled prefix of each partition of ``batch`` and seek every partition
+        back to its first message not handled."""
+        from kafka.errors import KafkaError
+        from kafka.structs import OffsetAndMetadata
+
+        offsets = {}
+        for tp, msgs in batch.items():
+            k = done.get(tp, 0)
+            if k:
+                offsets[tp] = OffsetAndMetadata(msgs[k - 1].offset + 1, "", -1)
+            if k < len(msgs):
+                consumer.seek(tp, msgs[k].offset)
+        log.warning("batch over %.0f s: %d of %d messages done, the rest is read again",
+                    self.cfg.batch_s, sum(done.values()), sum(len(v) for v in batch.values()))
+        try:
+            consumer.commit(offsets=offsets)
+            self.stats.commits += 1
+            self.metrics.commit()
+        except KafkaError as e:
+            log.warning("offset commit failed (%s): those messages will be processed again", e)
+
     def _handle(self, msg: Any, sink: KafkaSink) -> Any:
+        """Filter one message and send its record (or its dead letter); returns the delivery's
+        future. Only a delivery refused at once raises: everything a message can do wrong ends
+        as its dead letter, so no message can stop the worker or block its partition."""
+        from kafka.errors import MessageSizeTooLargeError
+
         self.stats.consumed += 1
         t0 = time.perf_counter()
-        bytes_in = len(msg.value or b"")
+        bytes_in = len(msg.value or b"") if isinstance(msg.value, bytes) else 0
         try:
-            page = page_from_message(msg)
-            try:
-                rec = filter_page(self.extractor, page)
-            except Exception as e:  # noqa: BLE001 - the filter should not raise; if it does, dead-letter
-                raise PoisonMessage("filter-error", f"{type(e).__name__}: {e}") from e
-            if rec["reason"] == "binary content" or _control_heavy(page.body):
-                raise PoisonMessage("undecodable", "binary content, not HTML")
+            key, value = self._output(msg)
         except PoisonMessage as p:
             self.metrics.observe(bytes_in, time.perf_counter() - t0, failed=p.reason)
             return self._dead_letter(msg, p, sink)
-        key = rec["url"].encode("utf-8") if rec["url"] else msg.key
-        value = dumps(rec)
         try:
             fut = sink.send(value, key)
-        except Exception as e:  # noqa: BLE001 - refused at once (e.g. over max_request_size)
+        except MessageSizeTooLargeError as e:  # the record is over max_request_size
             self.metrics.observe(bytes_in, time.perf_counter() - t0, failed="output-error")
             return self._dead_letter(msg, PoisonMessage("output-error", f"{type(e).__name__}: {e}"), sink)
         self.stats.produced += 1
         self.metrics.observe(bytes_in, time.perf_counter() - t0, bytes_out=len(value))
         return fut
 
+    def _output(self, msg: Any) -> tuple[bytes | None, bytes]:
+        """(key, value) of the record of ``msg``, or PoisonMessage saying why there is none."""
+        stage = "invalid-envelope"
+        try:
+            page = page_from_message(msg)
+            stage = "filter-error"
+            rec = filter_page(self.extractor, page)
+            if rec["reason"] == "binary content" or _control_heavy(page.body):
+                raise PoisonMessage("undecodable", "binary content, not HTML")
+            if rec["reason"].startswith(FAILED):  # (an error or a dead process, as the record says)
+                raise PoisonMessage("filter-error", rec["reason"])
+            stage = "output-error"
+            return (rec["url"].encode("utf-8") if rec["url"] else msg.key), dumps(rec)
+        except PoisonMessage:
+            raise
+        except Exception as e:  # noqa: BLE001 - whatever a message does, it is that message's fault
+            raise PoisonMessage(stage, f"{type(e).__name__}: {str(e)[:500]}") from e
+
     def _dead_letter(self, msg: Any, p: PoisonMessage, sink: KafkaSink) -> Any:
+        """The message, unchanged, to the dead-letter topic with why and where from in headers.
+        One that would not fit the producer's max_request_size is cut to fit, and says so in
+        ``ce-filter-truncated`` (its original size); the whole of it is still on the input
+        topic at ``ce-filter-source`` (also split into -topic, -partition, -offset)."""
+        from kafka.errors import MessageSizeTooLargeError
+
         self.stats.dead_lettered += 1
         self.stats.reasons[p.reason] = self.stats.reasons.get(p.reason, 0) + 1
-        log.warning("dead letter %s/%d/%d: %s", msg.topic, msg.partition, msg.offset, p)
-        headers = [(k, v) for k, v in (msg.headers or []) if not k.startswith("ce-filter-")]
-        headers += [
+        log.warning("dead letter %s/%d/%d: %s", msg.topic, msg.partition, msg.offset,
+                    str(p).encode("utf-8", "replace")[:300].decode("utf-8", "replace"))
+        ours = [
             ("ce-filter-reason", p.reason.encode()),
             ("ce-filter-error", p.error.encode("utf-8", "replace")[:2000]),
             ("ce-filter-source", f"{msg.topic}/{msg.partition}/{msg.offset}".encode()),
+            ("ce-filter-source-topic", str(msg.topic).encode()),
+            ("ce-filter-source-partition", str(msg.partition).encode()),
+            ("ce-filter-source-offset", str(msg.offset).encode()),
         ]
-        return sink.send(msg.value or b"", msg.key, topic=self.cfg.dead_letter_topic, headers=headers)
+        theirs = [(k, v) for k, v in (msg.headers or []) if not str(k).startswith("ce-filter-")]
+        value, key = msg.value or b"", msg.key
+        room = int(sink.producer.config.get("max_request_size", 1 << 20)) - DEAD_LETTER_SLACK
+        size = len(value) + len(key or b"") + sum(len(k) + len(v or b"") for k, v in theirs)
+        if size > room:  # cut, rather than refused (which would stop the worker)
+            theirs = [] if sum(len(k) + len(v or b"") for k, v in theirs) > room // 4 else theirs
+            key = key[:4096] if key else key
+            value = value[: max(room - len(key or b"") - sum(len(k) + len(v or b"") for k, v in theirs), 0)]
+            ours.append(("ce-filter-truncated", str(len(msg.value or b"")).encode()))
+        try:
+            return sink.send(value, key, topic=self.cfg.dead_letter_topic, headers=theirs + ours)
+        except MessageSizeTooLargeError:  # the estimate was short: the headers alone, then
+            ours.append(("ce-filter-truncated", str(len(msg.value or b"")).encode()))
+            return sink.send(b"", key[:1024] if key else key, topic=self.cfg.dead_letter_topic,
+                             headers=ours)
 
     def _install_signals(self) -> Any:
         if threading.current_thread() is not threading.main_thread():

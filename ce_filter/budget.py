@@ -1,0 +1,251 @@
+"""A hard per-page budget of CPU time and memory, for the stages that run many pages.
+
+The pre-parse scan (precheck.py) makes the known expensive shapes cheap; this is the guarantee
+behind it. Lexbor's parse is one C call that a Python-level timeout cannot interrupt, so the
+budget is enforced by the operating system on a process that is expendable:
+
+- ``page_timer``: a CPU-time timer (``ITIMER_PROF``) armed for one page; past it the kernel
+  ends the process with SIGPROF, whatever it is doing;
+- ``limit_memory``: an address-space limit (``RLIMIT_AS``) of the process's size when it is
+  ready plus the budget; past it allocations fail (MemoryError, or Lexbor's own failure).
+
+Pool children of ``ce-filter warc`` run pages this way themselves (their parent replaces a
+child that died and records its page). ``BoundedExtractor`` gives single-process stages (the
+Kafka worker, the crawler, the Spark job) the same: an Extractor in a child process, killed
+and replaced when a page overruns, the page answered with an empty result and a reason.
+``guarded`` turns any exception of one page into such a result, so one page never stops a run.
+"""
+
+from __future__ import annotations
+
+import multiprocessing as mp
+import resource
+import signal
+import threading
+from collections.abc import Callable, Iterator
+from contextlib import contextmanager
+from dataclasses import dataclass
+from typing import Any
+
+from .api import Extraction
+from .options import ExtractOptions
+
+# Reasons of the empty results this module makes (the ``reason`` field of records).
+OVER_TIME = "over budget: time"
+OVER_MEMORY = "over budget: memory"
+FILTER_ERROR = "filter error"  # + ": <exception type>"
+PROCESS_DIED = "filter process died"  # + " (<signal>)"
+
+
+@dataclass(frozen=True)
+class Budget:
+    """Per page: CPU seconds, and memory above the process's size once it is ready."""
+
+    seconds: float = 10.0
+    memory_mb: int = 1024
+
+    @property
+    def enabled(self) -> bool:
+        return self.seconds > 0 or self.memory_mb > 0
+
+
+DEFAULT_BUDGET = Budget()
+
+
+def _vm(field: str) -> int:
+    """A size from /proc/self/status in bytes (0 where there is no /proc)."""
+    try:
+        with open("/proc/self/status") as fh:
+            for line in fh:
+                if line.startswith(field + ":"):
+                    return int(line.split()[1]) * 1024
+    except OSError:
+        pass
+    return 0
+
+
+def limit_memory(budget: Budget) -> int:
+    """Cap this process's address space at its current size plus the budget; returns the cap
+    (0: none). Call once the process is ready (model loaded), before its first page."""
+    if budget.memory_mb <= 0:
+        return 0
+    size = _vm("VmSize")
+    if not size:
+        return 0
+    cap = size + (budget.memory_mb << 20)
+    resource.setrlimit(resource.RLIMIT_AS, (cap, cap))
+    return cap
+
+
+def memory_exhausted(cap: int) -> bool:
+    """Whether this process has reached its address-space cap (so a failure was memory)."""
+    return bool(cap) and _vm("VmPeak") >= cap * 0.95
+
+
+@contextmanager
+def page_timer(budget: Budget) -> Iterator[None]:
+    """Arm a CPU-time timer for one page: past ``budget.seconds`` the kernel ends the process
+    (SIGPROF, default action). Only for processes whose parent handles their death."""
+    if budget.seconds <= 0:
+        yield
+        return
+    signal.signal(signal.SIGPROF, signal.SIG_DFL)
+    signal.setitimer(signal.ITIMER_PROF, budget.seconds)
+    try:
+        yield
+    finally:
+        signal.setitimer(signal.ITIMER_PROF, 0)
+
+
+def guarded(extractor: Any, html: Any, url: str | None = None, encoding: str | None = None,
+            memory_cap: int = 0) -> Extraction:
+    """``extractor.extract`` that never raises: an exception becomes an empty result whose
+    reason names it (memory, when the process ran into its address-space cap)."""
+    try:
+        return extractor.extract(html, url, encoding=encoding)
+    except Exception as e:  # noqa: BLE001 - one page's failure is that page's result
+        reason = OVER_MEMORY if isinstance(e, MemoryError) or memory_exhausted(memory_cap) \
+            else f"{FILTER_ERROR}: {type(e).__name__}"
+        return Extraction("", "", reason=reason, model=str(getattr(extractor, "version", "")))
+
+
+def died_reason(exitcode: int | None, budget: Budget) -> str:
+    """Why a page-running process that ended without an answer ended."""
+    if exitcode is not None and exitcode < 0:
+        sig = -exitcode
+        if sig == signal.SIGPROF:
+            return f"{OVER_TIME} ({budget.seconds:g} s)"
+        try:
+            return f"{PROCESS_DIED} ({signal.Signals(sig).name})"
+        except ValueError:
+            return f"{PROCESS_DIED} (signal {sig})"
+    return f"{PROCESS_DIED} (exit {exitcode})"
+
+
+# ------------------------------------------------------------------ the child process
+
+
+def _child(conn: Any, make: Callable[[], Any], budget: Budget) -> None:
+    """Serve pages on ``conn``: (html, url, encoding) in, ('ok', Extraction) out; None ends."""
+    signal.signal(signal.SIGINT, signal.SIG_IGN)  # the parent decides when to stop
+    ex = make()
+    ex.extract(b"<p>warm up</p>")
+    cap = limit_memory(budget)
+    conn.send(("ready", ex.version, ex.model.name, ex.model.digest))
+    while True:
+        try:
+            job = conn.recv()
+        except (EOFError, OSError):
+            return
+        if job is None:
+            return
+        html, url, encoding = job
+        with page_timer(budget):
+            out = guarded(ex, html, url, encoding, cap)
+        out._page = None  # the parse (for to_markdown/to_html) stays here: records do not need it
+        conn.send(("ok", out))
+        if out.reason == OVER_MEMORY:
+            return  # a process that ran out of memory is not trusted with the next page
+
+
+@dataclass
+class ModelRef:
+    """A model's name and digest, as a child process reported them (for the records)."""
+
+    name: str
+    digest: str
+
+
+class BoundedExtractor:
+    """``Extractor.extract`` in a child process under a per-page budget.
+
+    A page that runs past ``budget.seconds`` of CPU (or ``wall_s`` of wall time, for a child
+    stuck without using CPU) has its child killed and replaced; the page gets an empty result
+    with reason ``over budget: time (N s)``; one that runs out of memory ``over budget:
+    memory``; a child that dies otherwise ``filter process died (SIGNAL)``. ``extract`` never
+    raises for a page. Not thread-safe: one caller at a time (a lock serialises calls).
+    The child's Extractor is ``options.extractor()``, or what ``factory()`` (picklable) makes."""
+
+    def __init__(self, budget: Budget = DEFAULT_BUDGET, *, wall_s: float | None = None,
+                 options: ExtractOptions | None = None, factory: Callable[[], Any] | None = None) -> None:
+        self.budget = budget
+        self.wall_s = wall_s if wall_s is not None else max(3 * budget.seconds, budget.seconds + 30)
+        # what makes the child's Extractor: picklable (the child is spawned)
+        self.factory = factory or (options or ExtractOptions()).extractor
+        self._ctx = mp.get_context("spawn")  # the parent may run threads (Kafka, Twisted)
+        self._proc: Any = None
+        self._conn: Any = None
+        self._lock = threading.Lock()
+        self.restarts = 0
+        self.version = ""
+        self.model: ModelRef | None = None
+        self._start()
+
+    def _start(self) -> None:
+        parent, child = self._ctx.Pipe()
+        proc = self._ctx.Process(target=_child, args=(child, self.factory, self.budget),
+                                 daemon=True, name="ce-filter-page")
+        proc.start()
+        child.close()
+        # a child that cannot start (a bad model file, ...) is an error of the caller's setup
+        if not parent.poll(300):
+            proc.kill()
+            raise RuntimeError("the filter process did not start within 300 s")
+        try:
+            _, self.version, name, digest = parent.recv()
+        except (EOFError, OSError):
+            proc.join()
+            raise RuntimeError(f"the filter process failed to start (exit {proc.exitcode})") from None
+        self.model = ModelRef(name, digest)
+        self._proc, self._conn = proc, parent
+
+    def _stop_child(self) -> None:
+        if self._proc is not None:
+            if self._proc.is_alive():
+                self._proc.kill()
+            self._proc.join(10)
+            self._conn.close()
+        self._proc = self._conn = None
+
+    def extract(self, html: Any, url: str | None = None, *, encoding: str | None = None
+                ) -> Extraction:
+        with self._lock:
+            if self._proc is None:
+                self._start()
+                self.restarts += 1
+            try:
+                self._conn.send((html, url, encoding))
+                if self._conn.poll(self.wall_s):
+                    _, out = self._conn.recv()
+                    if out.reason == OVER_MEMORY:
+                        self._stop_child()  # it exits by itself; the next page gets a new one
+                    return out
+                self._proc.kill()  # stuck: no answer within the wall-clock deadline
+                reason = f"{OVER_TIME} ({self.wall_s:g} s wall clock)"
+            except (EOFError, OSError, BrokenPipeError):
+                self._proc.join(10)
+                reason = died_reason(self._proc.exitcode, self.budget)
+            self._stop_child()
+            return Extraction("", "", reason=reason, model=self.version)
+
+    def close(self) -> None:
+        with self._lock:
+            if self._conn is not None:
+                try:
+                    self._conn.send(None)
+                except OSError:
+                    pass
+                self._proc.join(5)
+            self._stop_child()
+
+    def __enter__(self) -> BoundedExtractor:
+        return self
+
+    def __exit__(self, *exc: Any) -> None:
+        self.close()
+
+    def __del__(self) -> None:  # a forgotten close must not leave a child behind
+        try:
+            self._stop_child()
+        except Exception:  # noqa: BLE001 - interpreter shutdown
+            pass
