@@ -12,6 +12,7 @@ from . import __version__
 from .decode import decode_html
 from .model import Model, load_default
 from .options import probability
+from .pagekind import page_signals
 from .segment import FLAG_NAMES, Blocks, _id, parse, segment
 
 # Pages above this size are cut before parsing: a 50 MB "page" is a dump, not an article,
@@ -82,6 +83,10 @@ class Extraction:
     description: str = ""
     canonical_url: str = ""
     language: str = ""  # ISO 639-1
+    # the page kind (pagekind.KINDS: article, documentation, service, forum, collection, listing,
+    # product) and the page-kind model's probability for it; '' / None where no estimate was made
+    page_type: str = ""
+    page_type_prob: float | None = None
     # the segmented page and the kept mask, for to_markdown / to_html
     _page: tuple[Blocks, np.ndarray] | None = field(default=None, repr=False, compare=False)
 
@@ -117,6 +122,8 @@ class Extraction:
             "model": self.model,
             "blocks_kept": self.blocks_kept,
             "blocks_total": len(self.blocks),
+            "page_type": self.page_type,
+            "page_type_prob": self.page_type_prob,
         }
 
 
@@ -217,6 +224,9 @@ class Extractor:
         self.max_bytes = max_bytes
         self.metadata = metadata
         self.version = f"ce-filter/{__version__} model/{model.name}@{model.digest}"
+        # the page kind: the model's own page-kind model, else the shipped content model's (the
+        # comments model is trained on corpora without page types)
+        self.kind_model = model.pagekind or load_default("content").pagekind
 
     def decode(self, html: bytes | str | None, encoding: str | None = None
                ) -> tuple[str, str, bool, str]:
@@ -255,7 +265,10 @@ class Extractor:
                              truncated=truncated, model=self.version)
             keep = np.zeros(0, dtype=bool)
         else:
-            scores = self.model.block_scores(blocks)
+            kind = None
+            if self.kind_model is not None:
+                kind = self.kind_model.proba(page_signals(blocks, text_html, url))
+            scores = self.model.block_scores(blocks, kind)
             keep = select(scores, self.threshold, code_blocks(blocks))
             kept = [t for t, k in zip(blocks.texts, keep) if k]
             out = Extraction(
@@ -267,6 +280,9 @@ class Extractor:
                 model=self.version,
                 reason="" if kept else "no block classified as content",
             )
+            if kind is not None:
+                i = int(np.argmax(kind))
+                out.page_type, out.page_type_prob = self.kind_model.kinds[i], round(float(kind[i]), 4)
         out._page = (blocks, keep)
         out.html_title = blocks.title
         if self.metadata:
@@ -287,9 +303,9 @@ class Extractor:
             setattr(out, k, getattr(md, k))
         out.language = page_language(out.text, head.lang)
 
-    def scores(self, html: str) -> np.ndarray:
+    def scores(self, html: str, url: str | None = None) -> np.ndarray:
         blocks = segment(parse(html))
-        return self.model.block_scores(blocks)
+        return self.model.block_scores(blocks, self.model.page_kind(blocks, html, url))
 
 
 _default: dict[bool, Extractor] = {}

@@ -25,6 +25,7 @@ from .features import (
     stage2_inputs,
 )
 from .features.tokens import token_weight_sums
+from .pagekind import PageKindError, PageKindModel
 from .segment import Blocks, vocab_table
 
 FORMAT_VERSION = 1
@@ -84,6 +85,15 @@ class Model:
     # the precision-leaning cut chosen on CV (learn.fit.TrainConfig.precise_beta); None in model
     # files from before it was recorded
     precise_threshold: float | None = None
+    # the page-kind model trained with it on the training pages' types (None: the training data
+    # had none); the "kind" feature group reads its probabilities
+    pagekind: PageKindModel | None = None
+
+    def page_kind(self, blocks: Blocks, html: str = "", url: str | None = None) -> np.ndarray | None:
+        """The page's kind probabilities (KINDS order), or None without a page-kind model."""
+        if self.pagekind is None:
+            return None
+        return self.pagekind.predict(blocks, html, url)[2]
 
     def predict_proba(self, x: np.ndarray, cont: np.ndarray | None = None,
                       weight: np.ndarray | None = None) -> np.ndarray:
@@ -93,9 +103,10 @@ class Model:
             return np.zeros(0)
         return self._stage2(sigmoid(self.stage1.decision(x)), cont, weight)
 
-    def block_scores(self, blocks: Blocks) -> np.ndarray:
-        """Block probabilities of a segmented page (what Extractor calls)."""
-        return self.scores(*page_inputs(blocks, self.spec), blocks)
+    def block_scores(self, blocks: Blocks, kind: np.ndarray | None = None) -> np.ndarray:
+        """Block probabilities of a segmented page (what Extractor calls); ``kind``: the page's
+        kind probabilities (``page_kind``), read when the model has the ``kind`` group."""
+        return self.scores(*page_inputs(blocks, self.spec, kind), blocks)
 
     def scores(self, x: np.ndarray, tokens: list[TokenRows], blocks: Blocks) -> np.ndarray:
         """``predict_proba`` from ``page_inputs``' parts: the dense columns through their
@@ -145,6 +156,8 @@ class Model:
             d["stage2_page_rel"] = True
         if self.precise_threshold is not None:
             d["precise_threshold"] = self.precise_threshold
+        if self.pagekind is not None:
+            d["pagekind"] = self.pagekind.to_json()
         return d
 
     def dumps(self) -> str:
@@ -179,6 +192,13 @@ class Model:
         pt = d.get("precise_threshold")
         if pt is not None and not (isinstance(pt, (int, float)) and 0.0 <= pt <= 1.0):
             raise ModelError("precise_threshold must be a number in [0, 1]")
+        pk = d.get("pagekind")
+        try:
+            kind_model = PageKindModel.from_json(pk) if pk is not None else None
+        except PageKindError as e:
+            raise ModelError(str(e)) from e
+        if kind_model is None and "kind" in spec.groups:
+            raise ModelError("a model with the kind feature group needs its page-kind model")
         return cls(
             name=str(d["name"]),
             spec=spec,
@@ -188,6 +208,7 @@ class Model:
             meta=dict(d.get("meta", {})),
             stage2_page_rel=rel,
             precise_threshold=None if pt is None else float(pt),
+            pagekind=kind_model,
         )
 
     @classmethod

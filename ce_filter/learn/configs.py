@@ -28,6 +28,12 @@ CONFIGS: dict[str, TrainConfig] = {
     # Ours: every group, ancestor and heading tokens, token weights, context stage.
     "best": TrainConfig(),
 }
+# best with the page-kind probabilities (and their products with block size, link and text
+# density) as block features: needs training pages with page types (wcxb-dev)
+CONFIGS["best+kind"] = replace(CONFIGS["best"], groups=CONFIGS["best"].groups + ("kind",))
+# best with the repeated-structure columns (features.struct), and with both additions
+CONFIGS["best+struct"] = replace(CONFIGS["best"], groups=CONFIGS["best"].groups + ("struct",))
+CONFIGS["best+kind+struct"] = replace(CONFIGS["best"], groups=CONFIGS["best"].groups + ("kind", "struct"))
 # best with the gold lines realigned where the page-wide LCS missed them (labels.realign_lines)
 CONFIGS["best+lines"] = replace(CONFIGS["best"], label_lines=True)
 # Leave-one-out rows: what each addition of ours buys (ablation --rows with these names).

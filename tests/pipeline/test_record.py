@@ -90,13 +90,17 @@ def test_schema_is_versioned_and_evolvable(ex):
     assert sch["$id"] == "urn:ce-filter:record:3" and sch is not schema()
     assert "additionalProperties" not in json.dumps(sch)  # nowhere: readers ignore unknown fields
     rec = filter_page(ex, _page())
-    newer = {**copy.deepcopy(rec), "keywords": ["a"], "page_type": {"label": "article", "p": 0.9}}
+    newer = {**copy.deepcopy(rec), "keywords": ["a"], "reading": {"minutes": 3, "level": 0.9}}
     newer["stats"]["words"] = 12
     newer["source"]["warc_offset"] = 1234
     assert validate(newer) == []
     assert validate({**rec, "schema": "ce-filter.record/2"}) != []
     optional = [k for k in sch["properties"] if k not in sch["required"]]
-    assert optional == []  # version 3.0 itself: every field is there; later additions are optional
+    # version 3.0 had every field required; the fields added within version 3 are optional
+    assert optional == ["page_type", "page_type_prob"]
+    older = {k: v for k, v in rec.items() if k not in optional}  # a record from before them
+    assert validate(older) == []
+    assert validate({**rec, "page_type": "homepage"}) != []  # a kind the model does not have
     assert "revisit_of" not in sch["properties"]["source"]["required"]
 
 
