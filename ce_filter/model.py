@@ -193,6 +193,8 @@ class Model:
         if pt is not None and not (isinstance(pt, (int, float)) and 0.0 <= pt <= 1.0):
             raise ModelError("precise_threshold must be a number in [0, 1]")
         pk = d.get("pagekind")
+        if pk is not None and not isinstance(pk, dict):
+            raise ModelError("pagekind must be a page-kind model object")
         try:
             kind_model = PageKindModel.from_json(pk) if pk is not None else None
         except PageKindError as e:

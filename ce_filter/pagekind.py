@@ -6,18 +6,16 @@ short links is boilerplate on an article and the content of a listing). The sign
 person glances at: the declared types (JSON-LD / microdata ``@type``, ``og:type``), the URL's
 shape and words, and the page's blocks (how many, how link-heavy, how many headings, list
 items, table cells, form fields and code blocks, and how much of the page is one repeated
-structure). The model file is JSON like the block model's (``pagekind.json``), rebuilt by
-``scripts/train_models.sh`` (``python -m ce_filter.learn.pagekind``).
+structure). The model is JSON, stored inside the content model file (``pagekind``) and fitted
+with it (learn.fit.page_kinds), so ``scripts/train_models.sh`` rebuilds both.
 """
 
 from __future__ import annotations
 
-import hashlib
 import json
 import re
 from collections import Counter
 from dataclasses import dataclass, field
-from importlib import resources
 from pathlib import Path
 from typing import Any
 from urllib.parse import urlsplit
@@ -251,13 +249,6 @@ class PageKindModel:
     def dumps(self) -> str:
         return json.dumps(self.to_json(), indent=1, sort_keys=True) + "\n"
 
-    @property
-    def digest(self) -> str:
-        d = self.__dict__.get("_digest")
-        if d is None:
-            d = self.__dict__["_digest"] = hashlib.sha256(self.dumps().encode()).hexdigest()[:12]
-        return d
-
     def save(self, path: str | Path) -> None:
         Path(path).write_text(self.dumps(), encoding="utf-8")
 
@@ -290,12 +281,3 @@ class PageKindModel:
             raise PageKindError(f"{path}: {e!r}") from e
 
 
-_cache: dict[str, PageKindModel] = {}
-
-
-def load_default() -> PageKindModel:
-    """The page-kind model shipped in the package."""
-    if "m" not in _cache:
-        ref = resources.files("ce_filter") / "models" / "pagekind.json"
-        _cache["m"] = PageKindModel.from_json(json.loads(ref.read_text(encoding="utf-8")))
-    return _cache["m"]

@@ -31,8 +31,9 @@ CONFIGS: dict[str, TrainConfig] = {
 # best with the page-kind probabilities (and their products with block size, link and text
 # density) as block features: needs training pages with page types (wcxb-dev)
 CONFIGS["best+kind"] = replace(CONFIGS["best"], groups=CONFIGS["best"].groups + ("kind",))
-# best with the repeated-structure columns (features.struct), and with both additions
-CONFIGS["best+struct"] = replace(CONFIGS["best"], groups=CONFIGS["best"].groups + ("struct",))
+# best with the page-kind probabilities (and their products with block size, link and text
+# density; features.kind, needs training pages with page types) and the repeated-structure
+# columns (features.struct) as block features
 CONFIGS["best+kind+struct"] = replace(CONFIGS["best"], groups=CONFIGS["best"].groups + ("kind", "struct"))
 # best with the gold lines realigned where the page-wide LCS missed them (labels.realign_lines)
 CONFIGS["best+lines"] = replace(CONFIGS["best"], label_lines=True)
@@ -54,6 +55,9 @@ CONFIGS.update({
     "best+text": _with("text"),
     "best+ctx": _with("ctx"),
     "best+text+ctx": _with("text", "ctx"),
+    "best@C": _LOO,  # best itself at its chosen C, for the rows beside it
+    "best+kind": _with("kind"),
+    "best+struct": _with("struct"),
     "best-rx": _without("rx"),
     "best-head": _without("head"),
     "best-stage2": replace(_LOO, stage2=False),

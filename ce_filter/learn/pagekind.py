@@ -122,7 +122,7 @@ def main(argv: list[str] | None = None) -> int:
     model, _ = train(np.vstack(xs), ys, gs)
     model.meta["data"] = [Spec.parse(s).name for s in a.corpus]
     model.save(a.out)
-    print(f"wrote {a.out} ({model.digest}); grouped CV accuracy {model.meta['cv']['accuracy']}",
+    print(f"wrote {a.out}; grouped CV accuracy {model.meta['cv']['accuracy']}",
           file=sys.stderr)
     return 0
 

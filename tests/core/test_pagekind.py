@@ -91,6 +91,9 @@ def test_block_model_with_the_kind_group_needs_a_kind_model():
     m = Model("t", spec, Linear(np.zeros(n), np.ones(n), np.arange(n) / 10.0, 0.0), pagekind=_toy_model())
     d = json.loads(m.dumps())
     assert Model.from_json(d).pagekind.dumps() == m.pagekind.dumps()
+    for bad in ([1, 2], {**d["pagekind"], "format_version": 2}):
+        with pytest.raises(ModelError):
+            Model.from_json({**d, "pagekind": bad})
     d.pop("pagekind")
     with pytest.raises(ModelError):
         Model.from_json(d)
