@@ -124,7 +124,7 @@ def explain(html: bytes | str, url: str | None = None, *, extractor: Extractor |
         kind = ex.kind_model.proba(page_signals(blocks, text, url)) if ex.kind_model else None
         whys, _ = explain_blocks(ex.model, blocks, ex.threshold, top, kind)
     meta = {k: getattr(r, k) for k in ("title", "author", "date", "sitename", "language",
-                                       "canonical_url", "page_type") if getattr(r, k, None)}
+                                       "canonical_url") if getattr(r, k, None)}
     return {
         "url": url or "",
         "model": r.model,
