@@ -120,12 +120,14 @@ CHROMIUM = shutil.which("chromium") or shutil.which("chromium-browser")
 @pytest.mark.skipif(CHROMIUM is None, reason="Chromium not installed (apt-get install chromium)")
 def test_view_in_headless_chromium(tmp_path: Path) -> None:
     # a cut just over the code block's score, so that the block is kept by the code rule alone
-    d0 = explain(PAGE.encode())
+    # (one URL for every call: the page kind, and through it the scores, read the URL)
+    url = "https://town.example/fleet"
+    d0 = explain(PAGE.encode(), url)
     code_score = next(b["score"] for b in d0["blocks"] if b["code"])
     # (a cut of two decimals: the view's URL carries it so)
     ex = Extractor(threshold=min(math.floor(code_score * 100 + 1) / 100, 0.99))
     view = tmp_path / "view.html"
-    view.write_text(render_view(explain(PAGE.encode(), "https://town.example/fleet", extractor=ex)),
+    view.write_text(render_view(explain(PAGE.encode(), url, extractor=ex)),
                     encoding="utf-8")
     base = [CHROMIUM, "--headless", "--no-sandbox", "--disable-gpu", "--disable-background-networking",
             "--no-first-run", "--disable-component-update", "--disable-sync",
@@ -137,7 +139,7 @@ def test_view_in_headless_chromium(tmp_path: Path) -> None:
         assert r.returncode == 0, r.stderr[-2000:]
         return r.stdout
 
-    d = explain(PAGE.encode(), extractor=ex)
+    d = explain(PAGE.encode(), url, extractor=ex)
     n = len(d["blocks"])
     at_default = dom(f"{d['threshold']:.2f}")
     kept = at_default.count('class="blk kept"')
