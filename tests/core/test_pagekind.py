@@ -115,3 +115,14 @@ def test_extraction_and_record_carry_the_page_kind():
     assert r.to_dict()["page_type"] == r.page_type
     empty = ex.extract("<html><body></body></html>")
     assert empty.page_type == "" and empty.page_type_prob is None
+
+
+def test_struct_columns_count_repeated_siblings():
+    """The ``struct`` group: a listing's twelve items form one group, the heading its own."""
+    spec = FeatureSpec(groups=("struct",))
+    b = segment(parse(LISTING))
+    rows = [dict(zip(feature_names(spec), r)) for r in page_features(b, spec)]
+    items = [r for t, r in zip(b.texts, rows) if t.startswith("Item number")]
+    head = next(r for t, r in zip(b.texts, rows) if t == "Results")
+    assert len(items) == 12 and all(r["rep1"] == pytest.approx(np.log(12)) for r in items)
+    assert head["rep1"] == 0.0 and items[0]["rep2_share"] > 0.8 > head["rep2_share"]
