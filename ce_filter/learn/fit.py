@@ -269,11 +269,11 @@ def page_kinds(pages: list[Page], log: bool = False) -> PageKindModel | None:
     from . import pagekind
 
     typed = [i for i, p in enumerate(pages) if p.page_type in KINDS and p.signals is not None]
-    if not typed:
-        return None
+    groups = [pages[i].site or pages[i].id for i in typed]
+    if len({pages[i].page_type for i in typed}) < 2 or len(set(groups)) < 2:
+        return None  # nothing to tell apart, or no held-out site to estimate it on
     x = np.vstack([pages[i].signals for i in typed])
     types = [pages[i].page_type for i in typed]
-    groups = [pages[i].site or pages[i].id for i in typed]
     model, oof = pagekind.train(x, types, groups, log=log)
     for i, pr in zip(typed, oof):
         pages[i].kind = pr

@@ -24,6 +24,7 @@ from .progress import progress
 
 CS = (0.01, 0.03, 0.1, 0.3, 1.0)
 FOLDS = 5
+ABSENT = -30.0  # the intercept of a kind without training pages
 
 
 def signals(docs: Iterable[Doc]) -> tuple[np.ndarray, list[str], list[str], list[str]]:
@@ -48,11 +49,21 @@ def _fit(x: np.ndarray, y: np.ndarray, c: float) -> PageKindModel:
     mean = x.mean(axis=0)
     scale = x.std(axis=0)
     scale[scale == 0] = 1.0
-    lr = LogisticRegression(C=c, max_iter=5000, tol=1e-8)
-    lr.fit((x - mean) / scale, y)
-    order = [list(lr.classes_).index(k) for k in range(len(KINDS))]
-    return PageKindModel(KINDS, _significant(mean), _significant(scale),
-                         _significant(lr.coef_[order]), _significant(lr.intercept_[order]))
+    coef = np.zeros((len(KINDS), x.shape[1]))
+    # a kind with no training page never wins (a small corpus, or a fold of one)
+    icpt = np.full(len(KINDS), ABSENT)
+    present = np.unique(y)
+    if len(present) == 1:
+        icpt[present[0]] = 0.0
+    else:
+        lr = LogisticRegression(C=c, max_iter=5000, tol=1e-8)
+        lr.fit((x - mean) / scale, y)
+        if len(present) == 2:  # scikit-learn's binary form: one weight vector, for the second
+            coef[present[1]], icpt[present] = lr.coef_[0], (0.0, lr.intercept_[0])
+        else:
+            coef[present], icpt[present] = lr.coef_, lr.intercept_
+    return PageKindModel(KINDS, _significant(mean), _significant(scale), _significant(coef),
+                         _significant(icpt))
 
 
 def _folds(groups: list[str], folds: int) -> list[tuple[np.ndarray, np.ndarray]]:
@@ -67,7 +78,7 @@ def oof_proba(x: np.ndarray, y: np.ndarray, groups: list[str], c: float,
               folds: int = FOLDS) -> np.ndarray:
     """Out-of-fold kind probabilities (folds grouped by ``groups``)."""
     out = np.zeros((len(y), len(KINDS)))
-    for tr, te in _folds(groups, folds):
+    for tr, te in _folds(groups, min(folds, len(set(groups)))):
         out[te] = _fit(x[tr], y[tr], c).proba(x[te])
     return out
 
