@@ -13,6 +13,7 @@ from . import __version__
 from .decode import decode_html
 from .model import Model, load_default
 from .options import probability
+from .pagekind import page_signals
 from .precheck import DEFAULT_LIMITS, Limits, check
 from .segment import FLAG_PRE, Blocks, _id, parse, segment
 
@@ -91,6 +92,10 @@ class Extraction:
     description: str = ""
     canonical_url: str = ""
     language: str = ""  # ISO 639-1
+    # the page kind (pagekind.KINDS: article, documentation, service, forum, collection, listing,
+    # product) and the page-kind model's probability for it; '' / None where no estimate was made
+    page_type: str = ""
+    page_type_prob: float | None = None
     # the segmented page, the kept mask and the page's text, for to_markdown / to_html
     _page: tuple[Blocks, np.ndarray, str] | None = field(default=None, repr=False, compare=False)
 
@@ -134,6 +139,8 @@ class Extraction:
             "model": self.model,
             "blocks_kept": self.blocks_kept,
             "blocks_total": len(self.blocks),
+            "page_type": self.page_type,
+            "page_type_prob": self.page_type_prob,
         }
 
 
@@ -243,6 +250,9 @@ class Extractor:
         self.metadata = metadata
         self.limits = limits  # the pre-parse caps (precheck.py)
         self.version = f"ce-filter/{__version__} model/{model.name}@{model.digest}"
+        # the page kind: the model's own page-kind model, else the shipped content model's (the
+        # comments model is trained on corpora without page types)
+        self.kind_model = model.pagekind or load_default("content").pagekind
 
     def __getstate__(self) -> dict[str, Any]:
         # the model holds C lookup tables (capsules) that cannot be pickled: send its JSON
@@ -311,7 +321,10 @@ class Extractor:
                              truncated=truncated, model=self.version)
             keep = np.zeros(0, dtype=bool)
         else:
-            scores = self.model.block_scores(blocks)
+            kind = None
+            if self.kind_model is not None:
+                kind = self.kind_model.proba(page_signals(blocks, text_html, url))
+            scores = self.model.block_scores(blocks, kind)
             keep = select(scores, self.threshold, code_blocks(blocks))
             kept = [t for t, k in zip(blocks.texts, keep) if k]
             out = Extraction(
@@ -323,6 +336,9 @@ class Extractor:
                 model=self.version,
                 reason="" if kept else "no block classified as content",
             )
+            if kind is not None:
+                i = int(np.argmax(kind))
+                out.page_type, out.page_type_prob = self.kind_model.kinds[i], round(float(kind[i]), 4)
         out._page = (blocks, keep, text_html)
         out.url = url or ""
         out.html_title = blocks.title
@@ -344,10 +360,10 @@ class Extractor:
             setattr(out, k, getattr(md, k))
         out.language = page_language(out.text, head.lang)
 
-    def scores(self, html: str) -> np.ndarray:
+    def scores(self, html: str, url: str | None = None) -> np.ndarray:
         """Every block's content probability for a page given as text (no threshold applied)."""
         blocks = segment(parse(html))
-        return self.model.block_scores(blocks)
+        return self.model.block_scores(blocks, self.model.page_kind(blocks, html, url))
 
 
 _default: dict[bool, Extractor] = {}

@@ -24,6 +24,7 @@ import numpy as np
 from .api import FALLBACK_REL, Extraction, Extractor, code_blocks, select
 from .features import CONTEXT, TOKEN_PREFIXES, context_features, feature_names, page_features, stage2_inputs
 from .model import Model, sigmoid
+from .pagekind import page_signals
 from .segment import Blocks
 
 TOP = 5  # terms shown per block and stage
@@ -67,13 +68,14 @@ def _terms(coef: np.ndarray, mean: np.ndarray, scale: np.ndarray, x: np.ndarray
     return coef * (x - mean) / scale
 
 
-def explain_blocks(model: Model, blocks: Blocks, threshold: float, top: int = TOP
-                   ) -> tuple[list[BlockWhy], np.ndarray]:
-    """Every block with its score and its strongest terms; also the final scores."""
+def explain_blocks(model: Model, blocks: Blocks, threshold: float, top: int = TOP,
+                   kind: np.ndarray | None = None) -> tuple[list[BlockWhy], np.ndarray]:
+    """Every block with its score and its strongest terms; also the final scores. ``kind``:
+    the page-kind probabilities (Model.block_scores)."""
     n = len(blocks)
     if n == 0:
         return [], np.zeros(0)
-    x = page_features(blocks, model.spec)
+    x = page_features(blocks, model.spec, kind)
     names = feature_names(model.spec)
     s1 = model.stage1
     t1 = _terms(s1.coef, s1.mean, s1.scale, x)
@@ -118,15 +120,18 @@ def explain(html: bytes | str, url: str | None = None, *, extractor: Extractor |
     whys: list[BlockWhy] = []
     if r.blocks:
         text, _, _, _ = ex.decode(html, encoding)
-        whys, _ = explain_blocks(ex.model, segment(parse(text)), ex.threshold, top)
+        blocks = segment(parse(text))
+        kind = ex.kind_model.proba(page_signals(blocks, text, url)) if ex.kind_model else None
+        whys, _ = explain_blocks(ex.model, blocks, ex.threshold, top, kind)
     meta = {k: getattr(r, k) for k in ("title", "author", "date", "sitename", "language",
-                                       "canonical_url", "page_type") if getattr(r, k, None)}
+                                       "canonical_url") if getattr(r, k, None)}
     return {
         "url": url or "",
         "model": r.model,
         "threshold": ex.threshold,
         "fallback_rel": FALLBACK_REL,
         "page_kind": getattr(r, "page_type", "") or "",
+        "page_kind_prob": getattr(r, "page_type_prob", None),
         "reason": r.reason,
         "metadata": meta,
         "stage2": ex.model.stage2 is not None,
@@ -223,7 +228,9 @@ def render_view(data: dict[str, Any]) -> str:
     meta = " · ".join(f"<b>{esc(k)}</b> {esc(str(v))}" for k, v in md.items())
     facts = [f"<b>model</b> {esc(data['model'])}", f"<b>threshold</b> {data['threshold']:.2f}"]
     if data.get("page_kind"):
-        facts.insert(0, f"<b>page kind</b> {esc(data['page_kind'])}")
+        prob = data.get("page_kind_prob")
+        facts.insert(0, f"<b>page kind</b> {esc(data['page_kind'])}"
+                        + (f" ({prob:.2f})" if isinstance(prob, float) else ""))
     if data.get("reason"):
         facts.append(f"<b>note</b> {esc(data['reason'])}")
     blocks = []

@@ -26,6 +26,7 @@ from .features import (
     stage2_inputs,
 )
 from .features.tokens import token_weight_sums
+from .pagekind import PageKindError, PageKindModel
 from .segment import Blocks, vocab_table
 
 FORMAT_VERSION = 1
@@ -102,6 +103,15 @@ class Model:
     # the precision-leaning cut chosen on CV (learn.fit.TrainConfig.precise_beta); None in model
     # files from before it was recorded
     precise_threshold: float | None = None
+    # the page-kind model trained with it on the training pages' types (None: the training data
+    # had none); the "kind" feature group reads its probabilities
+    pagekind: PageKindModel | None = None
+
+    def page_kind(self, blocks: Blocks, html: str = "", url: str | None = None) -> np.ndarray | None:
+        """The page's kind probabilities (KINDS order), or None without a page-kind model."""
+        if self.pagekind is None:
+            return None
+        return self.pagekind.predict(blocks, html, url)[2]
 
     def predict_proba(self, x: np.ndarray, cont: np.ndarray | None = None,
                       weight: np.ndarray | None = None) -> np.ndarray:
@@ -111,9 +121,10 @@ class Model:
             return np.zeros(0)
         return self._stage2(sigmoid(self.stage1.decision(x)), cont, weight)
 
-    def block_scores(self, blocks: Blocks) -> np.ndarray:
-        """Block probabilities of a segmented page (what Extractor calls)."""
-        return self.scores(*page_inputs(blocks, self.spec), blocks)
+    def block_scores(self, blocks: Blocks, kind: np.ndarray | None = None) -> np.ndarray:
+        """Block probabilities of a segmented page (what Extractor calls); ``kind``: the page's
+        kind probabilities (``page_kind``), read when the model has the ``kind`` group."""
+        return self.scores(*page_inputs(blocks, self.spec, kind), blocks)
 
     def scores(self, x: np.ndarray, tokens: list[TokenRows], blocks: Blocks) -> np.ndarray:
         """``predict_proba`` from ``page_inputs``' parts: the dense columns through their
@@ -163,6 +174,8 @@ class Model:
             d["stage2_page_rel"] = True
         if self.precise_threshold is not None:
             d["precise_threshold"] = self.precise_threshold
+        if self.pagekind is not None:
+            d["pagekind"] = self.pagekind.to_json()
         return d
 
     def dumps(self) -> str:
@@ -213,6 +226,15 @@ class Model:
             raise ModelError("stage2_page_rel must be true or false")
         n2 = context_features(np.zeros(1), page_rel=rel).shape[1]
         pt = d.get("precise_threshold")
+        pk = d.get("pagekind")
+        if pk is not None and not isinstance(pk, dict):
+            raise ModelError("pagekind must be a page-kind model object")
+        try:
+            kind_model = PageKindModel.from_json(pk) if pk is not None else None
+        except PageKindError as e:
+            raise ModelError(str(e)) from e
+        if kind_model is None and "kind" in spec.groups:
+            raise ModelError("a model with the kind feature group needs its page-kind model")
         return cls(
             name=_need(d["name"], str, "name"),
             spec=spec,
@@ -222,6 +244,7 @@ class Model:
             meta=dict(_need(d.get("meta", {}), dict, "meta")),
             stage2_page_rel=rel,
             precise_threshold=None if pt is None else _number(pt, "precise_threshold", 0.0, 1.0),
+            pagekind=kind_model,
         )
 
     @classmethod

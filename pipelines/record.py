@@ -36,6 +36,8 @@ def make_record(page: RawPage | Any, extraction: Any, extractor: Any) -> dict[st
         "status": page.status,
         "title": extraction.title or "",
         **{k: getattr(extraction, k, "") or None for k in META_FIELDS},
+        "page_type": getattr(extraction, "page_type", "") or None,
+        "page_type_prob": getattr(extraction, "page_type_prob", None),
         "text": text,
         "reason": extraction.reason or "",
         "stats": {

@@ -1,11 +1,15 @@
 #!/usr/bin/env bash
 # Rebuilds the shipped models from the data (deterministic: same data + versions -> same bytes).
+# content: every training corpus the data rules allow (dragnet train, cleaneval-dev, wcxb-dev),
+# with the page-kind model (fitted on wcxb-dev's page types) and its probabilities as block features.
+# comments: the article + comments target exists for dragnet only (its comments/ gold), so it is
+# trained on the article corpora it was chosen on.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 DATA=${CE_FILTER_DATA:-../shared/data}
 PY=${PY:-python3}
 [ -x .venv/bin/python ] && PY=.venv/bin/python
-for target in content comments; do
-  "$PY" -m ce_filter.cli train "$DATA/dragnet:train" "$DATA/cleaneval-dev" --target "$target" \
-    --out "ce_filter/models/$target.json"
-done
+"$PY" -m ce_filter.cli train "$DATA/dragnet:train" "$DATA/cleaneval-dev" "$DATA/wcxb-dev" \
+  --target content --config best+kind --out ce_filter/models/content.json
+"$PY" -m ce_filter.cli train "$DATA/dragnet:train" "$DATA/cleaneval-dev" --target comments \
+  --out ce_filter/models/comments.json

@@ -3,7 +3,9 @@
 Groups (each switchable, for the ablation): ``st`` shallow text (shallow.py), ``cetr`` tag
 ratios (cetr.py), ``ic`` class/id tokens (tokens.py), ``dom`` tree and page position
 (dom.py), ``text`` characters and words (text.py), ``ctx`` windowed neighbours (context.py),
-``rx`` readability's class/id patterns (rx.py), ``head`` the governing heading (headings.py).
+``rx`` readability's class/id patterns (rx.py), ``head`` the governing heading (headings.py),
+``kind`` the page-kind probabilities and their products with block figures (kind.py),
+``struct`` repeated structures (struct.py).
 Stage 2's context input is in context.py too.
 """
 
@@ -18,9 +20,11 @@ from .cetr import cetr_features
 from .context import CONTAINER_LEVELS, CONTEXT, context_features, ctx_columns, stage2_inputs
 from .dom import dom_columns, group_sum
 from .headings import heading_columns, heading_words
+from .kind import kind_columns
 from .rx import RX, RX_LEVELS, RX_NAMES, rx_columns
 from .shallow import link_density, st_features, text_density
 from .spec import GROUPS, TOKEN_PREFIXES, FeatureSpec, TokenRows
+from .struct import struct_columns
 from .text import text_columns
 from .tokens import token_matrix
 
@@ -31,18 +35,20 @@ __all__ = [
 ]
 
 
-def page_features(b: Blocks, spec: FeatureSpec) -> np.ndarray:
-    """The page's feature matrix (blocks x features), columns in ``feature_names`` order."""
-    return _stack(len(b), _columns(b, spec))
+def page_features(b: Blocks, spec: FeatureSpec, kind: np.ndarray | None = None) -> np.ndarray:
+    """The page's feature matrix (blocks x features), columns in ``feature_names`` order.
+    ``kind``: the page-kind probabilities (the ``kind`` group's input)."""
+    return _stack(len(b), _columns(b, spec, kind=kind))
 
 
-def page_inputs(b: Blocks, spec: FeatureSpec) -> tuple[np.ndarray, list[TokenRows]]:
+def page_inputs(b: Blocks, spec: FeatureSpec, kind: np.ndarray | None = None
+                ) -> tuple[np.ndarray, list[TokenRows]]:
     """For serving: the dense columns (``feature_names`` minus the token-list columns, in
     order) and, per token list, (name prefix, each block's tokens, vocab). A block has a
     handful of a list's hundreds of tokens, so the model adds their weights (Model.scores)
     instead of filling and multiplying a mostly-zero blocks x vocab matrix."""
     tokens: list[TokenRows] = []
-    return _stack(len(b), _columns(b, spec, tokens=tokens)), tokens
+    return _stack(len(b), _columns(b, spec, tokens=tokens, kind=kind)), tokens
 
 
 def _stack(n: int, cols: list[np.ndarray]) -> np.ndarray:
@@ -58,7 +64,7 @@ def feature_names(spec: FeatureSpec) -> list[str]:
 
 
 def _columns(b: Blocks, spec: FeatureSpec, names_only: bool = False,
-             tokens: list[TokenRows] | None = None) -> list[Any]:
+             tokens: list[TokenRows] | None = None, kind: np.ndarray | None = None) -> list[Any]:
     """The groups of ``spec`` in their fixed order. A token list is named (``names_only``),
     handed to the serving path as rows (``tokens``) or filled in as a 0/1 matrix."""
     g = set(spec.groups)
@@ -108,4 +114,8 @@ def _columns(b: Blocks, spec: FeatureSpec, names_only: bool = False,
             add(*heading_columns(b.texts, tag, n_tok, rx_cols[0][:, : len(RX_NAMES)]))
     if "ctx" in g:
         add(*ctx_columns(log_tok, ld, td))
+    if "kind" in g:
+        add(*kind_columns(kind, len(b), log_tok, ld, td))
+    if "struct" in g:
+        add(*struct_columns(b.container_ids(), tag, n_tok, cnt[:, 2]))
     return names if names_only else cols

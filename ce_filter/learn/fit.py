@@ -26,6 +26,7 @@ from ..features import (
 )
 from ..features.tokens import select_tokens
 from ..model import Linear, Model, sigmoid
+from ..pagekind import KINDS, PageKindModel, page_signals
 from ..progress import Ticker, progress
 from ..segment import Blocks, parse, segment
 from . import logreg
@@ -44,6 +45,8 @@ class Page:
     gold_words: int
     site: str = ""  # the CV group: the corpus's domain column where it has one, else site_of
     page_type: str = ""
+    signals: np.ndarray | None = None  # pagekind.page_signals: the page-kind model's input
+    kind: np.ndarray | None = None  # the page-kind probabilities the block features read
 
 
 @dataclass
@@ -108,7 +111,8 @@ def prepare(docs: Iterable[Doc], comments: bool = False, rule: LabelRule = DEFAU
         y, share = block_labels(b.texts, d.target(comments), runs=rule.runs, lines=rule.lines)
         nw = np.array([len(words(t)) for t in b.texts], dtype=np.float64)
         pages.append(Page(d.id, b, y, nw, np.round(share * nw), len(words(d.target(comments))),
-                          d.domain or site_of(d.html), d.page_type))
+                          d.domain or site_of(d.html), d.page_type,
+                          page_signals(b, html, d.url or None)))
     return pages
 
 
@@ -186,7 +190,7 @@ def build_design(pages: list[Page], spec: FeatureSpec, log: bool = False) -> Des
     cols: list[np.ndarray] = []
     at = 0
     for p in progress(pages, "train: features", enabled=log):
-        x, lists = page_inputs(p.blocks, spec)
+        x, lists = page_inputs(p.blocks, spec, p.kind)
         dense[at:at + len(x)] = x
         offset = 0
         for _prefix, token_rows, vocab in lists:
@@ -257,8 +261,33 @@ def train(pages: list[Page], cfg: TrainConfig, name: str, data_desc: dict) -> Mo
         return _train(pages, cfg, name, data_desc)
 
 
+def page_kinds(pages: list[Page], log: bool = False) -> PageKindModel | None:
+    """The page-kind model fitted on the pages with a page type (None: no page has one), and
+    every page's kind probabilities set (``Page.kind``): out of fold (folds grouped by site) for
+    the pages it was fitted on, so the block model learns from estimates as good as a new
+    page's, and from the fitted model for the others."""
+    from . import pagekind
+
+    typed = [i for i, p in enumerate(pages) if p.page_type in KINDS and p.signals is not None]
+    groups = [pages[i].site or pages[i].id for i in typed]
+    if len({pages[i].page_type for i in typed}) < 2 or len(set(groups)) < 2:
+        return None  # nothing to tell apart, or no held-out site to estimate it on
+    x = np.vstack([pages[i].signals for i in typed])
+    types = [pages[i].page_type for i in typed]
+    model, oof = pagekind.train(x, types, groups, log=log)
+    for i, pr in zip(typed, oof):
+        pages[i].kind = pr
+    for p in pages:
+        if p.kind is None and p.signals is not None:
+            p.kind = model.proba(p.signals)
+    return model
+
+
 def _train(pages: list[Page], cfg: TrainConfig, name: str, data_desc: dict) -> Model:
     say = (lambda *a: print(*a, file=sys.stderr, flush=True)) if cfg.log else (lambda *a: None)
+    kind_model = page_kinds(pages, cfg.log)
+    if "kind" in cfg.groups and kind_model is None:
+        raise ValueError("the kind feature group needs training pages with page types")
     spec = learn_spec(pages, cfg)
     design = build_design(pages, spec, cfg.log)
     sizes = [len(p.y) for p in pages]
@@ -320,6 +349,14 @@ def _train(pages: list[Page], cfg: TrainConfig, name: str, data_desc: dict) -> M
     if len(by_corpus) > 1:
         cv["by_corpus"] = {k: round(float(np.mean(v)), 4) for k, v in sorted(by_corpus.items())}
         say(f"  CV page F1 by corpus: {cv['by_corpus']}")
+    by_type: dict[str, list[float]] = {}
+    for p, f in zip(pages, prf["default"][:, 2].tolist()):
+        if p.page_type:
+            by_type.setdefault(p.page_type, []).append(f)
+    if by_type:  # the LCS proxy per page type (wcxb-dev's pages.tsv), for the ablation
+        order = sorted(by_type, key=lambda t: (KINDS.index(t) if t in KINDS else len(KINDS), t))
+        cv["by_type"] = {k: round(float(np.mean(by_type[k])), 4) for k in order}
+        say(f"  CV page F1 by page type: {cv['by_type']}")
     skip = {"log", "thresholds", "precise_thresholds"}
     if cfg.cv_seed is None:  # recorded only when set: the shipped models keep their bytes
         skip.add("cv_seed")
@@ -341,7 +378,8 @@ def _train(pages: list[Page], cfg: TrainConfig, name: str, data_desc: dict) -> M
         "content_share": round(float(y.mean()), 4),
     }
     return Model(name=name, spec=spec, stage1=stage1, stage2=stage2, threshold=float(thr), meta=meta,
-                 stage2_page_rel=stage2 is not None and cfg.stage2_page_rel, precise_threshold=t_p)
+                 stage2_page_rel=stage2 is not None and cfg.stage2_page_rel, precise_threshold=t_p,
+                 pagekind=kind_model)
 
 
 def _library_versions() -> dict[str, str]:

@@ -50,9 +50,12 @@ def option_sets(custom_model) -> dict[str, tuple[dict[str, str], dict[str, Any],
     }
 
 
-def kept(pages: list[RawPage], hint: bool = True, **kw: Any) -> list[int]:
+def kept(pages: list[RawPage], hint: bool = True, urls: list[str] | None = None, **kw: Any) -> list[int]:
+    """Blocks kept per page; ``urls``: the URLs the pages were read under (the page kind reads
+    the URL, and the block scores read the kind)."""
     ex = Extractor(**kw)
-    return [ex.extract(p.body, encoding=p.encoding if hint else None).blocks_kept for p in pages]
+    return [ex.extract(p.body, u or None, encoding=p.encoding if hint else None).blocks_kept
+            for p, u in zip(pages, urls or [p.url for p in pages])]
 
 
 def test_each_option_changes_these_pages(pages, option_sets):
@@ -67,7 +70,8 @@ def check(records: list[dict[str, Any]], pages: list[RawPage], kw: dict[str, Any
           hint: bool = True) -> None:
     """``records`` (in the order of ``pages``) are what an Extractor with ``kw`` makes of the
     pages; each one is valid and has every field."""
-    assert [r["stats"]["blocks_kept"] for r in records] == kept(pages, hint, **kw)
+    urls = [r["url"] for r in records]
+    assert [r["stats"]["blocks_kept"] for r in records] == kept(pages, hint, urls, **kw)
     for r in records:
         assert r["model"].split("@")[0] == model
         assert validate(r) == [] and list(r) == FIELDS

@@ -90,13 +90,18 @@ def test_schema_is_versioned_and_evolvable(ex):
     assert sch["$id"] == "urn:ce-filter:record:3" and sch is not schema()
     assert "additionalProperties" not in json.dumps(sch)  # nowhere: readers ignore unknown fields
     rec = filter_page(ex, _page())
-    newer = {**copy.deepcopy(rec), "keywords": ["a"], "page_type": {"label": "article", "p": 0.9}}
+    newer = {**copy.deepcopy(rec), "keywords": ["a"], "reading": {"minutes": 3, "level": 0.9}}
     newer["stats"]["words"] = 12
     newer["source"]["warc_offset"] = 1234
     assert validate(newer) == []
     assert validate({**rec, "schema": "ce-filter.record/2"}) != []
     optional = [k for k in sch["properties"] if k not in sch["required"]]
-    assert optional == []  # version 3.0 itself: every field is there; later additions are optional
+    # version 3.0 had every field required; the fields added within version 3 are optional
+    assert optional == ["page_type", "page_type_prob"]
+    older = {k: v for k, v in rec.items() if k not in optional}  # a record from before them
+    assert validate(older) == []
+    assert validate({**rec, "page_type": "homepage"}) == []  # an open set: a new kind is an addition
+    assert validate({**rec, "page_type_prob": 1.5}) != []
     assert "revisit_of" not in sch["properties"]["source"]["required"]
 
 
@@ -196,3 +201,14 @@ def test_wet_output_carries_language_and_title(ex, tmp_path):
     assert h.get_header("WARC-Title") == "A title"
     assert convs[1].rec_headers.get_header("WARC-Identified-Content-Language") is None
     assert convs[1].rec_headers.get_header("WARC-Title") is None
+
+
+def test_record_carries_the_page_kind(ex):
+    if ex.kind_model is None:
+        pytest.skip("the shipped content model has no page-kind model")
+    rec = filter_page(ex, _page())
+    assert rec["page_type"] in ("article", "documentation", "service", "forum", "collection",
+                                "listing", "product") and 0 < rec["page_type_prob"] <= 1
+    empty = filter_page(ex, _page(body=b"<html><body></body></html>"))
+    assert empty["page_type"] is None and empty["page_type_prob"] is None
+    assert validate(rec) == [] and validate(empty) == []
