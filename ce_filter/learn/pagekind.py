@@ -18,9 +18,9 @@ import numpy as np
 from .. import __version__
 from ..decode import decode_html
 from ..pagekind import KINDS, PageKindModel, page_signals
+from ..progress import progress
 from ..segment import parse, segment
 from .corpus import Doc, Spec, site_of
-from .progress import progress
 
 CS = (0.01, 0.03, 0.1, 0.3, 1.0)
 FOLDS = 5
