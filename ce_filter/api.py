@@ -336,7 +336,7 @@ class Extractor:
                 model=self.version,
                 reason="" if kept else "no block classified as content",
             )
-            if kind is not None:
+            if kind is not None and self.kind_model is not None:
                 i = int(np.argmax(kind))
                 out.page_type, out.page_type_prob = self.kind_model.kinds[i], round(float(kind[i]), 4)
         out._page = (blocks, keep, text_html)

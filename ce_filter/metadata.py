@@ -388,16 +388,16 @@ def _first_meta(head: PageHead, keys: Sequence[str]) -> str:
     first = head.__dict__.get("_first")
     if first is None:  # built once per page: each key's first non-blank value
         first = {}
-        for k, v in head.metas:
+        for k, value in head.metas:
             if k not in first:
-                v = " ".join(v.split())
+                v = " ".join(value.split())
                 if v:
                     first[k] = v
         head.__dict__["_first"] = first
     for k in keys:
-        v = first.get(k)
-        if v:
-            return v
+        found = first.get(k)
+        if found:
+            return str(found)
     return ""
 
 

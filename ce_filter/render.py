@@ -62,9 +62,9 @@ def _items(blocks: Blocks, keep: np.ndarray, extras: Extras, links: bool, images
     cont = blocks.container_ids()
     by_block_links: dict[int, list[tuple[str, str]]] = {}
     if links:
-        for i, t, h in extras.links:
-            if t and h:
-                by_block_links.setdefault(i, []).append((t, h))
+        for i, anchor, h in extras.links:
+            if anchor and h:
+                by_block_links.setdefault(i, []).append((anchor, h))
     by_block_imgs: dict[int, list[tuple[str, str]]] = {}
     if images:
         for i, alt, src in extras.images:

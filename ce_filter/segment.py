@@ -229,16 +229,16 @@ class Blocks:
     texts: list[str] = field(default_factory=list)
     anchor_texts: list[str] = field(default_factory=list)
     # lists from the Python walk, int64 arrays from the C walk
-    n_tags: Sequence[int] = field(default_factory=list)
-    tag: Sequence[int] = field(default_factory=list)
-    depth: Sequence[int] = field(default_factory=list)
-    flags: Sequence[int] = field(default_factory=list)
+    n_tags: Any = field(default_factory=list)  # list[int] or an int64 array, as tag/depth/flags
+    tag: Any = field(default_factory=list)
+    depth: Any = field(default_factory=list)
+    flags: Any = field(default_factory=list)
     # serials of the opener and its nearest ancestors, nearest first, PATH_LEN long (0-padded);
     # the C walk leaves it empty and fills container_ids() directly
     container: list[tuple[int, ...]] = field(default_factory=list)
     # class/id tokens of the opener and of its ancestors (the C walk gives lazy ElementTokens)
-    own_tokens: Sequence[tuple[str, ...]] = field(default_factory=list)
-    anc_tokens: Sequence[tuple[str, ...]] = field(default_factory=list)
+    own_tokens: Any = field(default_factory=list)  # list[tuple[str, ...]] or ElementTokens
+    anc_tokens: Any = field(default_factory=list)
     title: str = ""
     n_nodes: int = 0
     head: list[HeadItem] = field(default_factory=list)  # see head_items
@@ -330,7 +330,7 @@ def _load_fast() -> Any:
     if os.environ.get("CE_FILTER_PURE_PYTHON"):
         return None
     try:
-        from . import _walk
+        from . import _walk  # type: ignore[attr-defined]
     except ImportError:
         return None
     kinds = bytearray(max(BLOCK_TAGS | SKIP_TAGS | _NO_ATTR_TAGS | set(_FLAG_TAGS)) + 1)
@@ -432,7 +432,7 @@ class ElementTokens(Sequence[tuple[str, ...]]):
     def __len__(self) -> int:
         return len(self._src.openers) // 8
 
-    def __getitem__(self, i):  # type: ignore[no-untyped-def]
+    def __getitem__(self, i: Any) -> Any:
         return self._list()[i]
 
     def __iter__(self) -> Iterator[tuple[str, ...]]:
@@ -499,12 +499,12 @@ def segment_tree(tree: LexborHTMLParser, extras: bool = False) -> Blocks:
     # Stack entry: (tag_id, own tokens, ancestors' tokens (excl. own), tokens incl. own, flags,
     #               (serial of this element, of its parent, of its grandparent))
     empty: tuple[str, ...] = ()
-    stack: list[tuple[int, tuple[str, ...], tuple[str, ...], tuple[str, ...], int, tuple[int, int, int]]] = []
+    stack: list[tuple[int, tuple[str, ...], tuple[str, ...], tuple[str, ...], int, tuple[int, ...]]] = []
     serial = 0
     cur: list[str] = []
     cur_a: list[str] = []
     cur_tags = 0
-    no_path = (0,) * PATH_LEN
+    no_path: tuple[int, ...] = (0,) * PATH_LEN
     opener = (0, empty, empty, empty, 0, no_path)
     br_run = 0
     n_nodes = 0
@@ -539,7 +539,7 @@ def segment_tree(tree: LexborHTMLParser, extras: bool = False) -> Blocks:
         has_text = False
         cur_tags = 0
 
-    node = root
+    node: Any = root
     while node is not None:
         n_nodes += 1
         tid = node.tag_id

@@ -89,7 +89,7 @@ class SharedMetrics:
 
     def exposition(self) -> str:
         with self.a.get_lock():
-            v = list(self.a)
+            v = self.a[:]
         b = self._base
         out = ["# HELP ce_filter_http_requests_total HTTP requests by path and status class.",
                "# TYPE ce_filter_http_requests_total counter"]
@@ -316,7 +316,7 @@ def run(host: str = "127.0.0.1", port: int = 8080, workers: int = 2, timeout: fl
 
     app = App(extractor, options)
 
-    class _Server(BaseApplication):  # type: ignore[misc]
+    class _Server(BaseApplication):
         def load_config(self) -> None:
             for k, v in {"bind": f"{host}:{port}", "workers": workers, "timeout": max(1, math.ceil(timeout)),
                          "graceful_timeout": 10, "worker_class": "sync", "preload_app": True,

@@ -8,13 +8,14 @@ from __future__ import annotations
 import argparse
 import sys
 from dataclasses import replace
+from typing import Any
 
 from ..progress import progress
 from .corpus import Spec
 from .fit import Page, TrainConfig, data_digest, prepare, train
 from .labels import DEFAULT_RULE, LabelRule
 
-_PAPER = {"ic_ancestors": False, "heading_words": False, "stage2": False, "weight": "none",
+_PAPER: dict[str, Any] = {"ic_ancestors": False, "heading_words": False, "stage2": False, "weight": "none",
           "label_runs": False, "cs": (0.01, 0.1, 1.0, 10.0), "ic_min_frac": 0.01, "ic_min_pages": 0,
           "ic_by_site": False, "cv_groups": "page", "corpus_weight": {}}
 

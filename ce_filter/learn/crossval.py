@@ -86,9 +86,9 @@ def oof_scores(specs: list[str], config: str = "best", folds: int = 5, comments:
                 "target": target, "config": config, "cv_fold": f"{k + 1}/{folds}"}
         model = train(part, cfg, name=target, data_desc=desc)
         ex = Extractor(model, threshold=threshold, precise=precise)
-        for c, lab in enumerate(labels):
-            held = [d for d, f, ck in zip(docs, fold, corpus_of) if f == k and ck == c]
-            scores[c].extend(evaluate(text_fn(ex), held, comments=comments,
+        for ci, lab in enumerate(labels):
+            held = [d for d, f, ck in zip(docs, fold, corpus_of) if f == k and ck == ci]
+            scores[ci].extend(evaluate(text_fn(ex), held, comments=comments,
                                       name=f"cv fold {k + 1}: {lab}", total=len(held), log=log))
     return list(zip(labels, scores))
 

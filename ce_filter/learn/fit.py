@@ -10,6 +10,7 @@ import hashlib
 import sys
 from collections.abc import Iterable
 from dataclasses import asdict, dataclass, field
+from typing import Any
 
 import numpy as np
 
@@ -124,7 +125,7 @@ def learn_spec(pages: list[Page], cfg: TrainConfig) -> FeatureSpec:
         return spec
     unit = _group_ids(pages, "site" if cfg.ic_by_site else "page")
     page_of_row = np.repeat(unit, [len(p.y) for p in pages])
-    kw = {"odds": cfg.ic_odds, "min_frac": cfg.ic_min_frac, "page_of_row": page_of_row,
+    kw: dict[str, Any] = {"odds": cfg.ic_odds, "min_frac": cfg.ic_min_frac, "page_of_row": page_of_row,
           "min_pages": cfg.ic_min_pages, "max_tokens": cfg.ic_max_tokens}
     spec.ic_own = select_tokens([t for p in pages for t in p.blocks.own_tokens], y, **kw)
     if cfg.ic_ancestors:
@@ -272,7 +273,7 @@ def page_kinds(pages: list[Page], log: bool = False) -> PageKindModel | None:
     groups = [pages[i].site or pages[i].id for i in typed]
     if len({pages[i].page_type for i in typed}) < 2 or len(set(groups)) < 2:
         return None  # nothing to tell apart, or no held-out site to estimate it on
-    x = np.vstack([pages[i].signals for i in typed])
+    x = np.vstack([np.asarray(pages[i].signals) for i in typed])
     types = [pages[i].page_type for i in typed]
     model, oof = pagekind.train(x, types, groups, log=log)
     for i, pr in zip(typed, oof):
@@ -300,7 +301,7 @@ def _train(pages: list[Page], cfg: TrainConfig, name: str, data_desc: dict) -> M
     say(f"train: {len(pages)} pages, {len(y)} blocks, {design.n_features} features, "
         f"{y.mean():.3f} content")
     cv: dict[str, dict] = {}
-    best = None
+    best: tuple[float, float, float, np.ndarray] | None = None
     # every fit: cs x folds, the final stage 1, stage 2's folds and its final fit
     ticker = Ticker("train: fits", len(cfg.cs) * cfg.folds + 1 + (cfg.folds + 1) * cfg.stage2,
                     unit="fit", enabled=cfg.log)
@@ -313,6 +314,7 @@ def _train(pages: list[Page], cfg: TrainConfig, name: str, data_desc: dict) -> M
         say(f"  stage1 C={c:g}: CV page F1 {f:.4f} at threshold {t}")
         if best is None or f > best[0]:
             best = (f, c, t, s)
+    assert best is not None  # cfg.cs is never empty
     f1, c, thr, oof1 = best
     stage1 = _fit(design, y, w, c)
     ticker.tick()

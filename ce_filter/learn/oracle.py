@@ -17,6 +17,8 @@ import argparse
 import sys
 from collections.abc import Iterable
 
+import numpy as np
+
 from ..decode import decode_html
 from ..progress import progress
 from ..segment import parse, segment
@@ -33,7 +35,8 @@ def oracle(docs: Iterable[Doc], rule: LabelRule = DEFAULT_RULE, comments: bool =
         html, _ = decode_html(d.html)
         b = segment(parse(html))
         gold = d.target(comments)
-        y = block_labels(b.texts, gold, runs=rule.runs, lines=rule.lines)[0] if len(b) else []
+        y = (block_labels(b.texts, gold, runs=rule.runs, lines=rule.lines)[0] if len(b)
+             else np.zeros(0, dtype=bool))
         best.add("\n\n".join(t for t, k in zip(b.texts, y) if k), gold, d)
         every.add("\n\n".join(b.texts), gold, d)
     return best, every
