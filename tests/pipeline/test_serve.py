@@ -160,7 +160,13 @@ def test_bad_pages_are_records_with_a_reason(server: int) -> None:
         rec = json.loads(out)
         assert status == 200 and rec["text"] == "" and rec["reason"] == reason
     deep = b"<div>" * 100_000 + b"deep text" + b"</div>" * 100_000  # 1.1 MB: over this server's limit
-    assert call(server, "POST", "/extract", deep, {"Content-Type": "text/html"})[0] == 413
+    try:
+        status = call(server, "POST", "/extract", deep, {"Content-Type": "text/html"})[0]
+    except (BrokenPipeError, ConnectionResetError):
+        # the server answered 413 from the Content-Length and closed before the client had
+        # sent the whole body: refused either way (the next calls show the server still serves)
+        status = 413
+    assert status == 413
     deep = b"<div>" * 30_000 + b"deep text here" + b"</div>" * 30_000
     status, _, out = call(server, "POST", "/extract", deep[:MAX_BODY], {"Content-Type": "text/html"})
     assert status == 200  # absurdly deep (and cut) pages are pages too
