@@ -321,9 +321,7 @@ class Extractor:
                              truncated=truncated, model=self.version)
             keep = np.zeros(0, dtype=bool)
         else:
-            kind = None
-            if self.kind_model is not None:
-                kind = self.kind_model.proba(page_signals(blocks, text_html, url))
+            kind = self._kind(blocks, text_html, url)
             scores = self.model.block_scores(blocks, kind)
             keep = select(scores, self.threshold, code_blocks(blocks))
             kept = [t for t, k in zip(blocks.texts, keep) if k]
@@ -360,10 +358,16 @@ class Extractor:
             setattr(out, k, getattr(md, k))
         out.language = page_language(out.text, head.lang)
 
+    def _kind(self, blocks: Blocks, html: str, url: str | None) -> np.ndarray | None:
+        """The page's kind probabilities (pagekind.KINDS order), None without a kind model."""
+        if self.kind_model is None:
+            return None
+        return self.kind_model.proba(page_signals(blocks, html, url))
+
     def scores(self, html: str, url: str | None = None) -> np.ndarray:
         """Every block's content probability for a page given as text (no threshold applied)."""
         blocks = segment(parse(html))
-        return self.model.block_scores(blocks, self.model.page_kind(blocks, html, url))
+        return self.model.block_scores(blocks, self._kind(blocks, html, url))
 
 
 _default: dict[bool, Extractor] = {}

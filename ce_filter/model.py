@@ -107,12 +107,6 @@ class Model:
     # had none); the "kind" feature group reads its probabilities
     pagekind: PageKindModel | None = None
 
-    def page_kind(self, blocks: Blocks, html: str = "", url: str | None = None) -> np.ndarray | None:
-        """The page's kind probabilities (KINDS order), or None without a page-kind model."""
-        if self.pagekind is None:
-            return None
-        return self.pagekind.predict(blocks, html, url)[2]
-
     def predict_proba(self, x: np.ndarray, cont: np.ndarray | None = None,
                       weight: np.ndarray | None = None) -> np.ndarray:
         """Block probabilities. ``cont``/``weight`` (ancestor ids, block sizes; see
@@ -123,7 +117,7 @@ class Model:
 
     def block_scores(self, blocks: Blocks, kind: np.ndarray | None = None) -> np.ndarray:
         """Block probabilities of a segmented page (what Extractor calls); ``kind``: the page's
-        kind probabilities (``page_kind``), read when the model has the ``kind`` group."""
+        kind probabilities (``Extractor._kind``), read when the model has the ``kind`` group."""
         return self.scores(*page_inputs(blocks, self.spec, kind), blocks)
 
     def scores(self, x: np.ndarray, tokens: list[TokenRows], blocks: Blocks) -> np.ndarray:
