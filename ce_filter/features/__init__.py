@@ -51,10 +51,19 @@ def page_inputs(b: Blocks, spec: FeatureSpec, kind: np.ndarray | None = None
     return _stack(len(b), _columns(b, spec, tokens=tokens, kind=kind)), tokens
 
 
-def _stack(n: int, cols: list[np.ndarray]) -> np.ndarray:
-    if not cols:
-        return np.zeros((n, 0))
-    return np.concatenate([c.reshape(n, -1) for c in cols], axis=1)
+def _stack(n: int, cols: list[Any]) -> np.ndarray:
+    """The columns side by side. A column is an array (n,) or (n, k), or a float: the same
+    value on every block (page-level figures), written by broadcasting instead of filled."""
+    widths = [c.shape[1] if isinstance(c, np.ndarray) and c.ndim == 2 else 1 for c in cols]
+    out = np.empty((n, sum(widths)))
+    j = 0
+    for c, w in zip(cols, widths):
+        if w == 1:
+            out[:, j] = c
+        else:
+            out[:, j:j + w] = c
+        j += w
+    return out
 
 
 def feature_names(spec: FeatureSpec) -> list[str]:
@@ -69,9 +78,9 @@ def _columns(b: Blocks, spec: FeatureSpec, names_only: bool = False,
     handed to the serving path as rows (``tokens``) or filled in as a 0/1 matrix."""
     g = set(spec.groups)
     names: list[str] = []
-    cols: list[np.ndarray] = []
+    cols: list[Any] = []  # arrays, or floats for page-level figures (_stack)
 
-    def add(ns: list[str], cs: list[np.ndarray]) -> None:
+    def add(ns: list[str], cs: list[Any]) -> None:
         names.extend(ns)
         cols.extend(cs)
 

@@ -3,6 +3,8 @@ tree, and the page's main container (readability's idea in vector form)."""
 
 from __future__ import annotations
 
+from collections.abc import Sequence
+
 import numpy as np
 
 from ..segment import FLAG_NAMES, HEADINGS, Blocks, _ids
@@ -69,20 +71,22 @@ def _main_container(cont: np.ndarray, n_tok: np.ndarray, ld: np.ndarray
 
 def dom_columns(b: Blocks, n_chr: np.ndarray, n_tok: np.ndarray, n_tags: np.ndarray,
                 tag: np.ndarray, ld: np.ndarray, td: np.ndarray, log_tok: np.ndarray
-                ) -> tuple[list[str], list[np.ndarray]]:
-    """The "dom" group's columns (the block's shallow figures are passed in: computed once)."""
+                ) -> tuple[list[str], list[np.ndarray | float]]:
+    """The "dom" group's columns (the block's shallow figures are passed in: computed once);
+    a float is a page-level figure, the same on every block."""
     n = len(b)
     names: list[str] = []
-    cols: list[np.ndarray] = []
+    cols: list[np.ndarray | float] = []
 
-    def add(ns: list[str], cs: list[np.ndarray]) -> None:
+    def add(ns: list[str], cs: Sequence[np.ndarray | float]) -> None:
         names.extend(ns)
         cols.extend(cs)
 
     flags = np.asarray(b.flags, dtype=np.int64)
     total = max(n_tok.sum(), 1.0)
-    add([f"in_{f}" for f in FLAG_NAMES],
-        [((flags[:, None] >> np.arange(len(FLAG_NAMES))) & 1).astype(np.float64)])
+    # bit k of each block's flags as column k (the flags' low bytes unpacked: FLAG_NAMES < 32)
+    bits = np.unpackbits(flags.astype("<u4").view(np.uint8).reshape(n, 4), axis=1, bitorder="little")
+    add([f"in_{f}" for f in FLAG_NAMES], [bits[:, : len(FLAG_NAMES)].astype(np.float64)])
     grp = _TAG_GROUP_LUT[np.minimum(tag, len(_TAG_GROUP_LUT) - 1)]
     add([f"tag_{k}" for k, _ in _TAG_GROUPS],
         [(grp[:, None] == np.arange(len(_TAG_GROUPS))).astype(np.float64)])
@@ -95,8 +99,7 @@ def dom_columns(b: Blocks, n_chr: np.ndarray, n_tok: np.ndarray, n_tags: np.ndar
     cpos = (np.cumsum(n_chr) - n_chr) / max(n_chr.sum(), 1.0)
     n_a = ld * n_tok
     add(["page_ld", "page_log_tok", "top_share"],
-        [np.full(n, n_a.sum() / total), np.full(n, np.log1p(total)),
-         np.full(n, n_tok.max() / total if n else 0.0)])
+        [float(n_a.sum() / total), float(np.log1p(total)), float(n_tok.max() / total) if n else 0.0])
     add(["td_rel", "tok_rank"],
         [td / max(td.max(), 1.0) if n else td,
          _ranks(-n_tok) / max(n - 1, 1)])
@@ -105,5 +108,5 @@ def dom_columns(b: Blocks, n_chr: np.ndarray, n_tok: np.ndarray, n_tags: np.ndar
         [log_tok, np.log1p(n_tags), np.log1p(depth), np.abs(depth - depth[main]) if n else depth,
          (cont[:, 1] == cont[main, 1]).astype(np.float64) if n else depth, pos, cpos,
          mass[0], mass[1], mass[2], log_tok - (log_tok.max() if n else 0.0),
-         np.full(n, np.log1p(n), dtype=np.float64)])
+         float(np.log1p(n))])
     return names, cols
