@@ -41,40 +41,53 @@ typedef struct {
 
 static inline Py_UCS4 rd(const str_t *s, Py_ssize_t i) { return PyUnicode_READ(s->kind, s->d, i); }
 
-/* first i in [from, s->n) with s[i] == c, or -1 */
-static Py_ssize_t find_char(const str_t *s, Py_ssize_t from, Py_UCS4 c) {
-    Py_ssize_t n = s->n, i = from;
-    if (i >= n) return -1;
+/* first i in [from, n - 1) with s[i] == c0 and (s[i + 1] | lc) == c1, or -1. lc is 0, or 0x20
+ * to match the ASCII letter c1 in either case (only for letters re.I folds nothing else to):
+ * SIMD over two shifted loads, as two characters together are rare in HTML */
+static Py_ssize_t find_pair(const str_t *s, Py_ssize_t from, Py_UCS4 c0, Py_UCS4 c1, Py_UCS4 lc) {
+    Py_ssize_t n = s->n, i = from < 0 ? 0 : from;
     if (s->kind == PyUnicode_1BYTE_KIND) {
-        if (c > 0xFF) return -1;
         const Py_UCS1 *p = (const Py_UCS1 *)s->d;
-        const Py_UCS1 *q = memchr(p + i, (int)c, (size_t)(n - i));
-        return q ? q - p : -1;
+#if defined(__SSE2__)
+        __m128i v0 = _mm_set1_epi8((char)c0), v1 = _mm_set1_epi8((char)c1), vl = _mm_set1_epi8((char)lc);
+        for (; i + 17 <= n; i += 16) {
+            __m128i a = _mm_loadu_si128((const __m128i *)(p + i));
+            __m128i b = _mm_or_si128(_mm_loadu_si128((const __m128i *)(p + i + 1)), vl);
+            int m = _mm_movemask_epi8(_mm_and_si128(_mm_cmpeq_epi8(a, v0), _mm_cmpeq_epi8(b, v1)));
+            if (m) return i + __builtin_ctz((unsigned)m);
+        }
+#endif
+        for (; i + 1 < n; i++)
+            if (p[i] == c0 && (p[i + 1] | lc) == c1) return i;
+        return -1;
     }
     if (s->kind == PyUnicode_2BYTE_KIND) {
-        if (c > 0xFFFF) return -1;
         const Py_UCS2 *p = (const Py_UCS2 *)s->d;
 #if defined(__SSE2__)
-        __m128i v = _mm_set1_epi16((short)c);
-        for (; i + 8 <= n; i += 8) {
-            int m = _mm_movemask_epi8(_mm_cmpeq_epi16(_mm_loadu_si128((const __m128i *)(p + i)), v));
+        __m128i v0 = _mm_set1_epi16((short)c0), v1 = _mm_set1_epi16((short)c1), vl = _mm_set1_epi16((short)lc);
+        for (; i + 9 <= n; i += 8) {
+            __m128i a = _mm_loadu_si128((const __m128i *)(p + i));
+            __m128i b = _mm_or_si128(_mm_loadu_si128((const __m128i *)(p + i + 1)), vl);
+            int m = _mm_movemask_epi8(_mm_and_si128(_mm_cmpeq_epi16(a, v0), _mm_cmpeq_epi16(b, v1)));
             if (m) return i + (__builtin_ctz((unsigned)m) >> 1);
         }
 #endif
-        for (; i < n; i++)
-            if (p[i] == c) return i;
+        for (; i + 1 < n; i++)
+            if (p[i] == c0 && (p[i + 1] | lc) == c1) return i;
         return -1;
     }
     const Py_UCS4 *p = (const Py_UCS4 *)s->d;
 #if defined(__SSE2__)
-    __m128i v = _mm_set1_epi32((int)c);
-    for (; i + 4 <= n; i += 4) {
-        int m = _mm_movemask_epi8(_mm_cmpeq_epi32(_mm_loadu_si128((const __m128i *)(p + i)), v));
+    __m128i v0 = _mm_set1_epi32((int)c0), v1 = _mm_set1_epi32((int)c1), vl = _mm_set1_epi32((int)lc);
+    for (; i + 5 <= n; i += 4) {
+        __m128i a = _mm_loadu_si128((const __m128i *)(p + i));
+        __m128i b = _mm_or_si128(_mm_loadu_si128((const __m128i *)(p + i + 1)), vl);
+        int m = _mm_movemask_epi8(_mm_and_si128(_mm_cmpeq_epi32(a, v0), _mm_cmpeq_epi32(b, v1)));
         if (m) return i + (__builtin_ctz((unsigned)m) >> 2);
     }
 #endif
-    for (; i < n; i++)
-        if (p[i] == c) return i;
+    for (; i + 1 < n; i++)
+        if (p[i] == c0 && (p[i + 1] | lc) == c1) return i;
     return -1;
 }
 
@@ -86,13 +99,13 @@ static int at_cs(const str_t *s, Py_ssize_t i, const char *lit, Py_ssize_t m) {
     return 1;
 }
 
-/* first i >= from where lit (ASCII, length m) starts, case-sensitive (str.find), or -1;
- * memchr-style hops to lit[pivot] */
+/* first i >= from where lit (ASCII, length m >= 2) starts, case-sensitive (str.find), or -1;
+ * SIMD hops to the pair lit[pivot], lit[pivot + 1] */
 static Py_ssize_t find_lit(const str_t *s, Py_ssize_t from, const char *lit, Py_ssize_t m,
                            Py_ssize_t pivot) {
     Py_ssize_t i = from + pivot;
     for (;;) {
-        i = find_char(s, i, (unsigned char)lit[pivot]);
+        i = find_pair(s, i, (unsigned char)lit[pivot], (unsigned char)lit[pivot + 1], 0);
         if (i < 0 || i - pivot > s->n - m) return -1;
         if (at_cs(s, i - pivot, lit, m)) return i - pivot;
         i++;
@@ -239,6 +252,32 @@ static long long tag_h1, tag_pre;
 enum { B_LI, B_TABLE, B_FORM, B_LABEL, B_PRE, B_BLOCKQUOTE, B_DL, B_ARTICLE, B_MAIN, B_NAVISH, B_A, N_BITS };
 static long long bits[N_BITS];
 static Py_ssize_t path_len;
+/* Py_UNICODE_ISSPACE of the BMP as bits (filled by configure: a call per character cost a
+ * third of the word count) */
+static uint8_t space_bmp[0x10000 / 8];
+
+static uint8_t space_latin1[256];
+static uint8_t ascii_start[128]; /* see start_class */
+
+static inline int is_space(Py_UCS4 c) {
+    if (c < 256) return space_latin1[c];
+    return c < 0x10000 ? (space_bmp[c >> 3] >> (c & 7)) & 1 : Py_UNICODE_ISSPACE(c);
+}
+
+
+/* _DIGIT_START's class: \d (Py_UNICODE_ISDECIMAL) or one of its ranges */
+static inline int is_digit_start(Py_UCS4 c) {
+    if (c >= '0' && c <= '9') return 1;
+    for (int r = 0; r < n_digit_ranges; r++)
+        if (c >= digit_lo[r] && c <= digit_hi[r]) return 1;
+    return c >= 0x80 && Py_UNICODE_ISDECIMAL(c);
+}
+
+static inline int is_currency(Py_UCS4 c) {
+    for (int i = 0; i < n_currency; i++)
+        if (c == currency[i]) return 1;
+    return 0;
+}
 
 static PyObject *configure(PyObject *self, PyObject *args) {
     PyObject *ld, *words, *cur, *ranges, *heads, *bitlist;
@@ -296,6 +335,12 @@ static PyObject *configure(PyObject *self, PyObject *args) {
     tag_h1 = h1;
     tag_pre = pre;
     path_len = plen;
+    memset(space_bmp, 0, sizeof space_bmp);
+    for (Py_UCS4 c = 0; c < 0x10000; c++)
+        if (Py_UNICODE_ISSPACE(c)) space_bmp[c >> 3] |= (uint8_t)(1u << (c & 7));
+    for (Py_UCS4 c = 0; c < 256; c++) space_latin1[c] = (uint8_t)(Py_UNICODE_ISSPACE(c) ? 1 : 0);
+    for (Py_UCS4 c = 0; c < 128; c++)
+        ascii_start[c] = (uint8_t)((is_currency(c) ? 1 : 0) | (is_digit_start(c) ? 2 : 0));
     configured = 1;
     Py_RETURN_NONE;
 }
@@ -373,7 +418,7 @@ static int type_after_attr(const str_t *s, Py_ssize_t j, Py_ssize_t *a, Py_ssize
 /* _declared_types: bit g for each group declared, bit n_ld_groups if any key is there */
 static unsigned long long declared(const str_t *s) {
     static const struct { const char *key; Py_ssize_t len, pivot; int attr; } keys[2] = {
-        {"\"@type\"", 7, 1, 0}, {"itemtype=", 9, 5, 1}};
+        {"\"@type\"", 7, 0, 0}, {"itemtype=", 9, 3, 1}};
     unsigned long long mask = 0;
     for (int t = 0; t < 2; t++) {
         Py_ssize_t i = find_lit(s, 0, keys[t].key, keys[t].len, keys[t].pivot);
@@ -398,7 +443,7 @@ static unsigned long long declared(const str_t *s) {
  * start positions in order, each lazy {0,80}? shortest first. The optional quotes never need a
  * second try: where one is there and the rest fails after it, the rest fails without it too. */
 typedef struct {
-    const char *tag;
+    const char *tag; /* its first letter one that re.I folds no other character to */
     const char *attrs[2];
     const char *value;
     const char *attr3;
@@ -410,7 +455,8 @@ typedef struct {
 static int tag_search(const str_t *s, const tag_rx_t *rx, Py_ssize_t *ga, Py_ssize_t *ge) {
     Py_ssize_t tl = (Py_ssize_t)strlen(rx->tag), vl = (Py_ssize_t)strlen(rx->value);
     Py_ssize_t a3l = (Py_ssize_t)strlen(rx->attr3);
-    for (Py_ssize_t st = find_char(s, 0, '<'); st >= 0; st = find_char(s, st + 1, '<')) {
+    Py_UCS4 t0 = (unsigned char)rx->tag[0];
+    for (Py_ssize_t st = find_pair(s, 0, '<', t0, 0x20); st >= 0; st = find_pair(s, st + 1, '<', t0, 0x20)) {
         if (!at_ci(s, st + 1, rx->tag, tl)) continue;
         Py_ssize_t b = st + 1 + tl;
         for (Py_ssize_t k1 = 0; k1 <= LAZY; k1++) {
@@ -469,7 +515,7 @@ static PyObject *scan_html(PyObject *self, PyObject *args) {
     if (s.n > limit) s.n = limit;
     unsigned long long mask = declared(&s);
     Py_ssize_t a = 0, e = 0;
-    int og = find_lit(&s, 0, "og:type", 7, 4) >= 0 && tag_search(&s, &OG_RX, &a, &e);
+    int og = find_lit(&s, 0, "og:type", 7, 2) >= 0 && tag_search(&s, &OG_RX, &a, &e);
     PyObject *og_v = group_or_none(html, og, a, e);
     if (og_v == NULL) return NULL;
     int can = want_canonical && tag_search(&s, &CANONICAL_RX, &a, &e);
@@ -644,74 +690,68 @@ static PyObject *block_signals(PyObject *self, PyObject *args) {
 
 /* ------------------------------------------------------------------ the text's words */
 
-/* _DIGIT_START's class: \d (Py_UNICODE_ISDECIMAL) or one of its ranges */
-static inline int is_digit_start(Py_UCS4 c) {
-    if (c >= '0' && c <= '9') return 1;
-    for (int r = 0; r < n_digit_ranges; r++)
-        if (c >= digit_lo[r] && c <= digit_hi[r]) return 1;
-    return c >= 0x80 && Py_UNICODE_ISDECIMAL(c);
-}
-
-static inline int is_currency(Py_UCS4 c) {
-    for (int i = 0; i < n_currency; i++)
-        if (c == currency[i]) return 1;
-    return 0;
-}
-
 typedef struct {
-    int in_tok, word_ok;
-    Py_UCS4 first;
-    Py_ssize_t len;
-    uint32_t h;
-    char w[WORD_MAX + 1];
     Py_ssize_t n_tok, n_cur, n_dig, groups[62];
-} tok_t;
+} words_t;
 
-static void tok_end(tok_t *t) {
-    if (!t->in_tok) return;
-    t->in_tok = 0;
-    t->n_tok++;
-    if (is_currency(t->first)) t->n_cur++;
-    if (is_digit_start(t->first)) t->n_dig++;
-    if (t->word_ok) {
-        long long m = table_get(&word_table, t->w, t->len, t->h);
-        if (m > 0)
-            for (int g = 0; g < n_word_groups; g++)
-                if (m & (1LL << g)) t->groups[g]++;
-    }
+/* a token's first character: 1 currency sign, 2 digit (ASCII from a table made by configure) */
+static inline int start_class(Py_UCS4 c) {
+    if (c < 128) return ascii_start[c];
+    return (is_currency(c) ? 1 : 0) | (is_digit_start(c) ? 2 : 0);
 }
 
-static inline void tok_char(tok_t *t, Py_UCS4 c) {
-    if (Py_UNICODE_ISSPACE(c)) {
-        tok_end(t);
-        return;
-    }
-    if (!t->in_tok) {
-        t->in_tok = 1;
-        t->word_ok = 1;
-        t->first = c;
-        t->len = 0;
-        t->h = HASH0;
-    }
-    if (t->word_ok) {
-        char lc;
-        if (c < 0x80) lc = (char)((c >= 'A' && c <= 'Z') ? c + 32 : c);
-        else if (c == 0x212A) lc = 'k';
-        else {
-            t->word_ok = 0;
-            return;
-        }
-        if (t->len >= word_table.max_len) {
-            t->word_ok = 0;
-            return;
-        }
-        t->w[t->len++] = lc;
-        t->h = hash_step(t->h, (unsigned char)lc);
-    }
+/* the lexicon groups of one token: lower-cased (only ASCII letters and U+212A lower-case to
+ * ASCII) and looked up */
+static inline void count_word(words_t *t, const char *w, Py_ssize_t len, uint32_t h) {
+    long long m = table_get(&word_table, w, len, h);
+    if (m > 0)
+        for (int g = 0; g < n_word_groups; g++)
+            if (m & (1LL << g)) t->groups[g]++;
 }
+
+/* the tokens of p[0:len], split where str.split() splits */
+#define DEFINE_TOKENS(NAME, T)                                                      \
+    static void NAME(words_t *t, const T *p, Py_ssize_t len) {                      \
+        Py_ssize_t k = 0, max_len = word_table.max_len;                             \
+        for (;;) {                                                                  \
+            while (k < len && is_space(p[k])) k++;                                  \
+            if (k >= len) return;                                                   \
+            Py_ssize_t a = k;                                                       \
+            int cls = start_class(p[k]);                                            \
+            t->n_tok++;                                                             \
+            t->n_cur += cls & 1;                                                    \
+            t->n_dig += cls >> 1;                                                   \
+            char w[WORD_MAX + 1];                                                   \
+            uint32_t h = HASH0;                                                     \
+            int word = 1;                                                           \
+            for (; k < len && !is_space(p[k]); k++) {                               \
+                Py_UCS4 c = p[k];                                                   \
+                if (!word) continue;                                                \
+                char lc;                                                            \
+                if (c < 0x80) lc = (char)((c >= 'A' && c <= 'Z') ? c + 32 : c);      \
+                else if (c == 0x212A) lc = 'k';                                     \
+                else {                                                              \
+                    word = 0;                                                       \
+                    continue;                                                       \
+                }                                                                   \
+                if (k - a >= max_len) {                                             \
+                    word = 0;                                                       \
+                    continue;                                                       \
+                }                                                                   \
+                w[k - a] = lc;                                                      \
+                h = hash_step(h, (unsigned char)lc);                                \
+            }                                                                       \
+            if (word) count_word(t, w, k - a, h);                                   \
+        }                                                                           \
+    }
+
+DEFINE_TOKENS(tokens1, Py_UCS1)
+DEFINE_TOKENS(tokens2, Py_UCS2)
+DEFINE_TOKENS(tokens4, Py_UCS4)
 
 /* text_signals(texts, limit) -> (tokens, tokens starting with a currency sign, tokens starting
- * with a digit, (lexicon words per group)): of (" ".join(texts)[:limit]).lower().split() */
+ * with a digit, (lexicon words per group)): of (" ".join(texts)[:limit]).lower().split().
+ * The joining spaces only end tokens, so each text's first characters are split on their own. */
 static PyObject *text_signals(PyObject *self, PyObject *args) {
     PyObject *texts;
     Py_ssize_t limit;
@@ -719,7 +759,7 @@ static PyObject *text_signals(PyObject *self, PyObject *args) {
     if (!need_config()) return NULL;
     PyObject *seq = PySequence_Fast(texts, "text_signals: texts must be a sequence");
     if (seq == NULL) return NULL;
-    tok_t t;
+    words_t t;
     memset(&t, 0, sizeof t);
     Py_ssize_t rem = limit < 0 ? 0 : limit, m = PySequence_Fast_GET_SIZE(seq);
     for (Py_ssize_t i = 0; i < m && rem > 0; i++) {
@@ -729,28 +769,17 @@ static PyObject *text_signals(PyObject *self, PyObject *args) {
             if (!PyErr_Occurred()) PyErr_SetString(PyExc_TypeError, "text_signals: texts must be str");
             return NULL;
         }
-        if (i > 0) {
-            tok_char(&t, ' ');
-            rem--;
-        }
+        if (i > 0) rem--; /* the joining space */
         Py_ssize_t len = PyUnicode_GET_LENGTH(o);
         if (len > rem) len = rem;
         rem -= len;
         int kind = PyUnicode_KIND(o);
         const void *d = PyUnicode_DATA(o);
-        if (kind == PyUnicode_1BYTE_KIND) {
-            const Py_UCS1 *p = d;
-            for (Py_ssize_t k = 0; k < len; k++) tok_char(&t, p[k]);
-        } else if (kind == PyUnicode_2BYTE_KIND) {
-            const Py_UCS2 *p = d;
-            for (Py_ssize_t k = 0; k < len; k++) tok_char(&t, p[k]);
-        } else {
-            const Py_UCS4 *p = d;
-            for (Py_ssize_t k = 0; k < len; k++) tok_char(&t, p[k]);
-        }
+        if (kind == PyUnicode_1BYTE_KIND) tokens1(&t, d, len);
+        else if (kind == PyUnicode_2BYTE_KIND) tokens2(&t, d, len);
+        else tokens4(&t, d, len);
     }
     Py_DECREF(seq);
-    tok_end(&t);
     PyObject *g = PyTuple_New(n_word_groups);
     if (g == NULL) return NULL;
     for (int i = 0; i < n_word_groups; i++) {
@@ -767,7 +796,7 @@ static PyObject *text_signals(PyObject *self, PyObject *args) {
 /* ------------------------------------------------------------------ test hook */
 
 /* charclass(s) -> (classes, folds): per character of s, a byte of the classes the matchers
- * use (1 \s, 2 [\w.:-], 4 [^"'\s>], 8 [A-Za-z] under re.I, 16 digit start, 32 currency) and
+ * use (1 \s as split() sees it, 2 [\w.:-], 4 [^"'\s>], 8 [A-Za-z] under re.I, 16 digit start, 32 currency) and
  * its fold (the ASCII letter re.I matches it to, else 0): for the tests, which compare them
  * with Python's re on every code point */
 static PyObject *charclass(PyObject *self, PyObject *args) {
@@ -784,7 +813,7 @@ static PyObject *charclass(PyObject *self, PyObject *args) {
     char *c = PyBytes_AS_STRING(cls), *f = PyBytes_AS_STRING(fo);
     for (Py_ssize_t i = 0; i < n; i++) {
         Py_UCS4 ch = PyUnicode_READ_CHAR(u, i), fd = fold(ch);
-        c[i] = (char)((Py_UNICODE_ISSPACE(ch) ? 1 : 0) | (is_og_char(ch) ? 2 : 0) |
+        c[i] = (char)((is_space(ch) ? 1 : 0) | (is_og_char(ch) ? 2 : 0) |
                       (is_href_char(ch) ? 4 : 0) | (is_ci_letter(ch) ? 8 : 0) |
                       (is_digit_start(ch) ? 16 : 0) | (is_currency(ch) ? 32 : 0));
         f[i] = (char)((fd >= 'a' && fd <= 'z') ? fd : 0);
