@@ -8,6 +8,10 @@ shape and words, and the page's blocks (how many, how link-heavy, how many headi
 items, table cells, form fields and code blocks, and how much of the page is one repeated
 structure). The model is JSON, stored inside the content model file (``pagekind``) and fitted
 with it (learn.fit.page_kinds), so ``scripts/train_models.sh`` rebuilds both.
+
+The signals are computed in C (``ce_filter/_pagesig.c``, a third of an extraction's time in
+Python); ``_page_signals_py`` is the reference, with the same values bit for bit, and runs
+where the C part is not built.
 """
 
 from __future__ import annotations
@@ -277,7 +281,7 @@ _PROBE = """<html><head><link rel="canonical" href="https://example.com/blog/202
 {"@type": ["NewsArticle", "https://schema.org/BreadcrumbList"]}</script></head><body>
 <nav><ul><li><a href="/">Home</a></li><li><a href="/shop">Shop</a></li><li>Cart</li>
 <li>Reply</li></ul></nav><main><article itemtype="http://schema.org/Product"><h1>A post</h1>
-<p>Price $19.99, in stock: 3 items, ² free SHIPPING with the Kelvin STOCK api.</p>
+<p>Price $19.99, in stock: 3 items, ² free SHIPPING with the \u212aelvin STOC\u212a api.</p>
 <pre>def f(): return 1</pre><table><tr><td>Default</td><td>€5</td></tr></table></article></main>
 </body></html>"""
 
