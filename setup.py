@@ -1,7 +1,8 @@
 """The compiled parts: the segmenter's walk (ce_filter/_walk.c), CETR's k-means
-(ce_filter/features/_kmeans.c) and the pre-parse cost scan (ce_filter/_precheck.c).
+(ce_filter/features/_kmeans.c), the pre-parse cost scan (ce_filter/_precheck.c) and the
+page-kind signals (ce_filter/_pagesig.c).
 
-Both are optional: where they do not build (no C compiler; the walk also needs dlopen, so
+Each is optional: where it does not build (no C compiler; the walk also needs dlopen, so
 Linux/macOS), the install still succeeds and the pure-Python versions run, which give the same
 results (tests compare them).
 """
@@ -26,5 +27,7 @@ setup(
         ),
         Extension("ce_filter._precheck", ["ce_filter/_precheck.c"], extra_compile_args=["-O2"],
                   optional=True),
+        Extension("ce_filter._pagesig", ["ce_filter/_pagesig.c"],
+                  extra_compile_args=["-O2", "-ffp-contract=off"], optional=True),
     ]
 )

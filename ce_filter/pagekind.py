@@ -8,12 +8,18 @@ shape and words, and the page's blocks (how many, how link-heavy, how many headi
 items, table cells, form fields and code blocks, and how much of the page is one repeated
 structure). The model is JSON, stored inside the content model file (``pagekind``) and fitted
 with it (learn.fit.page_kinds), so ``scripts/train_models.sh`` rebuilds both.
+
+The signals are computed in C (``ce_filter/_pagesig.c``, a third of an extraction's time in
+Python); ``_page_signals_py`` is the reference, with the same values bit for bit, and runs
+where the C part is not built.
 """
 
 from __future__ import annotations
 
 import json
+import os
 import re
+import warnings
 from collections import Counter
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -22,7 +28,7 @@ from urllib.parse import urlsplit
 
 import numpy as np
 
-from .segment import FLAG_NAMES, HEADINGS, Blocks, _id
+from .segment import FLAG_NAMES, HEADINGS, PATH_LEN, Blocks, _id, parse, segment
 
 FORMAT_VERSION = 1
 KINDS = ("article", "documentation", "service", "forum", "collection", "listing", "product")
@@ -93,11 +99,14 @@ _TEXT_WORDS: dict[str, tuple[str, ...]] = {
 _CURRENCY = tuple("$€£¥")
 _TEXT_SCAN = 20_000  # characters of block text read for the words (bounded cost)
 # a token that starts with a character str.isdigit() accepts: \d (decimal digits) and the
-# digits that are not decimal (superscripts, circled numbers, ...)
-_DIGIT_START = re.compile(
-    " [\\d\xb2\xb3\xb9\u1369-\u1371\u19da\u2070\u2074-\u2079\u2080-\u2089\u2460-\u2468\u2474-\u247c"
-    "\u2488-\u2490\u24ea\u24f5-\u24fd\u24ff\u2776-\u277e\u2780-\u2788\u278a-\u2792"
-    "\U00010a40-\U00010a43\U00010e60-\U00010e68\U00011052-\U0001105a\U0001f100-\U0001f10a]")
+# digits that are not decimal (superscripts, circled numbers, ...), as code point ranges
+_DIGIT_EXTRA = ((0xb2, 0xb3), (0xb9, 0xb9), (0x1369, 0x1371), (0x19da, 0x19da), (0x2070, 0x2070),
+                (0x2074, 0x2079), (0x2080, 0x2089), (0x2460, 0x2468), (0x2474, 0x247c),
+                (0x2488, 0x2490), (0x24ea, 0x24ea), (0x24f5, 0x24fd), (0x24ff, 0x24ff),
+                (0x2776, 0x277e), (0x2780, 0x2788), (0x278a, 0x2792), (0x10a40, 0x10a43),
+                (0x10e60, 0x10e68), (0x11052, 0x1105a), (0x1f100, 0x1f10a))
+_DIGIT_START = re.compile(" [\\d" + "".join(chr(a) + (f"-{chr(b)}" if b > a else "") for a, b in _DIGIT_EXTRA)
+                          + "]")
 
 _BIT = {n: 1 << i for i, n in enumerate(FLAG_NAMES)}
 _TAG_PRE = _id("pre")
@@ -171,28 +180,60 @@ def feature_names() -> list[str]:
 N_FEATURES = len(feature_names())
 
 
-def page_signals(blocks: Blocks, html: str = "", url: str | None = None) -> np.ndarray:
-    """The page's signal vector (``feature_names`` order)."""
-    x: list[float] = []
-    head = html[:_SCAN_CHARS]
-    x.extend(_declared_types(head).tolist())
-    og = _OG_RX.search(head) if "og:type" in head else None
-    og_t = og.group(1).lower() if og else ""
-    x.extend(float(og_t.startswith(k)) for k in _OG_KINDS)
-    x.append(float(bool(og_t) and not og_t.startswith(_OG_KINDS)))
+def _og_signals(og_t: str) -> list[float]:
+    """og_article, og_product, og_website, og_other of the lower-cased og:type value."""
+    return [float(og_t.startswith(k)) for k in _OG_KINDS] + [
+        float(bool(og_t) and not og_t.startswith(_OG_KINDS))]
 
-    u = _page_url(html, url)
+
+def _url_signals(u: str) -> list[float]:
+    """The URL's shape and path words ("url_known" .. the _URL_WORDS groups)."""
     parts = urlsplit(u) if u else None
     path = (parts.path if parts else "").lower()
     segs = [s for s in path.split("/") if s]
     words = set(_URL_SPLIT.split(path)) | set(segs)
     last = segs[-1] if segs else ""
-    x += [float(bool(u)), float(np.log1p(len(segs))), float(bool(u) and not segs),
-          float(bool(parts and parts.query)), float(bool(_YEAR.search(path))),
-          float(bool(_NUM_SEG.search(path))), float(np.log1p(last.count("-"))),
-          float(last.endswith((".html", ".htm", ".php", ".aspx")))]
+    x = [float(bool(u)), float(np.log1p(len(segs))), float(bool(u) and not segs),
+         float(bool(parts and parts.query)), float(bool(_YEAR.search(path))),
+         float(bool(_NUM_SEG.search(path))), float(np.log1p(last.count("-"))),
+         float(last.endswith((".html", ".htm", ".php", ".aspx")))]
     x.extend(float(bool(words & ws)) for ws in _URL_WORDS.values())
+    return x
 
+
+def page_signals(blocks: Blocks, html: str = "", url: str | None = None) -> np.ndarray:
+    """The page's signal vector (``feature_names`` order): computed in C where
+    ce_filter._pagesig is built, else by ``_page_signals_py`` (the same values, bit for bit)."""
+    if _c is None:
+        return _page_signals_py(blocks, html, url)
+    mask, og, canonical = _c.scan_html(html, _SCAN_CHARS, not url)
+    x = [float(mask >> i & 1) for i in range(len(_LD_GROUPS) + 1)]
+    x += _og_signals(og.lower() if og else "")
+    x += _url_signals(url or canonical or "")
+    n = len(blocks)
+    if n:
+        cnt, cont = blocks.counts(), blocks.container_ids()
+    else:
+        cnt = cont = np.zeros(0)
+    tail = _c.block_signals(np.ascontiguousarray(cnt, dtype=np.float64),
+                            np.ascontiguousarray(blocks.flags, dtype=np.int64),
+                            np.ascontiguousarray(blocks.tag, dtype=np.int64),
+                            np.ascontiguousarray(cont, dtype=np.int64))
+    n_tok, n_cur, n_dig, groups = _c.text_signals(blocks.texts, _TEXT_SCAN)
+    n_read = max(n_tok, 1)
+    v = np.array(tail + (n_cur, n_dig / n_read) + tuple(1000.0 * g / n_read for g in groups))
+    v[_C_LOG1P] = np.log1p(v[_C_LOG1P])
+    return np.concatenate([x, v])
+
+
+def _page_signals_py(blocks: Blocks, html: str = "", url: str | None = None) -> np.ndarray:
+    """The reference of page_signals (the page-kind model was fitted on these values)."""
+    x: list[float] = []
+    head = html[:_SCAN_CHARS]
+    x.extend(_declared_types(head).tolist())
+    og = _OG_RX.search(head) if "og:type" in head else None
+    x += _og_signals(og.group(1).lower() if og else "")
+    x += _url_signals(_page_url(html, url))
     n = len(blocks)
     cnt = blocks.counts() if n else np.zeros((0, 3))
     n_tok = cnt[:, 1]
@@ -230,6 +271,53 @@ def page_signals(blocks: Blocks, html: str = "", url: str | None = None) -> np.n
     x.extend(float(np.log1p(1000.0 * sum(bag.get(w, 0) for w in ws) / n_read))
              for ws in _TEXT_WORDS.values())
     return np.asarray(x, dtype=np.float64)
+
+
+# in the C part's values (block_signals then price, digits, the word groups): those that get
+# numpy's log1p here (numpy's SIMD log1p is not libm's, bit for bit)
+_C_LOG1P = np.array([0, 1, 7, 9, 14, 22, 25, 28] + list(range(30, 30 + len(_TEXT_WORDS))))
+_PROBE = """<html><head><link rel="canonical" href="https://example.com/blog/2024/a-post.html">
+<meta property="og:type" content="Article"><script type="application/ld+json">
+{"@type": ["NewsArticle", "https://schema.org/BreadcrumbList"]}</script></head><body>
+<nav><ul><li><a href="/">Home</a></li><li><a href="/shop">Shop</a></li><li>Cart</li>
+<li>Reply</li></ul></nav><main><article itemtype="http://schema.org/Product"><h1>A post</h1>
+<p>Price $19.99, in stock: 3 items, ² free SHIPPING with the \u212aelvin STOC\u212a api.</p>
+<pre>def f(): return 1</pre><table><tr><td>Default</td><td>€5</td></tr></table></article></main>
+</body></html>"""
+
+
+def _load_c() -> Any:
+    """ce_filter._pagesig configured, or None: not built, switched off, or disagreeing with
+    the Python reference on the probe page (then it is not trusted at all)."""
+    if os.environ.get("CE_FILTER_PURE_PYTHON"):
+        return None
+    try:
+        from . import _pagesig  # type: ignore[attr-defined]
+    except ImportError:
+        return None
+    words: dict[str, int] = {}
+    for g, ws in enumerate(_TEXT_WORDS.values()):
+        for w in ws:
+            words[w] = words.get(w, 0) | 1 << g
+    bits = [_BIT[k] for k in ("li", "table", "form", "label", "pre", "blockquote", "dl", "article",
+                               "main")]
+    bits += [_BIT["nav"] | _BIT["header"] | _BIT["footer"] | _BIT["aside"], _BIT["a"]]
+    _pagesig.configure(_LD_INDEX, len(_LD_GROUPS), words, len(_TEXT_WORDS), "".join(_CURRENCY),
+                       list(_DIGIT_EXTRA), sorted(HEADINGS), _TAG_H1, _TAG_PRE, bits, PATH_LEN)
+    global _c
+    _c, blocks = _pagesig, segment(parse(_PROBE))
+    same = all(np.array_equal(page_signals(blocks, _PROBE, u), _page_signals_py(blocks, _PROBE, u))
+               for u in (None, "https://example.com/shop/p/blue-kettle?x=1"))
+    _c = None
+    if not same:
+        warnings.warn("ce_filter._pagesig disagrees with the Python page signals; using Python",
+                      RuntimeWarning, stacklevel=2)
+        return None
+    return _pagesig
+
+
+_c: Any = None
+_c = _load_c()
 
 
 class PageKindError(ValueError):

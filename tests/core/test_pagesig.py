@@ -1,0 +1,277 @@
+"""The page signals in C (ce_filter/_pagesig.c) are the Python reference's, bit for bit: the
+page-kind model was fitted on the reference's values, so the C part must not move them by an
+ulp. Hand-made edge cases, hostile pages, the character classes the C matchers use on every code
+point, and every corpus page."""
+
+from __future__ import annotations
+
+import os
+import random
+import re
+import shutil
+import sys
+
+import numpy as np
+import pytest
+from selectolax.lexbor import LexborHTMLParser
+
+from ce_filter import pagekind as P
+from ce_filter.segment import Blocks, parse, segment, segment_tree
+
+needs_c = pytest.mark.skipif(P._c is None, reason="ce_filter._pagesig not built (no C compiler?) "
+                             "or CE_FILTER_PURE_PYTHON set: only the Python signals are in use")
+URL = "https://shop.example.com/products/blue-kettle-1-7l?ref=x"
+
+
+def _same(blocks: Blocks, html: str) -> None:
+    for url in (None, "", URL):
+        c = P.page_signals(blocks, html, url)
+        py = P._page_signals_py(blocks, html, url)
+        assert c.dtype == py.dtype == np.float64 and c.shape == py.shape == (P.N_FEATURES,)
+        differ = [(P.feature_names()[i], c[i], py[i]) for i in np.flatnonzero(c != py)]
+        assert np.array_equal(c, py), (url, differ)
+
+
+def _page(html: str) -> None:
+    _same(segment(parse(html)), html)
+    _same(segment_tree(LexborHTMLParser(html)), html)  # the Python walk: lists, not arrays
+
+
+def test_c_part_is_built_where_it_can_be():
+    if not sys.platform.startswith(("linux", "darwin")) or not (shutil.which("gcc") or shutil.which("cc")):
+        pytest.skip("no C compiler here: the Python signals are expected")
+    if os.environ.get("CE_FILTER_PURE_PYTHON"):
+        pytest.skip("CE_FILTER_PURE_PYTHON is set")
+    assert P._c is not None, "ce_filter._pagesig did not build or disagreed on the probe page"
+
+
+LD = '<script type="application/ld+json">{}</script>'
+EDGE_PAGES = {
+    "empty": "",
+    "bare": "<html></html>",
+    "one word": "<p>x</p>",
+    "probe": P._PROBE,
+    "type array": LD.format('{"@type" :\n [ "https://schema.org/Product", "Offer"], "x": 1}'),
+    "type forms": LD.format('{"@type":"http://schema.org/NewsArticle"} {"@type": "Https://schema.org/QAPage"}'
+                            ' {"@type"\t:\u3000"FAQPage"} {"@type": "https://schema.org/"} {"@type": "http"}'
+                            ' {"@type": ""} {"@type": "Recipe\\n"} {"@type" "Product"} {"@type":["",'),
+    "type overlap": LD.format('"@type"@type": "Product"'),
+    "type at end": '<p>a</p>"@type": "Produc',
+    "itemtype": '<div itemscope itemtype="https://schema.org/Product"><p itemtype=http://SCHEMA.ORG/offer>'
+                "x</p><p itemtype='HTTPS://schema.org/ItemList'>y</p><p ITEMTYPE=https://schema.org/Event>"
+                "z</p><p itemtype=https://schema.org/Person/x>w</p><p itemtype=\"schema.org/Product\">v</p>"
+                "<p itemtype=http://\u017fchema.org/\u212aitchen>u</p><p itemtype=\"https://schema.org/"
+                "Bl\u0131ogPosting\">t</p><p itemtype=https://schema.org/BLOGPOSTING\u0130>s</p></div>",
+    "og upper": '<META PROPERTY="OG:TYPE" CONTENT="Product"><meta property="og:type" content="article">',
+    "og forms": "<meta name=og:type content='video.movie'><p>og:type</p>",
+    "og content first": '<meta content="article" property="og:type"><p>og:type</p>',
+    "og no value": '<meta property="og:type" content=""><meta property="og:type" content="website">',
+    "og gt": '<meta property="og:type" > content="product"><meta property="og:type" content=Product>',
+    "og unicode": '<meta property="og:type" content="\u0130nstagram:profile"><meta property="og:type">',
+    "og digits": '<meta property="og:type" content="\u0663article">',
+    "og quote only": "<meta property='og:type' content='>' content=book>",
+    "og 80": '<meta' + " " * 80 + 'property="og:type"' + "x" * 80 + 'content="product">',
+    "og 81": '<meta' + " " * 81 + 'property="og:type"' + "x" * 80 + 'content="product">'
+             '<meta property="og:type"' + "x" * 81 + 'content="article">',
+    "og 81 quote": '<meta property="og:type"' + "x" * 80 + 'content="product">',
+    "og many metas": "<meta name=a>" * 300 + '<meta property="og:type" content="profile">',
+    "canonical": '<LINK REL=canonical HREF=/blog/2021/x-y-z.html><p>words</p>',
+    "canonical dotless": '<l\u0130nk rel="CANON\u0131CAL" href="https://x.org/docs/api/">',
+    "canonical kelvin": '<lin\u212a rel=canonical href=\'https://x.org/forum/t/12345\'>',
+    "canonical stops": '<link rel=canonical href=https://x.org/a\u3000b><link rel=canonical href=/c>',
+    "canonical none": '<link rel=canonical href=""><link rel="canonical" href=">',
+    "canonical 80": '<link' + "x" * 80 + 'rel=canonical' + "y" * 80 + 'href=/p/1>',
+    "canonical 81": '<link' + "x" * 81 + 'rel=canonical href=/p/1>',
+    "words": "<p>Reply QUOTE quote Quote replies Stock STOC\u212a \u212aook bo\u212aok book. Book</p>"
+             "<p>cart\u00a0sku\u2003price\u3000page\u2028all\x1cmore\x85view\u180eload</p>",
+    "currency and digits": "<p>$5 €3 £ ¥100 $ ² ③ ٣ 7th ⅷ ¼ ＄9 x$ ０ \U0001d7ce \U0001f100</p>",
+    "non-ascii text": "<p>Ελληνικά ΣΟΦΟΣ ΣΑΣ İstanbul ß ﬃ 東京 emoji 😀 ok</p>",
+    "nul and controls": "<p>a\x00b price\x00 \x01cart\x7f</p>\x00<meta property=og:type content=article\x00>",
+    "lists and tables": "<ul>" + "<li><a href=/x>item</a> text</li>" * 40 + "</ul><table>"
+                        + "<tr><td>k</td><td>v</td></tr>" * 30 + "</table><pre>code\n" * 5 + "</pre>"
+                        "<h1>a</h1><h2>b</h2><h1>c</h1><form><label>x</label></form><dl><dt>t</dt></dl>",
+    "nav and main": "<header><nav><a href=/>Home</a></nav></header><main><article><h3>T</h3>"
+                    "<blockquote>q</blockquote></article></main><aside>s</aside><footer>f</footer>",
+}
+
+
+@needs_c
+@pytest.mark.parametrize("name", list(EDGE_PAGES))
+def test_c_signals_equal_python_on_edge_cases(name):
+    _page(EDGE_PAGES[name])
+
+
+@needs_c
+def test_no_blocks_and_a_page_without_html():
+    _same(Blocks(), "")
+    _same(Blocks(), EDGE_PAGES["type array"] + EDGE_PAGES["og forms"])
+    b = segment(parse("<p>Price $5</p>"))
+    _same(b, "")
+
+
+@needs_c
+def test_past_the_scan_bounds():
+    """Declared types, og:type and canonical link read only the first _SCAN_CHARS characters,
+    the words only the first _TEXT_SCAN characters of the text: across and past both bounds."""
+    pad = P._SCAN_CHARS - 40
+    body = "<p>" + "x" * pad + "</p>"
+    for tail in ('"@type": "Product"', '<meta property="og:type" content="product">',
+                 '<link rel=canonical href=/products/x>', 'itemtype="https://schema.org/Product"',
+                 '"@type": "Product"' + " " * 60 + '"@type": "Offer"'):
+        for shift in (-30, -10, -1, 0, 1, 10, 30):
+            html = body[: len(body) + shift] + tail
+            _same(Blocks(), html)
+    # the words: a lexicon word straddling the 20,000th character, in one text and across texts
+    for cut in range(P._TEXT_SCAN - 8, P._TEXT_SCAN + 3):
+        words = "a " * ((cut - 6) // 2)
+        text = words + (" " if cut % 2 else "") + "warranty $5 ²"
+        b = Blocks(texts=[text])
+        b.__dict__["_counts"] = np.zeros((1, 3))
+        b.__dict__["_container_ids"] = np.zeros((1, 10), dtype=np.int64)
+        b.flags, b.tag = [0], [0]
+        _same(b, "")
+        b2 = Blocks(texts=[words[: cut - 4], "price", "cart"])
+        b2.__dict__["_counts"] = np.ones((3, 3))
+        b2.__dict__["_container_ids"] = np.zeros((3, 10), dtype=np.int64)
+        b2.flags, b2.tag = [0, 0, 0], [1, 2, 3]
+        _same(b2, "")
+
+
+@needs_c
+def test_hostile_pages():
+    """Megabytes, deep nesting, NUL bytes, lone surrogates: the same values, no crash."""
+    big = "<html><body>" + "".join(f"<div class=c{i % 7}><p>item {i} $5 price</p></div>"
+                                   for i in range(60_000))
+    _same(segment(parse(big)), big)
+    deep = "<div>" * 20_000 + "<p>deep text here</p>" + "</div>" * 20_000
+    _same(segment(parse(deep)), deep)
+    sur = '<meta property="og:type" content="a\ud800rticle">"@type": "\udfffProduct" <p>x\ud800 $\udc00</p>'
+    b = Blocks(texts=["x\ud800 $5 \udc00cart", "\x00price"])
+    b.__dict__["_counts"] = np.ones((2, 3))
+    b.__dict__["_container_ids"] = np.arange(20, dtype=np.int64).reshape(2, 10)
+    b.flags, b.tag = [1, 2], [3, 4]
+    _same(b, sur)
+    nul = "\x00" * 1000 + '"@type":"Product"' + "\x00<meta property=og:type content=article>"
+    _same(segment(parse(nul)), nul)
+    many = '"@type":"Product",' * 100_000
+    _same(Blocks(), many)
+
+
+@needs_c
+def test_random_pages():
+    """Pages stitched at random from the pieces the matchers care about."""
+    rng = random.Random(14)
+    pieces = ['"@type"', ":", " ", "[", '"', "https://schema.org/", "http://", "Product", "itemtype=",
+              "'", "<meta", " property=", "og:type", " content=", "article", ">", "<link", " rel=",
+              "canonical", " href=", "/blog/x", "<p>", "</p>", "Price $5 ", "² ", "cart ", "\u212a",
+              "\u0130", "\u00a0", "<li>", "<a href=/x>", "</a>", "<h2>", "x" * 90, "\u3000", "ſ",
+              "<pre>", "<table><tr><td>", "NAME=", "Og:Type", "\x00", "é"]
+    for _ in range(300):
+        html = "".join(rng.choice(pieces) for _ in range(rng.randint(0, 120)))
+        _page(html)
+
+
+@needs_c
+def test_bad_arguments_raise_instead_of_crashing():
+    c = P._c
+    i8, f8 = np.zeros(3, dtype=np.int64), np.zeros(9)
+    with pytest.raises(ValueError):
+        c.block_signals(f8, i8, i8, np.zeros(29, dtype=np.int64))  # cont too short
+    with pytest.raises(ValueError):
+        c.block_signals(np.zeros(9, dtype=np.float32), i8, i8, np.zeros(30, dtype=np.int64))
+    with pytest.raises(ValueError):
+        c.block_signals(f8, i8.astype(np.float64), i8, np.zeros(30, dtype=np.int64))
+    with pytest.raises(ValueError):
+        c.block_signals(f8[::2], i8, i8, np.zeros(30, dtype=np.int64))
+    with pytest.raises(TypeError):
+        c.text_signals(["a", 1], 100)
+    with pytest.raises(TypeError):
+        c.scan_html(b"<html>", 10, True)
+    assert c.scan_html("<html>", -5, True) == (0, None, None)
+    assert c.text_signals([], 20_000)[:3] == (0, 0, 0)
+
+
+def _all_chars() -> str:
+    return "".join(map(chr, range(sys.maxunicode + 1)))
+
+
+def _matches(rx: str, s: str, flags: int = 0) -> np.ndarray:
+    out = np.zeros(len(s), dtype=bool)
+    out[[m.start() for m in re.finditer(rx, s, flags)]] = True
+    return out
+
+
+@needs_c
+def test_character_classes_are_pythons_on_every_code_point():
+    """What the C matchers take a character for is what Python's re and str take it for."""
+    s = _all_chars()
+    raw, folds = P._c.charclass(s)
+    cls = np.frombuffer(raw, dtype=np.uint8)
+    fold = np.frombuffer(folds, dtype=np.uint8)
+    bits = {1: _matches(r"\s", s), 2: _matches(r"[\w.:-]", s, re.I), 4: _matches(r"[^\"'\s>]", s, re.I),
+            8: _matches("[A-Za-z]", s, re.I), 32: np.isin(np.arange(len(s)), [ord(c) for c in P._CURRENCY])}
+    bits[16] = np.zeros(len(s), dtype=bool)
+    bits[16][[m.start() // 2 for m in P._DIGIT_START.finditer(" " + " ".join(s))]] = True
+    for bit, want in bits.items():
+        got = (cls & bit) != 0
+        assert np.array_equal(got, want), (bit, [hex(i) for i in np.flatnonzero(got != want)[:10]])
+    assert np.array_equal((cls & 1) != 0, np.array([c.isspace() for c in s]))  # str.split's spaces
+    for letter in sorted(set("httpsschemaorgmetapropertynamecontentlinkrelcanonicalhref")):
+        want = _matches(re.escape(letter), s, re.I)
+        assert np.array_equal(fold == ord(letter), want), letter
+
+
+def test_lower_case_facts_the_c_word_count_relies_on():
+    """The C count does not lower-case: it relies on these (true of Python's str.lower on every
+    code point; a new Unicode version could break one, and then this test says so)."""
+    s = _all_chars()
+    lowered_ascii = [hex(i) for i, c in enumerate(s) if i > 127 and c.lower().isascii()]
+    assert lowered_ascii == ["0x212a"] and "\u212a".lower() == "k"
+    assert all(c.lower() == c for c in map(chr, range(32, 127)) if not c.isupper())
+    for i, c in enumerate(s):
+        low = c.lower()
+        assert low, hex(i)
+        if c.isspace() or any(ch.isspace() for ch in low):
+            assert low == c, hex(i)
+        if low[0] != c:
+            assert not P._DIGIT_START.match(" " + low[0]) and not P._DIGIT_START.match(" " + c)
+            assert low[0] not in P._CURRENCY and c not in P._CURRENCY
+
+
+@pytest.mark.corpus
+@needs_c
+def test_c_signals_equal_python_on_every_corpus_page(data_dir):
+    """Every page of every corpus, without and with its URL: the C vector is the reference's."""
+    from ce_filter.decode import decode_html
+    from ce_filter.learn.corpus import load_corpus
+
+    pages, differ = 0, []
+    for corpus in sorted(p for p in data_dir.iterdir() if (p / "html").is_dir()):
+        for doc in load_corpus(corpus):
+            html, _ = decode_html(doc.html)
+            blocks = segment(parse(html))
+            pages += 1
+            for url in {None, doc.url or None}:
+                c, py = P.page_signals(blocks, html, url), P._page_signals_py(blocks, html, url)
+                if not np.array_equal(c, py):
+                    differ.append(f"{corpus.name}/{doc.id} url={url}")
+    assert pages > 3000 and not differ, (pages, differ[:10])
+
+
+@pytest.mark.parametrize("signals", [P.page_signals, P._page_signals_py], ids=["page_signals", "reference"])
+def test_edge_cases_read_what_they_should(signals):
+    """What the matchers find in a few edge cases (both paths), beside their being equal."""
+    want = {"type array": {"ld_product", "ld_any"},
+            "itemtype": {"ld_product", "ld_list", "ld_person", "ld_any"},
+            "og upper": {"og_product"}, "og 80": {"og_product"}, "og 81": set(),
+            "og 81 quote": {"og_product"}, "og quote only": set(),
+            "canonical 80": {"url_known", "url_product"}, "canonical 81": set(),
+            "canonical kelvin": {"url_known", "url_forum"}}
+    named = {k for k in P.feature_names() if k.startswith(("ld_", "og_", "url_known"))}
+    for name, on in want.items():
+        html = EDGE_PAGES[name]
+        x = dict(zip(P.feature_names(), signals(segment(parse(html)), html, None)))
+        got = {k for k, v in x.items() if v and k.startswith(("ld_", "og_", "url_"))}
+        assert on <= got and not (got - on) & named, name
+    x = dict(zip(P.feature_names(), signals(segment(parse(EDGE_PAGES["words"])), "", None)))
+    assert x["w_product"] > 0 and x["w_service"] > 0  # STOC\u212a and \u212aook count as stock and book
