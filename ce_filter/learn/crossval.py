@@ -91,13 +91,15 @@ def oof_cuts(specs: list[str], config: str = "best", folds: int = 5, comments: b
         desc = {"corpora": labels, "pages": len(part), "labels_digest": data_digest(part),
                 "target": target, "config": config, "cv_fold": f"{k + 1}/{folds}"}
         model = train(part, cfg, name=target, data_desc=desc)
+        held = [[d for d, f, ck in zip(docs, fold, corpus_of) if f == k and ck == ci]
+                for ci in range(len(labels))]
         for j, precise in enumerate(cuts):
             ex = Extractor(model, threshold=threshold, precise=precise)
             used[j].append(ex.threshold)
             for ci, lab in enumerate(labels):
-                held = [d for d, f, ck in zip(docs, fold, corpus_of) if f == k and ck == ci]
-                scores[j][ci].extend(evaluate(text_fn(ex), held, comments=comments,
-                                              name=f"cv fold {k + 1}: {lab}", total=len(held), log=log))
+                scores[j][ci].extend(evaluate(text_fn(ex), held[ci], comments=comments,
+                                              name=f"cv fold {k + 1}: {lab}", total=len(held[ci]),
+                                              log=log))
     return [(u, list(zip(labels, sc))) for u, sc in zip(used, scores)]
 
 
