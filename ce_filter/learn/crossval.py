@@ -9,7 +9,9 @@ corpus's domain column where it has one (wcxb-dev's pages.tsv), else the page's 
 the named configuration on the pages of the other folds (its own C, threshold and token lists
 chosen by its own grouped CV inside them), and the fold's pages are extracted with it by the
 real extractor from their raw HTML and scored with the real metric (not the LCS proxy of
-training). The figures are reported per corpus and per page type.
+training). The figures are reported per corpus and per page type. With ``--precise`` the same
+fold models are scored twice, at their own threshold and at their precision-leaning cut
+(``Extractor(precise=True)``: the cut each fold's training chose on its own CV).
 """
 
 from __future__ import annotations
@@ -49,10 +51,13 @@ def assign_folds(groups: np.ndarray, folds: int, seed: int | None = None) -> np.
     return fold
 
 
-def oof_scores(specs: list[str], config: str = "best", folds: int = 5, comments: bool = False,
-               threshold: float | None = None, precise: bool = False, seed: int | None = None,
-               log: bool = True) -> list[tuple[str, Score]]:
-    """(corpus label, out-of-fold score) for each of ``specs`` (``dir[:split]``)."""
+def oof_cuts(specs: list[str], config: str = "best", folds: int = 5, comments: bool = False,
+             threshold: float | None = None, cuts: tuple[bool, ...] = (False,),
+             seed: int | None = None, log: bool = True
+             ) -> list[tuple[list[float], list[tuple[str, Score]]]]:
+    """Per cut in ``cuts`` (False: the model's threshold, True: its precise one), the cut each
+    fold's model used and (corpus label, out-of-fold score) for each of ``specs``: every cut
+    is scored with the same fold models, so the precise cut costs no second training."""
     from ..api import Extractor
     from .configs import CONFIGS
     from .fit import data_digest, prepare, train
@@ -76,7 +81,8 @@ def oof_scores(specs: list[str], config: str = "best", folds: int = 5, comments:
     pages = prepare(progress(docs, "cv: read + label", enabled=log), comments=comments,
                     rule=cfg.label_rule)
     fold_of_id = {d.id: int(f) for d, f in zip(docs, fold)}
-    scores = [Score(lab) for lab in labels]
+    scores = [[Score(lab) for lab in labels] for _ in cuts]
+    used: list[list[float]] = [[] for _ in cuts]
     target = "comments" if comments else "content"
     for k in range(folds):
         if log:
@@ -85,12 +91,16 @@ def oof_scores(specs: list[str], config: str = "best", folds: int = 5, comments:
         desc = {"corpora": labels, "pages": len(part), "labels_digest": data_digest(part),
                 "target": target, "config": config, "cv_fold": f"{k + 1}/{folds}"}
         model = train(part, cfg, name=target, data_desc=desc)
-        ex = Extractor(model, threshold=threshold, precise=precise)
-        for ci, lab in enumerate(labels):
-            held = [d for d, f, ck in zip(docs, fold, corpus_of) if f == k and ck == ci]
-            scores[ci].extend(evaluate(text_fn(ex), held, comments=comments,
-                                      name=f"cv fold {k + 1}: {lab}", total=len(held), log=log))
-    return list(zip(labels, scores))
+        held = [[d for d, f, ck in zip(docs, fold, corpus_of) if f == k and ck == ci]
+                for ci in range(len(labels))]
+        for j, precise in enumerate(cuts):
+            ex = Extractor(model, threshold=threshold, precise=precise)
+            used[j].append(ex.threshold)
+            for ci, lab in enumerate(labels):
+                scores[j][ci].extend(evaluate(text_fn(ex), held[ci], comments=comments,
+                                              name=f"cv fold {k + 1}: {lab}", total=len(held[ci]),
+                                              log=log))
+    return [(u, list(zip(labels, sc))) for u, sc in zip(used, scores)]
 
 
 def cv_command(a: argparse.Namespace) -> int:
@@ -105,14 +115,20 @@ def cv_command(a: argparse.Namespace) -> int:
     if a.folds < 2:
         print("--folds: at least 2", file=sys.stderr)
         return 2
+    # --precise scores the default cut too (the same fold models): the two tables side by side
+    # cost one training, not two
+    cuts = (False, True) if a.precise and a.threshold is None else (False,)
     try:
-        result = oof_scores(a.corpus, a.config, a.folds, a.comments, a.threshold, a.precise,
-                            a.cv_seed)
+        result = oof_cuts(a.corpus, a.config, a.folds, a.comments, a.threshold, cuts, a.cv_seed)
     except ValueError as e:
         print(f"evaluate --cv: {e}", file=sys.stderr)
         return 2
     print(f"Out of fold: {a.folds} folds grouped by site/domain, config {a.config}"
           + (f", fold seed {a.cv_seed}" if a.cv_seed is not None else ""))
-    print()
-    print(table(result))
+    for precise, (used, res) in zip(cuts, result):
+        cut = "precise cut" if precise else ("fixed cut" if a.threshold is not None else "default cut")
+        print()
+        print(f"{cut} (per fold: {', '.join(f'{t:g}' for t in used)})")
+        print()
+        print(table(res))
     return 0

@@ -73,7 +73,8 @@ class TrainConfig:
     # gold style (cleaneval-dev) against the large dragnet set
     # cleaneval-dev x4: the page-relative stage-2 input cost its pages 0.022 of CV F1; weights
     # 1 / 2 / 4 gave the same overall CV (0.8980 / 0.8981 / 0.8978) and 4 the best mean of the
-    # two corpora' CV (docs/RESULTS.md)
+    # two corpora' CV (docs/RESULTS.md); with wcxb-dev in training, dragnet x1.5 / x2 or wcxb-dev
+    # x0.5 do not beat it out of fold (docs/ABLATION.md, "Corpus weights")
     corpus_weight: dict = field(default_factory=lambda: {"cleaneval-dev": 4.0})
     cv_groups: str = "site"  # page | site: what a CV fold holds out
     # None: GroupKFold's own assignment of groups to folds; a seed: the groups shuffled first,

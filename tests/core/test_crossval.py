@@ -64,3 +64,36 @@ def test_cv_says_what_is_wrong(tmp_path: Path, capsys):
     assert "too few for 5 folds" in capsys.readouterr().err
     assert np.array_equal(assign_folds(np.array([0, 0, 1, 1]), 2), [0, 0, 1, 1]) or \
         np.array_equal(assign_folds(np.array([0, 0, 1, 1]), 2), [1, 1, 0, 0])
+
+
+def test_cv_precise_scores_both_cuts_with_the_same_fold_models(tmp_path: Path, capsys, monkeypatch):
+    from ce_filter.learn import fit
+
+    trained = []
+    real_train = fit.train
+
+    def train(*args, **kw):  # each fold's model, its precise cut moved up so the two cuts differ
+        model = real_train(*args, **kw)
+        model.precise_threshold = 0.97
+        trained.append(model.threshold)
+        return model
+
+    monkeypatch.setattr(fit, "train", train)
+    root = make_typed_corpus(tmp_path / "w", n=12)
+    assert main(["evaluate", "--cv", str(root), "--folds", "2", "--config", "st", "--precise"]) == 0
+    out = capsys.readouterr().out
+    assert len(trained) == 2  # one model per fold, shared by both tables
+    assert f"default cut (per fold: {trained[0]:g}, {trained[1]:g})" in out
+    assert "precise cut (per fold: 0.97, 0.97)" in out
+    tables = out.split("precise cut")
+    rows = [[ln for ln in t.splitlines() if ln.startswith("| w |")][0].split(" | ") for t in tables]
+    assert rows[0][1] == rows[1][1] == "12"
+    assert float(rows[1][2]) != float(rows[0][2]) or float(rows[1][3]) < float(rows[0][3])
+
+
+def test_cv_fixed_threshold_is_one_table(tmp_path: Path, capsys):
+    root = make_typed_corpus(tmp_path / "w", n=12)
+    assert main(["evaluate", "--cv", str(root), "--folds", "2", "--config", "st", "--precise",
+                 "--threshold", "0.4"]) == 0
+    out = capsys.readouterr().out
+    assert "fixed cut (per fold: 0.4, 0.4)" in out and "precise cut" not in out
