@@ -11,35 +11,43 @@ from __future__ import annotations
 import time
 from typing import Any
 
-STAGES = ("decode", "parse", "segment", "features", "model", "assemble")
+STAGES = ("decode", "parse", "segment", "page kind", "features", "model", "assemble", "metadata")
 
 
 def staged_extract(ex: Any, data: bytes) -> tuple[str, list[float]]:
-    """(text, seconds per stage in STAGES order) for one page, as ``ex.extract(data)`` does it."""
-    from ce_filter.api import BlockList, select
-    from ce_filter.decode import decode_html
+    """(text, seconds per stage in STAGES order) for one page, as ``ex.extract(data)`` does it:
+    decode is the bytes to text with the binary check and the pre-parse cost scan, page kind
+    the page signals and the page-kind model, metadata the metadata rules and the language."""
+    from ce_filter.api import BlockList, Extraction, code_blocks, select
     from ce_filter.features import page_inputs
     from ce_filter.segment import parse, segment
 
     clock = time.perf_counter
     t0 = clock()
-    html, _enc = decode_html(data)
+    html, _enc, _cut, reason = ex.decode(data)
     t1 = clock()
+    if reason:
+        return "", [t1 - t0] + [0.0] * (len(STAGES) - 1)
     tree = parse(html)
     t2 = clock()
     blocks = segment(tree)
     t3 = clock()
     if not len(blocks):
-        return "", [t1 - t0, t2 - t1, t3 - t2, 0.0, 0.0, 0.0]
-    x, tokens = page_inputs(blocks, ex.model.spec)
+        return "", [t1 - t0, t2 - t1, t3 - t2] + [0.0] * (len(STAGES) - 3)
+    kind = ex._kind(blocks, html, None)
     t4 = clock()
-    scores = ex.model.scores(x, tokens, blocks)
+    x, tokens = page_inputs(blocks, ex.model.spec, kind)
     t5 = clock()
-    keep = select(scores, ex.threshold)
-    text = "\n\n".join([t for t, k in zip(blocks.texts, keep) if k])
-    _ = BlockList(blocks.texts, scores, keep)
+    scores = ex.model.scores(x, tokens, blocks)
     t6 = clock()
-    return text, [t1 - t0, t2 - t1, t3 - t2, t4 - t3, t5 - t4, t6 - t5]
+    keep = select(scores, ex.threshold, code_blocks(blocks))
+    text = "\n\n".join([t for t, k in zip(blocks.texts, keep) if k])
+    out = Extraction(text, blocks.title, BlockList(blocks.texts, scores, keep))
+    t7 = clock()
+    if ex.metadata:
+        ex._add_metadata(out, blocks, None)
+    t8 = clock()
+    return text, [t1 - t0, t2 - t1, t3 - t2, t4 - t3, t5 - t4, t6 - t5, t7 - t6, t8 - t7]
 
 
 def bare_walk(tree: Any) -> int:
