@@ -66,16 +66,30 @@ static inline double dmax(double a, double b) { return a >= b ? a : b; } /* max(
 
 /* ------------------------------------------------------------------ ranks */
 
-typedef struct { double v; Py_ssize_t i; } rank_key;
-
-static int by_key(const void *a, const void *b) {
-    const rank_key *p = a, *q = b;
-    if (p->v < q->v) return -1;
-    if (p->v > q->v) return 1;
-    return (p->i > q->i) - (p->i < q->i); /* a stable sort keeps index order among equals */
+/* idx (n) sorted by descending key, ties in index order: np.argsort(-key, kind="stable") for
+ * keys that are not NaN. A bottom-up merge sort (stable) over tmp (n). */
+static void argsort_desc(const double *key, Py_ssize_t *idx, Py_ssize_t *tmp, Py_ssize_t n) {
+    for (Py_ssize_t i = 0; i < n; i++) idx[i] = i;
+    for (Py_ssize_t w = 1; w < n; w *= 2) {
+        for (Py_ssize_t lo = 0; lo < n; lo += 2 * w) {
+            Py_ssize_t mid = lo + w < n ? lo + w : n, hi = lo + 2 * w < n ? lo + 2 * w : n;
+            Py_ssize_t a = lo, b = mid, k = lo;
+            while (a < mid && b < hi) tmp[k++] = key[idx[b]] > key[idx[a]] ? idx[b++] : idx[a++];
+            while (a < mid) tmp[k++] = idx[a++];
+            while (b < hi) tmp[k++] = idx[b++];
+        }
+        memcpy(idx, tmp, (size_t)n * sizeof(Py_ssize_t));
+    }
 }
 
 /* ------------------------------------------------------------------ dense_a */
+
+/* lut[np.minimum(tag, len(lut) - 1)] (dom._TAG_GROUP_LUT; a negative index counts from the end) */
+static inline int64_t tag_group(int64_t tag, const int64_t *lut, Py_ssize_t n_lut) {
+    int64_t t = tag < n_lut - 1 ? tag : n_lut - 1;
+    if (t < 0) t += n_lut;
+    return t >= 0 ? lut[t] : -1;
+}
 
 /* dense_a(cnt, tag, n_tags, depth, flags, cont, lut, out, L, W, o_st, o_dom)
  *
@@ -85,23 +99,25 @@ static int by_key(const void *a, const void *b) {
  * tags, depth, CETR's ratio, then the page's words and the block count), W (4n + 1 float64: td,
  * ld, the prose base (n_tok * (1 - ld), 0 under 8 words), the link words ld * n_tok, then
  * the page's words max(n_tok.sum(), 1)).
- * o_st, o_dom: the groups' first columns in out (-1: not in the model). Returns the column
- * count of the path (PATH_LEN) it read. Fills st and every dom column that needs no
- * transcendental or float sum (the rest: dense_b). */
+ * o_st, o_dom: the groups' first columns in out (-1: not in the model). Fills st and every
+ * dom column that needs no transcendental or float sum (the rest: dense_b). Returns the
+ * heading blocks (tag group head_group) and those of them of at most head_words words (whose
+ * titles headings.py's lexicon is to read), as two lists of block indices. */
 static PyObject *dense_a(PyObject *self, PyObject *args) {
     PyObject *ocnt, *otag, *ontags, *odepth, *oflags, *ocont, *olut, *oout, *oL, *oW;
-    Py_ssize_t n, path, width, o_st, o_dom;
-    if (!PyArg_ParseTuple(args, "nnnOOOOOOOOOOnn", &n, &path, &width, &ocnt, &otag, &ontags,
-                          &odepth, &oflags, &ocont, &olut, &oout, &oL, &oW, &o_st, &o_dom))
+    Py_ssize_t n, path, width, o_st, o_dom, head_group, head_words;
+    if (!PyArg_ParseTuple(args, "nnnOOOOOOOOOOnnnn", &n, &path, &width, &ocnt, &otag, &ontags,
+                          &odepth, &oflags, &ocont, &olut, &oout, &oL, &oW, &o_st, &o_dom,
+                          &head_group, &head_words))
         return NULL;
-    if (n < 1 || path < 3 || width < 1) {
+    if (n < 1 || path < 3 || width < 0) {
         PyErr_SetString(PyExc_ValueError, "n >= 1 blocks, path >= 3 levels");
         return NULL;
     }
     bufs_t b = {.n = 0};
     PyObject *ret = NULL;
     double *mass = NULL;
-    rank_key *keys = NULL;
+    Py_ssize_t *order = NULL;
     const double *cnt = get(&b, ocnt, 8, 3 * n, 0, "cnt");
     const int64_t *tag = cnt ? get(&b, otag, 8, n, 0, "tag") : NULL;
     const double *ntags = tag ? get(&b, ontags, 8, n, 0, "n_tags") : NULL;
@@ -163,8 +179,8 @@ static PyObject *dense_a(PyObject *self, PyObject *args) {
             goto done;
         }
         mass = PyMem_Calloc((size_t)cmax + 1, 3 * sizeof(double));
-        keys = PyMem_Malloc((size_t)n * sizeof(rank_key));
-        if (!mass || !keys) { PyErr_NoMemory(); goto done; }
+        order = PyMem_Malloc(2 * (size_t)n * sizeof(Py_ssize_t));
+        if (!mass || !order) { PyErr_NoMemory(); goto done; }
         /* dom.group_sum of n_tok over levels 0..2: np.bincount, in block order */
         for (Py_ssize_t i = 0; i < n; i++) {
             for (int l = 0; l < 3; l++) {
@@ -172,25 +188,21 @@ static PyObject *dense_a(PyObject *self, PyObject *args) {
                 if (c < 0) { PyErr_SetString(PyExc_ValueError, "negative container ids"); goto done; }
                 mass[3 * c + l] += cnt[3 * i + 1];
             }
-            keys[i].v = -cnt[3 * i + 1];
-            keys[i].i = i;
         }
-        qsort(keys, (size_t)n, sizeof(rank_key), by_key);
+        argsort_desc(L, order, order + n, n); /* L's first row: the words */
         double td_div = dmax(td_max, 1.0), rank_div = (double)(n - 1 > 1 ? n - 1 : 1);
         double chr_div = dmax(chr_sum, 1.0);
         int64_t main_parent = cont[main * path + 1];
         double main_depth = depth[main], cum = 0.0;
         for (Py_ssize_t k = 0; k < n; k++) {
-            Py_ssize_t i = keys[k].i;
+            Py_ssize_t i = order[k];
             out[i * width + o_dom + 41] = (double)k / rank_div; /* tok_rank */
         }
         for (Py_ssize_t i = 0; i < n; i++) {
             double *r = out + i * width + o_dom;
             uint32_t f = (uint32_t)flags[i]; /* flags.astype("<u4"), bits unpacked */
             for (int k = 0; k < N_FLAGS; k++) r[k] = (double)((f >> k) & 1u);
-            int64_t t = tag[i] < n_lut - 1 ? tag[i] : n_lut - 1;
-            if (t < 0) t += n_lut;
-            int64_t g = (t >= 0 && t < n_lut) ? lut[t] : -1;
+            int64_t g = tag_group(tag[i], lut, n_lut);
             for (int k = 0; k < N_TAG_GROUPS; k++) r[N_FLAGS + k] = g == k ? 1.0 : 0.0;
             /* 32..36: _main_container (dense_b); 37..39: page_ld, page_log_tok (dense_b) */
             r[39] = tok_max / total; /* top_share */
@@ -206,10 +218,21 @@ static PyObject *dense_a(PyObject *self, PyObject *args) {
             /* 52, 53: log_tok_vs_max, n_blocks (dense_b) */
         }
     }
-    ret = PyLong_FromSsize_t(path);
+    /* the heading blocks (lut group head_group), and those of at most head_words words */
+    PyObject *heads = PyList_New(0), *short_heads = PyList_New(0);
+    if (!heads || !short_heads) { Py_XDECREF(heads); Py_XDECREF(short_heads); goto done; }
+    for (Py_ssize_t i = 0; i < n; i++) {
+        if (tag_group(tag[i], lut, n_lut) != head_group) continue;
+        PyObject *k = PyLong_FromSsize_t(i);
+        int bad = !k || PyList_Append(heads, k) < 0 ||
+                  (cnt[3 * i + 1] <= (double)head_words && PyList_Append(short_heads, k) < 0);
+        Py_XDECREF(k);
+        if (bad) { Py_DECREF(heads); Py_DECREF(short_heads); goto done; }
+    }
+    ret = Py_BuildValue("NN", heads, short_heads);
 done:
     PyMem_Free(mass);
-    PyMem_Free(keys);
+    PyMem_Free(order);
     release(&b);
     return ret;
 }
@@ -222,21 +245,25 @@ done:
  * lg: log1p of dense_a's L; W: dense_a's; prose: W's prose base ** 1.5; prose_sum, na_sum:
  * numpy's (pairwise) sums of prose and of W's link words; g: CETR's smoothed ratio (n); kind:
  * the page-kind probabilities (N_KINDS float64). Fills CETR's first three columns (the fourth,
- * the k-means verdict, is _kmeans'), the dom columns dense_a left, and the kind group. */
+ * the k-means verdict, is _kmeans'), the dom columns dense_a left, the kind group, and the
+ * head group from rx (n x rx_w: the rx flags, rx_u and rx_n the level-0 unlikely and negative
+ * columns), heads (dense_a's heading blocks) and lex (those whose title reads as boilerplate). */
 static PyObject *dense_b(PyObject *self, PyObject *args) {
-    PyObject *olg, *oW, *oprose, *og, *ocont, *okind, *oout;
-    Py_ssize_t n, path, width, o_cetr, o_dom, o_kind;
+    PyObject *olg, *oW, *oprose, *og, *ocont, *okind, *oout, *orx, *oheads, *olex;
+    Py_ssize_t n, path, width, o_cetr, o_dom, o_kind, o_head, rx_w, rx_u, rx_n;
     double prose_sum, na_sum;
-    if (!PyArg_ParseTuple(args, "nnnOOOddOOOOnnn", &n, &path, &width, &olg, &oW, &oprose,
-                          &prose_sum, &na_sum, &og, &ocont, &okind, &oout, &o_cetr, &o_dom,
-                          &o_kind))
+    if (!PyArg_ParseTuple(args, "nnnOOOddOOOOnnnOO!O!nnnn", &n, &path, &width, &olg, &oW,
+                          &oprose, &prose_sum, &na_sum, &og, &ocont, &okind, &oout, &o_cetr,
+                          &o_dom, &o_kind, &orx, &PyList_Type, &oheads, &PyList_Type, &olex,
+                          &o_head, &rx_w, &rx_u, &rx_n))
         return NULL;
-    if (n < 1 || path < 5 || width < 1) {
+    if (n < 1 || path < 5 || width < 0) {
         PyErr_SetString(PyExc_ValueError, "n >= 1 blocks, path >= 5 levels");
         return NULL;
     }
     if ((o_cetr >= 0 && o_cetr + 4 > width) || (o_dom >= 0 && o_dom + 54 > width) ||
-        (o_kind >= 0 && o_kind + 4 * N_KINDS > width)) {
+        (o_kind >= 0 && o_kind + 4 * N_KINDS > width) || (o_head >= 0 && o_head + 4 > width) ||
+        (o_head >= 0 && (rx_u < 0 || rx_n < 0 || rx_u >= rx_w || rx_n >= rx_w))) {
         PyErr_SetString(PyExc_ValueError, "group columns past the matrix");
         return NULL;
     }
@@ -251,6 +278,8 @@ static PyObject *dense_b(PyObject *self, PyObject *args) {
     const double *kind = cont ? get(&b, okind, 8, N_KINDS, 0, "kind") : NULL;
     double *out = kind ? get(&b, oout, 8, n * width, 1, "out") : NULL;
     if (!out) goto done;
+    const double *rx = o_head >= 0 ? get(&b, orx, 8, n * rx_w, 0, "rx") : NULL;
+    if (o_head >= 0 && !rx) goto done;
     const double *td = W, *ld = W + n, *log_tok = lg;
     if (o_cetr >= 0) {
         /* cetr.derivative: |mean of the next ALPHA smoothed ratios - this one| over np.cumsum */
@@ -331,6 +360,38 @@ static PyObject *dense_b(PyObject *self, PyObject *args) {
             for (int k = 0; k < N_KINDS; k++) r[k] = kind[k];
             for (int j = 0; j < 3; j++)
                 for (int k = 0; k < N_KINDS; k++) r[N_KINDS + j * N_KINDS + k] = x[j] * kind[k];
+        }
+    }
+    if (o_head >= 0) {
+        /* headings.heading_columns: a heading's own title (lex: the heading blocks whose title
+         * the lexicon reads as boilerplate) and class/id (rx unlikely or negative); a block
+         * under a heading takes its governing heading's two */
+        Py_ssize_t nh = PyList_GET_SIZE(oheads), nl = PyList_GET_SIZE(olex), h = 0, l = 0;
+        double gov_lex = 0.0, gov_rx = 0.0;
+        int seen = 0;
+        Py_ssize_t next_h = nh ? PyLong_AsSsize_t(PyList_GET_ITEM(oheads, 0)) : -1;
+        Py_ssize_t next_l = nl ? PyLong_AsSsize_t(PyList_GET_ITEM(olex, 0)) : -1;
+        if (PyErr_Occurred()) goto done;
+        for (Py_ssize_t i = 0; i < n; i++) {
+            double *r = out + i * width + o_head;
+            if (i == next_h) {
+                double lex = 0.0;
+                if (i == next_l) {
+                    lex = 1.0;
+                    next_l = ++l < nl ? PyLong_AsSsize_t(PyList_GET_ITEM(olex, l)) : -1;
+                }
+                double u = rx[i * rx_w + rx_u], v = rx[i * rx_w + rx_n];
+                r[0] = gov_lex = lex;
+                r[1] = gov_rx = NP_MAX(u, v);
+                r[2] = r[3] = 0.0;
+                seen = 1;
+                next_h = ++h < nh ? PyLong_AsSsize_t(PyList_GET_ITEM(oheads, h)) : -1;
+                if (PyErr_Occurred()) goto done;
+            } else {
+                r[0] = r[1] = 0.0;
+                r[2] = seen ? gov_lex : 0.0;
+                r[3] = seen ? gov_rx : 0.0;
+            }
         }
     }
     ret = Py_None;

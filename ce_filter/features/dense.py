@@ -23,8 +23,8 @@ from ..segment import FLAG_NAMES, PATH_LEN, Blocks, parse, segment
 from .cetr import kmeans_verdict, smooth
 from .context import CONTAINER_LEVELS, CONTEXT, context_features
 from .dom import _TAG_GROUP_LUT, _TAG_GROUPS
-from .headings import heading_columns
-from .rx import RX_NAMES, rx_columns
+from .headings import _BOILER_HEADING, _NEGATIVE, _UNLIKELY, HEADING_MAX_WORDS
+from .rx import _RX_MATCHER, RX, RX_LEVELS, RX_NAMES
 from .spec import FeatureSpec, TokenRows
 
 # the groups the C part fills (with ic's token lists, which Model.scores sums itself), their
@@ -32,6 +32,7 @@ from .spec import FeatureSpec, TokenRows
 _ORDER = (("st", 6), ("cetr", 4), ("ic", 0), ("dom", 54), ("rx", 6 * len(RX_NAMES)), ("head", 4),
           ("kind", 4 * len(KINDS)))
 _WIDTH = dict(_ORDER)
+_HEAD_GROUP = [g for g, _ in _TAG_GROUPS].index("head")  # h1-h6, as headings.py's _IS_HEADING
 
 
 def handles(spec: FeatureSpec) -> bool:
@@ -62,26 +63,27 @@ def page_inputs(b: Blocks, spec: FeatureSpec, kind: np.ndarray | None = None
     out = np.empty((n, width))
     lin = np.empty(4 * n + 2)  # log1p's inputs
     w = np.empty(4 * n + 1)  # td, ld, prose base, link words, the page's words
-    _c.dense_a(n, PATH_LEN, width, cnt, tag, np.ascontiguousarray(b.n_tags, dtype=np.float64),
-               np.ascontiguousarray(b.depth, dtype=np.float64),
-               np.ascontiguousarray(b.flags, dtype=np.int64), cont, _TAG_GROUP_LUT, out, lin, w,
-               off["st"], off["dom"])
+    heads, short = _c.dense_a(n, PATH_LEN, width, cnt, tag,
+                              np.ascontiguousarray(b.n_tags, dtype=np.float64),
+                              np.ascontiguousarray(b.depth, dtype=np.float64),
+                              np.ascontiguousarray(b.flags, dtype=np.int64), cont, _TAG_GROUP_LUT,
+                              out, lin, w, off["st"], off["dom"], _HEAD_GROUP, HEADING_MAX_WORDS)
     lg = np.log1p(lin)
     prose = w[2 * n:3 * n] ** 1.5
     g = smooth(lg[3 * n:4 * n]) if off["cetr"] >= 0 else lg
     p = np.zeros(len(KINDS)) if kind is None else np.ascontiguousarray(kind, dtype=np.float64)
-    _c.dense_b(n, PATH_LEN, width, lg, w, prose, float(prose.sum()), float(w[3 * n:4 * n].sum()),
-               g, cont, p, out, off["cetr"], off["dom"], off["kind"])
-    if off["cetr"] >= 0:
-        out[:, off["cetr"] + 3] = kmeans_verdict(g, out[:, off["cetr"] + 2])
-    if off["rx"] >= 0 or off["head"] >= 0:
-        rx = rx_columns(b)[1][0]
+    rx = lg  # (unread without head)
+    if off["rx"] >= 0 or off["head"] >= 0:  # rx.rx_columns' matrix
+        rx = b.pattern_columns(RX, _RX_MATCHER, RX_LEVELS, len(RX_NAMES))
         if off["rx"] >= 0:
             out[:, off["rx"]:off["rx"] + rx.shape[1]] = rx
-        if off["head"] >= 0:
-            own, gov = heading_columns(b.texts, tag, cnt[:, 1], rx[:, : len(RX_NAMES)])[1]
-            out[:, off["head"]:off["head"] + 2] = own
-            out[:, off["head"] + 2:off["head"] + 4] = gov
+    texts, search = b.texts, _BOILER_HEADING.search
+    lex = [i for i in short if search(texts[i].lower()) is not None] if off["head"] >= 0 else []
+    _c.dense_b(n, PATH_LEN, width, lg, w, prose, float(prose.sum()), float(w[3 * n:4 * n].sum()),
+               g, cont, p, out, off["cetr"], off["dom"], off["kind"], np.ascontiguousarray(rx),
+               heads, lex, off["head"], rx.shape[1] if rx.ndim == 2 else 1, _UNLIKELY, _NEGATIVE)
+    if off["cetr"] >= 0:
+        out[:, off["cetr"] + 3] = kmeans_verdict(g, out[:, off["cetr"] + 2])
     tokens: list[TokenRows] = []
     if off["ic"] >= 0:
         v_own, v_anc, _ = spec.vocabs()

@@ -103,6 +103,23 @@ def test_edge_pages_equal_reference(name):
 
 
 @needs_c
+@pytest.mark.parametrize("groups", [("st",), ("cetr",), ("dom",), ("rx",), ("head",), ("kind",),
+                                    ("ic",), ("st", "head", "kind"), ("cetr", "ic", "rx")])
+def test_other_group_sets_equal_reference(groups):
+    """Specs of a few of the groups the C part fills (models of an ablation): the columns it
+    leaves out and the offsets of those it fills."""
+    spec = F.FeatureSpec(groups, ["post", "body"], ["comment"])
+    assert dense.handles(spec)
+    for html in (EDGE_PAGES["probe"], EDGE_PAGES["deep each"], PROSE):
+        b = segment(parse(html))
+        x, tok = F.page_inputs(b, spec, KIND)
+        with _reference():
+            rx, rtok = F.page_inputs(b, spec, KIND)
+        assert np.array_equal(x, rx) and len(tok) == len(rtok)
+    assert not dense.handles(F.FeatureSpec(("st", "text")))  # left to the reference
+
+
+@needs_c
 def test_huge_page_equals_reference():
     """Thousands of blocks: numpy's pairwise sums recurse past 128 items, the element serials
     (container ids) run high."""
@@ -169,6 +186,8 @@ def test_c_features_equal_reference_on_every_corpus_page(data_dir):
             html, _ = decode_html(doc.html)
             b = segment(parse(html))
             pages += 1
+            if not len(b):  # nothing to score (the extractor stops before the model)
+                continue
             kind = ex._kind(b, html, doc.url or None)
             for m in _models():
                 got = (F.page_inputs(b, m.spec, kind)[0], m.block_scores(b, kind))
@@ -177,3 +196,23 @@ def test_c_features_equal_reference_on_every_corpus_page(data_dir):
                 if not all(np.array_equal(u, v) for u, v in zip(got, ref)):
                     differ.append(f"{corpus.name}/{doc.id} {m.name}")
     assert pages > 3000 and not differ, (pages, differ[:10])
+
+
+def test_heading_lexicon_trie_matches_the_flat_alternation():
+    """headings.py's lexicon regex is a prefix tree of the words for speed: it must find a
+    boilerplate title exactly where "\\b(?:word|word|...)\\b" does (prefixes of one another,
+    words inside words, spaces, digits, non-ASCII letters around them)."""
+    import re
+
+    from ce_filter.features import headings as H
+
+    flat = re.compile(r"\b(?:" + "|".join(re.escape(w) for w in H.BOILER_WORDS) + r")\b")
+    rnd = random.Random(5)
+    pieces = [w for w in H.BOILER_WORDS] + [w[:k] for w in H.BOILER_WORDS for k in (1, 3, len(w) - 1)]
+    pieces += [" ", "  ", "-", "_", "s", "ing", "é", "1", "x", "ly", "'", "\u00a0", "ü"]
+    texts = [""] + list(H.BOILER_WORDS)
+    for _ in range(30000):
+        texts.append("".join(rnd.choice(pieces) for _ in range(rnd.randrange(1, 6))))
+    differ = [t for t in texts if (flat.search(t) is None) != (H._BOILER_HEADING.search(t) is None)]
+    assert not differ, differ[:10]
+    assert sum(flat.search(t) is not None for t in texts) > 1000  # both outcomes are exercised
