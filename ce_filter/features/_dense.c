@@ -240,7 +240,7 @@ done:
 /* ------------------------------------------------------------------ dense_b */
 
 /* dense_b(n, path, width, lg, W, prose, prose_sum, na_sum, g, cont, kind, out, o_cetr, o_dom,
- * o_kind)
+ * o_kind, rx, heads, lex, o_head, rx_w, rx_u, rx_n)
  *
  * lg: log1p of dense_a's L; W: dense_a's; prose: W's prose base ** 1.5; prose_sum, na_sum:
  * numpy's (pairwise) sums of prose and of W's link words; g: CETR's smoothed ratio (n); kind:

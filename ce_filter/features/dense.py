@@ -33,6 +33,7 @@ _ORDER = (("st", 6), ("cetr", 4), ("ic", 0), ("dom", 54), ("rx", 6 * len(RX_NAME
           ("kind", 4 * len(KINDS)))
 _WIDTH = dict(_ORDER)
 _HEAD_GROUP = [g for g, _ in _TAG_GROUPS].index("head")  # h1-h6, as headings.py's _IS_HEADING
+_NO_RX = np.zeros((0, 0))
 
 
 def handles(spec: FeatureSpec) -> bool:
@@ -72,7 +73,7 @@ def page_inputs(b: Blocks, spec: FeatureSpec, kind: np.ndarray | None = None
     prose = w[2 * n:3 * n] ** 1.5
     g = smooth(lg[3 * n:4 * n]) if off["cetr"] >= 0 else lg
     p = np.zeros(len(KINDS)) if kind is None else np.ascontiguousarray(kind, dtype=np.float64)
-    rx = lg  # (unread without head)
+    rx = _NO_RX  # read only for head
     if off["rx"] >= 0 or off["head"] >= 0:  # rx.rx_columns' matrix
         rx = b.pattern_columns(RX, _RX_MATCHER, RX_LEVELS, len(RX_NAMES))
         if off["rx"] >= 0:
@@ -81,7 +82,7 @@ def page_inputs(b: Blocks, spec: FeatureSpec, kind: np.ndarray | None = None
     lex = [i for i in short if search(texts[i].lower()) is not None] if off["head"] >= 0 else []
     _c.dense_b(n, PATH_LEN, width, lg, w, prose, float(prose.sum()), float(w[3 * n:4 * n].sum()),
                g, cont, p, out, off["cetr"], off["dom"], off["kind"], np.ascontiguousarray(rx),
-               heads, lex, off["head"], rx.shape[1] if rx.ndim == 2 else 1, _UNLIKELY, _NEGATIVE)
+               heads, lex, off["head"], rx.shape[1], _UNLIKELY, _NEGATIVE)
     if off["cetr"] >= 0:
         out[:, off["cetr"] + 3] = kmeans_verdict(g, out[:, off["cetr"] + 2])
     tokens: list[TokenRows] = []
