@@ -1,5 +1,6 @@
 """The compiled parts: the segmenter's walk (ce_filter/_walk.c), CETR's k-means
-(ce_filter/features/_kmeans.c), the pre-parse cost scan (ce_filter/_precheck.c) and the
+(ce_filter/features/_kmeans.c), the dense block features and stage 2's context input
+(ce_filter/features/_dense.c), the pre-parse cost scan (ce_filter/_precheck.c) and the
 page-kind signals (ce_filter/_pagesig.c).
 
 Each is optional: where it does not build (no C compiler; the walk also needs dlopen, so
@@ -27,6 +28,8 @@ setup(
         ),
         Extension("ce_filter._precheck", ["ce_filter/_precheck.c"], extra_compile_args=["-O2"],
                   optional=True),
+        Extension("ce_filter.features._dense", ["ce_filter/features/_dense.c"],
+                  extra_compile_args=["-O2", "-ffp-contract=off"], optional=True),
         Extension("ce_filter._pagesig", ["ce_filter/_pagesig.c"],
                   extra_compile_args=["-O2", "-ffp-contract=off"], optional=True),
     ]

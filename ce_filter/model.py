@@ -25,6 +25,7 @@ from .features import (
     page_inputs,
     stage2_inputs,
 )
+from .features.dense import context_inputs
 from .features.tokens import token_weight_sums
 from .pagekind import PageKindError, PageKindModel
 from .segment import Blocks, vocab_table
@@ -136,7 +137,7 @@ class Model:
         """Stage-1 probabilities through stage 2, where the model has one."""
         if self.stage2 is None:
             return s
-        return sigmoid(self.stage2.decision(context_features(s, cont, weight, self.stage2_page_rel)))
+        return sigmoid(self.stage2.decision(context_inputs(s, cont, weight, self.stage2_page_rel)))
 
     def _layout(self) -> tuple[np.ndarray, dict[str, list[float]], dict[str, Any]]:
         """Stage 1's folded weights split into the dense columns' and each token list's, and

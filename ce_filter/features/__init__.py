@@ -16,6 +16,7 @@ from typing import Any
 import numpy as np
 
 from ..segment import PATH_LEN, Blocks
+from . import dense
 from .cetr import cetr_features
 from .context import CONTAINER_LEVELS, CONTEXT, context_features, ctx_columns, stage2_inputs
 from .dom import dom_columns, group_sum
@@ -46,7 +47,10 @@ def page_inputs(b: Blocks, spec: FeatureSpec, kind: np.ndarray | None = None
     """For serving: the dense columns (``feature_names`` minus the token-list columns, in
     order) and, per token list, (name prefix, each block's tokens, vocab). A block has a
     handful of a list's hundreds of tokens, so the model adds their weights (Model.scores)
-    instead of filling and multiplying a mostly-zero blocks x vocab matrix."""
+    instead of filling and multiplying a mostly-zero blocks x vocab matrix. Computed by the C
+    part where it is built and covers the model's groups (features/dense.py: the same values)."""
+    if len(b) and dense.handles(spec):
+        return dense.page_inputs(b, spec, kind)
     tokens: list[TokenRows] = []
     return _stack(len(b), _columns(b, spec, tokens=tokens, kind=kind)), tokens
 
@@ -128,3 +132,6 @@ def _columns(b: Blocks, spec: FeatureSpec, names_only: bool = False,
     if "struct" in g:
         add(*struct_columns(b.container_ids(), tag, n_tok, cnt[:, 2]))
     return names if names_only else cols
+
+
+dense._c = dense._load_c()  # here: its probe compares with _columns above
