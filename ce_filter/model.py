@@ -38,7 +38,8 @@ class ModelError(ValueError):
 
 
 def sigmoid(z: np.ndarray) -> np.ndarray:
-    return 1.0 / (1.0 + np.exp(-np.clip(z, -40.0, 40.0)))
+    # minimum/maximum: np.clip's values without its Python-level wrappers (~4 us a call)
+    return 1.0 / (1.0 + np.exp(-np.minimum(np.maximum(z, -40.0), 40.0)))
 
 
 @dataclass
