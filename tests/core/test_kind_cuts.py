@@ -3,7 +3,6 @@ applied by the Extractor unless the caller gives a cut of their own."""
 
 from __future__ import annotations
 
-import json
 from dataclasses import replace
 
 import numpy as np
@@ -11,11 +10,12 @@ import pytest
 
 from ce_filter.api import Extractor
 from ce_filter.learn.fit import Page, TrainConfig, kind_cuts
-from ce_filter.model import Model, ModelError, load_default
+from ce_filter.model import Model, load_default
 from ce_filter.pagekind import KINDS
 from ce_filter.segment import Blocks
 
 from .test_api import ARTICLE, PARAS
+from .test_model import assert_refused
 
 
 def _page(i: int, kind: str, scores: list[float], content: list[bool]) -> tuple[Page, np.ndarray]:
@@ -78,10 +78,7 @@ def test_kind_cuts_roundtrip_and_old_files_keep_their_bytes(tmp_path):
 def test_bad_kind_cuts_are_refused(tmp_path, mutate):
     d = _with_cuts({"article": 0.3}, {"article": 0.5}).to_json()
     mutate(d)
-    p = tmp_path / "bad.json"
-    p.write_text(json.dumps(d))
-    with pytest.raises(ModelError):
-        Model.load(p)
+    assert_refused(tmp_path, d)
 
 
 def test_extractor_cuts_at_the_pages_kind_unless_told_otherwise():
