@@ -240,12 +240,15 @@ class Extractor:
         elif isinstance(model, str):
             model = Model.load(model)
         self.model = model
+        # an explicit cut overrides the model's, per-kind ones included
+        self.fixed = threshold is not None
+        self.precise = precise
         if threshold is not None:
             threshold = probability(threshold)  # a cut of 2 or nan would empty every page
         else:
             pt = PRECISE_THRESHOLD if model.precise_threshold is None else model.precise_threshold
             threshold = max(model.threshold, pt) if precise else model.threshold
-        self.threshold = threshold
+        self.threshold = threshold  # the cut of a page whose kind has none of its own
         self.max_bytes = max_bytes
         self.metadata = metadata
         self.limits = limits  # the pre-parse caps (precheck.py)
@@ -323,7 +326,7 @@ class Extractor:
         else:
             kind = self._kind(blocks, text_html, url)
             scores = self.model.block_scores(blocks, kind)
-            keep = select(scores, self.threshold, code_blocks(blocks))
+            keep = select(scores, self.cut(kind), code_blocks(blocks))
             kept = [t for t, k in zip(blocks.texts, keep) if k]
             out = Extraction(
                 "\n\n".join(kept),
@@ -357,6 +360,23 @@ class Extractor:
         for k in ("author", "date", "sitename", "description", "canonical_url"):
             setattr(out, k, getattr(md, k))
         out.language = page_language(out.text, head.lang)
+
+    def cut(self, kind: np.ndarray | None) -> float:
+        """The probability cut of a page with kind probabilities ``kind``: the model's cut for
+        the most probable kind where it has one (chosen on CV, learn.fit.kind_cuts; precise: that
+        kind's precise cut, never below its default one), else ``threshold``; an explicit
+        ``threshold`` always."""
+        m = self.model
+        if self.fixed or kind is None or m.kind_thresholds is None or self.kind_model is None:
+            return self.threshold
+        k = self.kind_model.kinds[int(np.argmax(kind))]
+        t = m.kind_thresholds.get(k)
+        if t is None:
+            return self.threshold
+        if self.precise:
+            pt = (m.kind_precise_thresholds or {}).get(k, self.threshold)
+            return max(t, pt)
+        return t
 
     def _kind(self, blocks: Blocks, html: str, url: str | None) -> np.ndarray | None:
         """The page's kind probabilities (pagekind.KINDS order), None without a kind model."""

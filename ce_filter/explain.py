@@ -118,17 +118,19 @@ def explain(html: bytes | str, url: str | None = None, *, extractor: Extractor |
     ex = extractor or Extractor()
     r: Extraction = ex.extract(html, url, encoding=encoding)
     whys: list[BlockWhy] = []
+    cut = ex.threshold
     if r.blocks:
         text, _, _, _ = ex.decode(html, encoding)
         blocks = segment(parse(text))
         kind = ex.kind_model.proba(page_signals(blocks, text, url)) if ex.kind_model else None
-        whys, _ = explain_blocks(ex.model, blocks, ex.threshold, top, kind)
+        cut = ex.cut(kind)  # the page's own cut: its kind's, where the model has one
+        whys, _ = explain_blocks(ex.model, blocks, cut, top, kind)
     meta = {k: getattr(r, k) for k in ("title", "author", "date", "sitename", "language",
                                        "canonical_url") if getattr(r, k, None)}
     return {
         "url": url or "",
         "model": r.model,
-        "threshold": ex.threshold,
+        "threshold": cut,
         "fallback_rel": FALLBACK_REL,
         "page_kind": getattr(r, "page_type", "") or "",
         "page_kind_prob": getattr(r, "page_type_prob", None),

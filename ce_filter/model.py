@@ -108,6 +108,10 @@ class Model:
     # the page-kind model trained with it on the training pages' types (None: the training data
     # had none); the "kind" feature group reads its probabilities
     pagekind: PageKindModel | None = None
+    # the cuts per page kind chosen on CV (learn.fit.kind_cuts): a page whose most probable kind
+    # is listed is cut there instead of at ``threshold`` / ``precise_threshold``; None: one cut
+    kind_thresholds: dict[str, float] | None = None
+    kind_precise_thresholds: dict[str, float] | None = None
 
     def predict_proba(self, x: np.ndarray, cont: np.ndarray | None = None,
                       weight: np.ndarray | None = None) -> np.ndarray:
@@ -172,6 +176,9 @@ class Model:
             d["precise_threshold"] = self.precise_threshold
         if self.pagekind is not None:
             d["pagekind"] = self.pagekind.to_json()
+        for key in ("kind_thresholds", "kind_precise_thresholds"):  # only when present
+            if getattr(self, key) is not None:
+                d[key] = dict(getattr(self, key))
         return d
 
     def dumps(self) -> str:
@@ -231,6 +238,8 @@ class Model:
             raise ModelError(str(e)) from e
         if kind_model is None and "kind" in spec.groups:
             raise ModelError("a model with the kind feature group needs its page-kind model")
+        kt, kpt = (_kind_cuts(d.get(key), key, kind_model)
+                   for key in ("kind_thresholds", "kind_precise_thresholds"))
         return cls(
             name=_need(d["name"], str, "name"),
             spec=spec,
@@ -241,6 +250,8 @@ class Model:
             stage2_page_rel=rel,
             precise_threshold=None if pt is None else _number(pt, "precise_threshold", 0.0, 1.0),
             pagekind=kind_model,
+            kind_thresholds=kt,
+            kind_precise_thresholds=kpt,
         )
 
     @classmethod
@@ -251,6 +262,19 @@ class Model:
             raise ModelError(f"{path}: {e}") from e
         except (ValueError, RecursionError) as e:  # not JSON, not UTF-8, or nested past the parser
             raise ModelError(f"{path}: not a model file: {type(e).__name__}: {e}") from e
+
+
+def _kind_cuts(v: Any, what: str, kind_model: PageKindModel | None) -> dict[str, float] | None:
+    """A table of cuts per page kind: kinds the model's page-kind model knows, cuts in [0, 1]."""
+    if v is None:
+        return None
+    _need(v, dict, what)
+    if kind_model is None:
+        raise ModelError(f"{what} needs the model's page-kind model")
+    unknown = sorted(set(v) - set(kind_model.kinds))
+    if unknown:
+        raise ModelError(f"{what}: unknown page kinds {unknown}")
+    return {k: _number(t, f"{what}.{k}", 0.0, 1.0) for k, t in v.items()}
 
 
 _cache: dict[str, Model] = {}

@@ -66,6 +66,9 @@ CONFIGS.update({
     "best+kind+wd1.5": replace(_with("kind"), corpus_weight={"cleaneval-dev": 4.0, "dragnet": 1.5}),
     "best+kind+wd2": replace(_with("kind"), corpus_weight={"cleaneval-dev": 4.0, "dragnet": 2.0}),
     "best+kind+ww.5": replace(_with("kind"), corpus_weight={"cleaneval-dev": 4.0, "wcxb-dev": 0.5}),
+    # best+kind with a cut per predicted page kind (TrainConfig.kind_cuts), chosen on the fit's CV
+    # scores of the training pages of that kind; kinds with fewer than 40 pages keep the global cut
+    "best+kind+kcut": replace(_with("kind"), kind_cuts=True),
     "best+struct": _with("struct"),  # 0.8487: not adopted (docs/ABLATION.md)
     "best-rx": _without("rx"),
     "best-head": _without("head"),

@@ -94,6 +94,13 @@ class TrainConfig:
     # F-beta with this beta (< 1: precision counts more than recall), over precise_thresholds
     precise_beta: float = 0.5
     precise_thresholds: tuple[float, ...] = tuple(np.round(np.arange(0.05, 0.96, 0.05), 2))
+    # a cut per predicted page kind (kind_cuts), chosen like the global one on the CV scores of
+    # the training pages of that kind; a kind with fewer than kind_min_pages pages keeps the
+    # global cut, and a kind's cut is pulled toward the global one as if kind_shrink more pages
+    # had voted for it (0: no pull)
+    kind_cuts: bool = False
+    kind_min_pages: int = 40
+    kind_shrink: float = 0.0
     log: bool = True
     extra: dict = field(default_factory=dict)
 
@@ -248,10 +255,49 @@ def _oof(design: Design, y: np.ndarray, w: np.ndarray, groups: np.ndarray, c: fl
 def _best_threshold(pages: list[Page], sizes: list[int], s: np.ndarray,
                     thresholds: tuple[float, ...], beta: float = 1.0) -> tuple[float, float]:
     """The threshold with the best CV mean page F-beta (ties: the higher one)."""
-    per = _split(sizes, s)
+    return _best_cut(pages, _split(sizes, s), thresholds, beta)
+
+
+def _best_cut(pages: list[Page], per: list[np.ndarray], thresholds: tuple[float, ...],
+              beta: float = 1.0) -> tuple[float, float]:
+    """``_best_threshold`` over each page's own scores."""
     res = [(float(page_prf(pages, per, t, beta)[:, 2].mean()), t) for t in thresholds]
     f, t = max(res)
     return t, f
+
+
+def kind_cuts(pages: list[Page], per: list[np.ndarray], kinds: tuple[str, ...], cfg: TrainConfig,
+              default: float, precise: float) -> tuple[dict[str, float], dict[str, float], dict]:
+    """The default and the precise cut per predicted page kind (the argmax of ``Page.kind``,
+    what serving sees, for every page: dragnet and cleaneval pages have no gold kind), each
+    chosen like the global one on the pages of that kind; a kind with fewer than
+    ``cfg.kind_min_pages`` pages is left out (it keeps the global cuts). One global cut does
+    not suit every kind: listings and products want more recall than old news articles.
+    Returns the two tables and what the choice saw (pages, CV proxy F1 at the global and at
+    the kind's cut), for the model's meta."""
+    pred = np.array([-1 if p.kind is None else int(np.argmax(p.kind)) for p in pages])
+    cut: dict[str, float] = {}
+    pcut: dict[str, float] = {}
+    seen: dict[str, dict] = {}
+    for i, k in enumerate(kinds):
+        idx = np.flatnonzero(pred == i).tolist()
+        if not idx:
+            continue
+        sub, s = [pages[j] for j in idx], [per[j] for j in idx]
+        n = len(idx)
+        f_global = float(page_prf(sub, s, default)[:, 2].mean())
+        row: dict[str, Any] = {"pages": n, "page_f1_global": round(f_global, 4)}
+        if n >= cfg.kind_min_pages:
+            t, _ = _best_cut(sub, s, cfg.thresholds)
+            tp, _ = _best_cut(sub, s, cfg.precise_thresholds, cfg.precise_beta)
+            m = cfg.kind_shrink
+            t = round(float((n * t + m * default) / (n + m)), 4)
+            tp = round(float(max((n * tp + m * precise) / (n + m), t)), 4)
+            cut[k], pcut[k] = t, tp
+            row.update(threshold=t, precise_threshold=tp,
+                       page_f1=round(float(page_prf(sub, s, t)[:, 2].mean()), 4))
+        seen[k] = row
+    return cut, pcut, seen
 
 
 def train(pages: list[Page], cfg: TrainConfig, name: str, data_desc: dict) -> Model:
@@ -346,6 +392,12 @@ def _train(pages: list[Page], cfg: TrainConfig, name: str, data_desc: dict) -> M
     cv["precise"]["f_beta"] = round(fb, 4)
     say(f"  precise: threshold {t_p} (CV F{cfg.precise_beta:g} {fb:.4f}; P/R {cv['precise']['precision']}"
         f" / {cv['precise']['recall']} against {cv['default']['precision']} / {cv['default']['recall']})")
+    kcut: dict[str, float] | None = None
+    kpcut: dict[str, float] | None = None
+    if cfg.kind_cuts and kind_model is not None:
+        kcut, kpcut, cv["kinds"] = kind_cuts(pages, _split(sizes, final_oof), kind_model.kinds, cfg,
+                                             float(thr), t_p)
+        say(f"  cuts per page kind: {cv['kinds']}")
     by_corpus: dict[str, list[float]] = {}
     for p, f in zip(pages, prf["default"][:, 2].tolist()):
         by_corpus.setdefault(p.id.split("/")[0] if "/" in p.id else "", []).append(f)
@@ -367,6 +419,8 @@ def _train(pages: list[Page], cfg: TrainConfig, name: str, data_desc: dict) -> M
         skip.add("stage2_page_rel")
     if not cfg.label_lines:  # likewise
         skip.add("label_lines")
+    if not cfg.kind_cuts:  # likewise
+        skip.update(("kind_cuts", "kind_min_pages", "kind_shrink"))
     meta = {
         "trained_with": f"ce-filter {__version__}",
         # the fit's numerics come from these: another version may move a weight past the 9th digit
@@ -382,7 +436,7 @@ def _train(pages: list[Page], cfg: TrainConfig, name: str, data_desc: dict) -> M
     }
     return Model(name=name, spec=spec, stage1=stage1, stage2=stage2, threshold=float(thr), meta=meta,
                  stage2_page_rel=stage2 is not None and cfg.stage2_page_rel, precise_threshold=t_p,
-                 pagekind=kind_model)
+                 pagekind=kind_model, kind_thresholds=kcut, kind_precise_thresholds=kpcut)
 
 
 def _library_versions() -> dict[str, str]:

@@ -57,7 +57,10 @@ def test_terms_add_up_to_the_models_scores_exactly() -> None:
 
 def test_view_data_and_escaping() -> None:
     d = explain(PAGE.encode(), "https://town.example/fleet")
-    assert d["threshold"] == Extractor().threshold
+    ex = Extractor()
+    blocks = segment(parse(PAGE))
+    # the page's own cut: its kind's where the model has cuts per kind
+    assert d["threshold"] == ex.cut(ex._kind(blocks, PAGE, "https://town.example/fleet"))
     assert any(b["kept"] for b in d["blocks"]) and not all(b["kept"] for b in d["blocks"])
     html = render_view(d)
     assert "<script>window.pwned" not in html  # page text never becomes markup

@@ -41,6 +41,11 @@ def test_roundtrip_and_digest(tmp_path):
 def test_malformed_models_are_rejected(tmp_path, mutate):
     d = tiny_model().to_json()
     mutate(d)
+    assert_refused(tmp_path, d)
+
+
+def assert_refused(tmp_path, d: dict) -> None:
+    """The model file of ``d`` does not load: ModelError, never another exception."""
     p = tmp_path / "bad.json"
     p.write_text(json.dumps(d))
     with pytest.raises(ModelError):
