@@ -40,7 +40,7 @@ def staged_extract(ex: Any, data: bytes) -> tuple[str, list[float]]:
     t5 = clock()
     scores = ex.model.scores(x, tokens, blocks)
     t6 = clock()
-    keep = select(scores, ex.threshold, code_blocks(blocks))
+    keep = select(scores, ex.cut(kind), code_blocks(blocks))
     text = "\n\n".join([t for t, k in zip(blocks.texts, keep) if k])
     out = Extraction(text, blocks.title, BlockList(blocks.texts, scores, keep))
     t7 = clock()
