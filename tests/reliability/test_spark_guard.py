@@ -35,10 +35,10 @@ def test_filter_file_gives_every_page_a_record(tmp_path, monkeypatch):
 
     path = tmp_path / "h.warc.gz"
     _warc(path)
-    records, summary = spark_job.filter_file(str(path), None, budget=(0.3, 1024))
+    records, summary = spark_job.filter_file(str(path), None, budget=(0.1, 1024))
     recs = {r["url"]: r for r in records}
     assert len(recs) == 8 and summary["pages"] == 8 and summary["failed"] == 0
-    assert recs["http://hostile.test/slow"]["reason"] == "over budget: time (0.3 s)"
+    assert recs["http://hostile.test/slow"]["reason"] == "over budget: time (0.1 s)"
     assert recs["http://hostile.test/deep"]["reason"] == "too costly to parse: nesting too deep"
 
     real = Extractor.extract
@@ -66,7 +66,7 @@ def test_spark_job_with_a_page_past_its_budget(tmp_path):
     out, summary = tmp_path / "out", tmp_path / "summary.json"
     r = subprocess.run([sys.executable, "-m", "ce_filter.pipelines.spark_job", "--master", "local[1]",
                         "--input", str(path), "--output", str(out), "--format", "json",
-                        "--page-budget", "0.3", "--summary", str(summary)],
+                        "--page-budget", "0.1", "--summary", str(summary)],
                        capture_output=True, text=True, timeout=600, env=env, cwd=REPO)
     assert r.returncode == 0, r.stderr[-3000:]
     recs = {}
@@ -74,5 +74,5 @@ def test_spark_job_with_a_page_past_its_budget(tmp_path):
         for line in part.read_text().splitlines():
             rec = json.loads(line)
             recs[rec["url"]] = rec
-    assert len(recs) == 8 and recs["http://hostile.test/slow"]["reason"] == "over budget: time (0.3 s)"
+    assert len(recs) == 8 and recs["http://hostile.test/slow"]["reason"] == "over budget: time (0.1 s)"
     assert json.loads(summary.read_text())["totals"]["pages"] == 8
