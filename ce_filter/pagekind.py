@@ -17,9 +17,7 @@ where the C part is not built.
 from __future__ import annotations
 
 import json
-import os
 import re
-import warnings
 from collections import Counter
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -28,6 +26,7 @@ from urllib.parse import urlsplit
 
 import numpy as np
 
+from . import native
 from .segment import FLAG_NAMES, HEADINGS, PATH_LEN, Blocks, _id, parse, segment
 
 FORMAT_VERSION = 1
@@ -289,11 +288,8 @@ _PROBE = """<html><head><link rel="canonical" href="https://example.com/blog/202
 def _load_c() -> Any:
     """ce_filter._pagesig configured, or None: not built, switched off, or disagreeing with
     the Python reference on the probe page (then it is not trusted at all)."""
-    if os.environ.get("CE_FILTER_PURE_PYTHON"):
-        return None
-    try:
-        from . import _pagesig  # type: ignore[attr-defined]
-    except ImportError:
+    _pagesig = native.load("_pagesig")
+    if _pagesig is None:
         return None
     words: dict[str, int] = {}
     for g, ws in enumerate(_TEXT_WORDS.values()):
@@ -310,8 +306,7 @@ def _load_c() -> Any:
                for u in (None, "https://example.com/shop/p/blue-kettle?x=1"))
     _c = None
     if not same:
-        warnings.warn("ce_filter._pagesig disagrees with the Python page signals; using Python",
-                      RuntimeWarning, stacklevel=2)
+        native.distrust("_pagesig", "the Python page signals")
         return None
     return _pagesig
 

@@ -27,10 +27,11 @@ same rules and the same numbers (tests compare them), used where the C part is n
 
 from __future__ import annotations
 
-import os
 import re
 from dataclasses import dataclass
 from typing import Any
+
+from . import native
 
 # Tag-name classes of the model (the C scan carries the same lists).
 _NAMES = {
@@ -337,13 +338,8 @@ class _State:
 
 
 def _load_c() -> Any:
-    if os.environ.get("CE_FILTER_PURE_PYTHON"):
-        return None
-    try:
-        from ._precheck import scan as c_scan
-    except ImportError:
-        return None
-    return c_scan
+    mod = native.load("_precheck")
+    return None if mod is None else mod.scan
 
 
 _c_scan = _load_c()

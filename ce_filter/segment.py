@@ -7,15 +7,15 @@ touches each node once: everything the features use is gathered on the way.
 
 from __future__ import annotations
 
-import os
 import re
-import warnings
 from collections.abc import Iterator, Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
 import numpy as np
 from selectolax.lexbor import LexborHTMLParser
+
+from . import native
 
 _PROBE = LexborHTMLParser("")
 
@@ -327,11 +327,8 @@ class Blocks:
 def _load_fast() -> Any:
     """The C walk (ce_filter/_walk.c), or None: not built, switched off, or disagreeing with
     the Python walk on the probe page (then it is not trusted at all)."""
-    if os.environ.get("CE_FILTER_PURE_PYTHON"):
-        return None
-    try:
-        from . import _walk  # type: ignore[attr-defined]
-    except ImportError:
+    _walk = native.load("_walk")
+    if _walk is None:
         return None
     kinds = bytearray(max(BLOCK_TAGS | SKIP_TAGS | _NO_ATTR_TAGS | set(_FLAG_TAGS)) + 1)
     for bit, ids in ((1, BLOCK_TAGS), (2, SKIP_TAGS), (4, _NO_ATTR_TAGS), (8, LIST_TAGS)):
@@ -346,8 +343,7 @@ def _load_fast() -> Any:
     _walk.configure_extras(TAG_LI, TAG_OL, TAG_IMG, FLAG_PRE)
     if not _blocks_from_c(_walk.segment(_walk.parse(_PROBE_PAGE), True), _walk).same_as(
             segment_tree(LexborHTMLParser(_PROBE_PAGE), True)):
-        warnings.warn("ce_filter._walk disagrees with the Python walk; using the Python walk",
-                      RuntimeWarning, stacklevel=2)
+        native.distrust("_walk", "the Python walk")
         return None
     return _walk
 

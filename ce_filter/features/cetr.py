@@ -2,19 +2,13 @@
 
 from __future__ import annotations
 
-import importlib
-import os
 from typing import Any
 
 import numpy as np
 
-_kmeans: Any
-try:
-    if os.environ.get("CE_FILTER_PURE_PYTHON"):
-        raise ImportError("switched off")
-    _kmeans = importlib.import_module("ce_filter.features._kmeans")
-except ImportError:
-    _kmeans = None
+from .. import native
+
+_kmeans: Any = native.load("features._kmeans")
 
 SIGMA = 1.0  # Gaussian smoothing, in blocks
 ALPHA = 3  # derivative look-ahead, in blocks

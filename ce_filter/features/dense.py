@@ -11,13 +11,11 @@ them, once per page on stacked inputs; the C part does the rest in two passes in
 
 from __future__ import annotations
 
-import importlib
-import os
-import warnings
 from typing import Any
 
 import numpy as np
 
+from .. import native
 from ..pagekind import KINDS
 from ..segment import FLAG_NAMES, PATH_LEN, Blocks, parse, segment
 from .cetr import kmeans_verdict, smooth
@@ -122,11 +120,8 @@ _PROBE = """<html><head><title>Probe</title></head><body><header class="masthead
 def _load_c() -> Any:
     """ce_filter.features._dense, or None: not built, switched off, or disagreeing with the
     reference on the probe page (then it is not trusted at all)."""
-    if os.environ.get("CE_FILTER_PURE_PYTHON"):
-        return None
-    try:
-        mod = importlib.import_module("ce_filter.features._dense")
-    except ImportError:
+    mod = native.load("features._dense")
+    if mod is None:
         return None
     if len(FLAG_NAMES) != 20 or len(_TAG_GROUPS) != 12 or len(KINDS) != 7:
         return None  # the C part's constants no longer match
@@ -148,8 +143,7 @@ def _load_c() -> Any:
             and all(np.array_equal(u, context_features(s, *a)) for u, a in
                     zip(c, ((blocks.container_ids(), blocks.token_counts(), True), (None, None, False)))))
     if not same:
-        warnings.warn("ce_filter.features._dense disagrees with the numpy features; using numpy",
-                      RuntimeWarning, stacklevel=2)
+        native.distrust("features._dense", "the numpy features")
         return None
     return mod
 

@@ -119,7 +119,9 @@ def test_compiled_parts_are_built_where_a_compiler_is():
     filter: where gcc/cc exists (CI does have one), they must have been built and be in use."""
     import shutil
 
-    from ce_filter.features import cetr
+    from ce_filter import pagekind, precheck
+    from ce_filter.features import cetr, dense
+    from ce_filter.model import load_default
 
     if not sys.platform.startswith("linux") or not (shutil.which("gcc") or shutil.which("cc")):
         pytest.skip("no C compiler here: the pure-Python versions are expected")
@@ -127,6 +129,11 @@ def test_compiled_parts_are_built_where_a_compiler_is():
         pytest.skip("CE_FILTER_PURE_PYTHON is set")
     assert S._fast is not None, "ce_filter._walk did not build (see pip's output)"
     assert cetr._kmeans is not None, "ce_filter.features._kmeans did not build"
+    # built, and agreeing with their references on the probe pages (else set aside at import)
+    assert pagekind._c is not None, "ce_filter._pagesig did not build or disagreed on its probe page"
+    assert dense._c is not None, "ce_filter.features._dense did not build or disagreed on its probe page"
+    assert all(dense.handles(m.spec) for m in (load_default("content"), load_default("comments")))
+    assert precheck._c_scan is not None, "ce_filter._precheck did not build"
     assert S._fast.direct(), "the layout probe failed: Lexbor's node struct is not as expected"
 
 

@@ -1,0 +1,28 @@
+"""The compiled parts (C extensions, each beside its Python or numpy reference): loading one,
+and setting aside one that disagrees with its reference, so that an install without a C
+compiler, or with a broken build, still gives the same results."""
+
+from __future__ import annotations
+
+import importlib
+import os
+import warnings
+from typing import Any
+
+
+def load(name: str) -> Any:
+    """The extension ``ce_filter.<name>``, or None where it is not built or
+    ``CE_FILTER_PURE_PYTHON`` is set (the reference runs instead)."""
+    if os.environ.get("CE_FILTER_PURE_PYTHON"):
+        return None
+    try:
+        return importlib.import_module(f"ce_filter.{name}")
+    except ImportError:
+        return None
+
+
+def distrust(name: str, reference: str) -> None:
+    """Warn that ``ce_filter.<name>`` gave other values than ``reference`` on its probe page
+    (the caller then uses the reference only)."""
+    warnings.warn(f"ce_filter.{name} disagrees with {reference}; using {reference}",
+                  RuntimeWarning, stacklevel=3)
