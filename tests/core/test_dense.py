@@ -19,6 +19,8 @@ from ce_filter.features.context import context_features
 from ce_filter.model import Model, load_default
 from ce_filter.segment import Blocks, parse, segment, segment_tree
 
+from .corpus_pages import every_page
+
 needs_c = pytest.mark.skipif(dense._c is None, reason="ce_filter.features._dense not built (no C "
                              "compiler?) or CE_FILTER_PURE_PYTHON set: only the numpy features run")
 KIND = np.array([0.4, 0.05, 0.1, 0.15, 0.1, 0.12, 0.08])
@@ -164,25 +166,20 @@ def test_c_features_equal_reference_on_every_corpus_page(data_dir):
     """Every page of every corpus, both shipped models: page_inputs and block_scores of the C
     part are the reference's (page_features is the reference in both)."""
     from ce_filter.api import Extractor
-    from ce_filter.decode import decode_html
-    from ce_filter.learn.corpus import load_corpus
 
     ex = Extractor()
     pages, differ = 0, []
-    for corpus in sorted(p for p in data_dir.iterdir() if (p / "html").is_dir()):
-        for doc in load_corpus(corpus):
-            html, _ = decode_html(doc.html)
-            b = segment(parse(html))
-            pages += 1
-            if not len(b):  # nothing to score (the extractor stops before the model)
-                continue
-            kind = ex._kind(b, html, doc.url or None)
-            for m in _models():
-                got = (F.page_inputs(b, m.spec, kind)[0], m.block_scores(b, kind))
-                with _reference():
-                    ref = (F.page_inputs(b, m.spec, kind)[0], m.block_scores(b, kind))
-                if not all(np.array_equal(u, v) for u, v in zip(got, ref)):
-                    differ.append(f"{corpus.name}/{doc.id} {m.name}")
+    for corpus, doc, html, b in every_page(data_dir):
+        pages += 1
+        if not len(b):  # nothing to score (the extractor stops before the model)
+            continue
+        kind = ex._kind(b, html, doc.url or None)
+        for m in _models():
+            got = (F.page_inputs(b, m.spec, kind)[0], m.block_scores(b, kind))
+            with _reference():
+                ref = (F.page_inputs(b, m.spec, kind)[0], m.block_scores(b, kind))
+            if not all(np.array_equal(u, v) for u, v in zip(got, ref)):
+                differ.append(f"{corpus}/{doc.id} {m.name}")
     assert pages > 3000 and not differ, (pages, differ[:10])
 
 

@@ -16,6 +16,8 @@ from selectolax.lexbor import LexborHTMLParser
 from ce_filter import pagekind as P
 from ce_filter.segment import Blocks, parse, segment, segment_tree
 
+from .corpus_pages import every_page
+
 needs_c = pytest.mark.skipif(P._c is None, reason="ce_filter._pagesig not built (no C compiler?) "
                              "or CE_FILTER_PURE_PYTHON set: only the Python signals are in use")
 URL = "https://shop.example.com/products/blue-kettle-1-7l?ref=x"
@@ -232,19 +234,13 @@ def test_lower_case_facts_the_c_word_count_relies_on():
 @needs_c
 def test_c_signals_equal_python_on_every_corpus_page(data_dir):
     """Every page of every corpus, without and with its URL: the C vector is the reference's."""
-    from ce_filter.decode import decode_html
-    from ce_filter.learn.corpus import load_corpus
-
     pages, differ = 0, []
-    for corpus in sorted(p for p in data_dir.iterdir() if (p / "html").is_dir()):
-        for doc in load_corpus(corpus):
-            html, _ = decode_html(doc.html)
-            blocks = segment(parse(html))
-            pages += 1
-            for url in {None, doc.url or None}:
-                c, py = P.page_signals(blocks, html, url), P._page_signals_py(blocks, html, url)
-                if not np.array_equal(c, py):
-                    differ.append(f"{corpus.name}/{doc.id} url={url}")
+    for corpus, doc, html, blocks in every_page(data_dir):
+        pages += 1
+        for url in {None, doc.url or None}:
+            c, py = P.page_signals(blocks, html, url), P._page_signals_py(blocks, html, url)
+            if not np.array_equal(c, py):
+                differ.append(f"{corpus}/{doc.id} url={url}")
     assert pages > 3000 and not differ, (pages, differ[:10])
 
 
