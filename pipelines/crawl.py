@@ -3,6 +3,7 @@ settings (``ce_filter.crawler.settings``) plus overrides, one crawl, its stats r
 
 from __future__ import annotations
 
+import logging
 from collections import Counter
 from typing import Any
 
@@ -42,6 +43,53 @@ def no_page_reason(stats: dict[str, Any]) -> str:
     return ", ".join(f"{reason} x{n}" for reason, n in why.most_common()) or "no response"
 
 
+# What a failed fetch raises (Scrapy's own download errors, Twisted's network errors, OS
+# errors): a normal event of a crawl, not a fault of the filter.
+_FETCH_ERRORS = {"DownloadConnectionRefusedError", "CannotResolveHostError", "DownloadTimeoutError",
+                 "DownloadCancelledError", "DownloadFailedError", "ResponseDataLossError",
+                 "UnsupportedURLSchemeError"}
+
+
+RETRY_LOGGER = "scrapy.downloadermiddlewares.retry"  # "Gave up retrying <request>": ERROR in Scrapy
+
+
+def _is_fetch_error(exc: BaseException) -> bool:
+    mod = type(exc).__module__
+    return (type(exc).__name__ in _FETCH_ERRORS and mod == "scrapy.exceptions") \
+        or mod.startswith(("twisted.internet.error", "twisted.web")) or isinstance(exc, OSError)
+
+
+class FetchErrorsOneLine(logging.Filter):
+    """A page that cannot be fetched gets warning lines naming the request and why, in place of
+    Scrapy's ERRORs with a traceback of its downloader (kept at ``--log-level DEBUG``): an
+    unreachable host is normal input for a crawler, the run's summary counts what failed, and
+    ERROR stays for faults of the crawl itself."""
+
+    def filter(self, record: logging.LogRecord) -> bool:
+        exc = record.exc_info[1] if record.exc_info else None
+        if exc is not None and record.name.startswith("scrapy.") and _is_fetch_error(exc):
+            msg, detail = record.getMessage(), str(exc)
+            if detail and detail not in msg:
+                msg = f"{msg}: {detail}"
+            record.msg, record.args = f"{msg} ({type(exc).__name__})", None
+            record.exc_info = record.exc_text = None
+        elif not (record.name == RETRY_LOGGER and str(record.msg).startswith("Gave up")):
+            return True
+        if record.levelno > logging.WARNING:
+            record.levelno, record.levelname = logging.WARNING, "WARNING"
+        return True
+
+
+def _one_line_fetch_errors(level: str) -> None:
+    """Put FetchErrorsOneLine on the root logger's handlers (Scrapy's) unless the log level
+    asks for every detail."""
+    if level.upper() == "DEBUG":
+        return
+    for handler in logging.getLogger().handlers:
+        if not any(isinstance(f, FetchErrorsOneLine) for f in handler.filters):
+            handler.addFilter(FetchErrorsOneLine())
+
+
 def run_crawl(
     urls: list[str] | None,
     *,
@@ -55,6 +103,7 @@ def run_crawl(
     ``settings``: a dict of overrides or a ready ``crawl_settings()`` object.
     Twisted's reactor runs once per process: call this once per process."""
     from ce_filter.crawler.spider import CeFilterSpider, read_url_file
+    from scrapy import signals
     from scrapy.crawler import CrawlerProcess
 
     if not urls and not url_file:
@@ -64,6 +113,9 @@ def run_crawl(
     s = settings if hasattr(settings, "getdict") else crawl_settings(settings)
     process = CrawlerProcess(s)  # logging as Scrapy sets it up (LOG_LEVEL)
     crawler = process.create_crawler(CeFilterSpider)
+    # once the engine starts, Scrapy's root log handler is the one of this crawl's settings
+    level = str(s.get("LOG_LEVEL", "INFO"))
+    crawler.signals.connect(lambda: _one_line_fetch_errors(level), signal=signals.engine_started, weak=False)
     process.crawl(
         crawler,
         start_urls=list(urls or []),

@@ -194,6 +194,24 @@ def test_a_crawl_that_fetched_nothing_exits_2_and_says_why(site_server, tmp_path
         assert "pages=0" in err and "ce-filter: error: the crawl fetched no HTML page (" in err and why in err
 
 
+def test_an_unreachable_page_is_one_warning_line_not_a_traceback(tmp_path):
+    """Scrapy logs a failed fetch as ERROR with its downloader's traceback; the crawl says it in
+    one warning line per failure (the traceback stays at --log-level DEBUG)."""
+    from ce_filter.pipelines.embedded_broker import free_port
+
+    url = f"http://127.0.0.1:{free_port()}/"
+    args = ["crawl", url, "--to", f"jsonl:{tmp_path / 'o.jsonl'}", "--download-delay", "0",
+            "-s", "RETRY_TIMES=1"]
+    err = run_cli(args, timeout=120).stderr.decode()
+    assert "Traceback" not in err and " ERROR: " not in err, err[-3000:]
+    line = f"WARNING: Error downloading <GET {url}>: "
+    ends = "(DownloadConnectionRefusedError)"
+    assert any(line in x and x.endswith(ends) for x in err.splitlines()), err[-3000:]
+    assert "ce-filter: error: the crawl fetched no HTML page" in err
+    debug = run_cli(args + ["--log-level", "DEBUG"], timeout=120).stderr.decode()
+    assert "Traceback" in debug and "DownloadConnectionRefusedError" in debug
+
+
 def test_scrapy_settings_on_the_command_line_and_feeds(site_server, tmp_path):
     """`-s NAME=VALUE` as `scrapy crawl` takes it: Scrapy's feed exports alone are a destination."""
     feed = tmp_path / "feed.jsonl"
