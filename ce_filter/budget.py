@@ -97,6 +97,69 @@ def page_timer(budget: Budget) -> Iterator[None]:
         signal.setitimer(signal.ITIMER_PROF, 0)
 
 
+class OverBudget(BaseException):
+    """Raised in the page's own Python code when its CPU time is up (``cpu_deadline``); a
+    BaseException so that no ``except Exception`` on the way swallows it."""
+
+
+@contextmanager
+def cpu_deadline(seconds: float) -> Iterator[None]:
+    """Raise OverBudget in this thread once the process has used ``seconds`` more CPU time.
+    Python runs the signal handler between bytecodes: a C call (Lexbor's parse, which the
+    pre-parse caps keep to a fraction of a second) finishes first. For processes that must
+    answer for the page themselves; the main thread only (elsewhere it does nothing)."""
+    if seconds <= 0 or threading.current_thread() is not threading.main_thread():
+        yield
+        return
+
+    def expire(signum: int, frame: Any) -> None:
+        raise OverBudget
+
+    previous = signal.signal(signal.SIGPROF, expire)
+    signal.setitimer(signal.ITIMER_PROF, seconds)
+    try:
+        yield
+    finally:
+        signal.setitimer(signal.ITIMER_PROF, 0)
+        signal.signal(signal.SIGPROF, previous)
+
+
+class InProcessBudget:
+    """An Extractor whose ``extract`` answers every page within a CPU budget, in this process:
+    a page past ``budget.seconds`` of CPU time gets an empty result with reason ``over budget:
+    time (N s)``, one that runs into the memory cap (``cap_memory``, once the process is ready)
+    ``over budget: memory``, any other exception ``filter error: <type>``. For processes
+    that answer for their pages themselves (``ce-filter serve``'s workers, ``ce-filter
+    extract``); where the process itself may be replaced, BoundedExtractor is the stronger
+    guarantee (a C call that never returns is stopped too). Every other attribute is the
+    wrapped Extractor's."""
+
+    def __init__(self, extractor: Any, budget: Budget = DEFAULT_BUDGET) -> None:
+        self.extractor = extractor
+        self.budget = budget
+        self.memory_cap = 0
+
+    def __getattr__(self, name: str) -> Any:
+        if name.startswith("__") or name == "extractor":  # (copy/pickle probing a bare instance)
+            raise AttributeError(name)
+        return getattr(self.extractor, name)
+
+    def cap_memory(self) -> None:
+        """Cap this process's address space at its size plus the budget (once), after one page
+        so that lazy imports and caches are part of that size."""
+        if not self.memory_cap and self.budget.memory_mb > 0:
+            self.extractor.extract(b"<p>warm up</p>")
+            self.memory_cap = limit_memory(self.budget)
+
+    def extract(self, html: Any, url: str | None = None, *, encoding: str | None = None) -> Extraction:
+        try:
+            with cpu_deadline(self.budget.seconds):
+                return guarded(self.extractor, html, url, encoding, self.memory_cap)
+        except OverBudget:
+            return Extraction("", "", reason=f"{OVER_TIME} ({self.budget.seconds:g} s)",
+                              model=str(getattr(self.extractor, "version", "")))
+
+
 def guarded(extractor: Any, html: Any, url: str | None = None, encoding: str | None = None,
             memory_cap: int = 0) -> Extraction:
     """``extractor.extract`` that never raises: an exception becomes an empty result whose

@@ -23,8 +23,10 @@ from .options import (
     ExtractOptions,
     Parser,
     UsageError,
+    add_budget_options,
     add_extraction_options,
     arg_type,
+    budget_from_args,
     env_opt,
     fail,
     positive_int,
@@ -47,6 +49,7 @@ def cmd_extract(a: argparse.Namespace) -> int:
     if inputs == ["-"] and sys.stdin.isatty():
         return fail("extract: give HTML files, directories or URLs, or pipe a page into stdin")
     ex = ExtractOptions.from_args(a).extractor()
+    budget = budget_from_args(a)
     mib = ex.max_bytes >> 20
     headers = len(inputs) > 1 or Path(inputs[0]).is_dir()
     total = count_inputs(inputs) if headers else None
@@ -55,7 +58,7 @@ def cmd_extract(a: argparse.Namespace) -> int:
     items = iter_inputs(inputs, limit=ex.max_bytes + 1, timeout=a.timeout)
     render = _Render(a.format, a.encoding, a.links, a.images)
     with Ticker("extract", total, unit="input", enabled=headers and not a.quiet) as ticker, \
-            _filter_pool(a.workers, ex, render) as filter_item:
+            _filter_pool(a.workers, ex, render, budget) as filter_item:
         for item, out in filter_item(items):
             ticker.tick()
             if isinstance(item, InputError):
@@ -73,20 +76,26 @@ def cmd_extract(a: argparse.Namespace) -> int:
 
 
 @contextlib.contextmanager
-def _filter_pool(workers: int, ex: Any, render: _Render) -> Iterator[Any]:
+def _filter_pool(workers: int, ex: Any, render: _Render, budget: Any) -> Iterator[Any]:
     """``filter_item(items) -> (item, output | None)`` in input order: here, or in ``workers``
-    processes (each gets the pickled Extractor). With workers, a thread reads the inputs and
+    processes (each gets the pickled Extractor); either way under the per-page ``budget``
+    (ce_filter.budget.InProcessBudget: CPU time here, CPU time and memory in a worker). With
+    workers, a thread reads the inputs and
     hands them out while this one prints, so a slow input (stdin, a URL) never holds back the
     output of those before it; at most a few pages per worker are in flight, so memory stays
     bounded however many inputs there are."""
-    if workers <= 1:
-        yield lambda items: ((it, render(ex, it)) for it in items)
+    from .budget import InProcessBudget
+
+    if workers <= 1:  # the CPU budget only: this process is not to be capped in memory
+        bounded = InProcessBudget(ex, budget)
+        yield lambda items: ((it, render(bounded, it)) for it in items)
         return
     import multiprocessing as mp
     import queue
     import threading
 
-    with mp.get_context("spawn").Pool(workers, initializer=_init_filter, initargs=(ex, render)) as pool:
+    with mp.get_context("spawn").Pool(workers, initializer=_init_filter,
+                                         initargs=(ex, render, budget)) as pool:
         def ordered(items: Iterable[Any]) -> Iterator[tuple[Any, Any]]:
             pending: queue.Queue[Any] = queue.Queue(maxsize=4 * workers)
 
@@ -137,9 +146,13 @@ class _Render:
 _pool_state: tuple[Any, _Render] | None = None
 
 
-def _init_filter(ex: Any, render: _Render) -> None:
+def _init_filter(ex: Any, render: _Render, budget: Any) -> None:
+    from .budget import InProcessBudget
+
     global _pool_state
-    _pool_state = (ex, render)
+    bounded = InProcessBudget(ex, budget)
+    bounded.cap_memory()  # a pool process of its own: its memory capped too
+    _pool_state = (bounded, render)
 
 
 def _filter_in_pool(item: Any) -> str | None:
@@ -201,6 +214,7 @@ def build_parser() -> argparse.ArgumentParser:
             help="seconds allowed to fetch one URL")
     env_opt(p, "--workers", type=positive_int, default=1,
             help="filter processes; outputs stay in input order")
+    add_budget_options(p)
     p.add_argument("-q", "--quiet", action="store_true",
                    help="no progress over many inputs (a bar on a terminal, else a line every 15 s)")
     add_extraction_options(p)

@@ -209,6 +209,22 @@ def add_extraction_options(p: argparse.ArgumentParser) -> None:
             env_opt(g, f"--{name}", type=typ, help=text)
 
 
+def add_budget_options(p: argparse.ArgumentParser) -> None:
+    """The per-page budget (ce_filter.budget): past it a page gets an empty result whose reason
+    says so, and the run goes on."""
+    env_opt(p, "--page-budget", type=non_negative_number, default=10.0,
+            help="CPU seconds one page may take (0 = no limit)")
+    env_opt(p, "--page-memory", type=non_negative_int, default=1024,
+            help="MiB of memory one page may take beyond the filter's own (0 = no limit)")
+
+
+def budget_from_args(a: argparse.Namespace) -> Any:
+    """The ``Budget`` of ``add_budget_options``' flags."""
+    from .budget import Budget
+
+    return Budget(a.page_budget, a.page_memory)
+
+
 @dataclass(frozen=True)
 class ExtractOptions:
     """How to filter: which model, which cut. Picklable (sent to worker processes)."""

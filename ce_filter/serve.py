@@ -14,8 +14,12 @@ Served by gunicorn (pre-forked worker processes, each handling one request at a 
 is CPU-bound, so a process per core is the right shape). The model is loaded once in the
 master and shared copy-on-write by the workers. Bounds: request bodies over ``max_body``
 bytes get 413 without being read whole; a fetched page is cut at the filter's own page limit
-and its fetch times out; a request that runs past ``--request-timeout`` seconds has its worker killed
-and replaced by gunicorn (the client gets its connection closed, the service goes on).
+and its fetch times out; each page is filtered under the per-page budget (``--page-budget`` CPU
+seconds, ``--page-memory`` MiB; ce_filter.budget.InProcessBudget): past it the answer is the
+record with an empty text and its reason, and a worker that ran out of memory is replaced
+after answering. Behind that, a request that runs past ``--request-timeout`` seconds has its
+worker killed and replaced by gunicorn (the client gets its connection closed, the service
+goes on).
 """
 
 from __future__ import annotations
@@ -30,6 +34,7 @@ from dataclasses import dataclass
 from typing import Any
 
 from .api import MAX_BYTES, Extractor
+from .budget import DEFAULT_BUDGET, OVER_MEMORY, Budget, InProcessBudget
 
 MAX_BODY = MAX_BYTES + (1 << 20)  # a page at the filter's size limit, plus its JSON overhead
 FETCH_TIMEOUT = 10.0
@@ -37,6 +42,7 @@ _JSON = "application/json"
 _FORMATS = ("json", "markdown", "html")
 
 StartResponse = Callable[..., Any]
+RECYCLE = "ce_filter.recycle_worker"  # set in a request's environ: replace its worker after it
 
 
 class HttpError(Exception):
@@ -124,6 +130,7 @@ class Options:
     max_body: int = MAX_BODY
     fetch: bool = True  # may /extract fetch a URL it is given without HTML
     fetch_timeout: float = FETCH_TIMEOUT
+    budget: Budget = DEFAULT_BUDGET  # per page filtered by /extract
 
 
 def _read_body(environ: dict[str, Any], limit: int) -> bytes:
@@ -167,9 +174,14 @@ class App:
     """The WSGI application (one per process tree; ``extractor`` loaded before the fork)."""
 
     def __init__(self, extractor: Extractor | None = None, options: Options | None = None) -> None:
-        self.ex = extractor or Extractor()
         self.opt = options or Options()
+        self.ex = extractor or Extractor()
+        self.bounded = InProcessBudget(self.ex, self.opt.budget)
         self.metrics = SharedMetrics()
+
+    def worker_ready(self) -> None:
+        """In each worker process once forked: its memory cap (the budget's)."""
+        self.bounded.cap_memory()
 
     # -- inputs
     def _inputs(self, environ: dict[str, Any]) -> dict[str, Any]:
@@ -232,7 +244,9 @@ class App:
         inp = self._inputs(environ)
         page = RawPage(url=inp["url"], body=inp["body"], content_type=inp["content_type"],
                        status=inp["status"], fetch_time=now_iso(), source="serve")
-        r = self.ex.extract(page.body, page.url or None, encoding=page.encoding)
+        r = self.bounded.extract(page.body, page.url or None, encoding=page.encoding)
+        if r.reason == OVER_MEMORY:
+            environ[RECYCLE] = True  # not trusted with the next page: gunicorn replaces it
         rec = make_record(page, r, self.ex)
         if inp["format"] == "markdown":
             rec["content"] = r.to_markdown(links=inp["links"], images=inp["images"])
@@ -316,13 +330,20 @@ def run(host: str = "127.0.0.1", port: int = 8080, workers: int = 2, timeout: fl
 
     app = App(extractor, options)
 
+    def post_request(worker: Any, req: Any, environ: dict[str, Any], resp: Any) -> None:
+        if environ.get(RECYCLE):
+            worker.log.warning("worker %s ran out of its page memory: replacing it", worker.pid)
+            worker.alive = False
+
     class _Server(BaseApplication):
         def load_config(self) -> None:
             for k, v in {"bind": f"{host}:{port}", "workers": workers, "timeout": max(1, math.ceil(timeout)),
                          "graceful_timeout": 10, "worker_class": "sync", "preload_app": True,
                          "limit_request_line": 8190, "limit_request_fields": 100,
                          "accesslog": None, "errorlog": "-", "loglevel": "info",
-                         "proc_name": "ce-filter-serve", "control_socket_disable": True}.items():
+                         "proc_name": "ce-filter-serve", "control_socket_disable": True,
+                         "post_worker_init": lambda worker: app.worker_ready(),
+                         "post_request": post_request}.items():
                 if k in self.cfg.settings:  # control_socket_disable: only gunicorn >= 24 has one
                     self.cfg.set(k, v)
 
@@ -335,7 +356,7 @@ def run(host: str = "127.0.0.1", port: int = 8080, workers: int = 2, timeout: fl
 def add_arguments(p: Any) -> None:
     """The serve options (``ce-filter serve`` and ``python -m ce_filter.serve``); each also a
     ``CE_FILTER_<OPTION>`` variable."""
-    from .options import add_extraction_options, env_opt, positive_int, positive_number
+    from .options import add_budget_options, add_extraction_options, env_opt, positive_int, positive_number
 
     env_opt(p, "--host", default="127.0.0.1", help="address to listen on")
     env_opt(p, "--port", type=int, default=8080, help="port to listen on")
@@ -347,14 +368,16 @@ def add_arguments(p: Any) -> None:
     env_opt(p, "--no-fetch", action="store_true",
             help="never fetch a URL given without HTML (the service then reaches nothing itself)")
     env_opt(p, "--fetch-timeout", type=positive_number, default=FETCH_TIMEOUT, help="seconds to fetch a page")
+    add_budget_options(p)
     add_extraction_options(p)
 
 
 def serve_command(a: Any) -> int:
-    from .options import ExtractOptions
+    from .options import ExtractOptions, budget_from_args
 
     run(a.host, a.port, a.workers, a.request_timeout, ExtractOptions.from_args(a).extractor(),
-        Options(max_body=a.max_body, fetch=not a.no_fetch, fetch_timeout=a.fetch_timeout))
+        Options(max_body=a.max_body, fetch=not a.no_fetch, fetch_timeout=a.fetch_timeout,
+                budget=budget_from_args(a)))
     return 0
 
 

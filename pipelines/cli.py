@@ -28,11 +28,11 @@ from ce_filter.options import (
     EXIT_USAGE,
     ExtractOptions,
     UsageError,
+    add_budget_options,
     add_extraction_options,
     arg_type,
+    budget_from_args,
     env_opt,
-    non_negative_int,
-    non_negative_number,
     open_output,
     positive_int,
     positive_number,
@@ -78,22 +78,6 @@ def kafka_opts(p: argparse.ArgumentParser) -> None:
 def filter_opts(p: argparse.ArgumentParser) -> None:
     add_extraction_options(p)
     env_opt(p, "--log-level", type=str.upper, choices=LOG_LEVELS, default="INFO", help="log detail")
-
-
-def budget_opts(p: argparse.ArgumentParser) -> None:
-    """The per-page budget (ce_filter.budget): past it a page gets an empty record whose reason
-    says so, and the stream goes on."""
-    env_opt(p, "--page-budget", type=non_negative_number, default=10.0,
-            help="CPU seconds one page may take (0 = no limit)")
-    env_opt(p, "--page-memory", type=non_negative_int, default=1024,
-            help="MiB of memory one page may take beyond the filter's own (0 = no limit)")
-
-
-
-def _budget(a: argparse.Namespace) -> Any:
-    from ce_filter.budget import Budget
-
-    return Budget(a.page_budget, a.page_memory)
 
 
 def _setup_logging(level: str) -> None:
@@ -167,7 +151,7 @@ def cmd_warc(a: argparse.Namespace) -> int:
             progress=not a.quiet,
             all_statuses=a.all_statuses,
             revisits=a.revisits == "resolve",
-            budget=_budget(a),
+            budget=budget_from_args(a),
             stop=stop,
         )
     finally:
@@ -379,7 +363,7 @@ def register(sub: Any) -> None:
     p.add_argument("-q", "--quiet", action="store_true",
                    help="no progress (a bar on a terminal, else a line every 15 s)")
     filter_opts(p)
-    budget_opts(p)
+    add_budget_options(p)
     kafka_opts(p)
     p.set_defaults(fn=cmd_warc, extras=("warc",))
 
@@ -418,7 +402,7 @@ def register(sub: Any) -> None:
         help="serve /metrics, /healthz, /readyz on this port (0 = a free one, logged; unset = off)",
     )
     filter_opts(p)
-    budget_opts(p)
+    add_budget_options(p)
     kafka_opts(p)
     p.set_defaults(fn=cmd_worker, extras=("kafka",))
 
@@ -449,7 +433,7 @@ def register(sub: Any) -> None:
                    metavar="NAME=VALUE", help="a Scrapy setting, as `scrapy crawl -s` takes it (repeatable; "
                    "wins over the options above)")
     filter_opts(p)
-    budget_opts(p)
+    add_budget_options(p)
     kafka_opts(p)
     p.set_defaults(fn=cmd_crawl, extras=("crawl",))
 

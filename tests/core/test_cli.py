@@ -159,6 +159,28 @@ def assert_streams_before_stdin_closes(args: list[str], first: bytes) -> None:
         p.wait()
 
 
+@pytest.mark.parametrize("workers", ["1", "2"])
+def test_extract_answers_a_page_past_its_budget_and_goes_on(tmp_path, workers):
+    """--page-budget / --page-memory: a page past its CPU time (or, in a worker process, its
+    memory) is a record with an empty text and the reason, in place, and the inputs after it
+    are filtered as usual."""
+    (tmp_path / "a.html").write_text(ARTICLE)
+    (tmp_path / "slow.html").write_bytes(b"<html><body>" + b"<div>" * 13_000 + b"<p>deep</p></body></html>")
+    (tmp_path / "big.html").write_bytes(b"<html><body>" + b"<p>x" * 99_000 + b"</body></html>")
+    names = ["a.html", "slow.html", "big.html", "a.html"]
+    r = cli("extract", "--format", "jsonl", "--workers", workers, "--page-budget", "0.05",
+            "--page-memory", "40", *(str(tmp_path / n) for n in names))
+    assert r.returncode == 0, r.stderr.decode()
+    recs = [json.loads(x) for x in r.stdout.decode().splitlines()]
+    assert recs[1]["reason"] == "over budget: time (0.05 s)" and not recs[1]["text"]
+    if workers == "2":
+        assert recs[2]["reason"] == "over budget: memory" and not recs[2]["text"]
+    else:  # filtered in the CLI's own process, whose memory is not capped
+        assert recs[2]["reason"] != "over budget: memory"
+    assert recs[0]["text"] and recs[3]["text"] == recs[0]["text"]
+    assert all(validate(x) == [] for x in recs)
+
+
 def test_extract_workers_keep_input_order_and_stream(tmp_path):
     """--workers 2: the same output, byte for byte and in input order, as one process (an
     unreadable input in the middle included); a slow input does not hold back the output of

@@ -20,7 +20,7 @@ BAD = [
 ]
 
 
-@pytest.mark.parametrize("command", ["warc", "worker", "crawl"])
+@pytest.mark.parametrize("command", ["warc", "worker", "crawl", "extract", "serve"])
 @pytest.mark.parametrize("flags,environ,line", BAD, ids=[" ".join(b[0]) or str(b[1]) for b in BAD])
 def test_a_bad_budget_is_one_line_and_exit_2(tmp_path, command, flags, environ, line):
     warc = tmp_path / "x.warc.gz"
@@ -28,7 +28,8 @@ def test_a_bad_budget_is_one_line_and_exit_2(tmp_path, command, flags, environ, 
     out = tmp_path / "out.jsonl"
     args = {"warc": [str(warc), "--to", f"jsonl:{out}"],
             "worker": ["--input-topic", "a", "--output-topic", "b"],
-            "crawl": ["http://127.0.0.1:9/", "--to", f"jsonl:{out}"]}[command]
+            "crawl": ["http://127.0.0.1:9/", "--to", f"jsonl:{out}"],
+            "extract": [str(warc)], "serve": ["--port", "9"]}[command]
     r = run_cli([command, *args, *flags], env=cli_env(**environ))
     err = r.stderr.decode().strip()
     assert r.returncode == 2, err
