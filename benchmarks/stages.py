@@ -24,11 +24,11 @@ def staged_extract(ex: Any, data: bytes) -> tuple[str, list[float]]:
 
     clock = time.perf_counter
     t0 = clock()
-    html, _enc, _cut, reason = ex.decode(data)
+    html, _enc, _cut, reason, utf8 = ex._decode(data)
     t1 = clock()
     if reason:
         return "", [t1 - t0] + [0.0] * (len(STAGES) - 1)
-    tree = parse(html)
+    tree = parse(html, utf8)
     t2 = clock()
     blocks = segment(tree)
     t3 = clock()

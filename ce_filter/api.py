@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+from codecs import BOM_UTF8
 from collections.abc import Sequence
 from dataclasses import dataclass, field
 from typing import Any, overload
@@ -167,6 +168,15 @@ def _page_head(blocks: Blocks) -> Any:
     return page_head(blocks.head, blocks.title)
 
 
+def _own_utf8(raw: bytes, text: str, enc: str) -> bytes | None:
+    """``raw`` (the page's bytes, BOM and all) where, BOM aside, they are exactly ``text``'s
+    UTF-8: decoded as UTF-8 with no byte replaced (no U+FFFD in the text; a page with a U+FFFD
+    of its own just takes the slow way)."""
+    if enc != "utf-8" or "\ufffd" in text:
+        return None
+    return raw[len(BOM_UTF8):] if raw.startswith(BOM_UTF8) else raw
+
+
 def _looks_binary(data: bytes) -> bool:
     head = data[:4096]
     if not head:
@@ -273,15 +283,21 @@ class Extractor:
         """(page as text, encoding, truncated, reason): the bytes decoded and cut at
         ``max_bytes`` (or at the pre-parse element cap); the text is '' and reason says why for
         input that is not a page or too costly to parse."""
+        return self._decode(html, encoding)[:4]
+
+    def _decode(self, html: bytes | str | None, encoding: str | None = None
+                ) -> tuple[str, str, bool, str, bytes | None]:
+        """``decode``'s four, and the text's UTF-8 where the page's own bytes are exactly that
+        (for the parse), else None."""
         if html is None:
-            return "", "", False, "no input"
+            return "", "", False, "no input", None
         truncated = False
         if isinstance(html, (bytes, bytearray, memoryview)):
             data = bytes(html)
             if not data.strip():
-                return "", "", False, "empty input"
+                return "", "", False, "empty input", None
             if _looks_binary(data):
-                return "", "", False, "binary content"
+                return "", "", False, "binary content", None
             if len(data) > self.max_bytes:
                 data, truncated = data[: self.max_bytes], True
             text_html, enc = decode_html(data, encoding)
@@ -292,7 +308,7 @@ class Extractor:
             if len(text_html) > self.max_bytes:
                 text_html, truncated = text_html[: self.max_bytes], True
             if not text_html.strip():
-                return "", "", False, "empty input"
+                return "", "", False, "empty input", None
         if raw is None:
             raw = text_html.encode("utf-8", "surrogatepass")
             enc_raw = "utf-8"
@@ -300,10 +316,10 @@ class Extractor:
             enc_raw = enc
         cut, why = check(raw, self.limits)
         if why:
-            return "", enc, truncated, why
+            return "", enc, truncated, why, None
         if cut < len(raw):  # past the element cap: parse the page up to there
-            text_html, truncated = raw[:cut].decode(enc_raw, "replace"), True
-        return text_html, enc, truncated, ""
+            return raw[:cut].decode(enc_raw, "replace"), enc, True, "", None
+        return text_html, enc, truncated, "", _own_utf8(raw, text_html, enc)
 
     def extract(
         self, html: bytes | str, url: str | None = None, *, encoding: str | None = None
@@ -314,11 +330,11 @@ class Extractor:
         against it) and the metadata rules read it. ``encoding``: the transport's charset (an
         HTTP header's); only a byte-order mark overrides it, as in the HTML standard's order.
         """
-        text_html, enc, truncated, reason = self.decode(html, encoding)
+        text_html, enc, truncated, reason, utf8 = self._decode(html, encoding)
         if reason:
             return Extraction("", "", encoding=enc, reason=reason, truncated=truncated, model=self.version,
                               url=url or "")
-        blocks = segment(parse(text_html))
+        blocks = segment(parse(text_html, utf8))
         if not len(blocks):
             out = Extraction("", blocks.title, encoding=enc, reason="no text in page",
                              truncated=truncated, model=self.version)

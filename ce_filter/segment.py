@@ -348,10 +348,12 @@ def _load_fast() -> Any:
     return _walk
 
 
-def parse(html: str) -> Any:
-    """The parsed page: a Lexbor document for the C walk, else a selectolax parser."""
+def parse(html: str, utf8: bytes | None = None) -> Any:
+    """The parsed page: a Lexbor document for the C walk, else a selectolax parser. ``utf8``:
+    exactly ``html.encode("utf-8")`` where the caller has it (a page that was valid UTF-8),
+    so the C parse need not encode the text again."""
     if _fast is not None:
-        return _fast.parse(html)
+        return _fast.parse(html, utf8)
     return LexborHTMLParser(html)
 
 

@@ -179,3 +179,23 @@ def test_every_public_name_says_what_it_is_for():
                         and not inspect.getdoc(member)):
                     missing.append(f"{obj.__name__}.{name}")
     assert not missing, missing
+
+
+def test_the_parse_takes_the_pages_own_bytes_only_where_they_are_exactly_its_utf8():
+    """A page that was valid UTF-8 is parsed from its own bytes (not re-encoded from the text);
+    anything else (a replaced byte, another charset, a cut page) from the text's UTF-8; the
+    result is the same either way."""
+    ex = Extractor()
+    page = ARTICLE.replace("Council", "Cöuncil ✓").encode("utf-8")
+    cases = {
+        "utf-8": (page, page),
+        "BOM": (b"\xef\xbb\xbf" + page, page),
+        "a bad byte": (page.replace(b"\xc3\xb6", b"\xc3", 1), None),
+        "latin-1": (page.replace(b'<html>', b'<html><meta charset="iso-8859-1">', 1), None),
+    }
+    for name, (data, own) in cases.items():
+        text, enc, _, reason, utf8 = ex._decode(data)
+        assert reason == "" and utf8 == own, name
+        if utf8 is not None:
+            assert utf8 == text.encode("utf-8"), name
+        assert ex.extract(data).text == ex.extract(text).text, name  # a str goes the other way
