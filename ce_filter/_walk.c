@@ -792,14 +792,21 @@ typedef struct {
     char *text;
 } Vocab;
 
-static uint64_t fnv(const char *s, size_t n) {
-    uint64_t h = 1469598103934665603ULL;
-    for (size_t i = 0; i < n; i++) h = (h ^ (unsigned char)s[i]) * 1099511628211ULL;
-    return h;
+/* A 64-bit hash of a byte string, a word at a time. */
+static uint64_t hash_bytes(const char *s, size_t n) {
+    uint64_t h = 0x9e3779b97f4a7c15ULL ^ n;
+    for (size_t i = 0; i < n; i += 8) {
+        uint64_t w = 0;
+        memcpy(&w, s + i, n - i < 8 ? n - i : 8);
+        h = (h ^ w) * 0xff51afd7ed558ccdULL;
+        h ^= h >> 32;
+    }
+    return h ^ (h >> 29);
 }
 
-static int vocab_find(const Vocab *v, const char *s, size_t n) {
-    for (size_t k = fnv(s, n) & v->mask;; k = (k + 1) & v->mask) {
+/* The index of token s (of hash_bytes h) in the vocabulary, or -1. */
+static int vocab_find(const Vocab *v, const char *s, size_t n, uint64_t h) {
+    for (size_t k = h & v->mask;; k = (k + 1) & v->mask) {
         const Slot *sl = &v->slots[k];
         if (!sl->tok) return -1;
         if (sl->len == n && memcmp(sl->tok, s, n) == 0) return sl->idx;
@@ -849,7 +856,7 @@ static PyObject *py_vocab_table(PyObject *self, PyObject *args) {
         memcpy(at, s, (size_t)len);
         v->w[i] = w;
         /* a repeated token takes its last index, as the {token: index} dict of the list does */
-        size_t k = fnv(at, (size_t)len) & v->mask;
+        size_t k = hash_bytes(at, (size_t)len) & v->mask;
         while (v->slots[k].tok && !(v->slots[k].len == (size_t)len && memcmp(v->slots[k].tok, at, (size_t)len) == 0))
             k = (k + 1) & v->mask;
         v->slots[k] = (Slot){at, (size_t)len, (int)i};
@@ -868,17 +875,43 @@ fail:
 
 static void set_bit(uint64_t *bits, int i) { bits[i >> 6] |= 1ULL << (i & 63); }
 
-typedef void (*token_fn)(const char *tok, size_t len, void *ctx);
+typedef int (*token_fn)(const char *tok, size_t len, void *ctx);
 
-/* Call fn on each token of one class or id value. ASCII values are tokenised here exactly as
- * segment.name_tokens does (a cut between a lower-case letter and an upper-case one or a digit,
- * every other character than [A-Za-z0-9] a separator, tokens of 2-29 characters that are not
- * all digits); others (rare: str.lower() may turn them ASCII) go through ``tokenizer``, which
- * is name_tokens itself. Repeated tokens may be passed more than once. */
+/* Characters by class for the tokeniser (0: a separator), and whether a token ends before a
+ * character of class c that follows one of class p: at a separator, between a lower-case
+ * letter and an upper-case one, between a letter and a digit. */
+enum { C_SEP, C_LOWER, C_UPPER, C_DIGIT };
+static unsigned char char_class[256];
+static const unsigned char cut_at[4][4] = {
+    {1, 0, 0, 0}, {1, 0, 1, 1}, {1, 0, 0, 1}, {1, 0, 0, 0},
+};
+
+static void init_chars(void) {
+    for (int c = 0; c < 256; c++)
+        char_class[c] = c >= 'a' && c <= 'z' ? C_LOWER : c >= 'A' && c <= 'Z' ? C_UPPER
+                      : c >= '0' && c <= '9' ? C_DIGIT : C_SEP;
+}
+
+static int all_ascii(const char *s, size_t n) {
+    uint64_t acc = 0;
+    size_t i = 0;
+    for (; i + 8 <= n; i += 8) {
+        uint64_t w;
+        memcpy(&w, s + i, 8);
+        acc |= w;
+    }
+    for (; i < n; i++) acc |= (unsigned char)s[i];
+    return !(acc & 0x8080808080808080ULL);
+}
+
+/* Call fn on each token of one class or id value (stopping at the first error fn returns).
+ * ASCII values are tokenised here exactly as segment.name_tokens does (a cut between a
+ * lower-case letter and an upper-case one or a digit, every other character than [A-Za-z0-9]
+ * a separator, tokens of 2-29 characters that are not all digits); others (rare: str.lower()
+ * may turn them ASCII) go through ``tokenizer``, which is name_tokens itself. Repeated tokens
+ * may be passed more than once. */
 static int for_tokens(const char *s, size_t n, PyObject *tokenizer, token_fn fn, void *ctx) {
-    int ascii = 1;
-    for (size_t i = 0; i < n; i++) if ((unsigned char)s[i] >= 0x80) { ascii = 0; break; }
-    if (!ascii) {
+    if (!all_ascii(s, n)) {
         PyObject *str = PyUnicode_DecodeUTF8(s, (Py_ssize_t)n, "replace");
         PyObject *t = str ? PyObject_CallOneArg(tokenizer, str) : NULL;
         Py_XDECREF(str);
@@ -889,47 +922,32 @@ static int for_tokens(const char *s, size_t n, PyObject *tokenizer, token_fn fn,
         for (Py_ssize_t k = 0; k < PySequence_Fast_GET_SIZE(seq); k++) {
             Py_ssize_t len;
             const char *u = PyUnicode_AsUTF8AndSize(PySequence_Fast_GET_ITEM(seq, k), &len);
-            if (!u) { Py_DECREF(seq); return -1; }
-            fn(u, (size_t)len, ctx);
+            if (!u || fn(u, (size_t)len, ctx) < 0) { Py_DECREF(seq); return -1; }
         }
         Py_DECREF(seq);
         return 0;
     }
+    const unsigned char *u = (const unsigned char *)s;
     char tok[32];
     size_t len = 0;
-    int digits = 1, prev_lower = 0, prev_alpha = 0;
+    int digits = 1;
+    unsigned p = C_SEP;
     for (size_t i = 0; i <= n; i++) {
-        char c = i < n ? s[i] : ' ';
-        int lower = c >= 'a' && c <= 'z', upper = c >= 'A' && c <= 'Z', digit = c >= '0' && c <= '9';
-        int alnum = lower || upper || digit;
-        if (len && (!alnum || (prev_lower && upper) || (prev_alpha && digit))) {
-            if (!digits && len > 1 && len < 30) fn(tok, len, ctx);
+        unsigned char c = i < n ? u[i] : ' ';
+        unsigned k = char_class[c];
+        if (len && cut_at[p][k]) {
+            if (!digits && len > 1 && len < 30 && fn(tok, len, ctx) < 0) return -1;
             len = 0;
             digits = 1;
         }
-        if (alnum) {
-            if (len < sizeof tok) tok[len] = upper ? (char)(c + 32) : c;
+        if (k) {
+            if (len < sizeof tok) tok[len] = (char)(k == C_UPPER ? c + 32 : c);
             len++;
-            digits &= digit;
+            digits &= k == C_DIGIT;
         }
-        prev_lower = lower;
-        prev_alpha = lower || upper;
+        p = k;
     }
     return 0;
-}
-
-typedef struct { const Vocab *v; uint64_t *bits; } MarkCtx;
-
-static void mark(const char *tok, size_t len, void *ctx) {
-    MarkCtx *m = ctx;
-    int i = vocab_find(m->v, tok, len);
-    if (i >= 0) set_bit(m->bits, i);
-}
-
-/* The vocabulary tokens of one class or id value, as bits. */
-static int value_bits(const Vocab *v, const char *s, size_t n, PyObject *tokenizer, uint64_t *bits) {
-    MarkCtx m = {v, bits};
-    return for_tokens(s, n, tokenizer, mark, &m);
 }
 
 static double bits_sum(const Vocab *v, const uint64_t *bits, size_t nw) {
@@ -939,30 +957,186 @@ static double bits_sum(const Vocab *v, const uint64_t *bits, size_t nw) {
     return s;
 }
 
-/* ic_sums(packed, openers, vocab, ancestors, tokenizer) -> bytes of float64, one per block:
- * the summed weights of the vocabulary tokens of the block's opener (ancestors=False) or of
- * its ancestors (True), each token counted once. */
-static PyObject *py_ic_sums(PyObject *self, PyObject *args) {
-    Py_buffer pb, ob;
-    PyObject *cap, *tokenizer;
-    int anc;
-    if (!PyArg_ParseTuple(args, "y*y*OpO", &pb, &ob, &cap, &anc, &tokenizer)) return NULL;
+/* ---- the page's class/id tokens ----
+ * The packed elements' class and id values tokenised once per page: each distinct token gets
+ * an id, each element (record) the ids of its tokens. The weight sums (ic_sums) and the
+ * pattern flags (flag_columns) then look each distinct token up once per call, not each
+ * element's tokens in each call. */
+typedef struct {
+    size_t n_rec, max_serial, n_tok;
+    int32_t *rec_of;  /* serial -> record (1-based; 0: not packed), max_serial + 1 */
+    int32_t *par;     /* record -> its parent's record (0: none), n_rec + 1 */
+    uint32_t *first;  /* record r's token ids: ids[first[r] .. first[r + 1]), n_rec + 2 */
+    int32_t *ids;
+    uint32_t *toff, *tlen;  /* token k's text: text[toff[k] .. toff[k] + tlen[k]) */
+    uint64_t *thash;        /* and its hash_bytes */
+    char *text;
+} PageTokens;
+
+static void page_tokens_free_ptr(PageTokens *t) {
+    if (!t) return;
+    PyMem_Free(t->rec_of);
+    PyMem_Free(t->par);
+    PyMem_Free(t->first);
+    PyMem_Free(t->ids);
+    PyMem_Free(t->toff);
+    PyMem_Free(t->tlen);
+    PyMem_Free(t->thash);
+    PyMem_Free(t->text);
+    PyMem_Free(t);
+}
+
+static void page_tokens_free(PyObject *cap) {
+    page_tokens_free_ptr(PyCapsule_GetPointer(cap, "ce_filter.page_tokens"));
+}
+
+/* An open-addressing table of entry numbers + 1 (0: empty) over entries whose hashes it keeps
+ * (to grow without hashing again); the caller compares the keys. */
+typedef struct { int32_t *slot; size_t mask, n, cap; uint64_t *hash; } Index;
+
+static int index_init(Index *x) {
+    x->mask = 63;
+    x->slot = PyMem_Calloc(x->mask + 1, sizeof *x->slot);
+    if (!x->slot) { PyErr_NoMemory(); return -1; }
+    return 0;
+}
+
+/* Entry x->n, of hash h, into the empty slot j the lookup ended at. */
+static int index_add(Index *x, size_t j, uint64_t h) {
+    if (x->n >= INT32_MAX - 1) { PyErr_SetString(PyExc_ValueError, "too many class/id tokens"); return -1; }
+    if (grow((void **)&x->hash, &x->cap, x->n + 1, sizeof *x->hash) < 0) return -1;
+    x->hash[x->n] = h;
+    x->slot[j] = (int32_t)++x->n;
+    if (2 * x->n <= x->mask) return 0;
+    size_t cap = (x->mask + 1) * 2;
+    int32_t *s = PyMem_Calloc(cap, sizeof *s);
+    if (!s) { PyErr_NoMemory(); return -1; }
+    for (size_t k = 0; k < x->n; k++) {
+        size_t i = x->hash[k] & (cap - 1);
+        while (s[i]) i = (i + 1) & (cap - 1);
+        s[i] = (int32_t)k + 1;
+    }
+    PyMem_Free(x->slot);
+    x->slot = s;
+    x->mask = cap - 1;
+    return 0;
+}
+
+static void index_free(Index *x) {
+    PyMem_Free(x->slot);
+    PyMem_Free(x->hash);
+}
+
+/* While building: the distinct tokens (toks), and the distinct class/id values (vals) with
+ * the token ids each gave (vids[vfirst[v] .. vfirst[v + 1])): a page repeats its class
+ * values, and a repeated one is not tokenised again. */
+typedef struct {
+    PageTokens *t;
+    Buf text;
+    Index toks, vals;
+    int32_t *seen;  /* by token id: the last record that listed it (one id per record) */
+    size_t cap_seen, cap_ids, n_ids;
+    int32_t rec;
+    const char **vtext;
+    size_t *vlen;
+    uint32_t *vfirst;
+    int32_t *vids;
+    size_t cap_v, cap_vids, n_vids;
+} TokBuild;
+
+/* Token id ``id`` for the record being built, once. */
+static int tb_list(TokBuild *b, int32_t id) {
+    if (b->seen[id] == b->rec) return 0;
+    b->seen[id] = b->rec;
+    if (grow((void **)&b->t->ids, &b->cap_ids, b->n_ids + 1, sizeof *b->t->ids) < 0) return -1;
+    b->t->ids[b->n_ids++] = id;
+    return 0;
+}
+
+/* One token of the value being tokenised (a token_fn). */
+static int tb_token(const char *tok, size_t len, void *ctx) {
+    TokBuild *b = ctx;
+    PageTokens *t = b->t;
+    uint64_t h = hash_bytes(tok, len);
+    size_t j = h & b->toks.mask;
+    int32_t id = -1;
+    for (; b->toks.slot[j]; j = (j + 1) & b->toks.mask) {
+        int32_t k = b->toks.slot[j] - 1;
+        if (t->tlen[k] == len && memcmp(b->text.p + t->toff[k], tok, len) == 0) { id = k; break; }
+    }
+    if (id < 0) {
+        size_t k = b->toks.n, c = b->cap_seen;
+        if (len > UINT32_MAX || b->text.n > UINT32_MAX - len) {
+            PyErr_SetString(PyExc_ValueError, "too many class/id tokens");
+            return -1;
+        }
+        if (grow((void **)&t->toff, &c, k + 1, sizeof *t->toff) < 0) return -1;
+        c = b->cap_seen;
+        if (grow((void **)&t->tlen, &c, k + 1, sizeof *t->tlen) < 0) return -1;
+        c = b->cap_seen;
+        if (grow((void **)&b->seen, &c, k + 1, sizeof *b->seen) < 0) return -1;
+        b->cap_seen = c;
+        t->toff[k] = (uint32_t)b->text.n;
+        t->tlen[k] = (uint32_t)len;
+        b->seen[k] = 0;
+        if (buf_put(&b->text, tok, len) < 0 || index_add(&b->toks, j, h) < 0) return -1;
+        t->n_tok = b->toks.n;
+        id = (int32_t)k;
+    }
+    if (grow((void **)&b->vids, &b->cap_vids, b->n_vids + 1, sizeof *b->vids) < 0) return -1;
+    b->vids[b->n_vids++] = id;
+    return tb_list(b, id);
+}
+
+/* The tokens of one class or id value (s stays valid while building: it is in the packed
+ * bytes) for the record being built. */
+static int tb_value(TokBuild *b, const char *s, size_t n, PyObject *tokenizer) {
+    uint64_t h = hash_bytes(s, n);
+    size_t j = h & b->vals.mask;
+    for (; b->vals.slot[j]; j = (j + 1) & b->vals.mask) {
+        size_t v = (size_t)b->vals.slot[j] - 1;
+        if (b->vlen[v] == n && memcmp(b->vtext[v], s, n) == 0) {
+            for (uint32_t q = b->vfirst[v]; q < b->vfirst[v + 1]; q++)
+                if (tb_list(b, b->vids[q]) < 0) return -1;
+            return 0;
+        }
+    }
+    size_t v = b->vals.n, c = b->cap_v;
+    if (b->n_vids > UINT32_MAX - n) { PyErr_SetString(PyExc_ValueError, "too many class/id tokens"); return -1; }
+    if (grow((void **)&b->vtext, &c, v + 2, sizeof *b->vtext) < 0) return -1;
+    c = b->cap_v;
+    if (grow((void **)&b->vlen, &c, v + 2, sizeof *b->vlen) < 0) return -1;
+    c = b->cap_v;
+    if (grow((void **)&b->vfirst, &c, v + 2, sizeof *b->vfirst) < 0) return -1;
+    b->cap_v = c;
+    b->vtext[v] = s;
+    b->vlen[v] = n;
+    b->vfirst[v] = (uint32_t)b->n_vids;
+    if (for_tokens(s, n, tokenizer, tb_token, b) < 0) return -1;
+    b->vfirst[v + 1] = (uint32_t)b->n_vids;
+    return index_add(&b->vals, j, h);  /* j: still the empty slot (vals did not change) */
+}
+
+/* page_tokens(packed, tokenizer) -> capsule: segment()'s packed elements, tokenised once */
+static PyObject *py_page_tokens(PyObject *self, PyObject *args) {
+    Py_buffer pb;
+    PyObject *tokenizer;
+    if (!PyArg_ParseTuple(args, "y*O", &pb, &tokenizer)) return NULL;
     PyObject *out = NULL;
-    int32_t *rec_of = NULL;
-    int64_t *par = NULL;
-    uint64_t *own = NULL, *full = NULL;
-    double *sum = NULL;
-    Vocab *v = PyCapsule_GetPointer(cap, "ce_filter.vocab");
     Packed p;
-    if (!v || packed_open(&pb, &p) < 0) goto done;
-    size_t nw = ((size_t)v->n + 63) / 64 + 1, R = (size_t)p.n_rec;
-    size_t nb = (size_t)ob.len / sizeof(int64_t);
-    rec_of = PyMem_Calloc((size_t)p.max_serial + 1, sizeof(int32_t));
-    par = PyMem_Calloc(R + 1, sizeof(int64_t));
-    own = PyMem_Calloc((R + 1) * nw, sizeof(uint64_t));
-    full = anc ? PyMem_Calloc((R + 1) * nw, sizeof(uint64_t)) : NULL;
-    sum = PyMem_Calloc(R + 1, sizeof(double));
-    if (!rec_of || !par || !own || (anc && !full) || !sum) { PyErr_NoMemory(); goto done; }
+    TokBuild b = {0};
+    PageTokens *t = PyMem_Calloc(1, sizeof *t);
+    if (!t) { PyErr_NoMemory(); goto done; }
+    if (packed_open(&pb, &p) < 0) goto done;
+    size_t R = (size_t)p.n_rec;
+    t->n_rec = R;
+    t->max_serial = (size_t)p.max_serial;
+    t->rec_of = PyMem_Calloc(t->max_serial + 1, sizeof *t->rec_of);
+    t->par = PyMem_Calloc(R + 1, sizeof *t->par);
+    t->first = PyMem_Calloc(R + 2, sizeof *t->first);
+    b.t = t;
+    if (!t->rec_of || !t->par || !t->first) { PyErr_NoMemory(); goto done; }
+    if (index_init(&b.toks) < 0 || index_init(&b.vals) < 0) goto done;
     size_t off = 2 * sizeof(int64_t);
     for (size_t r = 1; r <= R; r++) {  /* record r (1-based; 0 = no element) */
         ElemHead h;
@@ -971,35 +1145,131 @@ static PyObject *py_ic_sums(PyObject *self, PyObject *args) {
             PyErr_SetString(PyExc_ValueError, "packed element list is cut short");
             goto done;
         }
-        rec_of[h.serial] = (int32_t)r;
-        par[r] = rec_of[h.parent];
-        uint64_t *ob_ = own + r * nw;
-        if ((h.clen && value_bits(v, c, h.clen, tokenizer, ob_) < 0) ||
-            (h.ilen && value_bits(v, i, h.ilen, tokenizer, ob_) < 0)) goto done;
-        if (anc) {
-            uint64_t *fp = full + (size_t)par[r] * nw, *fr = full + r * nw;
-            for (size_t k = 0; k < nw; k++) fr[k] = fp[k] | ob_[k];
-            sum[r] = bits_sum(v, fp, nw);
-        } else {
-            sum[r] = bits_sum(v, ob_, nw);
+        if (b.n_ids > UINT32_MAX - h.clen - h.ilen) {
+            PyErr_SetString(PyExc_ValueError, "too many class/id tokens");
+            goto done;
+        }
+        t->rec_of[h.serial] = (int32_t)r;
+        t->par[r] = t->rec_of[h.parent];
+        t->first[r] = (uint32_t)b.n_ids;
+        b.rec = (int32_t)r;
+        if ((h.clen && tb_value(&b, c, h.clen, tokenizer) < 0) ||
+            (h.ilen && tb_value(&b, i, h.ilen, tokenizer) < 0)) goto done;
+    }
+    t->first[R + 1] = (uint32_t)b.n_ids;
+    t->text = b.text.p;
+    b.text.p = NULL;
+    t->thash = b.toks.hash;
+    b.toks.hash = NULL;
+    out = PyCapsule_New(t, "ce_filter.page_tokens", page_tokens_free);
+    if (out) t = NULL;
+done:
+    PyBuffer_Release(&pb);
+    page_tokens_free_ptr(t);
+    PyMem_Free(b.text.p);
+    index_free(&b.toks);
+    index_free(&b.vals);
+    PyMem_Free(b.seen);
+    PyMem_Free(b.vtext);
+    PyMem_Free(b.vlen);
+    PyMem_Free(b.vfirst);
+    PyMem_Free(b.vids);
+    return out;
+}
+
+/* The capsule's PageTokens and the openers (int64 serials) as a record per block. */
+static PageTokens *page_tokens_of(PyObject *cap) {
+    return PyCapsule_GetPointer(cap, "ce_filter.page_tokens");
+}
+
+static int32_t opener_rec(const PageTokens *t, int64_t s) {
+    return (s > 0 && (size_t)s <= t->max_serial) ? t->rec_of[s] : 0;
+}
+
+/* ic_sums(page_tokens, openers, vocab, ancestors) -> bytes of float64, one per block: the
+ * summed weights of the vocabulary tokens of the block's opener (ancestors=False) or of its
+ * ancestors (True), each token counted once, added in column order. */
+static PyObject *py_ic_sums(PyObject *self, PyObject *args) {
+    Py_buffer ob;
+    PyObject *tcap, *vcap;
+    int anc;
+    if (!PyArg_ParseTuple(args, "Oy*Op", &tcap, &ob, &vcap, &anc)) return NULL;
+    PyObject *out = NULL;
+    int32_t *vidx = NULL, *fb = NULL;
+    uint64_t *bits = NULL;
+    double *sum = NULL, *fsum = NULL;
+    unsigned char *summed = NULL;
+    const PageTokens *t = page_tokens_of(tcap);
+    const Vocab *v = t ? PyCapsule_GetPointer(vcap, "ce_filter.vocab") : NULL;
+    if (!t || !v) goto done;
+    size_t nw = ((size_t)v->n + 63) / 64 + 1, R = t->n_rec;
+    size_t nb = (size_t)ob.len / sizeof(int64_t);
+    vidx = PyMem_Malloc((t->n_tok + 1) * sizeof *vidx);
+    sum = PyMem_Calloc(R + 1, sizeof *sum);
+    if (!vidx || !sum) { PyErr_NoMemory(); goto done; }
+    int any = 0;
+    for (size_t k = 0; k < t->n_tok; k++) {
+        vidx[k] = vocab_find(v, t->text + t->toff[k], t->tlen[k], t->thash[k]);
+        any |= vidx[k] >= 0;
+    }
+    if (any && !anc) {
+        bits = PyMem_Calloc(nw, sizeof *bits);
+        if (!bits) { PyErr_NoMemory(); goto done; }
+        for (size_t r = 1; r <= R; r++) {
+            int hit = 0;
+            for (uint32_t j = t->first[r]; j < t->first[r + 1]; j++) {
+                int32_t i = vidx[t->ids[j]];
+                if (i >= 0) { set_bit(bits, i); hit = 1; }
+            }
+            if (hit) {
+                sum[r] = bits_sum(v, bits, nw);
+                memset(bits, 0, nw * sizeof *bits);
+            }
+        }
+    } else if (any) {
+        /* bits + q * nw: the tokens of an element and its ancestors, in slot q = fb[r] (0: none;
+         * an element that adds no vocabulary token shares its parent's slot), summed once
+         * (summed[q]); slots are filled by copying, so only slot 0 is cleared */
+        bits = PyMem_Malloc((R + 1) * nw * sizeof *bits);
+        fb = PyMem_Calloc(R + 1, sizeof *fb);
+        fsum = PyMem_Calloc(R + 1, sizeof *fsum);
+        summed = PyMem_Calloc(R + 1, 1);
+        if (!bits || !fb || !fsum || !summed) { PyErr_NoMemory(); goto done; }
+        memset(bits, 0, nw * sizeof *bits);
+        summed[0] = 1;  /* no tokens: 0.0 */
+        int32_t slots = 1;
+        for (size_t r = 1; r <= R; r++) {
+            int32_t q = fb[t->par[r]];
+            if (!summed[q]) {
+                fsum[q] = bits_sum(v, bits + (size_t)q * nw, nw);
+                summed[q] = 1;
+            }
+            sum[r] = fsum[q];
+            fb[r] = q;
+            for (uint32_t j = t->first[r]; j < t->first[r + 1]; j++) {
+                int32_t i = vidx[t->ids[j]];
+                if (i < 0) continue;
+                if (fb[r] == q) {
+                    fb[r] = slots++;
+                    memcpy(bits + (size_t)fb[r] * nw, bits + (size_t)q * nw, nw * sizeof *bits);
+                }
+                set_bit(bits + (size_t)fb[r] * nw, i);
+            }
         }
     }
     out = PyBytes_FromStringAndSize(NULL, (Py_ssize_t)(nb * sizeof(double)));
     if (!out) goto done;
     double *o = (double *)PyBytes_AS_STRING(out);
     const int64_t *openers = ob.buf;
-    for (size_t b = 0; b < nb; b++) {
-        int64_t s = openers[b];
-        o[b] = (s > 0 && s <= p.max_serial) ? sum[rec_of[s]] : 0.0;
-    }
+    for (size_t k = 0; k < nb; k++) o[k] = sum[opener_rec(t, openers[k])];
 done:
-    PyBuffer_Release(&pb);
     PyBuffer_Release(&ob);
-    PyMem_Free(rec_of);
-    PyMem_Free(par);
-    PyMem_Free(own);
-    PyMem_Free(full);
+    PyMem_Free(vidx);
+    PyMem_Free(fb);
+    PyMem_Free(bits);
     PyMem_Free(sum);
+    PyMem_Free(fsum);
+    PyMem_Free(summed);
     return out;
 }
 
@@ -1016,7 +1286,11 @@ typedef struct {
     uint32_t *bit;
     uint64_t *chars;  /* the pattern's characters as a charmask() */
     char *text;
+    struct MatchMemo *memo;  /* MEMO tokens' flags, by hash: pages share their class names */
 } Matcher;
+
+#define MEMO 4096
+struct MatchMemo { char tok[30]; unsigned char len; uint32_t flags; };
 
 /* A set of characters as bits ([a-z] 0-25, [0-9] 26-35, anything else 36): a pattern can
  * only match inside a token that has all of its characters. */
@@ -1037,6 +1311,7 @@ static void matcher_free_ptr(Matcher *m) {
     PyMem_Free(m->bit);
     PyMem_Free(m->chars);
     PyMem_Free(m->text);
+    PyMem_Free(m->memo);
     PyMem_Free(m);
 }
 
@@ -1072,7 +1347,8 @@ static PyObject *py_token_matcher(PyObject *self, PyObject *arg) {
         total += (size_t)len;
     }
     m->text = PyMem_Malloc(total + 1);
-    if (!m->pat || !m->plen || !m->kind || !m->bit || !m->chars || !m->text) { PyErr_NoMemory(); goto fail; }
+    m->memo = PyMem_Calloc(MEMO, sizeof *m->memo);
+    if (!m->memo || !m->pat || !m->plen || !m->kind || !m->bit || !m->chars || !m->text) { PyErr_NoMemory(); goto fail; }
     char *at = m->text;
     for (Py_ssize_t i = 0; i < n; i++) {
         int bit, kind;
@@ -1101,11 +1377,6 @@ static int contains(const char *s, size_t n, const char *p, size_t k) {
     return 0;
 }
 
-/* A page repeats its class names: each distinct token is matched once per call. */
-#define TCACHE 1024
-typedef struct { char tok[30]; unsigned char len; uint32_t flags; } TokFlags;
-typedef struct { const Matcher *m; uint32_t flags; TokFlags *cache; } MatchCtx;
-
 static uint32_t token_flags(const Matcher *m, const char *tok, size_t len) {
     uint32_t flags = 0;
     uint64_t have = charmask(tok, len);
@@ -1120,105 +1391,68 @@ static uint32_t token_flags(const Matcher *m, const char *tok, size_t len) {
     return flags;
 }
 
-static void match_tok(const char *tok, size_t len, void *ctx) {
-    MatchCtx *c = ctx;
-    if (len >= sizeof c->cache[0].tok) {  /* only from the tokenizer fallback */
-        c->flags |= token_flags(c->m, tok, len);
-        return;
+/* token_flags through the matcher's memo (one slot per hash; a token that is not there, or
+ * too long for it, is matched and takes the slot). */
+static uint32_t memo_flags(Matcher *m, const char *tok, size_t len, uint64_t h) {
+    if (len >= sizeof m->memo->tok) return token_flags(m, tok, len);
+    struct MatchMemo *e = &m->memo[h & (MEMO - 1)];
+    if (e->len != len || memcmp(e->tok, tok, len) != 0) {
+        memcpy(e->tok, tok, len);
+        e->len = (unsigned char)len;
+        e->flags = token_flags(m, tok, len);
     }
-    size_t k = fnv(tok, len) & (TCACHE - 1);
-    for (size_t probe = 0; probe < 8; probe++, k = (k + 1) & (TCACHE - 1)) {
-        TokFlags *e = &c->cache[k];
-        if (!e->len) {
-            memcpy(e->tok, tok, len);
-            e->len = (unsigned char)len;
-            e->flags = token_flags(c->m, tok, len);
-            c->flags |= e->flags;
-            return;
-        }
-        if (e->len == len && memcmp(e->tok, tok, len) == 0) {
-            c->flags |= e->flags;
-            return;
-        }
-    }
-    c->flags |= token_flags(c->m, tok, len);  /* a crowded neighbourhood: match uncached */
+    return e->flags;
 }
 
-/* By element serial (0..max_serial): the flags of its own class/id tokens, the OR of its
- * ancestors' flags and its parent's serial (0 for serials not in the packed list). */
-static int fold_flags(const Packed *p, const Matcher *m, PyObject *tokenizer, uint32_t *own,
-                      uint32_t *anc, int64_t *parent) {
-    TokFlags *cache = PyMem_Calloc(TCACHE, sizeof *cache);
-    if (!cache) { PyErr_NoMemory(); return -1; }
-    size_t off = 2 * sizeof(int64_t);
-    int rc = 0;
-    for (int64_t r = 0; r < p->n_rec && rc == 0; r++) {
-        ElemHead h;
-        const char *c, *i;
-        if (packed_next(p, &off, &h, &c, &i) < 0) {
-            PyErr_SetString(PyExc_ValueError, "packed element list is cut short");
-            rc = -1;
-            break;
-        }
-        MatchCtx mc = {m, 0, cache};
-        if ((h.clen && for_tokens(c, h.clen, tokenizer, match_tok, &mc) < 0) ||
-            (h.ilen && for_tokens(i, h.ilen, tokenizer, match_tok, &mc) < 0)) {
-            rc = -1;
-            break;
-        }
-        own[h.serial] = mc.flags;
-        anc[h.serial] = h.parent ? (anc[h.parent] | own[h.parent]) : 0;
-        parent[h.serial] = h.parent;
-    }
-    PyMem_Free(cache);
-    return rc;
-}
-
-/* flag_columns(packed, openers, matcher, tokenizer, levels, n_bits) -> bytes of float64, one
- * row per block: for the opener and each of its ``levels`` nearest ancestors, n_bits 0/1
- * flags of its own tokens; then n_bits flags of all its ancestors together. The same matrix
- * as features._rx_columns builds from Blocks.pattern_flags, without the Python steps. */
+/* flag_columns(page_tokens, openers, matcher, levels, n_bits) -> bytes of float64, one row
+ * per block: for the opener and each of its ``levels`` nearest ancestors, n_bits 0/1 flags of
+ * its own tokens; then n_bits flags of all its ancestors together. The same matrix as
+ * Blocks.pattern_columns builds from Blocks.pattern_flags, without the Python steps. */
 static PyObject *py_flag_columns(PyObject *self, PyObject *args) {
-    Py_buffer pb, ob;
-    PyObject *cap, *tokenizer;
+    Py_buffer ob;
+    PyObject *tcap, *mcap;
     int levels, n_bits;
-    if (!PyArg_ParseTuple(args, "y*y*OOii", &pb, &ob, &cap, &tokenizer, &levels, &n_bits)) return NULL;
+    if (!PyArg_ParseTuple(args, "Oy*Oii", &tcap, &ob, &mcap, &levels, &n_bits)) return NULL;
     PyObject *out = NULL;
-    uint32_t *own = NULL;
-    Matcher *m = PyCapsule_GetPointer(cap, "ce_filter.matcher");
-    Packed p;
-    if (!m || packed_open(&pb, &p) < 0) goto done;
+    uint32_t *tf = NULL, *own = NULL;
+    const PageTokens *t = page_tokens_of(tcap);
+    Matcher *m = t ? PyCapsule_GetPointer(mcap, "ce_filter.matcher") : NULL;
+    if (!t || !m) goto done;
     if (levels < 0 || n_bits < 1 || n_bits > 32) {
         PyErr_SetString(PyExc_ValueError, "levels >= 0 and 1 <= n_bits <= 32");
         goto done;
     }
-    size_t S = (size_t)p.max_serial + 1, nb = (size_t)ob.len / sizeof(int64_t);
+    size_t R = t->n_rec, nb = (size_t)ob.len / sizeof(int64_t);
     size_t width = (size_t)(levels + 2) * (size_t)n_bits;
-    own = PyMem_Calloc(2 * S, sizeof(uint32_t));
-    if (!own) { PyErr_NoMemory(); goto done; }
-    uint32_t *anc = own + S;
-    int64_t *parent = PyMem_Calloc(S, sizeof(int64_t));  /* to walk up from the openers */
-    if (!parent) { PyErr_NoMemory(); goto done; }
-    if (fold_flags(&p, m, tokenizer, own, anc, parent) < 0) { PyMem_Free(parent); goto done; }
-    out = PyBytes_FromStringAndSize(NULL, (Py_ssize_t)(nb * width * sizeof(double)));
-    if (out) {
-        double *o = (double *)PyBytes_AS_STRING(out);
-        const int64_t *op = ob.buf;
-        for (size_t b = 0; b < nb; b++, o += width) {
-            int64_t s = (op[b] > 0 && (size_t)op[b] < S) ? op[b] : 0;
-            uint32_t a = s ? anc[s] : 0;
-            for (int lvl = 0; lvl <= levels; lvl++) {
-                uint32_t f = s ? own[s] : 0;
-                for (int k = 0; k < n_bits; k++) o[lvl * n_bits + k] = (double)((f >> k) & 1u);
-                s = s ? parent[s] : 0;
-            }
-            for (int k = 0; k < n_bits; k++) o[(levels + 1) * n_bits + k] = (double)((a >> k) & 1u);
-        }
+    tf = PyMem_Malloc((t->n_tok + 1) * sizeof *tf);
+    own = PyMem_Calloc(2 * (R + 1), sizeof *own);  /* by record: own flags, then ancestors' */
+    if (!tf || !own) { PyErr_NoMemory(); goto done; }
+    uint32_t *anc = own + R + 1;
+    for (size_t k = 0; k < t->n_tok; k++) tf[k] = memo_flags(m, t->text + t->toff[k], t->tlen[k], t->thash[k]);
+    for (size_t r = 1; r <= R; r++) {  /* parents come first */
+        uint32_t f = 0;
+        for (uint32_t j = t->first[r]; j < t->first[r + 1]; j++) f |= tf[t->ids[j]];
+        own[r] = f;
+        int32_t p = t->par[r];
+        anc[r] = p ? (anc[p] | own[p]) : 0;
     }
-    PyMem_Free(parent);
+    out = PyBytes_FromStringAndSize(NULL, (Py_ssize_t)(nb * width * sizeof(double)));
+    if (!out) goto done;
+    double *o = (double *)PyBytes_AS_STRING(out);
+    const int64_t *op = ob.buf;
+    for (size_t b = 0; b < nb; b++, o += width) {
+        int32_t r = opener_rec(t, op[b]);
+        uint32_t a = anc[r];
+        for (int lvl = 0; lvl <= levels; lvl++) {
+            uint32_t f = own[r];
+            for (int k = 0; k < n_bits; k++) o[lvl * n_bits + k] = (double)((f >> k) & 1u);
+            r = t->par[r];
+        }
+        for (int k = 0; k < n_bits; k++) o[(levels + 1) * n_bits + k] = (double)((a >> k) & 1u);
+    }
 done:
+    PyMem_Free(tf);
     PyMem_Free(own);
-    PyBuffer_Release(&pb);
     PyBuffer_Release(&ob);
     return out;
 }
@@ -1381,6 +1615,7 @@ static PyMethodDef methods[] = {
     {"direct", py_direct, METH_NOARGS, "Whether node fields are read directly (see probe_layout)."},
     {"elem_list", py_elem_list, METH_O, "Unpack segment()'s packed elements."},
     {"vocab_table", py_vocab_table, METH_VARARGS, "A token list and its weights, for ic_sums."},
+    {"page_tokens", py_page_tokens, METH_VARARGS, "Tokenise segment()'s packed elements once."},
     {"ic_sums", py_ic_sums, METH_VARARGS, "Per block, the summed weights of its class/id tokens."},
     {"token_matcher", py_token_matcher, METH_O, "Literal class/id token patterns, for flag_columns."},
     {"flag_columns", py_flag_columns, METH_VARARGS, "Pattern flags per block, as feature columns."},
@@ -1427,6 +1662,7 @@ PyMODINIT_FUNC PyInit__walk(void) {
         return NULL;
     }
     init_space();
+    init_chars();
     int bad = bind(h);
     dlclose(h);  /* NOLOAD handle: the module stays loaded by Python */
     if (bad) return NULL;

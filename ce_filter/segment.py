@@ -368,14 +368,22 @@ def segment(tree: Any, extras: bool = False) -> Blocks:
 class _Elements:
     """The class/id of the elements that open a block or are ancestors of one, as the C walk
     packed them, and the blocks' openers. Serving only needs the summed weights of their
-    tokens (``weight_sums``, in C); the token tuples are made only when asked for."""
+    tokens (``weight_sums``) and their pattern flags (``flag_columns``), both in C from one
+    tokenisation of the page (``page_tokens``); the token tuples are made only when asked for."""
 
-    __slots__ = ("packed", "openers", "_c", "_rows", "_by_serial")
+    __slots__ = ("packed", "openers", "_c", "_tokens", "_rows", "_by_serial")
 
     def __init__(self, packed: bytes, openers: bytes, c: Any) -> None:
         self.packed, self.openers, self._c = packed, openers, c  # c: the _walk module
+        self._tokens: Any = None
         self._rows: tuple[list[tuple[str, ...]], list[tuple[str, ...]]] | None = None
         self._by_serial: tuple[dict[int, tuple[str, ...]], dict[int, tuple[str, ...]]] | None = None
+
+    def page_tokens(self) -> Any:
+        """The packed elements tokenised once (a capsule the C sums and flags read)."""
+        if self._tokens is None:
+            self._tokens = self._c.page_tokens(self.packed, name_tokens)
+        return self._tokens
 
     def by_serial(self) -> tuple[dict[int, tuple[str, ...]], dict[int, tuple[str, ...]]]:
         """By element serial (0: none): its own tokens, and its ancestors' (name_tokens stays
@@ -402,12 +410,12 @@ class _Elements:
         return self._rows
 
     def weight_sums(self, ancestors: bool, table: Any) -> np.ndarray:
-        return np.frombuffer(self._c.ic_sums(self.packed, self.openers, table, ancestors, name_tokens),
+        return np.frombuffer(self._c.ic_sums(self.page_tokens(), self.openers, table, ancestors),
                              dtype=np.float64)
 
     def flag_columns(self, matcher: Any, levels: int, n_bits: int) -> np.ndarray:
         """Blocks.pattern_columns in C."""
-        raw = self._c.flag_columns(self.packed, self.openers, matcher, name_tokens, levels, n_bits)
+        raw = self._c.flag_columns(self.page_tokens(), self.openers, matcher, levels, n_bits)
         return np.frombuffer(raw, dtype=np.float64).reshape(len(self.openers) // 8, -1)
 
     def elem_tokens(self) -> dict[int, tuple[str, ...]]:

@@ -207,7 +207,8 @@ def test_c_tokeniser_equals_name_tokens_on_random_values():
     names = ["".join(rng.choice(alphabet) for _ in range(rng.randint(0, 14))) for _ in range(400)]
     for chunk in range(0, len(names), 40):
         part = names[chunk:chunk + 40]
-        b = S.segment(S.parse(_names_page(part)))
+        # each value twice: the second time from the C side's per-page cache of values
+        b = S.segment(S.parse(_names_page(part + part[::-1])))
         vocab_list = sorted({t for n in part for t in S.name_tokens(n)})
         vocab = {t: i for i, t in enumerate(vocab_list)}
         weights = [2.0 ** -(i % 50) for i in range(len(vocab_list))]
@@ -227,9 +228,30 @@ def test_packed_elements_reject_bad_bytes():
         with pytest.raises(ValueError):
             S._fast.elem_list(bad)
         with pytest.raises(ValueError):
-            S._fast.ic_sums(bad, src.openers, table, False, S.name_tokens)
-    with pytest.raises(ValueError):
-        S._fast.ic_sums(src.packed, src.openers, "not a table", False, S.name_tokens)
+            S._fast.page_tokens(bad, S.name_tokens)
+    for args in ((src.page_tokens(), src.openers, "not a table", False),
+                 (table, src.openers, table, False)):  # a vocabulary is not a page's tokens
+        with pytest.raises(ValueError):
+            S._fast.ic_sums(*args)
+
+
+@needs_c
+def test_page_tokens_serve_every_call():
+    """One tokenisation of the page serves the own and ancestors' sums and the flags, in any
+    order, with the values of a fresh tokenisation for each."""
+    from ce_filter.features import RX
+
+    html = _names_page(NAMES)
+    vocab_list = sorted({t for n in NAMES + ["pageWrap"] for t in S.name_tokens(n)})
+    table = S.vocab_table(vocab_list, [2.0 ** -(i % 50) for i in range(len(vocab_list))])
+    m = S.token_matcher(RX)
+    calls = [lambda s: s.weight_sums(False, table), lambda s: s.weight_sums(True, table),
+             lambda s: s.flag_columns(m, 4, 3)]
+    fresh = [c(S.segment(S.parse(html)).own_tokens._src) for c in calls]
+    shared = S.segment(S.parse(html)).own_tokens._src
+    for c, f in reversed(list(zip(calls, fresh))):
+        assert np.array_equal(c(shared), f)
+    assert all(np.count_nonzero(f) for f in fresh)
 
 
 @needs_c
@@ -281,10 +303,9 @@ def test_flag_columns_reject_bad_input():
     src = b.own_tokens._src
     m = S.token_matcher(RX)
     assert src.flag_columns(m, 4, 3).shape == (len(b), 18)
-    for args in ((src.packed, src.openers, m, S.name_tokens, -1, 3),
-                 (src.packed, src.openers, m, S.name_tokens, 4, 33),
-                 (src.packed[:-3], src.openers, m, S.name_tokens, 4, 3),
-                 (src.packed, src.openers, "no matcher", S.name_tokens, 4, 3)):
+    tok = src.page_tokens()
+    for args in ((tok, src.openers, m, -1, 3), (tok, src.openers, m, 4, 33),
+                 (src.packed, src.openers, m, 4, 3), (tok, src.openers, "no matcher", 4, 3)):
         with pytest.raises(ValueError):
             S._fast.flag_columns(*args)
 
