@@ -338,13 +338,18 @@ def normalise_date(s: str) -> str:
     s = s.strip()
     if not _YEAR.search(s):  # every accepted form has a 4-digit year: most texts stop here
         return ""
-    m = _ISO.search(s) or _SLASH.search(s)
+    # a pattern is tried only where the characters it needs are (- for _ISO, / or . for
+    # _SLASH and _NUMERIC)
+    sep = "/" in s or "." in s
+    m = _ISO.search(s) if "-" in s else None
+    if m is None and sep:
+        m = _SLASH.search(s)
     if m:
         return _ymd(int(m.group(1)), int(m.group(2)), int(m.group(3)))
     m = _ISO_COMPACT.match(s)
     if m:
         return _ymd(int(m.group(1)), int(m.group(2)), int(m.group(3)))
-    m = _NUMERIC.search(s)
+    m = _NUMERIC.search(s) if sep else None
     if m:
         a, b, y = int(m.group(1)), int(m.group(3)), int(m.group(4))
         # 23.07.2025 / 7/23/2025 decide themselves; otherwise dots are day-first (European),
@@ -652,11 +657,16 @@ def split_title(title: str) -> list[str]:
 
 
 _WORD = re.compile(r"\w+")
+# ASCII text is its own NFKC form, its casefold is its lower(), and its \w is [A-Za-z0-9_]:
+# there the words are what is left when every other character is made a space
+_ASCII_NOT_WORD = {i: " " for i in range(128) if not (chr(i).isalnum() or chr(i) == "_")}
 
 
 @functools.lru_cache(maxsize=4096)
 def norm_text(s: str) -> str:
     """Word tokens, case-folded: what "the same title" means here and in the benchmark."""
+    if s.isascii():
+        return " ".join(s.lower().translate(_ASCII_NOT_WORD).split())
     return " ".join(_WORD.findall(unicodedata.normalize("NFKC", s).casefold()))
 
 
