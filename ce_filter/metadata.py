@@ -18,10 +18,8 @@ import json
 import re
 import time
 import unicodedata
-from bisect import bisect_right
 from collections.abc import Iterator, Sequence
 from dataclasses import dataclass, field
-from itertools import accumulate
 from typing import Any
 from urllib.parse import urljoin, urlsplit
 
@@ -545,46 +543,55 @@ _WRITTEN_START = _block_start("written", "authored")
 
 class _Joined:
     """Block texts as one string, "\n" before each: one search over it finds the few blocks a
-    rule can apply to, where a loop would call a regex on every block."""
+    rule can apply to, where a loop would call a regex on every block. Block texts from the
+    walk never hold a "\n"; texts that do are searched one by one."""
 
-    __slots__ = ("texts", "joined", "_starts")
+    __slots__ = ("texts", "joined", "_plain")
 
     def __init__(self, texts: Sequence[str]) -> None:
         self.texts = texts
         self.joined = "\n" + "\n".join(texts)
-        self._starts: list[int] | None = None
+        self._plain: bool | None = None
 
-    def starts(self) -> list[int]:
-        """Where each block's text starts in ``joined``, and one past the end (made at the
-        first hit, in C loops only)."""
-        if self._starts is None:
-            self._starts = list(accumulate(map((1).__add__, map(len, self.texts)), initial=1))
-        return self._starts
+    def plain(self) -> bool:
+        """Every "\n" of ``joined`` opens a block (checked at the first search)."""
+        if self._plain is None:
+            self._plain = self.joined.count("\n") == len(self.texts)
+        return self._plain
 
     def starting(self, pattern: re.Pattern[str]) -> Iterator[int]:
         """The indices, in order, of the blocks that ``pattern`` (led by the "\n" before a block)
-        matches at the start of (a "\n" inside a text does not count)."""
-        for m in pattern.finditer(self.joined):
-            starts = self.starts()
-            at = m.start() + 1
-            k = bisect_right(starts, at) - 1
-            if starts[k] == at:
-                yield k
+        matches at the start of."""
+        if not self.plain():
+            yield from (k for k, t in enumerate(self.texts) if pattern.match("\n" + t))
+            return
+        joined = self.joined
+        for m in pattern.finditer(joined):
+            yield joined.count("\n", 0, m.start() + 1) - 1
 
     def with_year(self) -> Iterator[int]:
-        """The indices, in order, of the blocks where _YEAR matches: a year starts with "19"
-        or "20", found by substring search (a regex over the whole string is slower)."""
-        joined, at = self.joined, 0
-        while True:
-            a, b = joined.find("19", at), joined.find("20", at)
+        """The indices, in order, of the blocks where _YEAR matches: "19" or "20" then two
+        digits, found by substring search (a regex over the whole string costs more)."""
+        if not self.plain():
+            yield from (k for k, t in enumerate(self.texts) if _YEAR.search(t))
+            return
+        joined = self.joined
+        at = 0
+        a, b = joined.find("19"), joined.find("20")  # the next of each at or after ``at``
+        while a >= 0 or b >= 0:
             i = a if b < 0 or 0 <= a < b else b
-            if i < 0:
-                return
-            starts = self.starts()
-            k = bisect_right(starts, i) - 1
-            at = starts[k + 1]  # the next block: one look per block
-            if _YEAR.search(joined, i, at - 1):
-                yield k
+            nxt = joined[i + 2: i + 4]
+            if len(nxt) == 2 and nxt.isdecimal():  # \d is a Unicode decimal digit
+                yield joined.count("\n", 0, i) - 1
+                at = joined.find("\n", i)  # on to the next block
+                if at < 0:
+                    return
+            else:
+                at = i + 1
+            if 0 <= a < at:
+                a = joined.find("19", at)
+            if 0 <= b < at:
+                b = joined.find("20", at)
 
 
 def _near_title(texts: Sequence[str], title_at: int) -> Sequence[str]:

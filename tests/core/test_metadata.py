@@ -238,7 +238,8 @@ def test_norm_text_ascii_shortcut_is_the_general_rule() -> None:
     def general(s: str) -> str:
         return " ".join(re.findall(r"\w+", unicodedata.normalize("NFKC", s).casefold()))
 
-    texts = ["".join(chr(c) for c in range(128)), "The Story_of 2024: a-b\x1fc!", "  ", "ÉTÉ à Paris", "ﬁve Ⅻ"]
+    texts = ["".join(chr(c) for c in range(128)), "The Story_of 2024: a-b\x1fc!", "  ", "ÉTÉ à Paris",
+             "ﬁve Ⅻ"]
     for s in texts:
         assert norm_text(s) == general(s), s
 
@@ -265,3 +266,21 @@ def test_byline_and_date_line_scans_across_odd_blocks() -> None:
     assert extract_metadata(PageHead(), texts=["Title", "page 19", "99 bottles"]).date == ""
     assert extract_metadata(PageHead(), texts=["Title", "x" * 200 + " 2020-01-02", "Posted 2021-03-04"]
                             ).date == "2021-03-04"
+
+
+def test_joined_search_finds_the_blocks_a_loop_would() -> None:
+    """_Joined's one-string searches give the blocks a regex per block gives: years (also
+    with other scripts' digits, and across block ends), block starts, texts holding "\\n"."""
+    import random
+
+    from ce_filter.metadata import _BYLINE_START, _YEAR, _Joined
+
+    rng = random.Random(3)
+    pieces = ["19", "20", "1", "9", "2", "0", "٢", "x", " ", "By ", "by", "Written", "\n", "posted ", "1999"]
+    for _ in range(20000):
+        texts = ["".join(rng.choice(pieces) for _ in range(rng.randint(0, 5)))
+                 for _ in range(rng.randint(0, 6))]
+        j = _Joined(texts)
+        assert list(j.with_year()) == [k for k, t in enumerate(texts) if _YEAR.search(t)], texts
+        assert list(j.starting(_BYLINE_START)) == [k for k, t in enumerate(texts)
+                                                   if _BYLINE_START.match("\n" + t)], texts
