@@ -749,16 +749,20 @@ def choose_title(texts: Sequence[str], h1_at: Sequence[int], head: PageHead, ld:
     declared = [t for t in (ld.title, _first_meta(head, _TITLE_KEYS), head.title, ld.page_title) if t]
     if h1_at:
         site, dom = norm_text(sitename), _domain_words(url)
-        dn: list[str] | None = None  # the declared titles' words, made at the first real heading
+        cleaned: list[str] = []  # the declared titles cleaned, and all their words: made at
+        dn: list[str] = []  # the first real heading
         for i in h1_at:
             n = norm_text(texts[i])
             if not n or len(n) <= 2 or _is_site_part(texts[i], site, dom):
                 continue
-            if dn is None:
-                dn = [norm_text(t) for t in declared + [clean_title(t, sitename, url) for t in declared]]
+            if not dn and declared:
+                cleaned = [clean_title(t, sitename, url) for t in declared]
+                dn = [norm_text(t) for t in declared + cleaned]
             # the heading is a declared title, is inside one, or goes on where a cut one stops
             if any(n == d or (len(n) >= 10 and n in d) or (len(d) >= 20 and n.startswith(d)) for d in dn):
                 return texts[i], i
+        if cleaned:
+            return cleaned[0], h1_at[0]
     if declared:  # only the first declared title is cleaned when no heading is one of them
         return clean_title(declared[0], sitename, url), (h1_at[0] if h1_at else -1)
     return (texts[h1_at[0]], h1_at[0]) if h1_at else ("", -1)
