@@ -66,13 +66,13 @@ def declared(tag: str | None) -> str:
 def _cld2(sample: str) -> tuple[str, float] | None:
     """CLD2's answer where it is sure of it (reliable, CLD2_MIN_PERCENT % of the text), else None."""
     global _pycld2
-    pycld2 = _pycld2
-    if pycld2 is None:  # imported once (an import statement per page costs as much as a regex)
+    if _pycld2 is None:  # imported once (an import statement per page costs as much as a regex)
         try:
-            import pycld2
+            import pycld2 as module
         except ImportError:  # pragma: no cover - a core dependency
             return None
-        _pycld2 = pycld2
+        _pycld2 = module
+    pycld2 = _pycld2
     try:
         reliable, _, details = pycld2.detect(sample)[:3]
     except pycld2.error:  # it refuses some valid UTF-8 (C1 controls, some symbols)

@@ -550,12 +550,13 @@ class _Joined:
 
     def __init__(self, texts: Sequence[str]) -> None:
         self.texts = texts
-        self.joined = "\n" + "\n".join(texts)
-        self._plain: bool | None = None
+        self.joined = ""  # made at the first search (many pages need none)
+        self._plain = False
 
     def plain(self) -> bool:
-        """Every "\n" of ``joined`` opens a block (checked at the first search)."""
-        if self._plain is None:
+        """Every "\n" of ``joined`` opens a block (``joined`` is made here, once)."""
+        if not self.joined:
+            self.joined = "\n" + "\n".join(self.texts)
             self._plain = self.joined.count("\n") == len(self.texts)
         return self._plain
 
@@ -749,8 +750,10 @@ def choose_title(texts: Sequence[str], h1_at: Sequence[int], head: PageHead, ld:
     declared = [t for t in (ld.title, _first_meta(head, _TITLE_KEYS), head.title, ld.page_title) if t]
     if h1_at:
         site, dom = norm_text(sitename), _domain_words(url)
-        cleaned: list[str] = []  # the declared titles cleaned, and all their words: made at
-        dn: list[str] = []  # the first real heading
+        # the declared titles cleaned, and the words of all of them: made at the first heading
+        # that is not the site's name
+        cleaned: list[str] = []
+        dn: list[str] = []
         for i in h1_at:
             n = norm_text(texts[i])
             if not n or len(n) <= 2 or _is_site_part(texts[i], site, dom):
@@ -850,8 +853,8 @@ def _choose_date(head: PageHead, near: _Joined, ld: _LD, url: str | None) -> str
     d = _date_from_times(head.times)
     if d:
         return d
-    for k in near.with_year():  # a block without a year has no date
-        t = near.texts[k]
+    for i in near.with_year():  # a block without a year has no date
+        t = near.texts[i]
         if len(t) < 150:
             d = normalise_date(t)
             if d:
