@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import functools
 from codecs import BOM_UTF8
 from collections.abc import Sequence
 from dataclasses import dataclass, field
@@ -160,12 +161,20 @@ def _extras(blocks: Blocks, page: str) -> Any:
     return Extras(pre, ordered, links, images)
 
 
+@functools.cache
+def _metadata_rules() -> tuple[Any, Any, Any]:
+    """(page_head, extract_metadata, page_language), imported on first use (compiling the
+    rules' regexes is a good share of the package's import time) and then once only."""
+    from .language import page_language
+    from .metadata import extract_metadata, page_head
+
+    return page_head, extract_metadata, page_language
+
+
 def _page_head(blocks: Blocks) -> Any:
     """What the metadata rules read besides the blocks: the head's <meta>/<link>/JSON-LD,
     <time>s and byline elements, as the walk gathered them."""
-    from .metadata import page_head
-
-    return page_head(blocks.head, blocks.title)
+    return _metadata_rules()[0](blocks.head, blocks.title)
 
 
 def _own_utf8(raw: bytes, text: str, enc: str) -> bytes | None:
@@ -366,12 +375,10 @@ class Extractor:
     @staticmethod
     def _add_metadata(out: Extraction, blocks: Blocks, url: str | None) -> None:
         """The metadata fields, from what the walk collected and the blocks (docs/OUTPUT.md)."""
-        from .language import page_language
-        from .metadata import extract_metadata
-
-        head = _page_head(blocks)
-        tags = np.asarray(blocks.tag, dtype=np.int64)
-        md = extract_metadata(head, url, blocks.texts, np.flatnonzero(tags == TAG_H1).tolist())
+        page_head, extract_metadata, page_language = _metadata_rules()
+        head = page_head(blocks.head, blocks.title)
+        h1_at = (np.asarray(blocks.tag, dtype=np.int64) == TAG_H1).nonzero()[0].tolist()
+        md = extract_metadata(head, url, blocks.texts, h1_at)
         out.title = md.title
         for k in ("author", "date", "sitename", "description", "canonical_url"):
             setattr(out, k, getattr(md, k))

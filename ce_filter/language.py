@@ -36,6 +36,7 @@ MIN_SCORE = 0.5
 
 _LANG_TAG = re.compile(r"^\s*([A-Za-z]{2,3})(?:[-_][A-Za-z0-9]{1,8})*\s*$")
 _detector: Any = None
+_pycld2: Any = None
 
 
 class LanguageIdUnavailable(RuntimeError):
@@ -64,10 +65,14 @@ def declared(tag: str | None) -> str:
 
 def _cld2(sample: str) -> tuple[str, float] | None:
     """CLD2's answer where it is sure of it (reliable, CLD2_MIN_PERCENT % of the text), else None."""
-    try:
-        import pycld2
-    except ImportError:  # pragma: no cover - a core dependency
-        return None
+    global _pycld2
+    if _pycld2 is None:  # imported once (an import statement per page costs as much as a regex)
+        try:
+            import pycld2 as module
+        except ImportError:  # pragma: no cover - a core dependency
+            return None
+        _pycld2 = module
+    pycld2 = _pycld2
     try:
         reliable, _, details = pycld2.detect(sample)[:3]
     except pycld2.error:  # it refuses some valid UTF-8 (C1 controls, some symbols)

@@ -207,3 +207,80 @@ def test_written_by_line_anywhere_on_the_page() -> None:
     texts = ["Menu", "Story text " * 5] + ["x"] * 100 + ["written by " + "x" * 200, "Written by Jane Roe"]
     assert extract_metadata(PageHead(), texts=texts).author == "Jane Roe"
     assert extract_metadata(PageHead(), texts=texts[:-1] + ["Written by", "Eliz"]).author == "Eliz"
+
+
+# ---------------------------------------------------------------- the cheaper forms of the rules
+
+
+def test_split_title_is_the_separator_regex() -> None:
+    """split_title finds the separators from their characters; it must split exactly as
+    the _SEPS regex does, whitespace of every kind and "::" included."""
+    import random
+
+    from ce_filter.metadata import _SEPS, split_title
+
+    rng = random.Random(7)
+    alphabet = list("ab ::|-–—·•»~/\t\u00a0\u2003") + [" | ", " - ", " :: ", "  "]
+    for _ in range(20000):
+        s = "".join(rng.choice(alphabet) for _ in range(rng.randint(0, 12)))
+        assert split_title(s) == _SEPS.split(s), s
+    assert split_title("Story | Site") == ["Story", "Site"]
+    assert split_title("e-mail a:b Story::x - Site") == ["e-mail a:b Story::x", "Site"]
+
+
+def test_norm_text_ascii_shortcut_is_the_general_rule() -> None:
+    """ASCII text skips NFKC and the word regex: the same words come out."""
+    import re
+    import unicodedata
+
+    from ce_filter.metadata import norm_text
+
+    def general(s: str) -> str:
+        return " ".join(re.findall(r"\w+", unicodedata.normalize("NFKC", s).casefold()))
+
+    texts = ["".join(chr(c) for c in range(128)), "The Story_of 2024: a-b\x1fc!", "  ", "ÉTÉ à Paris",
+             "ﬁve Ⅻ"]
+    for s in texts:
+        assert norm_text(s) == general(s), s
+
+
+def test_block_start_patterns_know_every_ignorecase_letter() -> None:
+    """The one-search byline scan finds a block wherever the case-blind rule would: every
+    character that re.IGNORECASE matches to an ASCII letter is in _IGNORECASE_ALSO."""
+    import re
+
+    from ce_filter.metadata import _IGNORECASE_ALSO
+
+    everything = "".join(chr(c) for c in range(0x110000) if not 0xD800 <= c < 0xE000)
+    for letter in "abcdefghijklmnopqrstuvwxyz":
+        found = set(re.findall(letter, everything, re.I)) - {letter, letter.upper()}
+        assert found == set(_IGNORECASE_ALSO.get(letter, "")), letter
+
+
+def test_byline_and_date_line_scans_across_odd_blocks() -> None:
+    """Blocks found by one search over the joined texts: a "\\n" inside a text is no block
+    start, an uppercase dotted I still opens a "Written by" (re.IGNORECASE matches it), a
+    year is not made of two blocks' digits, a long block is no date line."""
+    texts = ["Menu", "Top story", "intro\nBy nobody here", "WRİTTEN BY Ann Lee"]
+    assert extract_metadata(PageHead(), texts=texts).author == "Ann Lee"
+    assert extract_metadata(PageHead(), texts=["Title", "page 19", "99 bottles"]).date == ""
+    assert extract_metadata(PageHead(), texts=["Title", "x" * 200 + " 2020-01-02", "Posted 2021-03-04"]
+                            ).date == "2021-03-04"
+
+
+def test_joined_search_finds_the_blocks_a_loop_would() -> None:
+    """_Joined's one-string searches give the blocks a regex per block gives: years (also
+    with other scripts' digits, and across block ends), block starts, texts holding "\\n"."""
+    import random
+
+    from ce_filter.metadata import _BYLINE_START, _YEAR, _Joined
+
+    rng = random.Random(3)
+    pieces = ["19", "20", "1", "9", "2", "0", "٢", "x", " ", "By ", "by", "Written", "\n", "posted ", "1999"]
+    for _ in range(20000):
+        texts = ["".join(rng.choice(pieces) for _ in range(rng.randint(0, 5)))
+                 for _ in range(rng.randint(0, 6))]
+        j = _Joined(texts)
+        assert list(j.with_year()) == [k for k, t in enumerate(texts) if _YEAR.search(t)], texts
+        assert list(j.starting(_BYLINE_START)) == [k for k, t in enumerate(texts)
+                                                   if _BYLINE_START.match("\n" + t)], texts
