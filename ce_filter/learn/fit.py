@@ -102,7 +102,8 @@ class TrainConfig:
     kind_min_pages: int = 40
     kind_shrink: float = 0.0
     # dense block columns that also get a weight per page kind, mixed by the kind probabilities
-    # (FeatureSpec.kind_mix, features.kind.MIX_COMPACT / MIX_WIDE; stage 2 is left as it is)
+    # (FeatureSpec.kind_mix, features.kind.MIX_COMPACT / MIX_WIDE; stage 2 is left as it is):
+    # out of fold no gain over best+kind (docs/ABLATION.md), so off by default
     kind_mix: tuple[str, ...] = ()
     log: bool = True
     extra: dict = field(default_factory=dict)
