@@ -5,7 +5,8 @@ ratios (cetr.py), ``ic`` class/id tokens (tokens.py), ``dom`` tree and page posi
 (dom.py), ``text`` characters and words (text.py), ``ctx`` windowed neighbours (context.py),
 ``rx`` readability's class/id patterns (rx.py), ``head`` the governing heading (headings.py),
 ``kind`` the page-kind probabilities and their products with block figures (kind.py),
-``struct`` repeated structures (struct.py).
+``struct`` repeated structures (struct.py). A spec's ``kind_mix`` appends, after every group,
+the products of the named dense columns with each kind's probability (kind.py).
 Stage 2's context input is in context.py too.
 """
 
@@ -21,7 +22,7 @@ from .cetr import cetr_features
 from .context import CONTAINER_LEVELS, CONTEXT, context_features, ctx_columns, stage2_inputs
 from .dom import dom_columns, group_sum
 from .headings import heading_columns, heading_words
-from .kind import kind_columns
+from .kind import kind_columns, kind_mix_columns, kind_mix_names
 from .rx import RX, RX_LEVELS, RX_NAMES, rx_columns
 from .shallow import link_density, st_features, text_density
 from .spec import GROUPS, TOKEN_PREFIXES, FeatureSpec, TokenRows
@@ -39,7 +40,8 @@ __all__ = [
 def page_features(b: Blocks, spec: FeatureSpec, kind: np.ndarray | None = None) -> np.ndarray:
     """The page's feature matrix (blocks x features), columns in ``feature_names`` order.
     ``kind``: the page-kind probabilities (the ``kind`` group's input)."""
-    return _stack(len(b), _columns(b, spec, kind=kind))
+    x = _stack(len(b), _columns(b, spec, kind=kind))
+    return _with_mix(x, spec, kind, dense=False)
 
 
 def page_inputs(b: Blocks, spec: FeatureSpec, kind: np.ndarray | None = None
@@ -50,9 +52,38 @@ def page_inputs(b: Blocks, spec: FeatureSpec, kind: np.ndarray | None = None
     instead of filling and multiplying a mostly-zero blocks x vocab matrix. Computed by the C
     part where it is built and covers the model's groups (features/dense.py: the same values)."""
     if len(b) and dense.handles(spec):
-        return dense.page_inputs(b, spec, kind)
-    tokens: list[TokenRows] = []
-    return _stack(len(b), _columns(b, spec, tokens=tokens, kind=kind)), tokens
+        x, tokens = dense.page_inputs(b, spec, kind)
+    else:
+        tokens = []
+        x = _stack(len(b), _columns(b, spec, tokens=tokens, kind=kind))
+    return _with_mix(x, spec, kind, dense=True), tokens
+
+
+def _with_mix(x: np.ndarray, spec: FeatureSpec, kind: np.ndarray | None, dense: bool) -> np.ndarray:
+    """``x`` (the groups' columns: all of them, or the dense ones) with the spec's ``kind_mix``
+    columns appended (none: ``x`` itself)."""
+    if not spec.kind_mix:
+        return x
+    at = _mix_at(spec)[int(dense)]
+    return np.hstack((x, kind_mix_columns(x[:, at], kind)))
+
+
+def _mix_at(spec: FeatureSpec) -> tuple[np.ndarray, np.ndarray]:
+    """Where the ``kind_mix`` columns sit among the groups' columns: among all of them, and
+    among the dense ones (cached on the spec). ValueError for a name that is no dense column
+    of the spec's groups, or a spec without the ``kind`` group."""
+    at = spec.__dict__.get("_mix_at")
+    if at is None:
+        if "kind" not in spec.groups:
+            raise ValueError("kind_mix needs the kind feature group")
+        names = _columns(_probe(), spec, names_only=True)
+        dense_names = [n for n in names if not n.startswith(TOKEN_PREFIXES)]
+        for n in spec.kind_mix:
+            if n not in dense_names:
+                raise ValueError(f"kind_mix: {n!r} is not a dense column of {spec.groups}")
+        at = spec.__dict__["_mix_at"] = tuple(np.array([ns.index(n) for n in spec.kind_mix], dtype=np.int64)
+                                              for ns in (names, dense_names))
+    return at
 
 
 def _stack(n: int, cols: list[Any]) -> np.ndarray:
@@ -70,10 +101,18 @@ def _stack(n: int, cols: list[Any]) -> np.ndarray:
     return out
 
 
+def _probe() -> Blocks:
+    """A one-block page: what the names of the columns are read from."""
+    return Blocks(texts=["x"], anchor_texts=[""], n_tags=[1], tag=[0], depth=[0], flags=[0],
+                  container=[(1,) + (0,) * (PATH_LEN - 1)], own_tokens=[()], anc_tokens=[()])
+
+
 def feature_names(spec: FeatureSpec) -> list[str]:
-    probe = Blocks(texts=["x"], anchor_texts=[""], n_tags=[1], tag=[0], depth=[0], flags=[0],
-                   container=[(1,) + (0,) * (PATH_LEN - 1)], own_tokens=[()], anc_tokens=[()])
-    return _columns(probe, spec, names_only=True)
+    names = _columns(_probe(), spec, names_only=True)
+    if spec.kind_mix:
+        _mix_at(spec)  # checks the names
+        names += kind_mix_names(spec.kind_mix)
+    return names
 
 
 def _columns(b: Blocks, spec: FeatureSpec, names_only: bool = False,

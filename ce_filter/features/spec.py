@@ -22,15 +22,21 @@ class FeatureSpec:
     ic_own: list[str] = field(default_factory=list)
     ic_anc: list[str] = field(default_factory=list)
     heading_words: list[str] = field(default_factory=list)
+    # dense columns (by name) that also get one column per page kind, times that kind's
+    # probability (features.kind.kind_mix_columns; needs the ``kind`` group); empty: none
+    kind_mix: tuple[str, ...] = ()
 
     def to_json(self) -> dict[str, Any]:
-        return {"groups": list(self.groups), "ic_own": self.ic_own, "ic_anc": self.ic_anc,
-                "heading_words": self.heading_words}
+        d: dict[str, Any] = {"groups": list(self.groups), "ic_own": self.ic_own,
+                             "ic_anc": self.ic_anc, "heading_words": self.heading_words}
+        if self.kind_mix:  # written only when set: model files without it keep their bytes
+            d["kind_mix"] = list(self.kind_mix)
+        return d
 
     @classmethod
     def from_json(cls, d: dict[str, Any]) -> FeatureSpec:
         return cls(tuple(d["groups"]), list(d.get("ic_own", [])), list(d.get("ic_anc", [])),
-                   list(d.get("heading_words", [])))
+                   list(d.get("heading_words", [])), tuple(d.get("kind_mix", ())))
 
     def vocabs(self) -> tuple[dict[str, int], dict[str, int], dict[str, int]]:
         cache = self.__dict__.get("_vocabs")

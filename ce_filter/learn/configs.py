@@ -10,6 +10,7 @@ import sys
 from dataclasses import replace
 from typing import Any
 
+from ..features.kind import MIX_COMPACT, MIX_WIDE
 from ..progress import progress
 from .corpus import Spec
 from .fit import Page, TrainConfig, data_digest, prepare, train
@@ -69,6 +70,12 @@ CONFIGS.update({
     # best+kind with a cut per predicted page kind (TrainConfig.kind_cuts), chosen on the fit's CV
     # scores of the training pages of that kind; kinds with fewer than 40 pages keep the global cut
     "best+kind+kcut": replace(_with("kind"), kind_cuts=True),
+    # best+kind with a weight per page kind for more block columns, mixed by the kind
+    # probabilities (TrainConfig.kind_mix): the compact set (16 columns) and the wide one (32);
+    # out of fold neither beats best+kind's mean of the three corpora (0.8730 / 0.8700 against
+    # 0.8750, docs/ABLATION.md): not adopted
+    "best+kind+mix": replace(_with("kind"), kind_mix=MIX_COMPACT),
+    "best+kind+mixw": replace(_with("kind"), kind_mix=MIX_WIDE),
     "best+struct": _with("struct"),  # 0.8487: not adopted (docs/ABLATION.md)
     "best-rx": _without("rx"),
     "best-head": _without("head"),

@@ -101,6 +101,10 @@ class TrainConfig:
     kind_cuts: bool = False
     kind_min_pages: int = 40
     kind_shrink: float = 0.0
+    # dense block columns that also get a weight per page kind, mixed by the kind probabilities
+    # (FeatureSpec.kind_mix, features.kind.MIX_COMPACT / MIX_WIDE; stage 2 is left as it is):
+    # out of fold no gain over best+kind (docs/ABLATION.md), so off by default
+    kind_mix: tuple[str, ...] = ()
     log: bool = True
     extra: dict = field(default_factory=dict)
 
@@ -128,7 +132,7 @@ def prepare(docs: Iterable[Doc], comments: bool = False, rule: LabelRule = DEFAU
 def learn_spec(pages: list[Page], cfg: TrainConfig) -> FeatureSpec:
     """IC token lists from the training blocks (the paper's odds/frequency rule)."""
     y = np.concatenate([p.y for p in pages])
-    spec = FeatureSpec(groups=cfg.groups)
+    spec = FeatureSpec(groups=cfg.groups, kind_mix=tuple(cfg.kind_mix))
     if "ic" not in cfg.groups:
         return spec
     unit = _group_ids(pages, "site" if cfg.ic_by_site else "page")
@@ -421,6 +425,8 @@ def _train(pages: list[Page], cfg: TrainConfig, name: str, data_desc: dict) -> M
         skip.add("label_lines")
     if not cfg.kind_cuts:  # likewise
         skip.update(("kind_cuts", "kind_min_pages", "kind_shrink"))
+    if not cfg.kind_mix:  # likewise
+        skip.add("kind_mix")
     meta = {
         "trained_with": f"ce-filter {__version__}",
         # the fit's numerics come from these: another version may move a weight past the 9th digit
