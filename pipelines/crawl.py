@@ -43,20 +43,18 @@ def no_page_reason(stats: dict[str, Any]) -> str:
     return ", ".join(f"{reason} x{n}" for reason, n in why.most_common()) or "no response"
 
 
-# What a failed fetch raises (Scrapy's own download errors, Twisted's network errors, OS
-# errors): a normal event of a crawl, not a fault of the filter.
+# What a failed fetch raises (Scrapy's own download errors, Twisted's network and HTTP client
+# errors): a normal event of a crawl, not a fault of the crawl or the filter.
 _FETCH_ERRORS = {"DownloadConnectionRefusedError", "CannotResolveHostError", "DownloadTimeoutError",
                  "DownloadCancelledError", "DownloadFailedError", "ResponseDataLossError",
                  "UnsupportedURLSchemeError"}
-
-
 RETRY_LOGGER = "scrapy.downloadermiddlewares.retry"  # "Gave up retrying <request>": ERROR in Scrapy
 
 
 def _is_fetch_error(exc: BaseException) -> bool:
     mod = type(exc).__module__
     return (type(exc).__name__ in _FETCH_ERRORS and mod == "scrapy.exceptions") \
-        or mod.startswith(("twisted.internet.error", "twisted.web")) or isinstance(exc, OSError)
+        or mod.startswith(("twisted.internet.error", "twisted.web"))
 
 
 class FetchErrorsOneLine(logging.Filter):
