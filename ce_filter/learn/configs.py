@@ -70,6 +70,9 @@ CONFIGS.update({
     # best+kind with a cut per predicted page kind (TrainConfig.kind_cuts), chosen on the fit's CV
     # scores of the training pages of that kind; kinds with fewer than 40 pages keep the global cut
     "best+kind+kcut": replace(_with("kind"), kind_cuts=True),
+    # the same, each kind's cut pulled toward the global one as if 100 more pages sat at it (a
+    # kind with n pages keeps n / (n + 100) of its own move): the kinds' cuts moved between folds
+    "best+kind+kcut100": replace(_with("kind"), kind_cuts=True, kind_shrink=100.0),
     # best+kind with a weight per page kind for more block columns, mixed by the kind
     # probabilities (TrainConfig.kind_mix): the compact set (16 columns) and the wide one (32);
     # out of fold neither beats best+kind's mean of the three corpora (0.8730 / 0.8700 against
