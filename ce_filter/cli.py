@@ -80,10 +80,9 @@ def _filter_pool(workers: int, ex: Any, render: _Render, budget: Any) -> Iterato
     """``filter_item(items) -> (item, output | None)`` in input order: here, or in ``workers``
     processes (each gets the pickled Extractor); either way under the per-page ``budget``
     (ce_filter.budget.InProcessBudget: CPU time here, CPU time and memory in a worker). With
-    workers, a thread reads the inputs and
-    hands them out while this one prints, so a slow input (stdin, a URL) never holds back the
-    output of those before it; at most a few pages per worker are in flight, so memory stays
-    bounded however many inputs there are."""
+    workers, a thread reads the inputs and hands them out while this one prints, so a slow
+    input (stdin, a URL) never holds back the output of those before it; at most a few pages
+    per worker are in flight, so memory stays bounded however many inputs there are."""
     from .budget import InProcessBudget
 
     if workers <= 1:  # the CPU budget only: this process is not to be capped in memory
