@@ -163,6 +163,9 @@ def test_stopped_and_killed_worker_loses_nothing(kafka, start_cli):
     w.stop(signal.SIGKILL)  # no flush, no commit: what it had not committed is done again
     feeder.join(timeout=120)
     w = start_cli(args)
+    # stopped only once it runs: the killed worker may have written every output already, and a
+    # SIGTERM while the interpreter is still starting ends it before its handler is set
+    assert w.wait_for("worker started"), w.log()
     done = lambda: {m.key for m in read_topic(kafka, out)} == {k for k, _ in msgs}  # noqa: E731
     assert wait_until(done, timeout=120), "some inputs have no output after the restarts\n" + w.log()
     assert w.stop() == 0, w.log()
