@@ -19,6 +19,7 @@ import json
 import logging
 import signal
 import sys
+import threading
 from importlib import resources
 from pathlib import Path
 from typing import IO, Any
@@ -204,14 +205,21 @@ def cmd_worker(a: argparse.Namespace) -> int:
         page_budget_s=a.page_budget,
         page_memory_mb=a.page_memory,
     )
+    # A stop signal while the model loads and the filter child starts is kept, not fatal: the
+    # worker then connects, consumes nothing, and exits 0 (Worker.run installs its own).
+    stop = threading.Event()
+    old = {s: signal.signal(s, lambda *_: stop.set()) for s in (signal.SIGTERM, signal.SIGINT)}
     try:
-        return Worker(cfg).run()
+        return Worker(cfg, stop_event=stop).run()
     except BrokerUnavailable as e:
         _err(str(e))
         return EXIT_BROKER
     except OSError as e:  # the metrics port cannot be bound
         _err(f"cannot serve metrics on port {a.metrics_port}: {e}")
         return EXIT_START
+    finally:
+        for sig, h in old.items():
+            signal.signal(sig, h)
 
 
 # ---------------------------------------------------------------- crawl

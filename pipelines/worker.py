@@ -204,7 +204,10 @@ class WorkerStats:
 
 
 class Worker:
-    def __init__(self, config: WorkerConfig, extractor: Any = None) -> None:
+    def __init__(self, config: WorkerConfig, extractor: Any = None,
+                 stop_event: threading.Event | None = None) -> None:
+        """``stop_event``: set by a signal that came while the worker was being built (the CLI
+        installs its handler first), so a worker stopped during start-up exits cleanly."""
         self.cfg = config
         self._own_extractor = extractor is None
         if extractor is None:  # filtered in a child process under the page budget
@@ -214,7 +217,7 @@ class Worker:
         self.stats = WorkerStats()
         self.metrics = Metrics(info={"model": model_version(self.extractor)})
         self.metrics_server: Any = None  # a ce_filter.pipelines.metrics.MetricsServer while serving
-        self._stop = threading.Event()
+        self._stop = stop_event if stop_event is not None else threading.Event()
 
     def stop(self, *_: Any) -> None:
         """Finish the batch in hand, commit, leave the group (safe from a signal handler)."""
@@ -242,16 +245,23 @@ class Worker:
 
     def run(self) -> int:
         """Consume until stopped. Returns the exit code (raises BrokerUnavailable at start)."""
-        consumer, sink = self._connect()
+        restore = self._install_signals()  # before connecting: a stop while connecting is clean
+        try:
+            consumer, sink = self._connect()
+        except BaseException:
+            restore()
+            self._close_extractor()
+            raise
         if self.cfg.metrics_port is not None:
             try:
                 self.metrics_server = self.metrics.serve(self.cfg.metrics_port)
             except OSError:  # e.g. the port is taken: nothing started may stay open
                 sink.close()
                 consumer.close(autocommit=False)
+                restore()
+                self._close_extractor()
                 raise
         self.metrics.set_ready(True)
-        restore = self._install_signals()
         log.info(
             "worker started: %s -> %s (dead letters: %s), group %s, brokers %s%s",
             self.cfg.input_topic,
@@ -269,8 +279,7 @@ class Worker:
             sink.close()
             consumer.close(autocommit=False)  # leaves the group
             restore()
-            if self._own_extractor:
-                self.extractor.close()
+            self._close_extractor()
             if self.metrics_server is not None:
                 self.metrics_server.close()
                 self.metrics_server = None
@@ -455,6 +464,10 @@ class Worker:
             ours.append(("ce-filter-truncated", str(len(msg.value or b"")).encode()))
             return sink.send(b"", key[:1024] if key else key, topic=self.cfg.dead_letter_topic,
                              headers=ours)
+
+    def _close_extractor(self) -> None:
+        if self._own_extractor:
+            self.extractor.close()
 
     def _install_signals(self) -> Any:
         if threading.current_thread() is not threading.main_thread():

@@ -171,6 +171,57 @@ def test_stopped_and_killed_worker_loses_nothing(kafka, start_cli):
     assert w.stop() == 0, w.log()
 
 
+def test_a_stop_while_building_the_worker_consumes_nothing(kafka):
+    """The CLI installs its stop handler before the model loads; a signal in that window
+    reaches the worker as a set event: it connects, consumes nothing and exits 0."""
+    from ce_filter.pipelines.worker import Worker, WorkerConfig
+
+    from ce_filter.api import Extractor
+
+    src, out, group = unique("raw"), unique("clean"), unique("group")
+    ensure_topics(kafka, [src])
+    produce(kafka, src, good_messages(3, "early"))
+    stop = threading.Event()
+    stop.set()
+    cfg = WorkerConfig(src, out, group_id=group, kafka=kafka, max_poll_interval_ms=3000,
+                       session_timeout_ms=3000, heartbeat_interval_ms=1000)
+    w = Worker(cfg, extractor=Extractor(), stop_event=stop)
+    assert w.run() == 0
+    assert w.stats.consumed == 0 and w.stats.produced == 0
+
+
+def test_a_stop_while_connecting_ends_the_worker_by_its_own_exit(start_cli):
+    """SIGTERM while the worker waits for a broker that accepts but never answers: the
+    handler is already in place, so the worker gives up connecting and exits with its own
+    code and message, not killed by the signal."""
+    import socket
+
+    srv = socket.socket()
+    srv.bind(("127.0.0.1", 0))
+    srv.listen(8)
+    accepted: list[socket.socket] = []
+
+    def accept() -> None:
+        try:
+            while True:
+                accepted.append(srv.accept()[0])
+        except OSError:  # closed at the end
+            pass
+
+    threading.Thread(target=accept, daemon=True).start()
+    silent = f"127.0.0.1:{srv.getsockname()[1]}"
+    try:
+        w = start_cli(["worker", "--input-topic", "a", "--output-topic", "b",
+                       "--bootstrap-servers", silent, "--bootstrap-timeout-ms", "6000"])
+        assert wait_until(lambda: bool(accepted), timeout=60), w.log()  # it is connecting
+        code = w.stop(signal.SIGTERM)
+        assert code == 2 and "cannot reach Kafka broker" in w.log(), (code, w.log())
+    finally:
+        srv.close()
+        for c in accepted:
+            c.close()
+
+
 def test_broker_not_reachable_is_a_clear_error(tmp_path):
     dead = f"127.0.0.1:{free_port()}"
     common = ["--bootstrap-servers", dead, "--bootstrap-timeout-ms", "2000"]
