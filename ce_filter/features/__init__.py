@@ -5,8 +5,9 @@ ratios (cetr.py), ``ic`` class/id tokens (tokens.py), ``dom`` tree and page posi
 (dom.py), ``text`` characters and words (text.py), ``ctx`` windowed neighbours (context.py),
 ``rx`` readability's class/id patterns (rx.py), ``head`` the governing heading (headings.py),
 ``kind`` the page-kind probabilities and their products with block figures (kind.py),
-``struct`` repeated structures (struct.py), ``cmt`` comment sections (comments.py). A spec's ``kind_mix`` appends, after every group,
-the products of the named dense columns with each kind's probability (kind.py).
+``struct`` repeated structures (struct.py), ``cmt`` comment sections (comments.py). A spec's
+``kind_mix`` appends, after every group, the products of the named dense columns with each
+kind's probability (kind.py).
 Stage 2's context input is in context.py too.
 """
 
