@@ -5,8 +5,9 @@ ratios (cetr.py), ``ic`` class/id tokens (tokens.py), ``dom`` tree and page posi
 (dom.py), ``text`` characters and words (text.py), ``ctx`` windowed neighbours (context.py),
 ``rx`` readability's class/id patterns (rx.py), ``head`` the governing heading (headings.py),
 ``kind`` the page-kind probabilities and their products with block figures (kind.py),
-``struct`` repeated structures (struct.py). A spec's ``kind_mix`` appends, after every group,
-the products of the named dense columns with each kind's probability (kind.py).
+``struct`` repeated structures (struct.py), ``cmt`` comment sections (comments.py). A spec's
+``kind_mix`` appends, after every group, the products of the named dense columns with each
+kind's probability (kind.py).
 Stage 2's context input is in context.py too.
 """
 
@@ -19,6 +20,7 @@ import numpy as np
 from ..segment import PATH_LEN, Blocks
 from . import dense
 from .cetr import cetr_features
+from .comments import cmt_columns
 from .context import CONTAINER_LEVELS, CONTEXT, context_features, ctx_columns, stage2_inputs
 from .dom import dom_columns, group_sum
 from .headings import heading_columns, heading_words
@@ -170,6 +172,8 @@ def _columns(b: Blocks, spec: FeatureSpec, names_only: bool = False,
         add(*kind_columns(kind, len(b), log_tok, ld, td))
     if "struct" in g:
         add(*struct_columns(b.container_ids(), tag, n_tok, cnt[:, 2]))
+    if "cmt" in g:
+        add(*cmt_columns(b))
     return names if names_only else cols
 
 

@@ -19,6 +19,7 @@ from .. import native
 from ..pagekind import KINDS
 from ..segment import FLAG_NAMES, PATH_LEN, Blocks, parse, segment
 from .cetr import kmeans_verdict, smooth
+from .comments import cmt_columns
 from .context import CONTAINER_LEVELS, CONTEXT, context_features
 from .dom import _TAG_GROUP_LUT, _TAG_GROUPS
 from .headings import _BOILER_HEADING, _NEGATIVE, _UNLIKELY, HEADING_MAX_WORDS
@@ -36,7 +37,7 @@ _NO_RX = np.zeros((0, 0))
 
 def handles(spec: FeatureSpec) -> bool:
     """Whether the C part computes this model's inputs (the shipped models' groups)."""
-    return _c is not None and set(spec.groups) <= _WIDTH.keys()
+    return _c is not None and set(spec.groups) <= _WIDTH.keys() | {"cmt"}
 
 
 def _layout(spec: FeatureSpec) -> tuple[dict[str, int], int]:
@@ -87,6 +88,8 @@ def page_inputs(b: Blocks, spec: FeatureSpec, kind: np.ndarray | None = None
     if off["ic"] >= 0:
         v_own, v_anc, _ = spec.vocabs()
         tokens = [("ic_own:", b.own_tokens, v_own), ("ic_anc:", b.anc_tokens, v_anc)]
+    if "cmt" in spec.groups:  # the last group of features._columns, in numpy
+        out = np.hstack((out, cmt_columns(b)[1][0]))
     return out, tokens
 
 

@@ -10,6 +10,7 @@ import sys
 from dataclasses import replace
 from typing import Any
 
+from ..features.comments import CMT_NAMES
 from ..features.kind import MIX_COMPACT, MIX_WIDE
 from ..progress import progress
 from .corpus import Spec
@@ -90,6 +91,9 @@ CONFIGS.update({
     "best-runs": replace(_LOO, label_runs=False),
     "best-sites": replace(_LOO, ic_by_site=False, ic_min_pages=0, ic_min_frac=0.01, cv_groups="page"),
 })
+# best+kind with the comment-section columns (features.comments), each also weighed per page
+# kind (kind_mix over them): readers' comments are boilerplate under an article, content in a forum
+CONFIGS["best+kind+cmt"] = replace(_with("kind", "cmt"), kind_mix=CMT_NAMES)
 
 
 def corpus_pages(specs: list[str], comments: bool, rule: LabelRule = DEFAULT_RULE,
