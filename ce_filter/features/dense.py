@@ -30,13 +30,15 @@ from .spec import FeatureSpec, TokenRows
 _ORDER = (("st", 6), ("cetr", 4), ("ic", 0), ("dom", 54), ("rx", 6 * len(RX_NAMES)), ("head", 4),
           ("kind", 4 * len(KINDS)))
 _WIDTH = dict(_ORDER)
+# groups the C part leaves to features.page_inputs, which appends their columns after its own
+_AFTER = frozenset({"shop"})
 _HEAD_GROUP = [g for g, _ in _TAG_GROUPS].index("head")  # h1-h6, as headings.py's _IS_HEADING
 _NO_RX = np.zeros((0, 0))
 
 
 def handles(spec: FeatureSpec) -> bool:
     """Whether the C part computes this model's inputs (the shipped models' groups)."""
-    return _c is not None and set(spec.groups) <= _WIDTH.keys()
+    return _c is not None and set(spec.groups) - _AFTER <= _WIDTH.keys()
 
 
 def _layout(spec: FeatureSpec) -> tuple[dict[str, int], int]:
