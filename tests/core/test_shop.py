@@ -4,7 +4,6 @@ switchable config that leaves ``best+kind`` as it was."""
 
 from __future__ import annotations
 
-import gzip
 from dataclasses import replace
 
 import numpy as np
@@ -86,30 +85,12 @@ def test_serving_columns_are_the_reference_ones(c_part, monkeypatch):
 
 def test_config_is_switchable_and_trains(tmp_path):
     pytest.importorskip("sklearn")
-    from ce_filter.api import Extractor
-    from ce_filter.learn.configs import CONFIGS, corpus_pages
-    from ce_filter.learn.fit import build_design, train
-    from ce_filter.model import Model
+    from ce_filter.learn.configs import CONFIGS
 
-    from .typed_corpus import make_typed_corpus
+    from .test_kind_mix import train_and_serve
 
     assert "shop" not in CONFIGS["best+kind"].groups
     assert CONFIGS["best+kind+shop"] == replace(CONFIGS["best+kind"],
                                                 groups=CONFIGS["best+kind"].groups + ("shop",))
-    root = make_typed_corpus(tmp_path / "w", n=24)
-    pages = corpus_pages([str(root)], False)[0]
-    cfg = replace(CONFIGS["best+kind+shop"], ic_min_pages=0, ic_odds=1.0, log=False, folds=3)
-    m = train(pages, cfg, name="content", data_desc={})
-    assert feature_names(m.spec)[-len(SHOP_NAMES):] == list(SHOP_NAMES)
-    d = build_design(pages, m.spec)
-    at = 0
-    for p in pages:  # training's features are serving's
-        x, _ = page_inputs(p.blocks, m.spec, p.kind)
-        assert np.array_equal(d.dense[at:at + len(x)], x)
-        at += len(x)
-    m.save(tmp_path / "m.json")
-    back = Model.load(tmp_path / "m.json")
-    assert "shop" in back.spec.groups
-    r = Extractor(model=back).extract(
-        gzip.decompress((root / "html" / "0001.html.gz").read_bytes()), "https://site1.example/p/1")
-    assert "valve" in r.text
+    m = train_and_serve(tmp_path, "best+kind+shop")
+    assert "shop" in m.spec.groups and feature_names(m.spec)[-len(SHOP_NAMES):] == list(SHOP_NAMES)
