@@ -5,9 +5,9 @@ ratios (cetr.py), ``ic`` class/id tokens (tokens.py), ``dom`` tree and page posi
 (dom.py), ``text`` characters and words (text.py), ``ctx`` windowed neighbours (context.py),
 ``rx`` readability's class/id patterns (rx.py), ``head`` the governing heading (headings.py),
 ``kind`` the page-kind probabilities and their products with block figures (kind.py),
-``struct`` repeated structures (struct.py), ``cmt`` comment sections (comments.py). A spec's
-``kind_mix`` appends, after every group, the products of the named dense columns with each
-kind's probability (kind.py).
+``struct`` repeated structures (struct.py), ``cmt`` comment sections (comments.py), ``shop``
+shop-page boilerplate cues (shop.py). A spec's ``kind_mix`` appends, after every group, the
+products of the named dense columns with each kind's probability (kind.py).
 Stage 2's context input is in context.py too.
 """
 
@@ -27,6 +27,7 @@ from .headings import heading_columns, heading_words
 from .kind import kind_columns, kind_mix_columns, kind_mix_names
 from .rx import RX, RX_LEVELS, RX_NAMES, rx_columns
 from .shallow import link_density, st_features, text_density
+from .shop import shop_columns
 from .spec import GROUPS, TOKEN_PREFIXES, FeatureSpec, TokenRows
 from .struct import struct_columns
 from .text import text_columns
@@ -55,6 +56,11 @@ def page_inputs(b: Blocks, spec: FeatureSpec, kind: np.ndarray | None = None
     part where it is built and covers the model's groups (features/dense.py: the same values)."""
     if len(b) and dense.handles(spec):
         x, tokens = dense.page_inputs(b, spec, kind)
+        if "cmt" in spec.groups:  # the last groups' columns (dense._AFTER), after the C part's
+            x = np.hstack((x, cmt_columns(b)[1][0]))
+        if "shop" in spec.groups:
+            x = np.hstack((x, shop_columns(b, np.asarray(b.tag, dtype=np.int64), b.counts()[:, 1],
+                                           kind)[1][0]))
     else:
         tokens = []
         x = _stack(len(b), _columns(b, spec, tokens=tokens, kind=kind))
@@ -172,8 +178,11 @@ def _columns(b: Blocks, spec: FeatureSpec, names_only: bool = False,
         add(*kind_columns(kind, len(b), log_tok, ld, td))
     if "struct" in g:
         add(*struct_columns(b.container_ids(), tag, n_tok, cnt[:, 2]))
+    # the last groups: the serving path appends them to the C part's columns (dense._AFTER)
     if "cmt" in g:
         add(*cmt_columns(b))
+    if "shop" in g:
+        add(*shop_columns(b, tag, n_tok, kind))
     return names if names_only else cols
 
 

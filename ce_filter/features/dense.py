@@ -19,7 +19,6 @@ from .. import native
 from ..pagekind import KINDS
 from ..segment import FLAG_NAMES, PATH_LEN, Blocks, parse, segment
 from .cetr import kmeans_verdict, smooth
-from .comments import cmt_columns
 from .context import CONTAINER_LEVELS, CONTEXT, context_features
 from .dom import _TAG_GROUP_LUT, _TAG_GROUPS
 from .headings import _BOILER_HEADING, _NEGATIVE, _UNLIKELY, HEADING_MAX_WORDS
@@ -31,13 +30,15 @@ from .spec import FeatureSpec, TokenRows
 _ORDER = (("st", 6), ("cetr", 4), ("ic", 0), ("dom", 54), ("rx", 6 * len(RX_NAMES)), ("head", 4),
           ("kind", 4 * len(KINDS)))
 _WIDTH = dict(_ORDER)
+# groups the C part leaves to features.page_inputs, which appends their columns after its own
+_AFTER = frozenset({"cmt", "shop"})
 _HEAD_GROUP = [g for g, _ in _TAG_GROUPS].index("head")  # h1-h6, as headings.py's _IS_HEADING
 _NO_RX = np.zeros((0, 0))
 
 
 def handles(spec: FeatureSpec) -> bool:
     """Whether the C part computes this model's inputs (the shipped models' groups)."""
-    return _c is not None and set(spec.groups) <= _WIDTH.keys() | {"cmt"}
+    return _c is not None and set(spec.groups) - _AFTER <= _WIDTH.keys()
 
 
 def _layout(spec: FeatureSpec) -> tuple[dict[str, int], int]:
@@ -88,8 +89,6 @@ def page_inputs(b: Blocks, spec: FeatureSpec, kind: np.ndarray | None = None
     if off["ic"] >= 0:
         v_own, v_anc, _ = spec.vocabs()
         tokens = [("ic_own:", b.own_tokens, v_own), ("ic_anc:", b.anc_tokens, v_anc)]
-    if "cmt" in spec.groups:  # the last group of features._columns, in numpy
-        out = np.hstack((out, cmt_columns(b)[1][0]))
     return out, tokens
 
 

@@ -80,6 +80,9 @@ CONFIGS.update({
     # 0.8750, docs/ABLATION.md): not adopted
     "best+kind+mix": replace(_with("kind"), kind_mix=MIX_COMPACT),
     "best+kind+mixw": replace(_with("kind"), kind_mix=MIX_WIDE),
+    # best+kind with the shop-page cues times the page's product probability (features.shop:
+    # repeated blocks, shop-section headings, shop-section class/id tokens; docs/ABLATION.md)
+    "best+kind+shop": _with("kind", "shop"),
     "best+struct": _with("struct"),  # 0.8487: not adopted (docs/ABLATION.md)
     "best-rx": _without("rx"),
     "best-head": _without("head"),

@@ -124,15 +124,13 @@ def test_bad_mix_specs_are_refused(mutate):
         Model.from_json(d)
 
 
-def test_training_with_the_mix(tmp_path):
-    """The fitted model carries the mix in its spec and config, the design's columns are the
-    serving path's, and the extractor runs it."""
+def train_and_serve(tmp_path, config: str) -> Model:
+    """Trains ``config`` on a tiny typed corpus; checks that the design's columns are the
+    serving path's and that the saved model extracts a page. Returns the loaded model."""
     root = make_typed_corpus(tmp_path / "w", n=24)
     pages = corpus_pages([str(root)], False)[0]
-    cfg = replace(CONFIGS["best+kind+mix"], ic_min_pages=0, ic_odds=1.0, log=False, folds=3)
+    cfg = replace(CONFIGS[config], ic_min_pages=0, ic_odds=1.0, log=False, folds=3)
     m = train(pages, cfg, name="content", data_desc={})
-    assert m.spec.kind_mix == MIX_COMPACT and m.meta["config"]["kind_mix"] == list(MIX_COMPACT)
-    assert "kmix_forum*main_box" in feature_names(m.spec)
     d = build_design(pages, m.spec)
     at = 0
     for p in pages:  # training's features are serving's
@@ -140,6 +138,16 @@ def test_training_with_the_mix(tmp_path):
         assert np.array_equal(d.dense[at:at + len(x)], x)
         at += len(x)
     m.save(tmp_path / "m.json")
-    r = Extractor(model=Model.load(tmp_path / "m.json")).extract(
+    back = Model.load(tmp_path / "m.json")
+    r = Extractor(model=back).extract(
         gzip.decompress((root / "html" / "0001.html.gz").read_bytes()), "https://site1.example/p/1")
     assert "valve" in r.text
+    return back
+
+
+def test_training_with_the_mix(tmp_path):
+    """The fitted model carries the mix in its spec and config, the design's columns are the
+    serving path's, and the extractor runs it."""
+    m = train_and_serve(tmp_path, "best+kind+mix")
+    assert m.spec.kind_mix == MIX_COMPACT and m.meta["config"]["kind_mix"] == list(MIX_COMPACT)
+    assert "kmix_forum*main_box" in feature_names(m.spec)

@@ -1,0 +1,96 @@
+"""The ``shop`` feature group: shop-page boilerplate cues times the page's product probability,
+the same on the serving path (C part + appended columns) as in the numpy reference, and a
+switchable config that leaves ``best+kind`` as it was."""
+
+from __future__ import annotations
+
+from dataclasses import replace
+
+import numpy as np
+import pytest
+
+from ce_filter.features import TOKEN_PREFIXES, FeatureSpec, dense, feature_names, page_features, page_inputs
+from ce_filter.features.shop import SHOP_NAMES, repeated
+from ce_filter.pagekind import KINDS
+from ce_filter.segment import parse, segment
+
+SHOP = """<html><head><title>Blue kettle</title></head><body>
+<nav><a href="/">Home</a> <a href="/kettles">Kettles</a></nav>
+<main><h1>Blue kettle</h1>
+<div class="carousel"><p>Boils a litre in three minutes flat.</p></div>
+<div class="carousel"><p>Boils a litre in three minutes flat.</p></div>
+<h2>Description</h2>
+<p>A stainless steel kettle with a blue enamel finish and a whistle that sings when it boils.</p>
+<h2>Customer reviews</h2>
+<p>Great kettle, it boils fast and looks lovely on the stove.</p>
+<div class="yotpo-widget"><div class="inner"><span>Verified buyer, two weeks ago</span></div></div>
+</main></body></html>"""
+PRODUCT_P = 0.8
+KIND = np.full(len(KINDS), (1 - PRODUCT_P) / (len(KINDS) - 1))
+KIND[KINDS.index("product")] = PRODUCT_P
+SPEC = FeatureSpec(groups=("st", "cetr", "ic", "dom", "rx", "head", "kind", "shop"),
+                   ic_own=["carousel", "inner"], ic_anc=["main", "widget"])
+
+
+def _rows(kind: np.ndarray | None) -> dict[str, dict[str, float]]:
+    b = segment(parse(SHOP))
+    names = feature_names(SPEC)
+    return {t: dict(zip(names, r)) for t, r in zip(b.texts, page_features(b, SPEC, kind))}
+
+
+def test_cues_mark_copies_review_sections_and_review_widgets():
+    rows = _rows(KIND)
+    desc = rows["A stainless steel kettle with a blue enamel finish and a whistle that sings when it boils."]
+    review = rows["Great kettle, it boils fast and looks lovely on the stove."]
+    widget = rows["Verified buyer, two weeks ago"]
+    # a block's later copy is marked, its first occurrence is not
+    assert repeated(["a", "b", "a", "a", "c"]).tolist() == [0, 0, 1, 1, 0]
+    b = segment(parse(SHOP))
+    first = b.texts.index("Boils a litre in three minutes flat.")
+    x = page_features(b, SPEC, KIND)[:, -len(SHOP_NAMES):]
+    assert x[first, 0] == 0.0 and x[first + 1, 0] == pytest.approx(PRODUCT_P)
+    # the reviews' heading governs the blocks below it, the description's does not
+    assert review["shop_head*product"] == pytest.approx(PRODUCT_P)
+    assert widget["shop_head*product"] == pytest.approx(PRODUCT_P)
+    assert rows["Customer reviews"]["shop_head*product"] == pytest.approx(PRODUCT_P)
+    assert desc["shop_head*product"] == 0.0 and rows["Blue kettle"]["shop_head*product"] == 0.0
+    # the review widget's class (two levels up) is a shop section's, the description's is not
+    assert widget["shop_ic*product"] == pytest.approx(PRODUCT_P)
+    assert desc["shop_ic*product"] == 0.0 and review["shop_ic*product"] == 0.0
+    assert all(desc[n] == 0.0 for n in SHOP_NAMES)
+
+
+@pytest.mark.parametrize("kind", [None, np.eye(len(KINDS))[0]])
+def test_cues_are_silent_off_product_pages(kind):
+    assert all(r[n] == 0.0 for r in _rows(kind).values() for n in SHOP_NAMES)
+
+
+@pytest.mark.parametrize("c_part", [True, False])
+def test_serving_columns_are_the_reference_ones(c_part, monkeypatch):
+    if c_part and dense._c is None:
+        pytest.skip("ce_filter.features._dense not built: only the numpy features run")
+    if not c_part:
+        monkeypatch.setattr(dense, "_c", None)
+    b = segment(parse(SHOP))
+    names = feature_names(SPEC)
+    assert names[-len(SHOP_NAMES):] == list(SHOP_NAMES)
+    tok = np.array([n.startswith(TOKEN_PREFIXES) for n in names])
+    x, _ = page_inputs(b, SPEC, KIND)
+    assert np.array_equal(x, page_features(b, SPEC, KIND)[:, ~tok])
+    assert x[:, -len(SHOP_NAMES):].any()
+    # without the group: the same columns minus the shop ones
+    plain = replace(SPEC, groups=SPEC.groups[:-1])
+    assert np.array_equal(page_inputs(b, plain, KIND)[0], x[:, : -len(SHOP_NAMES)])
+
+
+def test_config_is_switchable_and_trains(tmp_path):
+    pytest.importorskip("sklearn")
+    from ce_filter.learn.configs import CONFIGS
+
+    from .test_kind_mix import train_and_serve
+
+    assert "shop" not in CONFIGS["best+kind"].groups
+    assert CONFIGS["best+kind+shop"] == replace(CONFIGS["best+kind"],
+                                                groups=CONFIGS["best+kind"].groups + ("shop",))
+    m = train_and_serve(tmp_path, "best+kind+shop")
+    assert "shop" in m.spec.groups and feature_names(m.spec)[-len(SHOP_NAMES):] == list(SHOP_NAMES)
