@@ -13,6 +13,10 @@ from .shallow import shifted
 
 CONTEXT = 3  # stage 2 looks at this many blocks on each side
 CONTAINER_LEVELS = (1, 2, 3)
+# the stage-2 columns multiplied by the page-kind probabilities in best+kind+s2k (the block's
+# own score, the three ancestors' mean scores, the page mean, score / page max): how far a block
+# follows its container and its page may differ by kind (a card in a listing's grid)
+STAGE2_KIND_COLUMNS = ("s", "anc1", "anc2", "anc3", "page_mean", "page_rel")
 
 
 def _window_mean(x: np.ndarray, r: int) -> np.ndarray:
@@ -70,4 +74,26 @@ def context_features(s: np.ndarray, cont: np.ndarray | None = None,
         out[:, j] = group_sum(ids, sw) / np.maximum(group_sum(ids, w), 1e-9)
     if page_rel:
         out[:, -1] = s / max(float(s.max()), 1e-6)
+    return out
+
+
+def stage2_columns(page_rel: bool = False) -> list[str]:
+    """Short names of context_features' columns, in its order (what a model's
+    ``stage2_kind`` names)."""
+    return ([f"s{k:+d}" if k else "s" for k in range(-CONTEXT, CONTEXT + 1)]
+            + ["w5", "w15", "page_mean"] + [f"anc{lvl}" for lvl in CONTAINER_LEVELS]
+            + ["page_rel"] * page_rel)
+
+
+def kind_context(base: np.ndarray, kind: np.ndarray, cols: list[int]) -> np.ndarray:
+    """Stage 2's input with the page kind: ``base`` (context_features' columns), then the kind
+    probabilities, then each of ``base``'s columns ``cols`` times each probability (column by
+    column, kinds inner). How much a block should follow its neighbours and containers differs
+    by kind, which one weight per column cannot say."""
+    n, w = base.shape
+    k = len(kind)
+    out = np.empty((n, w + k * (1 + len(cols))))
+    out[:, :w] = base
+    out[:, w:w + k] = kind
+    out[:, w + k:] = (base[:, cols][:, :, None] * kind).reshape(n, len(cols) * k)
     return out

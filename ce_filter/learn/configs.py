@@ -10,6 +10,7 @@ import sys
 from dataclasses import replace
 from typing import Any
 
+from ..features.context import STAGE2_KIND_COLUMNS
 from ..features.kind import MIX_COMPACT, MIX_WIDE
 from ..progress import progress
 from .corpus import Spec
@@ -90,6 +91,11 @@ CONFIGS.update({
     "best-runs": replace(_LOO, label_runs=False),
     "best-sites": replace(_LOO, ic_by_site=False, ic_min_pages=0, ic_min_frac=0.01, cv_groups="page"),
 })
+
+# best+kind with the page kind in stage 2 too: the kind probabilities and their products with
+# the block's own score, its three ancestors' mean scores, the page mean and score / page max
+# (context.STAGE2_KIND_COLUMNS, Model.stage2_kind)
+CONFIGS["best+kind+s2k"] = replace(_with("kind"), stage2_kind=STAGE2_KIND_COLUMNS)
 
 
 def corpus_pages(specs: list[str], comments: bool, rule: LabelRule = DEFAULT_RULE,
