@@ -149,19 +149,45 @@ class Model:
         if self.stage2 is None:
             return s
         x = context_inputs(s, cont, weight, self.stage2_page_rel)
-        if self.stage2_kind is not None:
-            x = self.kind_context(x, kind)
-        return sigmoid(self.stage2.decision(x))
+        if self.stage2_kind is None:
+            return sigmoid(self.stage2.decision(x))
+        w, b = self._kind_weights(kind)
+        return sigmoid(np.einsum("ij,j->i", x, w) + b)
 
-    def kind_context(self, base: np.ndarray, kind: np.ndarray | None) -> np.ndarray:
-        """Stage 2's columns ``base`` with the page-kind ones of ``stage2_kind`` (a page without
-        kind probabilities gets zeros, as the ``kind`` block columns do)."""
+    def _kind_weights(self, kind: np.ndarray | None) -> tuple[np.ndarray, float]:
+        """Stage 2's folded weights over its own columns for a page of kind probabilities
+        ``kind``: the kind columns are linear in p, so their weights fold into the page's
+        weights of the columns they multiply and into its intercept (the same sums as over
+        ``kind_context``'s matrix, without building it)."""
+        assert self.stage2 is not None
+        cols = self._kind_cols()
+        parts = self.__dict__.get("_s2k_parts")
+        if parts is None:  # kind_context's order: own columns, p, then p times each of cols
+            w = self.stage2._w
+            nb = len(stage2_columns(self.stage2_page_rel))
+            k = (len(w) - nb) // (1 + len(cols))
+            parts = self.__dict__["_s2k_parts"] = (w[:nb], w[nb:nb + k], w[nb + k:].reshape(len(cols), k))
+        w0, v, u = parts
+        if kind is None:  # zero probabilities: the kind columns are all 0
+            return w0, self.stage2._b
+        p = np.asarray(kind, dtype=np.float64)
+        w = w0.copy()
+        w[cols] += u @ p
+        return w, self.stage2._b + float(v @ p)
+
+    def _kind_cols(self) -> list[int]:
+        """Where ``stage2_kind``'s columns sit among stage 2's own (cached)."""
         cols = self.__dict__.get("_s2k_cols")
         if cols is None:
             names = stage2_columns(self.stage2_page_rel)
             cols = self.__dict__["_s2k_cols"] = [names.index(c) for c in self.stage2_kind or ()]
+        return cols
+
+    def kind_context(self, base: np.ndarray, kind: np.ndarray | None) -> np.ndarray:
+        """Stage 2's columns ``base`` with the page-kind ones of ``stage2_kind`` (a page without
+        kind probabilities gets zeros, as the ``kind`` block columns do)."""
         p = np.zeros(len(self.pagekind.kinds) if self.pagekind else 0) if kind is None else kind
-        return kind_context(base, np.asarray(p, dtype=np.float64), cols)
+        return kind_context(base, np.asarray(p, dtype=np.float64), self._kind_cols())
 
     def _layout(self) -> tuple[np.ndarray, dict[str, list[float]], dict[str, Any]]:
         """Stage 1's folded weights split into the dense columns' and each token list's, and

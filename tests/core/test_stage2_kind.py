@@ -69,14 +69,15 @@ def test_roundtrip_and_scores_follow_the_kind_in_stage_2(tmp_path, c_part, monke
     assert back.stage2_kind == STAGE2_KIND_COLUMNS and back.dumps() == m.dumps()
     assert json.loads(back.dumps())["stage2_kind"] == list(STAGE2_KIND_COLUMNS)
     b = segment(parse(LISTING))
-    for kind in (KIND, LIST):
+    for kind in (KIND, LIST, None):  # None: no estimate, the kind columns are 0
         got = back.block_scores(b, kind)
         # the serving path is the reference: stage 1, context_features, the kind columns
         x = page_features(b, back.spec, kind)
         p1 = sigmoid(back.stage1.decision(x))
         names = stage2_columns(back.stage2_page_rel)
+        p = np.zeros(len(KINDS)) if kind is None else kind
         c = kind_context(context_features(p1, *stage2_inputs(b), page_rel=back.stage2_page_rel),
-                         kind, [names.index(n) for n in STAGE2_KIND_COLUMNS])
+                         p, [names.index(n) for n in STAGE2_KIND_COLUMNS])
         np.testing.assert_allclose(got, sigmoid(back.stage2.decision(c)), rtol=0, atol=1e-12)
         np.testing.assert_allclose(got, back.predict_proba(x, *stage2_inputs(b), kind),
                                    rtol=0, atol=1e-12)
