@@ -92,10 +92,8 @@ def explain_blocks(model: Model, blocks: Blocks, threshold: float, top: int = TO
         if model.stage2_kind is not None and model.pagekind is not None:
             c = model.kind_context(c, kind)
             short = stage2_columns(model.stage2_page_rel)
-            kinds = model.pagekind.kinds
-            names2 += [f"P({k})" for k in kinds]
-            names2 += [f"P({k}) x {names2[short.index(col)]}" for col in model.stage2_kind
-                       for k in kinds]
+            names2 += [f"P({k})" if col == "one" else f"P({k}) x {names2[short.index(col)]}"
+                       for col in model.stage2_kind for k in model.pagekind.kinds]
         s2 = model.stage2
         t2 = _terms(s2.coef, s2.mean, s2.scale, c)
         score = sigmoid(s2.intercept + t2.sum(axis=1))

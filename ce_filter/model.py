@@ -162,25 +162,29 @@ class Model:
         assert self.stage2 is not None
         cols = self._kind_cols()
         parts = self.__dict__.get("_s2k_parts")
-        if parts is None:  # kind_context's order: own columns, p, then p times each of cols
+        if parts is None:  # kind_context's order: own columns, then p times each of cols
             w = self.stage2._w
             nb = len(stage2_columns(self.stage2_page_rel))
-            k = (len(w) - nb) // (1 + len(cols))
-            parts = self.__dict__["_s2k_parts"] = (w[:nb], w[nb:nb + k], w[nb + k:].reshape(len(cols), k))
-        w0, v, u = parts
+            u = w[nb:].reshape(len(cols), -1)
+            one = [i for i, c in enumerate(cols) if c < 0]  # p times ones: the intercept's part
+            v = u[one].sum(axis=0)
+            at = [i for i, c in enumerate(cols) if c >= 0]
+            parts = self.__dict__["_s2k_parts"] = (w[:nb], v, u[at], [cols[i] for i in at])
+        w0, v, u, at = parts
         if kind is None:  # zero probabilities: the kind columns are all 0
             return w0, self.stage2._b
         p = np.asarray(kind, dtype=np.float64)
         w = w0.copy()
-        w[cols] += u @ p
+        w[at] += u @ p
         return w, self.stage2._b + float(v @ p)
 
     def _kind_cols(self) -> list[int]:
-        """Where ``stage2_kind``'s columns sit among stage 2's own (cached)."""
+        """Where ``stage2_kind``'s columns sit among stage 2's own (-1: "one"; cached)."""
         cols = self.__dict__.get("_s2k_cols")
         if cols is None:
             names = stage2_columns(self.stage2_page_rel)
-            cols = self.__dict__["_s2k_cols"] = [names.index(c) for c in self.stage2_kind or ()]
+            cols = self.__dict__["_s2k_cols"] = [-1 if c == "one" else names.index(c)
+                                                 for c in self.stage2_kind or ()]
         return cols
 
     def kind_context(self, base: np.ndarray, kind: np.ndarray | None) -> np.ndarray:
@@ -289,7 +293,7 @@ class Model:
                    for key in ("kind_thresholds", "kind_precise_thresholds"))
         s2k = _stage2_kind(d.get("stage2_kind"), rel, kind_model)
         if s2k is not None and kind_model is not None:
-            n2 += len(kind_model.kinds) * (1 + len(s2k))
+            n2 += len(kind_model.kinds) * len(s2k)
         return cls(
             name=_need(d["name"], str, "name"),
             spec=spec,
@@ -329,14 +333,14 @@ def _kind_cuts(v: Any, what: str, kind_model: PageKindModel | None) -> dict[str,
 
 
 def _stage2_kind(v: Any, page_rel: bool, kind_model: PageKindModel | None) -> tuple[str, ...] | None:
-    """The stage-2 columns multiplied by the kind probabilities: names stage 2 has, and a
-    page-kind model to give the probabilities."""
+    """The stage-2 columns multiplied by the kind probabilities: names stage 2 has ("one":
+    the probabilities themselves), and a page-kind model to give the probabilities."""
     if v is None:
         return None
     _need(v, list, "stage2_kind")
     if kind_model is None:
         raise ModelError("stage2_kind needs the model's page-kind model")
-    names = stage2_columns(page_rel)
+    names = ["one", *stage2_columns(page_rel)]
     if not all(isinstance(c, str) and c in names for c in v) or len(set(v)) != len(v):
         raise ModelError(f"stage2_kind must name distinct stage-2 columns ({', '.join(names)})")
     return tuple(v)

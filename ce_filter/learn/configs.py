@@ -10,7 +10,7 @@ import sys
 from dataclasses import replace
 from typing import Any
 
-from ..features.context import STAGE2_KIND_COLUMNS
+from ..features.context import STAGE2_KIND_ANCESTORS, STAGE2_KIND_COLUMNS
 from ..features.kind import MIX_COMPACT, MIX_WIDE
 from ..progress import progress
 from .corpus import Spec
@@ -96,6 +96,8 @@ CONFIGS.update({
 # the block's own score, its three ancestors' mean scores, the page mean and score / page max
 # (context.STAGE2_KIND_COLUMNS, Model.stage2_kind)
 CONFIGS["best+kind+s2k"] = replace(_with("kind"), stage2_kind=STAGE2_KIND_COLUMNS)
+# the same with the products with the ancestors' mean scores only (no kind intercepts)
+CONFIGS["best+kind+s2ka"] = replace(_with("kind"), stage2_kind=STAGE2_KIND_ANCESTORS)
 
 
 def corpus_pages(specs: list[str], comments: bool, rule: LabelRule = DEFAULT_RULE,

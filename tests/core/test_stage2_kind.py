@@ -12,7 +12,12 @@ import pytest
 
 from ce_filter.explain import explain_blocks
 from ce_filter.features import context_features, dense, page_features, stage2_inputs
-from ce_filter.features.context import STAGE2_KIND_COLUMNS, kind_context, stage2_columns
+from ce_filter.features.context import (
+    STAGE2_KIND_ANCESTORS,
+    STAGE2_KIND_COLUMNS,
+    kind_context,
+    stage2_columns,
+)
 from ce_filter.model import Linear, Model, ModelError, load_default, sigmoid
 from ce_filter.pagekind import KINDS
 from ce_filter.segment import parse, segment
@@ -28,30 +33,36 @@ def test_stage2_columns_name_context_features_columns():
         names = stage2_columns(rel)
         assert len(names) == context_features(np.zeros(1), page_rel=rel).shape[1]
         assert names[3] == "s" and (names[-1] == "page_rel") == rel
-    assert set(STAGE2_KIND_COLUMNS) <= set(stage2_columns(True))
+    assert set(STAGE2_KIND_COLUMNS) <= {"one", *stage2_columns(True)}
+
+
+def _cols(names: tuple[str, ...], page_rel: bool = True) -> list[int]:
+    """kind_context's column indices of stage-2 column names (-1: "one")."""
+    own = stage2_columns(page_rel)
+    return [-1 if c == "one" else own.index(c) for c in names]
 
 
 def test_kind_columns_are_probabilities_and_their_products():
     b = segment(parse(LISTING))
     s = np.linspace(0.05, 0.95, len(b))
     base = context_features(s, *stage2_inputs(b), page_rel=True)
-    names = stage2_columns(True)
-    cols = [names.index(c) for c in STAGE2_KIND_COLUMNS]
+    cols = _cols(STAGE2_KIND_COLUMNS)
     x = kind_context(base, KIND, cols)
     k, w = len(KINDS), base.shape[1]
-    assert x.shape == (len(b), w + k * (1 + len(cols)))
+    assert x.shape == (len(b), w + k * len(cols))
     assert np.array_equal(x[:, :w], base)
-    assert np.array_equal(x[:, w:w + k], np.tile(KIND, (len(b), 1)))
+    assert np.array_equal(x[:, w:w + k], np.tile(KIND, (len(b), 1)))  # "one" first
     for i, j in enumerate(cols):
         for q in range(k):
-            assert np.array_equal(x[:, w + k + i * k + q], base[:, j] * KIND[q]), (i, q)
+            want = KIND[q] if j < 0 else base[:, j] * KIND[q]
+            assert np.array_equal(x[:, w + i * k + q], np.broadcast_to(want, len(b))), (i, q)
 
 
 def _with_kind(cols: tuple[str, ...] = STAGE2_KIND_COLUMNS) -> Model:
     """The shipped model with a stage 2 over the kind columns too (random kind weights)."""
     m = load_default()
     assert m.stage2 is not None and m.pagekind is not None
-    extra = len(m.pagekind.kinds) * (1 + len(cols))
+    extra = len(m.pagekind.kinds) * len(cols)
     coef = np.concatenate([m.stage2.coef, np.random.default_rng(3).normal(size=extra)])
     mean = np.concatenate([m.stage2.mean, np.full(extra, 0.1)])
     scale = np.concatenate([m.stage2.scale, np.full(extra, 0.2)])
@@ -60,24 +71,24 @@ def _with_kind(cols: tuple[str, ...] = STAGE2_KIND_COLUMNS) -> Model:
 
 
 @pytest.mark.parametrize("c_part", [True, False])
-def test_roundtrip_and_scores_follow_the_kind_in_stage_2(tmp_path, c_part, monkeypatch):
+@pytest.mark.parametrize("cols", [STAGE2_KIND_COLUMNS, STAGE2_KIND_ANCESTORS])
+def test_roundtrip_and_scores_follow_the_kind_in_stage_2(tmp_path, c_part, cols, monkeypatch):
     if not c_part:
         monkeypatch.setattr(dense, "_c", None)
-    m = _with_kind()
+    m = _with_kind(cols)
     m.save(tmp_path / "m.json")
     back = Model.load(tmp_path / "m.json")
-    assert back.stage2_kind == STAGE2_KIND_COLUMNS and back.dumps() == m.dumps()
-    assert json.loads(back.dumps())["stage2_kind"] == list(STAGE2_KIND_COLUMNS)
+    assert back.stage2_kind == cols and back.dumps() == m.dumps()
+    assert json.loads(back.dumps())["stage2_kind"] == list(cols)
     b = segment(parse(LISTING))
     for kind in (KIND, LIST, None):  # None: no estimate, the kind columns are 0
         got = back.block_scores(b, kind)
         # the serving path is the reference: stage 1, context_features, the kind columns
         x = page_features(b, back.spec, kind)
         p1 = sigmoid(back.stage1.decision(x))
-        names = stage2_columns(back.stage2_page_rel)
         p = np.zeros(len(KINDS)) if kind is None else kind
         c = kind_context(context_features(p1, *stage2_inputs(b), page_rel=back.stage2_page_rel),
-                         p, [names.index(n) for n in STAGE2_KIND_COLUMNS])
+                         p, _cols(cols, back.stage2_page_rel))
         np.testing.assert_allclose(got, sigmoid(back.stage2.decision(c)), rtol=0, atol=1e-12)
         np.testing.assert_allclose(got, back.predict_proba(x, *stage2_inputs(b), kind),
                                    rtol=0, atol=1e-12)
@@ -88,7 +99,7 @@ def test_roundtrip_and_scores_follow_the_kind_in_stage_2(tmp_path, c_part, monke
 
 
 def test_explain_shows_the_kind_terms():
-    m = _with_kind(("s", "anc2"))
+    m = _with_kind(("one", "s", "anc2"))
     b = segment(parse(LISTING))
     whys, scores = explain_blocks(m, b, m.threshold, top=200, kind=LIST)
     np.testing.assert_allclose(scores, m.block_scores(b, LIST), rtol=0, atol=1e-12)
@@ -113,7 +124,7 @@ def test_a_model_without_the_option_is_unchanged():
     lambda d: d.update(stage2_kind=["no_such_column"]),
     lambda d: d.update(stage2_kind="s"),
     lambda d: d.update(stage2_kind=["s", "s"]),
-    lambda d: d.update(stage2_kind=["s"]),  # the weights are for six columns
+    lambda d: d.update(stage2_kind=["s"]),  # the weights are for seven columns
     lambda d: d.pop("stage2_kind"),  # likewise: without the option stage 2 has fewer inputs
     lambda d: d.update(stage2_page_rel=False),  # "page_rel" is no longer a column
 ])
@@ -144,7 +155,7 @@ def test_training_gives_stage_2_the_kind_columns(tmp_path, monkeypatch):
     (ctx,) = seen
     base = stage2_columns(True)
     k = len(KINDS)
-    assert ctx.shape[1] == len(base) + k * (1 + len(STAGE2_KIND_COLUMNS))
+    assert ctx.shape[1] == len(base) + k * len(STAGE2_KIND_COLUMNS)
     at = 0
     for p in pages:
         n = len(p.y)
