@@ -23,6 +23,7 @@ import numpy as np
 
 from .api import FALLBACK_REL, Extraction, Extractor, code_blocks, select
 from .features import CONTEXT, TOKEN_PREFIXES, context_features, feature_names, page_features, stage2_inputs
+from .features.context import stage2_columns
 from .model import Model, sigmoid
 from .pagekind import page_signals
 from .segment import Blocks
@@ -87,10 +88,15 @@ def explain_blocks(model: Model, blocks: Blocks, threshold: float, top: int = TO
     shown1 = np.where(absent_tok, 0.0, t1)
     if model.stage2 is not None:
         c = context_features(p1, *stage2_inputs(blocks), page_rel=model.stage2_page_rel)
+        names2 = stage2_names(model.stage2_page_rel)
+        if model.stage2_kind is not None and model.pagekind is not None:
+            c = model.kind_context(c, kind)
+            short = stage2_columns(model.stage2_page_rel)
+            names2 += [f"P({k})" if col == "one" else f"P({k}) x {names2[short.index(col)]}"
+                       for col in model.stage2_kind for k in model.pagekind.kinds]
         s2 = model.stage2
         t2 = _terms(s2.coef, s2.mean, s2.scale, c)
         score = sigmoid(s2.intercept + t2.sum(axis=1))
-        names2 = stage2_names(model.stage2_page_rel)
     else:
         c, t2, score, names2 = None, None, p1, []
     in_code = code_blocks(blocks)

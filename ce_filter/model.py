@@ -25,6 +25,7 @@ from .features import (
     page_inputs,
     stage2_inputs,
 )
+from .features.context import kind_context, stage2_columns
 from .features.dense import context_inputs
 from .features.tokens import token_weight_sums
 from .pagekind import PageKindError, PageKindModel
@@ -112,21 +113,26 @@ class Model:
     # is listed is cut there instead of at ``threshold`` / ``precise_threshold``; None: one cut
     kind_thresholds: dict[str, float] | None = None
     kind_precise_thresholds: dict[str, float] | None = None
+    # stage 2 also sees the page-kind probabilities and their products with these of its columns
+    # (context.stage2_columns names; context.kind_context); None: off, and not in the file
+    stage2_kind: tuple[str, ...] | None = None
 
     def predict_proba(self, x: np.ndarray, cont: np.ndarray | None = None,
-                      weight: np.ndarray | None = None) -> np.ndarray:
+                      weight: np.ndarray | None = None, kind: np.ndarray | None = None
+                      ) -> np.ndarray:
         """Block probabilities. ``cont``/``weight`` (ancestor ids, block sizes; see
-        ``stage2_inputs``) feed the DOM context of stage 2."""
+        ``stage2_inputs``) feed the DOM context of stage 2, ``kind`` its page-kind columns."""
         if len(x) == 0:
             return np.zeros(0)
-        return self._stage2(sigmoid(self.stage1.decision(x)), cont, weight)
+        return self._stage2(sigmoid(self.stage1.decision(x)), cont, weight, kind)
 
     def block_scores(self, blocks: Blocks, kind: np.ndarray | None = None) -> np.ndarray:
         """Block probabilities of a segmented page (what Extractor calls); ``kind``: the page's
         kind probabilities (``Extractor._kind``), read when the model has the ``kind`` group."""
-        return self.scores(*page_inputs(blocks, self.spec, kind), blocks)
+        return self.scores(*page_inputs(blocks, self.spec, kind), blocks, kind)
 
-    def scores(self, x: np.ndarray, tokens: list[TokenRows], blocks: Blocks) -> np.ndarray:
+    def scores(self, x: np.ndarray, tokens: list[TokenRows], blocks: Blocks,
+               kind: np.ndarray | None = None) -> np.ndarray:
         """``predict_proba`` from ``page_inputs``' parts: the dense columns through their
         weights, plus each block's token weights summed (the same sum as the full matrix)."""
         if len(x) == 0:
@@ -135,14 +141,57 @@ class Model:
         z = np.einsum("ij,j->i", x, dense_w) + self.stage1._b
         for prefix, rows, vocab in tokens:
             z += token_weight_sums(rows, vocab, token_w[prefix], tables[prefix])
-        return self._stage2(sigmoid(z), *stage2_inputs(blocks))
+        return self._stage2(sigmoid(z), *stage2_inputs(blocks), kind)
 
-    def _stage2(self, s: np.ndarray, cont: np.ndarray | None,
-                weight: np.ndarray | None) -> np.ndarray:
+    def _stage2(self, s: np.ndarray, cont: np.ndarray | None, weight: np.ndarray | None,
+                kind: np.ndarray | None = None) -> np.ndarray:
         """Stage-1 probabilities through stage 2, where the model has one."""
         if self.stage2 is None:
             return s
-        return sigmoid(self.stage2.decision(context_inputs(s, cont, weight, self.stage2_page_rel)))
+        x = context_inputs(s, cont, weight, self.stage2_page_rel)
+        if self.stage2_kind is None:
+            return sigmoid(self.stage2.decision(x))
+        w, b = self._kind_weights(kind)
+        return sigmoid(np.einsum("ij,j->i", x, w) + b)
+
+    def _kind_weights(self, kind: np.ndarray | None) -> tuple[np.ndarray, float]:
+        """Stage 2's folded weights over its own columns for a page of kind probabilities
+        ``kind``: the kind columns are linear in p, so their weights fold into the page's
+        weights of the columns they multiply and into its intercept (the same sums as over
+        ``kind_context``'s matrix, without building it)."""
+        assert self.stage2 is not None
+        cols = self._kind_cols()
+        parts = self.__dict__.get("_s2k_parts")
+        if parts is None:  # kind_context's order: own columns, then p times each of cols
+            w = self.stage2._w
+            nb = len(stage2_columns(self.stage2_page_rel))
+            u = w[nb:].reshape(len(cols), -1)
+            one = [i for i, c in enumerate(cols) if c < 0]  # p times ones: the intercept's part
+            v = u[one].sum(axis=0)
+            at = [i for i, c in enumerate(cols) if c >= 0]
+            parts = self.__dict__["_s2k_parts"] = (w[:nb], v, u[at], [cols[i] for i in at])
+        w0, v, u, at = parts
+        if kind is None:  # zero probabilities: the kind columns are all 0
+            return w0, self.stage2._b
+        p = np.asarray(kind, dtype=np.float64)
+        w = w0.copy()
+        w[at] += u @ p
+        return w, self.stage2._b + float(v @ p)
+
+    def _kind_cols(self) -> list[int]:
+        """Where ``stage2_kind``'s columns sit among stage 2's own (-1: "one"; cached)."""
+        cols = self.__dict__.get("_s2k_cols")
+        if cols is None:
+            names = stage2_columns(self.stage2_page_rel)
+            cols = self.__dict__["_s2k_cols"] = [-1 if c == "one" else names.index(c)
+                                                 for c in self.stage2_kind or ()]
+        return cols
+
+    def kind_context(self, base: np.ndarray, kind: np.ndarray | None) -> np.ndarray:
+        """Stage 2's columns ``base`` with the page-kind ones of ``stage2_kind`` (a page without
+        kind probabilities gets zeros, as the ``kind`` block columns do)."""
+        p = np.zeros(len(self.pagekind.kinds) if self.pagekind else 0) if kind is None else kind
+        return kind_context(base, np.asarray(p, dtype=np.float64), self._kind_cols())
 
     def _layout(self) -> tuple[np.ndarray, dict[str, list[float]], dict[str, Any]]:
         """Stage 1's folded weights split into the dense columns' and each token list's, and
@@ -176,6 +225,8 @@ class Model:
             d["precise_threshold"] = self.precise_threshold
         if self.pagekind is not None:
             d["pagekind"] = self.pagekind.to_json()
+        if self.stage2_kind is not None:  # only when on, as stage2_page_rel
+            d["stage2_kind"] = list(self.stage2_kind)
         for key in ("kind_thresholds", "kind_precise_thresholds"):  # only when present
             if getattr(self, key) is not None:
                 d[key] = dict(getattr(self, key))
@@ -240,6 +291,9 @@ class Model:
             raise ModelError("a model with the kind feature group needs its page-kind model")
         kt, kpt = (_kind_cuts(d.get(key), key, kind_model)
                    for key in ("kind_thresholds", "kind_precise_thresholds"))
+        s2k = _stage2_kind(d.get("stage2_kind"), rel, kind_model)
+        if s2k is not None and kind_model is not None:
+            n2 += len(kind_model.kinds) * len(s2k)
         return cls(
             name=_need(d["name"], str, "name"),
             spec=spec,
@@ -252,6 +306,7 @@ class Model:
             pagekind=kind_model,
             kind_thresholds=kt,
             kind_precise_thresholds=kpt,
+            stage2_kind=s2k,
         )
 
     @classmethod
@@ -275,6 +330,20 @@ def _kind_cuts(v: Any, what: str, kind_model: PageKindModel | None) -> dict[str,
     if unknown:
         raise ModelError(f"{what}: unknown page kinds {unknown}")
     return {k: _number(t, f"{what}.{k}", 0.0, 1.0) for k, t in v.items()}
+
+
+def _stage2_kind(v: Any, page_rel: bool, kind_model: PageKindModel | None) -> tuple[str, ...] | None:
+    """The stage-2 columns multiplied by the kind probabilities: names stage 2 has ("one":
+    the probabilities themselves), and a page-kind model to give the probabilities."""
+    if v is None:
+        return None
+    _need(v, list, "stage2_kind")
+    if kind_model is None:
+        raise ModelError("stage2_kind needs the model's page-kind model")
+    names = ["one", *stage2_columns(page_rel)]
+    if not all(isinstance(c, str) and c in names for c in v) or len(set(v)) != len(v):
+        raise ModelError(f"stage2_kind must name distinct stage-2 columns ({', '.join(names)})")
+    return tuple(v)
 
 
 _cache: dict[str, Model] = {}

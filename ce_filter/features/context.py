@@ -13,6 +13,13 @@ from .shallow import shifted
 
 CONTEXT = 3  # stage 2 looks at this many blocks on each side
 CONTAINER_LEVELS = (1, 2, 3)
+# the stage-2 columns multiplied by the page-kind probabilities in best+kind+s2k ("one": the
+# probabilities themselves; the block's own score, the three ancestors' mean scores, the page
+# mean, score / page max): how far a block follows its container and its page may differ by kind
+# (a card in a listing's grid)
+STAGE2_KIND_COLUMNS = ("one", "s", "anc1", "anc2", "anc3", "page_mean", "page_rel")
+# best+kind+s2ka: the ancestors' mean scores only (no kind intercepts, no own or page scores)
+STAGE2_KIND_ANCESTORS = ("anc1", "anc2", "anc3")
 
 
 def _window_mean(x: np.ndarray, r: int) -> np.ndarray:
@@ -70,4 +77,26 @@ def context_features(s: np.ndarray, cont: np.ndarray | None = None,
         out[:, j] = group_sum(ids, sw) / np.maximum(group_sum(ids, w), 1e-9)
     if page_rel:
         out[:, -1] = s / max(float(s.max()), 1e-6)
+    return out
+
+
+def stage2_columns(page_rel: bool = False) -> list[str]:
+    """Short names of context_features' columns, in its order (what a model's
+    ``stage2_kind`` names, with "one" for the kind probabilities themselves)."""
+    return ([f"s{k:+d}" if k else "s" for k in range(-CONTEXT, CONTEXT + 1)]
+            + ["w5", "w15", "page_mean"] + [f"anc{lvl}" for lvl in CONTAINER_LEVELS]
+            + ["page_rel"] * page_rel)
+
+
+def kind_context(base: np.ndarray, kind: np.ndarray, cols: list[int]) -> np.ndarray:
+    """Stage 2's input with the page kind: ``base`` (context_features' columns), then each of
+    ``base``'s columns ``cols`` (-1: a column of ones) times each kind probability (column by
+    column, kinds inner). How much a block should follow its neighbours and containers differs
+    by kind, which one weight per column cannot say."""
+    n, w = base.shape
+    k = len(kind)
+    ext = np.concatenate([base, np.ones((n, 1))], axis=1)  # index -1: the ones
+    out = np.empty((n, w + k * len(cols)))
+    out[:, :w] = base
+    out[:, w:] = (ext[:, cols][:, :, None] * kind).reshape(n, len(cols) * k)
     return out

@@ -11,6 +11,7 @@ from dataclasses import replace
 from typing import Any
 
 from ..features.comments import CMT_NAMES
+from ..features.context import STAGE2_KIND_ANCESTORS, STAGE2_KIND_COLUMNS
 from ..features.kind import MIX_COMPACT, MIX_WIDE
 from ..progress import progress
 from .corpus import Spec
@@ -97,6 +98,13 @@ CONFIGS.update({
 # best+kind with the comment-section columns (features.comments), each also weighed per page
 # kind (kind_mix over them): readers' comments are boilerplate under an article, content in a forum
 CONFIGS["best+kind+cmt"] = replace(_with("kind", "cmt"), kind_mix=CMT_NAMES)
+
+# best+kind with the page kind in stage 2 too: the kind probabilities and their products with
+# the block's own score, its three ancestors' mean scores, the page mean and score / page max
+# (context.STAGE2_KIND_COLUMNS, Model.stage2_kind)
+CONFIGS["best+kind+s2k"] = replace(_with("kind"), stage2_kind=STAGE2_KIND_COLUMNS)
+# the same with the products with the ancestors' mean scores only (no kind intercepts)
+CONFIGS["best+kind+s2ka"] = replace(_with("kind"), stage2_kind=STAGE2_KIND_ANCESTORS)
 
 
 def corpus_pages(specs: list[str], comments: bool, rule: LabelRule = DEFAULT_RULE,

@@ -9,7 +9,7 @@ from __future__ import annotations
 import hashlib
 import sys
 from collections.abc import Iterable
-from dataclasses import asdict, dataclass, field
+from dataclasses import asdict, dataclass, field, replace
 from typing import Any
 
 import numpy as np
@@ -105,6 +105,9 @@ class TrainConfig:
     # (FeatureSpec.kind_mix, features.kind.MIX_COMPACT / MIX_WIDE; stage 2 is left as it is):
     # out of fold no gain over best+kind (docs/ABLATION.md), so off by default
     kind_mix: tuple[str, ...] = ()
+    # stage 2 also sees the page-kind probabilities and their products with these of its
+    # columns (context.stage2_columns names, Model.stage2_kind; needs page types); None: off
+    stage2_kind: tuple[str, ...] | None = None
     log: bool = True
     extra: dict = field(default_factory=dict)
 
@@ -338,8 +341,8 @@ def page_kinds(pages: list[Page], log: bool = False) -> PageKindModel | None:
 def _train(pages: list[Page], cfg: TrainConfig, name: str, data_desc: dict) -> Model:
     say = (lambda *a: print(*a, file=sys.stderr, flush=True)) if cfg.log else (lambda *a: None)
     kind_model = page_kinds(pages, cfg.log)
-    if "kind" in cfg.groups and kind_model is None:
-        raise ValueError("the kind feature group needs training pages with page types")
+    if ("kind" in cfg.groups or cfg.stage2_kind is not None) and kind_model is None:
+        raise ValueError("the kind feature group and stage2_kind need training pages with page types")
     spec = learn_spec(pages, cfg)
     design = build_design(pages, spec, cfg.log)
     sizes = [len(p.y) for p in pages]
@@ -371,10 +374,16 @@ def _train(pages: list[Page], cfg: TrainConfig, name: str, data_desc: dict) -> M
     ticker.tick()
     stage2 = None
     final_oof = oof1
+    # the model's stage-2 options before the fit: Model.kind_context builds the kind columns
+    # of training as of serving
+    model = Model(name=name, spec=spec, stage1=stage1, stage2_page_rel=cfg.stage2_page_rel,
+                  pagekind=kind_model, stage2_kind=cfg.stage2_kind)
     if cfg.stage2:
-        ctx = logreg.dense_design(np.vstack([
-            context_features(s, *stage2_inputs(p.blocks), cfg.stage2_page_rel)
-            for s, p in zip(_split(sizes, oof1), pages)]))
+        rows = [context_features(s, *stage2_inputs(p.blocks), cfg.stage2_page_rel)
+                for s, p in zip(_split(sizes, oof1), pages)]
+        if cfg.stage2_kind is not None:
+            rows = [model.kind_context(r, p.kind) for r, p in zip(rows, pages)]
+        ctx = logreg.dense_design(np.vstack(rows))
         s2 = _oof(ctx, y, w, groups, 1.0, cfg.folds, ticker)
         t2, f2 = _best_threshold(pages, sizes, s2, cfg.thresholds)
         cv["stage2"] = {"threshold": float(t2), "page_f1": round(f2, 4)}
@@ -427,6 +436,8 @@ def _train(pages: list[Page], cfg: TrainConfig, name: str, data_desc: dict) -> M
         skip.update(("kind_cuts", "kind_min_pages", "kind_shrink"))
     if not cfg.kind_mix:  # likewise
         skip.add("kind_mix")
+    if cfg.stage2_kind is None:  # likewise
+        skip.add("stage2_kind")
     meta = {
         "trained_with": f"ce-filter {__version__}",
         # the fit's numerics come from these: another version may move a weight past the 9th digit
@@ -440,9 +451,10 @@ def _train(pages: list[Page], cfg: TrainConfig, name: str, data_desc: dict) -> M
         "pages": len(pages),
         "content_share": round(float(y.mean()), 4),
     }
-    return Model(name=name, spec=spec, stage1=stage1, stage2=stage2, threshold=float(thr), meta=meta,
-                 stage2_page_rel=stage2 is not None and cfg.stage2_page_rel, precise_threshold=t_p,
-                 pagekind=kind_model, kind_thresholds=kcut, kind_precise_thresholds=kpcut)
+    return replace(model, stage2=stage2, threshold=float(thr), meta=meta,
+                   stage2_page_rel=stage2 is not None and cfg.stage2_page_rel, precise_threshold=t_p,
+                   kind_thresholds=kcut, kind_precise_thresholds=kpcut,
+                   stage2_kind=cfg.stage2_kind if stage2 is not None else None)
 
 
 def _library_versions() -> dict[str, str]:
