@@ -98,6 +98,10 @@ CONFIGS.update({
 # best+kind with the comment-section columns (features.comments), each also weighed per page
 # kind (kind_mix over them): readers' comments are boilerplate under an article, content in a forum
 CONFIGS["best+kind+cmt"] = replace(_with("kind", "cmt"), kind_mix=CMT_NAMES)
+# best+kind with each page's block weights scaled toward the same total per page
+# (TrainConfig.page_norm): halfway (0.5) and fully (1)
+CONFIGS["best+kind+pn.5"] = replace(_with("kind"), page_norm=0.5)
+CONFIGS["best+kind+pn1"] = replace(_with("kind"), page_norm=1.0)
 
 # best+kind with the page kind in stage 2 too: the kind probabilities and their products with
 # the block's own score, its three ancestors' mean scores, the page mean and score / page max

@@ -87,6 +87,10 @@ class TrainConfig:
     stage2_page_rel: bool = True
     weight: str = "sqrt"  # none | sqrt (sqrt of tokens, capped) | tokens (capped)
     weight_cap: float = 100.0
+    # > 0: each page's block weights are scaled by (mean page total / page total) ** page_norm
+    # before the corpus multipliers, so a page of many blocks weighs less against a short one
+    # (1: every page the same total, as the metric, a mean over pages, counts them); 0: off
+    page_norm: float = 0.0
     cs: tuple[float, ...] = (0.001, 0.01)
     folds: int = 5
     thresholds: tuple[float, ...] = tuple(np.round(np.arange(0.05, 0.81, 0.05), 2))
@@ -168,6 +172,10 @@ def _weights(pages: list[Page], cfg: TrainConfig) -> np.ndarray:
         w = np.sqrt(np.minimum(np.maximum(nw, 1.0), cfg.weight_cap))
     else:
         w = np.ones_like(nw)
+    if cfg.page_norm:
+        sizes = [len(p.y) for p in pages]
+        total = np.add.reduceat(w, np.cumsum([0] + sizes[:-1])) if w.size else w
+        w = w * np.repeat((total.mean() / total) ** cfg.page_norm, sizes)
     if cfg.corpus_weight:
         mult = [cfg.corpus_weight.get(p.id.split("/")[0], 1.0) for p in pages]
         w = w * np.repeat(mult, [len(p.y) for p in pages])
@@ -438,6 +446,8 @@ def _train(pages: list[Page], cfg: TrainConfig, name: str, data_desc: dict) -> M
         skip.add("kind_mix")
     if cfg.stage2_kind is None:  # likewise
         skip.add("stage2_kind")
+    if not cfg.page_norm:  # likewise
+        skip.add("page_norm")
     meta = {
         "trained_with": f"ce-filter {__version__}",
         # the fit's numerics come from these: another version may move a weight past the 9th digit
