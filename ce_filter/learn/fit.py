@@ -172,13 +172,13 @@ def _weights(pages: list[Page], cfg: TrainConfig) -> np.ndarray:
         w = np.sqrt(np.minimum(np.maximum(nw, 1.0), cfg.weight_cap))
     else:
         w = np.ones_like(nw)
-    if cfg.page_norm:
-        sizes = [len(p.y) for p in pages]
-        total = np.add.reduceat(w, np.cumsum([0] + sizes[:-1])) if w.size else w
+    sizes = [len(p.y) for p in pages]  # every page has a block (prepare)
+    if cfg.page_norm and pages:
+        total = np.add.reduceat(w, np.cumsum([0] + sizes[:-1]))
         w = w * np.repeat((total.mean() / total) ** cfg.page_norm, sizes)
     if cfg.corpus_weight:
         mult = [cfg.corpus_weight.get(p.id.split("/")[0], 1.0) for p in pages]
-        w = w * np.repeat(mult, [len(p.y) for p in pages])
+        w = w * np.repeat(mult, sizes)
     return w
 
 
