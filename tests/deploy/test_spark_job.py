@@ -191,13 +191,15 @@ def _json_rows(out: Path) -> list[dict[str, Any]]:
 
 
 def _kept_directly(path: Path, **kw: Any) -> dict[str, int]:
-    """url -> blocks kept, by an Extractor made here with ``kw``."""
+    """url -> blocks kept, by an Extractor made here with ``kw``, given the page's URL and
+    encoding as the pipelines give them (the URL is a page-kind signal, so it moves scores)."""
     from ce_filter.crawler.warc import iter_pages
 
     from ce_filter import Extractor
 
     ex = Extractor(**kw)
-    return {p.url: ex.extract(p.body, encoding=p.encoding).blocks_kept for p in iter_pages(str(path))}
+    return {p.url: ex.extract(p.body, p.url or None, encoding=p.encoding).blocks_kept
+            for p in iter_pages(str(path))}
 
 
 def test_extraction_options_reach_the_job(tmp_path, custom_model):
