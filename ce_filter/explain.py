@@ -97,6 +97,9 @@ def explain_blocks(model: Model, blocks: Blocks, threshold: float, top: int = TO
         s2 = model.stage2
         t2 = _terms(s2.coef, s2.mean, s2.scale, c)
         score = sigmoid(s2.intercept + t2.sum(axis=1))
+        if model.stage3 is not None:  # stage 2's terms are shown; the score is the last stage's
+            c3 = context_features(score, *stage2_inputs(blocks), page_rel=model.stage2_page_rel)
+            score = sigmoid(model.stage3.decision(c3))
     else:
         c, t2, score, names2 = None, None, p1, []
     in_code = code_blocks(blocks)

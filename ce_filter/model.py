@@ -1,7 +1,8 @@
 """The model file: JSON (safe to load, diffable), served with numpy (standardise, dot, sigmoid).
 
 Stage 1 scores each block from its features; the optional stage 2 is a second logistic
-regression over the stage-1 scores of the block's neighbours (context smoothing).
+regression over the stage-1 scores of the block's neighbours (context smoothing), and the
+optional stage 3 a third one of the same form over the stage-2 scores (stacked once more).
 """
 
 from __future__ import annotations
@@ -116,6 +117,9 @@ class Model:
     # stage 2 also sees the page-kind probabilities and their products with these of its columns
     # (context.stage2_columns names; context.kind_context); None: off, and not in the file
     stage2_kind: tuple[str, ...] | None = None
+    # a third stage over stage 2's scores, with stage 2's own columns (context_features, no kind
+    # columns): context propagated one step further; None: off, and not in the file
+    stage3: Linear | None = None
 
     def predict_proba(self, x: np.ndarray, cont: np.ndarray | None = None,
                       weight: np.ndarray | None = None, kind: np.ndarray | None = None
@@ -150,9 +154,13 @@ class Model:
             return s
         x = context_inputs(s, cont, weight, self.stage2_page_rel)
         if self.stage2_kind is None:
-            return sigmoid(self.stage2.decision(x))
-        w, b = self._kind_weights(kind)
-        return sigmoid(np.einsum("ij,j->i", x, w) + b)
+            p = sigmoid(self.stage2.decision(x))
+        else:
+            w, b = self._kind_weights(kind)
+            p = sigmoid(np.einsum("ij,j->i", x, w) + b)
+        if self.stage3 is None:
+            return p
+        return sigmoid(self.stage3.decision(context_inputs(p, cont, weight, self.stage2_page_rel)))
 
     def _kind_weights(self, kind: np.ndarray | None) -> tuple[np.ndarray, float]:
         """Stage 2's folded weights over its own columns for a page of kind probabilities
@@ -227,6 +235,8 @@ class Model:
             d["pagekind"] = self.pagekind.to_json()
         if self.stage2_kind is not None:  # only when on, as stage2_page_rel
             d["stage2_kind"] = list(self.stage2_kind)
+        if self.stage3 is not None:  # likewise
+            d["stage3"] = self.stage3.to_json()
         for key in ("kind_thresholds", "kind_precise_thresholds"):  # only when present
             if getattr(self, key) is not None:
                 d[key] = dict(getattr(self, key))
@@ -292,6 +302,10 @@ class Model:
         kt, kpt = (_kind_cuts(d.get(key), key, kind_model)
                    for key in ("kind_thresholds", "kind_precise_thresholds"))
         s2k = _stage2_kind(d.get("stage2_kind"), rel, kind_model)
+        s3 = d.get("stage3")
+        if s3 is not None and not s2:
+            raise ModelError("stage3 needs a stage 2")
+        stage3 = Linear.from_json(s3, n2, "stage3") if s3 is not None else None
         if s2k is not None and kind_model is not None:
             n2 += len(kind_model.kinds) * len(s2k)
         return cls(
@@ -307,6 +321,7 @@ class Model:
             kind_thresholds=kt,
             kind_precise_thresholds=kpt,
             stage2_kind=s2k,
+            stage3=stage3,
         )
 
     @classmethod

@@ -107,6 +107,8 @@ CONFIGS["best+kind+pn1"] = replace(_with("kind"), page_norm=1.0)
 CONFIGS["best+kind+pn.5+c3"] = replace(_with("kind"), page_norm=0.5, cs=(0.001, 0.003))
 # best+kind+pn.5 with the shop-page cues (features.shop) times the page's product probability
 CONFIGS["best+kind+pn.5+shop"] = replace(_with("kind", "shop"), page_norm=0.5)
+# best+kind+pn.5 with a third stage over stage 2's scores (Model.stage3)
+CONFIGS["best+kind+pn.5+s3"] = replace(_with("kind"), page_norm=0.5, stage3=True)
 
 # best+kind with the page kind in stage 2 too: the kind probabilities and their products with
 # the block's own score, its three ancestors' mean scores, the page mean and score / page max

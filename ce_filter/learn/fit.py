@@ -112,6 +112,9 @@ class TrainConfig:
     # stage 2 also sees the page-kind probabilities and their products with these of its
     # columns (context.stage2_columns names, Model.stage2_kind; needs page types); None: off
     stage2_kind: tuple[str, ...] | None = None
+    # a third stage of stage 2's form over stage 2's out-of-fold scores (Model.stage3), kept
+    # when its CV beats stage 2's
+    stage3: bool = False
     log: bool = True
     extra: dict = field(default_factory=dict)
 
@@ -365,7 +368,8 @@ def _train(pages: list[Page], cfg: TrainConfig, name: str, data_desc: dict) -> M
     cv: dict[str, dict] = {}
     best: tuple[float, float, float, np.ndarray] | None = None
     # every fit: cs x folds, the final stage 1, stage 2's folds and its final fit
-    ticker = Ticker("train: fits", len(cfg.cs) * cfg.folds + 1 + (cfg.folds + 1) * cfg.stage2,
+    ticker = Ticker("train: fits", len(cfg.cs) * cfg.folds + 1
+                    + (cfg.folds + 1) * cfg.stage2 * (1 + (cfg.stage2 and cfg.stage3)),
                     unit="fit", enabled=cfg.log)
     if cfg.log:
         say = ticker.write
@@ -380,7 +384,7 @@ def _train(pages: list[Page], cfg: TrainConfig, name: str, data_desc: dict) -> M
     f1, c, thr, oof1 = best
     stage1 = _fit(design, y, w, c)
     ticker.tick()
-    stage2 = None
+    stage2 = stage3 = None
     final_oof = oof1
     # the model's stage-2 options before the fit: Model.kind_context builds the kind columns
     # of training as of serving
@@ -400,6 +404,18 @@ def _train(pages: list[Page], cfg: TrainConfig, name: str, data_desc: dict) -> M
             stage2 = _fit(ctx, y, w, 1.0)
             thr, final_oof = t2, s2
         ticker.tick()
+        if cfg.stage3 and stage2 is not None:
+            ctx3 = logreg.dense_design(np.vstack([
+                context_features(s, *stage2_inputs(p.blocks), cfg.stage2_page_rel)
+                for s, p in zip(_split(sizes, s2), pages)]))
+            s3 = _oof(ctx3, y, w, groups, 1.0, cfg.folds, ticker)
+            t3, f3 = _best_threshold(pages, sizes, s3, cfg.thresholds)
+            cv["stage3"] = {"threshold": float(t3), "page_f1": round(f3, 4)}
+            say(f"  stage3: CV page F1 {f3:.4f} at threshold {t3}")
+            if f3 > f2:
+                stage3 = _fit(ctx3, y, w, 1.0)
+                thr, final_oof = t3, s3
+            ticker.tick()
     ticker.close()
     # the precision-leaning threshold, and CV precision / recall at both
     t_p, fb = _best_threshold(pages, sizes, final_oof, cfg.precise_thresholds, cfg.precise_beta)
@@ -448,6 +464,8 @@ def _train(pages: list[Page], cfg: TrainConfig, name: str, data_desc: dict) -> M
         skip.add("stage2_kind")
     if not cfg.page_norm:  # likewise
         skip.add("page_norm")
+    if not cfg.stage3:  # likewise
+        skip.add("stage3")
     meta = {
         "trained_with": f"ce-filter {__version__}",
         # the fit's numerics come from these: another version may move a weight past the 9th digit
@@ -464,7 +482,7 @@ def _train(pages: list[Page], cfg: TrainConfig, name: str, data_desc: dict) -> M
     return replace(model, stage2=stage2, threshold=float(thr), meta=meta,
                    stage2_page_rel=stage2 is not None and cfg.stage2_page_rel, precise_threshold=t_p,
                    kind_thresholds=kcut, kind_precise_thresholds=kpcut,
-                   stage2_kind=cfg.stage2_kind if stage2 is not None else None)
+                   stage2_kind=cfg.stage2_kind if stage2 is not None else None, stage3=stage3)
 
 
 def _library_versions() -> dict[str, str]:
