@@ -109,6 +109,8 @@ CONFIGS["best+kind+pn.5+c3"] = replace(_with("kind"), page_norm=0.5, cs=(0.001, 
 CONFIGS["best+kind+pn.5+shop"] = replace(_with("kind", "shop"), page_norm=0.5)
 # best+kind+pn.5 with a third stage over stage 2's scores (Model.stage3)
 CONFIGS["best+kind+pn.5+s3"] = replace(_with("kind"), page_norm=0.5, stage3=True)
+# best+kind+pn.5 with a cut per page kind, each pulled toward the global cut (kcut100's)
+CONFIGS["best+kind+pn.5+kcut100"] = replace(_with("kind"), page_norm=0.5, kind_cuts=True, kind_shrink=100.0)
 
 # best+kind with the page kind in stage 2 too: the kind probabilities and their products with
 # the block's own score, its three ancestors' mean scores, the page mean and score / page max
