@@ -241,6 +241,8 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("--folds", type=arg_type(positive_int), default=5, help="with --cv: number of folds")
     p.add_argument("--config", default="best", help="with --cv: training configuration")
     p.add_argument("--cv-seed", type=int, help="with --cv: shuffle the sites over the folds")
+    p.add_argument("--pages", metavar="TSV", help="with --cv: write every page's out-of-fold "
+                   "precision, recall and F1 here (one row per page and cut), for paired comparisons")
     p.set_defaults(fn=cmd_evaluate)
 
     p = sub.add_parser("explain", help="an HTML view of why each block was kept or dropped",

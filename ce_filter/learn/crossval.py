@@ -131,4 +131,22 @@ def cv_command(a: argparse.Namespace) -> int:
         print(f"{cut} (per fold: {', '.join(f'{t:g}' for t in used)})")
         print()
         print(table(res))
+        if len(res) > 1:  # what a choice between configurations compares, unrounded
+            mean = float(np.mean([np.mean([r.f for r in sc.pages]) if sc.pages else 0.0 for _, sc in res]))
+            print(f"\nmean of the {len(res)} corpora's mean F1: {mean:.4f}")
+    if a.pages:
+        write_pages(a.pages, cuts, result)
     return 0
+
+
+def write_pages(path: str, cuts: tuple[bool, ...],
+                result: list[tuple[list[float], list[tuple[str, Score]]]]) -> None:
+    """Every page's out-of-fold figures, a TSV row per page and cut (same folds, same rows for
+    every configuration: two runs compare page by page)."""
+    with open(path, "w", encoding="utf-8") as f:
+        f.write("cut\tcorpus\tpage\tpage_type\tprecision\trecall\tf1\tempty\n")
+        for precise, (_, res) in zip(cuts, result):
+            for label, sc in res:
+                for r in sc.pages:
+                    f.write(f"{'precise' if precise else 'default'}\t{label}\t{r.id}\t{r.page_type}\t"
+                            f"{r.p:.6f}\t{r.r:.6f}\t{r.f:.6f}\t{int(r.empty)}\n")

@@ -4,6 +4,7 @@ Beside it, where the corpus has them, the snippet rates and every figure per pag
 from __future__ import annotations
 
 import argparse
+import sys
 import time
 from collections import Counter
 from collections.abc import Callable, Iterable
@@ -55,6 +56,7 @@ class PageResult:
     empty: bool
     page_type: str = ""
     snippets: tuple[int, int, int, int] = (0, 0, 0, 0)  # snippet_hits
+    id: str = ""
 
 
 @dataclass
@@ -66,7 +68,8 @@ class Score:
     def add(self, pred: str, gold: str, doc: Doc | None = None) -> None:
         p, r, f = token_prf(pred, gold)
         hits = snippet_hits(pred, doc.must_have, doc.must_not_have) if doc else (0, 0, 0, 0)
-        self.pages.append(PageResult(p, r, f, not pred.strip(), doc.page_type if doc else "", hits))
+        self.pages.append(PageResult(p, r, f, not pred.strip(), doc.page_type if doc else "", hits,
+                                     doc.id if doc else ""))
 
     def extend(self, other: Score) -> None:
         """Add another score's pages (the folds of an out-of-fold run)."""
@@ -203,6 +206,9 @@ def evaluate_command(a: argparse.Namespace) -> int:
     from ..options import ExtractOptions
     from .corpus import Spec
 
+    if getattr(a, "pages", None):
+        print("--pages: with --cv only", file=sys.stderr)
+        return 2
     ex = ExtractOptions.from_args(a).extractor()
     print(HEADER)
     print(RULE)

@@ -97,3 +97,32 @@ def test_cv_fixed_threshold_is_one_table(tmp_path: Path, capsys):
                  "--threshold", "0.4"]) == 0
     out = capsys.readouterr().out
     assert "fixed cut (per fold: 0.4, 0.4)" in out and "precise cut" not in out
+
+
+def test_cv_pages_writes_every_page_once_per_cut(tmp_path: Path, capsys):
+    a = make_typed_corpus(tmp_path / "w", n=12)
+    b = make_typed_corpus(tmp_path / "v", n=8, domains=4)
+    tsv = tmp_path / "pages.tsv"
+    assert main(["evaluate", "--cv", str(a), str(b), "--folds", "2", "--config", "st", "--precise",
+                 "--pages", str(tsv)]) == 0
+    out = capsys.readouterr().out
+    rows = [ln.split("\t") for ln in tsv.read_text().splitlines()]
+    assert rows[0] == ["cut", "corpus", "page", "page_type", "precision", "recall", "f1", "empty"]
+    body = rows[1:]
+    assert len(body) == 2 * 20 and {r[0] for r in body} == {"default", "precise"}
+    default = [r for r in body if r[0] == "default"]
+    assert sorted(r[2] for r in default) == sorted({r[2] for r in default})  # each page once
+    assert {r[1] for r in default} == {"w", "v"} and {r[3] for r in default} == {"article", "forum"}
+    # the table's rounded figure and the unrounded mean of the corpora come from these rows
+    table = {ln.split(" | ")[0][2:]: ln.split(" | ") for ln in out.split("precise cut")[0].splitlines()
+             if ln.startswith("| ")}
+    f = {c: [float(r[6]) for r in default if r[1] == c] for c in ("w", "v")}
+    assert abs(float(table["w"][5]) - np.mean(f["w"])) < 0.0006
+    mean = out.split("precise cut")[0].split("mean of the 2 corpora's mean F1: ")[1].split()[0]
+    assert mean == f"{(np.mean(f['w']) + np.mean(f['v'])) / 2:.4f}"
+
+
+def test_pages_needs_cv(tmp_path: Path, capsys):
+    root = make_typed_corpus(tmp_path / "w", n=4)
+    assert main(["evaluate", str(root), "--pages", str(tmp_path / "p.tsv")]) == 2
+    assert "with --cv only" in capsys.readouterr().err
