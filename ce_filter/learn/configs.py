@@ -109,6 +109,10 @@ CONFIGS["best+kind+pn.5+c3"] = replace(_with("kind"), page_norm=0.5, cs=(0.001, 
 CONFIGS["best+kind+pn.5+shop"] = replace(_with("kind", "shop"), page_norm=0.5)
 # best+kind+pn.5 with a third stage over stage 2's scores (Model.stage3)
 CONFIGS["best+kind+pn.5+s3"] = replace(_with("kind"), page_norm=0.5, stage3=True)
+# best+kind with each block weighed by its words (capped at 100) instead of their square root,
+# the page totals pulled halfway (pn.5) or fully (pn1) to the mean: nearer the metric's word counts
+CONFIGS["best+kind+pn.5+tok"] = replace(_with("kind"), page_norm=0.5, weight="tokens")
+CONFIGS["best+kind+pn1+tok"] = replace(_with("kind"), page_norm=1.0, weight="tokens")
 # best+kind+pn.5 with a cut per page kind, each pulled toward the global cut (kcut100's)
 CONFIGS["best+kind+pn.5+kcut100"] = replace(_with("kind"), page_norm=0.5, kind_cuts=True, kind_shrink=100.0)
 
