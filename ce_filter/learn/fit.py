@@ -349,6 +349,20 @@ def page_kinds(pages: list[Page], log: bool = False) -> PageKindModel | None:
     return model
 
 
+def _context_stage(key: str, ctx: Design, prev_f1: float, y: np.ndarray, w: np.ndarray,
+                   groups: np.ndarray, pages: list[Page], sizes: list[int], cfg: TrainConfig,
+                   cv: dict, ticker: Ticker, say: Any) -> tuple[Linear | None, float, float, np.ndarray]:
+    """A context stage (C = 1) over the previous stage's out-of-fold scores: its own CV, and
+    its fit when that CV beats the previous stage's (else None); (fit, cut, CV F1, CV scores)."""
+    s = _oof(ctx, y, w, groups, 1.0, cfg.folds, ticker)
+    t, f = _best_threshold(pages, sizes, s, cfg.thresholds)
+    cv[key] = {"threshold": float(t), "page_f1": round(f, 4)}
+    say(f"  {key}: CV page F1 {f:.4f} at threshold {t}")
+    fit = _fit(ctx, y, w, 1.0) if f > prev_f1 else None
+    ticker.tick()
+    return fit, t, f, s
+
+
 def _train(pages: list[Page], cfg: TrainConfig, name: str, data_desc: dict) -> Model:
     say = (lambda *a: print(*a, file=sys.stderr, flush=True)) if cfg.log else (lambda *a: None)
     kind_model = page_kinds(pages, cfg.log)
@@ -396,26 +410,18 @@ def _train(pages: list[Page], cfg: TrainConfig, name: str, data_desc: dict) -> M
         if cfg.stage2_kind is not None:
             rows = [model.kind_context(r, p.kind) for r, p in zip(rows, pages)]
         ctx = logreg.dense_design(np.vstack(rows))
-        s2 = _oof(ctx, y, w, groups, 1.0, cfg.folds, ticker)
-        t2, f2 = _best_threshold(pages, sizes, s2, cfg.thresholds)
-        cv["stage2"] = {"threshold": float(t2), "page_f1": round(f2, 4)}
-        say(f"  stage2: CV page F1 {f2:.4f} at threshold {t2}")
-        if f2 > f1:
-            stage2 = _fit(ctx, y, w, 1.0)
+        stage2, t2, f2, s2 = _context_stage("stage2", ctx, f1, y, w, groups, pages, sizes, cfg, cv,
+                                            ticker, say)
+        if stage2 is not None:
             thr, final_oof = t2, s2
-        ticker.tick()
         if cfg.stage3 and stage2 is not None:
             ctx3 = logreg.dense_design(np.vstack([
                 context_features(s, *stage2_inputs(p.blocks), cfg.stage2_page_rel)
                 for s, p in zip(_split(sizes, s2), pages)]))
-            s3 = _oof(ctx3, y, w, groups, 1.0, cfg.folds, ticker)
-            t3, f3 = _best_threshold(pages, sizes, s3, cfg.thresholds)
-            cv["stage3"] = {"threshold": float(t3), "page_f1": round(f3, 4)}
-            say(f"  stage3: CV page F1 {f3:.4f} at threshold {t3}")
-            if f3 > f2:
-                stage3 = _fit(ctx3, y, w, 1.0)
+            stage3, t3, _, s3 = _context_stage("stage3", ctx3, f2, y, w, groups, pages, sizes, cfg,
+                                               cv, ticker, say)
+            if stage3 is not None:
                 thr, final_oof = t3, s3
-            ticker.tick()
     ticker.close()
     # the precision-leaning threshold, and CV precision / recall at both
     t_p, fb = _best_threshold(pages, sizes, final_oof, cfg.precise_thresholds, cfg.precise_beta)

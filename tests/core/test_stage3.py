@@ -73,3 +73,48 @@ def test_malformed_stage_3_is_refused():
     bad["stage3"] = [1, 2]
     with pytest.raises(ModelError):
         Model.from_json(bad)
+
+
+@pytest.mark.parametrize("beats", [True, False])
+def test_training_fits_stage_3_on_stage_2s_scores(tmp_path, monkeypatch, beats):
+    """Stage 3's design is context_features over stage 2's out-of-fold scores; it is kept only
+    when its CV beats stage 2's, and then the model's cut is its cut."""
+    pytest.importorskip("sklearn")
+    from ce_filter.learn import fit, logreg
+    from ce_filter.learn.configs import CONFIGS, corpus_pages
+
+    from .typed_corpus import make_typed_corpus
+
+    root = make_typed_corpus(tmp_path / "w", n=24)
+    pages = corpus_pages([str(root)], False)[0]
+    cfg = replace(CONFIGS["best+kind+pn.5+s3"], ic_min_pages=0, ic_odds=1.0, log=False, folds=3)
+    seen = []
+    real_design, real_best, real_oof = logreg.dense_design, fit._best_threshold, fit._oof
+    oofs = []
+    monkeypatch.setattr(logreg, "dense_design", lambda x: seen.append(x) or real_design(x))
+    monkeypatch.setattr(fit, "_oof", lambda *a: oofs.append(real_oof(*a)) or oofs[-1])
+    calls = []
+
+    def best(pages_, sizes, s, thresholds, beta=1.0):  # stage 1 < stage 2, stage 3 per `beats`
+        t, f = real_best(pages_, sizes, s, thresholds, beta)
+        calls.append(t)
+        n = len(calls)
+        return (0.3 if n == 3 else t), ({1: 0.5, 2: 0.6, 3: 0.7 if beats else 0.55}.get(n, f))
+
+    monkeypatch.setattr(fit, "_best_threshold", best)
+    m = fit.train(pages, cfg, name="content", data_desc={})
+    assert m.meta["config"]["stage3"] is True and set(m.meta["cv"]) >= {"stage2", "stage3"}
+    ctx2, ctx3 = seen
+    assert ctx3.shape == (ctx2.shape[0], context_features(np.zeros(1), page_rel=True).shape[1])
+    s2 = oofs[1]  # stage 1's, stage 2's, stage 3's out-of-fold scores, in that order
+    at = 0
+    for p in pages:
+        n = len(p.y)
+        want = context_features(s2[at:at + n], *stage2_inputs(p.blocks), page_rel=True)
+        np.testing.assert_array_equal(ctx3[at:at + n], want)
+        at += n
+    assert m.stage2 is not None
+    if beats:
+        assert m.stage3 is not None and m.threshold == 0.3
+    else:
+        assert m.stage3 is None and "stage3" not in m.to_json()
