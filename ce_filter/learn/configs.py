@@ -113,6 +113,10 @@ CONFIGS["best+kind+pn.5+s3"] = replace(_with("kind"), page_norm=0.5, stage3=True
 # the page totals pulled halfway (pn.5) or fully (pn1) to the mean: nearer the metric's word counts
 CONFIGS["best+kind+pn.5+tok"] = replace(_with("kind"), page_norm=0.5, weight="tokens")
 CONFIGS["best+kind+pn1+tok"] = replace(_with("kind"), page_norm=1.0, weight="tokens")
+# the other way: every block the same weight, or the square root capped at 25 words instead of
+# 100 (short blocks, the cards of collections and listings, weigh more against long ones)
+CONFIGS["best+kind+pn.5+w1"] = replace(_with("kind"), page_norm=0.5, weight="none")
+CONFIGS["best+kind+pn.5+cap25"] = replace(_with("kind"), page_norm=0.5, weight_cap=25.0)
 # best+kind+pn.5 with a cut per page kind, each pulled toward the global cut (kcut100's)
 CONFIGS["best+kind+pn.5+kcut100"] = replace(_with("kind"), page_norm=0.5, kind_cuts=True, kind_shrink=100.0)
 
