@@ -117,6 +117,8 @@ CONFIGS["best+kind+pn1+tok"] = replace(_with("kind"), page_norm=1.0, weight="tok
 # 100 (short blocks, the cards of collections and listings, weigh more against long ones)
 CONFIGS["best+kind+pn.5+w1"] = replace(_with("kind"), page_norm=0.5, weight="none")
 CONFIGS["best+kind+pn.5+cap25"] = replace(_with("kind"), page_norm=0.5, weight_cap=25.0)
+# every block weight 1 and the shop cues: the two variants that lifted wcxb-dev most, together
+CONFIGS["best+kind+pn.5+w1+shop"] = replace(_with("kind", "shop"), page_norm=0.5, weight="none")
 # best+kind+pn.5 with a cut per page kind, each pulled toward the global cut (kcut100's)
 CONFIGS["best+kind+pn.5+kcut100"] = replace(_with("kind"), page_norm=0.5, kind_cuts=True, kind_shrink=100.0)
 
