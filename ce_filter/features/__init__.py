@@ -60,7 +60,7 @@ def page_inputs(b: Blocks, spec: FeatureSpec, kind: np.ndarray | None = None
             x = np.hstack((x, cmt_columns(b)[1][0]))
         if "shop" in spec.groups:
             x = np.hstack((x, shop_columns(b, np.asarray(b.tag, dtype=np.int64), b.counts()[:, 1],
-                                           kind)[1][0]))
+                                           kind, spec.shop_min_p)[1][0]))
     else:
         tokens = []
         x = _stack(len(b), _columns(b, spec, tokens=tokens, kind=kind))
@@ -182,7 +182,7 @@ def _columns(b: Blocks, spec: FeatureSpec, names_only: bool = False,
     if "cmt" in g:
         add(*cmt_columns(b))
     if "shop" in g:
-        add(*shop_columns(b, tag, n_tok, kind))
+        add(*shop_columns(b, tag, n_tok, kind, spec.shop_min_p))
     return names if names_only else cols
 
 

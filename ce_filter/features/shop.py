@@ -74,13 +74,15 @@ def shop_ic(b: Blocks) -> np.ndarray:
     return cols[:, : SHOP_IC_LEVELS + 1].max(axis=1)
 
 
-def shop_columns(b: Blocks, tag: np.ndarray, n_tok: np.ndarray, kind: np.ndarray | None
-                 ) -> tuple[list[str], list[np.ndarray]]:
+def shop_columns(b: Blocks, tag: np.ndarray, n_tok: np.ndarray, kind: np.ndarray | None,
+                 min_p: float = 0.0) -> tuple[list[str], list[np.ndarray]]:
     """The three cues times the page's product probability (``kind`` in KINDS order; None: no
-    estimate, all zero), as one blocks x 3 array."""
+    estimate, all zero), as one blocks x 3 array. Below ``min_p`` (FeatureSpec.shop_min_p) the
+    page counts as no product page and the cues are not computed: on most pages that is all
+    of their cost, and training reads the same zeros."""
     n = len(b)
     p = 0.0 if kind is None else float(kind[_PRODUCT])
-    if p == 0.0 or n == 0:
+    if p == 0.0 or p < min_p or n == 0:
         return list(SHOP_NAMES), [np.zeros((n, len(SHOP_NAMES)))]
     x = np.stack((repeated(b.texts), shop_heading(b.texts, tag, n_tok), shop_ic(b)), axis=1)
     return list(SHOP_NAMES), [x * p]

@@ -25,18 +25,26 @@ class FeatureSpec:
     # dense columns (by name) that also get one column per page kind, times that kind's
     # probability (features.kind.kind_mix_columns; needs the ``kind`` group); empty: none
     kind_mix: tuple[str, ...] = ()
+    # the ``shop`` group's cues are zero on pages whose product probability is under this
+    # (features.shop.shop_columns); 0: computed on every page
+    shop_min_p: float = 0.0
 
     def to_json(self) -> dict[str, Any]:
         d: dict[str, Any] = {"groups": list(self.groups), "ic_own": self.ic_own,
                              "ic_anc": self.ic_anc, "heading_words": self.heading_words}
         if self.kind_mix:  # written only when set: model files without it keep their bytes
             d["kind_mix"] = list(self.kind_mix)
+        if self.shop_min_p:  # likewise
+            d["shop_min_p"] = self.shop_min_p
         return d
 
     @classmethod
     def from_json(cls, d: dict[str, Any]) -> FeatureSpec:
+        p = d.get("shop_min_p", 0.0)
+        if isinstance(p, bool) or not isinstance(p, (int, float)) or not 0.0 <= p <= 1.0:
+            raise ValueError(f"shop_min_p must be a number in [0, 1], not {p!r}")
         return cls(tuple(d["groups"]), list(d.get("ic_own", [])), list(d.get("ic_anc", [])),
-                   list(d.get("heading_words", [])), tuple(d.get("kind_mix", ())))
+                   list(d.get("heading_words", [])), tuple(d.get("kind_mix", ())), float(p))
 
     def vocabs(self) -> tuple[dict[str, int], dict[str, int], dict[str, int]]:
         cache = self.__dict__.get("_vocabs")

@@ -109,6 +109,8 @@ class TrainConfig:
     # (FeatureSpec.kind_mix, features.kind.MIX_COMPACT / MIX_WIDE; stage 2 is left as it is):
     # out of fold no gain over best+kind (docs/ABLATION.md), so off by default
     kind_mix: tuple[str, ...] = ()
+    # FeatureSpec.shop_min_p: the shop cues only on pages at least this likely product pages
+    shop_min_p: float = 0.0
     # stage 2 also sees the page-kind probabilities and their products with these of its
     # columns (context.stage2_columns names, Model.stage2_kind; needs page types); None: off
     stage2_kind: tuple[str, ...] | None = None
@@ -142,7 +144,7 @@ def prepare(docs: Iterable[Doc], comments: bool = False, rule: LabelRule = DEFAU
 def learn_spec(pages: list[Page], cfg: TrainConfig) -> FeatureSpec:
     """IC token lists from the training blocks (the paper's odds/frequency rule)."""
     y = np.concatenate([p.y for p in pages])
-    spec = FeatureSpec(groups=cfg.groups, kind_mix=tuple(cfg.kind_mix))
+    spec = FeatureSpec(groups=cfg.groups, kind_mix=tuple(cfg.kind_mix), shop_min_p=cfg.shop_min_p)
     if "ic" not in cfg.groups:
         return spec
     unit = _group_ids(pages, "site" if cfg.ic_by_site else "page")
@@ -466,6 +468,8 @@ def _train(pages: list[Page], cfg: TrainConfig, name: str, data_desc: dict) -> M
         skip.update(("kind_cuts", "kind_min_pages", "kind_shrink"))
     if not cfg.kind_mix:  # likewise
         skip.add("kind_mix")
+    if not cfg.shop_min_p:  # likewise
+        skip.add("shop_min_p")
     if cfg.stage2_kind is None:  # likewise
         skip.add("stage2_kind")
     if not cfg.page_norm:  # likewise

@@ -94,3 +94,42 @@ def test_config_is_switchable_and_trains(tmp_path):
                                                 groups=CONFIGS["best+kind"].groups + ("shop",))
     m = train_and_serve(tmp_path, "best+kind+shop")
     assert "shop" in m.spec.groups and feature_names(m.spec)[-len(SHOP_NAMES):] == list(SHOP_NAMES)
+
+
+@pytest.mark.parametrize("c_part", [True, False])
+def test_cues_need_the_spec_product_probability(c_part, monkeypatch):
+    """FeatureSpec.shop_min_p: under it the cues are zeros (not computed), at or over it they
+    are the cues without the floor; the serving path and the reference agree either way."""
+    if c_part and dense._c is None:
+        pytest.skip("ce_filter.features._dense not built: only the numpy features run")
+    if not c_part:
+        monkeypatch.setattr(dense, "_c", None)
+    b = segment(parse(SHOP))
+    names = feature_names(SPEC)
+    tok = np.array([n.startswith(TOKEN_PREFIXES) for n in names])
+    floor = replace(SPEC, shop_min_p=0.5)
+    for p, kept in ((PRODUCT_P, True), (0.3, False)):
+        kind = np.full(len(KINDS), (1 - p) / (len(KINDS) - 1))
+        kind[KINDS.index("product")] = p
+        x = page_inputs(b, floor, kind)[0]
+        assert np.array_equal(x, page_features(b, floor, kind)[:, ~tok])
+        want = page_inputs(b, SPEC, kind)[0]
+        assert want[:, -len(SHOP_NAMES):].any()
+        if kept:
+            assert np.array_equal(x, want)
+        else:
+            assert not x[:, -len(SHOP_NAMES):].any()
+            assert np.array_equal(x[:, : -len(SHOP_NAMES)], want[:, : -len(SHOP_NAMES)])
+
+
+def test_shop_floor_survives_the_spec_file_and_a_bad_one_is_refused():
+    from ce_filter.model import Model, ModelError, load_default
+
+    assert "shop_min_p" not in SPEC.to_json()  # unset: spec files keep their bytes
+    d = replace(SPEC, shop_min_p=0.05).to_json()
+    assert d["shop_min_p"] == 0.05 and FeatureSpec.from_json(d).shop_min_p == 0.05
+    m = load_default().to_json()
+    for bad in (-0.1, 2, "0.1", True):
+        m["features"]["spec"]["shop_min_p"] = bad
+        with pytest.raises(ModelError, match="shop_min_p"):
+            Model.from_json(m)
