@@ -119,6 +119,10 @@ CONFIGS["best+kind+pn.5+w1"] = replace(_with("kind"), page_norm=0.5, weight="non
 CONFIGS["best+kind+pn.5+cap25"] = replace(_with("kind"), page_norm=0.5, weight_cap=25.0)
 # every block weight 1 and the shop cues: the two variants that lifted wcxb-dev most, together
 CONFIGS["best+kind+pn.5+w1+shop"] = replace(_with("kind", "shop"), page_norm=0.5, weight="none")
+# the same with the shop cues only on pages at least 5% likely product pages (shop_min_p): on
+# the others, 95% of the dragnet test pages, they cost nothing
+CONFIGS["best+kind+pn.5+w1+shop05"] = replace(_with("kind", "shop"), page_norm=0.5, weight="none",
+                                              shop_min_p=0.05)
 # best+kind+pn.5 with a cut per page kind, each pulled toward the global cut (kcut100's)
 CONFIGS["best+kind+pn.5+kcut100"] = replace(_with("kind"), page_norm=0.5, kind_cuts=True, kind_shrink=100.0)
 
