@@ -20,14 +20,14 @@ import numpy as np
 from ..segment import PATH_LEN, Blocks
 from . import dense
 from .cetr import cetr_features
-from .comments import cmt_columns
+from .comments import CMT_NAMES, cmt_columns
 from .context import CONTAINER_LEVELS, CONTEXT, context_features, ctx_columns, stage2_inputs
 from .dom import dom_columns, group_sum
 from .headings import heading_columns, heading_words
 from .kind import kind_columns, kind_mix_columns, kind_mix_names
 from .rx import RX, RX_LEVELS, RX_NAMES, rx_columns
 from .shallow import link_density, st_features, text_density
-from .shop import shop_columns
+from .shop import SHOP_NAMES, shop_columns, shop_matrix
 from .spec import GROUPS, TOKEN_PREFIXES, FeatureSpec, TokenRows
 from .struct import struct_columns
 from .text import text_columns
@@ -55,12 +55,15 @@ def page_inputs(b: Blocks, spec: FeatureSpec, kind: np.ndarray | None = None
     instead of filling and multiplying a mostly-zero blocks x vocab matrix. Computed by the C
     part where it is built and covers the model's groups (features/dense.py: the same values)."""
     if len(b) and dense.handles(spec):
-        x, tokens = dense.page_inputs(b, spec, kind)
-        if "cmt" in spec.groups:  # the last groups' columns (dense._AFTER), after the C part's
-            x = np.hstack((x, cmt_columns(b)[1][0]))
-        if "shop" in spec.groups:
-            x = np.hstack((x, shop_columns(b, np.asarray(b.tag, dtype=np.int64), b.counts()[:, 1],
-                                           kind, spec.shop_min_p)[1][0]))
+        # the last groups' columns (dense._AFTER), after the C part's, in their order
+        after = [g for g in ("cmt", "shop") if g in spec.groups]
+        widths = {"cmt": len(CMT_NAMES), "shop": len(SHOP_NAMES)}
+        x, tokens = dense.page_inputs(b, spec, kind, sum(widths[g] for g in after))
+        j = x.shape[1] - sum(widths[g] for g in after)
+        for g in after:
+            x[:, j:j + widths[g]] = (cmt_columns(b)[1][0] if g == "cmt"
+                                     else shop_matrix(b, kind, spec.shop_min_p))
+            j += widths[g]
     else:
         tokens = []
         x = _stack(len(b), _columns(b, spec, tokens=tokens, kind=kind))

@@ -53,15 +53,18 @@ def _layout(spec: FeatureSpec) -> tuple[dict[str, int], int]:
     return lay
 
 
-def page_inputs(b: Blocks, spec: FeatureSpec, kind: np.ndarray | None = None
+def page_inputs(b: Blocks, spec: FeatureSpec, kind: np.ndarray | None = None, extra: int = 0
                 ) -> tuple[np.ndarray, list[TokenRows]]:
-    """features.page_inputs for a page of at least one block and a spec that ``handles``."""
+    """features.page_inputs for a page of at least one block and a spec that ``handles``.
+    ``extra`` columns are left at the end of each row, unset, for the groups the C part leaves
+    to the caller (_AFTER): filled in place, not appended by a copy of the whole matrix."""
     n = len(b)
     off, width = _layout(spec)
     cnt = b.counts()
     cont = b.container_ids()
     tag = np.ascontiguousarray(b.tag, dtype=np.int64)
-    out = np.empty((n, width))
+    out = np.empty((n, width + extra))
+    width += extra  # the C part's row stride; its groups sit at their offsets within a row
     lin = np.empty(4 * n + 2)  # log1p's inputs
     w = np.empty(4 * n + 1)  # td, ld, prose base, link words, the page's words
     heads, short = _c.dense_a(n, PATH_LEN, width, cnt, tag,

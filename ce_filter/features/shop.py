@@ -74,15 +74,29 @@ def shop_ic(b: Blocks) -> np.ndarray:
     return cols[:, : SHOP_IC_LEVELS + 1].max(axis=1)
 
 
+def _silent(kind: np.ndarray | None, min_p: float) -> bool:
+    """No cues on this page: no estimate, or a product probability of 0 or under ``min_p``
+    (FeatureSpec.shop_min_p: the page counts as no product page, and the cues are not
+    computed; on most pages that is all of their cost, and training reads the same zeros)."""
+    p = 0.0 if kind is None else float(kind[_PRODUCT])
+    return p == 0.0 or p < min_p
+
+
+def shop_matrix(b: Blocks, kind: np.ndarray | None, min_p: float = 0.0) -> np.ndarray:
+    """shop_columns' blocks x 3 array for the serving path: the inputs are built only on a page
+    that gets cues."""
+    if _silent(kind, min_p) or len(b) == 0:
+        return np.zeros((len(b), len(SHOP_NAMES)))
+    return shop_columns(b, np.asarray(b.tag, dtype=np.int64), b.counts()[:, 1], kind, min_p)[1][0]
+
+
 def shop_columns(b: Blocks, tag: np.ndarray, n_tok: np.ndarray, kind: np.ndarray | None,
                  min_p: float = 0.0) -> tuple[list[str], list[np.ndarray]]:
-    """The three cues times the page's product probability (``kind`` in KINDS order; None: no
-    estimate, all zero), as one blocks x 3 array. Below ``min_p`` (FeatureSpec.shop_min_p) the
-    page counts as no product page and the cues are not computed: on most pages that is all
-    of their cost, and training reads the same zeros."""
+    """The three cues times the page's product probability (``kind`` in KINDS order), as one
+    blocks x 3 array; zeros where ``_silent``."""
     n = len(b)
-    p = 0.0 if kind is None else float(kind[_PRODUCT])
-    if p == 0.0 or p < min_p or n == 0:
+    if _silent(kind, min_p) or n == 0:
         return list(SHOP_NAMES), [np.zeros((n, len(SHOP_NAMES)))]
+    p = float(kind[_PRODUCT])  # type: ignore[index]  # not None: _silent
     x = np.stack((repeated(b.texts), shop_heading(b.texts, tag, n_tok), shop_ic(b)), axis=1)
     return list(SHOP_NAMES), [x * p]
