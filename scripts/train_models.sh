@@ -1,7 +1,9 @@
 #!/usr/bin/env bash
 # Rebuilds the shipped models from the data (deterministic: same data + versions -> same bytes).
 # content: every training corpus the data rules allow (dragnet train, cleaneval-dev, wcxb-dev),
-# with the page-kind model (fitted on wcxb-dev's page types) and its probabilities as block features.
+# with the page-kind model (fitted on wcxb-dev's page types) and its probabilities as block features,
+# equal block weights scaled per page, and the shop-page cues (docs/RESULTS.md, "How the configuration
+# was chosen").
 # comments: the article + comments target exists for dragnet only (its comments/ gold), so it is
 # trained on the article corpora it was chosen on.
 set -euo pipefail
