@@ -65,16 +65,20 @@ def test_cues_are_silent_off_product_pages(kind):
     assert all(r[n] == 0.0 for r in _rows(kind).values() for n in SHOP_NAMES)
 
 
-@pytest.mark.parametrize("c_part", [True, False])
-def test_serving_columns_are_the_reference_ones(c_part, monkeypatch):
-    if c_part and dense._c is None:
+@pytest.fixture(params=[True, False], ids=["c", "numpy"])
+def shop_blocks(request, monkeypatch):
+    """The shop page's blocks and the spec's non-token columns, through the C part or numpy."""
+    if request.param and dense._c is None:
         pytest.skip("ce_filter.features._dense not built: only the numpy features run")
-    if not c_part:
+    if not request.param:
         monkeypatch.setattr(dense, "_c", None)
-    b = segment(parse(SHOP))
     names = feature_names(SPEC)
+    return segment(parse(SHOP)), names, np.array([n.startswith(TOKEN_PREFIXES) for n in names])
+
+
+def test_serving_columns_are_the_reference_ones(shop_blocks):
+    b, names, tok = shop_blocks
     assert names[-len(SHOP_NAMES):] == list(SHOP_NAMES)
-    tok = np.array([n.startswith(TOKEN_PREFIXES) for n in names])
     x, _ = page_inputs(b, SPEC, KIND)
     assert np.array_equal(x, page_features(b, SPEC, KIND)[:, ~tok])
     assert x[:, -len(SHOP_NAMES):].any()
@@ -96,17 +100,10 @@ def test_config_is_switchable_and_trains(tmp_path):
     assert "shop" in m.spec.groups and feature_names(m.spec)[-len(SHOP_NAMES):] == list(SHOP_NAMES)
 
 
-@pytest.mark.parametrize("c_part", [True, False])
-def test_cues_need_the_spec_product_probability(c_part, monkeypatch):
+def test_cues_need_the_spec_product_probability(shop_blocks):
     """FeatureSpec.shop_min_p: under it the cues are zeros (not computed), at or over it they
     are the cues without the floor; the serving path and the reference agree either way."""
-    if c_part and dense._c is None:
-        pytest.skip("ce_filter.features._dense not built: only the numpy features run")
-    if not c_part:
-        monkeypatch.setattr(dense, "_c", None)
-    b = segment(parse(SHOP))
-    names = feature_names(SPEC)
-    tok = np.array([n.startswith(TOKEN_PREFIXES) for n in names])
+    b, names, tok = shop_blocks
     floor = replace(SPEC, shop_min_p=0.5)
     for p, kept in ((PRODUCT_P, True), (0.3, False)):
         kind = np.full(len(KINDS), (1 - p) / (len(KINDS) - 1))
