@@ -128,8 +128,9 @@ CONFIGS["best+kind+pn.5+w1+shop05"] = replace(_with("kind", "shop"), page_norm=0
 # dragnet's alone
 CONFIGS["best+kind+pn.5+w1+shop05+ic30"] = replace(CONFIGS["best+kind+pn.5+w1+shop05"], ic_min_pages=30)
 CONFIGS["best+kind+pn.5+w1+shop05+ic8"] = replace(CONFIGS["best+kind+pn.5+w1+shop05"], ic_min_pages=8)
-# further along the same line: at least 60 sites
-CONFIGS["best+kind+pn.5+w1+shop05+ic60"] = replace(CONFIGS["best+kind+pn.5+w1+shop05"], ic_min_pages=60)
+# further along the same line, and between: at least 60, 20 or 40 sites
+_SHIPPED = CONFIGS["best+kind+pn.5+w1+shop05"]
+CONFIGS.update({f"best+kind+pn.5+w1+shop05+ic{k}": replace(_SHIPPED, ic_min_pages=k) for k in (20, 40, 60)})
 # best+kind+pn.5 with a cut per page kind, each pulled toward the global cut (kcut100's)
 CONFIGS["best+kind+pn.5+kcut100"] = replace(_with("kind"), page_norm=0.5, kind_cuts=True, kind_shrink=100.0)
 
