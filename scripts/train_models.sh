@@ -2,8 +2,8 @@
 # Rebuilds the shipped models from the data (deterministic: same data + versions -> same bytes).
 # content: every training corpus the data rules allow (dragnet train, cleaneval-dev, wcxb-dev),
 # with the page-kind model (fitted on wcxb-dev's page types) and its probabilities as block features,
-# equal block weights scaled per page, and the shop-page cues (docs/RESULTS.md, "How the configuration
-# was chosen").
+# equal block weights scaled per page, the shop-page cues and class/id tokens seen on at least 20
+# sites (docs/RESULTS.md, "How the configuration was chosen").
 # comments: the article + comments target exists for dragnet only (its comments/ gold), so it is
 # trained on the article corpora it was chosen on.
 set -euo pipefail
@@ -12,6 +12,6 @@ DATA=${CE_FILTER_DATA:-../shared/data}
 PY=${PY:-python3}
 [ -x .venv/bin/python ] && PY=.venv/bin/python
 "$PY" -m ce_filter.cli train "$DATA/dragnet:train" "$DATA/cleaneval-dev" "$DATA/wcxb-dev" \
-  --target content --config best+kind+pn.5+w1+shop05 --out ce_filter/models/content.json
+  --target content --config best+kind+pn.5+w1+shop05+ic20 --out ce_filter/models/content.json
 "$PY" -m ce_filter.cli train "$DATA/dragnet:train" "$DATA/cleaneval-dev" --target comments \
   --out ce_filter/models/comments.json
