@@ -47,6 +47,10 @@ def page_features(b: Blocks, spec: FeatureSpec, kind: np.ndarray | None = None) 
     return _with_mix(x, spec, kind, dense=False)
 
 
+# the groups features.page_inputs fills after the C part's columns (dense._AFTER), in order
+_AFTER_WIDTH = {"cmt": len(CMT_NAMES), "shop": len(SHOP_NAMES)}
+
+
 def page_inputs(b: Blocks, spec: FeatureSpec, kind: np.ndarray | None = None
                 ) -> tuple[np.ndarray, list[TokenRows]]:
     """For serving: the dense columns (``feature_names`` minus the token-list columns, in
@@ -56,14 +60,14 @@ def page_inputs(b: Blocks, spec: FeatureSpec, kind: np.ndarray | None = None
     part where it is built and covers the model's groups (features/dense.py: the same values)."""
     if len(b) and dense.handles(spec):
         # the last groups' columns (dense._AFTER), after the C part's, in their order
-        after = [g for g in ("cmt", "shop") if g in spec.groups]
-        widths = {"cmt": len(CMT_NAMES), "shop": len(SHOP_NAMES)}
-        x, tokens = dense.page_inputs(b, spec, kind, sum(widths[g] for g in after))
-        j = x.shape[1] - sum(widths[g] for g in after)
+        after = [g for g in _AFTER_WIDTH if g in spec.groups]
+        extra = sum(_AFTER_WIDTH[g] for g in after)
+        x, tokens = dense.page_inputs(b, spec, kind, extra)
+        j = x.shape[1] - extra
         for g in after:
-            x[:, j:j + widths[g]] = (cmt_columns(b)[1][0] if g == "cmt"
-                                     else shop_matrix(b, kind, spec.shop_min_p))
-            j += widths[g]
+            x[:, j:j + _AFTER_WIDTH[g]] = (cmt_columns(b)[1][0] if g == "cmt"
+                                           else shop_matrix(b, kind, spec.shop_min_p))
+            j += _AFTER_WIDTH[g]
     else:
         tokens = []
         x = _stack(len(b), _columns(b, spec, tokens=tokens, kind=kind))

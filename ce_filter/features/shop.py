@@ -74,29 +74,30 @@ def shop_ic(b: Blocks) -> np.ndarray:
     return cols[:, : SHOP_IC_LEVELS + 1].max(axis=1)
 
 
-def _silent(kind: np.ndarray | None, min_p: float) -> bool:
-    """No cues on this page: no estimate, or a product probability of 0 or under ``min_p``
-    (FeatureSpec.shop_min_p: the page counts as no product page, and the cues are not
-    computed; on most pages that is all of their cost, and training reads the same zeros)."""
+def _weight(kind: np.ndarray | None, min_p: float) -> float:
+    """The page's product probability, the cues' multiplier; 0.0 (no cues) with no estimate or
+    under ``min_p`` (FeatureSpec.shop_min_p: the page counts as no product page, and the cues
+    are not computed; on most pages that is all of their cost, and training reads the same
+    zeros)."""
     p = 0.0 if kind is None else float(kind[_PRODUCT])
-    return p == 0.0 or p < min_p
+    return 0.0 if p < min_p else p
 
 
-def shop_matrix(b: Blocks, kind: np.ndarray | None, min_p: float = 0.0) -> np.ndarray:
-    """shop_columns' blocks x 3 array for the serving path: the inputs are built only on a page
-    that gets cues."""
-    if _silent(kind, min_p) or len(b) == 0:
+def shop_matrix(b: Blocks, kind: np.ndarray | None, min_p: float = 0.0,
+                tag: np.ndarray | None = None, n_tok: np.ndarray | None = None) -> np.ndarray:
+    """The three cues times the page's product probability (``kind`` in KINDS order), as one
+    blocks x 3 array. The tags and word counts are read from ``b`` where not given, and only
+    on a page that gets cues."""
+    p = _weight(kind, min_p)
+    if p == 0.0 or len(b) == 0:
         return np.zeros((len(b), len(SHOP_NAMES)))
-    return shop_columns(b, np.asarray(b.tag, dtype=np.int64), b.counts()[:, 1], kind, min_p)[1][0]
+    tag = np.asarray(b.tag, dtype=np.int64) if tag is None else tag
+    n_tok = b.counts()[:, 1] if n_tok is None else n_tok
+    x = np.stack((repeated(b.texts), shop_heading(b.texts, tag, n_tok), shop_ic(b)), axis=1)
+    return x * p
 
 
 def shop_columns(b: Blocks, tag: np.ndarray, n_tok: np.ndarray, kind: np.ndarray | None,
                  min_p: float = 0.0) -> tuple[list[str], list[np.ndarray]]:
-    """The three cues times the page's product probability (``kind`` in KINDS order), as one
-    blocks x 3 array; zeros where ``_silent``."""
-    n = len(b)
-    if _silent(kind, min_p) or n == 0:
-        return list(SHOP_NAMES), [np.zeros((n, len(SHOP_NAMES)))]
-    p = float(kind[_PRODUCT])  # type: ignore[index]  # not None: _silent
-    x = np.stack((repeated(b.texts), shop_heading(b.texts, tag, n_tok), shop_ic(b)), axis=1)
-    return list(SHOP_NAMES), [x * p]
+    """``shop_matrix`` as the reference path's names and columns."""
+    return list(SHOP_NAMES), [shop_matrix(b, kind, min_p, tag, n_tok)]

@@ -123,14 +123,12 @@ CONFIGS["best+kind+pn.5+w1+shop"] = replace(_with("kind", "shop"), page_norm=0.5
 # the others, 95% of the dragnet test pages, they cost nothing
 CONFIGS["best+kind+pn.5+w1+shop05"] = replace(_with("kind", "shop"), page_norm=0.5, weight="none",
                                               shop_min_p=0.05)
-# the shipped configuration with the class/id token vocabulary cut at tokens seen on at least
-# 30 sites (fewer, more general tokens) or 8 (more): chosen at 15 when the training pages were
-# dragnet's alone
-CONFIGS["best+kind+pn.5+w1+shop05+ic30"] = replace(CONFIGS["best+kind+pn.5+w1+shop05"], ic_min_pages=30)
-CONFIGS["best+kind+pn.5+w1+shop05+ic8"] = replace(CONFIGS["best+kind+pn.5+w1+shop05"], ic_min_pages=8)
-# further along the same line, and between: at least 60, 20 or 40 sites
-_SHIPPED = CONFIGS["best+kind+pn.5+w1+shop05"]
-CONFIGS.update({f"best+kind+pn.5+w1+shop05+ic{k}": replace(_SHIPPED, ic_min_pages=k) for k in (20, 40, 60)})
+# best+kind+pn.5+w1+shop05 with the class/id token vocabulary cut at tokens seen on at least
+# 8, 20, 30, 40 or 60 sites instead of 15 (chosen when the training pages were dragnet's alone);
+# ic20 is the shipped configuration
+_W1SHOP05 = CONFIGS["best+kind+pn.5+w1+shop05"]
+CONFIGS.update({f"best+kind+pn.5+w1+shop05+ic{k}": replace(_W1SHOP05, ic_min_pages=k)
+                for k in (8, 20, 30, 40, 60)})
 # best+kind+pn.5 with a cut per page kind, each pulled toward the global cut (kcut100's)
 CONFIGS["best+kind+pn.5+kcut100"] = replace(_with("kind"), page_norm=0.5, kind_cuts=True, kind_shrink=100.0)
 
