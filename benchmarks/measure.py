@@ -2,7 +2,7 @@
 
 ``python -m benchmarks.measure JOB.json RESULT.json``. Job kinds:
 
-- ``tool``: read the pages (a pickled list of bytes: no ce_filter import, so the RSS noted
+- ``tool``: read the pages (a pickled list of (bytes, url): no ce_filter import, so the RSS noted
   next is the same for every tool), build the tool, one warm-up pass (its outputs go back to
   be scored against the gold), then ``repeat`` timed passes over all pages, one clock read
   per page.
@@ -60,15 +60,15 @@ def peak_rss_kb() -> int:
     return _status_kb("VmHWM:") or resource.getrusage(resource.RUSAGE_SELF).ru_maxrss
 
 
-def _passes(htmls: list[bytes], fn: Any, repeat: int) -> list[list[float]]:
+def _passes(htmls: list[tuple[bytes, str | None]], fn: Any, repeat: int) -> list[list[float]]:
     clock = time.perf_counter
     runs = []
     for _ in range(repeat):
         gc.collect()
         row = []
-        for h in htmls:
+        for h, url in htmls:
             t0 = clock()
-            fn(h)
+            fn(h, url)
             row.append(clock() - t0)
         runs.append(row)
     return runs
@@ -78,13 +78,13 @@ def time_tool(job: dict[str, Any]) -> dict[str, Any]:
     from . import peers
 
     with open(job["pages_file"], "rb") as f:
-        htmls: list[bytes] = pickle.load(f)
+        htmls: list[tuple[bytes, str | None]] = pickle.load(f)
     rss_base = peak_rss_kb()
     t0 = time.perf_counter()
     fn = peers.make(job["tool"])
     setup_s = time.perf_counter() - t0
     t0 = time.perf_counter()
-    outputs = [fn(h) for h in htmls]  # the warm-up; its outputs are scored
+    outputs = [fn(h, url) for h, url in htmls]  # the warm-up; its outputs are scored
     warmup_s = time.perf_counter() - t0
     errors, last_error = fn.errors, fn.last_error
     runs = _passes(htmls, fn, job["repeat"])

@@ -1,4 +1,8 @@
-"""One adapter per tool: ``make(name)`` -> ``fn(html_bytes) -> text``.
+"""One adapter per tool: ``make(name)`` -> ``fn(html_bytes, url) -> text``.
+
+Every tool is given the page's address where the corpus has one (a crawler always knows it):
+ce-filter's page-kind estimate reads the URL's shape, trafilatura and readability-lxml take it
+as an argument, the others have no use for it.
 
 Every tool gets the page's raw bytes and decodes them the way it prefers (that cost is part
 of its time): trafilatura, readability-lxml and jusText take bytes and detect the charset
@@ -17,7 +21,7 @@ from collections.abc import Callable
 from dataclasses import dataclass
 from importlib import metadata
 
-Fn = Callable[[bytes], str]
+Fn = Callable[[bytes, "str | None"], str]
 
 
 @dataclass(frozen=True)
@@ -29,14 +33,15 @@ class Tool:
 
 
 TOOLS: dict[str, Tool] = {t.name: t for t in (
-    Tool("ce-filter", "ce_filter", "ce-filter", "`Extractor().extract(html).text` (shipped content model)"),
+    Tool("ce-filter", "ce_filter", "ce-filter",
+         "`Extractor().extract(html, url=url).text` (shipped content model)"),
     Tool("trafilatura", "trafilatura", "trafilatura",
-         "`trafilatura.extract(html, include_comments=False)`, otherwise its defaults"),
+         "`trafilatura.extract(html, url=url, include_comments=False)`, otherwise its defaults"),
     Tool("resiliparse", "resiliparse", "resiliparse",
          "`extract_plain_text(HTMLTree.parse_from_bytes(html, detect_encoding(html)), "
          "main_content=True, comments=False)`: main content, user comments left out like the gold"),
     Tool("readability-lxml", "readability", "readability-lxml",
-         "`Document(html).summary()`, summary HTML to text with html-text"),
+         "`Document(html, url=url).summary()`, summary HTML to text with html-text"),
     Tool("justext", "justext", "justext",
          "`justext.justext(html, get_stoplist('English'))`, non-boilerplate paragraphs joined"),
     Tool("boilerpy3", "boilerpy3", "boilerpy3",
@@ -78,13 +83,13 @@ def _ce_filter() -> Fn:
     from ce_filter import Extractor
 
     ex = Extractor()
-    return lambda data: ex.extract(data).text
+    return lambda data, url=None: ex.extract(data, url=url).text
 
 
 def _trafilatura() -> Fn:
     import trafilatura
 
-    return lambda data: trafilatura.extract(data, include_comments=False) or ""
+    return lambda data, url=None: trafilatura.extract(data, url=url, include_comments=False) or ""
 
 
 def _resiliparse() -> Fn:
@@ -92,7 +97,7 @@ def _resiliparse() -> Fn:
     from resiliparse.parse.encoding import detect_encoding
     from resiliparse.parse.html import HTMLTree
 
-    def run(data: bytes) -> str:
+    def run(data: bytes, url: str | None = None) -> str:
         tree = HTMLTree.parse_from_bytes(data, detect_encoding(data))
         return extract_plain_text(tree, main_content=True, comments=False)
 
@@ -114,7 +119,7 @@ def _readability() -> Fn:
     from readability import Document
 
     to_text = _summary_to_text()
-    return lambda data: to_text(Document(data).summary())
+    return lambda data, url=None: to_text(Document(data, url=url).summary())
 
 
 def _justext() -> Fn:
@@ -122,7 +127,7 @@ def _justext() -> Fn:
 
     stoplist = justext.get_stoplist("English")
 
-    def run(data: bytes) -> str:
+    def run(data: bytes, url: str | None = None) -> str:
         paragraphs = justext.justext(data, stoplist)
         return "\n\n".join(p.text for p in paragraphs if not p.is_boilerplate)
 
@@ -134,14 +139,14 @@ def _boilerpy3() -> Fn:
 
     ex = extractors.ArticleExtractor()
     decode = _decoder()
-    return lambda data: ex.get_content(decode(data))
+    return lambda data, url=None: ex.get_content(decode(data))
 
 
 def _html_text() -> Fn:
     import html_text
 
     decode = _decoder()
-    return lambda data: html_text.extract_text(decode(data))
+    return lambda data, url=None: html_text.extract_text(decode(data))
 
 
 _FACTORIES: dict[str, Callable[[], Fn]] = {
@@ -159,9 +164,9 @@ class Guarded:
         self.errors = 0
         self.last_error = ""
 
-    def __call__(self, data: bytes) -> str:
+    def __call__(self, data: bytes, url: str | None = None) -> str:
         try:
-            return self.fn(data) or ""
+            return self.fn(data, url) or ""
         except Exception as e:  # noqa: BLE001 - any failure of a peer is a scored empty page
             self.errors += 1
             self.last_error = f"{type(e).__name__}: {e}"[:200]

@@ -35,7 +35,7 @@ def measure_tools(tools: list[str], docs: list[Doc], repeat: int, pin: int | Non
             Ticker("bench: speed", len(tools), unit="tool") as ticker:
         pages_file = Path(tmp, "pages.pickle")
         with open(pages_file, "wb") as f:
-            pickle.dump([d.html for d in docs], f, protocol=pickle.HIGHEST_PROTOCOL)
+            pickle.dump([(d.html, d.url or None) for d in docs], f, protocol=pickle.HIGHEST_PROTOCOL)
         for name in tools:
             if not peers.available(name):
                 results[name] = {"ok": False, "missing": True, "error": INSTALL_HINT}

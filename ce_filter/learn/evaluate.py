@@ -150,20 +150,26 @@ def _type_order(t: str) -> tuple[int, str]:
     return (PAGE_TYPES.index(t) if t in PAGE_TYPES else len(PAGE_TYPES), t)
 
 
-def text_fn(ex: Any) -> Callable[[bytes], str]:
-    """``ex.extract(html).text`` as a function (binds ``ex`` now, not when a loop ends)."""
-    return lambda h: ex.extract(h).text
+def text_fn(ex: Any) -> Callable[[bytes, str | None], str]:
+    """``ex.extract(html, url=url).text`` as a function (binds ``ex`` now, not when a loop
+    ends)."""
+    def run(h: bytes, url: str | None = None) -> str:
+        return str(ex.extract(h, url=url).text)
+
+    return run
 
 
-def evaluate(fn: Callable[[bytes], str], docs: Iterable[Doc], *, comments: bool = False,
-             name: str = "", total: int | None = None, log: bool = False) -> Score:
-    """Run ``fn(html_bytes) -> text`` over docs; exceptions count as empty output. ``log``
-    shows progress over the ``total`` pages on stderr."""
+def evaluate(fn: Callable[[bytes, str | None], str], docs: Iterable[Doc], *,
+             comments: bool = False, name: str = "", total: int | None = None, log: bool = False
+             ) -> Score:
+    """Run ``fn(html_bytes, url) -> text`` over docs (url: the page's address where the corpus
+    has one, else None: a crawler knows it, and the page-kind estimate reads it); exceptions
+    count as empty output. ``log`` shows progress over the ``total`` pages on stderr."""
     s = Score(name)
     for d in progress(docs, f"evaluate {name}".strip(), total=total, enabled=log):
         t0 = time.perf_counter()
         try:
-            text = fn(d.html) or ""
+            text = fn(d.html, d.url or None) or ""
         except Exception:  # a peer that crashes on a page scores zero there
             text = ""
         s.seconds += time.perf_counter() - t0

@@ -55,7 +55,7 @@ def test_bare_walk_visits_every_node():
 def test_guarded_counts_a_raising_peer():
     calls = iter([ValueError("bad page"), "text", None])
 
-    def flaky(_data: bytes) -> str | None:
+    def flaky(_data: bytes, _url: str | None = None) -> str | None:
         x = next(calls)
         if isinstance(x, Exception):
             raise x

@@ -12,7 +12,7 @@ import pytest
 
 from ce_filter import Extractor
 from ce_filter.learn.corpus import load_corpus
-from ce_filter.learn.evaluate import evaluate
+from ce_filter.learn.evaluate import evaluate, text_fn
 from ce_filter.model import load_default
 
 FLOORS = {  # corpus, split -> (min mean F1, max empty pages)
@@ -27,7 +27,7 @@ FLOORS = {  # corpus, split -> (min mean F1, max empty pages)
 @pytest.mark.parametrize("corpus,split", list(FLOORS))
 def test_shipped_model_quality(data_dir, corpus, split):
     ex = Extractor()
-    s = evaluate(lambda h: ex.extract(h).text, load_corpus(data_dir / corpus, split))
+    s = evaluate(text_fn(ex), load_corpus(data_dir / corpus, split))
     floor, max_empty = FLOORS[(corpus, split)]
     assert s.mean_f1 >= floor, s.as_dict()
     assert s.empty <= max_empty, s.as_dict()
@@ -37,8 +37,8 @@ def test_shipped_model_quality(data_dir, corpus, split):
 def test_comments_model_keeps_comments(data_dir):
     docs = [d for d in load_corpus(data_dir / "dragnet", "test") if len(d.comments) > 500][:40]
     plain, withc = Extractor(), Extractor(comments=True)
-    a = evaluate(lambda h: plain.extract(h).text, docs, comments=True)
-    b = evaluate(lambda h: withc.extract(h).text, docs, comments=True)
+    a = evaluate(text_fn(plain), docs, comments=True)
+    b = evaluate(text_fn(withc), docs, comments=True)
     assert b.recall > a.recall + 0.05
 
 
