@@ -6,8 +6,9 @@ ratios (cetr.py), ``ic`` class/id tokens (tokens.py), ``dom`` tree and page posi
 ``rx`` readability's class/id patterns (rx.py), ``head`` the governing heading (headings.py),
 ``kind`` the page-kind probabilities and their products with block figures (kind.py),
 ``struct`` repeated structures (struct.py), ``cmt`` comment sections (comments.py), ``shop``
-shop-page boilerplate cues (shop.py). A spec's ``kind_mix`` appends, after every group, the
-products of the named dense columns with each kind's probability (kind.py).
+shop-page boilerplate cues (shop.py), ``item`` repeated multi-block items (item.py). A spec's
+``kind_mix`` appends, after every group, the products of the named dense columns with each
+kind's probability (kind.py).
 Stage 2's context input is in context.py too.
 """
 
@@ -24,6 +25,8 @@ from .comments import CMT_NAMES, cmt_columns
 from .context import CONTAINER_LEVELS, CONTEXT, context_features, ctx_columns, stage2_inputs
 from .dom import dom_columns, group_sum
 from .headings import heading_columns, heading_words
+from .item import NAMES as ITEM_NAMES
+from .item import item_columns
 from .kind import kind_columns, kind_mix_columns, kind_mix_names
 from .rx import RX, RX_LEVELS, RX_NAMES, rx_columns
 from .shallow import link_density, st_features, text_density
@@ -48,7 +51,7 @@ def page_features(b: Blocks, spec: FeatureSpec, kind: np.ndarray | None = None) 
 
 
 # the groups features.page_inputs fills after the C part's columns (dense._AFTER), in order
-_AFTER_WIDTH = {"cmt": len(CMT_NAMES), "shop": len(SHOP_NAMES)}
+_AFTER_WIDTH = {"cmt": len(CMT_NAMES), "shop": len(SHOP_NAMES), "item": len(ITEM_NAMES)}
 
 
 def page_inputs(b: Blocks, spec: FeatureSpec, kind: np.ndarray | None = None
@@ -65,8 +68,10 @@ def page_inputs(b: Blocks, spec: FeatureSpec, kind: np.ndarray | None = None
         x, tokens = dense.page_inputs(b, spec, kind, extra)
         j = x.shape[1] - extra
         for g in after:
-            x[:, j:j + _AFTER_WIDTH[g]] = (cmt_columns(b)[1][0] if g == "cmt"
-                                           else shop_matrix(b, kind, spec.shop_min_p))
+            x[:, j:j + _AFTER_WIDTH[g]] = (
+                cmt_columns(b)[1][0] if g == "cmt"
+                else shop_matrix(b, kind, spec.shop_min_p) if g == "shop"
+                else item_columns(b.container_ids(), b.token_counts())[1][0])
             j += _AFTER_WIDTH[g]
     else:
         tokens = []
@@ -190,6 +195,8 @@ def _columns(b: Blocks, spec: FeatureSpec, names_only: bool = False,
         add(*cmt_columns(b))
     if "shop" in g:
         add(*shop_columns(b, tag, n_tok, kind, spec.shop_min_p))
+    if "item" in g:
+        add(*item_columns(b.container_ids(), n_tok))
     return names if names_only else cols
 
 
