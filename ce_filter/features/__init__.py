@@ -6,7 +6,8 @@ ratios (cetr.py), ``ic`` class/id tokens (tokens.py), ``dom`` tree and page posi
 ``rx`` readability's class/id patterns (rx.py), ``head`` the governing heading (headings.py),
 ``kind`` the page-kind probabilities and their products with block figures (kind.py),
 ``struct`` repeated structures (struct.py), ``cmt`` comment sections (comments.py), ``shop``
-shop-page boilerplate cues (shop.py), ``item`` repeated multi-block items (item.py). A spec's
+shop-page boilerplate cues (shop.py), ``item`` repeated multi-block items (item.py; ``itemg``
+the same off product pages). A spec's
 ``kind_mix`` appends, after every group, the products of the named dense columns with each
 kind's probability (kind.py).
 Stage 2's context input is in context.py too.
@@ -26,7 +27,7 @@ from .context import CONTAINER_LEVELS, CONTEXT, context_features, ctx_columns, s
 from .dom import dom_columns, group_sum
 from .headings import heading_columns, heading_words
 from .item import NAMES as ITEM_NAMES
-from .item import item_columns
+from .item import gated_item_columns, item_columns
 from .kind import kind_columns, kind_mix_columns, kind_mix_names
 from .rx import RX, RX_LEVELS, RX_NAMES, rx_columns
 from .shallow import link_density, st_features, text_density
@@ -51,7 +52,8 @@ def page_features(b: Blocks, spec: FeatureSpec, kind: np.ndarray | None = None) 
 
 
 # the groups features.page_inputs fills after the C part's columns (dense._AFTER), in order
-_AFTER_WIDTH = {"cmt": len(CMT_NAMES), "shop": len(SHOP_NAMES), "item": len(ITEM_NAMES)}
+_AFTER_WIDTH = {"cmt": len(CMT_NAMES), "shop": len(SHOP_NAMES), "item": len(ITEM_NAMES),
+                "itemg": len(ITEM_NAMES)}
 
 
 def page_inputs(b: Blocks, spec: FeatureSpec, kind: np.ndarray | None = None
@@ -71,7 +73,8 @@ def page_inputs(b: Blocks, spec: FeatureSpec, kind: np.ndarray | None = None
             x[:, j:j + _AFTER_WIDTH[g]] = (
                 cmt_columns(b)[1][0] if g == "cmt"
                 else shop_matrix(b, kind, spec.shop_min_p) if g == "shop"
-                else item_columns(b.container_ids(), b.token_counts())[1][0])
+                else item_columns(b.container_ids(), b.token_counts())[1][0] if g == "item"
+                else gated_item_columns(b.container_ids(), b.token_counts(), kind)[1][0])
             j += _AFTER_WIDTH[g]
     else:
         tokens = []
@@ -197,6 +200,8 @@ def _columns(b: Blocks, spec: FeatureSpec, names_only: bool = False,
         add(*shop_columns(b, tag, n_tok, kind, spec.shop_min_p))
     if "item" in g:
         add(*item_columns(b.container_ids(), n_tok))
+    if "itemg" in g:
+        add(*gated_item_columns(b.container_ids(), n_tok, kind))
     return names if names_only else cols
 
 

@@ -31,7 +31,7 @@ _ORDER = (("st", 6), ("cetr", 4), ("ic", 0), ("dom", 54), ("rx", 6 * len(RX_NAME
           ("kind", 4 * len(KINDS)))
 _WIDTH = dict(_ORDER)
 # groups the C part leaves to features.page_inputs, which appends their columns after its own
-_AFTER = frozenset({"cmt", "shop", "item"})
+_AFTER = frozenset({"cmt", "shop", "item", "itemg"})
 _HEAD_GROUP = [g for g, _ in _TAG_GROUPS].index("head")  # h1-h6, as headings.py's _IS_HEADING
 _NO_RX = np.zeros((0, 0))
 

@@ -13,6 +13,19 @@ RICH_BLOCKS = 1.5  # an item of at least this many blocks on average is a card, 
 MIN_ITEMS = 3  # and a box of at least this many items is a repeated structure
 NAMES = ([f"items{lvl}" for lvl in ITEM_LEVELS] + [f"item_blocks{lvl}" for lvl in ITEM_LEVELS]
          + ["rich_items", "rich_share"])
+# group ``itemg``: the same columns times (1 - the page's product probability): a product page's
+# repeated items are mostly related products and reviews, not its content
+GATED_NAMES = [f"{n}*not_product" for n in NAMES]
+_PRODUCT = 6  # pagekind.KINDS.index("product")
+
+
+def gated_item_columns(cont: np.ndarray, n_tok: np.ndarray, kind: np.ndarray | None
+                       ) -> tuple[list[str], list[np.ndarray]]:
+    """item_columns times 1 - P(product) (no kind probabilities: times 1)."""
+    x = item_columns(cont, n_tok)[1][0]
+    if kind is not None:
+        x *= 1.0 - float(kind[_PRODUCT])
+    return GATED_NAMES, [x]
 
 
 def item_columns(cont: np.ndarray, n_tok: np.ndarray) -> tuple[list[str], list[np.ndarray]]:

@@ -7,7 +7,7 @@ from dataclasses import dataclass, field
 from typing import Any
 
 GROUPS = ("st", "cetr", "ic", "dom", "text", "ctx", "rx", "head", "kind", "struct", "cmt", "shop",
-          "item")
+          "item", "itemg")
 
 # Token-list columns (0/1 per token of a learned list) are named with these prefixes.
 TOKEN_PREFIXES = ("ic_own:", "ic_anc:", "head:")

@@ -134,6 +134,8 @@ _SHIPPED = CONFIGS["best+kind+pn.5+w1+shop05+ic30"]
 # features: out of fold not adopted (docs/ABLATION.md)
 CONFIGS.update({f"best+kind+pn.5+w1+shop05+ic{k}+item": replace(
     CONFIGS[f"best+kind+pn.5+w1+shop05+ic{k}"], groups=_SHIPPED.groups + ("item",)) for k in (20, 30)})
+# the shipped configuration with the item columns times 1 - the page's product probability
+CONFIGS["best+kind+pn.5+w1+shop05+ic30+itemg"] = replace(_SHIPPED, groups=_SHIPPED.groups + ("itemg",))
 # best+kind+pn.5 with a cut per page kind, each pulled toward the global cut (kcut100's)
 CONFIGS["best+kind+pn.5+kcut100"] = replace(_with("kind"), page_norm=0.5, kind_cuts=True, kind_shrink=100.0)
 

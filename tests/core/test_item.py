@@ -54,3 +54,17 @@ def test_empty_page():
     names, cols = __import__("ce_filter.features.item", fromlist=["x"]).item_columns(
         np.zeros((0, 10), dtype=np.int64), np.zeros(0))
     assert names == NAMES and cols[0].shape == (0, len(NAMES))
+
+
+def test_gated_group_is_item_times_not_product():
+    b = segment(parse(PAGE))
+    kind = np.full(7, 0.05)
+    kind[6] = 0.7  # pagekind.KINDS: product last
+    plain = FeatureSpec(groups=("st", "item"))
+    gated = FeatureSpec(groups=("st", "itemg"))
+    a = page_features(b, plain, kind)[:, -len(NAMES):]
+    g = page_features(b, gated, kind)[:, -len(NAMES):]
+    np.testing.assert_allclose(g, a * 0.3)
+    assert a.any()
+    x, _ = page_inputs(b, gated, kind)
+    np.testing.assert_array_equal(x, page_features(b, gated, kind))
