@@ -2,7 +2,7 @@
 # Rebuilds the shipped models from the data (deterministic: same data + versions -> same bytes).
 # content: every training corpus the data rules allow (dragnet train, cleaneval-dev, wcxb-dev),
 # with the page-kind model (fitted on wcxb-dev's page types) and its probabilities as block features,
-# equal block weights scaled per page, the shop-page cues and class/id tokens seen on at least 20
+# equal block weights scaled per page, the shop-page cues and class/id tokens seen on at least 30
 # sites (docs/RESULTS.md, "How the configuration was chosen").
 # comments: the article + comments target exists for dragnet only (its comments/ gold), so it is
 # trained on the article corpora it was chosen on.

@@ -15,6 +15,7 @@ Stage 2's context input is in context.py too.
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from typing import Any
 
 import numpy as np
@@ -32,7 +33,7 @@ from .kind import kind_columns, kind_mix_columns, kind_mix_names
 from .rx import RX, RX_LEVELS, RX_NAMES, rx_columns
 from .shallow import link_density, st_features, text_density
 from .shop import SHOP_NAMES, shop_columns, shop_matrix
-from .spec import GROUPS, TOKEN_PREFIXES, FeatureSpec, TokenRows
+from .spec import AFTER_GROUPS, GROUPS, TOKEN_PREFIXES, FeatureSpec, TokenRows
 from .struct import struct_columns
 from .text import text_columns
 from .tokens import token_matrix
@@ -51,9 +52,16 @@ def page_features(b: Blocks, spec: FeatureSpec, kind: np.ndarray | None = None) 
     return _with_mix(x, spec, kind, dense=False)
 
 
-# the groups features.page_inputs fills after the C part's columns (dense._AFTER), in order
-_AFTER_WIDTH = {"cmt": len(CMT_NAMES), "shop": len(SHOP_NAMES), "item": len(ITEM_NAMES),
-                "itemg": len(ITEM_NAMES)}
+# spec.AFTER_GROUPS (page_inputs fills them after the C part's columns): width, blocks x width
+_AFTER: dict[str, tuple[int, Callable[[Blocks, FeatureSpec, np.ndarray | None], np.ndarray]]] = {
+    "cmt": (len(CMT_NAMES), lambda b, spec, kind: cmt_columns(b)[1][0]),
+    "shop": (len(SHOP_NAMES), lambda b, spec, kind: shop_matrix(b, kind, spec.shop_min_p)),
+    "item": (len(ITEM_NAMES),
+             lambda b, spec, kind: item_columns(b.container_ids(), b.token_counts())[1][0]),
+    "itemg": (len(ITEM_NAMES), lambda b, spec, kind: gated_item_columns(
+        b.container_ids(), b.token_counts(), kind)[1][0]),
+}
+assert tuple(_AFTER) == AFTER_GROUPS
 
 
 def page_inputs(b: Blocks, spec: FeatureSpec, kind: np.ndarray | None = None
@@ -64,18 +72,14 @@ def page_inputs(b: Blocks, spec: FeatureSpec, kind: np.ndarray | None = None
     instead of filling and multiplying a mostly-zero blocks x vocab matrix. Computed by the C
     part where it is built and covers the model's groups (features/dense.py: the same values)."""
     if len(b) and dense.handles(spec):
-        # the last groups' columns (dense._AFTER), after the C part's, in their order
-        after = [g for g in _AFTER_WIDTH if g in spec.groups]
-        extra = sum(_AFTER_WIDTH[g] for g in after)
+        # the last groups' columns, after the C part's, in their order
+        after = [_AFTER[g] for g in AFTER_GROUPS if g in spec.groups]
+        extra = sum(w for w, _ in after)
         x, tokens = dense.page_inputs(b, spec, kind, extra)
         j = x.shape[1] - extra
-        for g in after:
-            x[:, j:j + _AFTER_WIDTH[g]] = (
-                cmt_columns(b)[1][0] if g == "cmt"
-                else shop_matrix(b, kind, spec.shop_min_p) if g == "shop"
-                else item_columns(b.container_ids(), b.token_counts())[1][0] if g == "item"
-                else gated_item_columns(b.container_ids(), b.token_counts(), kind)[1][0])
-            j += _AFTER_WIDTH[g]
+        for w, fill in after:
+            x[:, j:j + w] = fill(b, spec, kind)
+            j += w
     else:
         tokens = []
         x = _stack(len(b), _columns(b, spec, tokens=tokens, kind=kind))
@@ -193,7 +197,7 @@ def _columns(b: Blocks, spec: FeatureSpec, names_only: bool = False,
         add(*kind_columns(kind, len(b), log_tok, ld, td))
     if "struct" in g:
         add(*struct_columns(b.container_ids(), tag, n_tok, cnt[:, 2]))
-    # the last groups: the serving path appends them to the C part's columns (dense._AFTER)
+    # the last groups (spec.AFTER_GROUPS): the serving path appends them to the C part's columns
     if "cmt" in g:
         add(*cmt_columns(b))
     if "shop" in g:

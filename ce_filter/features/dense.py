@@ -23,15 +23,14 @@ from .context import CONTAINER_LEVELS, CONTEXT, context_features
 from .dom import _TAG_GROUP_LUT, _TAG_GROUPS
 from .headings import _BOILER_HEADING, _NEGATIVE, _UNLIKELY, HEADING_MAX_WORDS
 from .rx import _RX_MATCHER, RX, RX_LEVELS, RX_NAMES
-from .spec import FeatureSpec, TokenRows
+from .spec import AFTER_GROUPS, FeatureSpec, TokenRows
 
 # the groups the C part fills (with ic's token lists, which Model.scores sums itself), their
 # widths, in the order features._columns puts them
 _ORDER = (("st", 6), ("cetr", 4), ("ic", 0), ("dom", 54), ("rx", 6 * len(RX_NAMES)), ("head", 4),
           ("kind", 4 * len(KINDS)))
 _WIDTH = dict(_ORDER)
-# groups the C part leaves to features.page_inputs, which appends their columns after its own
-_AFTER = frozenset({"cmt", "shop", "item", "itemg"})
+_AFTER = frozenset(AFTER_GROUPS)
 _HEAD_GROUP = [g for g, _ in _TAG_GROUPS].index("head")  # h1-h6, as headings.py's _IS_HEADING
 _NO_RX = np.zeros((0, 0))
 

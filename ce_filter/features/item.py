@@ -8,6 +8,8 @@ from __future__ import annotations
 
 import numpy as np
 
+from ..pagekind import KINDS
+
 ITEM_LEVELS = (0, 1, 2, 3)  # the element taken as the block's item: its opener (0), an ancestor
 RICH_BLOCKS = 1.5  # an item of at least this many blocks on average is a card, not a menu entry
 MIN_ITEMS = 3  # and a box of at least this many items is a repeated structure
@@ -16,7 +18,7 @@ NAMES = ([f"items{lvl}" for lvl in ITEM_LEVELS] + [f"item_blocks{lvl}" for lvl i
 # group ``itemg``: the same columns times (1 - the page's product probability): a product page's
 # repeated items are mostly related products and reviews, not its content
 GATED_NAMES = [f"{n}*not_product" for n in NAMES]
-_PRODUCT = 6  # pagekind.KINDS.index("product")
+_PRODUCT = KINDS.index("product")
 
 
 def gated_item_columns(cont: np.ndarray, n_tok: np.ndarray, kind: np.ndarray | None

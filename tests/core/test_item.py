@@ -6,7 +6,7 @@ from __future__ import annotations
 import numpy as np
 
 from ce_filter.features import TOKEN_PREFIXES, FeatureSpec, dense, feature_names, page_features, page_inputs
-from ce_filter.features.item import NAMES
+from ce_filter.features.item import NAMES, item_columns
 from ce_filter.segment import parse, segment
 
 CARDS = 6
@@ -51,8 +51,7 @@ def test_serving_path_matches_the_reference():
 
 
 def test_empty_page():
-    names, cols = __import__("ce_filter.features.item", fromlist=["x"]).item_columns(
-        np.zeros((0, 10), dtype=np.int64), np.zeros(0))
+    names, cols = item_columns(np.zeros((0, 10), dtype=np.int64), np.zeros(0))
     assert names == NAMES and cols[0].shape == (0, len(NAMES))
 
 
