@@ -12,6 +12,7 @@ from typing import Any
 
 from ..features.comments import CMT_NAMES
 from ..features.context import STAGE2_KIND_ANCESTORS, STAGE2_KIND_COLUMNS
+from ..features.item import NAMES as ITEM_NAMES
 from ..features.kind import MIX_COMPACT, MIX_WIDE
 from ..progress import progress
 from .corpus import Spec
@@ -136,6 +137,11 @@ CONFIGS.update({f"best+kind+pn.5+w1+shop05+ic{k}+item": replace(
     CONFIGS[f"best+kind+pn.5+w1+shop05+ic{k}"], groups=_SHIPPED.groups + ("item",)) for k in (20, 30)})
 # the shipped configuration with the item columns times 1 - the page's product probability
 CONFIGS["best+kind+pn.5+w1+shop05+ic30+itemg"] = replace(_SHIPPED, groups=_SHIPPED.groups + ("itemg",))
+# the shipped configuration with the item columns, each also times each page kind's probability
+# (kind_mix): how a repeated item bears on a block may differ by kind (a listing's cards are its
+# content, a product page's related products are not)
+CONFIGS["best+kind+pn.5+w1+shop05+ic30+itemk"] = replace(
+    _SHIPPED, groups=_SHIPPED.groups + ("item",), kind_mix=tuple(ITEM_NAMES))
 # best+kind+pn.5 with a cut per page kind, each pulled toward the global cut (kcut100's)
 CONFIGS["best+kind+pn.5+kcut100"] = replace(_with("kind"), page_norm=0.5, kind_cuts=True, kind_shrink=100.0)
 
