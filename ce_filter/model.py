@@ -26,11 +26,11 @@ from .features import (
     page_inputs,
     stage2_inputs,
 )
-from .features.context import kind_context, stage2_columns
+from .features.context import CONTAINER_LEVELS, kind_context, stage2_columns, with_deep
 from .features.dense import context_inputs
 from .features.tokens import token_weight_sums
 from .pagekind import PageKindError, PageKindModel
-from .segment import Blocks, vocab_table
+from .segment import PATH_LEN, Blocks, vocab_table
 
 FORMAT_VERSION = 1
 
@@ -120,6 +120,9 @@ class Model:
     # a third stage over stage 2's scores, with stage 2's own columns (context_features, no kind
     # columns): context propagated one step further; None: off, and not in the file
     stage3: Linear | None = None
+    # stage 2 (and 3) also see the mean scores under these farther ancestor levels
+    # (context.deep_columns), after their other columns; (): off, and not in the file
+    stage2_deep: tuple[int, ...] = ()
 
     def predict_proba(self, x: np.ndarray, cont: np.ndarray | None = None,
                       weight: np.ndarray | None = None, kind: np.ndarray | None = None
@@ -152,7 +155,7 @@ class Model:
         """Stage-1 probabilities through stage 2, where the model has one."""
         if self.stage2 is None:
             return s
-        x = context_inputs(s, cont, weight, self.stage2_page_rel)
+        x = self._context(s, cont, weight)
         if self.stage2_kind is None:
             p = sigmoid(self.stage2.decision(x))
         else:
@@ -160,7 +163,12 @@ class Model:
             p = sigmoid(np.einsum("ij,j->i", x, w) + b)
         if self.stage3 is None:
             return p
-        return sigmoid(self.stage3.decision(context_inputs(p, cont, weight, self.stage2_page_rel)))
+        return sigmoid(self.stage3.decision(self._context(p, cont, weight)))
+
+    def _context(self, s: np.ndarray, cont: np.ndarray | None, weight: np.ndarray | None) -> np.ndarray:
+        """Stage 2's (and 3's) own columns for the scores ``s``."""
+        return with_deep(context_inputs(s, cont, weight, self.stage2_page_rel), s, cont, weight,
+                         self.stage2_deep)
 
     def _kind_weights(self, kind: np.ndarray | None) -> tuple[np.ndarray, float]:
         """Stage 2's folded weights over its own columns for a page of kind probabilities
@@ -172,7 +180,7 @@ class Model:
         parts = self.__dict__.get("_s2k_parts")
         if parts is None:  # kind_context's order: own columns, then p times each of cols
             w = self.stage2._w
-            nb = len(stage2_columns(self.stage2_page_rel))
+            nb = len(stage2_columns(self.stage2_page_rel)) + len(self.stage2_deep)
             u = w[nb:].reshape(len(cols), -1)
             one = [i for i, c in enumerate(cols) if c < 0]  # p times ones: the intercept's part
             v = u[one].sum(axis=0)
@@ -237,6 +245,8 @@ class Model:
             d["stage2_kind"] = list(self.stage2_kind)
         if self.stage3 is not None:  # likewise
             d["stage3"] = self.stage3.to_json()
+        if self.stage2_deep:  # likewise
+            d["stage2_deep"] = list(self.stage2_deep)
         for key in ("kind_thresholds", "kind_precise_thresholds"):  # only when present
             if getattr(self, key) is not None:
                 d[key] = dict(getattr(self, key))
@@ -288,7 +298,8 @@ class Model:
         rel = d.get("stage2_page_rel", False)
         if not isinstance(rel, bool):
             raise ModelError("stage2_page_rel must be true or false")
-        n2 = context_features(np.zeros(1), page_rel=rel).shape[1]
+        deep = _deep_levels(d.get("stage2_deep", []))
+        n2 = context_features(np.zeros(1), page_rel=rel).shape[1] + len(deep)
         pt = d.get("precise_threshold")
         pk = d.get("pagekind")
         if pk is not None and not isinstance(pk, dict):
@@ -322,6 +333,7 @@ class Model:
             kind_precise_thresholds=kpt,
             stage2_kind=s2k,
             stage3=stage3,
+            stage2_deep=deep,
         )
 
     @classmethod
@@ -358,6 +370,15 @@ def _stage2_kind(v: Any, page_rel: bool, kind_model: PageKindModel | None) -> tu
     names = ["one", *stage2_columns(page_rel)]
     if not all(isinstance(c, str) and c in names for c in v) or len(set(v)) != len(v):
         raise ModelError(f"stage2_kind must name distinct stage-2 columns ({', '.join(names)})")
+    return tuple(v)
+
+
+def _deep_levels(v: Any) -> tuple[int, ...]:
+    """stage2_deep: distinct ancestor levels past CONTAINER_LEVELS that a block remembers."""
+    _need(v, list, "stage2_deep")
+    ok = range(max(CONTAINER_LEVELS) + 1, PATH_LEN)
+    if not all(type(x) is int and x in ok for x in v) or len(set(v)) != len(v):
+        raise ModelError(f"stage2_deep must be distinct levels from {ok.start} to {ok.stop - 1}")
     return tuple(v)
 
 

@@ -80,6 +80,30 @@ def context_features(s: np.ndarray, cont: np.ndarray | None = None,
     return out
 
 
+def deep_columns(s: np.ndarray, cont: np.ndarray | None, weight: np.ndarray | None,
+                 levels: tuple[int, ...]) -> np.ndarray:
+    """Stage 2's optional farther ancestors (Model.stage2_deep): per level, the weighted mean
+    score of the blocks sharing the block's ancestor that many steps up. CONTAINER_LEVELS reach
+    a card or a post; a grid of cards or a page's main column sits farther up."""
+    n = len(s)
+    out = np.empty((n, len(levels)))
+    if cont is None:
+        out[:] = s[:, None]
+        return out
+    w = weight if weight is not None else np.ones(n)
+    sw = s * w
+    for j, lvl in enumerate(levels):
+        ids = cont[:, lvl]
+        out[:, j] = group_sum(ids, sw) / np.maximum(group_sum(ids, w), 1e-9)
+    return out
+
+
+def with_deep(x: np.ndarray, s: np.ndarray, cont: np.ndarray | None, weight: np.ndarray | None,
+              levels: tuple[int, ...]) -> np.ndarray:
+    """Stage 2's columns ``x`` with deep_columns appended (none: ``x`` itself)."""
+    return np.hstack((x, deep_columns(s, cont, weight, levels))) if levels else x
+
+
 def stage2_columns(page_rel: bool = False) -> list[str]:
     """Short names of context_features' columns, in its order (what a model's
     ``stage2_kind`` names, with "one" for the kind probabilities themselves)."""

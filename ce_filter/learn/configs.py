@@ -148,6 +148,9 @@ CONFIGS["best+kind+pn.5+w1+shop05+ic30+itemk"] = replace(
 CONFIGS["best+kind+pn.5+w1+shop05+ic30+hid"] = replace(_SHIPPED, groups=_SHIPPED.groups + ("hid",))
 CONFIGS["best+kind+pn.5+w1+shop05+ic30+hidk"] = replace(
     _SHIPPED, groups=_SHIPPED.groups + ("hid",), kind_mix=tuple(HIDE_COLUMNS))
+# the shipped configuration with stage 2 also seeing the mean scores under the ancestors 4, 6
+# and 8 levels up (Model.stage2_deep): the grid a card sits in, the page's main column
+CONFIGS["best+kind+pn.5+w1+shop05+ic30+deep"] = replace(_SHIPPED, stage2_deep=(4, 6, 8))
 # best+kind+pn.5 with a cut per page kind, each pulled toward the global cut (kcut100's)
 CONFIGS["best+kind+pn.5+kcut100"] = replace(_with("kind"), page_norm=0.5, kind_cuts=True, kind_shrink=100.0)
 

@@ -25,6 +25,7 @@ from ..features import (
     page_inputs,
     stage2_inputs,
 )
+from ..features.context import with_deep
 from ..features.tokens import select_tokens
 from ..model import Linear, Model, sigmoid
 from ..pagekind import KINDS, PageKindModel, page_signals
@@ -117,6 +118,8 @@ class TrainConfig:
     # a third stage of stage 2's form over stage 2's out-of-fold scores (Model.stage3), kept
     # when its CV beats stage 2's
     stage3: bool = False
+    # stage 2 also sees the mean scores under these farther ancestor levels (Model.stage2_deep)
+    stage2_deep: tuple[int, ...] = ()
     log: bool = True
     extra: dict = field(default_factory=dict)
 
@@ -405,10 +408,9 @@ def _train(pages: list[Page], cfg: TrainConfig, name: str, data_desc: dict) -> M
     # the model's stage-2 options before the fit: Model.kind_context builds the kind columns
     # of training as of serving
     model = Model(name=name, spec=spec, stage1=stage1, stage2_page_rel=cfg.stage2_page_rel,
-                  pagekind=kind_model, stage2_kind=cfg.stage2_kind)
+                  pagekind=kind_model, stage2_kind=cfg.stage2_kind, stage2_deep=cfg.stage2_deep)
     if cfg.stage2:
-        rows = [context_features(s, *stage2_inputs(p.blocks), cfg.stage2_page_rel)
-                for s, p in zip(_split(sizes, oof1), pages)]
+        rows = [_stage2_rows(s, p, cfg) for s, p in zip(_split(sizes, oof1), pages)]
         if cfg.stage2_kind is not None:
             rows = [model.kind_context(r, p.kind) for r, p in zip(rows, pages)]
         ctx = logreg.dense_design(np.vstack(rows))
@@ -417,9 +419,8 @@ def _train(pages: list[Page], cfg: TrainConfig, name: str, data_desc: dict) -> M
         if stage2 is not None:
             thr, final_oof = t2, s2
         if cfg.stage3 and stage2 is not None:
-            ctx3 = logreg.dense_design(np.vstack([
-                context_features(s, *stage2_inputs(p.blocks), cfg.stage2_page_rel)
-                for s, p in zip(_split(sizes, s2), pages)]))
+            ctx3 = logreg.dense_design(np.vstack([_stage2_rows(s, p, cfg)
+                                                  for s, p in zip(_split(sizes, s2), pages)]))
             stage3, t3, _, s3 = _context_stage("stage3", ctx3, f2, y, w, groups, pages, sizes, cfg,
                                                cv, ticker, say)
             if stage3 is not None:
@@ -476,6 +477,8 @@ def _train(pages: list[Page], cfg: TrainConfig, name: str, data_desc: dict) -> M
         skip.add("page_norm")
     if not cfg.stage3:  # likewise
         skip.add("stage3")
+    if not cfg.stage2_deep:  # likewise
+        skip.add("stage2_deep")
     meta = {
         "trained_with": f"ce-filter {__version__}",
         # the fit's numerics come from these: another version may move a weight past the 9th digit
@@ -492,7 +495,16 @@ def _train(pages: list[Page], cfg: TrainConfig, name: str, data_desc: dict) -> M
     return replace(model, stage2=stage2, threshold=float(thr), meta=meta,
                    stage2_page_rel=stage2 is not None and cfg.stage2_page_rel, precise_threshold=t_p,
                    kind_thresholds=kcut, kind_precise_thresholds=kpcut,
-                   stage2_kind=cfg.stage2_kind if stage2 is not None else None, stage3=stage3)
+                   stage2_kind=cfg.stage2_kind if stage2 is not None else None, stage3=stage3,
+                   stage2_deep=cfg.stage2_deep if stage2 is not None else ())
+
+
+def _stage2_rows(s: np.ndarray, p: Page, cfg: TrainConfig) -> np.ndarray:
+    """Stage 2's own columns of page ``p`` for its scores ``s`` (the reference: Model._context
+    gives the same through the C part)."""
+    cont, weight = stage2_inputs(p.blocks)
+    return with_deep(context_features(s, cont, weight, cfg.stage2_page_rel), s, cont, weight,
+                     cfg.stage2_deep)
 
 
 def _library_versions() -> dict[str, str]:
