@@ -38,8 +38,6 @@ static struct {
     void *(*next_attr)(void *attr);
     void *(*class_attr)(void *el);
     void *(*id_attr)(void *el);
-    const lxb_char_t *(*attr_name)(void *attr, size_t *len);
-    const lxb_char_t *(*attr_value)(void *attr, size_t *len);
 } L;
 
 /* Lexbor's node and character-data structs as selectolax's lexbor.pxd declares them. They are
@@ -351,80 +349,6 @@ static int has_ci(const lxb_char_t *s, size_t n, const char *w) {
     return 0;
 }
 
-/* s, ASCII whitespace trimmed, equals the lower-case w, ASCII case aside. */
-static int eq_ci_trim(const lxb_char_t *s, size_t n, const char *w) {
-    if (!s) return 0;
-    while (n && s[0] < 128 && ascii_space[s[0]]) { s++; n--; }
-    while (n && s[n - 1] < 128 && ascii_space[s[n - 1]]) n--;
-    return n == strlen(w) && has_ci(s, n, w);
-}
-
-/* s has `a` then optional ASCII spaces, ':', spaces, `b` (ASCII case aside): an inline style's
- * "display: none" (segment.py's _STYLE_HIDDEN). */
-static int has_decl(const lxb_char_t *s, size_t n, const char *a, const char *b) {
-    size_t ka = strlen(a), kb = strlen(b);
-    for (size_t i = 0; i + ka <= n; i++) {
-        if (!has_ci(s + i, ka, a)) continue;
-        size_t j = i + ka;
-        while (j < n && s[j] < 128 && ascii_space[s[j]]) j++;
-        if (j >= n || s[j] != ':') continue;
-        j++;
-        while (j < n && s[j] < 128 && ascii_space[s[j]]) j++;
-        if (j + kb <= n && has_ci(s + j, kb, b)) return 1;
-    }
-    return 0;
-}
-
-/* The hidden-content flags the element sets (segment.py's hide_flags: HIDE_NAMES in order,
- * shifted by hide_shift), from one pass over its attributes. */
-static tag_id_t T_DIALOG;
-static int hide_shift = 24;
-static uint32_t hide_flags(void *el, tag_id_t tid) {
-    uint32_t f = 0;
-    int open = 0;
-    void *c = L.class_attr(el), *i = L.id_attr(el);
-    for (void *a = L.first_attr(el); a; a = L.next_attr(a)) {
-        if (a == c || a == i) continue;
-        size_t n = 0, vn = 0;
-        const lxb_char_t *nm = L.attr_name(a, &n), *v;
-        if (!nm) continue;
-        switch (n) {
-        case 4:
-            if (!memcmp(nm, "open", 4)) {
-                open = 1;
-            } else if (!memcmp(nm, "role", 4)) {
-                v = L.attr_value(a, &vn);
-                if (eq_ci_trim(v, vn, "dialog") || eq_ci_trim(v, vn, "alertdialog")) f |= 8;
-            }
-            break;
-        case 5:
-            if (!memcmp(nm, "style", 5)) {
-                v = L.attr_value(a, &vn);
-                if (v && (has_decl(v, vn, "display", "none") || has_decl(v, vn, "visibility", "hidden")))
-                    f |= 4;
-            }
-            break;
-        case 6:
-            if (!memcmp(nm, "hidden", 6)) f |= 1;
-            break;
-        case 10:
-            if (!memcmp(nm, "aria-modal", 10)) {
-                v = L.attr_value(a, &vn);  /* before vn is read: argument order is unspecified */
-                if (eq_ci_trim(v, vn, "true")) f |= 8;
-            }
-            break;
-        case 11:
-            if (!memcmp(nm, "aria-hidden", 11)) {
-                v = L.attr_value(a, &vn);
-                if (eq_ci_trim(v, vn, "true")) f |= 2;
-            }
-            break;
-        }
-    }
-    if (tid == T_DIALOG && T_DIALOG && !open) f |= 8;
-    return f << hide_shift;
-}
-
 /* ASCII-case-insensitive "author" or "byline" occurs in s (for every class and id: the
  * candidates' first letters are found with memchr, which scans many bytes at a time). */
 static int has_by_word(const lxb_char_t *s, size_t n) {
@@ -667,7 +591,6 @@ static int walk(W *w, void *root, long *n_nodes) {
                 w->enode[s] = (KIND(tid) & K_NOATTR) ? NULL : node;
                 Entry e = {tid < TAG_LIMIT ? tid : UNKNOWN_TAG, (top ? top->flags : 0) | FLAGS(tid),
                            (int64_t)s};
-                if (!(KIND(tid) & K_NOATTR)) e.flags |= hide_flags(node, tid);
                 if (KIND(tid) & K_BLOCK) {
                     if (w->cur.n && flush(w) < 0) return -1;
                     w->cur_tags = 0;
@@ -1682,22 +1605,7 @@ static void probe_layout(void) {
 
 static PyObject *py_direct(PyObject *self, PyObject *noarg) { return PyBool_FromLong(direct); }
 
-/* configure_hide(dialog tag id, shift): segment.py's TAG_DIALOG and HIDE_SHIFT */
-static PyObject *py_configure_hide(PyObject *self, PyObject *args) {
-    unsigned long long d;
-    int sh;
-    if (!PyArg_ParseTuple(args, "Ki", &d, &sh)) return NULL;
-    if (sh < 0 || sh > 28) {
-        PyErr_SetString(PyExc_ValueError, "hide shift out of range");
-        return NULL;
-    }
-    T_DIALOG = (tag_id_t)d;
-    hide_shift = sh;
-    Py_RETURN_NONE;
-}
-
 static PyMethodDef methods[] = {
-    {"configure_hide", py_configure_hide, METH_VARARGS, "Set the hidden-content flags' dialog tag and shift."},
     {"configure", py_configure, METH_VARARGS, "Set the tag tables (from segment.py)."},
     {"configure_head", py_configure_head, METH_VARARGS, "Set the elements the metadata reads."},
     {"configure_extras", py_configure_extras, METH_VARARGS, "Set the elements the renderers read."},
@@ -1736,8 +1644,6 @@ static int bind(void *h) {
     SYM(next_attr, "lxb_dom_element_next_attribute_noi")
     SYM(class_attr, "lxb_dom_element_class_attribute_noi")
     SYM(id_attr, "lxb_dom_element_id_attribute_noi")
-    SYM(attr_name, "lxb_dom_attr_local_name_noi")
-    SYM(attr_value, "lxb_dom_attr_value_noi")
 #undef SYM
     return 0;
 }

@@ -75,35 +75,6 @@ for _bit, _names in enumerate(
         _FLAG_TAGS[_t] = _FLAG_TAGS.get(_t, 0) | (1 << _bit)
 FLAG_A = 1
 FLAG_PRE = 1 << FLAG_NAMES.index("pre")
-# Hidden-content flags, above the tag flags (no FLAG_NAMES column reads them; the ``hid``
-# feature group does): the block sits inside an element marked as not shown. A page's
-# modals, mobile menus, cookie banners and duplicated variants are mostly hidden this way;
-# tab panels and collapsed sections are too, so they are features, not filters.
-HIDE_SHIFT = 24
-HIDE_NAMES = ("hidden", "aria_hidden", "style_hidden", "dialog")
-_DIALOG_ROLES = frozenset(("dialog", "alertdialog"))
-_STYLE_HIDDEN = re.compile(r"display\s*:\s*none|visibility\s*:\s*hidden", re.IGNORECASE)
-TAG_DIALOG = _id("dialog")
-
-
-def hide_flags(tid: int, attrs: Any) -> int:
-    """The hidden-content flags an element sets (HIDE_NAMES, shifted by HIDE_SHIFT); the C
-    walk's hide_flags computes the same."""
-    f = 0
-    if "hidden" in attrs:
-        f |= 1
-    if (attrs.get("aria-hidden") or "").strip().lower() == "true":
-        f |= 2
-    style = attrs.get("style")
-    if style and _STYLE_HIDDEN.search(style):
-        f |= 4
-    if ((tid == TAG_DIALOG and "open" not in attrs)
-            or (attrs.get("role") or "").strip().lower() in _DIALOG_ROLES
-            or (attrs.get("aria-modal") or "").strip().lower() == "true"):
-        f |= 8
-    return f << HIDE_SHIFT
-
-
 PATH_LEN = 10  # ancestors remembered per block (bounded: deep pages cost no more)
 
 _NAME_SPLIT = re.compile(r"[^a-z0-9]+|(?<=[a-z])(?=[0-9])")
@@ -370,7 +341,6 @@ def _load_fast() -> Any:
     _walk.configure_head(TAG_HTML, TAG_META, TAG_LINK, TAG_SCRIPT, TAG_TIME, TAG_A, MAX_BYLINE_ITEMS,
                          MAX_TIME_CHARS, MAX_ITEM_TEXT)
     _walk.configure_extras(TAG_LI, TAG_OL, TAG_IMG, FLAG_PRE)
-    _walk.configure_hide(TAG_DIALOG, HIDE_SHIFT)
     if not _blocks_from_c(_walk.segment(_walk.parse(_PROBE_PAGE), True), _walk).same_as(
             segment_tree(LexborHTMLParser(_PROBE_PAGE), True)):
         native.distrust("_walk", "the Python walk")
@@ -626,10 +596,9 @@ def segment_tree(tree: LexborHTMLParser, extras: bool = False) -> Blocks:
                     _, _, _, p_all, p_flags, p_ser = stack[-1]
                 else:
                     p_all, p_flags, p_ser = empty, 0, no_path
-                hide = hide_flags(tid, attrs) if tid not in _NO_ATTR_TAGS else 0
                 entry = (tid if tid < _TAG_LIMIT else UNKNOWN_TAG, own, p_all,
                          p_all + own if own else p_all,
-                         p_flags | _FLAG_TAGS.get(tid, 0) | hide, (serial,) + p_ser[:-1])
+                         p_flags | _FLAG_TAGS.get(tid, 0), (serial,) + p_ser[:-1])
                 if tid in BLOCK_TAGS:
                     if cur:
                         flush()

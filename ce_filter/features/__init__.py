@@ -7,7 +7,7 @@ ratios (cetr.py), ``ic`` class/id tokens (tokens.py), ``dom`` tree and page posi
 ``kind`` the page-kind probabilities and their products with block figures (kind.py),
 ``struct`` repeated structures (struct.py), ``cmt`` comment sections (comments.py), ``shop``
 shop-page boilerplate cues (shop.py), ``item`` repeated multi-block items (item.py; ``itemg``
-the same off product pages), ``hid`` hidden content (hidden.py). A spec's
+the same off product pages). A spec's
 ``kind_mix`` appends, after every group, the products of the named dense columns with each
 kind's probability (kind.py).
 Stage 2's context input is in context.py too.
@@ -27,8 +27,6 @@ from .comments import CMT_NAMES, cmt_columns
 from .context import CONTAINER_LEVELS, CONTEXT, context_features, ctx_columns, stage2_inputs
 from .dom import dom_columns, group_sum
 from .headings import heading_columns, heading_words
-from .hidden import NAMES as HIDE_COLUMNS
-from .hidden import hide_columns
 from .item import NAMES as ITEM_NAMES
 from .item import gated_item_columns, item_columns
 from .kind import kind_columns, kind_mix_columns, kind_mix_names
@@ -62,7 +60,6 @@ _AFTER: dict[str, tuple[int, Callable[[Blocks, FeatureSpec, np.ndarray | None], 
              lambda b, spec, kind: item_columns(b.container_ids(), b.token_counts())[1][0]),
     "itemg": (len(ITEM_NAMES), lambda b, spec, kind: gated_item_columns(
         b.container_ids(), b.token_counts(), kind)[1][0]),
-    "hid": (len(HIDE_COLUMNS), lambda b, spec, kind: hide_columns(b)[1][0]),
 }
 assert tuple(_AFTER) == AFTER_GROUPS
 
@@ -209,8 +206,6 @@ def _columns(b: Blocks, spec: FeatureSpec, names_only: bool = False,
         add(*item_columns(b.container_ids(), n_tok))
     if "itemg" in g:
         add(*gated_item_columns(b.container_ids(), n_tok, kind))
-    if "hid" in g:
-        add(*hide_columns(b))
     return names if names_only else cols
 
 

@@ -7,10 +7,10 @@ from dataclasses import dataclass, field
 from typing import Any
 
 GROUPS = ("st", "cetr", "ic", "dom", "text", "ctx", "rx", "head", "kind", "struct", "cmt", "shop",
-          "item", "itemg", "hid")
+          "item", "itemg")
 # the last groups: the C part (features/dense.py) leaves them to features.page_inputs, which
 # appends their columns after its own, in this order
-AFTER_GROUPS = ("cmt", "shop", "item", "itemg", "hid")
+AFTER_GROUPS = ("cmt", "shop", "item", "itemg")
 
 # Token-list columns (0/1 per token of a learned list) are named with these prefixes.
 TOKEN_PREFIXES = ("ic_own:", "ic_anc:", "head:")

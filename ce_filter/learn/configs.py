@@ -12,7 +12,6 @@ from typing import Any
 
 from ..features.comments import CMT_NAMES
 from ..features.context import STAGE2_KIND_ANCESTORS, STAGE2_KIND_COLUMNS
-from ..features.hidden import NAMES as HIDE_COLUMNS
 from ..features.item import NAMES as ITEM_NAMES
 from ..features.kind import MIX_COMPACT, MIX_WIDE
 from ..progress import progress
@@ -143,11 +142,6 @@ CONFIGS["best+kind+pn.5+w1+shop05+ic30+itemg"] = replace(_SHIPPED, groups=_SHIPP
 # content, a product page's related products are not)
 CONFIGS["best+kind+pn.5+w1+shop05+ic30+itemk"] = replace(
     _SHIPPED, groups=_SHIPPED.groups + ("item",), kind_mix=tuple(ITEM_NAMES))
-# the shipped configuration with the hidden-content flags (features.hidden), and with them also
-# times each page kind's probability (kind_mix: on a shop page much hidden text is content)
-CONFIGS["best+kind+pn.5+w1+shop05+ic30+hid"] = replace(_SHIPPED, groups=_SHIPPED.groups + ("hid",))
-CONFIGS["best+kind+pn.5+w1+shop05+ic30+hidk"] = replace(
-    _SHIPPED, groups=_SHIPPED.groups + ("hid",), kind_mix=tuple(HIDE_COLUMNS))
 # the shipped configuration with stage 2 also seeing the mean scores under the ancestors 4, 6
 # and 8 levels up (Model.stage2_deep): the grid a card sits in, the page's main column
 CONFIGS["best+kind+pn.5+w1+shop05+ic30+deep"] = replace(_SHIPPED, stage2_deep=(4, 6, 8))

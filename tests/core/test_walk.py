@@ -39,11 +39,6 @@ PAGES = [
     "<script type=application/ld+json>[]</script></body></html>",
     "",
     "plain text, no tags at all",
-    "<div hidden><p>a</p></div><div ARIA-HIDDEN=' True '><p>b</p></div><div aria-hidden=false>"
-    "<p>c</p></div><div style='color:red;DISPLAY : none'><p>d</p></div><div style='visibility:"
-    "hidden'><p>e</p></div><div style='display:block'><p>f</p></div><dialog><p>g</p></dialog>"
-    "<dialog open><p>h</p></dialog><div role=' AlertDialog'><p>i</p></div><div aria-modal=true>"
-    "<p>j</p></div><b hidden><p>k</p></b><section class=x id=y hidden=hidden><p>l</p></section>",
 ] + [decode_html(p.read_bytes())[0] for p in sorted(SITE.glob("*.html"))]
 
 
