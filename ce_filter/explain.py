@@ -22,8 +22,8 @@ from typing import Any
 import numpy as np
 
 from .api import FALLBACK_REL, Extraction, Extractor, code_blocks, select
-from .features import CONTEXT, TOKEN_PREFIXES, context_features, feature_names, page_features, stage2_inputs
-from .features.context import stage2_columns, with_deep
+from .features import CONTEXT, TOKEN_PREFIXES, feature_names, page_features, stage2_inputs
+from .features.context import stage2_columns
 from .model import Model, sigmoid
 from .pagekind import page_signals
 from .segment import Blocks
@@ -87,8 +87,8 @@ def explain_blocks(model: Model, blocks: Blocks, threshold: float, top: int = TO
     absent_sum = np.where(absent_tok, t1, 0.0).sum(axis=1)
     shown1 = np.where(absent_tok, 0.0, t1)
     if model.stage2 is not None:
-        c = with_deep(context_features(p1, *stage2_inputs(blocks), page_rel=model.stage2_page_rel),
-                      p1, *stage2_inputs(blocks), model.stage2_deep)
+        ins = stage2_inputs(blocks)
+        c = model.context_columns(p1, *ins)
         names2 = stage2_names(model.stage2_page_rel) + [
             f"mean stage-1 score under ancestor {lvl}" for lvl in model.stage2_deep]
         if model.stage2_kind is not None and model.pagekind is not None:
@@ -100,9 +100,7 @@ def explain_blocks(model: Model, blocks: Blocks, threshold: float, top: int = TO
         t2 = _terms(s2.coef, s2.mean, s2.scale, c)
         score = sigmoid(s2.intercept + t2.sum(axis=1))
         if model.stage3 is not None:  # stage 2's terms are shown; the score is the last stage's
-            c3 = with_deep(context_features(score, *stage2_inputs(blocks), page_rel=model.stage2_page_rel),
-                           score, *stage2_inputs(blocks), model.stage2_deep)
-            score = sigmoid(model.stage3.decision(c3))
+            score = sigmoid(model.stage3.decision(model.context_columns(score, *ins)))
     else:
         c, t2, score, names2 = None, None, p1, []
     in_code = code_blocks(blocks)

@@ -155,7 +155,7 @@ class Model:
         """Stage-1 probabilities through stage 2, where the model has one."""
         if self.stage2 is None:
             return s
-        x = self._context(s, cont, weight)
+        x = self.context_columns(s, cont, weight)
         if self.stage2_kind is None:
             p = sigmoid(self.stage2.decision(x))
         else:
@@ -163,10 +163,11 @@ class Model:
             p = sigmoid(np.einsum("ij,j->i", x, w) + b)
         if self.stage3 is None:
             return p
-        return sigmoid(self.stage3.decision(self._context(p, cont, weight)))
+        return sigmoid(self.stage3.decision(self.context_columns(p, cont, weight)))
 
-    def _context(self, s: np.ndarray, cont: np.ndarray | None, weight: np.ndarray | None) -> np.ndarray:
-        """Stage 2's (and 3's) own columns for the scores ``s``."""
+    def context_columns(self, s: np.ndarray, cont: np.ndarray | None, weight: np.ndarray | None
+                        ) -> np.ndarray:
+        """Stage 2's (and 3's) own columns for the scores ``s`` (before any kind columns)."""
         return with_deep(context_inputs(s, cont, weight, self.stage2_page_rel), s, cont, weight,
                          self.stage2_deep)
 

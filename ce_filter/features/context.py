@@ -67,14 +67,8 @@ def context_features(s: np.ndarray, cont: np.ndarray | None = None,
         lo, hi = np.maximum(idx - r, 0), np.minimum(idx + r + 1, n)
         out[:, j] = (c[hi] - c[lo]) / np.maximum(hi - lo, 1)
     out[:, 2 * CONTEXT + 3] = s.sum() / n  # what s.mean() computes, without its overhead
-    w = weight if weight is not None else np.ones(n)
-    sw = s * w
-    for j, lvl in enumerate(CONTAINER_LEVELS, start=2 * CONTEXT + 4):
-        if cont is None:
-            out[:, j] = s
-            continue
-        ids = cont[:, lvl]
-        out[:, j] = group_sum(ids, sw) / np.maximum(group_sum(ids, w), 1e-9)
+    at = 2 * CONTEXT + 4
+    _ancestor_means(s, cont, weight, CONTAINER_LEVELS, out[:, at:at + len(CONTAINER_LEVELS)])
     if page_rel:
         out[:, -1] = s / max(float(s.max()), 1e-6)
     return out
@@ -85,17 +79,23 @@ def deep_columns(s: np.ndarray, cont: np.ndarray | None, weight: np.ndarray | No
     """Stage 2's optional farther ancestors (Model.stage2_deep): per level, the weighted mean
     score of the blocks sharing the block's ancestor that many steps up. CONTAINER_LEVELS reach
     a card or a post; a grid of cards or a page's main column sits farther up."""
-    n = len(s)
-    out = np.empty((n, len(levels)))
+    out = np.empty((len(s), len(levels)))
+    _ancestor_means(s, cont, weight, levels, out)
+    return out
+
+
+def _ancestor_means(s: np.ndarray, cont: np.ndarray | None, weight: np.ndarray | None,
+                    levels: tuple[int, ...], out: np.ndarray) -> None:
+    """Into ``out``'s columns, per level: the ``weight``-weighted mean score of the blocks
+    sharing the block's ancestor at that level (no ancestor ids: the block's own score)."""
     if cont is None:
         out[:] = s[:, None]
-        return out
-    w = weight if weight is not None else np.ones(n)
+        return
+    w = weight if weight is not None else np.ones(len(s))
     sw = s * w
     for j, lvl in enumerate(levels):
         ids = cont[:, lvl]
         out[:, j] = group_sum(ids, sw) / np.maximum(group_sum(ids, w), 1e-9)
-    return out
 
 
 def with_deep(x: np.ndarray, s: np.ndarray, cont: np.ndarray | None, weight: np.ndarray | None,

@@ -500,7 +500,7 @@ def _train(pages: list[Page], cfg: TrainConfig, name: str, data_desc: dict) -> M
 
 
 def _stage2_rows(s: np.ndarray, p: Page, cfg: TrainConfig) -> np.ndarray:
-    """Stage 2's own columns of page ``p`` for its scores ``s`` (the reference: Model._context
+    """Stage 2's own columns of page ``p`` for its scores ``s`` (the reference: Model.context_columns
     gives the same through the C part)."""
     cont, weight = stage2_inputs(p.blocks)
     return with_deep(context_features(s, cont, weight, cfg.stage2_page_rel), s, cont, weight,
