@@ -349,8 +349,8 @@ class Extractor:
                              truncated=truncated, model=self.version)
             keep = np.zeros(0, dtype=bool)
         else:
-            kind = self._kind(blocks, text_html, url)
-            scores = self.model.block_scores(blocks, kind)
+            kind, style = self.page_context(blocks, text_html, url)
+            scores = self.model.block_scores(blocks, kind, style)
             keep = select(scores, self.cut(kind), code_blocks(blocks))
             kept = [t for t, k in zip(blocks.texts, keep) if k]
             out = Extraction(
@@ -401,16 +401,22 @@ class Extractor:
             return max(t, pt)
         return t
 
-    def _kind(self, blocks: Blocks, html: str, url: str | None) -> np.ndarray | None:
-        """The page's kind probabilities (pagekind.KINDS order), None without a kind model."""
-        if self.kind_model is None:
-            return None
-        return self.kind_model.proba(page_signals(blocks, html, url))
+    def page_context(self, blocks: Blocks, html: str, url: str | None
+                     ) -> tuple[np.ndarray | None, np.ndarray | None]:
+        """The page's kind probabilities (pagekind.KINDS order; None without a kind model) and
+        its style probabilities (None unless the model has a page-style model), from one
+        reading of the page signals."""
+        style_model = self.model.pagestyle
+        if self.kind_model is None and style_model is None:
+            return None, None
+        sig = page_signals(blocks, html, url)
+        return (None if self.kind_model is None else self.kind_model.proba(sig),
+                None if style_model is None else style_model.proba(sig))
 
     def scores(self, html: str, url: str | None = None) -> np.ndarray:
         """Every block's content probability for a page given as text (no threshold applied)."""
         blocks = segment(parse(html))
-        return self.model.block_scores(blocks, self._kind(blocks, html, url))
+        return self.model.block_scores(blocks, *self.page_context(blocks, html, url))
 
 
 _default: dict[bool, Extractor] = {}

@@ -25,7 +25,6 @@ from .api import FALLBACK_REL, Extraction, Extractor, code_blocks, select
 from .features import CONTEXT, TOKEN_PREFIXES, feature_names, page_features, stage2_inputs
 from .features.context import stage2_columns
 from .model import Model, sigmoid
-from .pagekind import page_signals
 from .segment import Blocks
 
 TOP = 5  # terms shown per block and stage
@@ -70,13 +69,14 @@ def _terms(coef: np.ndarray, mean: np.ndarray, scale: np.ndarray, x: np.ndarray
 
 
 def explain_blocks(model: Model, blocks: Blocks, threshold: float, top: int = TOP,
-                   kind: np.ndarray | None = None) -> tuple[list[BlockWhy], np.ndarray]:
-    """Every block with its score and its strongest terms; also the final scores. ``kind``:
-    the page-kind probabilities (Model.block_scores)."""
+                   kind: np.ndarray | None = None, style: np.ndarray | None = None
+                   ) -> tuple[list[BlockWhy], np.ndarray]:
+    """Every block with its score and its strongest terms; also the final scores. ``kind``,
+    ``style``: the page-kind and page-style probabilities (Model.block_scores)."""
     n = len(blocks)
     if n == 0:
         return [], np.zeros(0)
-    x = page_features(blocks, model.spec, kind)
+    x = page_features(blocks, model.spec, kind, style)
     names = feature_names(model.spec)
     s1 = model.stage1
     t1 = _terms(s1.coef, s1.mean, s1.scale, x)
@@ -132,9 +132,9 @@ def explain(html: bytes | str, url: str | None = None, *, extractor: Extractor |
     if r.blocks:
         text, _, _, _ = ex.decode(html, encoding)
         blocks = segment(parse(text))
-        kind = ex.kind_model.proba(page_signals(blocks, text, url)) if ex.kind_model else None
+        kind, style = ex.page_context(blocks, text, url)
         cut = ex.cut(kind)  # the page's own cut: its kind's, where the model has one
-        whys, _ = explain_blocks(ex.model, blocks, cut, top, kind)
+        whys, _ = explain_blocks(ex.model, blocks, cut, top, kind, style)
     meta = {k: getattr(r, k) for k in ("title", "author", "date", "sitename", "language",
                                        "canonical_url") if getattr(r, k, None)}
     return {

@@ -123,6 +123,9 @@ class Model:
     # stage 2 (and 3) also see the mean scores under these farther ancestor levels
     # (context.deep_columns), after their other columns; (): off, and not in the file
     stage2_deep: tuple[int, ...] = ()
+    # the page-style model: which training corpus's annotation conventions a page resembles
+    # (features.style; its classes are spec.style); None: off, and not in the file
+    pagestyle: PageKindModel | None = None
 
     def predict_proba(self, x: np.ndarray, cont: np.ndarray | None = None,
                       weight: np.ndarray | None = None, kind: np.ndarray | None = None
@@ -133,10 +136,12 @@ class Model:
             return np.zeros(0)
         return self._stage2(sigmoid(self.stage1.decision(x)), cont, weight, kind)
 
-    def block_scores(self, blocks: Blocks, kind: np.ndarray | None = None) -> np.ndarray:
+    def block_scores(self, blocks: Blocks, kind: np.ndarray | None = None,
+                     style: np.ndarray | None = None) -> np.ndarray:
         """Block probabilities of a segmented page (what Extractor calls); ``kind``: the page's
-        kind probabilities (``Extractor._kind``), read when the model has the ``kind`` group."""
-        return self.scores(*page_inputs(blocks, self.spec, kind), blocks, kind)
+        kind probabilities (``Extractor._kind``), read when the model has the ``kind`` group;
+        ``style`` its page-style probabilities, read when it has a ``pagestyle``."""
+        return self.scores(*page_inputs(blocks, self.spec, kind, style), blocks, kind)
 
     def scores(self, x: np.ndarray, tokens: list[TokenRows], blocks: Blocks,
                kind: np.ndarray | None = None) -> np.ndarray:
@@ -248,6 +253,8 @@ class Model:
             d["stage3"] = self.stage3.to_json()
         if self.stage2_deep:  # likewise
             d["stage2_deep"] = list(self.stage2_deep)
+        if self.pagestyle is not None:  # likewise
+            d["pagestyle"] = self.pagestyle.to_json()
         for key in ("kind_thresholds", "kind_precise_thresholds"):  # only when present
             if getattr(self, key) is not None:
                 d[key] = dict(getattr(self, key))
@@ -311,6 +318,7 @@ class Model:
             raise ModelError(str(e)) from e
         if kind_model is None and "kind" in spec.groups:
             raise ModelError("a model with the kind feature group needs its page-kind model")
+        style_model = _page_style(d.get("pagestyle"), spec)
         kt, kpt = (_kind_cuts(d.get(key), key, kind_model)
                    for key in ("kind_thresholds", "kind_precise_thresholds"))
         s2k = _stage2_kind(d.get("stage2_kind"), rel, kind_model)
@@ -335,6 +343,7 @@ class Model:
             stage2_kind=s2k,
             stage3=stage3,
             stage2_deep=deep,
+            pagestyle=style_model,
         )
 
     @classmethod
@@ -372,6 +381,24 @@ def _stage2_kind(v: Any, page_rel: bool, kind_model: PageKindModel | None) -> tu
     if not all(isinstance(c, str) and c in names for c in v) or len(set(v)) != len(v):
         raise ModelError(f"stage2_kind must name distinct stage-2 columns ({', '.join(names)})")
     return tuple(v)
+
+
+def _page_style(v: Any, spec: FeatureSpec) -> PageKindModel | None:
+    """The page-style model: present exactly when the spec has style columns, over the same
+    corpora in the same order."""
+    if v is None:
+        if spec.style:
+            raise ModelError("a model with style columns needs its page-style model")
+        return None
+    _need(v, dict, "pagestyle")
+    try:
+        m = PageKindModel.from_json(v)
+    except PageKindError as e:
+        raise ModelError(f"pagestyle: {e}") from e
+    if m.kinds != spec.style:
+        raise ModelError(f"pagestyle's classes {list(m.kinds)} are not "
+                         f"features.spec.style {list(spec.style)}")
+    return m
 
 
 def _deep_levels(v: Any) -> tuple[int, ...]:

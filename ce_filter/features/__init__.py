@@ -9,7 +9,8 @@ ratios (cetr.py), ``ic`` class/id tokens (tokens.py), ``dom`` tree and page posi
 shop-page boilerplate cues (shop.py), ``item`` repeated multi-block items (item.py; ``itemg``
 the same off product pages). A spec's
 ``kind_mix`` appends, after every group, the products of the named dense columns with each
-kind's probability (kind.py).
+kind's probability (kind.py); its ``style`` the page's probabilities of resembling each
+training corpus and their products with the ``style_mix`` columns (style.py), after those.
 Stage 2's context input is in context.py too.
 """
 
@@ -35,6 +36,7 @@ from .shallow import link_density, st_features, text_density
 from .shop import SHOP_NAMES, shop_columns, shop_matrix
 from .spec import AFTER_GROUPS, GROUPS, TOKEN_PREFIXES, FeatureSpec, TokenRows
 from .struct import struct_columns
+from .style import style_columns, style_names
 from .text import text_columns
 from .tokens import token_matrix
 
@@ -45,11 +47,13 @@ __all__ = [
 ]
 
 
-def page_features(b: Blocks, spec: FeatureSpec, kind: np.ndarray | None = None) -> np.ndarray:
+def page_features(b: Blocks, spec: FeatureSpec, kind: np.ndarray | None = None,
+                  style: np.ndarray | None = None) -> np.ndarray:
     """The page's feature matrix (blocks x features), columns in ``feature_names`` order.
-    ``kind``: the page-kind probabilities (the ``kind`` group's input)."""
+    ``kind``: the page-kind probabilities (the ``kind`` group's input); ``style``: the
+    page-style probabilities (the spec's ``style`` columns)."""
     x = _stack(len(b), _columns(b, spec, kind=kind))
-    return _with_mix(x, spec, kind, dense=False)
+    return _with_mix(x, spec, kind, style, dense=False)
 
 
 # spec.AFTER_GROUPS (page_inputs fills them after the C part's columns): width, blocks x width
@@ -64,8 +68,8 @@ _AFTER: dict[str, tuple[int, Callable[[Blocks, FeatureSpec, np.ndarray | None], 
 assert tuple(_AFTER) == AFTER_GROUPS
 
 
-def page_inputs(b: Blocks, spec: FeatureSpec, kind: np.ndarray | None = None
-                ) -> tuple[np.ndarray, list[TokenRows]]:
+def page_inputs(b: Blocks, spec: FeatureSpec, kind: np.ndarray | None = None,
+                style: np.ndarray | None = None) -> tuple[np.ndarray, list[TokenRows]]:
     """For serving: the dense columns (``feature_names`` minus the token-list columns, in
     order) and, per token list, (name prefix, each block's tokens, vocab). A block has a
     handful of a list's hundreds of tokens, so the model adds their weights (Model.scores)
@@ -83,33 +87,39 @@ def page_inputs(b: Blocks, spec: FeatureSpec, kind: np.ndarray | None = None
     else:
         tokens = []
         x = _stack(len(b), _columns(b, spec, tokens=tokens, kind=kind))
-    return _with_mix(x, spec, kind, dense=True), tokens
+    return _with_mix(x, spec, kind, style, dense=True), tokens
 
 
-def _with_mix(x: np.ndarray, spec: FeatureSpec, kind: np.ndarray | None, dense: bool) -> np.ndarray:
+def _with_mix(x: np.ndarray, spec: FeatureSpec, kind: np.ndarray | None,
+              style: np.ndarray | None, dense: bool) -> np.ndarray:
     """``x`` (the groups' columns: all of them, or the dense ones) with the spec's ``kind_mix``
-    columns appended (none: ``x`` itself)."""
-    if not spec.kind_mix:
-        return x
-    at = _mix_at(spec)[int(dense)]
-    return np.hstack((x, kind_mix_columns(x[:, at], kind)))
+    and ``style`` columns appended (none: ``x`` itself)."""
+    parts = [x]
+    if spec.kind_mix:
+        parts.append(kind_mix_columns(x[:, _mix_at(spec, "kind_mix")[int(dense)]], kind))
+    if spec.style:
+        at = _mix_at(spec, "style_mix")[int(dense)]
+        parts.append(style_columns(x[:, at], style, len(spec.style)))
+    return x if len(parts) == 1 else np.hstack(parts)
 
 
-def _mix_at(spec: FeatureSpec) -> tuple[np.ndarray, np.ndarray]:
-    """Where the ``kind_mix`` columns sit among the groups' columns: among all of them, and
-    among the dense ones (cached on the spec). ValueError for a name that is no dense column
-    of the spec's groups, or a spec without the ``kind`` group."""
-    at = spec.__dict__.get("_mix_at")
+def _mix_at(spec: FeatureSpec, key: str) -> tuple[np.ndarray, np.ndarray]:
+    """Where the columns named by the spec's ``key`` (kind_mix, style_mix) sit among the
+    groups' columns: among all of them, and among the dense ones (cached on the spec).
+    ValueError for a name that is no dense column of the spec's groups, or kind_mix in a
+    spec without the ``kind`` group."""
+    at = spec.__dict__.get("_at_" + key)
     if at is None:
-        if "kind" not in spec.groups:
+        if key == "kind_mix" and "kind" not in spec.groups:
             raise ValueError("kind_mix needs the kind feature group")
         names = _columns(_probe(), spec, names_only=True)
         dense_names = [n for n in names if not n.startswith(TOKEN_PREFIXES)]
-        for n in spec.kind_mix:
+        mix = getattr(spec, key)
+        for n in mix:
             if n not in dense_names:
-                raise ValueError(f"kind_mix: {n!r} is not a dense column of {spec.groups}")
-        at = spec.__dict__["_mix_at"] = tuple(np.array([ns.index(n) for n in spec.kind_mix], dtype=np.int64)
-                                              for ns in (names, dense_names))
+                raise ValueError(f"{key}: {n!r} is not a dense column of {spec.groups}")
+        at = spec.__dict__["_at_" + key] = tuple(np.array([ns.index(n) for n in mix], dtype=np.int64)
+                                                 for ns in (names, dense_names))
     return at
 
 
@@ -137,8 +147,11 @@ def _probe() -> Blocks:
 def feature_names(spec: FeatureSpec) -> list[str]:
     names = _columns(_probe(), spec, names_only=True)
     if spec.kind_mix:
-        _mix_at(spec)  # checks the names
+        _mix_at(spec, "kind_mix")  # checks the names
         names += kind_mix_names(spec.kind_mix)
+    if spec.style:
+        _mix_at(spec, "style_mix")  # likewise
+        names += style_names(spec.style, spec.style_mix)
     return names
 
 

@@ -32,6 +32,11 @@ class FeatureSpec:
     # the ``shop`` group's cues are zero on pages whose product probability is under this
     # (features.shop.shop_columns); 0: computed on every page
     shop_min_p: float = 0.0
+    # the training corpora whose annotation conventions the page-style model tells apart
+    # (Model.pagestyle, features.style): each gets a column of the page's probability of
+    # resembling it, and its products with the ``style_mix`` dense columns; empty: none
+    style: tuple[str, ...] = ()
+    style_mix: tuple[str, ...] = ()
 
     def to_json(self) -> dict[str, Any]:
         d: dict[str, Any] = {"groups": list(self.groups), "ic_own": self.ic_own,
@@ -40,6 +45,9 @@ class FeatureSpec:
             d["kind_mix"] = list(self.kind_mix)
         if self.shop_min_p:  # likewise
             d["shop_min_p"] = self.shop_min_p
+        if self.style:  # likewise
+            d["style"] = list(self.style)
+            d["style_mix"] = list(self.style_mix)
         return d
 
     @classmethod
@@ -47,8 +55,12 @@ class FeatureSpec:
         p = d.get("shop_min_p", 0.0)
         if isinstance(p, bool) or not isinstance(p, (int, float)) or not 0.0 <= p <= 1.0:
             raise ValueError(f"shop_min_p must be a number in [0, 1], not {p!r}")
+        style, mix = (tuple(d.get(k, ())) for k in ("style", "style_mix"))
+        if not all(isinstance(t, str) for t in style + mix) or (mix and not style):
+            raise ValueError("style and style_mix must be lists of names, style_mix only with style")
         return cls(tuple(d["groups"]), list(d.get("ic_own", [])), list(d.get("ic_anc", [])),
-                   list(d.get("heading_words", [])), tuple(d.get("kind_mix", ())), float(p))
+                   list(d.get("heading_words", [])), tuple(d.get("kind_mix", ())), float(p),
+                   style, mix)
 
     def vocabs(self) -> tuple[dict[str, int], dict[str, int], dict[str, int]]:
         cache = self.__dict__.get("_vocabs")

@@ -10,10 +10,12 @@ import sys
 from dataclasses import replace
 from typing import Any
 
+from ..features import TOKEN_PREFIXES, FeatureSpec, feature_names
 from ..features.comments import CMT_NAMES
 from ..features.context import STAGE2_KIND_ANCESTORS, STAGE2_KIND_COLUMNS
 from ..features.item import NAMES as ITEM_NAMES
 from ..features.kind import MIX_COMPACT, MIX_WIDE
+from ..features.style import STYLE_MIX
 from ..progress import progress
 from .corpus import Spec
 from .fit import Page, TrainConfig, data_digest, prepare, train
@@ -145,6 +147,21 @@ CONFIGS["best+kind+pn.5+w1+shop05+ic30+itemk"] = replace(
 # the shipped configuration with stage 2 also seeing the mean scores under the ancestors 4, 6
 # and 8 levels up (Model.stage2_deep): the grid a card sits in, the page's main column
 CONFIGS["best+kind+pn.5+w1+shop05+ic30+deep"] = replace(_SHIPPED, stage2_deep=(4, 6, 8))
+# the shipped configuration with a page-style model over the training corpora (which corpus's
+# annotation rules a page resembles, features.style): its probabilities alone, times the wide
+# set of dense columns (STYLE_MIX), or times every dense column of the groups but kind and shop
+CONFIGS["best+kind+pn.5+w1+shop05+ic30+sty"] = replace(_SHIPPED, style=True)
+CONFIGS["best+kind+pn.5+w1+shop05+ic30+styw"] = replace(_SHIPPED, style=True, style_mix=STYLE_MIX)
+_PLAIN = FeatureSpec(groups=tuple(g for g in _SHIPPED.groups if g not in ("kind", "shop")))
+CONFIGS["best+kind+pn.5+w1+shop05+ic30+styf"] = replace(_SHIPPED, style=True, style_mix=tuple(
+    n for n in feature_names(_PLAIN) if not n.startswith(TOKEN_PREFIXES)))
+# the same with two classes: the 2012 news corpus and the rest (cleaneval-dev's 58 pages are too
+# few for weights of their own), or the two older corpora and the modern one
+_STYF = CONFIGS["best+kind+pn.5+w1+shop05+ic30+styf"]
+CONFIGS["best+kind+pn.5+w1+shop05+ic30+styf2"] = replace(
+    _STYF, style_classes={"cleaneval-dev": "other", "wcxb-dev": "other"})
+CONFIGS["best+kind+pn.5+w1+shop05+ic30+styf2o"] = replace(
+    _STYF, style_classes={"cleaneval-dev": "old", "dragnet": "old"})
 # best+kind+pn.5 with a cut per page kind, each pulled toward the global cut (kcut100's)
 CONFIGS["best+kind+pn.5+kcut100"] = replace(_with("kind"), page_norm=0.5, kind_cuts=True, kind_shrink=100.0)
 

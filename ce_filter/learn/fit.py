@@ -49,6 +49,7 @@ class Page:
     page_type: str = ""
     signals: np.ndarray | None = None  # pagekind.page_signals: the page-kind model's input
     kind: np.ndarray | None = None  # the page-kind probabilities the block features read
+    style: np.ndarray | None = None  # the page-style probabilities (page_styles)
 
 
 @dataclass
@@ -120,6 +121,14 @@ class TrainConfig:
     stage3: bool = False
     # stage 2 also sees the mean scores under these farther ancestor levels (Model.stage2_deep)
     stage2_deep: tuple[int, ...] = ()
+    # a page-style model over the training corpora (page_styles) and its columns: the page's
+    # probability of resembling each corpus and their products with these dense columns
+    # (features.style, FeatureSpec.style_mix)
+    style: bool = False
+    style_mix: tuple[str, ...] = ()
+    # the style model's class of a training corpus (unlisted: the corpus's own name): corpora
+    # annotated alike, or too small for columns of their own, share one
+    style_classes: dict = field(default_factory=dict)
     log: bool = True
     extra: dict = field(default_factory=dict)
 
@@ -222,7 +231,7 @@ def build_design(pages: list[Page], spec: FeatureSpec, log: bool = False) -> Des
     cols: list[np.ndarray] = []
     at = 0
     for p in progress(pages, "train: features", enabled=log):
-        x, lists = page_inputs(p.blocks, spec, p.kind)
+        x, lists = page_inputs(p.blocks, spec, p.kind, p.style)
         dense[at:at + len(x)] = x
         offset = 0
         for _prefix, token_rows, vocab in lists:
@@ -354,6 +363,35 @@ def page_kinds(pages: list[Page], log: bool = False) -> PageKindModel | None:
     return model
 
 
+def corpus_of(p: Page) -> str:
+    """The training corpus a page comes from (ids carry it: ``corpus/page``)."""
+    return p.id.split("/")[0]
+
+
+def page_styles(pages: list[Page], log: bool = False, classes: dict | None = None
+                ) -> PageKindModel | None:
+    """The page-style model: which training corpus a page resembles, a softmax over the page
+    signals fitted on every training page with its corpus as the class (``classes`` maps a
+    corpus to another class name; C and folds as the
+    page-kind model's, grouped by site); every page's probabilities set (``Page.style``) out
+    of fold, so the block model learns from estimates as good as a new page gets. None: fewer
+    than two corpora, or one site."""
+    from . import pagekind
+
+    have = [i for i, p in enumerate(pages) if p.signals is not None]
+    label = [(classes or {}).get(corpus_of(pages[i]), corpus_of(pages[i])) for i in have]
+    corpora = tuple(sorted(set(label)))
+    groups = [pages[i].site or pages[i].id for i in have]
+    if len(corpora) < 2 or len(set(groups)) < 2:
+        return None
+    x = np.vstack([np.asarray(pages[i].signals) for i in have])
+    model, oof = pagekind.train(x, label, groups, log=log,
+                                kinds=corpora, what="pagestyle")
+    for i, pr in zip(have, oof):
+        pages[i].style = pr
+    return model
+
+
 def _context_stage(key: str, ctx: Design, prev_f1: float, y: np.ndarray, w: np.ndarray,
                    groups: np.ndarray, pages: list[Page], sizes: list[int], cfg: TrainConfig,
                    cv: dict, ticker: Ticker, say: Any) -> tuple[Linear | None, float, float, np.ndarray]:
@@ -374,6 +412,9 @@ def _train(pages: list[Page], cfg: TrainConfig, name: str, data_desc: dict) -> M
     if ("kind" in cfg.groups or cfg.stage2_kind is not None) and kind_model is None:
         raise ValueError("the kind feature group and stage2_kind need training pages with page types")
     spec = learn_spec(pages, cfg)
+    style_model = page_styles(pages, cfg.log, cfg.style_classes) if cfg.style else None
+    if style_model is not None:
+        spec = replace(spec, style=style_model.kinds, style_mix=tuple(cfg.style_mix))
     design = build_design(pages, spec, cfg.log)
     sizes = [len(p.y) for p in pages]
     y = np.concatenate([p.y for p in pages]).astype(int)
@@ -408,7 +449,8 @@ def _train(pages: list[Page], cfg: TrainConfig, name: str, data_desc: dict) -> M
     # the model's stage-2 options before the fit: Model.kind_context builds the kind columns
     # of training as of serving
     model = Model(name=name, spec=spec, stage1=stage1, stage2_page_rel=cfg.stage2_page_rel,
-                  pagekind=kind_model, stage2_kind=cfg.stage2_kind, stage2_deep=cfg.stage2_deep)
+                  pagekind=kind_model, stage2_kind=cfg.stage2_kind, stage2_deep=cfg.stage2_deep,
+                  pagestyle=style_model)
     if cfg.stage2:
         rows = [_stage2_rows(s, p, cfg) for s, p in zip(_split(sizes, oof1), pages)]
         if cfg.stage2_kind is not None:
@@ -479,6 +521,8 @@ def _train(pages: list[Page], cfg: TrainConfig, name: str, data_desc: dict) -> M
         skip.add("stage3")
     if not cfg.stage2_deep:  # likewise
         skip.add("stage2_deep")
+    if not cfg.style:  # likewise
+        skip.update(("style", "style_mix", "style_classes"))
     meta = {
         "trained_with": f"ce-filter {__version__}",
         # the fit's numerics come from these: another version may move a weight past the 9th digit

@@ -41,7 +41,7 @@ def signals(docs: Iterable[Doc]) -> tuple[np.ndarray, list[str], list[str], list
     return np.vstack(xs), ys, groups, ids
 
 
-def _fit(x: np.ndarray, y: np.ndarray, c: float) -> PageKindModel:
+def _fit(x: np.ndarray, y: np.ndarray, c: float, kinds: tuple[str, ...] = KINDS) -> PageKindModel:
     from sklearn.linear_model import LogisticRegression
 
     from .fit import _significant
@@ -49,9 +49,9 @@ def _fit(x: np.ndarray, y: np.ndarray, c: float) -> PageKindModel:
     mean = x.mean(axis=0)
     scale = x.std(axis=0)
     scale[scale == 0] = 1.0
-    coef = np.zeros((len(KINDS), x.shape[1]))
+    coef = np.zeros((len(kinds), x.shape[1]))
     # a kind with no training page never wins (a small corpus, or a fold of one)
-    icpt = np.full(len(KINDS), ABSENT)
+    icpt = np.full(len(kinds), ABSENT)
     present = np.unique(y)
     if len(present) == 1:
         icpt[present[0]] = 0.0
@@ -62,7 +62,7 @@ def _fit(x: np.ndarray, y: np.ndarray, c: float) -> PageKindModel:
             coef[present[1]], icpt[present] = lr.coef_[0], (0.0, lr.intercept_[0])
         else:
             coef[present], icpt[present] = lr.coef_, lr.intercept_
-    return PageKindModel(KINDS, _significant(mean), _significant(scale), _significant(coef),
+    return PageKindModel(kinds, _significant(mean), _significant(scale), _significant(coef),
                          _significant(icpt))
 
 
@@ -75,35 +75,36 @@ def _folds(groups: list[str], folds: int) -> list[tuple[np.ndarray, np.ndarray]]
 
 
 def oof_proba(x: np.ndarray, y: np.ndarray, groups: list[str], c: float,
-              folds: int = FOLDS) -> np.ndarray:
+              folds: int = FOLDS, kinds: tuple[str, ...] = KINDS) -> np.ndarray:
     """Out-of-fold kind probabilities (folds grouped by ``groups``)."""
-    out = np.zeros((len(y), len(KINDS)))
+    out = np.zeros((len(y), len(kinds)))
     for tr, te in _folds(groups, min(folds, len(set(groups)))):
-        out[te] = _fit(x[tr], y[tr], c).proba(x[te])
+        out[te] = _fit(x[tr], y[tr], c, kinds).proba(x[te])
     return out
 
 
-def train(x: np.ndarray, types: list[str], groups: list[str], log: bool = True
-          ) -> tuple[PageKindModel, np.ndarray]:
+def train(x: np.ndarray, types: list[str], groups: list[str], log: bool = True,
+          kinds: tuple[str, ...] = KINDS, what: str = "pagekind") -> tuple[PageKindModel, np.ndarray]:
     """C by grouped CV accuracy (ties: the smaller C), then the fit on every page; with the
-    out-of-fold probabilities at that C."""
+    out-of-fold probabilities at that C. ``kinds``: the classes (the page-style model's are
+    the training corpora); ``what``: the log lines' name."""
     from threadpoolctl import threadpool_limits
 
-    y = np.array([KINDS.index(t) for t in types])
+    y = np.array([kinds.index(t) for t in types])
     with threadpool_limits(limits=1):
         res = {}
         for c in CS:
-            p = oof_proba(x, y, groups, c)
+            p = oof_proba(x, y, groups, c, kinds=kinds)
             res[c] = (float((p.argmax(axis=1) == y).mean()), p)
             if log:
-                print(f"pagekind: C={c:g} grouped CV accuracy {res[c][0]:.4f}", file=sys.stderr)
+                print(f"{what}: C={c:g} grouped CV accuracy {res[c][0]:.4f}", file=sys.stderr)
         c = max(CS, key=lambda k: (res[k][0], -k))
         acc, p = res[c]
-        model = _fit(x, y, c)
+        model = _fit(x, y, c, kinds)
     pred = p.argmax(axis=1)
-    conf = np.zeros((len(KINDS), len(KINDS)), dtype=int)
+    conf = np.zeros((len(kinds), len(kinds)), dtype=int)
     np.add.at(conf, (y, pred), 1)
-    per = {k: round(float((pred[y == i] == i).mean()), 4) for i, k in enumerate(KINDS) if (y == i).any()}
+    per = {k: round(float((pred[y == i] == i).mean()), 4) for i, k in enumerate(kinds) if (y == i).any()}
     model.meta = {
         "trained_with": f"ce-filter {__version__}",
         "C": c,

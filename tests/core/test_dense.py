@@ -173,7 +173,7 @@ def test_c_features_equal_reference_on_every_corpus_page(data_dir):
         pages += 1
         if not len(b):  # nothing to score (the extractor stops before the model)
             continue
-        kind = ex._kind(b, html, doc.url or None)
+        kind = ex.page_context(b, html, doc.url or None)[0]
         for m in _models():
             got = (F.page_inputs(b, m.spec, kind)[0], m.block_scores(b, kind))
             with _reference():

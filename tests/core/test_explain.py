@@ -60,7 +60,7 @@ def test_view_data_and_escaping() -> None:
     ex = Extractor()
     blocks = segment(parse(PAGE))
     # the page's own cut: its kind's where the model has cuts per kind
-    assert d["threshold"] == ex.cut(ex._kind(blocks, PAGE, "https://town.example/fleet"))
+    assert d["threshold"] == ex.cut(ex.page_context(blocks, PAGE, "https://town.example/fleet")[0])
     assert any(b["kept"] for b in d["blocks"]) and not all(b["kept"] for b in d["blocks"])
     html = render_view(d)
     assert "<script>window.pwned" not in html  # page text never becomes markup

@@ -91,7 +91,7 @@ def test_extractor_cuts_at_the_pages_kind_unless_told_otherwise():
     assert r.blocks_kept < len(r.blocks) and "Privacy" not in r.text and PARAS[0] in r.text
     # the kind read is the page's most probable one: other kinds' cuts do not apply
     ex = Extractor(everything)
-    kind = ex._kind(*_page_of(ARTICLE))
+    kind = ex.page_context(*_page_of(ARTICLE))[0]
     top = kinds[int(np.argmax(kind))]
     only_others = Extractor(_with_cuts({k: 0.0 for k in kinds if k != top}))
     assert only_others.cut(kind) == only_others.threshold == load_default().threshold
