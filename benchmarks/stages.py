@@ -34,9 +34,9 @@ def staged_extract(ex: Any, data: bytes) -> tuple[str, list[float]]:
     t3 = clock()
     if not len(blocks):
         return "", [t1 - t0, t2 - t1, t3 - t2] + [0.0] * (len(STAGES) - 3)
-    kind = ex._kind(blocks, html, None)
+    kind, style = ex.page_context(blocks, html, None)
     t4 = clock()
-    x, tokens = page_inputs(blocks, ex.model.spec, kind)
+    x, tokens = page_inputs(blocks, ex.model.spec, kind, style)
     t5 = clock()
     scores = ex.model.scores(x, tokens, blocks, kind)
     t6 = clock()

@@ -162,6 +162,9 @@ CONFIGS["best+kind+pn.5+w1+shop05+ic30+styf2"] = replace(
     _STYF, style_classes={"cleaneval-dev": "other", "wcxb-dev": "other"})
 CONFIGS["best+kind+pn.5+w1+shop05+ic30+styf2o"] = replace(
     _STYF, style_classes={"cleaneval-dev": "old", "dragnet": "old"})
+# styf with a class per corpus, its style weights paying 10 times the L2 penalty of the shared
+# ones: a corpus of few pages gets an offset only where its labels insist
+CONFIGS["best+kind+pn.5+w1+shop05+ic30+styf+p10"] = replace(_STYF, style_penalty=10.0)
 # best+kind+pn.5 with a cut per page kind, each pulled toward the global cut (kcut100's)
 CONFIGS["best+kind+pn.5+kcut100"] = replace(_with("kind"), page_norm=0.5, kind_cuts=True, kind_shrink=100.0)
 

@@ -129,6 +129,8 @@ class TrainConfig:
     # the style model's class of a training corpus (unlisted: the corpus's own name): corpora
     # annotated alike, or too small for columns of their own, share one
     style_classes: dict = field(default_factory=dict)
+    # the style columns' L2 penalty, times the shared columns' (logreg.Design.scale_mult)
+    style_penalty: float = 1.0
     log: bool = True
     extra: dict = field(default_factory=dict)
 
@@ -416,6 +418,9 @@ def _train(pages: list[Page], cfg: TrainConfig, name: str, data_desc: dict) -> M
     if style_model is not None:
         spec = replace(spec, style=style_model.kinds, style_mix=tuple(cfg.style_mix))
     design = build_design(pages, spec, cfg.log)
+    if spec.style and cfg.style_penalty != 1.0:
+        is_sty = np.array([n.startswith(("sty_", "smix_")) for n in feature_names(spec)])
+        design.scale_mult = np.where(is_sty, np.sqrt(cfg.style_penalty), 1.0)
     sizes = [len(p.y) for p in pages]
     y = np.concatenate([p.y for p in pages]).astype(int)
     w = _weights(pages, cfg)
@@ -522,7 +527,7 @@ def _train(pages: list[Page], cfg: TrainConfig, name: str, data_desc: dict) -> M
     if not cfg.stage2_deep:  # likewise
         skip.add("stage2_deep")
     if not cfg.style:  # likewise
-        skip.update(("style", "style_mix", "style_classes"))
+        skip.update(("style", "style_mix", "style_classes", "style_penalty"))
     meta = {
         "trained_with": f"ce-filter {__version__}",
         # the fit's numerics come from these: another version may move a weight past the 9th digit

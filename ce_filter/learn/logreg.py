@@ -35,6 +35,9 @@ class Design:
     tokens: sp.csr_array
     dense_pos: np.ndarray
     token_pos: np.ndarray
+    # per feature (model order), a factor on its standardising scale: k > 1 shrinks the
+    # standardised column, so its weight pays k^2 times the L2 penalty (None: all 1)
+    scale_mult: np.ndarray | None = None
 
     @property
     def n_features(self) -> int:
@@ -172,6 +175,8 @@ def fit(design: Design, y: np.ndarray, w: np.ndarray, c: float,
     The same iterations as scikit-learn's ``LogisticRegression(C=c, solver="newton-cholesky",
     tol=1e-7, max_iter=200)`` on the standardised dense matrix."""
     mean, scale = column_stats(design, rows)
+    if design.scale_mult is not None:
+        scale = scale * design.scale_mult
     xs = _Standardised(design, rows, mean, scale)
     yy = np.asarray(y if rows is None else y[rows], dtype=np.float64)
     ww = np.asarray(w if rows is None else w[rows], dtype=np.float64)

@@ -111,3 +111,20 @@ def test_solver_on_random_sparse_data():
         ref = _sklearn_fit(d, y, w, c)
         np.testing.assert_allclose(ours.coef, ref.coef, rtol=1e-7, atol=1e-10)
         np.testing.assert_allclose(ours.scale, ref.scale, rtol=0, atol=0)
+
+
+def test_scale_mult_is_a_stronger_penalty_on_its_columns():
+    rng = np.random.default_rng(11)
+    x = rng.normal(size=(400, 3))
+    y = (x[:, 0] + x[:, 1] + 0.5 * rng.normal(size=400) > 0).astype(float)
+    w = np.ones(400)
+    plain = logreg.dense_design(x)
+    mean, scale, coef, b = logreg.fit(plain, y, w, 0.01)
+    shrunk = logreg.dense_design(x)
+    shrunk.scale_mult = np.array([1.0, 3.0, 1.0])
+    mean2, scale2, coef2, b2 = logreg.fit(shrunk, y, w, 0.01)
+    np.testing.assert_array_equal(mean2, mean)
+    np.testing.assert_allclose(scale2, scale * shrunk.scale_mult)
+    # column 1's weight on the raw scale shrinks, column 0's far less
+    assert abs(coef2[1] / scale2[1]) < 0.5 * abs(coef[1] / scale[1])
+    assert abs(coef2[0] / scale2[0]) > 0.9 * abs(coef[0] / scale[0])
