@@ -148,9 +148,9 @@ CONFIGS["best+kind+pn.5+w1+shop05+ic30+itemk"] = replace(
 # and 8 levels up (Model.stage2_deep): the grid a card sits in, the page's main column
 CONFIGS["best+kind+pn.5+w1+shop05+ic30+deep"] = replace(_SHIPPED, stage2_deep=(4, 6, 8))
 # the shipped configuration with a page-style model over the training corpora (which corpus's
-# annotation rules a page resembles, features.style): its probabilities alone, times the wide
-# set of dense columns (STYLE_MIX), or times every dense column of the groups but kind and shop
-CONFIGS["best+kind+pn.5+w1+shop05+ic30+sty"] = replace(_SHIPPED, style=True)
+# annotation rules a page resembles, features.style): its probabilities and their products
+# with the wide set of dense columns (STYLE_MIX), or with every dense column of the groups but
+# kind and shop
 CONFIGS["best+kind+pn.5+w1+shop05+ic30+styw"] = replace(_SHIPPED, style=True, style_mix=STYLE_MIX)
 _PLAIN = FeatureSpec(groups=tuple(g for g in _SHIPPED.groups if g not in ("kind", "shop")))
 CONFIGS["best+kind+pn.5+w1+shop05+ic30+styf"] = replace(_SHIPPED, style=True, style_mix=tuple(

@@ -26,6 +26,7 @@ from ..features import (
     stage2_inputs,
 )
 from ..features.context import with_deep
+from ..features.style import style_names
 from ..features.tokens import select_tokens
 from ..model import Linear, Model, sigmoid
 from ..pagekind import KINDS, PageKindModel, page_signals
@@ -196,7 +197,7 @@ def _weights(pages: list[Page], cfg: TrainConfig) -> np.ndarray:
         total = np.add.reduceat(w, np.cumsum([0] + sizes[:-1]))
         w = w * np.repeat((total.mean() / total) ** cfg.page_norm, sizes)
     if cfg.corpus_weight:
-        mult = [cfg.corpus_weight.get(p.id.split("/")[0], 1.0) for p in pages]
+        mult = [cfg.corpus_weight.get(corpus_of(p), 1.0) for p in pages]
         w = w * np.repeat(mult, sizes)
     return w
 
@@ -374,21 +375,20 @@ def page_styles(pages: list[Page], log: bool = False, classes: dict | None = Non
                 ) -> PageKindModel | None:
     """The page-style model: which training corpus a page resembles, a softmax over the page
     signals fitted on every training page with its corpus as the class (``classes`` maps a
-    corpus to another class name; C and folds as the
-    page-kind model's, grouped by site); every page's probabilities set (``Page.style``) out
-    of fold, so the block model learns from estimates as good as a new page gets. None: fewer
-    than two corpora, or one site."""
+    corpus to another class name; C and folds as the page-kind model's, grouped by site);
+    every page's probabilities set (``Page.style``) out of fold, so the block model learns
+    from estimates as good as a new page gets. None: fewer than two classes, or one site."""
     from . import pagekind
 
     have = [i for i, p in enumerate(pages) if p.signals is not None]
-    label = [(classes or {}).get(corpus_of(pages[i]), corpus_of(pages[i])) for i in have]
+    classes = classes or {}
+    label = [classes.get(c, c) for c in (corpus_of(pages[i]) for i in have)]
     corpora = tuple(sorted(set(label)))
     groups = [pages[i].site or pages[i].id for i in have]
     if len(corpora) < 2 or len(set(groups)) < 2:
         return None
     x = np.vstack([np.asarray(pages[i].signals) for i in have])
-    model, oof = pagekind.train(x, label, groups, log=log,
-                                kinds=corpora, what="pagestyle")
+    model, oof = pagekind.train(x, label, groups, log=log, kinds=corpora, what="pagestyle")
     for i, pr in zip(have, oof):
         pages[i].style = pr
     return model
@@ -419,7 +419,8 @@ def _train(pages: list[Page], cfg: TrainConfig, name: str, data_desc: dict) -> M
         spec = replace(spec, style=style_model.kinds, style_mix=tuple(cfg.style_mix))
     design = build_design(pages, spec, cfg.log)
     if spec.style and cfg.style_penalty != 1.0:
-        is_sty = np.array([n.startswith(("sty_", "smix_")) for n in feature_names(spec)])
+        sty = set(style_names(spec.style, spec.style_mix))
+        is_sty = np.array([n in sty for n in feature_names(spec)])
         design.scale_mult = np.where(is_sty, np.sqrt(cfg.style_penalty), 1.0)
     sizes = [len(p.y) for p in pages]
     y = np.concatenate([p.y for p in pages]).astype(int)
