@@ -38,7 +38,7 @@ def staged_extract(ex: Any, data: bytes) -> tuple[str, list[float]]:
     t4 = clock()
     x, tokens = page_inputs(blocks, ex.model.spec, kind, style)
     t5 = clock()
-    scores = ex.model.scores(x, tokens, blocks, kind)
+    scores = ex.model.scores(x, tokens, blocks, kind, style)
     t6 = clock()
     keep = select(scores, ex.cut(kind), code_blocks(blocks))
     text = "\n\n".join([t for t, k in zip(blocks.texts, keep) if k])

@@ -91,11 +91,16 @@ def explain_blocks(model: Model, blocks: Blocks, threshold: float, top: int = TO
         c = model.context_columns(p1, *ins)
         names2 = stage2_names(model.stage2_page_rel) + [
             f"mean stage-1 score under ancestor {lvl}" for lvl in model.stage2_deep]
-        if model.stage2_kind is not None and model.pagekind is not None:
-            c = model.kind_context(c, kind)
+        if model.stage2_kind is not None or model.stage2_style is not None:
+            c = model.kind_context(c, kind, style)
             short = stage2_columns(model.stage2_page_rel)
-            names2 += [f"P({k})" if col == "one" else f"P({k}) x {names2[short.index(col)]}"
-                       for col in model.stage2_kind for k in model.pagekind.kinds]
+            own = list(names2)
+            for cols, m, what in ((model.stage2_kind, model.pagekind, "P({})"),
+                                  (model.stage2_style, model.pagestyle, "P(style {})")):
+                if cols is not None and m is not None:
+                    names2 += [what.format(k) if col == "one"
+                               else f"{what.format(k)} x {own[short.index(col)]}"
+                               for col in cols for k in m.kinds]
         s2 = model.stage2
         t2 = _terms(s2.coef, s2.mean, s2.scale, c)
         score = sigmoid(s2.intercept + t2.sum(axis=1))

@@ -124,27 +124,32 @@ class Model:
     # (context.deep_columns), after their other columns; (): off, and not in the file
     stage2_deep: tuple[int, ...] = ()
     # the page-style model: which training corpus's annotation conventions a page resembles
-    # (features.style; its classes are spec.style); None: off, and not in the file
+    # (features.style; its classes are spec.style where the block model has style columns);
+    # None: off, and not in the file
     pagestyle: PageKindModel | None = None
+    # stage 2 also sees the page-style probabilities and their products with these of its
+    # columns, after any kind columns (as stage2_kind; needs the pagestyle); None: off
+    stage2_style: tuple[str, ...] | None = None
 
     def predict_proba(self, x: np.ndarray, cont: np.ndarray | None = None,
-                      weight: np.ndarray | None = None, kind: np.ndarray | None = None
-                      ) -> np.ndarray:
+                      weight: np.ndarray | None = None, kind: np.ndarray | None = None,
+                      style: np.ndarray | None = None) -> np.ndarray:
         """Block probabilities. ``cont``/``weight`` (ancestor ids, block sizes; see
-        ``stage2_inputs``) feed the DOM context of stage 2, ``kind`` its page-kind columns."""
+        ``stage2_inputs``) feed the DOM context of stage 2, ``kind`` / ``style`` its page-kind
+        and page-style columns."""
         if len(x) == 0:
             return np.zeros(0)
-        return self._stage2(sigmoid(self.stage1.decision(x)), cont, weight, kind)
+        return self._stage2(sigmoid(self.stage1.decision(x)), cont, weight, kind, style)
 
     def block_scores(self, blocks: Blocks, kind: np.ndarray | None = None,
                      style: np.ndarray | None = None) -> np.ndarray:
         """Block probabilities of a segmented page (what Extractor calls); ``kind``: the page's
         kind probabilities (``Extractor._kind``), read when the model has the ``kind`` group;
         ``style`` its page-style probabilities, read when it has a ``pagestyle``."""
-        return self.scores(*page_inputs(blocks, self.spec, kind, style), blocks, kind)
+        return self.scores(*page_inputs(blocks, self.spec, kind, style), blocks, kind, style)
 
     def scores(self, x: np.ndarray, tokens: list[TokenRows], blocks: Blocks,
-               kind: np.ndarray | None = None) -> np.ndarray:
+               kind: np.ndarray | None = None, style: np.ndarray | None = None) -> np.ndarray:
         """``predict_proba`` from ``page_inputs``' parts: the dense columns through their
         weights, plus each block's token weights summed (the same sum as the full matrix)."""
         if len(x) == 0:
@@ -153,18 +158,18 @@ class Model:
         z = np.einsum("ij,j->i", x, dense_w) + self.stage1._b
         for prefix, rows, vocab in tokens:
             z += token_weight_sums(rows, vocab, token_w[prefix], tables[prefix])
-        return self._stage2(sigmoid(z), *stage2_inputs(blocks), kind)
+        return self._stage2(sigmoid(z), *stage2_inputs(blocks), kind, style)
 
     def _stage2(self, s: np.ndarray, cont: np.ndarray | None, weight: np.ndarray | None,
-                kind: np.ndarray | None = None) -> np.ndarray:
+                kind: np.ndarray | None = None, style: np.ndarray | None = None) -> np.ndarray:
         """Stage-1 probabilities through stage 2, where the model has one."""
         if self.stage2 is None:
             return s
         x = self.context_columns(s, cont, weight)
-        if self.stage2_kind is None:
+        if self.stage2_kind is None and self.stage2_style is None:
             p = sigmoid(self.stage2.decision(x))
         else:
-            w, b = self._kind_weights(kind)
+            w, b = self._kind_weights(kind, style)
             p = sigmoid(np.einsum("ij,j->i", x, w) + b)
         if self.stage3 is None:
             return p
@@ -176,44 +181,69 @@ class Model:
         return with_deep(context_inputs(s, cont, weight, self.stage2_page_rel), s, cont, weight,
                          self.stage2_deep)
 
-    def _kind_weights(self, kind: np.ndarray | None) -> tuple[np.ndarray, float]:
+    def _kind_weights(self, kind: np.ndarray | None, style: np.ndarray | None = None
+                      ) -> tuple[np.ndarray, float]:
         """Stage 2's folded weights over its own columns for a page of kind probabilities
-        ``kind``: the kind columns are linear in p, so their weights fold into the page's
-        weights of the columns they multiply and into its intercept (the same sums as over
-        ``kind_context``'s matrix, without building it)."""
+        ``kind`` (and style probabilities ``style``): the kind and style columns are linear in
+        p, so their weights fold into the page's weights of the columns they multiply and into
+        its intercept (the same sums as over ``kind_context``'s matrix, without building it)."""
         assert self.stage2 is not None
-        cols = self._kind_cols()
         parts = self.__dict__.get("_s2k_parts")
         if parts is None:  # kind_context's order: own columns, then p times each of cols
             w = self.stage2._w
             nb = len(stage2_columns(self.stage2_page_rel)) + len(self.stage2_deep)
-            u = w[nb:].reshape(len(cols), -1)
-            one = [i for i, c in enumerate(cols) if c < 0]  # p times ones: the intercept's part
-            v = u[one].sum(axis=0)
-            at = [i for i, c in enumerate(cols) if c >= 0]
-            parts = self.__dict__["_s2k_parts"] = (w[:nb], v, u[at], [cols[i] for i in at])
-        w0, v, u, at = parts
-        if kind is None:  # zero probabilities: the kind columns are all 0
-            return w0, self.stage2._b
-        p = np.asarray(kind, dtype=np.float64)
-        w = w0.copy()
-        w[at] += u @ p
-        return w, self.stage2._b + float(v @ p)
+            groups = []
+            for cols, n in self._context_groups():
+                u = w[nb:nb + n * len(cols)].reshape(len(cols), n)
+                nb += n * len(cols)
+                one = [i for i, c in enumerate(cols) if c < 0]  # p times ones: the intercept's
+                at = [i for i, c in enumerate(cols) if c >= 0]
+                groups.append((u[one].sum(axis=0), u[at], [cols[i] for i in at]))
+            nb0 = len(stage2_columns(self.stage2_page_rel)) + len(self.stage2_deep)
+            parts = self.__dict__["_s2k_parts"] = (w[:nb0], groups)
+        w0, groups = parts
+        w, b = w0, self.stage2._b
+        for (v, u, at), q in zip(groups, self._group_probs(kind, style)):
+            if q is None:  # zero probabilities: the group's columns are all 0
+                continue
+            p = np.asarray(q, dtype=np.float64)
+            w = w.copy() if w is w0 else w
+            w[at] += u @ p
+            b = b + float(v @ p)
+        return w, b
 
-    def _kind_cols(self) -> list[int]:
-        """Where ``stage2_kind``'s columns sit among stage 2's own (-1: "one"; cached)."""
-        cols = self.__dict__.get("_s2k_cols")
-        if cols is None:
+    def _group_probs(self, kind: np.ndarray | None, style: np.ndarray | None
+                     ) -> list[np.ndarray | None]:
+        """The probabilities of each of _context_groups' groups, in their order."""
+        return ([kind] if self.stage2_kind is not None else []) + (
+            [style] if self.stage2_style is not None else [])
+
+    def _context_groups(self) -> list[tuple[list[int], int]]:
+        """Stage 2's product groups after its own columns, in order: where each group's
+        columns sit among stage 2's own (-1: "one"), and how many probabilities multiply them
+        (the kind group, then the style group; cached)."""
+        groups = self.__dict__.get("_s2k_groups")
+        if groups is None:
             names = stage2_columns(self.stage2_page_rel)
-            cols = self.__dict__["_s2k_cols"] = [-1 if c == "one" else names.index(c)
-                                                 for c in self.stage2_kind or ()]
-        return cols
+            groups = []
+            for cols, m in ((self.stage2_kind, self.pagekind), (self.stage2_style, self.pagestyle)):
+                if cols is not None:
+                    n = len(m.kinds) if m is not None else 0
+                    groups.append(([-1 if c == "one" else names.index(c) for c in cols], n))
+            self.__dict__["_s2k_groups"] = groups
+        return groups
 
-    def kind_context(self, base: np.ndarray, kind: np.ndarray | None) -> np.ndarray:
-        """Stage 2's columns ``base`` with the page-kind ones of ``stage2_kind`` (a page without
-        kind probabilities gets zeros, as the ``kind`` block columns do)."""
-        p = np.zeros(len(self.pagekind.kinds) if self.pagekind else 0) if kind is None else kind
-        return kind_context(base, np.asarray(p, dtype=np.float64), self._kind_cols())
+    def kind_context(self, base: np.ndarray, kind: np.ndarray | None,
+                     style: np.ndarray | None = None) -> np.ndarray:
+        """Stage 2's columns ``base`` with the page-kind ones of ``stage2_kind`` and the
+        page-style ones of ``stage2_style`` (a page without probabilities gets zeros, as the
+        ``kind`` block columns do)."""
+        out = base
+        for (cols, n), q in zip(self._context_groups(), self._group_probs(kind, style)):
+            p = np.zeros(n) if q is None else np.asarray(q, dtype=np.float64)
+            out = kind_context(out, p, cols) if out is base else np.hstack(
+                (out, kind_context(base, p, cols)[:, base.shape[1]:]))
+        return out
 
     def _layout(self) -> tuple[np.ndarray, dict[str, list[float]], dict[str, Any]]:
         """Stage 1's folded weights split into the dense columns' and each token list's, and
@@ -255,6 +285,8 @@ class Model:
             d["stage2_deep"] = list(self.stage2_deep)
         if self.pagestyle is not None:  # likewise
             d["pagestyle"] = self.pagestyle.to_json()
+        if self.stage2_style is not None:  # likewise
+            d["stage2_style"] = list(self.stage2_style)
         for key in ("kind_thresholds", "kind_precise_thresholds"):  # only when present
             if getattr(self, key) is not None:
                 d[key] = dict(getattr(self, key))
@@ -318,7 +350,8 @@ class Model:
             raise ModelError(str(e)) from e
         if kind_model is None and "kind" in spec.groups:
             raise ModelError("a model with the kind feature group needs its page-kind model")
-        style_model = _page_style(d.get("pagestyle"), spec)
+        s2s = _stage2_group(d.get("stage2_style"), rel, "stage2_style")
+        style_model = _page_style(d.get("pagestyle"), spec, s2s is not None)
         kt, kpt = (_kind_cuts(d.get(key), key, kind_model)
                    for key in ("kind_thresholds", "kind_precise_thresholds"))
         s2k = _stage2_kind(d.get("stage2_kind"), rel, kind_model)
@@ -328,6 +361,8 @@ class Model:
         stage3 = Linear.from_json(s3, n2, "stage3") if s3 is not None else None
         if s2k is not None and kind_model is not None:
             n2 += len(kind_model.kinds) * len(s2k)
+        if s2s is not None and style_model is not None:
+            n2 += len(style_model.kinds) * len(s2s)
         return cls(
             name=_need(d["name"], str, "name"),
             spec=spec,
@@ -344,6 +379,7 @@ class Model:
             stage3=stage3,
             stage2_deep=deep,
             pagestyle=style_model,
+            stage2_style=s2s,
         )
 
     @classmethod
@@ -372,22 +408,28 @@ def _kind_cuts(v: Any, what: str, kind_model: PageKindModel | None) -> dict[str,
 def _stage2_kind(v: Any, page_rel: bool, kind_model: PageKindModel | None) -> tuple[str, ...] | None:
     """The stage-2 columns multiplied by the kind probabilities: names stage 2 has ("one":
     the probabilities themselves), and a page-kind model to give the probabilities."""
+    if v is not None and kind_model is None:
+        raise ModelError("stage2_kind needs the model's page-kind model")
+    return _stage2_group(v, page_rel, "stage2_kind")
+
+
+def _stage2_group(v: Any, page_rel: bool, what: str) -> tuple[str, ...] | None:
+    """Stage-2 columns multiplied by a page's probabilities: distinct names stage 2 has
+    ("one": the probabilities themselves)."""
     if v is None:
         return None
-    _need(v, list, "stage2_kind")
-    if kind_model is None:
-        raise ModelError("stage2_kind needs the model's page-kind model")
+    _need(v, list, what)
     names = ["one", *stage2_columns(page_rel)]
     if not all(isinstance(c, str) and c in names for c in v) or len(set(v)) != len(v):
-        raise ModelError(f"stage2_kind must name distinct stage-2 columns ({', '.join(names)})")
+        raise ModelError(f"{what} must name distinct stage-2 columns ({', '.join(names)})")
     return tuple(v)
 
 
-def _page_style(v: Any, spec: FeatureSpec) -> PageKindModel | None:
-    """The page-style model: present exactly when the spec has style columns, over the same
-    corpora in the same order."""
+def _page_style(v: Any, spec: FeatureSpec, in_stage2: bool) -> PageKindModel | None:
+    """The page-style model: present exactly when the spec has style columns (over the same
+    corpora in the same order) or stage 2 has style columns."""
     if v is None:
-        if spec.style:
+        if spec.style or in_stage2:
             raise ModelError("a model with style columns needs its page-style model")
         return None
     _need(v, dict, "pagestyle")
@@ -395,7 +437,7 @@ def _page_style(v: Any, spec: FeatureSpec) -> PageKindModel | None:
         m = PageKindModel.from_json(v)
     except PageKindError as e:
         raise ModelError(f"pagestyle: {e}") from e
-    if m.kinds != spec.style:
+    if (spec.style or not in_stage2) and m.kinds != spec.style:
         raise ModelError(f"pagestyle's classes {list(m.kinds)} are not "
                          f"features.spec.style {list(spec.style)}")
     return m

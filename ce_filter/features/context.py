@@ -18,6 +18,10 @@ CONTAINER_LEVELS = (1, 2, 3)
 # mean, score / page max): how far a block follows its container and its page may differ by kind
 # (a card in a listing's grid)
 STAGE2_KIND_COLUMNS = ("one", "s", "anc1", "anc2", "anc3", "page_mean", "page_rel")
+# the stage-2 columns multiplied by the page-style probabilities in ...+s2sty: a style's own
+# intercept, the block's own score and score / page max (how high a page of that corpus's
+# rules cuts, absolutely and relative to its best block)
+STAGE2_STYLE_COLUMNS = ("one", "s", "page_rel")
 # best+kind+s2ka: the ancestors' mean scores only (no kind intercepts, no own or page scores)
 STAGE2_KIND_ANCESTORS = ("anc1", "anc2", "anc3")
 

@@ -12,7 +12,7 @@ from typing import Any
 
 from ..features import TOKEN_PREFIXES, FeatureSpec, feature_names
 from ..features.comments import CMT_NAMES
-from ..features.context import STAGE2_KIND_ANCESTORS, STAGE2_KIND_COLUMNS
+from ..features.context import STAGE2_KIND_ANCESTORS, STAGE2_KIND_COLUMNS, STAGE2_STYLE_COLUMNS
 from ..features.item import NAMES as ITEM_NAMES
 from ..features.kind import MIX_COMPACT, MIX_WIDE
 from ..features.style import STYLE_MIX
@@ -165,6 +165,10 @@ CONFIGS["best+kind+pn.5+w1+shop05+ic30+styf2o"] = replace(
 # styf with a class per corpus, its style weights paying 10 times the L2 penalty of the shared
 # ones: a corpus of few pages gets an offset only where its labels insist
 CONFIGS["best+kind+pn.5+w1+shop05+ic30+styf+p10"] = replace(_STYF, style_penalty=10.0)
+# the page style in stage 2 only: a class per corpus, its probabilities and their products with
+# the block's own score and score / page max (context.STAGE2_STYLE_COLUMNS); stage 1 unchanged
+CONFIGS["best+kind+pn.5+w1+shop05+ic30+s2sty"] = replace(_SHIPPED,
+                                                          stage2_style=STAGE2_STYLE_COLUMNS)
 # best+kind+pn.5 with a cut per page kind, each pulled toward the global cut (kcut100's)
 CONFIGS["best+kind+pn.5+kcut100"] = replace(_with("kind"), page_norm=0.5, kind_cuts=True, kind_shrink=100.0)
 

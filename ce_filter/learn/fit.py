@@ -132,6 +132,9 @@ class TrainConfig:
     style_classes: dict = field(default_factory=dict)
     # the style columns' L2 penalty, times the shared columns' (logreg.Design.scale_mult)
     style_penalty: float = 1.0
+    # stage 2 also sees the page-style probabilities and their products with these of its
+    # columns (Model.stage2_style; fits the page-style model, with or without ``style``)
+    stage2_style: tuple[str, ...] | None = None
     log: bool = True
     extra: dict = field(default_factory=dict)
 
@@ -414,8 +417,9 @@ def _train(pages: list[Page], cfg: TrainConfig, name: str, data_desc: dict) -> M
     if ("kind" in cfg.groups or cfg.stage2_kind is not None) and kind_model is None:
         raise ValueError("the kind feature group and stage2_kind need training pages with page types")
     spec = learn_spec(pages, cfg)
-    style_model = page_styles(pages, cfg.log, cfg.style_classes) if cfg.style else None
-    if style_model is not None:
+    style_model = (page_styles(pages, cfg.log, cfg.style_classes)
+                   if cfg.style or cfg.stage2_style is not None else None)
+    if cfg.style and style_model is not None:
         spec = replace(spec, style=style_model.kinds, style_mix=tuple(cfg.style_mix))
     design = build_design(pages, spec, cfg.log)
     if spec.style and cfg.style_penalty != 1.0:
@@ -456,11 +460,11 @@ def _train(pages: list[Page], cfg: TrainConfig, name: str, data_desc: dict) -> M
     # of training as of serving
     model = Model(name=name, spec=spec, stage1=stage1, stage2_page_rel=cfg.stage2_page_rel,
                   pagekind=kind_model, stage2_kind=cfg.stage2_kind, stage2_deep=cfg.stage2_deep,
-                  pagestyle=style_model)
+                  pagestyle=style_model, stage2_style=cfg.stage2_style)
     if cfg.stage2:
         rows = [_stage2_rows(s, p, cfg) for s, p in zip(_split(sizes, oof1), pages)]
-        if cfg.stage2_kind is not None:
-            rows = [model.kind_context(r, p.kind) for r, p in zip(rows, pages)]
+        if cfg.stage2_kind is not None or cfg.stage2_style is not None:
+            rows = [model.kind_context(r, p.kind, p.style) for r, p in zip(rows, pages)]
         ctx = logreg.dense_design(np.vstack(rows))
         stage2, t2, f2, s2 = _context_stage("stage2", ctx, f1, y, w, groups, pages, sizes, cfg, cv,
                                             ticker, say)
@@ -528,7 +532,11 @@ def _train(pages: list[Page], cfg: TrainConfig, name: str, data_desc: dict) -> M
     if not cfg.stage2_deep:  # likewise
         skip.add("stage2_deep")
     if not cfg.style:  # likewise
-        skip.update(("style", "style_mix", "style_classes", "style_penalty"))
+        skip.update(("style", "style_mix", "style_penalty"))
+        if cfg.stage2_style is None:
+            skip.add("style_classes")
+    if cfg.stage2_style is None:  # likewise
+        skip.add("stage2_style")
     meta = {
         "trained_with": f"ce-filter {__version__}",
         # the fit's numerics come from these: another version may move a weight past the 9th digit
@@ -546,7 +554,9 @@ def _train(pages: list[Page], cfg: TrainConfig, name: str, data_desc: dict) -> M
                    stage2_page_rel=stage2 is not None and cfg.stage2_page_rel, precise_threshold=t_p,
                    kind_thresholds=kcut, kind_precise_thresholds=kpcut,
                    stage2_kind=cfg.stage2_kind if stage2 is not None else None, stage3=stage3,
-                   stage2_deep=cfg.stage2_deep if stage2 is not None else ())
+                   stage2_deep=cfg.stage2_deep if stage2 is not None else (),
+                   stage2_style=cfg.stage2_style if stage2 is not None else None,
+                   pagestyle=style_model if cfg.style or stage2 is not None else None)
 
 
 def _stage2_rows(s: np.ndarray, p: Page, cfg: TrainConfig) -> np.ndarray:
