@@ -191,7 +191,7 @@ class Model:
         parts = self.__dict__.get("_s2k_parts")
         if parts is None:  # kind_context's order: own columns, then p times each of cols
             w = self.stage2._w
-            nb = len(stage2_columns(self.stage2_page_rel)) + len(self.stage2_deep)
+            nb = nb0 = len(stage2_columns(self.stage2_page_rel)) + len(self.stage2_deep)
             groups = []
             for cols, n in self._context_groups():
                 u = w[nb:nb + n * len(cols)].reshape(len(cols), n)
@@ -199,7 +199,6 @@ class Model:
                 one = [i for i, c in enumerate(cols) if c < 0]  # p times ones: the intercept's
                 at = [i for i, c in enumerate(cols) if c >= 0]
                 groups.append((u[one].sum(axis=0), u[at], [cols[i] for i in at]))
-            nb0 = len(stage2_columns(self.stage2_page_rel)) + len(self.stage2_deep)
             parts = self.__dict__["_s2k_parts"] = (w[:nb0], groups)
         w0, groups = parts
         w, b = w0, self.stage2._b
@@ -238,12 +237,10 @@ class Model:
         """Stage 2's columns ``base`` with the page-kind ones of ``stage2_kind`` and the
         page-style ones of ``stage2_style`` (a page without probabilities gets zeros, as the
         ``kind`` block columns do)."""
-        out = base
-        for (cols, n), q in zip(self._context_groups(), self._group_probs(kind, style)):
-            p = np.zeros(n) if q is None else np.asarray(q, dtype=np.float64)
-            out = kind_context(out, p, cols) if out is base else np.hstack(
-                (out, kind_context(base, p, cols)[:, base.shape[1]:]))
-        return out
+        extra = [kind_context(base, np.zeros(n) if q is None else np.asarray(q, dtype=np.float64),
+                              cols)[:, base.shape[1]:]
+                 for (cols, n), q in zip(self._context_groups(), self._group_probs(kind, style))]
+        return np.hstack([base, *extra]) if extra else base
 
     def _layout(self) -> tuple[np.ndarray, dict[str, list[float]], dict[str, Any]]:
         """Stage 1's folded weights split into the dense columns' and each token list's, and
