@@ -144,7 +144,7 @@ class Model:
     def block_scores(self, blocks: Blocks, kind: np.ndarray | None = None,
                      style: np.ndarray | None = None) -> np.ndarray:
         """Block probabilities of a segmented page (what Extractor calls); ``kind``: the page's
-        kind probabilities (``Extractor._kind``), read when the model has the ``kind`` group;
+        kind probabilities (``Extractor.page_context``), read when the model has the ``kind`` group;
         ``style`` its page-style probabilities, read when it has a ``pagestyle``."""
         return self.scores(*page_inputs(blocks, self.spec, kind, style), blocks, kind, style)
 
@@ -169,7 +169,7 @@ class Model:
         if self.stage2_kind is None and self.stage2_style is None:
             p = sigmoid(self.stage2.decision(x))
         else:
-            w, b = self._kind_weights(kind, style)
+            w, b = self._folded_weights(kind, style)
             p = sigmoid(np.einsum("ij,j->i", x, w) + b)
         if self.stage3 is None:
             return p
@@ -181,7 +181,7 @@ class Model:
         return with_deep(context_inputs(s, cont, weight, self.stage2_page_rel), s, cont, weight,
                          self.stage2_deep)
 
-    def _kind_weights(self, kind: np.ndarray | None, style: np.ndarray | None = None
+    def _folded_weights(self, kind: np.ndarray | None, style: np.ndarray | None = None
                       ) -> tuple[np.ndarray, float]:
         """Stage 2's folded weights over its own columns for a page of kind probabilities
         ``kind`` (and style probabilities ``style``): the kind and style columns are linear in

@@ -9,6 +9,7 @@ import numpy as np
 from ..segment import Blocks
 from .cetr import smooth
 from .dom import group_sum
+from .kind import prob_products
 from .shallow import shifted
 
 CONTEXT = 3  # stage 2 looks at this many blocks on each side
@@ -126,5 +127,5 @@ def kind_context(base: np.ndarray, kind: np.ndarray, cols: list[int]) -> np.ndar
     ext = np.concatenate([base, np.ones((n, 1))], axis=1)  # index -1: the ones
     out = np.empty((n, w + k * len(cols)))
     out[:, :w] = base
-    out[:, w:] = (ext[:, cols][:, :, None] * kind).reshape(n, len(cols) * k)
+    out[:, w:] = prob_products(ext[:, cols], kind)
     return out

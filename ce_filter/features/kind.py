@@ -47,8 +47,14 @@ def kind_mix_names(mix: tuple[str, ...]) -> list[str]:
     return [f"kmix_{k}*{xn}" for xn in mix for k in KINDS]
 
 
+def prob_products(x: np.ndarray, p: np.ndarray) -> np.ndarray:
+    """Every column of ``x`` (blocks x m) times every probability of ``p`` (k): blocks x
+    (m * k), column by column, probabilities inner. The one layout of the kind and style
+    products (kind_mix, features.style, stage 2's context.kind_context)."""
+    return (x[:, :, None] * p).reshape(len(x), -1)
+
+
 def kind_mix_columns(x: np.ndarray, kind: np.ndarray | None) -> np.ndarray:
     """``x``: the blocks' values of the mixed columns (blocks x len(mix)); ``kind`` as in
     ``kind_columns``. Returns blocks x (len(mix) * len(KINDS)), each column x_j * p_k."""
-    p = np.zeros(len(KINDS)) if kind is None else np.asarray(kind, dtype=np.float64)
-    return (x[:, :, None] * p).reshape(len(x), -1)
+    return prob_products(x, np.zeros(len(KINDS)) if kind is None else np.asarray(kind, dtype=np.float64))

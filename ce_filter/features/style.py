@@ -14,7 +14,7 @@ from __future__ import annotations
 
 import numpy as np
 
-from .kind import MIX_WIDE
+from .kind import MIX_WIDE, prob_products
 
 # the dense columns the style probabilities multiply: the block's size, link and text density,
 # and the wide per-kind set (its place on the page, its tag and containers, prose mass, the
@@ -35,5 +35,5 @@ def style_columns(x: np.ndarray, p: np.ndarray | None, k: int) -> np.ndarray:
     pv = np.zeros(k) if p is None else np.asarray(p, dtype=np.float64)
     out = np.empty((n, k * (1 + x.shape[1])))
     out[:, :k] = pv
-    out[:, k:] = (x[:, :, None] * pv).reshape(n, -1)
+    out[:, k:] = prob_products(x, pv)
     return out
