@@ -48,6 +48,11 @@ class BlockWhy:
     stage2_terms: list[Term] = field(default_factory=list)
 
 
+# stage 2's signature-group columns (context.SIGNATURE_COLUMNS), as explain shows them
+SIGNATURE_NAMES = ["mean stage-1 score of the blocks alike (signature group)",
+                   "log size of the signature group", "signature group mean where it repeats"]
+
+
 def stage2_names(page_rel: bool) -> list[str]:
     """Names of stage 2's inputs, in context_features' column order."""
     from .features import CONTAINER_LEVELS
@@ -88,9 +93,10 @@ def explain_blocks(model: Model, blocks: Blocks, threshold: float, top: int = TO
     shown1 = np.where(absent_tok, 0.0, t1)
     if model.stage2 is not None:
         ins = stage2_inputs(blocks)
-        c = model.context_columns(p1, *ins)
+        c = model.context_columns(p1, *ins, model.signature_groups(blocks))
         names2 = stage2_names(model.stage2_page_rel) + [
-            f"mean stage-1 score under ancestor {lvl}" for lvl in model.stage2_deep]
+            f"mean stage-1 score under ancestor {lvl}" for lvl in model.stage2_deep] + (
+            SIGNATURE_NAMES if model.stage2_sig else [])
         if model.stage2_kind is not None or model.stage2_style is not None:
             c = model.kind_context(c, kind, style)
             short = stage2_columns(model.stage2_page_rel)
@@ -105,7 +111,8 @@ def explain_blocks(model: Model, blocks: Blocks, threshold: float, top: int = TO
         t2 = _terms(s2.coef, s2.mean, s2.scale, c)
         score = sigmoid(s2.intercept + t2.sum(axis=1))
         if model.stage3 is not None:  # stage 2's terms are shown; the score is the last stage's
-            score = sigmoid(model.stage3.decision(model.context_columns(score, *ins)))
+            score = sigmoid(model.stage3.decision(model.context_columns(
+                score, *ins, model.signature_groups(blocks))))
     else:
         c, t2, score, names2 = None, None, p1, []
     in_code = code_blocks(blocks)

@@ -26,7 +26,15 @@ from .features import (
     page_inputs,
     stage2_inputs,
 )
-from .features.context import CONTAINER_LEVELS, kind_context, stage2_columns, with_deep
+from .features.context import (
+    CONTAINER_LEVELS,
+    SIGNATURE_COLUMNS,
+    kind_context,
+    signature_columns,
+    signature_groups,
+    stage2_columns,
+    with_deep,
+)
 from .features.dense import context_inputs
 from .features.tokens import token_weight_sums
 from .pagekind import PageKindError, PageKindModel
@@ -130,16 +138,20 @@ class Model:
     # stage 2 also sees the page-style probabilities and their products with these of its
     # columns, after any kind columns (as stage2_kind; needs the pagestyle); None: off
     stage2_style: tuple[str, ...] | None = None
+    # stage 2 (and 3) also see the mean score of the block's signature group
+    # (context.signature_columns), after any deep columns; False: off, and not in the file
+    stage2_sig: bool = False
 
     def predict_proba(self, x: np.ndarray, cont: np.ndarray | None = None,
                       weight: np.ndarray | None = None, kind: np.ndarray | None = None,
-                      style: np.ndarray | None = None) -> np.ndarray:
+                      style: np.ndarray | None = None, groups: np.ndarray | None = None
+                      ) -> np.ndarray:
         """Block probabilities. ``cont``/``weight`` (ancestor ids, block sizes; see
         ``stage2_inputs``) feed the DOM context of stage 2, ``kind`` / ``style`` its page-kind
-        and page-style columns."""
+        and page-style columns, ``groups`` (``signature_groups``) its signature-group ones."""
         if len(x) == 0:
             return np.zeros(0)
-        return self._stage2(sigmoid(self.stage1.decision(x)), cont, weight, kind, style)
+        return self._stage2(sigmoid(self.stage1.decision(x)), cont, weight, kind, style, groups)
 
     def block_scores(self, blocks: Blocks, kind: np.ndarray | None = None,
                      style: np.ndarray | None = None) -> np.ndarray:
@@ -158,14 +170,20 @@ class Model:
         z = np.einsum("ij,j->i", x, dense_w) + self.stage1._b
         for prefix, rows, vocab in tokens:
             z += token_weight_sums(rows, vocab, token_w[prefix], tables[prefix])
-        return self._stage2(sigmoid(z), *stage2_inputs(blocks), kind, style)
+        return self._stage2(sigmoid(z), *stage2_inputs(blocks), kind, style,
+                            self.signature_groups(blocks))
+
+    def signature_groups(self, blocks: Blocks) -> np.ndarray | None:
+        """The blocks' signature groups where stage 2 reads them (else None: not computed)."""
+        return signature_groups(blocks) if self.stage2_sig and self.stage2 is not None else None
 
     def _stage2(self, s: np.ndarray, cont: np.ndarray | None, weight: np.ndarray | None,
-                kind: np.ndarray | None = None, style: np.ndarray | None = None) -> np.ndarray:
+                kind: np.ndarray | None = None, style: np.ndarray | None = None,
+                groups: np.ndarray | None = None) -> np.ndarray:
         """Stage-1 probabilities through stage 2, where the model has one."""
         if self.stage2 is None:
             return s
-        x = self.context_columns(s, cont, weight)
+        x = self.context_columns(s, cont, weight, groups)
         if self.stage2_kind is None and self.stage2_style is None:
             p = sigmoid(self.stage2.decision(x))
         else:
@@ -173,13 +191,18 @@ class Model:
             p = sigmoid(np.einsum("ij,j->i", x, w) + b)
         if self.stage3 is None:
             return p
-        return sigmoid(self.stage3.decision(self.context_columns(p, cont, weight)))
+        return sigmoid(self.stage3.decision(self.context_columns(p, cont, weight, groups)))
 
-    def context_columns(self, s: np.ndarray, cont: np.ndarray | None, weight: np.ndarray | None
-                        ) -> np.ndarray:
+    def context_columns(self, s: np.ndarray, cont: np.ndarray | None, weight: np.ndarray | None,
+                        groups: np.ndarray | None = None) -> np.ndarray:
         """Stage 2's (and 3's) own columns for the scores ``s`` (before any kind columns)."""
-        return with_deep(context_inputs(s, cont, weight, self.stage2_page_rel), s, cont, weight,
-                         self.stage2_deep)
+        x = with_deep(context_inputs(s, cont, weight, self.stage2_page_rel), s, cont, weight,
+                      self.stage2_deep)
+        if not self.stage2_sig:
+            return x
+        if groups is None:
+            raise ValueError("this model's stage 2 reads the blocks' signature groups")
+        return np.hstack((x, signature_columns(s, groups, weight)))
 
     def _folded_weights(self, kind: np.ndarray | None, style: np.ndarray | None = None
                       ) -> tuple[np.ndarray, float]:
@@ -191,7 +214,8 @@ class Model:
         parts = self.__dict__.get("_s2k_parts")
         if parts is None:  # kind_context's order: own columns, then p times each of cols
             w = self.stage2._w
-            nb = nb0 = len(stage2_columns(self.stage2_page_rel)) + len(self.stage2_deep)
+            nb = nb0 = (len(stage2_columns(self.stage2_page_rel)) + len(self.stage2_deep)
+                        + len(SIGNATURE_COLUMNS) * self.stage2_sig)
             groups = []
             for cols, n in self._context_groups():
                 u = w[nb:nb + n * len(cols)].reshape(len(cols), n)
@@ -284,6 +308,8 @@ class Model:
             d["pagestyle"] = self.pagestyle.to_json()
         if self.stage2_style is not None:  # likewise
             d["stage2_style"] = list(self.stage2_style)
+        if self.stage2_sig:  # likewise
+            d["stage2_sig"] = True
         for key in ("kind_thresholds", "kind_precise_thresholds"):  # only when present
             if getattr(self, key) is not None:
                 d[key] = dict(getattr(self, key))
@@ -336,7 +362,13 @@ class Model:
         if not isinstance(rel, bool):
             raise ModelError("stage2_page_rel must be true or false")
         deep = _deep_levels(d.get("stage2_deep", []))
-        n2 = context_features(np.zeros(1), page_rel=rel).shape[1] + len(deep)
+        sig = d.get("stage2_sig", False)
+        if not isinstance(sig, bool):
+            raise ModelError("stage2_sig must be true or false")
+        if sig and not s2:
+            raise ModelError("stage2_sig needs a stage 2")
+        n2 = (context_features(np.zeros(1), page_rel=rel).shape[1] + len(deep)
+              + len(SIGNATURE_COLUMNS) * sig)
         pt = d.get("precise_threshold")
         pk = d.get("pagekind")
         if pk is not None and not isinstance(pk, dict):
@@ -377,6 +409,7 @@ class Model:
             stage2_deep=deep,
             pagestyle=style_model,
             stage2_style=s2s,
+            stage2_sig=sig,
         )
 
     @classmethod

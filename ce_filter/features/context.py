@@ -109,6 +109,33 @@ def with_deep(x: np.ndarray, s: np.ndarray, cont: np.ndarray | None, weight: np.
     return np.hstack((x, deep_columns(s, cont, weight, levels))) if levels else x
 
 
+# stage 2's optional signature-group columns (Model.stage2_sig), after its other columns
+SIGNATURE_COLUMNS = ("sig_mean", "sig_log_n", "sig_rep_mean")
+
+
+def signature_groups(blocks: Blocks) -> np.ndarray:
+    """Each block's group of structurally alike blocks on its page (ids 0, 1, ... by first
+    appearance): the same opening tag at the same depth under the same chain of class/id
+    tokens, its own and its ancestors'. The cards of a grid, the posts of a thread and the
+    entries of a menu each fall into one group, wherever they sit in reading order."""
+    keys: dict[tuple, int] = {}
+    rows = zip(np.asarray(blocks.tag).tolist(), np.asarray(blocks.depth).tolist(),
+               blocks.own_tokens, blocks.anc_tokens)
+    return np.fromiter((keys.setdefault(k, len(keys)) for k in rows), dtype=np.int64,
+                       count=len(blocks))
+
+
+def signature_columns(s: np.ndarray, groups: np.ndarray, weight: np.ndarray | None) -> np.ndarray:
+    """Stage 2's signature-group columns: the mean stage-1 score of the block's group (blocks
+    weighed by the square root of their size), the log of its size, and the mean again where
+    the group repeats (0 for a block alone). One card title that reads as content lifts the
+    titles of the other cards of its grid; one menu entry that does not pulls its menu down."""
+    w = np.sqrt(np.maximum(weight, 1.0)) if weight is not None else np.ones(len(s))
+    mean = (np.bincount(groups, s * w) / np.bincount(groups, w))[groups]
+    n = np.bincount(groups)[groups].astype(np.float64)
+    return np.column_stack([mean, np.log(np.maximum(n, 1.0)), np.where(n > 1, mean, 0.0)])
+
+
 def stage2_columns(page_rel: bool = False) -> list[str]:
     """Short names of context_features' columns, in its order (what a model's
     ``stage2_kind`` names, with "one" for the kind probabilities themselves)."""

@@ -147,6 +147,9 @@ CONFIGS["best+kind+pn.5+w1+shop05+ic30+itemk"] = replace(
 # the shipped configuration with stage 2 also seeing the mean scores under the ancestors 4, 6
 # and 8 levels up (Model.stage2_deep): the grid a card sits in, the page's main column
 CONFIGS["best+kind+pn.5+w1+shop05+ic30+deep"] = replace(_SHIPPED, stage2_deep=(4, 6, 8))
+# the shipped configuration with stage 2 also reading the mean score of the block's signature
+# group (blocks of the same tag and depth under the same class/id chain: Model.stage2_sig)
+CONFIGS["best+kind+pn.5+w1+shop05+ic30+sig"] = replace(_SHIPPED, stage2_sig=True)
 # the shipped configuration with a page-style model over the training corpora (which corpus's
 # annotation rules a page resembles, features.style): its probabilities and their products
 # with the wide set of dense columns (STYLE_MIX), or with every dense column of the groups but

@@ -25,7 +25,7 @@ from ..features import (
     page_inputs,
     stage2_inputs,
 )
-from ..features.context import with_deep
+from ..features.context import signature_columns, signature_groups, with_deep
 from ..features.style import style_names
 from ..features.tokens import select_tokens
 from ..model import Linear, Model, sigmoid
@@ -135,6 +135,8 @@ class TrainConfig:
     # stage 2 also sees the page-style probabilities and their products with these of its
     # columns (Model.stage2_style; fits the page-style model, with or without ``style``)
     stage2_style: tuple[str, ...] | None = None
+    # stage 2 (and 3) also see the mean score of the block's signature group (Model.stage2_sig)
+    stage2_sig: bool = False
     log: bool = True
     extra: dict = field(default_factory=dict)
 
@@ -460,7 +462,7 @@ def _train(pages: list[Page], cfg: TrainConfig, name: str, data_desc: dict) -> M
     # of training as of serving
     model = Model(name=name, spec=spec, stage1=stage1, stage2_page_rel=cfg.stage2_page_rel,
                   pagekind=kind_model, stage2_kind=cfg.stage2_kind, stage2_deep=cfg.stage2_deep,
-                  pagestyle=style_model, stage2_style=cfg.stage2_style)
+                  pagestyle=style_model, stage2_style=cfg.stage2_style, stage2_sig=cfg.stage2_sig)
     if cfg.stage2:
         rows = [_stage2_rows(s, p, cfg) for s, p in zip(_split(sizes, oof1), pages)]
         if cfg.stage2_kind is not None or cfg.stage2_style is not None:
@@ -537,6 +539,8 @@ def _train(pages: list[Page], cfg: TrainConfig, name: str, data_desc: dict) -> M
             skip.add("style_classes")
     if cfg.stage2_style is None:  # likewise
         skip.add("stage2_style")
+    if not cfg.stage2_sig:  # likewise
+        skip.add("stage2_sig")
     meta = {
         "trained_with": f"ce-filter {__version__}",
         # the fit's numerics come from these: another version may move a weight past the 9th digit
@@ -556,6 +560,7 @@ def _train(pages: list[Page], cfg: TrainConfig, name: str, data_desc: dict) -> M
                    stage2_kind=cfg.stage2_kind if stage2 is not None else None, stage3=stage3,
                    stage2_deep=cfg.stage2_deep if stage2 is not None else (),
                    stage2_style=cfg.stage2_style if stage2 is not None else None,
+                   stage2_sig=cfg.stage2_sig and stage2 is not None,
                    pagestyle=style_model if cfg.style or stage2 is not None else None)
 
 
@@ -563,8 +568,11 @@ def _stage2_rows(s: np.ndarray, p: Page, cfg: TrainConfig) -> np.ndarray:
     """Stage 2's own columns of page ``p`` for its scores ``s`` (the reference: Model.context_columns
     gives the same through the C part)."""
     cont, weight = stage2_inputs(p.blocks)
-    return with_deep(context_features(s, cont, weight, cfg.stage2_page_rel), s, cont, weight,
-                     cfg.stage2_deep)
+    x = with_deep(context_features(s, cont, weight, cfg.stage2_page_rel), s, cont, weight,
+                  cfg.stage2_deep)
+    if not cfg.stage2_sig:
+        return x
+    return np.hstack((x, signature_columns(s, signature_groups(p.blocks), weight)))
 
 
 def _library_versions() -> dict[str, str]:
