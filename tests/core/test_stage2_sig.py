@@ -18,6 +18,7 @@ from ce_filter.model import Linear, Model, load_default, sigmoid
 from ce_filter.segment import parse, segment
 
 from .model_files import refused, reloaded
+from .stage_training import assert_stage2_design, recording_training, stage2_beats_stage1
 from .test_pagekind import LISTING
 
 KIND = np.array([0.4, 0.05, 0.1, 0.15, 0.1, 0.12, 0.08])
@@ -154,40 +155,15 @@ def test_a_stage_2_of_the_wrong_width_or_none_is_refused():
 def test_training_gives_stage_2_the_signature_columns(tmp_path, monkeypatch):
     """Stage 2's design is context_features and signature_columns over stage 1's out-of-fold
     scores; the trained model records the option and serves with it."""
-    pytest.importorskip("sklearn")
-    from ce_filter.learn import fit, logreg
-    from ce_filter.learn.configs import CONFIGS, corpus_pages
+    pages, cfg, seen, oofs = recording_training(tmp_path, monkeypatch,
+                                                "best+kind+pn.5+w1+shop05+ic30+sig", stage2_beats_stage1)
+    from ce_filter.learn import fit
 
-    from .typed_corpus import make_typed_corpus
-
-    root = make_typed_corpus(tmp_path / "w", n=24)
-    pages = corpus_pages([str(root)], False)[0]
-    cfg = replace(CONFIGS["best+kind+pn.5+w1+shop05+ic30+sig"], ic_min_pages=0, ic_odds=1.0,
-                  log=False, folds=3)
-    seen, oofs = [], []
-    real_design, real_oof = logreg.dense_design, fit._oof
-    monkeypatch.setattr(logreg, "dense_design", lambda x: seen.append(x) or real_design(x))
-    monkeypatch.setattr(fit, "_oof", lambda *a: oofs.append(real_oof(*a)) or oofs[-1])
-    real_best, calls = fit._best_threshold, []
-
-    def best(pages_, sizes, s, thresholds, beta=1.0):  # stage 2 beats stage 1 (a tiny corpus)
-        t, f = real_best(pages_, sizes, s, thresholds, beta)
-        calls.append(t)
-        return t, {1: 0.5, 2: 0.6}.get(len(calls), f)
-
-    monkeypatch.setattr(fit, "_best_threshold", best)
     m = fit.train(pages, cfg, name="content", data_desc={})
     assert m.stage2 is not None and m.stage2_sig and m.meta["config"]["stage2_sig"] is True
     (ctx2,) = seen
-    at = 0
-    for p in pages:
-        n = len(p.y)
-        s1 = oofs[0][at:at + n]
-        cont, w = stage2_inputs(p.blocks)
-        want = np.hstack((context_features(s1, cont, w, page_rel=True),
-                          signature_columns(s1, signature_groups(p.blocks), w)))
-        np.testing.assert_array_equal(ctx2[at:at + n], want)
-        at += n
+    assert_stage2_design(pages, ctx2, oofs[0],
+                         lambda s, b, cont, w: signature_columns(s, signature_groups(b), w))
     back = Model.from_json(json.loads(m.dumps()))
     assert back.stage2_sig and len(back.stage2.coef) == ctx2.shape[1]
     no2 = fit.train(pages, replace(cfg, stage2=False), name="content", data_desc={})

@@ -16,6 +16,7 @@ from ce_filter.model import Linear, Model, ModelError, load_default, sigmoid
 from ce_filter.segment import parse, segment
 
 from .model_files import reloaded
+from .stage_training import recording_training
 from .test_pagekind import LISTING
 
 KIND = np.array([0.4, 0.05, 0.1, 0.15, 0.1, 0.12, 0.08])
@@ -79,29 +80,12 @@ def test_malformed_stage_3_is_refused():
 def test_training_fits_stage_3_on_stage_2s_scores(tmp_path, monkeypatch, beats):
     """Stage 3's design is context_features over stage 2's out-of-fold scores; it is kept only
     when its CV beats stage 2's, and then the model's cut is its cut."""
-    pytest.importorskip("sklearn")
-    from ce_filter.learn import fit, logreg
-    from ce_filter.learn.configs import CONFIGS, corpus_pages
-
-    from .typed_corpus import make_typed_corpus
-
-    root = make_typed_corpus(tmp_path / "w", n=24)
-    pages = corpus_pages([str(root)], False)[0]
-    cfg = replace(CONFIGS["best+kind+pn.5+s3"], ic_min_pages=0, ic_odds=1.0, log=False, folds=3)
-    seen = []
-    real_design, real_best, real_oof = logreg.dense_design, fit._best_threshold, fit._oof
-    oofs = []
-    monkeypatch.setattr(logreg, "dense_design", lambda x: seen.append(x) or real_design(x))
-    monkeypatch.setattr(fit, "_oof", lambda *a: oofs.append(real_oof(*a)) or oofs[-1])
-    calls = []
-
-    def best(pages_, sizes, s, thresholds, beta=1.0):  # stage 1 < stage 2, stage 3 per `beats`
-        t, f = real_best(pages_, sizes, s, thresholds, beta)
-        calls.append(t)
-        n = len(calls)
+    def forced(n: int, t: float, f: float) -> tuple[float, float]:  # stage 1 < 2, 3 per `beats`
         return (0.3 if n == 3 else t), ({1: 0.5, 2: 0.6, 3: 0.7 if beats else 0.55}.get(n, f))
 
-    monkeypatch.setattr(fit, "_best_threshold", best)
+    pages, cfg, seen, oofs = recording_training(tmp_path, monkeypatch, "best+kind+pn.5+s3", forced)
+    from ce_filter.learn import fit
+
     m = fit.train(pages, cfg, name="content", data_desc={})
     assert m.meta["config"]["stage3"] is True and set(m.meta["cv"]) >= {"stage2", "stage3"}
     ctx2, ctx3 = seen
