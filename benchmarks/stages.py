@@ -18,8 +18,11 @@ def staged_extract(ex: Any, data: bytes) -> tuple[str, list[float]]:
     """(text, seconds per stage in STAGES order) for one page, as ``ex.extract(data)`` does it:
     decode is the bytes to text with the binary check and the pre-parse cost scan, page kind
     the page signals and the page-kind model, metadata the metadata rules and the language."""
+    import numpy as np
+
     from ce_filter.api import BlockList, Extraction, code_blocks, select
     from ce_filter.features import page_inputs
+    from ce_filter.model import thin_page
     from ce_filter.segment import parse, segment
 
     clock = time.perf_counter
@@ -41,6 +44,8 @@ def staged_extract(ex: Any, data: bytes) -> tuple[str, list[float]]:
     scores = ex.model.scores(x, tokens, blocks, kind, style)
     t6 = clock()
     keep = select(scores, ex.cut(kind), code_blocks(blocks))
+    if thin_page(float(blocks.token_counts()[keep].sum()), kind, ex.model.min_words):
+        keep = np.zeros(len(keep), dtype=bool)
     text = "\n\n".join([t for t, k in zip(blocks.texts, keep) if k])
     out = Extraction(text, blocks.title, BlockList(blocks.texts, scores, keep))
     t7 = clock()

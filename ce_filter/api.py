@@ -13,7 +13,7 @@ import numpy as np
 
 from . import __version__
 from .decode import decode_html
-from .model import Model, load_default
+from .model import Model, load_default, thin_page
 from .options import probability
 from .pagekind import page_signals
 from .precheck import DEFAULT_LIMITS, Limits, check
@@ -352,6 +352,10 @@ class Extractor:
             kind, style = self.page_context(blocks, text_html, url)
             scores = self.model.block_scores(blocks, kind, style)
             keep = select(scores, self.cut(kind), code_blocks(blocks))
+            reason = "" if keep.any() else "no block classified as content"
+            if thin_page(float(blocks.token_counts()[keep].sum()), kind, self.model.min_words):
+                keep = np.zeros(len(keep), dtype=bool)
+                reason = "too little main content"
             kept = [t for t, k in zip(blocks.texts, keep) if k]
             out = Extraction(
                 "\n\n".join(kept),
@@ -360,7 +364,7 @@ class Extractor:
                 encoding=enc,
                 truncated=truncated,
                 model=self.version,
-                reason="" if kept else "no block classified as content",
+                reason=reason,
             )
             if kind is not None and self.kind_model is not None:
                 i = int(np.argmax(kind))

@@ -141,6 +141,10 @@ class Model:
     # stage 2 (and 3) also see the mean score of the block's signature group
     # (context.signature_columns), after any deep columns; False: off, and not in the file
     stage2_sig: bool = False
+    # a page not read as an article (thin_page) whose kept blocks hold fewer words than this
+    # gives no text: the shell of a page whose content was not in its HTML (learn.fit chooses it
+    # on CV); 0: off, and not in the file
+    min_words: int = 0
 
     def predict_proba(self, x: np.ndarray, cont: np.ndarray | None = None,
                       weight: np.ndarray | None = None, kind: np.ndarray | None = None,
@@ -310,6 +314,8 @@ class Model:
             d["stage2_style"] = list(self.stage2_style)
         if self.stage2_sig:  # likewise
             d["stage2_sig"] = True
+        if self.min_words:  # likewise
+            d["min_words"] = self.min_words
         for key in ("kind_thresholds", "kind_precise_thresholds"):  # only when present
             if getattr(self, key) is not None:
                 d[key] = dict(getattr(self, key))
@@ -379,6 +385,11 @@ class Model:
             raise ModelError(str(e)) from e
         if kind_model is None and "kind" in spec.groups:
             raise ModelError("a model with the kind feature group needs its page-kind model")
+        min_words = d.get("min_words", 0)
+        if type(min_words) is not int or min_words < 0:
+            raise ModelError("min_words must be a whole number >= 0")
+        if min_words and (kind_model is None or kind_model.kinds[:1] != ("article",)):
+            raise ModelError("min_words needs the model's page-kind model, article first")
         s2s = _stage2_group(d.get("stage2_style"), rel, "stage2_style")
         style_model = _page_style(d.get("pagestyle"), spec, s2s is not None)
         kt, kpt = (_kind_cuts(d.get(key), key, kind_model)
@@ -410,6 +421,7 @@ class Model:
             pagestyle=style_model,
             stage2_style=s2s,
             stage2_sig=sig,
+            min_words=min_words,
         )
 
     @classmethod
@@ -420,6 +432,21 @@ class Model:
             raise ModelError(f"{path}: {e}") from e
         except (ValueError, RecursionError) as e:  # not JSON, not UTF-8, or nested past the parser
             raise ModelError(f"{path}: not a model file: {type(e).__name__}: {e}") from e
+
+
+# thin_page: a page at least this likely an article keeps even a short text (a caption, a
+# one-line summary under a video: dragnet's gold has such pages)
+THIN_ARTICLE_P = 0.5
+
+
+def thin_page(kept_words: float, kind: np.ndarray | None, min_words: int) -> bool:
+    """Whether a page's output is dropped as too little main content: fewer than ``min_words``
+    kept words on a page the page-kind model (``kind``: its probabilities, article first) does
+    not read as an article. Item pages saved before their items loaded, an app shell's "enable
+    JavaScript" line, a product page with no product in its HTML: annotators find no main
+    content there, and a crawler's index is better without their few words."""
+    return bool(min_words) and kind is not None and float(kind[0]) < THIN_ARTICLE_P \
+        and kept_words < min_words
 
 
 def _kind_cuts(v: Any, what: str, kind_model: PageKindModel | None) -> dict[str, float] | None:

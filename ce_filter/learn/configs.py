@@ -150,6 +150,9 @@ CONFIGS["best+kind+pn.5+w1+shop05+ic30+deep"] = replace(_SHIPPED, stage2_deep=(4
 # the shipped configuration with stage 2 also reading the mean score of the block's signature
 # group (blocks of the same tag and depth under the same class/id chain: Model.stage2_sig)
 CONFIGS["best+kind+pn.5+w1+shop05+ic30+sig"] = replace(_SHIPPED, stage2_sig=True)
+# the shipped configuration with the thin-page rule (model.thin_page): a page not read as an
+# article whose kept text has fewer words than a limit chosen on CV from these gives no text
+CONFIGS["best+kind+pn.5+w1+shop05+ic30+thin"] = replace(_SHIPPED, min_words=(5, 8, 10, 12, 15, 20))
 # the shipped configuration with a page-style model over the training corpora (which corpus's
 # annotation rules a page resembles, features.style): its probabilities and their products
 # with the wide set of dense columns (STYLE_MIX), or with every dense column of the groups but

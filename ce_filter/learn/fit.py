@@ -28,7 +28,7 @@ from ..features import (
 from ..features.context import signature_columns, signature_groups, with_deep
 from ..features.style import style_names
 from ..features.tokens import select_tokens
-from ..model import Linear, Model, sigmoid
+from ..model import Linear, Model, sigmoid, thin_page
 from ..pagekind import KINDS, PageKindModel, page_signals
 from ..progress import Ticker, progress
 from ..segment import Blocks, parse, segment
@@ -137,6 +137,9 @@ class TrainConfig:
     stage2_style: tuple[str, ...] | None = None
     # stage 2 (and 3) also see the mean score of the block's signature group (Model.stage2_sig)
     stage2_sig: bool = False
+    # the thin-page word limits (Model.min_words, model.thin_page) to choose from on CV, with the
+    # model's cut; (): off (0 among them: the rule may be left off)
+    min_words: tuple[int, ...] = ()
     log: bool = True
     extra: dict = field(default_factory=dict)
 
@@ -480,6 +483,11 @@ def _train(pages: list[Page], cfg: TrainConfig, name: str, data_desc: dict) -> M
             if stage3 is not None:
                 thr, final_oof = t3, s3
     ticker.close()
+    min_words = 0
+    if cfg.min_words and kind_model is not None:
+        min_words, cv["min_words"] = choose_min_words(pages, _split(sizes, final_oof), float(thr),
+                                                      cfg.min_words)
+        say(f"  thin pages: fewer than {min_words} words (CV page F1 by limit: {cv['min_words']})")
     # the precision-leaning threshold, and CV precision / recall at both
     t_p, fb = _best_threshold(pages, sizes, final_oof, cfg.precise_thresholds, cfg.precise_beta)
     t_p = float(max(t_p, thr))
@@ -541,6 +549,8 @@ def _train(pages: list[Page], cfg: TrainConfig, name: str, data_desc: dict) -> M
         skip.add("stage2_style")
     if not cfg.stage2_sig:  # likewise
         skip.add("stage2_sig")
+    if not cfg.min_words:  # likewise
+        skip.add("min_words")
     meta = {
         "trained_with": f"ce-filter {__version__}",
         # the fit's numerics come from these: another version may move a weight past the 9th digit
@@ -560,8 +570,25 @@ def _train(pages: list[Page], cfg: TrainConfig, name: str, data_desc: dict) -> M
                    stage2_kind=cfg.stage2_kind if stage2 is not None else None, stage3=stage3,
                    stage2_deep=cfg.stage2_deep if stage2 is not None else (),
                    stage2_style=cfg.stage2_style if stage2 is not None else None,
-                   stage2_sig=cfg.stage2_sig and stage2 is not None,
+                   stage2_sig=cfg.stage2_sig and stage2 is not None, min_words=min_words,
                    pagestyle=style_model if cfg.style or stage2 is not None else None)
+
+
+def choose_min_words(pages: list[Page], per: list[np.ndarray], threshold: float,
+                     limits: tuple[int, ...]) -> tuple[int, dict[str, float]]:
+    """The thin-page limit (model.thin_page) with the best CV mean page F1 at ``threshold``
+    (ties: the smaller), and each limit's: a dropped page scores 1 where its gold is empty too,
+    else 0; the others as page_prf scores them."""
+    f1 = page_prf(pages, per, threshold)[:, 2]
+    kept = np.array([float(p.blocks.token_counts()[s >= threshold].sum()) for p, s in zip(pages, per)])
+    empty_gold = np.array([p.gold_words == 0 for p in pages])
+    best, by = 0, {}
+    for k in sorted(set(limits) | {0}):
+        drop = np.array([thin_page(w, p.kind, k) for w, p in zip(kept, pages)], dtype=bool)
+        by[str(k)] = round(float(np.where(drop, empty_gold, f1).mean()), 4)
+        if by[str(k)] > by[str(best)]:
+            best = k
+    return best, by
 
 
 def _stage2_rows(s: np.ndarray, p: Page, cfg: TrainConfig) -> np.ndarray:
