@@ -27,7 +27,8 @@ MAX_BYTES = 8 * 1024 * 1024
 @dataclass
 class Block:
     """One block of the page: its text, the model's probability that it is content, and
-    whether the filter kept it (``score >= threshold``, or the page's fallback)."""
+    whether the filter kept it (``score >= threshold``, or the page's fallback; none on a thin
+    page: model.thin_page)."""
 
     text: str
     score: float
