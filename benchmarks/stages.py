@@ -44,7 +44,7 @@ def staged_extract(ex: Any, data: bytes) -> tuple[str, list[float]]:
     scores = ex.model.scores(x, tokens, blocks, kind, style)
     t6 = clock()
     keep = select(scores, ex.cut(kind), code_blocks(blocks))
-    if thin_page(float(blocks.token_counts()[keep].sum()), kind, ex.model.min_words):
+    if thin_page(float(blocks.token_counts()[keep].sum()), kind, ex.model.min_words, len(html)):
         keep = np.zeros(len(keep), dtype=bool)
     text = "\n\n".join([t for t, k in zip(blocks.texts, keep) if k])
     out = Extraction(text, blocks.title, BlockList(blocks.texts, scores, keep))

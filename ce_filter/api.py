@@ -354,7 +354,8 @@ class Extractor:
             scores = self.model.block_scores(blocks, kind, style)
             keep = select(scores, self.cut(kind), code_blocks(blocks))
             reason = "" if keep.any() else "no block classified as content"
-            if thin_page(float(blocks.token_counts()[keep].sum()), kind, self.model.min_words):
+            if thin_page(float(blocks.token_counts()[keep].sum()), kind, self.model.min_words,
+                         len(text_html)):
                 keep = np.zeros(len(keep), dtype=bool)
                 reason = "too little main content"
             kept = [t for t, k in zip(blocks.texts, keep) if k]

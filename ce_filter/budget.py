@@ -148,7 +148,7 @@ class InProcessBudget:
         """Cap this process's address space at its size plus the budget (once), after one page
         so that lazy imports and caches are part of that size."""
         if not self.memory_cap and self.budget.memory_mb > 0:
-            self.extractor.extract(b"<p>warm up</p>")
+            self.extractor.extract(WARM_UP)
             self.memory_cap = limit_memory(self.budget)
 
     def extract(self, html: Any, url: str | None = None, *, encoding: str | None = None) -> Extraction:
@@ -158,6 +158,16 @@ class InProcessBudget:
         except OverBudget:
             return Extraction("", "", reason=f"{OVER_TIME} ({self.budget.seconds:g} s)",
                               model=str(getattr(self.extractor, "version", "")))
+
+
+# The page a process filters before its memory is capped, so that the lazy imports, tables and
+# caches a page fills (the metadata rules, the language tables) count in the size the cap is
+# added to: a short article whose text the filter keeps (a line of two words would be dropped
+# as a thin page, and its empty text would leave the language tables unread).
+WARM_UP = (b"<html><head><title>Warm-up</title></head><body><article><h1>Warming up the filter</h1>"
+           b"<p>This short page is filtered once when a process starts, so that the lazy imports, "
+           b"the language tables and the caches it fills are counted in the size its memory cap "
+           b"is added to.</p></article></body></html>")
 
 
 def guarded(extractor: Any, html: Any, url: str | None = None, encoding: str | None = None,
@@ -192,7 +202,7 @@ def _child(conn: Any, make: Callable[[], Any], budget: Budget) -> None:
     """Serve pages on ``conn``: (html, url, encoding) in, ('ok', Extraction) out; None ends."""
     signal.signal(signal.SIGINT, signal.SIG_IGN)  # the parent decides when to stop
     ex = make()
-    ex.extract(b"<p>warm up</p>")
+    ex.extract(WARM_UP)
     cap = limit_memory(budget)
     conn.send(("ready", ex.version, ex.model.name, ex.model.digest))
     while True:

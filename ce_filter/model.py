@@ -437,16 +437,19 @@ class Model:
 # thin_page: a page at least this likely an article keeps even a short text (a caption, a
 # one-line summary under a video: dragnet's gold has such pages)
 THIN_ARTICLE_P = 0.5
+# thin_page: only a whole web page (this many characters of HTML at least) can be a shell; a
+# fragment or a test page of a line keeps its line (the page-kind model reads tiny pages badly)
+THIN_MIN_CHARS = 8000
 
 
-def thin_page(kept_words: float, kind: np.ndarray | None, min_words: int) -> bool:
+def thin_page(kept_words: float, kind: np.ndarray | None, min_words: int, page_chars: int) -> bool:
     """Whether a page's output is dropped as too little main content: fewer than ``min_words``
-    kept words on a page the page-kind model (``kind``: its probabilities, article first) does
-    not read as an article. Item pages saved before their items loaded, an app shell's "enable
-    JavaScript" line, a product page with no product in its HTML: annotators find no main
-    content there, and a crawler's index is better without their few words."""
+    kept words on a whole page (``page_chars`` of HTML) that the page-kind model (``kind``: its
+    probabilities, article first) does not read as an article. Item pages saved before their
+    items loaded, an app shell's "enable JavaScript" line, a product page with no product in
+    its HTML: annotators find no main content there, and an index is better without it."""
     return bool(min_words) and kind is not None and float(kind[0]) < THIN_ARTICLE_P \
-        and kept_words < min_words
+        and kept_words < min_words and page_chars >= THIN_MIN_CHARS
 
 
 def _kind_cuts(v: Any, what: str, kind_model: PageKindModel | None) -> dict[str, float] | None:

@@ -37,6 +37,7 @@ from ce_filter.budget import (
     OVER_MEMORY,
     OVER_TIME,
     PROCESS_DIED,
+    WARM_UP,
     Budget,
     ModelRef,
     died_reason,
@@ -219,7 +220,7 @@ def _child_main(conn: Any, options: ExtractOptions, budget: Budget, all_statuses
     ('pages', [(id, page)]): filter each, send ('rec', id, record). None ends."""
     signal.signal(signal.SIGINT, signal.SIG_IGN)  # the parent decides when to stop
     ex = options.extractor()
-    ex.extract(b"<p>warm up</p>")
+    ex.extract(WARM_UP)
     cap = limit_memory(budget)
     conn.send(("ready", ex.version, ex.model.name, ex.model.digest))
 

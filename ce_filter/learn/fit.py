@@ -51,6 +51,7 @@ class Page:
     signals: np.ndarray | None = None  # pagekind.page_signals: the page-kind model's input
     kind: np.ndarray | None = None  # the page-kind probabilities the block features read
     style: np.ndarray | None = None  # the page-style probabilities (page_styles)
+    html_chars: int = 0  # the decoded page's length (model.thin_page)
 
 
 @dataclass
@@ -160,7 +161,7 @@ def prepare(docs: Iterable[Doc], comments: bool = False, rule: LabelRule = DEFAU
         nw = np.array([len(words(t)) for t in b.texts], dtype=np.float64)
         pages.append(Page(d.id, b, y, nw, np.round(share * nw), len(words(d.target(comments))),
                           d.domain or site_of(d.html), d.page_type,
-                          page_signals(b, html, d.url or None)))
+                          page_signals(b, html, d.url or None), html_chars=len(html)))
     return pages
 
 
@@ -584,7 +585,8 @@ def choose_min_words(pages: list[Page], per: list[np.ndarray], threshold: float,
     empty_gold = np.array([p.gold_words == 0 for p in pages])
     best, by = 0, {}
     for k in sorted(set(limits) | {0}):
-        drop = np.array([thin_page(w, p.kind, k) for w, p in zip(kept, pages)], dtype=bool)
+        drop = np.array([thin_page(w, p.kind, k, p.html_chars) for w, p in zip(kept, pages)],
+                        dtype=bool)
         by[str(k)] = round(float(np.where(drop, empty_gold, f1).mean()), 4)
         if by[str(k)] > by[str(best)]:
             best = k

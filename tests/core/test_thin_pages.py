@@ -12,25 +12,30 @@ from ce_filter.bench.stages import staged_extract
 
 from ce_filter import Extractor
 from ce_filter.api import Extractor as ApiExtractor
-from ce_filter.model import THIN_ARTICLE_P, load_default, thin_page
+from ce_filter.model import THIN_ARTICLE_P, THIN_MIN_CHARS, load_default, thin_page
 
 from .model_files import refused, reloaded
 
-SHELL = b"<html><body><div id=app><p>You need to enable JavaScript to run this app.</p></div></body></html>"
+# an app shell: a whole page of script whose one line of text is the "enable JavaScript" notice
+SHELL = (b"<html><head><script>" + b"window.__state = {};" * 500 + b"</script></head><body>"
+         b"<div id=app><p>You need to enable JavaScript to run this app.</p></div></body></html>")
+FRAGMENT = b"<p>You need to enable JavaScript to run this app.</p>"
 ARTICLE = [0.9, 0.02, 0.02, 0.02, 0.02, 0.01, 0.01]
 PRODUCT = [0.05, 0.01, 0.04, 0.0, 0.1, 0.1, 0.7]
 
 
 def test_the_rule():
-    assert thin_page(9.0, np.array(PRODUCT), 10)
-    assert not thin_page(10.0, np.array(PRODUCT), 10)  # at the limit: kept
-    assert not thin_page(3.0, np.array(ARTICLE), 10)  # an article keeps a caption
+    page = THIN_MIN_CHARS
+    assert thin_page(9.0, np.array(PRODUCT), 10, page)
+    assert not thin_page(10.0, np.array(PRODUCT), 10, page)  # at the limit: kept
+    assert not thin_page(3.0, np.array(ARTICLE), 10, page)  # an article keeps a caption
     edge = np.array([THIN_ARTICLE_P] + [0.5 / 6] * 6)
-    assert not thin_page(3.0, edge, 10)
+    assert not thin_page(3.0, edge, 10, page)
     edge[0] -= 1e-9
-    assert thin_page(3.0, edge, 10)
-    assert not thin_page(3.0, np.array(PRODUCT), 0)  # off
-    assert not thin_page(3.0, None, 10)  # no kind estimate: no rule
+    assert thin_page(3.0, edge, 10, page)
+    assert not thin_page(3.0, np.array(PRODUCT), 0, page)  # off
+    assert not thin_page(3.0, None, 10, page)  # no kind estimate: no rule
+    assert not thin_page(3.0, np.array(PRODUCT), 10, page - 1)  # a fragment keeps its line
 
 
 def _thin(k: int = 12):
@@ -57,6 +62,8 @@ def test_a_thin_page_gives_no_text_and_says_why(monkeypatch):
     # the same page with the rule off, or a lower limit, keeps its line
     assert Extractor(_thin(0)).extract(SHELL).text
     assert Extractor(_thin(3)).extract(SHELL).text
+    assert len(SHELL) >= THIN_MIN_CHARS > len(FRAGMENT)
+    assert Extractor(_thin()).extract(FRAGMENT).text == out.blocks[0].text  # a fragment: kept
 
 
 def test_an_article_keeps_a_short_text(monkeypatch):
@@ -66,9 +73,10 @@ def test_an_article_keeps_a_short_text(monkeypatch):
     assert staged_extract(Extractor(_thin()), SHELL)[0] == out.text
 
 
-def test_the_shipped_model_has_no_limit():
+def test_the_shipped_model_drops_thin_pages():
     m = load_default()
-    assert m.min_words == 0 and "min_words" not in m.to_json()
+    assert m.min_words > 0 and m.to_json()["min_words"] == m.min_words
+    assert m.meta["config"]["min_words"] and m.meta["cv"]["min_words"]
 
 
 def test_roundtrip(tmp_path):
@@ -99,6 +107,8 @@ def test_training_chooses_the_limit_on_cv(tmp_path):
     words = [float(p.blocks.token_counts()[s >= 0.5].sum()) for p, s in zip(pages, per)]
     for p in pages:
         p.kind = np.array(PRODUCT)
+        assert p.html_chars > 0
+        p.html_chars = THIN_MIN_CHARS
     pages[0].kind = np.array(ARTICLE)
     pages[1].gold_words = 0  # a page whose gold is empty: dropping it is right
     f1 = page_prf(pages, per, 0.5)[:, 2]
