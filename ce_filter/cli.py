@@ -149,6 +149,11 @@ def _init_filter(ex: Any, render: _Render, budget: Any) -> None:
     from .budget import InProcessBudget
 
     global _pool_state
+    # what a page's output is made with, imported before the cap (about 40 MB of address space):
+    # the cap is the process's size plus the page budget, and an import is no page's cost
+    from ce_filter.crawler.page import RawPage  # noqa: F401
+    from ce_filter.pipelines.record import dumps, filter_page  # noqa: F401
+
     bounded = InProcessBudget(ex, budget)
     bounded.cap_memory()  # a pool process of its own: its memory capped too
     _pool_state = (bounded, render)

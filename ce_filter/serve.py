@@ -180,7 +180,12 @@ class App:
         self.metrics = SharedMetrics()
 
     def worker_ready(self) -> None:
-        """In each worker process once forked: its memory cap (the budget's)."""
+        """In each worker process once forked: its memory cap (the budget's), after the modules a
+        request is answered with are imported (an import is no page's cost)."""
+        from .crawler.page import RawPage  # noqa: F401
+        from .explain import explain  # noqa: F401
+        from .pipelines.record import dumps, make_record  # noqa: F401
+
         self.bounded.cap_memory()
 
     # -- inputs

@@ -18,7 +18,9 @@ from pipeline.test_worker import good_messages, header, worker_args
 pytestmark = pytest.mark.kafka
 DEEP = b'{"url": "http://deep.test/", "html": ' + b"[" * 3000 + b"]" * 3000 + b"}"  # ~6 KB
 BIG_HTML = "<html><body>" + "<p>" + "word " * 1_050_000 + "</p></body></html>"  # 5 MiB of text
-SLOW = "<html><body>" + "<div>" * 7_000 + "<p>deep</p></body></html>"  # passes the scan, ~0.06 s
+# a sentence, not a word: a whole page keeping one word is a thin page (model.thin_page)
+DEEP_TEXT = "A paragraph nested seven thousand levels deep is still the text of this page."
+SLOW = "<html><body>" + "<div>" * 7_000 + f"<p>{DEEP_TEXT}</p></body></html>"  # passes the scan, ~0.06 s
 OVER = ("<html><body>" + "<div>" * 12_000 + "</div>" * 12_000 + "<p>x" * 85_000
         + "</body></html>")  # passes it too, ~0.3 s
 
@@ -110,4 +112,4 @@ def test_slow_pages_never_make_a_redelivery_loop(kafka):
     assert "batch over 1 s" in log and _committed(kafka, group, src) == len(msgs)
     recs = {m.key: json.loads(m.value) for m in read_topic(kafka, out)}
     assert recs[b"http://over.test/"]["reason"].startswith("over budget: time")
-    assert all(recs[k]["text"] == "deep" for k, _ in slow)
+    assert all(recs[k]["text"] == DEEP_TEXT for k, _ in slow)
