@@ -201,6 +201,8 @@ TAG_H1 = _id("h1")
 # The precision-leaning cut for a model file that does not record one (files from before
 # the training (learn.fit) chose it on CV: Model.precise_threshold).
 PRECISE_THRESHOLD = 0.65
+# the reason of a page the thin-page rule empties (model.thin_page)
+THIN_REASON = "too little main content"
 
 
 def select(scores: np.ndarray, threshold: float, in_code: np.ndarray | None = None) -> np.ndarray:
@@ -357,7 +359,7 @@ class Extractor:
             if thin_page(float(blocks.token_counts()[keep].sum()), kind, self.model.min_words,
                          len(text_html)):
                 keep = np.zeros(len(keep), dtype=bool)
-                reason = "too little main content"
+                reason = THIN_REASON
             kept = [t for t, k in zip(blocks.texts, keep) if k]
             out = Extraction(
                 "\n\n".join(kept),

@@ -21,7 +21,7 @@ from typing import Any
 
 import numpy as np
 
-from .api import FALLBACK_REL, Extraction, Extractor, code_blocks, select
+from .api import FALLBACK_REL, THIN_REASON, Extraction, Extractor, code_blocks, select
 from .features import CONTEXT, TOKEN_PREFIXES, feature_names, page_features, stage2_inputs
 from .features.context import stage2_columns
 from .model import Model, sigmoid
@@ -160,7 +160,8 @@ def explain(html: bytes | str, url: str | None = None, *, extractor: Extractor |
         "metadata": meta,
         "stage2": ex.model.stage2 is not None,
         "blocks": [
-            {"text": w.text, "score": round(w.score, 6), "stage1": round(w.stage1, 6), "kept": w.kept,
+            {"text": w.text, "score": round(w.score, 6), "stage1": round(w.stage1, 6),
+             "kept": w.kept and r.reason != THIN_REASON,
              "code": w.code,
              "terms1": [[t.name, round(t.value, 4), round(t.contribution, 4)] for t in w.stage1_terms],
              "terms2": [[t.name, round(t.value, 4), round(t.contribution, 4)] for t in w.stage2_terms]}

@@ -11,7 +11,9 @@ import pytest
 from ce_filter.bench.stages import staged_extract
 
 from ce_filter import Extractor
+from ce_filter.api import THIN_REASON
 from ce_filter.api import Extractor as ApiExtractor
+from ce_filter.explain import explain
 from ce_filter.model import THIN_ARTICLE_P, THIN_MIN_CHARS, load_default, thin_page
 
 from .model_files import refused, reloaded
@@ -64,6 +66,8 @@ def test_a_thin_page_gives_no_text_and_says_why(monkeypatch):
     assert Extractor(_thin(3)).extract(SHELL).text
     assert len(SHELL) >= THIN_MIN_CHARS > len(FRAGMENT)
     assert Extractor(_thin()).extract(FRAGMENT).text == out.blocks[0].text  # a fragment: kept
+    why = explain(SHELL, extractor=Extractor(_thin()))  # explain shows the page as extract made it
+    assert why["reason"] == THIN_REASON and why["blocks"] and not any(b["kept"] for b in why["blocks"])
 
 
 def test_an_article_keeps_a_short_text(monkeypatch):
