@@ -18,11 +18,9 @@ def staged_extract(ex: Any, data: bytes) -> tuple[str, list[float]]:
     """(text, seconds per stage in STAGES order) for one page, as ``ex.extract(data)`` does it:
     decode is the bytes to text with the binary check and the pre-parse cost scan, page kind
     the page signals and the page-kind model, metadata the metadata rules and the language."""
-    import numpy as np
 
-    from ce_filter.api import BlockList, Extraction, code_blocks, select
+    from ce_filter.api import BlockList, Extraction
     from ce_filter.features import page_inputs
-    from ce_filter.model import thin_page
     from ce_filter.segment import parse, segment
 
     clock = time.perf_counter
@@ -43,9 +41,7 @@ def staged_extract(ex: Any, data: bytes) -> tuple[str, list[float]]:
     t5 = clock()
     scores = ex.model.scores(x, tokens, blocks, kind, style)
     t6 = clock()
-    keep = select(scores, ex.cut(kind), code_blocks(blocks))
-    if thin_page(float(blocks.token_counts()[keep].sum()), kind, ex.model.min_words, len(html)):
-        keep = np.zeros(len(keep), dtype=bool)
+    keep = ex.keep(blocks, scores, kind, len(html))[0]
     text = "\n\n".join([t for t, k in zip(blocks.texts, keep) if k])
     out = Extraction(text, blocks.title, BlockList(blocks.texts, scores, keep))
     t7 = clock()

@@ -354,12 +354,7 @@ class Extractor:
         else:
             kind, style = self.page_context(blocks, text_html, url)
             scores = self.model.block_scores(blocks, kind, style)
-            keep = select(scores, self.cut(kind), code_blocks(blocks))
-            reason = "" if keep.any() else "no block classified as content"
-            if thin_page(float(blocks.token_counts()[keep].sum()), kind, self.model.min_words,
-                         len(text_html)):
-                keep = np.zeros(len(keep), dtype=bool)
-                reason = THIN_REASON
+            keep, reason = self.keep(blocks, scores, kind, len(text_html))
             kept = [t for t, k in zip(blocks.texts, keep) if k]
             out = Extraction(
                 "\n\n".join(kept),
@@ -391,6 +386,16 @@ class Extractor:
         for k in ("author", "date", "sitename", "description", "canonical_url"):
             setattr(out, k, getattr(md, k))
         out.language = page_language(out.text, head.lang)
+
+    def keep(self, blocks: Blocks, scores: np.ndarray, kind: np.ndarray | None, page_chars: int
+             ) -> tuple[np.ndarray, str]:
+        """The blocks a page keeps: those at its cut (``select``), none on a thin page
+        (model.thin_page: ``page_chars`` is its HTML's length); and why its text is empty, ''
+        when it is not."""
+        keep = select(scores, self.cut(kind), code_blocks(blocks))
+        if thin_page(float(blocks.token_counts()[keep].sum()), kind, self.model.min_words, page_chars):
+            return np.zeros(len(keep), dtype=bool), THIN_REASON
+        return keep, "" if keep.any() else "no block classified as content"
 
     def cut(self, kind: np.ndarray | None) -> float:
         """The probability cut of a page with kind probabilities ``kind``: the model's cut for

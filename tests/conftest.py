@@ -32,3 +32,14 @@ def custom_model(tmp_path_factory) -> Path:
     path = tmp_path_factory.mktemp("model") / "custom.json"
     path.write_text(json.dumps(d))
     return path
+
+
+@pytest.fixture(params=[True, False], ids=["c-part", "numpy"])
+def c_part(request, monkeypatch) -> bool:
+    """A test that takes it runs twice: with the dense features' C part, and with the numpy
+    reference in its place (the two must give the same values)."""
+    if not request.param:
+        from ce_filter.features import dense
+
+        monkeypatch.setattr(dense, "_c", None)
+    return request.param

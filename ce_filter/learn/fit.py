@@ -522,36 +522,16 @@ def _train(pages: list[Page], cfg: TrainConfig, name: str, data_desc: dict) -> M
         cv["by_type"] = {k: round(float(np.mean(by_type[k])), 4) for k in order}
         say(f"  CV page F1 by page type: {cv['by_type']}")
     skip = {"log", "thresholds", "precise_thresholds"}
-    if cfg.cv_seed is None:  # recorded only when set: the shipped models keep their bytes
-        skip.add("cv_seed")
-    if not cfg.stage2_page_rel:  # recorded only when on: older models rebuild bit-for-bit
-        skip.add("stage2_page_rel")
-    if not cfg.label_lines:  # likewise
-        skip.add("label_lines")
-    if not cfg.kind_cuts:  # likewise
-        skip.update(("kind_cuts", "kind_min_pages", "kind_shrink"))
-    if not cfg.kind_mix:  # likewise
-        skip.add("kind_mix")
-    if not cfg.shop_min_p:  # likewise
-        skip.add("shop_min_p")
-    if cfg.stage2_kind is None:  # likewise
-        skip.add("stage2_kind")
-    if not cfg.page_norm:  # likewise
-        skip.add("page_norm")
-    if not cfg.stage3:  # likewise
-        skip.add("stage3")
-    if not cfg.stage2_deep:  # likewise
-        skip.add("stage2_deep")
-    if not cfg.style:  # likewise
-        skip.update(("style", "style_mix", "style_penalty"))
+    # options recorded only when on (set, or not None): model files trained without them keep
+    # their bytes, so older models rebuild bit for bit
+    skip.update(k for k in _RECORDED_WHEN_SET if not getattr(cfg, k))
+    skip.update(k for k in _RECORDED_WHEN_NOT_NONE if getattr(cfg, k) is None)
+    if not cfg.kind_cuts:
+        skip.update(("kind_min_pages", "kind_shrink"))
+    if not cfg.style:
+        skip.update(("style_mix", "style_penalty"))
         if cfg.stage2_style is None:
             skip.add("style_classes")
-    if cfg.stage2_style is None:  # likewise
-        skip.add("stage2_style")
-    if not cfg.stage2_sig:  # likewise
-        skip.add("stage2_sig")
-    if not cfg.min_words:  # likewise
-        skip.add("min_words")
     meta = {
         "trained_with": f"ce-filter {__version__}",
         # the fit's numerics come from these: another version may move a weight past the 9th digit
@@ -573,6 +553,12 @@ def _train(pages: list[Page], cfg: TrainConfig, name: str, data_desc: dict) -> M
                    stage2_style=cfg.stage2_style if stage2 is not None else None,
                    stage2_sig=cfg.stage2_sig and stage2 is not None, min_words=min_words,
                    pagestyle=style_model if cfg.style or stage2 is not None else None)
+
+
+# TrainConfig options left out of the model file's meta.config when off (see _train)
+_RECORDED_WHEN_SET = ("stage2_page_rel", "label_lines", "kind_cuts", "kind_mix", "shop_min_p",
+                      "page_norm", "stage3", "stage2_deep", "style", "stage2_sig", "min_words")
+_RECORDED_WHEN_NOT_NONE = ("cv_seed", "stage2_kind", "stage2_style")
 
 
 def choose_min_words(pages: list[Page], per: list[np.ndarray], threshold: float,

@@ -39,10 +39,7 @@ def _mixed(mix: tuple[str, ...] = MIX_WIDE) -> FeatureSpec:
     return replace(load_default().spec, kind_mix=mix)
 
 
-@pytest.mark.parametrize("c_part", [True, False])
-def test_mixed_columns_are_each_kinds_probability_times_the_column(c_part, monkeypatch):
-    if not c_part:  # the numpy reference in place of the C part
-        monkeypatch.setattr(dense, "_c", None)
+def test_mixed_columns_are_each_kinds_probability_times_the_column(c_part):
     spec = _mixed()
     names = feature_names(spec)
     base = feature_names(load_default().spec)

@@ -10,7 +10,7 @@ import numpy as np
 import pytest
 
 from ce_filter.explain import explain_blocks
-from ce_filter.features import context_features, dense, page_features, stage2_inputs
+from ce_filter.features import context_features, page_features, stage2_inputs
 from ce_filter.features.context import deep_columns
 from ce_filter.features.dom import group_sum
 from ce_filter.model import Linear, Model, load_default, sigmoid
@@ -56,10 +56,7 @@ def test_deep_columns_are_weighted_means_under_the_ancestor():
         assert len(set(got[:, j])) > 1
 
 
-@pytest.mark.parametrize("c_part", [True, False])
-def test_roundtrip_and_scores_use_the_deep_columns(tmp_path, c_part, monkeypatch):
-    if not c_part:
-        monkeypatch.setattr(dense, "_c", None)
+def test_roundtrip_and_scores_use_the_deep_columns(tmp_path, c_part):
     m = _with_deep()
     back = reloaded(m, tmp_path)
     assert back.stage2_deep == DEEP

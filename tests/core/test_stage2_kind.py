@@ -11,7 +11,7 @@ import numpy as np
 import pytest
 
 from ce_filter.explain import explain_blocks
-from ce_filter.features import context_features, dense, page_features, stage2_inputs
+from ce_filter.features import context_features, page_features, stage2_inputs
 from ce_filter.features.context import (
     STAGE2_KIND_ANCESTORS,
     STAGE2_KIND_COLUMNS,
@@ -71,11 +71,8 @@ def _with_kind(cols: tuple[str, ...] = STAGE2_KIND_COLUMNS) -> Model:
                    meta={})
 
 
-@pytest.mark.parametrize("c_part", [True, False])
 @pytest.mark.parametrize("cols", [STAGE2_KIND_COLUMNS, STAGE2_KIND_ANCESTORS])
-def test_roundtrip_and_scores_follow_the_kind_in_stage_2(tmp_path, c_part, cols, monkeypatch):
-    if not c_part:
-        monkeypatch.setattr(dense, "_c", None)
+def test_roundtrip_and_scores_follow_the_kind_in_stage_2(tmp_path, c_part, cols):
     m = _with_kind(cols)
     back = reloaded(m, tmp_path)
     assert back.stage2_kind == cols

@@ -12,7 +12,7 @@ import pytest
 
 from ce_filter.explain import explain_blocks
 from ce_filter.features import context as context_mod
-from ce_filter.features import context_features, dense, page_features, stage2_inputs
+from ce_filter.features import context_features, page_features, stage2_inputs
 from ce_filter.features.context import SIGNATURE_COLUMNS, signature_columns, signature_groups
 from ce_filter.model import Linear, Model, load_default, sigmoid
 from ce_filter.segment import parse, segment
@@ -94,10 +94,7 @@ def _with_sig() -> Model:
     return replace(m, stage2=s2, stage2_sig=True, meta={})
 
 
-@pytest.mark.parametrize("c_part", [True, False])
-def test_roundtrip_and_scores_use_the_signature_columns(tmp_path, c_part, monkeypatch):
-    if not c_part:
-        monkeypatch.setattr(dense, "_c", None)
+def test_roundtrip_and_scores_use_the_signature_columns(tmp_path, c_part):
     back = reloaded(_with_sig(), tmp_path)
     assert back.stage2_sig and back.to_json()["stage2_sig"] is True
     for page in (LISTING, GRID_PAGE):

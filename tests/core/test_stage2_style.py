@@ -13,7 +13,7 @@ import pytest
 
 from ce_filter import Extractor
 from ce_filter.explain import explain_blocks
-from ce_filter.features import context_features, dense, page_features, stage2_inputs
+from ce_filter.features import context_features, page_features, stage2_inputs
 from ce_filter.features.context import STAGE2_STYLE_COLUMNS, kind_context, stage2_columns
 from ce_filter.model import Linear, Model, load_default, sigmoid
 from ce_filter.pagekind import page_signals
@@ -48,11 +48,8 @@ def _with_s2_style(kind_cols: tuple[str, ...] | None = None) -> Model:
                    pagestyle=_style_model(), meta={})
 
 
-@pytest.mark.parametrize("c_part", [True, False])
 @pytest.mark.parametrize("kind_cols", [None, KIND_COLS])
-def test_roundtrip_and_stage_2_follows_the_style(tmp_path, c_part, kind_cols, monkeypatch):
-    if not c_part:
-        monkeypatch.setattr(dense, "_c", None)
+def test_roundtrip_and_stage_2_follows_the_style(tmp_path, c_part, kind_cols):
     m = _with_s2_style(kind_cols)
     back = reloaded(m, tmp_path)
     assert back.stage2_style == STAGE2_STYLE_COLUMNS

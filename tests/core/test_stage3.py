@@ -11,7 +11,7 @@ import numpy as np
 import pytest
 
 from ce_filter.explain import explain_blocks
-from ce_filter.features import context_features, dense, page_features, stage2_inputs
+from ce_filter.features import context_features, page_features, stage2_inputs
 from ce_filter.model import Linear, Model, ModelError, load_default, sigmoid
 from ce_filter.segment import parse, segment
 
@@ -33,10 +33,7 @@ def _with_stage3() -> Model:
     return replace(m, stage3=s3, meta={})
 
 
-@pytest.mark.parametrize("c_part", [True, False])
-def test_roundtrip_and_scores_go_through_stage_3(tmp_path, c_part, monkeypatch):
-    if not c_part:
-        monkeypatch.setattr(dense, "_c", None)
+def test_roundtrip_and_scores_go_through_stage_3(tmp_path, c_part):
     m = _with_stage3()
     back = reloaded(m, tmp_path)
     assert back.stage3 is not None

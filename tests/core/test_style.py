@@ -11,7 +11,7 @@ import pytest
 
 from ce_filter import Extractor
 from ce_filter.explain import explain_blocks
-from ce_filter.features import dense, feature_names, page_features, page_inputs
+from ce_filter.features import feature_names, page_features, page_inputs
 from ce_filter.features.spec import FeatureSpec
 from ce_filter.features.style import STYLE_MIX, style_columns
 from ce_filter.learn.fit import Page, page_styles
@@ -56,10 +56,7 @@ def _with_style(mix: tuple[str, ...] = STYLE_MIX) -> Model:
     return replace(m, spec=spec, stage1=stage1, pagestyle=_style_model(), meta={})
 
 
-@pytest.mark.parametrize("c_part", [True, False])
-def test_roundtrip_and_serving_equals_training(tmp_path, c_part, monkeypatch):
-    if not c_part:
-        monkeypatch.setattr(dense, "_c", None)
+def test_roundtrip_and_serving_equals_training(tmp_path, c_part):
     m = _with_style()
     back = reloaded(m, tmp_path)
     assert back.spec.style == CORPORA and back.spec.style_mix == STYLE_MIX
