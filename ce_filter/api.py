@@ -12,8 +12,9 @@ from urllib.parse import urljoin
 import numpy as np
 
 from . import __version__
-from .decode import decode_html
+from .decode import decode_bytes
 from .model import Model, load_default, thin_page
+from .mojibake import repair_str
 from .options import probability
 from .pagekind import page_signals
 from .precheck import DEFAULT_LIMITS, Limits, check
@@ -312,11 +313,12 @@ class Extractor:
                 return "", "", False, "binary content", None
             if len(data) > self.max_bytes:
                 data, truncated = data[: self.max_bytes], True
-            text_html, enc = decode_html(data, encoding)
-            # the scan reads markup bytes: the page's own, unless it is UTF-16/32
-            raw = None if enc.startswith(("utf-16", "utf-32")) else data
+            text_html, enc, repaired = decode_bytes(data, encoding)
+            # the scan reads markup bytes: the page's own, unless it is UTF-16/32 (or the text
+            # is no longer theirs)
+            raw = None if repaired or enc.startswith(("utf-16", "utf-32")) else data
         else:
-            text_html, enc, raw = html, "str", None
+            text_html, enc, raw = repair_str(html), "str", None
             if len(text_html) > self.max_bytes:
                 text_html, truncated = text_html[: self.max_bytes], True
             if not text_html.strip():

@@ -10,6 +10,8 @@ import codecs
 import re
 from functools import lru_cache
 
+from . import mojibake
+
 _BOMS = (
     (codecs.BOM_UTF8, "utf-8"),
     (codecs.BOM_UTF32_LE, "utf-32-le"),
@@ -110,10 +112,29 @@ def decode_html(data: bytes | str, hint: str | None = None) -> tuple[str, str]:
 
     Order follows the HTML standard's sniffing: BOM wins, then the transport's
     charset (``hint``), then a <meta> in the first 4 KiB, then UTF-8 if the bytes
-    are valid UTF-8, then statistical detection. Undecodable bytes are replaced.
+    are valid UTF-8, then statistical detection. Undecodable bytes are replaced, and text that
+    was UTF-8 decoded as Latin-1/cp1252 and encoded again is taken back (mojibake.py).
     """
     if isinstance(data, str):
-        return data, "str"
+        return mojibake.repair_str(data), "str"
+    return decode_bytes(data, hint)[:2]
+
+
+def decode_bytes(data: bytes, hint: str | None = None) -> tuple[str, str, bool]:
+    """:func:`decode_html` of bytes, and whether double-encoded text was taken back (the text
+    is then no longer the bytes' own decoding). Besides UTF-8 bytes that hold it, a page read
+    in a one-byte charset is looked at: UTF-8 bytes labelled windows-1252 read as mojibake."""
+    text, enc = _decode(data, hint)
+    if mojibake.suspect(data):
+        fixed = mojibake.repair(text)
+    elif enc.startswith(("cp125", "iso8859", "latin")):
+        fixed = mojibake.repair_str(text)
+    else:
+        return text, enc, False
+    return fixed, enc, fixed is not text
+
+
+def _decode(data: bytes, hint: str | None) -> tuple[str, str]:
     for bom, enc in _BOMS:
         if data.startswith(bom):
             return data[len(bom):].decode(enc, "replace"), enc
@@ -132,10 +153,20 @@ def decode_html(data: bytes | str, hint: str | None = None) -> tuple[str, str]:
     return _total_decode(data, normalize_charset(_detect(data)) or "cp1252")
 
 
+def _c1(err: UnicodeError) -> tuple[str, int]:
+    """WHATWG's windows-1252: the five bytes cp1252 leaves undefined are their C1 controls
+    (so that nothing is lost where the page is in fact UTF-8 read as windows-1252)."""
+    assert isinstance(err, UnicodeDecodeError)
+    return err.object[err.start:err.end].decode("latin-1"), err.end
+
+
+codecs.register_error("ce_filter.c1", _c1)
+
+
 def _total_decode(data: bytes, enc: str) -> tuple[str, str]:
     """``data`` in ``enc`` with bad bytes replaced; UTF-8 where the codec itself fails (a
     codec registered by some other package may not honour ``errors="replace"``)."""
     try:
-        return data.decode(enc, "replace"), enc
+        return data.decode(enc, "ce_filter.c1" if enc == "cp1252" else "replace"), enc
     except (LookupError, UnicodeError, ValueError, TypeError):
         return data.decode("utf-8", "replace"), "utf-8"
