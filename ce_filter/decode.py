@@ -122,16 +122,22 @@ def decode_html(data: bytes | str, hint: str | None = None) -> tuple[str, str]:
 
 def decode_bytes(data: bytes, hint: str | None = None) -> tuple[str, str, bool]:
     """:func:`decode_html` of bytes, and whether double-encoded text was taken back (the text
-    is then no longer the bytes' own decoding). Besides UTF-8 bytes that hold it, a page read
-    in a one-byte charset is looked at: UTF-8 bytes labelled windows-1252 read as mojibake."""
+    is then no longer the bytes' own decoding). Bytes labelled windows-1252 / ISO-8859-1/-15 /
+    windows-1250 / ISO-8859-2 that are valid UTF-8 beyond ASCII are read as UTF-8."""
     text, enc = _decode(data, hint)
+    if enc in _ONE_BYTE and not data.isascii():
+        try:  # natural text in a one-byte charset is never valid UTF-8 once it leaves ASCII
+            text, enc = data.decode("utf-8"), "utf-8"
+        except UnicodeDecodeError:
+            pass
     if mojibake.suspect(data):
         fixed = mojibake.repair(text)
-    elif enc.startswith(("cp125", "iso8859", "latin")):
-        fixed = mojibake.repair_str(text)
-    else:
-        return text, enc, False
-    return fixed, enc, fixed is not text
+        return fixed, enc, fixed is not text
+    return text, enc, False
+
+
+# the charsets UTF-8 is most often mislabelled as
+_ONE_BYTE = frozenset({"cp1252", "iso8859-1", "iso8859-15", "latin-1", "cp1250", "iso8859-2"})
 
 
 def _decode(data: bytes, hint: str | None) -> tuple[str, str]:

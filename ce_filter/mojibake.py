@@ -28,8 +28,11 @@ PASSES = 2
 _SUSPECT = re.compile(rb"\xc3[\x82-\xb4](?:\xc2[\x80-\xbf]|[\xc5\xcb]|\xc6\x92|\xe2[\x80\x82\x84])")
 # cp1252's characters for the bytes 0x80..0x9F, each mapped back to its byte
 _CP1252 = {c: b for b in range(0x80, 0xA0) if (c := bytes([b]).decode("cp1252", "ignore"))}
-_CONT = "[\u0080-\u00bf" + "".join(_CP1252) + "]"
-_RUN = re.compile(f"[\u00c2-\u00df]{_CONT}|[\u00e0-\u00ef]{_CONT}{{2}}|[\u00f0-\u00f4]{_CONT}{{3}}")
+# the same runs in the text's UTF-8 (searched as bytes: the literal 0xC3 makes that fast): a
+# lead character Â..ß, à..ï or ð..ô and one, two or three continuation characters
+_CONT = b"(?:\xc2[\x80-\xbf]|" + b"|".join(re.escape(c.encode()) for c in _CP1252) + b")"
+_RUN = re.compile(b"\xc3[\x82-\x9f]" + _CONT + b"|\xc3[\xa0-\xaf]" + _CONT + b"{2}|\xc3[\xb0-\xb4]"
+                  + _CONT + b"{3}")
 _STRONG_LEADS = frozenset("ÂÃâ")
 # where a repaired character may fall: Latin-1 letters and signs, Latin Extended-A/B, spacing
 # modifiers, Greek,
@@ -69,18 +72,25 @@ def _strong(run: str) -> bool:
 
 
 def _one_pass(text: str) -> str | None:
-    fixes: dict[str, str] = {}
-    strong = 0
-    for m in _RUN.finditer(text):
-        run = m.group(0)
-        if run not in fixes:
+    data = text.encode("utf-8", "surrogatepass")
+    fixes: dict[bytes, tuple[bytes, bool]] = {}
+    pieces: list[bytes] = []
+    last = strong = 0
+    for m in _RUN.finditer(data):
+        raw = m.group(0)
+        if raw not in fixes:
+            run = raw.decode("utf-8")
             ch = _undo(run)
-            fixes[run] = ch if ch is not None else run
-        if fixes[run] != run and _strong(run):
-            strong += 1
+            fixes[raw] = (ch.encode("utf-8") if ch is not None else b"", _strong(run))
+        fix, sure = fixes[raw]
+        if fix:
+            pieces += (data[last:m.start()], fix)
+            last = m.end()
+            strong += sure
     if strong < MIN_RUNS:
         return None
-    return _RUN.sub(lambda m: fixes[m.group(0)], text)
+    pieces.append(data[last:])
+    return b"".join(pieces).decode("utf-8", "surrogatepass")
 
 
 def repair(text: str) -> str:

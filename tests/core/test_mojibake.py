@@ -48,10 +48,20 @@ def test_twice_double_encoded_text_is_taken_back():
     assert mojibake.repair(bad) == TEXT
 
 
-def test_utf8_bytes_labelled_windows_1252_are_read_right():
-    page = f'<html><head><meta charset="windows-1252"></head><body><p>{TEXT}</p></body></html>'
-    text, enc, repaired = decode_bytes(page.encode("utf-8"))
-    assert enc == "cp1252" and repaired and TEXT in text
+@pytest.mark.parametrize("label", ["windows-1252", "iso-8859-1", "iso-8859-2"])
+def test_utf8_bytes_labelled_one_byte_are_read_as_utf8(label):
+    page = f'<html><head><meta charset="{label}"></head><body><p>{TEXT}</p></body></html>'
+    assert decode_bytes(page.encode("utf-8")) == (page, "utf-8", False)
+    words, codec = {"windows-1252": ("Crème brûlée, 5 € — naïve", "cp1252"),
+                    "iso-8859-1": ("Crème brûlée — naïve", "cp1252"),
+                    "iso-8859-2": ("Zażółć gęślą", "iso8859-2")}[label]
+    legacy = page.replace(TEXT, words)
+    assert decode_bytes(legacy.encode(codec)) == (legacy, codec, False)
+
+
+def test_windows_1252_keeps_its_undefined_bytes_as_c1_controls():
+    assert decode_html(b'<meta charset="windows-1252"><p>a\x81b\x9dc\x93d\x94</p>') == (
+        '<meta charset="windows-1252"><p>a\x81b\x9dc“d”</p>', "cp1252")
 
 
 def test_the_extracted_text_and_title_are_repaired():
