@@ -182,16 +182,23 @@ def test_every_public_name_says_what_it_is_for():
 
 
 def test_the_parse_takes_the_pages_own_bytes_only_where_they_are_exactly_its_utf8():
-    """A page that was valid UTF-8 is parsed from its own bytes (not re-encoded from the text);
-    anything else (a replaced byte, another charset, a cut page) from the text's UTF-8; the
-    result is the same either way."""
+    """A page that was valid UTF-8 (labelled so or not) is parsed from its own bytes (not
+    re-encoded from the text); anything else (a replaced byte, another charset, a repaired
+    double encoding, a cut page) from the text's UTF-8; the result is the same either way."""
     ex = Extractor()
     page = ARTICLE.replace("Council", "Cöuncil ✓").encode("utf-8")
+    latin1 = ARTICLE.replace("Council", "Cöuncil").replace("<html>", '<html><meta charset="iso-8859-1">', 1)
+    latin1 = latin1.encode("latin-1")
+    mislabelled = page.replace(b"<html>", b'<html><meta charset="iso-8859-1">', 1)
+    right = ARTICLE.replace("Council", "Cöuncil’s").encode("utf-8")
+    double = right.decode("cp1252").encode("utf-8")
     cases = {
         "utf-8": (page, page),
         "BOM": (b"\xef\xbb\xbf" + page, page),
         "a bad byte": (page.replace(b"\xc3\xb6", b"\xc3", 1), None),
-        "latin-1": (page.replace(b'<html>', b'<html><meta charset="iso-8859-1">', 1), None),
+        "latin-1": (latin1, None),
+        "UTF-8 labelled latin-1": (mislabelled, mislabelled),
+        "double-encoded": (double, right),  # the repaired text's UTF-8, not the page's bytes
     }
     for name, (data, own) in cases.items():
         text, enc, _, reason, utf8 = ex._decode(data)
