@@ -11,6 +11,8 @@ cd "$(dirname "$0")/.."
 DATA=${CE_FILTER_DATA:-../shared/data}
 PY=${PY:-python3}
 [ -x .venv/bin/python ] && PY=.venv/bin/python
+# the BLAS kernel pinned (OPENBLAS_CORETYPE): another kernel sums in another order
+eval "$("$PY" -m ce_filter.learn.blas)"
 "$PY" -m ce_filter.cli train "$DATA/dragnet:train" "$DATA/cleaneval-dev" "$DATA/wcxb-dev" \
   --target content --config best+kind+pn.5+w1+shop05+ic30+thin --out ce_filter/models/content.json
 "$PY" -m ce_filter.cli train "$DATA/dragnet:train" "$DATA/cleaneval-dev" --target comments \

@@ -591,9 +591,12 @@ def _stage2_rows(s: np.ndarray, p: Page, cfg: TrainConfig) -> np.ndarray:
 
 
 def _library_versions() -> dict[str, str]:
+    """What the weights' last digits depend on: the libraries and the BLAS kernel (learn/blas.py)."""
     import sklearn
 
-    return {"numpy": np.__version__, "scikit-learn": sklearn.__version__}
+    from .blas import kernels
+
+    return {"numpy": np.__version__, "scikit-learn": sklearn.__version__, "blas": kernels()}
 
 
 def data_digest(pages: list[Page]) -> str:
