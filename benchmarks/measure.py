@@ -138,7 +138,8 @@ def stream_memory(job: dict[str, Any]) -> dict[str, Any]:
                 continue
             body = rec.content_stream().read()
             hint = charset_from_content_type(rec.http_headers.get_header("Content-Type"))
-            ex.extract(body, rec.rec_headers.get_header("WARC-Target-URI"), encoding=hint)
+            # every field, as a pipeline's record reads them (the metadata rules run on reading)
+            ex.extract(body, rec.rec_headers.get_header("WARC-Target-URI"), encoding=hint).settle()
             n += 1
             if n in marks:
                 samples.append((n, rss_kb()))

@@ -34,7 +34,11 @@ class Tool:
 
 TOOLS: dict[str, Tool] = {t.name: t for t in (
     Tool("ce-filter", "ce_filter", "ce-filter",
-         "`Extractor().extract(html, url=url).text` (shipped content model)"),
+         "`Extractor().extract(html, url=url).text` (shipped content model; the metadata rules "
+         "run when a metadata field is first read, so not here)"),
+    Tool("ce-filter+metadata", "ce_filter", "ce-filter",
+         "`Extractor().extract(html, url=url)` with every field read (`.to_dict()`): the text, "
+         "title, author, date, site, language and page kind of a pipeline's record"),
     Tool("trafilatura", "trafilatura", "trafilatura",
          "`trafilatura.extract(html, url=url, include_comments=False)`, otherwise its defaults"),
     Tool("resiliparse", "resiliparse", "resiliparse",
@@ -50,7 +54,8 @@ TOOLS: dict[str, Tool] = {t.name: t for t in (
          "`html_text.extract_text(html_to_unicode(None, html)[1])`: the keep-everything baseline"),
 )}
 ALL = tuple(TOOLS)
-PEERS = ALL[1:]
+OURS = ("ce-filter", "ce-filter+metadata")  # the same extraction; the second reads every field
+PEERS = ALL[len(OURS):]
 
 
 def available(name: str) -> bool:
@@ -58,7 +63,7 @@ def available(name: str) -> bool:
 
 
 def version(name: str) -> str:
-    if name == "ce-filter":
+    if name in OURS:
         import ce_filter
 
         return ce_filter.__version__
@@ -84,6 +89,13 @@ def _ce_filter() -> Fn:
 
     ex = Extractor()
     return lambda data, url=None: ex.extract(data, url=url).text
+
+
+def _ce_filter_record() -> Fn:
+    from ce_filter import Extractor
+
+    ex = Extractor()
+    return lambda data, url=None: ex.extract(data, url=url).to_dict()["text"]
 
 
 def _trafilatura() -> Fn:
@@ -150,7 +162,8 @@ def _html_text() -> Fn:
 
 
 _FACTORIES: dict[str, Callable[[], Fn]] = {
-    "ce-filter": _ce_filter, "trafilatura": _trafilatura, "resiliparse": _resiliparse,
+    "ce-filter": _ce_filter, "ce-filter+metadata": _ce_filter_record, "trafilatura": _trafilatura,
+    "resiliparse": _resiliparse,
     "readability-lxml": _readability, "justext": _justext, "boilerpy3": _boilerpy3,
     "html-text": _html_text,
 }

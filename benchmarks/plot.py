@@ -18,7 +18,7 @@ def speed_quality_png(results: dict[str, dict[str, Any]], path: str | Path, titl
     fig, ax = plt.subplots(figsize=(7.5, 4.8), dpi=120)
     try:
         for name, r in ok.items():
-            ours = name == "ce-filter"
+            ours = name.startswith("ce-filter")
             ax.scatter(r["pps"], r["f1"], s=90 if ours else 55, zorder=3,
                        color="#d62728" if ours else "#1f77b4", edgecolor="black", linewidth=0.6)
         ax.set_xscale("log")
@@ -45,7 +45,7 @@ def _labels(fig: Any, ax: Any, points: dict[str, dict[str, Any]]) -> None:
     renderer = fig.canvas.get_renderer()
     placed: list[Any] = []
     for name, r in sorted(points.items(), key=lambda kv: -kv[1]["f1"]):
-        ours = name == "ce-filter"
+        ours = name.startswith("ce-filter")
         for dy in (5, -13, -27, 19, 33, -41):
             t = ax.annotate(name, (r["pps"], r["f1"]), xytext=(8, dy), textcoords="offset points",
                             fontsize=10, fontweight="bold" if ours else "normal")

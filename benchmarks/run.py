@@ -186,6 +186,8 @@ def run(a: argparse.Namespace) -> int:
     try:
         todo = sections(a)
         tools = peers.parse_tools(a.tools)
+        if a.quality:  # ce-filter+metadata is ce-filter's extraction: the same text
+            tools = [t for t in tools if t != "ce-filter+metadata"]
         corpora = list(a.corpus) or list(pages.DEFAULT_QUALITY if a.quality else pages.DEFAULT_SPEED)
         for spec in corpora:
             pages.resolve(spec)

@@ -70,6 +70,31 @@ class BlockList(Sequence[Block]):
 
 # The metadata fields of an Extraction and of the record (docs/OUTPUT.md), '' where none
 META_FIELDS = ("html_title", "author", "date", "sitename", "description", "canonical_url", "language")
+# the fields the metadata rules fill (Extractor._add_metadata), on their first reading
+_RULE_FIELDS = ("title", "author", "date", "sitename", "description", "canonical_url", "language")
+
+
+class _RuleField:
+    """A field of an Extraction that the metadata rules fill: they run the first time any such
+    field is read (or set, or the Extraction compared, printed or pickled), not in ``extract``,
+    so a caller that reads only the text does not pay for them (about a tenth of a page's time:
+    the rules and the language identification)."""
+
+    def __set_name__(self, owner: type, name: str) -> None:
+        self.key = "_" + name
+
+    def __get__(self, obj: Any, owner: type | None = None) -> str:
+        if obj is None:
+            return ""  # the dataclass's default
+        d = obj.__dict__
+        if "_rules" in d:
+            obj._run_rules()
+        return d.get(self.key, "")
+
+    def __set__(self, obj: Any, value: str) -> None:
+        if "_rules" in obj.__dict__:
+            obj._run_rules()  # a value set now must not be overwritten by the rules later
+        obj.__dict__[self.key] = value
 
 
 @dataclass
@@ -79,10 +104,11 @@ class Extraction:
     ``url`` is the page's address as the caller gave it ('' when none): what relative links,
     a canonical link and other page-level signals are resolved against (:meth:`resolve`).
     ``title`` is the article's own title and ``html_title`` the raw ``<title>``; the other
-    metadata fields are '' where nothing credible was found (docs/OUTPUT.md)."""
+    metadata fields are '' where nothing credible was found (docs/OUTPUT.md). The metadata
+    rules run when one of their fields is first read."""
 
     text: str
-    title: str
+    title: str = _RuleField()  # type: ignore[assignment]
     blocks: Sequence[Block] = field(default_factory=list)
     encoding: str = ""
     reason: str = ""
@@ -90,12 +116,12 @@ class Extraction:
     model: str = ""
     url: str = ""
     html_title: str = ""
-    author: str = ""
-    date: str = ""  # published, YYYY-MM-DD
-    sitename: str = ""
-    description: str = ""
-    canonical_url: str = ""
-    language: str = ""  # ISO 639-1
+    author: str = _RuleField()  # type: ignore[assignment]
+    date: str = _RuleField()  # type: ignore[assignment]  # published, YYYY-MM-DD
+    sitename: str = _RuleField()  # type: ignore[assignment]
+    description: str = _RuleField()  # type: ignore[assignment]
+    canonical_url: str = _RuleField()  # type: ignore[assignment]
+    language: str = _RuleField()  # type: ignore[assignment]  # ISO 639-1
     # the page kind (pagekind.KINDS: article, documentation, service, forum, collection, listing,
     # product) and the page-kind model's probability for it; '' / None where no estimate was made
     page_type: str = ""
@@ -129,6 +155,24 @@ class Extraction:
         """``link`` (an href or src of the page) made absolute against the page's ``url``;
         unchanged when the page has no url or the link is already absolute."""
         return urljoin(self.url, link) if self.url else link
+
+    def _run_rules(self) -> None:
+        """Fill the metadata fields from what the walk gathered (``_rules``: the blocks and the
+        url, set by Extractor.extract), once."""
+        blocks, url = self.__dict__.pop("_rules")
+        Extractor._add_metadata(self, blocks, url)
+
+    def settle(self) -> Extraction:
+        """Run the metadata rules now if they have not run (for a caller that must pay for them
+        in its own time, as a per-page budget does); returns the Extraction."""
+        if "_rules" in self.__dict__:
+            self._run_rules()
+        return self
+
+    def __getstate__(self) -> dict[str, Any]:
+        # pickled (a worker process's answer): the rules run here, in the process that parsed
+        # the page
+        return dict(self.settle().__dict__)
 
     def to_dict(self) -> dict[str, Any]:
         """The plain fields and block counts (the pipeline's record is built from these)."""
@@ -373,8 +417,8 @@ class Extractor:
         out._page = (blocks, keep, text_html)
         out.url = url or ""
         out.html_title = blocks.title
-        if self.metadata:
-            self._add_metadata(out, blocks, url)
+        if self.metadata:  # run when a metadata field is first read (_RuleField)
+            out.__dict__["_rules"] = (blocks, url)
         return out
 
     @staticmethod

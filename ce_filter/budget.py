@@ -148,7 +148,7 @@ class InProcessBudget:
         """Cap this process's address space at its size plus the budget (once), after one page
         so that lazy imports and caches are part of that size."""
         if not self.memory_cap and self.budget.memory_mb > 0:
-            self.extractor.extract(WARM_UP)
+            warm_up(self.extractor)
             self.memory_cap = limit_memory(self.budget)
 
     def extract(self, html: Any, url: str | None = None, *, encoding: str | None = None) -> Extraction:
@@ -170,12 +170,18 @@ WARM_UP = (b"<html><head><title>Warm-up</title></head><body><article><h1>Warming
            b"is added to.</p></article></body></html>")
 
 
+def warm_up(extractor: Any) -> None:
+    """Filter WARM_UP once, its metadata rules included (they run on first reading)."""
+    extractor.extract(WARM_UP).settle()
+
+
 def guarded(extractor: Any, html: Any, url: str | None = None, encoding: str | None = None,
             memory_cap: int = 0) -> Extraction:
     """``extractor.extract`` that never raises: an exception becomes an empty result whose
-    reason names it (memory, when the process ran into its address-space cap)."""
+    reason names it (memory, when the process ran into its address-space cap). The metadata
+    rules run here too, inside the page's budget."""
     try:
-        return extractor.extract(html, url, encoding=encoding)
+        return extractor.extract(html, url, encoding=encoding).settle()
     except Exception as e:  # noqa: BLE001 - one page's failure is that page's result
         reason = OVER_MEMORY if isinstance(e, MemoryError) or memory_exhausted(memory_cap) \
             else f"{FILTER_ERROR}: {type(e).__name__}"
@@ -202,7 +208,7 @@ def _child(conn: Any, make: Callable[[], Any], budget: Budget) -> None:
     """Serve pages on ``conn``: (html, url, encoding) in, ('ok', Extraction) out; None ends."""
     signal.signal(signal.SIGINT, signal.SIG_IGN)  # the parent decides when to stop
     ex = make()
-    ex.extract(WARM_UP)
+    warm_up(ex)
     cap = limit_memory(budget)
     conn.send(("ready", ex.version, ex.model.name, ex.model.digest))
     while True:

@@ -37,13 +37,13 @@ from ce_filter.budget import (
     OVER_MEMORY,
     OVER_TIME,
     PROCESS_DIED,
-    WARM_UP,
     Budget,
     ModelRef,
     died_reason,
     guarded,
     limit_memory,
     page_timer,
+    warm_up,
 )
 from ce_filter.options import ExtractOptions
 from ce_filter.progress import Ticker
@@ -220,7 +220,7 @@ def _child_main(conn: Any, options: ExtractOptions, budget: Budget, all_statuses
     ('pages', [(id, page)]): filter each, send ('rec', id, record). None ends."""
     signal.signal(signal.SIGINT, signal.SIG_IGN)  # the parent decides when to stop
     ex = options.extractor()
-    ex.extract(WARM_UP)
+    warm_up(ex)
     cap = limit_memory(budget)
     conn.send(("ready", ex.version, ex.model.name, ex.model.digest))
 

@@ -77,6 +77,20 @@ def test_each_installed_tool_extracts_the_article(name):
     assert "supporters argued" in text, f"{name}: {text[:200]!r}"
 
 
+def test_ce_filter_with_metadata_is_the_same_text_with_every_field_read(monkeypatch):
+    from ce_filter import Extractor
+
+    calls = []
+    real = Extractor._add_metadata
+    monkeypatch.setattr(Extractor, "_add_metadata",
+                        staticmethod(lambda *a: calls.append(1) or real(*a)))
+    html = page(3, TOPICS[3])[0].encode()
+    plain, full = peers.make("ce-filter"), peers.make("ce-filter+metadata")
+    assert plain(html) == full(html) and "supporters argued" in plain(html)
+    assert len(calls) == 1  # full only: plain reads the text alone (twice)
+    assert peers.OURS == peers.ALL[:2] and not set(peers.OURS) & set(peers.PEERS)
+
+
 def test_parse_tools():
     assert peers.parse_tools("all") == list(peers.ALL)
     assert peers.parse_tools("html-text,resiliparse") == ["ce-filter", "html-text", "resiliparse"]
