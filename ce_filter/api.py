@@ -70,7 +70,7 @@ class BlockList(Sequence[Block]):
 
 # The metadata fields of an Extraction and of the record (docs/OUTPUT.md), '' where none
 META_FIELDS = ("html_title", "author", "date", "sitename", "description", "canonical_url", "language")
-# the fields the metadata rules fill (Extractor._add_metadata), on their first reading
+# the fields the metadata rules fill (Extractor._metadata_fields), on their first reading
 _RULE_FIELDS = ("title", "author", "date", "sitename", "description", "canonical_url", "language")
 
 
@@ -158,9 +158,15 @@ class Extraction:
 
     def _run_rules(self) -> None:
         """Fill the metadata fields from what the walk gathered (``_rules``: the blocks and the
-        url, set by Extractor.extract), once."""
-        blocks, url = self.__dict__.pop("_rules")
-        Extractor._add_metadata(self, blocks, url)
+        url, set by Extractor.extract), once. The fields are set before ``_rules`` goes, so a
+        thread reading a field meanwhile runs the same rules rather than reading ''."""
+        src = self.__dict__.get("_rules")
+        if src is None:
+            return
+        blocks, url = src
+        fields = Extractor._metadata_fields(blocks, url, self.text)
+        self.__dict__.update({"_" + k: v for k, v in fields.items()})
+        self.__dict__.pop("_rules", None)
 
     def settle(self) -> Extraction:
         """Run the metadata rules now if they have not run (for a caller that must pay for them
@@ -422,16 +428,16 @@ class Extractor:
         return out
 
     @staticmethod
-    def _add_metadata(out: Extraction, blocks: Blocks, url: str | None) -> None:
-        """The metadata fields, from what the walk collected and the blocks (docs/OUTPUT.md)."""
+    def _metadata_fields(blocks: Blocks, url: str | None, text: str) -> dict[str, str]:
+        """The metadata fields (_RULE_FIELDS) of a page from what the walk collected, its
+        blocks and its kept ``text`` (docs/OUTPUT.md)."""
         page_head, extract_metadata, page_language = _metadata_rules()
         head = page_head(blocks.head, blocks.title)
         h1_at = (np.asarray(blocks.tag, dtype=np.int64) == TAG_H1).nonzero()[0].tolist()
         md = extract_metadata(head, url, blocks.texts, h1_at)
-        out.title = md.title
-        for k in ("author", "date", "sitename", "description", "canonical_url"):
-            setattr(out, k, getattr(md, k))
-        out.language = page_language(out.text, head.lang)
+        out = {k: getattr(md, k) for k in _RULE_FIELDS if k != "language"}
+        out["language"] = page_language(text, head.lang)
+        return out
 
     def keep(self, blocks: Blocks, scores: np.ndarray, kind: np.ndarray | None, page_chars: int
              ) -> tuple[np.ndarray, str]:

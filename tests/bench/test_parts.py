@@ -81,8 +81,8 @@ def test_ce_filter_with_metadata_is_the_same_text_with_every_field_read(monkeypa
     from ce_filter import Extractor
 
     calls = []
-    real = Extractor._add_metadata
-    monkeypatch.setattr(Extractor, "_add_metadata",
+    real = Extractor._metadata_fields
+    monkeypatch.setattr(Extractor, "_metadata_fields",
                         staticmethod(lambda *a: calls.append(1) or real(*a)))
     html = page(3, TOPICS[3])[0].encode()
     plain, full = peers.make("ce-filter"), peers.make("ce-filter+metadata")

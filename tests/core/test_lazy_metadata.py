@@ -28,13 +28,13 @@ URL = "https://planet.example/2024/05/bike-lanes"
 def runs(monkeypatch):
     """How often the metadata rules ran."""
     count = [0]
-    real = Extractor._add_metadata
+    real = Extractor._metadata_fields
 
-    def counted(out, blocks, url):
+    def counted(blocks, url, text):
         count[0] += 1
-        real(out, blocks, url)
+        return real(blocks, url, text)
 
-    monkeypatch.setattr(Extractor, "_add_metadata", staticmethod(counted))
+    monkeypatch.setattr(Extractor, "_metadata_fields", staticmethod(counted))
     return count
 
 
@@ -83,6 +83,24 @@ def test_no_rules_without_metadata_and_on_empty_pages(runs):
     assert Extraction("x", "T").title == "T" and Extraction("x").title == ""
 
 
+def test_a_reader_meanwhile_sees_the_rules_values_not_empty_fields(monkeypatch):
+    """Another thread reading a field while the rules run (simulated: a read from inside the
+    rules) runs them too, and no field reads '' in between."""
+    ex = Extractor()
+    r = ex.extract(PAGE, URL)
+    real = Extractor._metadata_fields
+    seen = []
+
+    def reentrant(blocks, url, text):
+        if not seen:
+            seen.append("")
+            seen[0] = r.author  # a read while the first run is still going
+        return real(blocks, url, text)
+
+    monkeypatch.setattr(Extractor, "_metadata_fields", staticmethod(reentrant))
+    assert r.date == "2024-05-07" and seen == ["Jane Doe"] and r.author == "Jane Doe"
+
+
 def test_pickling_runs_the_rules_where_the_page_was_parsed(runs):
     r = Extractor().extract(PAGE, URL)
     r._page = None  # as a worker process sends it (budget._child)
@@ -99,9 +117,9 @@ def test_guarded_and_budgeted_extraction_run_the_rules_inside(runs, monkeypatch)
     r = InProcessBudget(ex, Budget(seconds=5.0)).extract(PAGE, URL)
     assert runs[0] == 2 and r.author == "Jane Doe"
 
-    def broken(out, blocks, url):
+    def broken(blocks, url, text):
         raise ValueError("a rule failed")
 
-    monkeypatch.setattr(Extractor, "_add_metadata", staticmethod(broken))
+    monkeypatch.setattr(Extractor, "_metadata_fields", staticmethod(broken))
     r = guarded(ex, PAGE, URL)  # a failing rule is that page's result, inside the guard
     assert r.reason.endswith("ValueError") and not r.text
