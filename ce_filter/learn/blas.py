@@ -58,6 +58,15 @@ def kernels() -> str:
     return "; ".join(seen)
 
 
+def unpinned_note() -> str:
+    """A line for the training log where the kernel could be pinned and is not ('' otherwise)."""
+    if VAR in os.environ or not can_pin():
+        return ""
+    return (f"note: BLAS kernels as this CPU chose them ({kernels() or 'unknown'}); for a model file "
+            f"that rebuilds to the byte on any x86-64 machine, train with {VAR}={KERNEL} "
+            "(scripts/train_models.sh does)")
+
+
 def main() -> int:
     env = pinned_env()
     if VAR in env and VAR not in os.environ:

@@ -17,6 +17,7 @@ from ..features.item import NAMES as ITEM_NAMES
 from ..features.kind import MIX_COMPACT, MIX_WIDE
 from ..features.style import STYLE_MIX
 from ..progress import progress
+from . import blas
 from .corpus import Spec
 from .fit import Page, TrainConfig, data_digest, prepare, train
 from .labels import DEFAULT_RULE, LabelRule
@@ -210,6 +211,9 @@ def train_command(a: argparse.Namespace) -> int:
         return 2
     if getattr(a, "cv_seed", None) is not None:
         cfg = replace(cfg, cv_seed=a.cv_seed)
+    note = blas.unpinned_note()
+    if note:
+        print(note, file=sys.stderr)
     comments = a.target == "comments"
     pages, desc = corpus_pages(a.corpus, comments, rule=cfg.label_rule, log=cfg.log)
     if not pages:

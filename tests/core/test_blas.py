@@ -34,3 +34,16 @@ def test_shell_line(monkeypatch, capsys):
     monkeypatch.setenv(blas.VAR, "Zen")
     blas.main()
     assert capsys.readouterr().out == ""
+
+
+def test_training_log_notes_an_unpinned_kernel(monkeypatch):
+    pytest.importorskip("threadpoolctl")
+    monkeypatch.setattr(blas, "can_pin", lambda: True)
+    monkeypatch.delenv(blas.VAR, raising=False)
+    note = blas.unpinned_note()
+    assert f"{blas.VAR}={blas.KERNEL}" in note and "scripts/train_models.sh" in note
+    monkeypatch.setenv(blas.VAR, blas.KERNEL)
+    assert blas.unpinned_note() == ""
+    monkeypatch.delenv(blas.VAR)
+    monkeypatch.setattr(blas, "can_pin", lambda: False)
+    assert blas.unpinned_note() == ""
