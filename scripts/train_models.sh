@@ -11,7 +11,9 @@ cd "$(dirname "$0")/.."
 DATA=${CE_FILTER_DATA:-../shared/data}
 PY=${PY:-python3}
 [ -x .venv/bin/python ] && PY=.venv/bin/python
-# the BLAS kernel pinned (OPENBLAS_CORETYPE): another kernel sums in another order
+# the BLAS kernel the shipped models are fitted with (OPENBLAS_CORETYPE), whatever the
+# environment chose: another kernel sums in another order (ce_filter/learn/blas.py)
+unset OPENBLAS_CORETYPE
 eval "$("$PY" -m ce_filter.learn.blas)"
 "$PY" -m ce_filter.cli train "$DATA/dragnet:train" "$DATA/cleaneval-dev" "$DATA/wcxb-dev" \
   --target content --config best+kind+pn.5+w1+shop05+ic30+thin --out ce_filter/models/content.json
