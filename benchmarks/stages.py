@@ -46,8 +46,8 @@ def staged_extract(ex: Any, data: bytes) -> tuple[str, list[float]]:
     out = Extraction(text, blocks.title, BlockList(blocks.texts, scores, keep))
     t7 = clock()
     if ex.metadata:
-        out.__dict__["_rules"] = (blocks, None)  # as extract leaves them, then run at once
-        out.settle()
+        for k, v in ex._metadata_fields(blocks, None, text).items():  # what settle() runs
+            setattr(out, k, v)
     t8 = clock()
     return text, [t1 - t0, t2 - t1, t3 - t2, t4 - t3, t5 - t4, t6 - t5, t7 - t6, t8 - t7]
 

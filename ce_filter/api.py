@@ -171,8 +171,7 @@ class Extraction:
     def settle(self) -> Extraction:
         """Run the metadata rules now if they have not run (for a caller that must pay for them
         in its own time, as a per-page budget does); returns the Extraction."""
-        if "_rules" in self.__dict__:
-            self._run_rules()
+        self._run_rules()
         return self
 
     def __getstate__(self) -> dict[str, Any]:

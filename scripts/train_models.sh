@@ -13,8 +13,7 @@ PY=${PY:-python3}
 [ -x .venv/bin/python ] && PY=.venv/bin/python
 # the BLAS kernel the shipped models are fitted with (OPENBLAS_CORETYPE), whatever the
 # environment chose: another kernel sums in another order (ce_filter/learn/blas.py)
-unset OPENBLAS_CORETYPE
-eval "$("$PY" -m ce_filter.learn.blas)"
+eval "$("$PY" -m ce_filter.learn.blas --force)"
 "$PY" -m ce_filter.cli train "$DATA/dragnet:train" "$DATA/cleaneval-dev" "$DATA/wcxb-dev" \
   --target content --config best+kind+pn.5+w1+shop05+ic30+thin --out ce_filter/models/content.json
 "$PY" -m ce_filter.cli train "$DATA/dragnet:train" "$DATA/cleaneval-dev" --target comments \

@@ -6,7 +6,7 @@ with the AVX2 ones ("Haswell") differs in the ninth significant digit of most we
 the rounding to nine digits cannot hide. `OPENBLAS_CORETYPE` chooses the kernel, but only
 before the library loads, so the pin is an environment for the training process:
 
-    eval "$(python -m ce_filter.learn.blas)"   # scripts/train_models.sh does this
+    eval "$(python -m ce_filter.learn.blas)"   # scripts/train_models.sh adds --force
 
 Haswell's kernels run on every x86-64 CPU with AVX2 and FMA (2013 on); elsewhere nothing is
 pinned, and the kernel in use is written into the model file's ``meta.libraries`` either way,
@@ -40,11 +40,11 @@ def can_pin() -> bool:
     return platform.machine() in ("x86_64", "AMD64") and {"avx2", "fma"} <= _cpu_flags()
 
 
-def pinned_env(env: Mapping[str, str] | None = None) -> dict[str, str]:
+def pinned_env(env: Mapping[str, str] | None = None, *, force: bool = False) -> dict[str, str]:
     """``env`` (default: this process's) with the kernel pinned where it can be and is not
-    chosen already."""
+    chosen already; ``force``: whatever it chose (the shipped models' rebuild)."""
     out = dict(os.environ if env is None else env)
-    if VAR not in out and can_pin():
+    if (force or VAR not in out) and can_pin():
         out[VAR] = KERNEL
     return out
 
@@ -67,12 +67,13 @@ def unpinned_note() -> str:
             "(scripts/train_models.sh does)")
 
 
-def main() -> int:
-    env = pinned_env()
-    if VAR in env and VAR not in os.environ:
+def main(argv: list[str] | None = None) -> int:
+    """The shell line that pins the kernel (``--force``: over the environment's own choice)."""
+    env = pinned_env(force="--force" in (argv or []))
+    if env.get(VAR) != os.environ.get(VAR):
         print(f"export {VAR}={env[VAR]}")
     return 0
 
 
 if __name__ == "__main__":
-    sys.exit(main())
+    sys.exit(main(sys.argv[1:]))
