@@ -70,8 +70,9 @@ class BlockList(Sequence[Block]):
 
 # The metadata fields of an Extraction and of the record (docs/OUTPUT.md), '' where none
 META_FIELDS = ("html_title", "author", "date", "sitename", "description", "canonical_url", "language")
-# the fields the metadata rules fill (Extractor._metadata_fields), on their first reading
-_RULE_FIELDS = ("title", "author", "date", "sitename", "description", "canonical_url", "language")
+# the fields the metadata rules fill (Extractor._metadata_fields), on their first reading: the
+# article's title and every metadata field but the raw <title>, which the walk gives
+_RULE_FIELDS = ("title", *(k for k in META_FIELDS if k != "html_title"))
 
 
 class _RuleField:
