@@ -30,7 +30,7 @@ def kind_columns(kind: np.ndarray | None, n: int, log_tok: np.ndarray, ld: np.nd
 # Per-kind weights for more block columns ("frustratingly easy" feature augmentation): a
 # FeatureSpec with ``kind_mix`` also gets p_k * x_j for every kind k and each named dense column
 # j, so each kind's weight for x_j is the shared weight plus a kind offset that the L2 penalty
-# keeps small unless the kind's pages need it. The two sets measured (docs/ABLATION.md): the
+# keeps small unless the kind's pages need it. The two sets measured (docs/research/ABLATION.md): the
 # compact one reads the block's place on the page and its tag, the wide one adds containers,
 # prose mass and the class/id patterns. Columns the ``kind`` group already multiplies
 # (KIND_X) are left out.

@@ -1,7 +1,7 @@
 """Shop-page boilerplate (group ``shop``): on product pages most of the text a model wrongly
 keeps is prose-like but not the product's own: copies of blocks shown twice (carousel clones,
 mobile and desktop variants of one section), reviews and ratings, shipping / returns /
-guarantee panels, "you may also like" strips (docs/ABLATION.md). Three cues point at it, each
+guarantee panels, "you may also like" strips (docs/research/ABLATION.md). Three cues point at it, each
 multiplied by the page's product probability (the page-kind model's, as the ``kind`` group
 reads it), so they weigh on product pages and stay silent elsewhere: a review list on a forum
 or a "related" strip on an article is the business of other columns."""

@@ -1,6 +1,6 @@
 """The "text" group: what the block's characters and words look like (sentence ends, commas,
 digits, capitals, stop words, words of the page title). Off in the shipped models: it does
-not pay for itself on CV (docs/ABLATION.md)."""
+not pay for itself on CV (docs/research/ABLATION.md)."""
 
 from __future__ import annotations
 

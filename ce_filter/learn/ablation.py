@@ -1,6 +1,6 @@
-"""Reproduce the paper's Table 2 rows and our configuration; write docs/ABLATION.md.
+"""Reproduce the paper's Table 2 rows and our configuration; write docs/research/ABLATION.md.
 
-    python -m ce_filter.learn.ablation [--data ../shared/data] [--out docs/ABLATION.md]
+    python -m ce_filter.learn.ablation [--data ../shared/data] [--out docs/research/ABLATION.md]
 
 Every model is trained here from the data (dragnet train; ours adds cleaneval-dev) and
 scored with the paper's metric on corpora it never saw.
@@ -88,7 +88,8 @@ def main(argv: list[str] | None = None) -> int:
     ap.add_argument("--data", default=str(Path(__file__).resolve().parents[3] / "shared" / "data"),
                     help="the labelled corpora (default: %(default)s)")
     ap.add_argument("--rows", default=",".join(ROWS), help="comma list of rows (default: all)")
-    ap.add_argument("--out", default="docs/ABLATION.md", help="markdown file to write (default: %(default)s)")
+    ap.add_argument("--out", default="docs/research/ABLATION.md",
+                    help="markdown file to write (default: %(default)s)")
     a = ap.parse_args(argv)
     results = run(Path(a.data), tuple(a.rows.split(",")))
     table = render(results)

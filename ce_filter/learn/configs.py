@@ -65,11 +65,11 @@ CONFIGS.update({
     "best+text+ctx": _with("text", "ctx"),
     "best@C": _LOO,  # best itself at its chosen C, for the rows beside it
     # the shipped content configuration (scripts/train_models.sh): CV 0.8483 -> 0.8515, wcxb-dev
-    # 0.8251 -> 0.8310 on the same folds (docs/ABLATION.md)
+    # 0.8251 -> 0.8310 on the same folds (docs/research/ABLATION.md)
     "best+kind": _with("kind"),
     # best+kind with the training corpora weighted otherwise (TrainConfig.corpus_weight: the
     # dragnet train pages against the wcxb-dev ones); out of fold none beats best+kind's mean of
-    # the three corpora (0.8750 against 0.8730 / 0.8717 / 0.8737, docs/ABLATION.md)
+    # the three corpora (0.8750 against 0.8730 / 0.8717 / 0.8737, docs/research/ABLATION.md)
     "best+kind+wd1.5": replace(_with("kind"), corpus_weight={"cleaneval-dev": 4.0, "dragnet": 1.5}),
     "best+kind+wd2": replace(_with("kind"), corpus_weight={"cleaneval-dev": 4.0, "dragnet": 2.0}),
     "best+kind+ww.5": replace(_with("kind"), corpus_weight={"cleaneval-dev": 4.0, "wcxb-dev": 0.5}),
@@ -82,13 +82,13 @@ CONFIGS.update({
     # best+kind with a weight per page kind for more block columns, mixed by the kind
     # probabilities (TrainConfig.kind_mix): the compact set (16 columns) and the wide one (32);
     # out of fold neither beats best+kind's mean of the three corpora (0.8730 / 0.8700 against
-    # 0.8750, docs/ABLATION.md): not adopted
+    # 0.8750, docs/research/ABLATION.md): not adopted
     "best+kind+mix": replace(_with("kind"), kind_mix=MIX_COMPACT),
     "best+kind+mixw": replace(_with("kind"), kind_mix=MIX_WIDE),
     # best+kind with the shop-page cues times the page's product probability (features.shop:
-    # repeated blocks, shop-section headings, shop-section class/id tokens; docs/ABLATION.md)
+    # repeated blocks, shop-section headings, shop-section class/id tokens; docs/research/ABLATION.md)
     "best+kind+shop": _with("kind", "shop"),
-    "best+struct": _with("struct"),  # 0.8487: not adopted (docs/ABLATION.md)
+    "best+struct": _with("struct"),  # 0.8487: not adopted (docs/research/ABLATION.md)
     "best-rx": _without("rx"),
     "best-head": _without("head"),
     "best-stage2": replace(_LOO, stage2=False),
@@ -135,7 +135,7 @@ CONFIGS.update({f"best+kind+pn.5+w1+shop05+ic{k}": replace(_W1SHOP05, ic_min_pag
                 for k in (8, 20, 30, 40, 60)})
 _SHIPPED = CONFIGS["best+kind+pn.5+w1+shop05+ic30"]
 # ic20 and the shipped ic30 with the repeated multi-block items (features.item) as block
-# features: out of fold not adopted (docs/ABLATION.md)
+# features: out of fold not adopted (docs/research/ABLATION.md)
 CONFIGS.update({f"best+kind+pn.5+w1+shop05+ic{k}+item": replace(
     CONFIGS[f"best+kind+pn.5+w1+shop05+ic{k}"], groups=_SHIPPED.groups + ("item",)) for k in (20, 30)})
 # the shipped configuration with the item columns times 1 - the page's product probability

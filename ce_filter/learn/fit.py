@@ -56,7 +56,7 @@ class Page:
 
 @dataclass
 class TrainConfig:
-    # "text" and "ctx" exist but do not pay for themselves on CV (docs/ABLATION.md), so the
+    # "text" and "ctx" exist but do not pay for themselves on CV (docs/research/ABLATION.md), so the
     # default leaves them out
     # "rx" (readability's class/id patterns, features.RX): site-grouped CV 0.8978 -> 0.9101,
     # +0.011 / +0.015 / +0.017 on three other fold assignments (docs/RESULTS.md)
@@ -78,7 +78,7 @@ class TrainConfig:
     # cleaneval-dev x4: the page-relative stage-2 input cost its pages 0.022 of CV F1; weights
     # 1 / 2 / 4 gave the same overall CV (0.8980 / 0.8981 / 0.8978) and 4 the best mean of the
     # two corpora' CV (docs/RESULTS.md); with wcxb-dev in training, dragnet x1.5 / x2 or wcxb-dev
-    # x0.5 do not beat it out of fold (docs/ABLATION.md, "Corpus weights")
+    # x0.5 do not beat it out of fold (docs/research/ABLATION.md, "Corpus weights")
     corpus_weight: dict = field(default_factory=lambda: {"cleaneval-dev": 4.0})
     cv_groups: str = "site"  # page | site: what a CV fold holds out
     # None: GroupKFold's own assignment of groups to folds; a seed: the groups shuffled first,
@@ -111,7 +111,7 @@ class TrainConfig:
     kind_shrink: float = 0.0
     # dense block columns that also get a weight per page kind, mixed by the kind probabilities
     # (FeatureSpec.kind_mix, features.kind.MIX_COMPACT / MIX_WIDE; stage 2 is left as it is):
-    # out of fold no gain over best+kind (docs/ABLATION.md), so off by default
+    # out of fold no gain over best+kind (docs/research/ABLATION.md), so off by default
     kind_mix: tuple[str, ...] = ()
     # FeatureSpec.shop_min_p: the shop cues only on pages at least this likely product pages
     shop_min_p: float = 0.0

@@ -486,5 +486,5 @@ def test_ablation_help_names_its_output_and_the_corpora_beside_the_checkout(caps
     with pytest.raises(SystemExit):
         ablation.main(["--help"])
     out = capsys.readouterr().out
-    assert "RESULTS.md" not in out and out.count("docs/ABLATION.md") >= 2
+    assert "RESULTS.md" not in out and out.count("docs/research/ABLATION.md") >= 2
     assert f"(default: {REPO.parent / 'shared' / 'data'})" in out.replace("\n", " ").replace("  ", " ")
