@@ -143,14 +143,67 @@ static int all_space(const unsigned char *s, size_t n) {
     return 1;
 }
 
-/* len(s.split()) */
+/* Scripts written without spaces between words (CJK ideographs, kana, Thai, Lao, Khmer,
+ * Myanmar, Tibetan, ...): each character is a word there. CJK and full-width punctuation end a
+ * word and are none. The same ranges as ce_filter/words.py (CONTINUA_RANGES, SEPARATOR_RANGES).
+ * Returns 1 for a continua character, 2 for a separator, 0 for anything else. */
+static int word_class(uint32_t c) {
+    if (c < 0x0e00) return 0;
+    if (c <= 0x109f) return 1;  /* Thai, Lao, Tibetan, Myanmar */
+    if (c < 0x3000) return (c >= 0x1780 && c <= 0x17ff) || (c >= 0x1980 && c <= 0x19ff) ||
+                           (c >= 0x1a20 && c <= 0x1aaf);
+    if (c <= 0x303f) return 2;
+    if (c <= 0x312f) return c >= 0x3040;
+    if (c < 0x3400) return (c >= 0x31a0 && c <= 0x31bf) || (c >= 0x31f0 && c <= 0x31ff);
+    if (c <= 0x4dbf) return 1;
+    if (c < 0x4e00) return 0;
+    if (c <= 0x9fff) return 1;
+    if (c < 0xf900) return (c >= 0xa9e0 && c <= 0xa9ff) || (c >= 0xaa60 && c <= 0xaa7f);
+    if (c <= 0xfaff) return 1;
+    if (c >= 0xff01 && c <= 0xff65)
+        return (c <= 0xff0f || (c >= 0xff1a && c <= 0xff20) || (c >= 0xff3b && c <= 0xff40) ||
+                c >= 0xff5b) ? 2 : 0;
+    if (c >= 0xff66 && c <= 0xff9f) return 1;
+    return c >= 0x20000 && c <= 0x323af;
+}
+
+/* The code point of the UTF-8 character at s[i] (0 for a two-byte one: none of those is a
+ * continua character) and its byte length. The walk's text is valid UTF-8. */
+static inline size_t utf8_at(const unsigned char *s, size_t n, size_t i, uint32_t *v) {
+    unsigned char c = s[i];
+    *v = 0;
+    if (c < 0xe0) return (c >= 0xc0 && i + 1 < n) ? 2 : 1;
+    if (c < 0xf0) {
+        if (i + 2 >= n) return 1;
+        *v = ((uint32_t)(c & 0x0f) << 12) | ((uint32_t)(s[i + 1] & 0x3f) << 6) | (s[i + 2] & 0x3f);
+        return 3;
+    }
+    if (i + 3 >= n) return 1;
+    *v = ((uint32_t)(c & 0x07) << 18) | ((uint32_t)(s[i + 1] & 0x3f) << 12) |
+         ((uint32_t)(s[i + 2] & 0x3f) << 6) | (s[i + 3] & 0x3f);
+    return 4;
+}
+
+/* ce_filter.words.count_words: len(s.split()) outside the continua scripts, one word per
+ * character inside them. */
 static size_t count_words(const unsigned char *s, size_t n) {
     size_t i = 0, words = 0, k;
+    int in_word = 0;
     while (i < n) {
-        while (i < n && (k = space_at(s, n, i))) i += k;
-        if (i >= n) break;
-        words++;
-        while (i < n && !space_at(s, n, i)) i++;
+        unsigned char c = s[i];
+        if (c < 0x80) {
+            if (ascii_space[c]) in_word = 0;
+            else if (!in_word) { words++; in_word = 1; }
+            i++;
+            continue;
+        }
+        if ((k = space_at(s, n, i))) { in_word = 0; i += k; continue; }
+        uint32_t v;
+        i += utf8_at(s, n, i, &v);
+        int cls = word_class(v);
+        if (cls == 1) { words++; in_word = 0; }
+        else if (cls == 2) in_word = 0;
+        else if (!in_word) { words++; in_word = 1; }
     }
     return words;
 }

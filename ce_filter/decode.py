@@ -122,22 +122,30 @@ def decode_html(data: bytes | str, hint: str | None = None) -> tuple[str, str]:
 
 def decode_bytes(data: bytes, hint: str | None = None) -> tuple[str, str, bool]:
     """:func:`decode_html` of bytes, and whether double-encoded text was taken back (the text
-    is then no longer the bytes' own decoding). Bytes labelled windows-1252 / ISO-8859-1/-15 /
-    windows-1250 / ISO-8859-2 that are valid UTF-8 beyond ASCII are read as UTF-8."""
+    is then no longer the bytes' own decoding). Bytes labelled with a legacy charset (windows-1252,
+    ISO-8859-*, GBK/GB2312, Big5, Shift_JIS, EUC-*, KOI8-R, …) that are valid UTF-8 beyond ASCII
+    are read as UTF-8."""
     text, enc = _decode(data, hint)
-    if enc in _ONE_BYTE and not data.isascii():
-        try:  # natural text in a one-byte charset is never valid UTF-8 once it leaves ASCII
+    if _legacy(enc) and not data.isascii():
+        try:
             text, enc = data.decode("utf-8"), "utf-8"
-        except UnicodeDecodeError:
-            pass
+        except UnicodeDecodeError as err:
+            # a UTF-8 page cut mid-character: valid multi-byte UTF-8 up to its last bytes
+            if err.start > len(data) - 8 and not data[:err.start].isascii():
+                text, enc = data.decode("utf-8", "replace"), "utf-8"
     if mojibake.suspect(data):
         fixed = mojibake.repair(text)
         return fixed, enc, fixed is not text
     return text, enc, False
 
 
-# the charsets UTF-8 is most often mislabelled as
-_ONE_BYTE = frozenset({"cp1252", "iso8859-1", "iso8859-15", "latin-1", "cp1250", "iso8859-2"})
+def _legacy(enc: str) -> bool:
+    """A charset label UTF-8 bytes are trusted over: any but UTF-8/16/32 (and the BOM-less
+    ``str`` path). Natural text in a one-byte charset is never valid UTF-8 once it leaves
+    ASCII, and text in a multi-byte one (GBK, Big5, Shift_JIS, EUC-KR) is not either beyond a
+    few characters: its lead and trail bytes do not follow UTF-8's pattern. Pages that declare
+    gb2312 and are UTF-8 are common on Chinese sites."""
+    return not enc.startswith(("utf-8", "utf_8", "utf-16", "utf-32"))
 
 
 def _decode(data: bytes, hint: str | None) -> tuple[str, str]:

@@ -16,6 +16,7 @@ import numpy as np
 from selectolax.lexbor import LexborHTMLParser
 
 from . import native
+from .words import count_words
 
 _PROBE = LexborHTMLParser("")
 
@@ -261,16 +262,16 @@ class Blocks:
 
     def counts(self) -> np.ndarray:
         """(blocks x 3): characters, words, words inside links. The C walk counts them while it
-        normalises the text; otherwise they are counted here (texts are space-normalised, so
-        words = spaces + 1). Cached: blocks are not changed after ``segment``."""
+        normalises the text; otherwise they are counted here the same way (``words.count_words``:
+        one word per character of the scripts written without spaces). Cached: blocks are not
+        changed after ``segment``."""
         a = self.__dict__.get("_counts")
         if a is None:
             n = len(self.texts)
             a = np.empty((n, 3))
             a[:, 0] = np.fromiter(map(len, self.texts), dtype=np.float64, count=n)
-            a[:, 1] = np.fromiter((t.count(" ") + 1 for t in self.texts), dtype=np.float64, count=n)
-            a[:, 2] = np.fromiter((len(t.split()) for t in self.anchor_texts), dtype=np.float64,
-                                  count=n)
+            a[:, 1] = np.fromiter(map(count_words, self.texts), dtype=np.float64, count=n)
+            a[:, 2] = np.fromiter(map(count_words, self.anchor_texts), dtype=np.float64, count=n)
             self.__dict__["_counts"] = a
         return a
 

@@ -13,18 +13,19 @@ mostly unmatched is aligned on its own against the page tokens still free.
 
 from __future__ import annotations
 
-import re
 from dataclasses import dataclass
 
 import numpy as np
 
-_WORD = re.compile(r"\w+")
+from ..words import tokens
+
 MATCH_FRAC = 0.10  # a block is content when more than this share of its tokens is matched
 
 
 def words(text: str) -> list[str]:
-    """The word tokens used for labels and for the evaluation metric."""
-    return _WORD.findall(text.lower())
+    """The word tokens used for labels and for the evaluation metric: lower-cased ``\\w+`` runs,
+    every character of CJK, Thai, Lao, Khmer, Myanmar … a token of its own (``words.tokens``)."""
+    return tokens(text)
 
 
 @dataclass(frozen=True)
