@@ -1,5 +1,6 @@
 """The quality tables: each tool's token precision / recall / F1 on each report corpus, the
-snippet rates where the corpus has snippets, and all of it per page type where it has types.
+snippet rates where the corpus has snippets, and all of it per page type where it has types (and
+per language, site and year where ``Score.breakdowns`` shows them).
 
 No timing here, so the (tool, corpus) tasks run in parallel processes (``--jobs``).
 """
@@ -92,30 +93,37 @@ def quality_tables(results: list[dict[str, Any]], corpora: list[str], tools: lis
             detail.append([pages.label(r["spec"]), r["tool"]] + _cells(r) + [str(r["errors"])])
     parts = [summary, table(["corpus", "tool"] + _DETAIL + ["errors"], detail)]
     for c in corpora:
-        parts += _type_tables(c, tools, by_key)
+        for key, what in _BREAKDOWNS:
+            parts += _group_tables(c, tools, by_key, key, what)
     return "\n\n".join(parts)
 
 
-def _type_tables(spec: str, tools: list[str], by_key: dict[tuple[str, str], dict[str, Any]]) -> list[str]:
-    """For a corpus with page types: mean F1 per tool and type (best in bold), then every figure
-    per type and tool."""
-    kinds: list[str] = []
+# Score.as_dict's breakdowns (page type; language, site, year where the corpus shows them)
+_BREAKDOWNS = (("by_type", "page type"), ("by_lang", "language"), ("by_site", "site"),
+               ("by_year", "year"))
+
+
+def _group_tables(spec: str, tools: list[str], by_key: dict[tuple[str, str], dict[str, Any]],
+                  key: str, what: str) -> list[str]:
+    """For a corpus with groups of pages (``key``: page types, languages, sites, years): mean
+    F1 per tool and group (best in bold), then every figure per group and tool."""
+    groups: list[str] = []
     for t in tools:
-        for k in by_key.get((t, spec), {}).get("by_type", {}):
-            if k not in kinds:
-                kinds.append(k)
-    if not kinds:
+        for k in by_key.get((t, spec), {}).get(key, {}):
+            if k not in groups:
+                groups.append(k)
+    if not groups:
         return []
-    per = {k: _bold_best({t: by_key.get((t, spec), {}).get("by_type", {}).get(k, {}).get("mean_f1")
-                          for t in tools}) for k in kinds}
+    per = {k: _bold_best({t: by_key.get((t, spec), {}).get(key, {}).get(k, {}).get("mean_f1")
+                          for t in tools}) for k in groups}
     overall = _bold_best({t: by_key.get((t, spec), {}).get("mean_f1") for t in tools})
     label = pages.label(spec)
-    head = table(["mean F1, " + label, "all"] + kinds,
-                 [[t, overall[t]] + [per[k][t] for k in kinds] for t in tools])
+    head = table(["mean F1, " + label, "all"] + groups,
+                 [[t, overall[t]] + [per[k][t] for k in groups] for t in tools])
     rows = []
-    for k in kinds:
+    for k in groups:
         for t in tools:
-            r = by_key.get((t, spec), {}).get("by_type", {}).get(k)
+            r = by_key.get((t, spec), {}).get(key, {}).get(k)
             if r:
                 rows.append([k, t] + _cells(r))
-    return [f"By page type ({label}):", head, table(["page type", "tool"] + _DETAIL, rows)]
+    return [f"By {what} ({label}):", head, table([what, "tool"] + _DETAIL, rows)]

@@ -1,6 +1,10 @@
 """Labelled corpora on disk: html/<id>.html (or .html.gz), gold/<id>.txt, and where the corpus
-has them comments/, split.tsv, pages.tsv (page type, domain, url), snippets.json (must-have /
-must-not-have strings) and meta.json (title, author, date)."""
+has them comments/, split.tsv, pages.tsv, snippets.json (must-have / must-not-have strings) and
+meta.json (title, author, date).
+
+pages.tsv comes in two layouts, both read by their header: wcxb-dev's ``id, page_type, domain,
+url`` and the other corpora's ``id, site, url, year, kind, lang`` (kind = page type, site =
+domain)."""
 
 from __future__ import annotations
 
@@ -22,8 +26,10 @@ class Doc:
     gold: str
     comments: str = ""
     page_type: str = ""  # article, forum, product, ... (pages.tsv); "" where the corpus has none
-    domain: str = ""  # the page's domain as the corpus gives it (pages.tsv): the CV group
+    domain: str = ""  # the page's site as the corpus gives it (pages.tsv): the CV group
     url: str = ""
+    lang: str = ""  # the page's language as the corpus gives it (pages.tsv), "" where unknown
+    year: str = ""  # the year the page was captured (pages.tsv), "" where unknown
     must_have: tuple[str, ...] = ()  # snippets a correct extraction contains (snippets.json)
     must_not_have: tuple[str, ...] = ()  # snippets it does not contain
     meta: dict[str, Any] = field(default_factory=dict)  # title, author, publish_date (meta.json)
@@ -94,7 +100,7 @@ def corpus_ids(root: str | Path, split: str | None = None) -> list[str]:
 
 
 def _pages_tsv(root: Path) -> dict[str, dict[str, str]]:
-    """pages.tsv (a header row, then ``id<TAB>page_type<TAB>domain<TAB>url``) by id."""
+    """pages.tsv (a header row naming the columns, then a row per page) by id."""
     tsv = root / "pages.tsv"
     if not tsv.exists():
         return {}
@@ -141,8 +147,10 @@ def load_corpus(root: str | Path, split: str | None = None, limit: int | None = 
         row = info.get(doc_id, {})
         snip = snippets.get(doc_id) or {}
         yield Doc(doc_id, html, repair_gold(_read_text(gold)), comments,
-                  page_type=row.get("page_type", ""), domain=row.get("domain", "").lower(),
-                  url=row.get("url", ""), must_have=tuple(snip.get("with") or ()),
+                  page_type=row.get("page_type") or row.get("kind", ""),
+                  domain=(row.get("domain") or row.get("site", "")).lower(),
+                  url=row.get("url", ""), lang=row.get("lang", "").lower(), year=row.get("year", ""),
+                  must_have=tuple(snip.get("with") or ()),
                   must_not_have=tuple(snip.get("without") or ()), meta=dict(meta.get(doc_id) or {}))
 
 

@@ -144,9 +144,9 @@ def write_pages(path: str, cuts: tuple[bool, ...],
     """Every page's out-of-fold figures, a TSV row per page and cut (same folds, same rows for
     every configuration: two runs compare page by page)."""
     with open(path, "w", encoding="utf-8") as f:
-        f.write("cut\tcorpus\tpage\tpage_type\tprecision\trecall\tf1\tempty\n")
+        f.write("cut\tcorpus\tpage\tpage_type\tprecision\trecall\tf1\tempty\tlang\tsite\n")
         for precise, (_, res) in zip(cuts, result):
             for label, sc in res:
                 for r in sc.pages:
                     f.write(f"{'precise' if precise else 'default'}\t{label}\t{r.id}\t{r.page_type}\t"
-                            f"{r.p:.6f}\t{r.r:.6f}\t{r.f:.6f}\t{int(r.empty)}\n")
+                            f"{r.p:.6f}\t{r.r:.6f}\t{r.f:.6f}\t{int(r.empty)}\t{r.lang}\t{r.site}\n")

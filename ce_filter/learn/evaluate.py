@@ -1,5 +1,11 @@
 """The paper's metric: per page, bag-of-words overlap of extracted and gold tokens; then means.
-Beside it, where the corpus has them, the snippet rates and every figure per page type."""
+Beside it, where the corpus has them, the snippet rates and every figure per page type, per
+language (where a corpus has more than one), per site (where a corpus is a few sites of many
+pages each) and per capture year.
+
+Tokens are lower-cased ``\\w+`` runs, and every character of the scripts written without spaces
+(CJK, Thai, Khmer, …) is a token of its own (``ce_filter.words.tokens``): a ``\\w+`` run there
+is a whole sentence, and one wrong character would cost the whole of it."""
 
 from __future__ import annotations
 
@@ -57,6 +63,9 @@ class PageResult:
     page_type: str = ""
     snippets: tuple[int, int, int, int] = (0, 0, 0, 0)  # snippet_hits
     id: str = ""
+    lang: str = ""
+    site: str = ""
+    year: str = ""
 
 
 @dataclass
@@ -69,7 +78,8 @@ class Score:
         p, r, f = token_prf(pred, gold)
         hits = snippet_hits(pred, doc.must_have, doc.must_not_have) if doc else (0, 0, 0, 0)
         self.pages.append(PageResult(p, r, f, not pred.strip(), doc.page_type if doc else "", hits,
-                                     doc.id if doc else ""))
+                                     doc.id if doc else "", doc.lang if doc else "",
+                                     doc.domain if doc else "", doc.year if doc else ""))
 
     def extend(self, other: Score) -> None:
         """Add another score's pages (the folds of an out-of-fold run)."""
@@ -78,13 +88,34 @@ class Score:
 
     def by_type(self) -> dict[str, Score]:
         """One score per page type, in PAGE_TYPES order then by name (empty without types)."""
-        kinds = sorted({r.page_type for r in self.pages if r.page_type}, key=_type_order)
+        return self.by("page_type")
+
+    def by(self, attr: str) -> dict[str, Score]:
+        """One score per value of a page attribute (page_type, lang, site, year) that pages
+        have; page types in PAGE_TYPES order, the others sorted."""
+        keys = {getattr(r, attr) for r in self.pages} - {""}
+        order = sorted(keys, key=_type_order if attr == "page_type" else None)
         share = self.seconds / max(self.n, 1)
         out = {}
-        for k in kinds:
-            sub = [r for r in self.pages if r.page_type == k]
+        for k in order:
+            sub = [r for r in self.pages if getattr(r, attr) == k]
             out[k] = Score(k, sub, share * len(sub))
         return out
+
+    def breakdowns(self) -> dict[str, dict[str, Score]]:
+        """The groups a table shows under the corpus's row: page types; languages where the
+        corpus has more than one; sites where it is a few sites of many pages each (at most
+        MAX_SITES sites, at least SITE_PAGES pages each on average); capture years where it has
+        more than one."""
+        out = {"page_type": self.by("page_type")}
+        for attr in ("lang", "site", "year"):
+            by = self.by(attr)
+            if len(by) < 2:
+                continue
+            if attr == "site" and (len(by) > MAX_SITES or self.n < SITE_PAGES * len(by)):
+                continue
+            out[attr] = by
+        return {k: v for k, v in out.items() if v}
 
     @property
     def n(self) -> int:
@@ -132,10 +163,17 @@ class Score:
             "ms_per_page": round(1000 * self.seconds / max(self.n, 1), 3),
             "must_have": _round(self.must_have_rate), "must_not_have": _round(self.must_not_have_rate)}
         if types:
-            by = self.by_type()
-            if by:
-                d["by_type"] = {k: v.as_dict(types=False) for k, v in by.items()}
+            for attr, by in self.breakdowns().items():
+                d[_BY_KEY[attr]] = {k: v.as_dict(types=False) for k, v in by.items()}
         return d
+
+
+# as_dict's key of each breakdown
+_BY_KEY = {"page_type": "by_type", "lang": "by_lang", "site": "by_site", "year": "by_year"}
+# a corpus is reported per site when it has at most this many sites, with at least this many
+# pages each on average (zh-finance: 10 sites, big5: 9; the training corpora have hundreds)
+MAX_SITES = 20
+SITE_PAGES = 10
 
 
 def _round(x: float | None) -> float | None:
@@ -193,8 +231,11 @@ def row(corpus: str, s: Score) -> str:
 
 
 def rows(corpus: str, s: Score) -> list[str]:
-    """The corpus's row, then one per page type ("wcxb-dev: forum") where it has them."""
-    return [row(corpus, s)] + [row(f"{corpus}: {k}", v) for k, v in s.by_type().items()]
+    """The corpus's row, then one per page type ("wcxb-dev: forum") where it has them, per
+    language ("magic-html: zh"), site ("big5: bbc.com") and year ("big5: 2005") where
+    ``Score.breakdowns`` shows them."""
+    return [row(corpus, s)] + [row(f"{corpus}: {k}", v) for by in s.breakdowns().values()
+                               for k, v in by.items()]
 
 
 def table(scores: list[tuple[str, Score]]) -> str:

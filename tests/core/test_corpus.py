@@ -79,3 +79,24 @@ def test_a_corpus_without_the_extra_files_has_empty_fields(tmp_path: Path) -> No
     root = _corpus(tmp_path / "c", {"a": (b"<p>x</p>", b"x")})
     (d,) = load_corpus(root)
     assert (d.page_type, d.domain, d.url, d.must_have, d.must_not_have, d.meta) == ("", "", "", (), (), {})
+
+
+def test_load_corpus_reads_the_site_kind_lang_layout(tmp_path: Path) -> None:
+    """magic-html, newspaper, zh-content, zh-finance, big5: ``id site url year kind lang``; the
+    site is the CV group, the kind the page type."""
+    import gzip
+
+    root = tmp_path / "n"
+    (root / "html").mkdir(parents=True)
+    (root / "gold").mkdir()
+    for pid in ("a", "b"):
+        (root / "html" / f"{pid}.html.gz").write_bytes(gzip.compress(b"<p>\xe4\xb8\xad</p>"))
+        (root / "gold" / f"{pid}.txt").write_text("中")
+    (root / "pages.tsv").write_text("id\tsite\turl\tyear\tkind\tlang\n"
+                                    "a\tBBC.com\thttp://bbc.com/x\t2005\tarticle\ten\n"
+                                    "b\t\t\t\t\tzh\n")
+    a, b = load_corpus(root)
+    assert (a.domain, a.url, a.year, a.page_type, a.lang) == ("bbc.com", "http://bbc.com/x", "2005",
+                                                             "article", "en")
+    assert (b.domain, b.url, b.year, b.page_type, b.lang) == ("", "", "", "", "zh")
+    assert a.html == "<p>中</p>".encode()

@@ -107,7 +107,8 @@ def test_cv_pages_writes_every_page_once_per_cut(tmp_path: Path, capsys):
                  "--pages", str(tsv)]) == 0
     out = capsys.readouterr().out
     rows = [ln.split("\t") for ln in tsv.read_text().splitlines()]
-    assert rows[0] == ["cut", "corpus", "page", "page_type", "precision", "recall", "f1", "empty"]
+    assert rows[0] == ["cut", "corpus", "page", "page_type", "precision", "recall", "f1", "empty",
+                       "lang", "site"]
     body = rows[1:]
     assert len(body) == 2 * 20 and {r[0] for r in body} == {"default", "precise"}
     default = [r for r in body if r[0] == "default"]

@@ -55,3 +55,23 @@ def test_evaluate_prints_a_row_per_page_type(tmp_path: Path, capsys):
     assert [line.split(" | ")[0] for line in body] == ["| w", "| w: article", "| w: forum"]
     assert [line.split(" | ")[1] for line in body] == ["6", "3", "3"]
     assert "must-have found" in out[0] and body[0].split(" | ")[-2] != "—"
+
+
+def test_rows_per_language_site_and_year():
+    """A corpus of a few sites with many pages each is shown per site, and per language and
+    capture year where it has more than one; a corpus of many small sites is not shown per site."""
+    s = Score("big")
+    for i in range(40):
+        d = Doc(str(i), b"", "", domain=f"s{i % 2}.com", lang="zh" if i < 10 else "en",
+                year="2005" if i % 4 else "2017", page_type="article")
+        s.add("one two" if i % 2 else "one", "one two", d)
+    labels = [line.split(" | ")[0] for line in rows("big", s)]
+    assert labels == ["| big", "| big: article", "| big: en", "| big: zh", "| big: s0.com",
+                      "| big: s1.com", "| big: 2005", "| big: 2017"]
+    assert s.by("site")["s1.com"].mean_f1 == 1.0 and s.by("site")["s0.com"].n == 20
+    d = s.as_dict()
+    assert set(d) >= {"by_type", "by_lang", "by_site", "by_year"}
+    many = Score("many")
+    for i in range(30):
+        many.add("x", "x", Doc(str(i), b"", "", domain=f"s{i}.com", lang="en"))
+    assert list(many.breakdowns()) == [] and len(rows("many", many)) == 1
