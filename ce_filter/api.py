@@ -252,6 +252,8 @@ TAG_H1 = _id("h1")
 # The precision-leaning cut for a model file that does not record one (files from before
 # the training (learn.fit) chose it on CV: Model.precise_threshold).
 PRECISE_THRESHOLD = 0.65
+# The recall-leaning cut for a model file that does not record one (Model.recall_threshold).
+RECALL_THRESHOLD = 0.2
 # the reason of a page the thin-page rule empties (model.thin_page)
 THIN_REASON = "too little main content"
 
@@ -288,7 +290,9 @@ class Extractor:
     ``comments=True`` uses the model trained on article+comments gold.
     ``threshold`` overrides the model's probability cut (higher = more precise);
     ``precise=True`` is the precision-leaning preset: the model's CV-chosen cut (best mean
-    page F0.5 on the training pages), never below its default one.
+    page F0.5 on the training pages), never below its default one; ``recall=True`` the
+    recall-leaning one (best mean page F2), never above it (trafilatura's favor_precision /
+    favor_recall). The two presets exclude each other.
     ``max_bytes``: pages are cut there before parsing (``Extraction.truncated``).
 
     An Extractor pickles (Spark closures, ``multiprocessing``): it travels as its model's JSON
@@ -304,6 +308,7 @@ class Extractor:
         comments: bool = False,
         threshold: float | None = None,
         precise: bool = False,
+        recall: bool = False,
         max_bytes: int = MAX_BYTES,
         metadata: bool = True,
         limits: Limits = DEFAULT_LIMITS,
@@ -315,12 +320,20 @@ class Extractor:
         self.model = model
         # an explicit cut overrides the model's, per-kind ones included
         self.fixed = threshold is not None
+        if precise and recall:
+            raise ValueError("precise and recall exclude each other: choose one")
         self.precise = precise
+        self.recall = recall
         if threshold is not None:
             threshold = probability(threshold)  # a cut of 2 or nan would empty every page
-        else:
+        elif precise:
             pt = PRECISE_THRESHOLD if model.precise_threshold is None else model.precise_threshold
-            threshold = max(model.threshold, pt) if precise else model.threshold
+            threshold = max(model.threshold, pt)
+        elif recall:
+            rt = RECALL_THRESHOLD if model.recall_threshold is None else model.recall_threshold
+            threshold = min(model.threshold, rt)
+        else:
+            threshold = model.threshold
         self.threshold = threshold  # the cut of a page whose kind has none of its own
         self.max_bytes = max_bytes
         self.metadata = metadata
@@ -452,8 +465,8 @@ class Extractor:
     def cut(self, kind: np.ndarray | None) -> float:
         """The probability cut of a page with kind probabilities ``kind``: the model's cut for
         the most probable kind where it has one (chosen on CV, learn.fit.kind_cuts; precise: that
-        kind's precise cut, never below its default one), else ``threshold``; an explicit
-        ``threshold`` always."""
+        kind's precise cut, never below its default one; recall: the lower of that kind's cut and
+        the recall cut), else ``threshold``; an explicit ``threshold`` always."""
         m = self.model
         if self.fixed or kind is None or m.kind_thresholds is None or self.kind_model is None:
             return self.threshold
@@ -464,6 +477,8 @@ class Extractor:
         if self.precise:
             pt = (m.kind_precise_thresholds or {}).get(k, self.threshold)
             return max(t, pt)
+        if self.recall:
+            return min(t, self.threshold)
         return t
 
     def page_context(self, blocks: Blocks, html: str, url: str | None

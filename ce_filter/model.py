@@ -115,6 +115,9 @@ class Model:
     # the precision-leaning cut chosen on CV (learn.fit.TrainConfig.precise_beta); None in model
     # files from before it was recorded
     precise_threshold: float | None = None
+    # the recall-leaning cut chosen on CV (learn.fit.TrainConfig.recall_beta); None in model
+    # files from before it was recorded
+    recall_threshold: float | None = None
     # the page-kind model trained with it on the training pages' types (None: the training data
     # had none); the "kind" feature group reads its probabilities
     pagekind: PageKindModel | None = None
@@ -300,6 +303,8 @@ class Model:
             d["stage2_page_rel"] = True
         if self.precise_threshold is not None:
             d["precise_threshold"] = self.precise_threshold
+        if self.recall_threshold is not None:
+            d["recall_threshold"] = self.recall_threshold
         if self.pagekind is not None:
             d["pagekind"] = self.pagekind.to_json()
         if self.stage2_kind is not None:  # only when on, as stage2_page_rel
@@ -376,6 +381,7 @@ class Model:
         n2 = (context_features(np.zeros(1), page_rel=rel).shape[1] + len(deep)
               + len(SIGNATURE_COLUMNS) * sig)
         pt = d.get("precise_threshold")
+        rt = d.get("recall_threshold")
         pk = d.get("pagekind")
         if pk is not None and not isinstance(pk, dict):
             raise ModelError("pagekind must be a page-kind model object")
@@ -412,6 +418,7 @@ class Model:
             meta=dict(_need(d.get("meta", {}), dict, "meta")),
             stage2_page_rel=rel,
             precise_threshold=None if pt is None else _number(pt, "precise_threshold", 0.0, 1.0),
+            recall_threshold=None if rt is None else _number(rt, "recall_threshold", 0.0, 1.0),
             pagekind=kind_model,
             kind_thresholds=kt,
             kind_precise_thresholds=kpt,

@@ -194,17 +194,22 @@ def env_opt(p: Any, flag: str, *, type: Any = str, default: Any = None, help: st
 EXTRACTION_OPTIONS: tuple[tuple[str, Any, str], ...] = (
     ("model", model_file, "model JSON file, e.g. made by `ce-filter train` (default: the shipped model)"),
     ("precise", "flag", "precision-leaning cut chosen on CV (for indexers)"),
+    ("recall", "flag", "recall-leaning cut chosen on CV (keeps more; not with --precise)"),
     ("threshold", probability, "block probability cut in [0, 1] (higher = more precise; "
                                "default: the model's)"),
     ("comments", "flag", "keep user comments (the article+comments model)"),
 )
 
 
+PRESETS = ("precise", "recall")
+
+
 def add_extraction_options(p: argparse.ArgumentParser) -> None:
     g = p.add_argument_group("extraction")
+    presets = g.add_mutually_exclusive_group()  # --precise or --recall, not both
     for name, typ, text in EXTRACTION_OPTIONS:
         if typ == "flag":
-            env_opt(g, f"--{name}", action="store_true", help=text)
+            env_opt(presets if name in PRESETS else g, f"--{name}", action="store_true", help=text)
         else:
             env_opt(g, f"--{name}", type=typ, help=text)
 
@@ -233,14 +238,18 @@ class ExtractOptions:
     precise: bool = False
     threshold: float | None = None
     comments: bool = False
+    recall: bool = False
 
     def __post_init__(self) -> None:
+        if self.precise and self.recall:
+            raise UsageError("--precise and --recall exclude each other: choose one")
         if self.threshold is not None:
             object.__setattr__(self, "threshold", probability(self.threshold))
 
     @classmethod
     def from_args(cls, a: argparse.Namespace) -> ExtractOptions:
-        return cls(a.model or None, bool(a.precise), a.threshold, bool(a.comments))
+        return cls(a.model or None, bool(a.precise), a.threshold, bool(a.comments),
+                   bool(getattr(a, "recall", False)))
 
     @classmethod
     def from_settings(cls, s: Mapping[str, Any] | Any, prefix: str = ENV_PREFIX) -> ExtractOptions:
@@ -272,7 +281,8 @@ class ExtractOptions:
         if model is not None:
             model_file(model)
             model = _models[model]
-        return Extractor(model, comments=self.comments, threshold=self.threshold, precise=self.precise)
+        return Extractor(model, comments=self.comments, threshold=self.threshold, precise=self.precise,
+                         recall=self.recall)
 
 
 # ------------------------------------------------------------------ the parser

@@ -2,7 +2,7 @@
 ``scrapy crawl cefilter -a start_urls=...`` works from the checkout).
 
 The extraction options are the CLI's, as settings (``-s NAME=value``) or environment variables
-of the same name: ``CE_FILTER_MODEL`` (model JSON file), ``CE_FILTER_PRECISE``,
+of the same name: ``CE_FILTER_MODEL`` (model JSON file), ``CE_FILTER_PRECISE`` or ``CE_FILTER_RECALL``,
 ``CE_FILTER_THRESHOLD`` (a number in [0, 1]), ``CE_FILTER_COMMENTS``. Output is chosen the
 same way: ``CE_FILTER_JSONL`` (path) and/or ``CE_FILTER_KAFKA_TOPIC`` (records), ``CE_FILTER_KAFKA_RAW_TOPIC``
 (raw pages as the worker's JSON envelope, for ``ce-filter worker``) with the Kafka connection options

@@ -9,7 +9,7 @@
   from the item's ``headers`` or ``content_type``). The pages of ce-filter's own
   spider (RawPage items) become the record itself. Pages are filtered in a thread (never on
   the reactor) and a child process under a per-page budget. Settings: the extraction options
-  of the CLI, ``CE_FILTER_MODEL``, ``CE_FILTER_PRECISE``, ``CE_FILTER_THRESHOLD``,
+  of the CLI, ``CE_FILTER_MODEL``, ``CE_FILTER_PRECISE`` or ``CE_FILTER_RECALL``, ``CE_FILTER_THRESHOLD``,
   ``CE_FILTER_COMMENTS``; the budget, ``CE_FILTER_PAGE_BUDGET``, ``CE_FILTER_PAGE_MEMORY``.
 - ``JsonLinesPipeline`` writes the records (of either kind of item) to the file
   ``CE_FILTER_JSONL`` (off when unset).

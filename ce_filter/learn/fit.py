@@ -101,6 +101,9 @@ class TrainConfig:
     # the precision-leaning threshold (Extractor(precise=True)) maximises the CV mean page
     # F-beta with this beta (< 1: precision counts more than recall), over precise_thresholds
     precise_beta: float = 0.5
+    # the recall-leaning threshold (Extractor(recall=True)): the best CV mean page F-beta with
+    # this beta (> 1: recall counts more), over the same thresholds, never above the default
+    recall_beta: float = 2.0
     precise_thresholds: tuple[float, ...] = tuple(np.round(np.arange(0.05, 0.96, 0.05), 2))
     # a cut per predicted page kind (kind_cuts), chosen like the global one on the CV scores of
     # the training pages of that kind; a kind with fewer than kind_min_pages pages keeps the
@@ -492,15 +495,20 @@ def _train(pages: list[Page], cfg: TrainConfig, name: str, data_desc: dict) -> M
     # the precision-leaning threshold, and CV precision / recall at both
     t_p, fb = _best_threshold(pages, sizes, final_oof, cfg.precise_thresholds, cfg.precise_beta)
     t_p = float(max(t_p, thr))
+    t_r, fr = _best_threshold(pages, sizes, final_oof, cfg.precise_thresholds, cfg.recall_beta)
+    t_r = float(min(t_r, thr))
     prf = {}
-    for key, t in (("default", float(thr)), ("precise", t_p)):
+    for key, t in (("default", float(thr)), ("precise", t_p), ("recall", t_r)):
         prf[key] = page_prf(pages, _split(sizes, final_oof), t)
         m = prf[key].mean(axis=0)
         cv[key] = {"threshold": t, "precision": round(float(m[0]), 4),
                    "recall": round(float(m[1]), 4), "page_f1": round(float(m[2]), 4)}
     cv["precise"]["f_beta"] = round(fb, 4)
+    cv["recall"]["f_beta"] = round(fr, 4)
     say(f"  precise: threshold {t_p} (CV F{cfg.precise_beta:g} {fb:.4f}; P/R {cv['precise']['precision']}"
         f" / {cv['precise']['recall']} against {cv['default']['precision']} / {cv['default']['recall']})")
+    say(f"  recall: threshold {t_r} (CV F{cfg.recall_beta:g} {fr:.4f}; P/R {cv['recall']['precision']}"
+        f" / {cv['recall']['recall']})")
     kcut: dict[str, float] | None = None
     kpcut: dict[str, float] | None = None
     if cfg.kind_cuts and kind_model is not None:
@@ -547,7 +555,7 @@ def _train(pages: list[Page], cfg: TrainConfig, name: str, data_desc: dict) -> M
     }
     return replace(model, stage2=stage2, threshold=float(thr), meta=meta,
                    stage2_page_rel=stage2 is not None and cfg.stage2_page_rel, precise_threshold=t_p,
-                   kind_thresholds=kcut, kind_precise_thresholds=kpcut,
+                   recall_threshold=t_r, kind_thresholds=kcut, kind_precise_thresholds=kpcut,
                    stage2_kind=cfg.stage2_kind if stage2 is not None else None, stage3=stage3,
                    stage2_deep=cfg.stage2_deep if stage2 is not None else (),
                    stage2_style=cfg.stage2_style if stage2 is not None else None,
