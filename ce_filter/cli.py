@@ -241,8 +241,8 @@ def build_parser() -> argparse.ArgumentParser:
     add_extraction_options(p)
     p.add_argument("--cv", action="store_true",
                    help="out of fold (folds grouped by site/domain): train --config on the corpora "
-                        "minus each fold, score the fold (needs scikit-learn); with --precise, a table "
-                        "at the default cut and one at the precise cut of the same fold models")
+                        "minus each fold, score the fold (needs scikit-learn); with --precise / --recall, a "
+                        "table at the default cut and one at each preset's cut of the same fold models")
     p.add_argument("--folds", type=arg_type(positive_int), default=5, help="with --cv: number of folds")
     p.add_argument("--config", default="best", help="with --cv: training configuration")
     p.add_argument("--cv-seed", type=int, help="with --cv: shuffle the sites over the folds")

@@ -194,22 +194,19 @@ def env_opt(p: Any, flag: str, *, type: Any = str, default: Any = None, help: st
 EXTRACTION_OPTIONS: tuple[tuple[str, Any, str], ...] = (
     ("model", model_file, "model JSON file, e.g. made by `ce-filter train` (default: the shipped model)"),
     ("precise", "flag", "precision-leaning cut chosen on CV (for indexers)"),
-    ("recall", "flag", "recall-leaning cut chosen on CV (keeps more; not with --precise)"),
+    ("recall", "flag", "recall-leaning cut chosen on CV (keeps more; not with --precise, but "
+                       "evaluate --cv scores both)"),
     ("threshold", probability, "block probability cut in [0, 1] (higher = more precise; "
                                "default: the model's)"),
     ("comments", "flag", "keep user comments (the article+comments model)"),
 )
 
 
-PRESETS = ("precise", "recall")
-
-
 def add_extraction_options(p: argparse.ArgumentParser) -> None:
     g = p.add_argument_group("extraction")
-    presets = g.add_mutually_exclusive_group()  # --precise or --recall, not both
     for name, typ, text in EXTRACTION_OPTIONS:
         if typ == "flag":
-            env_opt(presets if name in PRESETS else g, f"--{name}", action="store_true", help=text)
+            env_opt(g, f"--{name}", action="store_true", help=text)
         else:
             env_opt(g, f"--{name}", type=typ, help=text)
 

@@ -9,9 +9,10 @@ corpus's domain column where it has one (wcxb-dev's pages.tsv), else the page's 
 the named configuration on the pages of the other folds (its own C, threshold and token lists
 chosen by its own grouped CV inside them), and the fold's pages are extracted with it by the
 real extractor from their raw HTML and scored with the real metric (not the LCS proxy of
-training). The figures are reported per corpus and per page type. With ``--precise`` the same
-fold models are scored twice, at their own threshold and at their precision-leaning cut
-(``Extractor(precise=True)``: the cut each fold's training chose on its own CV).
+training). The figures are reported per corpus and per page type. With ``--precise`` (and/or
+``--recall``) the same fold models are scored again at their precision-leaning (recall-leaning)
+cut (``Extractor(precise=True)`` / ``Extractor(recall=True)``: the cut each fold's training
+chose on its own CV).
 """
 
 from __future__ import annotations
@@ -52,12 +53,13 @@ def assign_folds(groups: np.ndarray, folds: int, seed: int | None = None) -> np.
 
 
 def oof_cuts(specs: list[str], config: str = "best", folds: int = 5, comments: bool = False,
-             threshold: float | None = None, cuts: tuple[bool, ...] = (False,),
+             threshold: float | None = None, cuts: tuple[str, ...] = ("default",),
              seed: int | None = None, log: bool = True
              ) -> list[tuple[list[float], list[tuple[str, Score]]]]:
-    """Per cut in ``cuts`` (False: the model's threshold, True: its precise one), the cut each
-    fold's model used and (corpus label, out-of-fold score) for each of ``specs``: every cut
-    is scored with the same fold models, so the precise cut costs no second training."""
+    """Per cut in ``cuts`` ("default": the model's threshold, "precise" / "recall": its
+    precision- / recall-leaning one), the cut each fold's model used and (corpus label,
+    out-of-fold score) for each of ``specs``: every cut is scored with the same fold models, so
+    the other cuts cost no second training."""
     from ..api import Extractor
     from .configs import CONFIGS
     from .fit import data_digest, prepare, train
@@ -93,8 +95,9 @@ def oof_cuts(specs: list[str], config: str = "best", folds: int = 5, comments: b
         model = train(part, cfg, name=target, data_desc=desc)
         held = [[d for d, f, ck in zip(docs, fold, corpus_of) if f == k and ck == ci]
                 for ci in range(len(labels))]
-        for j, precise in enumerate(cuts):
-            ex = Extractor(model, threshold=threshold, precise=precise)
+        for j, cut in enumerate(cuts):
+            ex = Extractor(model, threshold=threshold, precise=cut == "precise",
+                           recall=cut == "recall")
             used[j].append(ex.threshold)
             for ci, lab in enumerate(labels):
                 scores[j][ci].extend(evaluate(text_fn(ex), held[ci], comments=comments,
@@ -115,9 +118,11 @@ def cv_command(a: argparse.Namespace) -> int:
     if a.folds < 2:
         print("--folds: at least 2", file=sys.stderr)
         return 2
-    # --precise scores the default cut too (the same fold models): the two tables side by side
-    # cost one training, not two
-    cuts = (False, True) if a.precise and a.threshold is None else (False,)
+    # --precise / --recall score the default cut too (the same fold models): the tables side by
+    # side cost one training, not two
+    cuts: tuple[str, ...] = ("default",)
+    if a.threshold is None:
+        cuts += tuple(c for c in ("precise", "recall") if getattr(a, c, False))
     try:
         result = oof_cuts(a.corpus, a.config, a.folds, a.comments, a.threshold, cuts, a.cv_seed)
     except ValueError as e:
@@ -125,8 +130,8 @@ def cv_command(a: argparse.Namespace) -> int:
         return 2
     print(f"Out of fold: {a.folds} folds grouped by site/domain, config {a.config}"
           + (f", fold seed {a.cv_seed}" if a.cv_seed is not None else ""))
-    for precise, (used, res) in zip(cuts, result):
-        cut = "precise cut" if precise else ("fixed cut" if a.threshold is not None else "default cut")
+    for name, (used, res) in zip(cuts, result):
+        cut = "fixed cut" if a.threshold is not None else f"{name} cut"
         print()
         print(f"{cut} (per fold: {', '.join(f'{t:g}' for t in used)})")
         print()
@@ -139,14 +144,14 @@ def cv_command(a: argparse.Namespace) -> int:
     return 0
 
 
-def write_pages(path: str, cuts: tuple[bool, ...],
+def write_pages(path: str, cuts: tuple[str, ...],
                 result: list[tuple[list[float], list[tuple[str, Score]]]]) -> None:
     """Every page's out-of-fold figures, a TSV row per page and cut (same folds, same rows for
     every configuration: two runs compare page by page)."""
     with open(path, "w", encoding="utf-8") as f:
         f.write("cut\tcorpus\tpage\tpage_type\tprecision\trecall\tf1\tempty\tlang\tsite\n")
-        for precise, (_, res) in zip(cuts, result):
+        for name, (_, res) in zip(cuts, result):
             for label, sc in res:
                 for r in sc.pages:
-                    f.write(f"{'precise' if precise else 'default'}\t{label}\t{r.id}\t{r.page_type}\t"
+                    f.write(f"{name}\t{label}\t{r.id}\t{r.page_type}\t"
                             f"{r.p:.6f}\t{r.r:.6f}\t{r.f:.6f}\t{int(r.empty)}\t{r.lang}\t{r.site}\n")

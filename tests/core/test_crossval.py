@@ -91,6 +91,30 @@ def test_cv_precise_scores_both_cuts_with_the_same_fold_models(tmp_path: Path, c
     assert float(rows[1][2]) != float(rows[0][2]) or float(rows[1][3]) < float(rows[0][3])
 
 
+def test_cv_recall_and_precise_score_three_cuts_with_the_same_fold_models(tmp_path: Path, capsys,
+                                                                         monkeypatch):
+    from ce_filter.learn import fit
+
+    trained = []
+    real_train = fit.train
+
+    def train(*args, **kw):  # the preset cuts moved apart so that the three tables differ
+        model = real_train(*args, **kw)
+        model.precise_threshold, model.recall_threshold = 0.97, 0.03
+        trained.append(model)
+        return model
+
+    monkeypatch.setattr(fit, "train", train)
+    root = make_typed_corpus(tmp_path / "w", n=12)
+    assert main(["evaluate", "--cv", str(root), "--folds", "2", "--config", "st", "--precise",
+                 "--recall"]) == 0
+    out = capsys.readouterr().out
+    assert len(trained) == 2
+    assert "precise cut (per fold: 0.97, 0.97)" in out
+    assert f"recall cut (per fold: {min(0.03, trained[0].threshold):g}" in out
+    assert out.index("default cut") < out.index("precise cut") < out.index("recall cut")
+
+
 def test_cv_fixed_threshold_is_one_table(tmp_path: Path, capsys):
     root = make_typed_corpus(tmp_path / "w", n=12)
     assert main(["evaluate", "--cv", str(root), "--folds", "2", "--config", "st", "--precise",
