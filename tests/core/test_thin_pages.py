@@ -125,3 +125,15 @@ def test_training_chooses_the_limit_on_cv(tmp_path):
     assert by[str(int(w1) + 1)] == pytest.approx(np.mean(want), abs=1e-4)
     assert by["1000000"] == pytest.approx(np.mean([f1[0], 1.0, 0, 0, 0, 0]), abs=1e-4)
     assert best == max((0, int(w1) + 1, 10**6), key=lambda k: (by[str(k)], -k))
+
+
+def test_text_without_spaces_is_counted_per_character(monkeypatch):
+    """A Chinese news paragraph is dozens of words, not one: a page the kind model does not read
+    as an article keeps it (counted by spaces, it was 'too little main content')."""
+    _with_kind(monkeypatch, PRODUCT)
+    zh = "新华社北京电，中国人民银行今日宣布下调金融机构存款准备金率零点五个百分点。"
+    page = SHELL.replace(b"You need to enable JavaScript to run this app.", zh.encode())
+    out = Extractor(_thin()).extract(page)
+    assert out.reason == "" and zh in out.text
+    short = SHELL.replace(b"You need to enable JavaScript to run this app.", "请启用脚本".encode())
+    assert Extractor(_thin()).extract(short).reason == THIN_REASON  # five characters: still thin
