@@ -62,3 +62,6 @@ def test_shipped_models_load():
         cv = m.meta["cv"]
         assert cv["precise"]["threshold"] == m.precise_threshold
         assert cv["default"]["threshold"] == m.threshold
+        # and the recall cut, never above the default one
+        assert 0.0 < m.recall_threshold <= m.threshold
+        assert cv["recall"]["threshold"] == m.recall_threshold
