@@ -112,7 +112,8 @@ class Score:
             by = self.by(attr)
             if len(by) < 2:
                 continue
-            if attr == "site" and (len(by) > MAX_SITES or self.n < SITE_PAGES * len(by)):
+            with_site = sum(v.n for v in by.values())  # pages without a site do not count
+            if attr == "site" and (len(by) > MAX_SITES or with_site < SITE_PAGES * len(by)):
                 continue
             out[attr] = by
         return {k: v for k, v in out.items() if v}

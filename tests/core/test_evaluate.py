@@ -75,3 +75,7 @@ def test_rows_per_language_site_and_year():
     for i in range(30):
         many.add("x", "x", Doc(str(i), b"", "", domain=f"s{i}.com", lang="en"))
     assert list(many.breakdowns()) == [] and len(rows("many", many)) == 1
+    few = Score("few")  # many pages, but only two of them with a site: no site rows
+    for i in range(30):
+        few.add("x", "x", Doc(str(i), b"", "", domain=f"s{i}.com" if i < 2 else ""))
+    assert "site" not in few.breakdowns()
