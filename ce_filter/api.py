@@ -12,7 +12,7 @@ from urllib.parse import urljoin
 import numpy as np
 
 from . import __version__
-from .decode import decode_bytes
+from .decode import decode_bytes, looks_binary
 from .model import Model, load_default, thin_page
 from .mojibake import repair_str
 from .options import probability
@@ -238,15 +238,6 @@ def _own_utf8(raw: bytes, text: str, enc: str) -> bytes | None:
     return raw[len(BOM_UTF8):] if raw.startswith(BOM_UTF8) else raw
 
 
-def _looks_binary(data: bytes) -> bool:
-    head = data[:4096]
-    if not head:
-        return False
-    if head.count(b"\x00") > len(head) // 100 + 1 and not head.startswith((b"\xff\xfe", b"\xfe\xff")):
-        return True
-    return head.startswith((b"%PDF", b"\x89PNG", b"GIF8", b"\xff\xd8\xff", b"PK\x03\x04", b"\x1f\x8b"))
-
-
 FALLBACK_REL = 0.8
 TAG_H1 = _id("h1")
 # The precision-leaning cut for a model file that does not record one (files from before
@@ -359,7 +350,7 @@ class Extractor:
             data = bytes(html)
             if not data.strip():
                 return "", "", False, "empty input", None
-            if _looks_binary(data):
+            if looks_binary(data):
                 return "", "", False, "binary content", None
             if len(data) > self.max_bytes:
                 data, truncated = data[: self.max_bytes], True
