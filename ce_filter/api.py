@@ -13,6 +13,7 @@ import numpy as np
 
 from . import __version__
 from .decode import decode_bytes, looks_binary
+from .kindgate import kind_stated
 from .model import Model, load_default, thin_page
 from .mojibake import repair_str
 from .options import probability
@@ -408,7 +409,8 @@ class Extractor:
                 model=self.version,
                 reason=reason,
             )
-            if kind is not None and self.kind_model is not None:
+            if (kind is not None and self.kind_model is not None
+                    and kind_stated(int(blocks.token_counts().sum()), out.text, blocks.texts)):
                 i = int(np.argmax(kind))
                 out.page_type, out.page_type_prob = self.kind_model.kinds[i], round(float(kind[i]), 4)
         out._page = (blocks, keep, text_html)
