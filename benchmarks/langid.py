@@ -304,7 +304,11 @@ def main(argv: list[str] | None = None) -> int:
         body = short_text(labelled_pages())
         print(body)
         if not a.no_write:
-            head = run_header("python -m ce_filter.bench.langid --short")
+            # accuracy only (no timing): the command and the model say all that matters
+            from ce_filter.model import load_default
+
+            m = load_default()
+            head = f"Command: `python -m ce_filter.bench.langid --short` (model {m.name}@{m.digest})"
             update_doc(DOC, {"short-text": f"{head}\n\n{body}"})
         return 0
     chars = [int(x) for x in a.chars.split(",")]
