@@ -121,7 +121,7 @@ def letters(text: str) -> int:
     """How many letters ``text`` has (``str.isalpha``: a Chinese character is one)."""
     if text.isascii():  # the common case: counted in C
         return len(text.translate(_ASCII_NOT_LETTER))
-    return sum(ch.isalpha() for ch in text)
+    return sum(map(str.isalpha, text))
 
 
 _ASCII_NOT_LETTER = {i: None for i in range(128) if not chr(i).isalpha()}

@@ -330,7 +330,7 @@ def split_terms(v: Any) -> list[str]:
         return []
     out: dict[str, str] = {}
     for x in items:
-        t = _clean(_text(x)) if not isinstance(x, str) else _clean(x)
+        t = _clean(x) if isinstance(x, str) else _clean(_text(x))
         if t and len(t) <= MAX_TERM_CHARS and t.casefold() not in out:
             out[t.casefold()] = t
             if len(out) >= MAX_TERMS:
@@ -845,14 +845,26 @@ def _terms(head: PageHead, keys: Sequence[str]) -> list[str]:
 
 
 def hostname(url: str | None) -> str:
-    """The host of ``url``, lower case, without "www." and port ('' for none or a relative URL)."""
-    if not url or "//" not in url:
-        return ""
-    try:
-        host = urlsplit(url.strip()).hostname or ""
-    except ValueError:
-        return ""
-    return host.removeprefix("www.")
+    """The host of ``url``, lower case, without "www." and port ('' for none or a relative URL).
+    Read from the string itself (urlsplit's checks cost more than the rest of the field); the
+    test compares it with urlsplit's hostname."""
+    url = (url or "").strip()
+    at = url.find("//")
+    scheme = url[:at - 1] if at > 0 and url[at - 1] == ":" else None if at else ""
+    if at < 0 or scheme is None or not (scheme == "" or scheme.replace("+", "").replace("-", "").isalnum()):
+        return ""  # no "//", or something other than a scheme before it
+    rest = url[at + 2:]
+    end = len(rest)
+    for c in "/?#":
+        i = rest.find(c)
+        if 0 <= i < end:
+            end = i
+    host = rest[:end].rpartition("@")[2]
+    if host.startswith("["):  # an IPv6 literal
+        host = host[1:host.find("]")] if "]" in host else ""
+    else:
+        host = host.partition(":")[0]
+    return host.strip().lower().removeprefix("www.")
 
 
 _PUBLISHED = re.compile(r"publish|posted|created|date-?pub|entry-date|post-date|article-date", re.I)
@@ -860,8 +872,10 @@ _UPDATED = re.compile(r"updat|modif|edit", re.I)
 
 
 def _url_date(url: str | None) -> str:
+    if not url or not _YEAR.search(url):  # no year, no date: most URLs stop here
+        return ""
     try:
-        m = _URL_DATE.search(urlsplit(url).path) if url else None
+        m = _URL_DATE.search(urlsplit(url).path)
     except ValueError:  # an unparsable URL (a canonical link of the page's own making)
         return ""
     return _ymd(int(m.group(1)), int(m.group(2)), int(m.group(3))) if m else ""

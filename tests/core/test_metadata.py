@@ -330,3 +330,25 @@ def test_record_carries_the_new_fields() -> None:
     rec = make_record({"url": "https://www.ex.org/story", "body": html.encode()}, r, None)
     assert rec["tags"] == ["fish", "boats"] and rec["categories"] is None and rec["hostname"] == "ex.org"
     assert validate(rec) == []
+
+
+def test_hostname_is_urlsplits() -> None:
+    import random
+    from urllib.parse import urlsplit
+
+    from ce_filter.metadata import hostname
+
+    rng = random.Random(3)
+
+    def pick(*xs: str) -> str:
+        return rng.choice(xs)
+
+    for _ in range(3000):
+        u = (pick("https://", "http://", "//", "ftp://", "HTTPS://", " https://") + pick("", "user:pw@", "a@")
+             + pick("www.", "WWW.", "", "news.") + pick("Ex", "ex-ample", "xn--bcher-kva", "127.0.0.1")
+             + pick(".org", ".co.uk", "") + pick("", ":8080", ":") + pick("", "/", "/p/2024/03/05/", "?q=a/b",
+                                                                        "#f", "/a?b#c"))
+        assert hostname(u) == (urlsplit(u.strip()).hostname or "").removeprefix("www."), u
+    for u in ("/relative/path", "x//y", "", None, "mailto:a@b.org"):
+        assert hostname(u) == ""
+    assert hostname("http://[::1]:8080/a") == "::1"
