@@ -128,6 +128,7 @@ _DMY = re.compile(r"\b(\d{1,2})(?:st|nd|rd|th|er|º|\.)?\s*(?:of\s+|de\s+|d')?" 
                   r"\.?,?\s+(?:de\s+|del\s+|r\.\s+)?(\d{4})\b")
 _YMD_NAME = re.compile(r"\b(\d{4})\.?\s+" + _NAME + r"\.?\s+(\d{1,2})\b")  # 2023 Jan 7, 2024. március 5.
 YEAR = re.compile(r"(?:19|20)\d\d")
+_WORDS = re.compile(r"[^\W\d_]{3,20}")
 
 
 def _this_year() -> int:
@@ -173,7 +174,7 @@ def normalise_date(s: str, months: Mapping[str, int] = ENGLISH) -> str:
     sep = "/" in s or "." in s
     m = _ISO.search(s) if "-" in s else None
     if m is None and sep:
-        m = _SLASH.search(s) or _YMD_SPACED.search(s)
+        m = _SLASH.search(s) or (_YMD_SPACED.search(s) if ". " in s else None)
     if m:
         return ymd(int(m.group(1)), int(m.group(2)), int(m.group(3)))
     m = _ISO_COMPACT.match(s)
@@ -187,12 +188,16 @@ def normalise_date(s: str, months: Mapping[str, int] = ENGLISH) -> str:
         day_first = a > 12 or (b <= 12 and m.group(2) == ".")
         return ymd(y, b, a) if day_first else ymd(y, a, b)
     if not s.isascii():  # the forms with a 年, 년 or "tháng"
-        m = _CJK.search(s)
+        m = _CJK.search(s) if "年" in s or "년" in s else None
         if m:
             return ymd(int(m.group(1)), int(m.group(2)), int(m.group(3)))
-        m = _VI.search(s)
+        m = _VI.search(s) if "háng" in s else None
         if m:
             return ymd(int(m.group(3)), int(m.group(2)), int(m.group(1)))
+    # every form left names its month: most texts with a year name none, and one look at their
+    # words is cheaper than the patterns
+    if not any(w in months for w in _WORDS.findall(s.lower())):
+        return ""
     d = (_named(_MDY.finditer(s), months, 1, 2, 3) or _named(_DMY.finditer(s), months, 2, 1, 3)
          or _named(_YMD_NAME.finditer(s), months, 2, 3, 1))
     if d:
