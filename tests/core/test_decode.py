@@ -97,3 +97,29 @@ def test_extract_gives_no_text_for_random_bytes() -> None:
     assert (r.text, r.reason, r.language, r.page_type) == ("", "binary content", "", "")
     r = Extractor().extract(PAGE.encode("utf-16-le"))
     assert "Fischereiflotte" in r.text and r.encoding == "utf-16-le"
+
+
+def test_random_bytes_in_a_warc_give_no_text(tmp_path) -> None:
+    """8 KB of random bytes labelled text/html in a WARC: a record with no text, 'binary
+    content'; the page beside it is unaffected."""
+    import json
+    import subprocess
+    import sys
+
+    pytest.importorskip("warcio")
+    from ce_filter.crawler.warcgen import WarcBuilder
+
+    rng = random.Random(8)
+    path = tmp_path / "in.warc.gz"
+    with open(path, "wb") as f:
+        w = WarcBuilder(f)
+        w.response("http://noise.test/", bytes(rng.randrange(256) for _ in range(8192)),
+                   content_type="text/html")
+        w.response("http://page.test/", PAGE.encode())
+    out = tmp_path / "out.jsonl"
+    subprocess.run([sys.executable, "-m", "ce_filter.cli", "warc", str(path), "--to", f"jsonl:{out}", "-q"],
+                   check=True, capture_output=True)
+    recs = {r["url"]: r for r in map(json.loads, out.read_text().splitlines())}
+    noise = recs["http://noise.test/"]
+    assert (noise["text"], noise["reason"]) == ("", "binary content")
+    assert "Fischereiflotte" in recs["http://page.test/"]["text"]
