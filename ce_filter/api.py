@@ -69,7 +69,8 @@ class BlockList(Sequence[Block]):
         return repr(list(self))
 
 
-# The metadata fields of an Extraction and of the record (docs/OUTPUT.md), '' where none
+# The metadata fields of an Extraction and of the record (docs/OUTPUT.md), '' (tags, categories:
+# an empty list) where none
 META_FIELDS = ("html_title", "author", "date", "sitename", "description", "canonical_url", "language",
                "image", "tags", "categories", "hostname")
 # the fields the metadata rules fill (Extractor._metadata_fields), on their first reading: the

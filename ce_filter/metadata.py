@@ -1,5 +1,6 @@
-"""Page metadata (title, author, date, site name, description, canonical URL) from what the
-segmenter's walk collects on its way (``PageHead``) and from the blocks themselves.
+"""Page metadata (title, author, date, site name, description, canonical URL, image, tags,
+categories, hostname) from what the segmenter's walk collects on its way (``PageHead``) and
+from the blocks themselves. Dates are read by dates.py, in the page's languages.
 
 The rules are pure functions of that input, so they are tested on small hand-made heads and
 measured against trafilatura on wcxb-dev's annotated metadata (``ce-filter bench --metadata``,
