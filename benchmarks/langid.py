@@ -192,6 +192,99 @@ def report(r: dict, chars: list[int]) -> str:
             f"one. Versions: {', '.join(vers)}.\n\n" + table(head, rows))
 
 
+# ---------------------------------------------------------------- --short: what text is enough
+
+# the corpora whose pages.tsv gives each page's language (from its gold text) and kind
+LABELLED = ("magic-html", "newspaper", "zh-content", "zh-finance", "big5")
+PREFIXES = (5, 10, 20, 30, 50)
+
+
+def labelled_pages() -> list[dict[str, Any]]:
+    """Each page of LABELLED (and wcxb-dev, for the kind): corpus, id, lang, kind, gold, bytes."""
+    out = []
+    for corpus in (*LABELLED, "wcxb-dev"):
+        root = data_root() / corpus
+        if not (root / "pages.tsv").exists():
+            continue
+        lines = (root / "pages.tsv").read_text(encoding="utf-8").splitlines()
+        head = lines[0].split("\t")
+        for line in lines[1:]:
+            row = dict(zip(head, line.split("\t")))
+            gold = root / "gold" / f"{row['id']}.txt"
+            out.append({"corpus": corpus, "id": row["id"], "lang": row.get("lang", ""),
+                        "kind": row.get("kind") or row.get("page_type", ""), "url": row.get("url") or None,
+                        "gold": gold.read_text(encoding="utf-8", errors="replace") if gold.exists() else "",
+                        "html": gzip.open(root / "html" / f"{row['id']}.html.gz", "rb").read()})
+    return out
+
+
+def _group(lang: str) -> str:
+    return lang if lang in ("en", "zh", "ja") else "other"
+
+
+def _prefix(text: str, n: int) -> str:
+    """``text`` up to its n-th letter."""
+    k = 0
+    for i, ch in enumerate(text):
+        k += ch.isalpha()
+        if k >= n:
+            return text[: i + 1]
+    return text
+
+
+def short_text(pages: list[dict[str, Any]]) -> str:
+    """Two tables: the identifier on gold texts cut after n letters, and the page kind on the
+    labelled corpora, estimated and stated (kindgate)."""
+    from ce_filter.api import Extractor
+    from ce_filter.language import MIN_SCORE, identify
+
+    rows = []
+    cells: dict[tuple[str, int], list[int]] = {}
+    for p in pages:
+        if p["corpus"] == "wcxb-dev" or p["lang"] in ("", "?"):
+            continue
+        gold = " ".join(p["gold"].split())
+        for n in PREFIXES:
+            code, score = identify(_prefix(gold, n))
+            c = cells.setdefault((_group(p["lang"]), n), [0, 0, 0])
+            c[0] += 1
+            c[1] += bool(code) and score >= MIN_SCORE
+            c[2] += bool(code) and score >= MIN_SCORE and code == p["lang"]
+    groups = sorted({g for g, _ in cells})
+    for n in PREFIXES:
+        rows.append([str(n), *(f"{cells[g, n][2] / max(cells[g, n][1], 1):.3f} "
+                               f"({cells[g, n][1]}/{cells[g, n][0]})" for g in groups)])
+    lang_table = table(["letters", *groups], rows)
+
+    ex = Extractor()
+    kinds: dict[tuple[str, str, str], list[int]] = {}
+    for p in pages:
+        if not p["kind"]:
+            continue
+        r = ex.extract(p["html"], p["url"])
+        if r._page is None or not len(r._page[0]):
+            continue
+        kind, _ = ex.page_context(r._page[0], r._page[2], p["url"])
+        if kind is None or ex.kind_model is None:
+            continue
+        est = ex.kind_model.kinds[int(kind.argmax())]
+        lang = p["lang"] or r.language or "?"
+        c = kinds.setdefault((p["corpus"], p["kind"], _group(lang)), [0, 0, 0, 0])
+        c[0] += 1
+        c[1] += est == p["kind"]
+        c[2] += bool(r.page_type)
+        c[3] += r.page_type == p["kind"]
+    krows = [[corpus, kind, g, str(c[0]), f"{c[1] / c[0]:.3f}", str(c[2]),
+              f"{c[3] / c[2]:.3f}" if c[2] else "—"] for (corpus, kind, g), c in sorted(kinds.items())]
+    kind_table = table(["corpus", "kind", "language", "pages", "estimate right", "kind stated",
+                        "stated right"], krows)
+    return ("Language of gold texts cut after n letters (pages.tsv's language as the label): of "
+            f"the answers with confidence {MIN_SCORE} or more, the share right (answers / texts).\n\n"
+            f"{lang_table}\n\nPage kind on the corpora whose pages.tsv gives it (wcxb-dev: the "
+            "training pages, in sample): the model's estimate on every page, and where the record "
+            f"states it (ce_filter/kindgate.py).\n\n{kind_table}")
+
+
 def main(argv: list[str] | None = None) -> int:
     ap = argparse.ArgumentParser(prog="python -m ce_filter.bench.langid", description=__doc__,
                                  formatter_class=argparse.RawDescriptionHelpFormatter)
@@ -201,9 +294,23 @@ def main(argv: list[str] | None = None) -> int:
     ap.add_argument("--repeat", type=int, default=1, help="passes (the best per page kept)")
     ap.add_argument("--pin", type=int, metavar="CORE", help="pin to this CPU core")
     ap.add_argument("--no-write", action="store_true")
+    ap.add_argument("--short", action="store_true",
+                    help="instead: what text is enough to tell the language and the page kind "
+                         "(the labelled corpora; writes the 'short-text' section)")
     a = ap.parse_args(argv)
     if a.pin is not None:
         os.sched_setaffinity(0, {a.pin})
+    if a.short:
+        body = short_text(labelled_pages())
+        print(body)
+        if not a.no_write:
+            # accuracy only (no timing): the command and the model say all that matters
+            from ce_filter.model import load_default
+
+            m = load_default()
+            head = f"Command: `python -m ce_filter.bench.langid --short` (model {m.name}@{m.digest})"
+            update_doc(DOC, {"short-text": f"{head}\n\n{body}"})
+        return 0
     chars = [int(x) for x in a.chars.split(",")]
     pages = sample(a.per_lang, a.limit)
     if not pages:

@@ -14,6 +14,15 @@ is measured apart, in instructions, which other load on the machine does not cha
 ``python -m ce_filter.bench.metadata --instructions 100`` runs the extraction of 100 pages
 under callgrind with the metadata, without its rules, and without the walk's collection too
 (each less a run that only loads the same pages and warms up).
+
+Dates in other languages (``dates`` section): the corpora with a ``pages.tsv`` language
+(magic-html, newspaper, zh-content, zh-finance, big5) have no annotated date, so the page's own
+URL is the label where it holds a whole date (``/2024/03/05/``, ``/20180522/``, ``/202405/20/``),
+and big5's year where it does not: each tool is given the page's bytes without its URL (so
+neither reads the label), and a date counts when it is the URL's day (the year, for big5's
+year). Per corpus and language (pages.tsv's), beside ``trafilatura.extract_metadata`` and
+``htmldate.find_date`` (trafilatura's date library, alone), with each one's time per page. On
+wcxb-dev, the date accuracy is also given by the page's language (ce-filter's ``language``).
 """
 
 from __future__ import annotations
@@ -21,6 +30,7 @@ from __future__ import annotations
 import gzip
 import json
 import re
+import statistics
 import time
 import unicodedata
 from collections.abc import Callable
@@ -56,18 +66,36 @@ def load(limit: int | None = None) -> list[tuple[str, str, bytes, dict[str, Any]
     return out
 
 
-def trafilatura_fn() -> Callable[[bytes, str], dict[str, str | None]] | None:
+def trafilatura_fn() -> Callable[[bytes, str | None], dict[str, Any]] | None:
     try:
         from trafilatura.metadata import extract_metadata
     except ImportError:
         return None
 
-    def run(raw: bytes, url: str) -> dict[str, str | None]:
+    def run(raw: bytes, url: str | None) -> dict[str, Any]:
         try:
             m = extract_metadata(raw, default_url=url)
         except Exception:  # noqa: BLE001 - a peer's failure is a miss, not a crash
             return {}
-        return {"title": m.title, "author": m.author, "date": m.date} if m else {}
+        return {"title": m.title, "author": m.author, "date": m.date, "image": m.image, "tags": m.tags,
+                "categories": m.categories, "hostname": m.hostname} if m else {}
+
+    return run
+
+
+def htmldate_fn() -> Callable[[bytes, str | None], dict[str, Any]] | None:
+    """htmldate.find_date as trafilatura calls it by default (original date, no extensive
+    search), alone."""
+    try:
+        from htmldate import find_date
+    except ImportError:
+        return None
+
+    def run(raw: bytes, url: str | None) -> dict[str, Any]:
+        try:
+            return {"date": find_date(raw, url=url, original_date=True, extensive_search=False)}
+        except Exception:  # noqa: BLE001
+            return {}
 
     return run
 
@@ -77,7 +105,7 @@ def measure(pages: list[tuple[str, str, bytes, dict[str, Any]]], repeat: int) ->
 
     with_md, without = Extractor(), Extractor(metadata=False)
     traf = trafilatura_fn()
-    got: dict[str, dict[str, dict[str, str | None]]] = {"ce-filter": {}, "trafilatura": {}}
+    got: dict[str, dict[str, dict[str, Any]]] = {"ce-filter": {}, "trafilatura": {}}
     t_with = t_without = t_traf = 0.0
     for pid, url, raw, _ in pages:
         best_w = best_wo = 1e9
@@ -91,13 +119,158 @@ def measure(pages: list[tuple[str, str, bytes, dict[str, Any]]], repeat: int) ->
             best_w, best_wo = min(best_w, t1 - t0), min(best_wo, t2 - t1)
         t_with += best_w
         t_without += best_wo
-        got["ce-filter"][pid] = {"title": r.title, "author": r.author, "date": r.date}
+        got["ce-filter"][pid] = {"title": r.title, "author": r.author, "date": r.date, "language": r.language,
+                                 **{k: getattr(r, k) for k in NEW_FIELDS}}
         if traf is not None:
             t0 = time.perf_counter()
             got["trafilatura"][pid] = traf(raw, url)
             t_traf += time.perf_counter() - t0
     return {"got": got, "pages": len(pages), "t_with": t_with, "t_without": t_without,
             "t_traf": t_traf if traf is not None else None}
+
+
+NEW_FIELDS = ("image", "tags", "categories", "hostname")
+
+
+def new_fields(res: dict[str, Any], pages: list[tuple[str, str, bytes, dict[str, Any]]]) -> str:
+    """image, tags, categories, hostname on wcxb-dev: how often each tool gives one, and how
+    often the two agree where both do (no annotation: agreement, not accuracy)."""
+    ce, tf = res["got"]["ce-filter"], res["got"].get("trafilatura") or {}
+    rows = []
+    for f in NEW_FIELDS:
+        a = b = both = same = 0
+        for pid, *_ in pages:
+            x, y = (ce.get(pid) or {}).get(f), (tf.get(pid) or {}).get(f)
+            a, b = a + bool(x), b + bool(y)
+            if x and y:
+                both += 1
+                if f in ("tags", "categories"):
+                    same += {t.casefold() for t in x} == {t.strip().casefold() for t in y}
+                else:
+                    same += str(x).rstrip("/") == str(y).rstrip("/")
+        rows.append([f, str(a), str(b) if tf else "—", f"{same}/{both}" if tf else "—"])
+    return table(["field", "ce-filter gives it", "trafilatura gives it", "the same where both give it"], rows)
+
+
+def date_by_language(res: dict[str, Any], pages: list[tuple[str, str, bytes, dict[str, Any]]]) -> str:
+    """Date accuracy on wcxb-dev by the page's language (ce-filter's ``language``)."""
+    groups: dict[str, list[str]] = {}
+    for pid, _, _, ann in pages:
+        if ann.get("publish_date"):
+            lang = (res["got"]["ce-filter"].get(pid) or {}).get("language") or "?"
+            groups.setdefault(lang if lang == "en" else "other", []).append(pid)
+    rows = []
+    for g, pids in sorted(groups.items()):
+        ann = {pid: a for pid, _, _, a in pages}
+        cells = [g, str(len(pids))]
+        for tool in ("ce-filter", "trafilatura"):
+            got = res["got"].get(tool) or {}
+            ok = sum(hit("date", (got.get(p) or {}).get("date"), ann[p]["publish_date"]) for p in pids)
+            cells.append(f"{ok / len(pids):.3f}" if got else "—")
+        rows.append(cells)
+    return table(["language", "pages with a date", "ce-filter", "trafilatura"], rows)
+
+
+# ---------------------------------------------------------------- dates in other languages
+
+OTHER = ("magic-html", "newspaper", "zh-content", "zh-finance", "big5")
+_URL_DAY = (re.compile(r"/((?:19|20)\d\d)[/-]?(\d\d)[/-]?(\d\d)(?=[/._-]|$)"),
+            re.compile(r"/((?:19|20)\d\d)(\d\d)/(\d\d)/"))
+
+
+def url_day(url: str) -> str:
+    """The whole date in a URL's path (the label of the ``dates`` section), or ''."""
+    for rx in _URL_DAY:
+        m = rx.search(url or "")
+        if m:
+            y, mo, d = (int(x) for x in m.groups())
+            if 1 <= mo <= 12 and 1 <= d <= 31:
+                return f"{y:04d}-{mo:02d}-{d:02d}"
+    return ""
+
+
+def other_pages(limit: int | None = None) -> list[dict[str, Any]]:
+    """corpus, id, lang, label (day or year), bytes of the OTHER corpora present."""
+    out = []
+    for corpus in OTHER:
+        root = data_root() / corpus
+        if not (root / "pages.tsv").exists():
+            continue
+        lines = (root / "pages.tsv").read_text(encoding="utf-8").splitlines()
+        head = lines[0].split("\t")
+        for line in lines[1:][:limit]:
+            row = dict(zip(head, line.split("\t")))
+            day = url_day(row.get("url", ""))
+            out.append({"corpus": corpus, "id": row["id"], "lang": row.get("lang") or "?", "day": day,
+                        "year": "" if day else row.get("year", ""),
+                        "raw": gzip.open(root / "html" / f"{row['id']}.html.gz", "rb").read()})
+    return out
+
+
+def measure_dates(pages: list[dict[str, Any]]) -> dict[str, Any]:
+    """Each tool's date on each page, given without its URL, and the tool's time."""
+    from ce_filter.api import Extractor
+
+    ex = Extractor()
+    tools: dict[str, Callable[[bytes, str | None], dict[str, Any]]] = {}
+    for name, make in (("trafilatura", trafilatura_fn), ("htmldate", htmldate_fn)):
+        fn = make()
+        if fn is not None:
+            tools[name] = fn
+    got: dict[str, list[str]] = {"ce-filter": [], **{t: [] for t in tools}}
+    secs: dict[str, list[float]] = {k: [] for k in (*got, "rules")}
+    ex.extract(pages[0]["raw"]).settle()  # the rules' first run imports them and loads fastText
+    for p in pages:
+        t0 = time.perf_counter()
+        r = ex.extract(p["raw"])
+        t1 = time.perf_counter()
+        r.settle()  # the metadata rules and the language
+        t2 = time.perf_counter()
+        got["ce-filter"].append(r.date)
+        secs["ce-filter"].append(t2 - t0)
+        secs["rules"].append(t2 - t1)
+        for name, fn in tools.items():
+            t0 = time.perf_counter()
+            got[name].append(str(fn(p["raw"], None).get("date") or ""))
+            secs[name].append(time.perf_counter() - t0)
+    return {"got": got, "secs": secs, "pages": len(pages)}
+
+
+def dates_report(pages: list[dict[str, Any]], res: dict[str, Any]) -> str:
+    tools = list(res["got"])
+    groups: dict[tuple[str, str, str], list[int]] = {}
+    for i, p in enumerate(pages):
+        lang = p["lang"] if p["lang"] in ("en", "zh", "ja") else "other"
+        if p["day"] or p["year"]:
+            groups.setdefault((p["corpus"], lang, "URL's day" if p["day"] else "year"), []).append(i)
+    rows = []
+    for (corpus, lang, label), idx in sorted(groups.items()):
+        cells = [corpus, lang, label, str(len(idx))]
+        for t in tools:
+            g = res["got"][t]
+            if label == "year":
+                ok = sum(g[i][:4] == pages[i]["year"] for i in idx)
+            else:
+                ok = sum(g[i][:10] == pages[i]["day"] for i in idx)
+            given = sum(bool(g[i]) for i in idx)
+            cells.append(f"{ok / len(idx):.3f} ({given})")
+        rows.append(cells)
+    n = res["pages"]
+
+    def ms(xs: list[float]) -> list[str]:
+        return [f"{statistics.median(xs) * 1e3:.3f}", f"{sum(xs) / len(xs) * 1e3:.3f}"]
+
+    cost = [[t, *ms(res["secs"][t])] for t in tools]
+    cost[0][0] = "ce-filter (whole extraction with metadata)"
+    cost.insert(1, ["ce-filter's metadata rules and language alone", *ms(res["secs"]["rules"])])
+    return "\n\n".join([
+        f"{n} pages of {', '.join(sorted({p['corpus'] for p in pages}))}, each given without its URL. "
+        "Cells: share of the labelled pages whose date is right (pages with a date given).",
+        table(["corpus", "language", "label", "pages", *tools], rows),
+        "Time per page (ms, one pass, each page's metadata rules right after its extraction, as in a "
+        "pipeline; the median is what a page costs, the mean adds what a loaded machine's "
+        "preemptions add):",
+        table(["tool", "median ms/page", "mean ms/page"], cost)])
 
 
 def scores(res: dict[str, Any], pages: list[tuple[str, str, bytes, dict[str, Any]]]) -> dict[str, Any]:
@@ -120,7 +293,8 @@ def scores(res: dict[str, Any], pages: list[tuple[str, str, bytes, dict[str, Any
     return out
 
 
-def report(res: dict[str, Any], sc: dict[str, Any]) -> str:
+def report(res: dict[str, Any], sc: dict[str, Any],
+           pages: list[tuple[str, str, bytes, dict[str, Any]]]) -> str:
     rows = []
     for tool, row in sc.items():
         cells = [tool]
@@ -149,6 +323,10 @@ def report(res: dict[str, Any], sc: dict[str, Any]) -> str:
     return "\n\n".join([
         f"wcxb-dev, {n} pages. Accuracy over the pages annotated with the field.",
         table(head, rows),
+        "Date by the page's language (ce-filter's `language`):",
+        date_by_language(res, pages),
+        "The fields without annotation: how often each tool gives them, and agreement:",
+        new_fields(res, pages),
         "Time per page (ms, best of the repeats, same process, interleaved):",
         table(["run", "ms/page"], cost),
         table(["target", "reached", ""], targets),
@@ -172,15 +350,24 @@ def run(a: Any) -> int:
     single_core(a.pin)
     pages = load(a.limit)
     res = measure(pages, max(a.repeat, 1))
-    body = report(res, scores(res, pages))
+    body = report(res, scores(res, pages), pages)
     print(body)
-    cmd = "ce-filter bench --metadata" + (f" --limit {a.limit}" if a.limit else "") + \
-        (f" --pin {a.pin}" if a.pin is not None else "")
+    sections = {"metadata": f"{run_header(cmd_of(a), a.pin)}\n\n{body}"}
+    others = other_pages(a.limit)
+    if others:
+        dates = dates_report(others, measure_dates(others))
+        print(dates)
+        sections["metadata-dates"] = f"{run_header(cmd_of(a), a.pin)}\n\n{dates}"
     doc = DOC if a.out in (None, str(BENCH_DOC)) else a.out
     if not a.no_write and doc:
-        update_doc(doc, {"metadata": f"{run_header(cmd, a.pin)}\n\n{body}"})
-        print(f"wrote {os.path.relpath(doc)} (section: metadata)", file=sys.stderr)
+        update_doc(doc, sections)
+        print(f"wrote {os.path.relpath(doc)} (sections: {', '.join(sections)})", file=sys.stderr)
     return 0
+
+
+def cmd_of(a: Any) -> str:
+    return ("ce-filter bench --metadata" + (f" --limit {a.limit}" if a.limit else "")
+            + (f" --pin {a.pin}" if a.pin is not None else ""))
 
 
 # ---------------------------------------------------------------- instructions (callgrind)

@@ -12,7 +12,8 @@ from urllib.parse import urljoin
 import numpy as np
 
 from . import __version__
-from .decode import decode_bytes
+from .decode import decode_bytes, looks_binary
+from .kindgate import kind_stated
 from .model import Model, load_default, thin_page
 from .mojibake import repair_str
 from .options import probability
@@ -68,8 +69,10 @@ class BlockList(Sequence[Block]):
         return repr(list(self))
 
 
-# The metadata fields of an Extraction and of the record (docs/OUTPUT.md), '' where none
-META_FIELDS = ("html_title", "author", "date", "sitename", "description", "canonical_url", "language")
+# The metadata fields of an Extraction and of the record (docs/OUTPUT.md), '' (tags, categories:
+# an empty list) where none
+META_FIELDS = ("html_title", "author", "date", "sitename", "description", "canonical_url", "language",
+               "image", "tags", "categories", "hostname")
 # the fields the metadata rules fill (Extractor._metadata_fields), on their first reading: the
 # article's title and every metadata field but the raw <title>, which the walk gives
 _RULE_FIELDS = ("title", *(k for k in META_FIELDS if k != "html_title"))
@@ -81,18 +84,21 @@ class _RuleField:
     so a caller that reads only the text does not pay for them (about a tenth of a page's time:
     the rules and the language identification)."""
 
+    def __init__(self, empty: Any = "") -> None:
+        self.empty = empty  # the value where the rules gave none ('' or an empty tuple)
+
     def __set_name__(self, owner: type, name: str) -> None:
         self.key = "_" + name
 
-    def __get__(self, obj: Any, owner: type | None = None) -> str:
+    def __get__(self, obj: Any, owner: type | None = None) -> Any:
         if obj is None:
-            return ""  # the dataclass's default
+            return self.empty  # the dataclass's default
         d = obj.__dict__
         if "_rules" in d:
             obj._run_rules()
-        return d.get(self.key, "")
+        return d.get(self.key, self.empty)
 
-    def __set__(self, obj: Any, value: str) -> None:
+    def __set__(self, obj: Any, value: Any) -> None:
         if "_rules" in obj.__dict__:
             obj._run_rules()  # a value set now must not be overwritten by the rules later
         obj.__dict__[self.key] = value
@@ -123,6 +129,11 @@ class Extraction:
     description: str = _RuleField()  # type: ignore[assignment]
     canonical_url: str = _RuleField()  # type: ignore[assignment]
     language: str = _RuleField()  # type: ignore[assignment]  # ISO 639-1
+    image: str = _RuleField()  # type: ignore[assignment]  # og:image and kin, absolute
+    # lists (as JSON has them), () where the rules did not run
+    tags: Sequence[str] = _RuleField(())  # type: ignore[assignment]  # article:tag, keywords
+    categories: Sequence[str] = _RuleField(())  # type: ignore[assignment]  # article:section
+    hostname: str = _RuleField()  # type: ignore[assignment]  # the URL's host without "www."
     # the page kind (pagekind.KINDS: article, documentation, service, forum, collection, listing,
     # product) and the page-kind model's probability for it; '' / None where no estimate was made
     page_type: str = ""
@@ -214,13 +225,14 @@ def _extras(blocks: Blocks, page: str) -> Any:
 
 
 @functools.cache
-def _metadata_rules() -> tuple[Any, Any, Any]:
-    """(page_head, extract_metadata, page_language), imported on first use (compiling the
-    rules' regexes is a good share of the package's import time) and then once only."""
-    from .language import page_language
+def _metadata_rules() -> tuple[Any, Any, Any, Any]:
+    """(page_head, extract_metadata, page_language, declared), imported on first use
+    (compiling the rules' regexes is a good share of the package's import time) and then once
+    only."""
+    from .language import declared, page_language
     from .metadata import extract_metadata, page_head
 
-    return page_head, extract_metadata, page_language
+    return page_head, extract_metadata, page_language, declared
 
 
 def _page_head(blocks: Blocks) -> Any:
@@ -236,15 +248,6 @@ def _own_utf8(raw: bytes, text: str, enc: str) -> bytes | None:
     if enc != "utf-8" or "\ufffd" in text:
         return None
     return raw[len(BOM_UTF8):] if raw.startswith(BOM_UTF8) else raw
-
-
-def _looks_binary(data: bytes) -> bool:
-    head = data[:4096]
-    if not head:
-        return False
-    if head.count(b"\x00") > len(head) // 100 + 1 and not head.startswith((b"\xff\xfe", b"\xfe\xff")):
-        return True
-    return head.startswith((b"%PDF", b"\x89PNG", b"GIF8", b"\xff\xd8\xff", b"PK\x03\x04", b"\x1f\x8b"))
 
 
 FALLBACK_REL = 0.8
@@ -372,7 +375,7 @@ class Extractor:
             data = bytes(html)
             if not data.strip():
                 return "", "", False, "empty input", None
-            if _looks_binary(data):
+            if looks_binary(data):
                 return "", "", False, "binary content", None
             if len(data) > self.max_bytes:
                 data, truncated = data[: self.max_bytes], True
@@ -430,7 +433,8 @@ class Extractor:
                 model=self.version,
                 reason=reason,
             )
-            if kind is not None and self.kind_model is not None:
+            if (kind is not None and self.kind_model is not None
+                    and kind_stated(int(blocks.token_counts().sum()), out.text, blocks.texts)):
                 i = int(np.argmax(kind))
                 out.page_type, out.page_type_prob = self.kind_model.kinds[i], round(float(kind[i]), 4)
         out._page = (blocks, keep, text_html)
@@ -441,15 +445,17 @@ class Extractor:
         return out
 
     @staticmethod
-    def _metadata_fields(blocks: Blocks, url: str | None, text: str) -> dict[str, str]:
+    def _metadata_fields(blocks: Blocks, url: str | None, text: str) -> dict[str, Any]:
         """The metadata fields (_RULE_FIELDS) of a page from what the walk collected, its
-        blocks and its kept ``text`` (docs/OUTPUT.md)."""
-        page_head, extract_metadata, page_language = _metadata_rules()
+        blocks and its kept ``text`` (docs/OUTPUT.md). The language comes first: dates are read
+        in it (and in the declared one) besides English."""
+        page_head, extract_metadata, page_language, declared = _metadata_rules()
         head = page_head(blocks.head, blocks.title)
         h1_at = (np.asarray(blocks.tag, dtype=np.int64) == TAG_H1).nonzero()[0].tolist()
-        md = extract_metadata(head, url, blocks.texts, h1_at)
-        out = {k: getattr(md, k) for k in _RULE_FIELDS if k != "language"}
-        out["language"] = page_language(text, head.lang)
+        language = page_language(text, head.lang)
+        md = extract_metadata(head, url, blocks.texts, h1_at, (declared(head.lang), language))
+        out: dict[str, Any] = {k: getattr(md, k) for k in _RULE_FIELDS if k != "language"}
+        out["language"] = language
         return out
 
     def keep(self, blocks: Blocks, scores: np.ndarray, kind: np.ndarray | None, page_chars: int

@@ -1,5 +1,6 @@
-"""Page metadata (title, author, date, site name, description, canonical URL) from what the
-segmenter's walk collects on its way (``PageHead``) and from the blocks themselves.
+"""Page metadata (title, author, date, site name, description, canonical URL, image, tags,
+categories, hostname) from what the segmenter's walk collects on its way (``PageHead``) and
+from the blocks themselves. Dates are read by dates.py, in the page's languages.
 
 The rules are pure functions of that input, so they are tested on small hand-made heads and
 measured against trafilatura on wcxb-dev's annotated metadata (``ce-filter bench --metadata``,
@@ -10,18 +11,17 @@ author objects), OpenGraph / ``<meta>`` name and property, ``<time datetime>``, 
 
 from __future__ import annotations
 
-import datetime as _dt
-import email.utils
 import functools
 import html
 import json
 import re
-import time
 import unicodedata
-from collections.abc import Iterator, Sequence
+from collections.abc import Iterator, Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import Any
 from urllib.parse import urljoin, urlsplit
+
+from .dates import ENGLISH, YEAR, months_for, normalise_date, ymd
 
 MAX_BYLINES = 16  # byline candidates kept per page (the first ones in document order)
 MAX_BYLINE_CHARS = 300  # a longer "author box" is a biography, not a byline
@@ -62,8 +62,12 @@ class Metadata:
     description: str = ""
     canonical_url: str = ""
     language: str = ""
+    image: str = ""  # the page's own picture (og:image, twitter:image, JSON-LD image), absolute
+    tags: list[str] = field(default_factory=list)  # article:tag, keywords, JSON-LD keywords
+    categories: list[str] = field(default_factory=list)  # article:section, JSON-LD articleSection
+    hostname: str = ""  # the host of the page's URL (else its canonical URL), without "www."
 
-    def to_dict(self) -> dict[str, str | None]:
+    def to_dict(self) -> dict[str, Any]:
         return {k: (v or None) for k, v in self.__dict__.items()}
 
 
@@ -228,6 +232,9 @@ class _LD:
     url: str = ""
     page_title: str = ""  # a WebPage's name, weaker than an article's headline
     author_is_org: bool = False  # the author is an Organization (a byline may name the person)
+    image: str = ""
+    keywords: list[str] = field(default_factory=list)
+    sections: list[str] = field(default_factory=list)
 
 
 def jsonld_fields(scripts: Sequence[str]) -> _LD:
@@ -281,9 +288,55 @@ def jsonld_fields(scripts: Sequence[str]) -> _LD:
         if not out.url:
             u = node.get("url") or node.get("@id")
             out.url = u if isinstance(u, str) and u.startswith("http") else ""
+        if not out.image:
+            out.image = _image_url(node.get("image") or node.get("thumbnailUrl"))
+        if not out.keywords:
+            out.keywords = split_terms(node.get("keywords"))
+        if not out.sections:
+            out.sections = split_terms(node.get("articleSection"))
     if not out.sitename and orgs:
         out.sitename = _clean(_text(orgs[0].get("name")))
     return out
+
+
+def _image_url(v: Any, depth: int = 0) -> str:
+    """An image's address from a JSON-LD value: a URL, an ImageObject (url / contentUrl), or
+    the first of a list."""
+    if depth > 3:
+        return ""
+    if isinstance(v, str):
+        v = v.strip()
+        return v if v.startswith(("http://", "https://", "/")) else ""
+    if isinstance(v, list):
+        return next((u for u in (_image_url(x, depth + 1) for x in v) if u), "")
+    if isinstance(v, dict):
+        return _image_url(v.get("url") or v.get("contentUrl") or "", depth + 1)
+    return ""
+
+
+MAX_TERMS = 50  # tags or categories kept per page
+MAX_TERM_CHARS = 100  # a longer "tag" is a sentence
+
+
+def split_terms(v: Any) -> list[str]:
+    """Tags or categories from a value: a list of strings, or one string of them separated by
+    commas (semicolons, or the ideographic comma where there is no comma); blanks, overlong
+    ones and repeats (case-blind) dropped, the page's order kept."""
+    if isinstance(v, str):
+        sep = "," if "," in v else ";" if ";" in v else "、" if "、" in v else "，" if "，" in v else None
+        items: list[Any] = v.split(sep) if sep else [v]
+    elif isinstance(v, list):
+        items = v
+    else:
+        return []
+    out: dict[str, str] = {}
+    for x in items:
+        t = _clean(x) if isinstance(x, str) else _clean(_text(x))
+        if t and len(t) <= MAX_TERM_CHARS and t.casefold() not in out:
+            out[t.casefold()] = t
+            if len(out) >= MAX_TERMS:
+                break
+    return list(out.values())
 
 
 def _clean(s: str) -> str:
@@ -294,82 +347,11 @@ def _clean(s: str) -> str:
 
 # ---------------------------------------------------------------- dates
 
-_MONTHS = {m: i for i, ms in enumerate(
-    ("jan january", "feb february", "mar march", "apr april", "may", "jun june", "jul july",
-     "aug august", "sep sept september", "oct october", "nov november", "dec december"), start=1)
-    for m in ms.split()}
-_ISO = re.compile(r"(\d{4})-(\d{1,2})-(\d{1,2})")
-_ISO_COMPACT = re.compile(r"^(\d{4})(\d{2})(\d{2})(?:T|$)")
-_MDY = re.compile(r"\b([A-Za-z]{3,9})\.?\s+(\d{1,2})(?:st|nd|rd|th)?,?\s+(\d{4})\b")
-_DMY = re.compile(r"\b(\d{1,2})(?:st|nd|rd|th)?\s+(?:of\s+)?([A-Za-z]{3,9})\.?,?\s+(\d{4})\b")
-_SLASH = re.compile(r"\b(\d{4})[/.](\d{1,2})[/.](\d{1,2})\b")
-_YMD_NAME = re.compile(r"\b(\d{4})\s+([A-Za-z]{3,9})\.?\s+(\d{1,2})\b")  # 2023 Jan 7 (PubMed)
-_NUMERIC = re.compile(r"\b(\d{1,2})([/.])(\d{1,2})\2(\d{4})\b")
-_YEAR = re.compile(r"(?:19|20)\d\d")
+# the English month names (the author rules cut a byline at one)
+_MONTHS = ENGLISH
+_YEAR = YEAR
 _URL_DATE = re.compile(r"/(20\d{2}|19\d{2})[/-](\d{1,2})[/-](\d{1,2})(?:/|-|$)")
-
-
-def _this_year() -> int:
-    """The current year, read from the clock at most once an hour (a service runs for months)."""
-    now = time.monotonic()
-    if now - _YEAR_AT[0] > 3600:
-        _YEAR_AT[:] = [now, _dt.date.today().year]
-    return int(_YEAR_AT[1])
-
-
-_YEAR_AT = [-1e9, 0.0]
-
-
-def _ymd(y: int, m: int, d: int) -> str:
-    try:
-        day = _dt.date(y, m, d)
-    except ValueError:
-        return ""
-    if not 1990 <= y <= _this_year() + 1:
-        return ""
-    return day.isoformat()
-
-
-def normalise_date(s: str) -> str:
-    """A date as YYYY-MM-DD from ISO 8601, RFC 2822, "March 5, 2024", "5 March 2024",
-    2024/03/05, 23.07.2025 or 7/23/2025; '' when none of these."""
-    s = s.strip()
-    if not _YEAR.search(s):  # every accepted form has a 4-digit year: most texts stop here
-        return ""
-    # a pattern is tried only where the characters it needs are (- for _ISO, / or . for
-    # _SLASH and _NUMERIC)
-    sep = "/" in s or "." in s
-    m = _ISO.search(s) if "-" in s else None
-    if m is None and sep:
-        m = _SLASH.search(s)
-    if m:
-        return _ymd(int(m.group(1)), int(m.group(2)), int(m.group(3)))
-    m = _ISO_COMPACT.match(s)
-    if m:
-        return _ymd(int(m.group(1)), int(m.group(2)), int(m.group(3)))
-    m = _NUMERIC.search(s) if sep else None
-    if m:
-        a, b, y = int(m.group(1)), int(m.group(3)), int(m.group(4))
-        # 23.07.2025 / 7/23/2025 decide themselves; otherwise dots are day-first (European),
-        # slashes month-first (American)
-        day_first = a > 12 or (b <= 12 and m.group(2) == ".")
-        return _ymd(y, b, a) if day_first else _ymd(y, a, b)
-    m = _MDY.search(s)
-    if m and m.group(1).lower() in _MONTHS:
-        return _ymd(int(m.group(3)), _MONTHS[m.group(1).lower()], int(m.group(2)))
-    m = _DMY.search(s)
-    if m and m.group(2).lower() in _MONTHS:
-        return _ymd(int(m.group(3)), _MONTHS[m.group(2).lower()], int(m.group(1)))
-    m = _YMD_NAME.search(s)
-    if m and m.group(2).lower() in _MONTHS:
-        return _ymd(int(m.group(1)), _MONTHS[m.group(2).lower()], int(m.group(3)))
-    if ":" not in s or len(s) > 40:  # RFC 2822 dates carry a time; a long text is not one
-        return ""
-    try:
-        t = email.utils.parsedate_to_datetime(s)
-    except (TypeError, ValueError, IndexError):
-        return ""
-    return _ymd(t.year, t.month, t.day) if t else ""
+_ymd = ymd
 
 
 # ---------------------------------------------------------------- meta keys
@@ -775,10 +757,11 @@ def choose_title(texts: Sequence[str], h1_at: Sequence[int], head: PageHead, ld:
 
 
 def extract_metadata(head: PageHead, url: str | None = None, texts: Sequence[str] = (),
-                     h1_at: Sequence[int] = ()) -> Metadata:
+                     h1_at: Sequence[int] = (), languages: Sequence[str] = ()) -> Metadata:
     """Metadata of one page from its PageHead and its blocks: ``texts`` the block texts in page
-    order, ``h1_at`` the indices of the blocks an h1 opens. The title's block anchors the
-    search for a byline and a date line near it."""
+    order, ``h1_at`` the indices of the blocks an h1 opens, ``languages`` the page's languages
+    (ISO 639-1: identified, declared), whose month names dates are read in besides English's.
+    The title's block anchors the search for a byline and a date line near it."""
     ld = jsonld_fields(head.jsonld)
     metas = head.metas
     sitename = ld.sitename or _first_meta(head, _SITE_KEYS) or _sitename_from_title(head.title, url)
@@ -805,8 +788,6 @@ def extract_metadata(head: PageHead, url: str | None = None, texts: Sequence[str
     if not author:
         author = _author_from_blocks(texts, near) or ld.author
 
-    date = _choose_date(head, near, ld, url)
-
     canonical = ""
     for rel, href in head.links:
         if "canonical" in rel.split():
@@ -817,6 +798,8 @@ def extract_metadata(head: PageHead, url: str | None = None, texts: Sequence[str
         og = _first_meta(head, ("og:url",))
         canonical = og if og.startswith("http") else (ld.url or "")
 
+    months = months_for(tuple(dict.fromkeys(x for x in languages if x and x != "en")))
+    date = _choose_date(head, near, ld, url, canonical, months)
     return Metadata(
         title=title,
         html_title=head.title,
@@ -825,7 +808,64 @@ def extract_metadata(head: PageHead, url: str | None = None, texts: Sequence[str
         sitename=sitename,
         description=_first_meta(head, _DESC_KEYS) or ld.description,
         canonical_url=canonical,
+        image=_image(head, ld, url),
+        tags=_terms(head, _TAG_KEYS) or ld.keywords,
+        categories=_terms(head, _CATEGORY_KEYS) or ld.sections,
+        hostname=hostname(url) or hostname(canonical),
     )
+
+
+_IMAGE_KEYS = ("og:image", "og:image:url", "og:image:secure_url", "twitter:image", "twitter:image:src",
+               "thumbnailurl", "image")
+_TAG_KEYS = ("article:tag", "og:article:tag", "news_keywords", "keywords", "parsely-tags",
+             "sailthru.tags", "dc.subject")
+_CATEGORY_KEYS = ("article:section", "og:article:section", "parsely-section", "section", "category")
+
+
+def _image(head: PageHead, ld: _LD, url: str | None) -> str:
+    """The page's own picture: og:image and its kin, else the article's JSON-LD image;
+    resolved against the page's URL."""
+    v = _first_meta(head, _IMAGE_KEYS) or ld.image
+    if not v or v.startswith("data:"):
+        return ""
+    return v if v.startswith(("https://", "http://")) else (urljoin(url, v) if url else v)
+
+
+def _terms(head: PageHead, keys: Sequence[str]) -> list[str]:
+    """The terms of the first of ``keys`` the page has: every <meta> with that key (article:tag
+    is one <meta> per tag), each split at commas."""
+    first = _first_values(head)
+    for k in keys:
+        if k in first:
+            out: list[str] = []
+            for kk, v in head.metas:
+                if kk == k:
+                    out.extend(split_terms(v))
+            return split_terms(out)
+    return []
+
+
+def hostname(url: str | None) -> str:
+    """The host of ``url``, lower case, without "www." and port ('' for none or a relative URL).
+    Read from the string itself (urlsplit's checks cost more than the rest of the field); the
+    test compares it with urlsplit's hostname."""
+    url = (url or "").strip()
+    at = url.find("//")
+    scheme = url[:at - 1] if at > 0 and url[at - 1] == ":" else None if at else ""
+    if at < 0 or scheme is None or not (scheme == "" or scheme.replace("+", "").replace("-", "").isalnum()):
+        return ""  # no "//", or something other than a scheme before it
+    rest = url[at + 2:]
+    end = len(rest)
+    for c in "/?#":
+        i = rest.find(c)
+        if 0 <= i < end:
+            end = i
+    host = rest[:end].rpartition("@")[2]
+    if host.startswith("["):  # an IPv6 literal
+        host = host[1:host.find("]")] if "]" in host else ""
+    else:
+        host = host.partition(":")[0]
+    return host.strip().lower().removeprefix("www.")
 
 
 _PUBLISHED = re.compile(r"publish|posted|created|date-?pub|entry-date|post-date|article-date", re.I)
@@ -833,41 +873,48 @@ _UPDATED = re.compile(r"updat|modif|edit", re.I)
 
 
 def _url_date(url: str | None) -> str:
-    m = _URL_DATE.search(urlsplit(url).path) if url else None
+    if not url or not _YEAR.search(url):  # no year, no date: most URLs stop here
+        return ""
+    try:
+        m = _URL_DATE.search(urlsplit(url).path)
+    except ValueError:  # an unparsable URL (a canonical link of the page's own making)
+        return ""
     return _ymd(int(m.group(1)), int(m.group(2)), int(m.group(3))) if m else ""
 
 
-def _choose_date(head: PageHead, near: _Joined, ld: _LD, url: str | None) -> str:
+def _choose_date(head: PageHead, near: _Joined, ld: _LD, url: str | None, canonical: str = "",
+                 months: Mapping[str, int] = ENGLISH) -> str:
     """The publication date as the page shows it. Order of the evidence chosen on wcxb-dev
     (held-out halves by domain: 0.880 and 0.879 against 0.88 in-sample): a date in the URL's
-    path, a dating <meta>, a <time>, a short date line near the title, JSON-LD
-    datePublished, a modification <meta>."""
-    d = _url_date(url)  # a /2024/03/05/ path is the publication date by convention
+    path (the page's, else its canonical URL's), a dating <meta>, a <time>, a short date line
+    near the title, JSON-LD datePublished, a modification <meta>. Month names are read in
+    ``months`` (dates.months_for)."""
+    d = _url_date(url) or _url_date(canonical)  # a /2024/03/05/ path: the publication date by convention
     if d:
         return d
     for k, v in head.metas:
         if _is_date_key(k):
-            d = normalise_date(v)
+            d = normalise_date(v, months)
             if d:
                 return d
-    d = _date_from_times(head.times)
+    d = _date_from_times(head.times, months)
     if d:
         return d
     for i in near.with_year():  # a block without a year has no date
         t = near.texts[i]
         if len(t) < 150:
-            d = normalise_date(t)
+            d = normalise_date(t, months)
             if d:
                 return d
     return ld.date or normalise_date(_first_meta(head, _MODIFIED_KEYS))
 
 
-def _date_from_times(times: Sequence[tuple[str, str, str]]) -> str:
+def _date_from_times(times: Sequence[tuple[str, str, str]], months: Mapping[str, int] = ENGLISH) -> str:
     """The <time> marked as the publication (itemprop/class), else the first one not marked
     as an update."""
     first = ""
     for dt, marker, text in times:
-        d = normalise_date(dt) or normalise_date(text)
+        d = normalise_date(dt) or normalise_date(text, months)
         if not d:
             continue
         if _PUBLISHED.search(marker):

@@ -5,7 +5,7 @@ from __future__ import annotations
 
 import pytest
 
-from ce_filter.language import declared, identify, page_language
+from ce_filter.language import ISO639_1, MIN_LETTERS, declared, identify, iso639_1, letters, page_language
 
 EN = "The town's fishing fleet returned on Thursday with its largest catch in a decade."
 DE = "Die Fischereiflotte der Stadt kehrte am Donnerstag mit ihrem größten Fang seit zehn Jahren zurück."
@@ -36,6 +36,39 @@ def test_page_language_falls_back_to_declared_for_short_text() -> None:
     assert page_language(DE, "en") == "de"  # the text wins over a wrong declaration
     assert page_language("", "") == ""
     assert page_language(EN, None) == "en"
+
+
+def test_too_little_text_gives_no_language() -> None:
+    assert page_language("hi", None) == "" and page_language("hi", "de") == "de"
+    assert page_language("Cart (0) 12.99 $", None) == ""
+    short = "The town fleet came back today"  # 25 letters: under the rule's 30
+    assert letters(short) < MIN_LETTERS and page_language(short) == ""
+    assert page_language(short + " with fish.") == "en"
+    assert letters("Straße 12, 北京") == 8 and letters("a1 b2!") == 2
+
+
+ILO = "Naimbag a bigat kadakayo amin. Kasano ti kasasaadmo ita nga aldaw? Agyamanak unay iti tulongmo."
+CEB = ("Maayong buntag kaninyong tanan. Unsa man ang imong gibuhat karon nga adlaw? "
+       "Salamat kaayo sa imong tabang.")
+YUE = "廣東話係廣東嘅主要語言，我哋日常講嘢都用佢。佢哋今日去咗街市買嘢食。"
+
+
+def test_only_iso_639_1_codes() -> None:
+    assert len(ISO639_1) == 184 and all(len(c) == 2 for c in ISO639_1)
+    assert (iso639_1("yue"), iso639_1("arz"), iso639_1("ilo"), iso639_1("en"), iso639_1("xx")) == (
+        "zh", "ar", "", "en", "")
+    # languages without a two-letter code: no answer, or the page's own declaration
+    assert identify(ILO)[0] == "" and page_language(ILO) == "" and page_language(CEB, "tl") == "tl"
+    assert page_language(YUE) == "zh"  # Cantonese: a member of the Chinese macrolanguage
+    assert page_language("x", "eng") == "en" and page_language("x", "ilo") == ""
+
+
+def test_noise_has_no_language() -> None:
+    import random
+
+    rng = random.Random(1)
+    noise = bytes(rng.randrange(256) for _ in range(3000)).decode("cp1252", "replace")
+    assert page_language(noise) == ""
 
 
 def test_cld2_first_fasttext_for_the_rest(monkeypatch: pytest.MonkeyPatch) -> None:

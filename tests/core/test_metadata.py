@@ -284,3 +284,71 @@ def test_joined_search_finds_the_blocks_a_loop_would() -> None:
         assert list(j.with_year()) == [k for k, t in enumerate(texts) if _YEAR.search(t)], texts
         assert list(j.starting(_BYLINE_START)) == [k for k, t in enumerate(texts)
                                                    if _BYLINE_START.match("\n" + t)], texts
+
+
+# ---------------------------------------------------------------- image, tags, categories, hostname
+
+
+def test_image_tags_categories_hostname() -> None:
+    from ce_filter.metadata import hostname, split_terms
+
+    head = PageHead(title="Story | Site", metas=[
+        ("og:image", "/img/a.jpg"), ("twitter:image", "https://cdn.ex.org/b.jpg"),
+        ("article:tag", "Fishing"), ("article:tag", "Harbour, Boats"), ("article:tag", "fishing"),
+        ("keywords", "not, these"), ("article:section", "Local")])
+    md = extract_metadata(head, "https://www.ex.org:8080/news/story")
+    assert md.image == "https://www.ex.org:8080/img/a.jpg"  # resolved against the page's URL
+    assert md.tags == ["Fishing", "Harbour", "Boats"]  # one <meta> per tag, split, repeats dropped
+    assert md.categories == ["Local"]
+    assert md.hostname == "ex.org"
+    # JSON-LD where the <meta>s say nothing; the canonical URL's host where the page has no URL
+    article = {"@type": "NewsArticle", "headline": "Story", "keywords": ["a", "b"], "articleSection": "World",
+               "image": {"@type": "ImageObject", "url": "https://ex.org/c.jpg"}}
+    head = PageHead(jsonld=[ld(article)], links=[("canonical", "https://news.ex.org/story")],
+                    metas=[("keywords", "x；y")])
+    md = extract_metadata(head)
+    assert (md.image, md.tags, md.categories, md.hostname) == (
+        "https://ex.org/c.jpg", ["x；y"], ["World"], "news.ex.org")
+    assert extract_metadata(PageHead()).to_dict()["tags"] is None
+    assert split_terms("新闻、财经") == ["新闻", "财经"] and split_terms("a; b;") == ["a", "b"]
+    assert split_terms(["x" * 101, " ", "ok"]) == ["ok"] and split_terms(None) == []
+    assert hostname("/relative/path") == "" and hostname("http://[bad") == "" and hostname(None) == ""
+
+
+def test_record_carries_the_new_fields() -> None:
+    from ce_filter.pipelines.record import make_record, validate
+
+    from ce_filter import extract
+
+    html = ("<html><head><title>Story</title><meta property='og:image' content='https://ex.org/a.jpg'>"
+            "<meta name='keywords' content='fish, boats'></head><body><article><h1>Story</h1><p>"
+            + "The town's fishing fleet returned on Thursday with its largest catch in a decade. " * 5
+            + "</p></article></body></html>")
+    r = extract(html, "https://www.ex.org/story")
+    assert (r.image, r.tags, r.categories, r.hostname) == (
+        "https://ex.org/a.jpg", ["fish", "boats"], [], "ex.org")
+    rec = make_record({"url": "https://www.ex.org/story", "body": html.encode()}, r, None)
+    assert rec["tags"] == ["fish", "boats"] and rec["categories"] is None and rec["hostname"] == "ex.org"
+    assert validate(rec) == []
+
+
+def test_hostname_is_urlsplits() -> None:
+    import random
+    from urllib.parse import urlsplit
+
+    from ce_filter.metadata import hostname
+
+    rng = random.Random(3)
+
+    def pick(*xs: str) -> str:
+        return rng.choice(xs)
+
+    for _ in range(3000):
+        u = (pick("https://", "http://", "//", "ftp://", "HTTPS://", " https://") + pick("", "user:pw@", "a@")
+             + pick("www.", "WWW.", "", "news.") + pick("Ex", "ex-ample", "xn--bcher-kva", "127.0.0.1")
+             + pick(".org", ".co.uk", "") + pick("", ":8080", ":") + pick("", "/", "/p/2024/03/05/", "?q=a/b",
+                                                                        "#f", "/a?b#c"))
+        assert hostname(u) == (urlsplit(u.strip()).hostname or "").removeprefix("www."), u
+    for u in ("/relative/path", "x//y", "", None, "mailto:a@b.org"):
+        assert hostname(u) == ""
+    assert hostname("http://[::1]:8080/a") == "::1"

@@ -110,8 +110,11 @@ def test_extraction_and_record_carry_the_page_kind():
     ex = Extractor()
     if ex.kind_model is None:
         pytest.skip("the shipped content model has no page-kind model")
-    r = ex.extract(PRODUCT, "https://shop.example.com/products/blue-kettle")
+    about = "<p>" + "A kettle of brushed steel that boils a litre in three minutes and keeps it warm. " * 8
+    r = ex.extract(PRODUCT.replace("</body>", about + "</p></body>"), "https://shop.example.com/products/blue-kettle")
     assert r.page_type in KINDS and 0 < r.page_type_prob <= 1
+    # too few words to tell (kindgate.MIN_WORDS): no kind stated
+    assert ex.extract(PRODUCT).page_type == "" and ex.extract(PRODUCT).page_type_prob is None
     assert r.to_dict()["page_type"] == r.page_type
     empty = ex.extract("<html><body></body></html>")
     assert empty.page_type == "" and empty.page_type_prob is None

@@ -1,0 +1,211 @@
+"""Dates as a page writes them, to ISO 8601 (YYYY-MM-DD), in the page's languages.
+
+Numeric forms are read in every language (ISO 8601, 2024/03/05, 05.03.2024, 3/5/2024, RFC 2822,
+2024年3月5日, 2024년 3월 5일, 2024. 3. 5., "5 tháng 3 năm 2024"). Month names are read in
+English always and in the languages given (``months_for``: the page's identified and declared
+languages), from the tables below: full, genitive ("5 marca 2024", "5 марта 2024") and
+abbreviated forms ("5 févr. 2024", "2. Mär. 2024"), day first ("2. März 2024", "5 de marzo de
+2024", "le 5 mars 2024"), month first ("March 5, 2024") or year first ("2024. március 5.").
+A table per language, not one for all: the same word is October in Croatian and November in
+Polish and Czech (``listopad``).
+"""
+
+from __future__ import annotations
+
+import datetime as _dt
+import email.utils
+import functools
+import re
+import time
+from collections.abc import Iterable, Mapping
+
+# One string per month, January first: the forms of its name, lower case, space-separated.
+MONTH_NAMES: dict[str, tuple[str, ...]] = {
+    "en": ("jan january", "feb february", "mar march", "apr april", "may", "jun june", "jul july",
+           "aug august", "sep sept september", "oct october", "nov november", "dec december"),
+    "de": ("januar jänner jan", "februar feber feb", "märz maerz mär mrz", "april apr", "mai",
+           "juni jun", "juli jul", "august aug", "september sept sep", "oktober okt", "november nov",
+           "dezember dez"),
+    "fr": ("janvier janv jan", "février fevrier févr fevr fév", "mars mar", "avril avr", "mai",
+           "juin", "juillet juil", "août aout", "septembre sept sep", "octobre oct", "novembre nov",
+           "décembre decembre déc dec"),
+    "es": ("enero ene", "febrero feb", "marzo mar", "abril abr", "mayo may", "junio jun", "julio jul",
+           "agosto ago", "septiembre setiembre sept sep set", "octubre oct", "noviembre nov",
+           "diciembre dic"),
+    "it": ("gennaio gen", "febbraio feb", "marzo mar", "aprile apr", "maggio mag", "giugno giu",
+           "luglio lug", "agosto ago", "settembre sett set", "ottobre ott", "novembre nov",
+           "dicembre dic"),
+    "pt": ("janeiro jan", "fevereiro fev", "março marco mar", "abril abr", "maio mai", "junho jun",
+           "julho jul", "agosto ago", "setembro set", "outubro out", "novembro nov", "dezembro dez"),
+    "ca": ("gener gen", "febrer febr", "març marc", "abril abr", "maig", "juny", "juliol jul",
+           "agost ag", "setembre set", "octubre oct", "novembre nov", "desembre des"),
+    "nl": ("januari jan", "februari feb", "maart mrt mar", "april apr", "mei", "juni jun", "juli jul",
+           "augustus aug", "september sept sep", "oktober okt", "november nov", "december dec"),
+    "sv": ("januari jan", "februari feb", "mars mar", "april apr", "maj", "juni jun", "juli jul",
+           "augusti aug", "september sept sep", "oktober okt", "november nov", "december dec"),
+    "da": ("januar jan", "februar feb", "marts mar", "april apr", "maj", "juni jun", "juli jul",
+           "august aug", "september sept sep", "oktober okt", "november nov", "december dec"),
+    "no": ("januar jan", "februar feb", "mars mar", "april apr", "mai", "juni jun", "juli jul",
+           "august aug", "september sept sep", "oktober okt", "november nov", "desember des"),
+    "fi": ("tammikuu tammikuuta tammi", "helmikuu helmikuuta helmi", "maaliskuu maaliskuuta maalis",
+           "huhtikuu huhtikuuta huhti", "toukokuu toukokuuta touko", "kesäkuu kesäkuuta kesä",
+           "heinäkuu heinäkuuta heinä", "elokuu elokuuta elo", "syyskuu syyskuuta syys",
+           "lokakuu lokakuuta loka", "marraskuu marraskuuta marras", "joulukuu joulukuuta joulu"),
+    "pl": ("styczeń stycznia sty", "luty lutego lut", "marzec marca mar", "kwiecień kwietnia kwi",
+           "maj maja", "czerwiec czerwca cze", "lipiec lipca lip", "sierpień sierpnia sie",
+           "wrzesień września wrz", "październik października paź", "listopad listopada lis",
+           "grudzień grudnia gru"),
+    "cs": ("leden ledna", "únor února", "březen března", "duben dubna", "květen května",
+           "červen června", "červenec července", "srpen srpna", "září", "říjen října",
+           "listopad listopadu", "prosinec prosince"),
+    "sk": ("január januára", "február februára", "marec marca", "apríl apríla", "máj mája",
+           "jún júna", "júl júla", "august augusta", "september septembra", "október októbra",
+           "november novembra", "december decembra"),
+    "hr": ("siječanj siječnja", "veljača veljače", "ožujak ožujka", "travanj travnja",
+           "svibanj svibnja", "lipanj lipnja", "srpanj srpnja", "kolovoz kolovoza", "rujan rujna",
+           "listopad listopada", "studeni studenoga studenog", "prosinac prosinca"),
+    "sl": ("januar januarja", "februar februarja", "marec marca", "april aprila", "maj maja",
+           "junij junija", "julij julija", "avgust avgusta", "september septembra",
+           "oktober oktobra", "november novembra", "december decembra"),
+    "hu": ("január jan", "február febr", "március márc", "április ápr", "május máj", "június jún",
+           "július júl", "augusztus aug", "szeptember szept", "október okt", "november nov",
+           "december dec"),
+    "ro": ("ianuarie ian", "februarie feb", "martie mar", "aprilie apr", "mai", "iunie iun",
+           "iulie iul", "august aug", "septembrie sept sep", "octombrie oct", "noiembrie nov",
+           "decembrie dec"),
+    "tr": ("ocak oca", "şubat subat şub", "mart mar", "nisan nis", "mayıs mayis may", "haziran haz",
+           "temmuz tem", "ağustos agustos ağu", "eylül eylul eyl", "ekim eki", "kasım kasim kas",
+           "aralık aralik ara"),
+    "id": ("januari jan", "februari feb", "maret mar", "april apr", "mei", "juni jun", "juli jul",
+           "agustus agu agt", "september sep", "oktober okt", "november nov", "desember des"),
+    "ms": ("januari jan", "februari feb", "mac", "april apr", "mei", "jun", "julai", "ogos",
+           "september sep", "oktober okt", "november nov", "disember dis"),
+    "ru": ("январь января янв", "февраль февраля фев", "март марта мар", "апрель апреля апр",
+           "май мая", "июнь июня июн", "июль июля июл", "август августа авг",
+           "сентябрь сентября сен сент", "октябрь октября окт", "ноябрь ноября ноя",
+           "декабрь декабря дек"),
+    "uk": ("січень січня", "лютий лютого", "березень березня", "квітень квітня", "травень травня",
+           "червень червня", "липень липня", "серпень серпня", "вересень вересня", "жовтень жовтня",
+           "листопад листопада", "грудень грудня"),
+    "bg": ("януари", "февруари", "март", "април", "май", "юни", "юли", "август", "септември",
+           "октомври", "ноември", "декември"),
+    "el": ("ιανουαρίου ιανουάριος", "φεβρουαρίου φεβρουάριος", "μαρτίου μάρτιος",
+           "απριλίου απρίλιος", "μαΐου μάιος", "ιουνίου ιούνιος", "ιουλίου ιούλιος",
+           "αυγούστου αύγουστος", "σεπτεμβρίου σεπτέμβριος", "οκτωβρίου οκτώβριος",
+           "νοεμβρίου νοέμβριος", "δεκεμβρίου δεκέμβριος"),
+}
+MONTH_NAMES["nb"] = MONTH_NAMES["nn"] = MONTH_NAMES["no"]
+
+
+def _table(lang: str) -> dict[str, int]:
+    return {name: i for i, names in enumerate(MONTH_NAMES.get(lang, ()), start=1) for name in names.split()}
+
+
+ENGLISH = _table("en")
+
+
+@functools.lru_cache(maxsize=128)
+def months_for(langs: tuple[str, ...]) -> Mapping[str, int]:
+    """The month names read on a page in ``langs`` (ISO 639-1): English's and theirs (the
+    later language's where two disagree)."""
+    out = dict(ENGLISH)
+    for lang in langs:
+        out.update(_table(lang))
+    return out
+
+
+_ISO = re.compile(r"(\d{4})-(\d{1,2})-(\d{1,2})")
+_ISO_COMPACT = re.compile(r"^(\d{4})(\d{2})(\d{2})(?:T|$)")
+_SLASH = re.compile(r"\b(\d{4})[/.](\d{1,2})[/.](\d{1,2})\b")
+_YMD_SPACED = re.compile(r"\b(\d{4})\.\s(\d{1,2})\.\s(\d{1,2})\b")  # 2024. 3. 5. (Korean, Hungarian)
+_NUMERIC = re.compile(r"\b(\d{1,2})([/.])(\d{1,2})\2(\d{4})\b")
+_CJK = re.compile(r"(\d{4})\s*[年년]\s*(\d{1,2})\s*[月월]\s*(\d{1,2})")  # 2024年3月5日, 2024년 3월 5일
+_VI = re.compile(r"\b(\d{1,2})\s+tháng\s+(\d{1,2})\s*(?:năm|,|/)?\s*(\d{4})\b", re.I)
+_NAME = r"([^\W\d_]{3,20})"  # a month's name: letters of any script
+_MDY = re.compile(r"\b" + _NAME + r"\.?\s+(\d{1,2})(?:st|nd|rd|th)?,?\s+(\d{4})\b")
+# the day, an ordinal's ending or a dot ("2." in German, Czech, Finnish...), "of" / "de" / "d'"
+_DMY = re.compile(r"\b(\d{1,2})(?:st|nd|rd|th|er|º|\.)?\s*(?:of\s+|de\s+|d')?" + _NAME +
+                  r"\.?,?\s+(?:de\s+|del\s+|r\.\s+)?(\d{4})\b")
+_YMD_NAME = re.compile(r"\b(\d{4})\.?\s+" + _NAME + r"\.?\s+(\d{1,2})\b")  # 2023 Jan 7, 2024. március 5.
+YEAR = re.compile(r"(?:19|20)\d\d")
+_WORDS = re.compile(r"[^\W\d_]{3,20}")
+
+
+def _this_year() -> int:
+    """The current year, read from the clock at most once an hour (a service runs for months)."""
+    now = time.monotonic()
+    if now - _YEAR_AT[0] > 3600:
+        _YEAR_AT[:] = [now, _dt.date.today().year]
+    return int(_YEAR_AT[1])
+
+
+_YEAR_AT = [-1e9, 0.0]
+
+
+def ymd(y: int, m: int, d: int) -> str:
+    """YYYY-MM-DD of a real day from 1990 to next year, else ''."""
+    try:
+        day = _dt.date(y, m, d)
+    except ValueError:
+        return ""
+    if not 1990 <= y <= _this_year() + 1:
+        return ""
+    return day.isoformat()
+
+
+def _named(matches: Iterable[re.Match[str]], months: Mapping[str, int], name: int, day: int,
+           year: int) -> str:
+    """The first match whose group ``name`` is a month's name, as a date ('' if none is)."""
+    for m in matches:
+        month = months.get(m.group(name).lower())
+        if month:
+            return ymd(int(m.group(year)), month, int(m.group(day)))
+    return ""
+
+
+def normalise_date(s: str, months: Mapping[str, int] = ENGLISH) -> str:
+    """A date as YYYY-MM-DD from the forms in the module's doc, the month names of ``months``
+    (``months_for``; English by default); '' when none of these."""
+    s = s.strip()
+    if not YEAR.search(s):  # every accepted form has a 4-digit year: most texts stop here
+        return ""
+    # a pattern is tried only where the characters it needs are (- for _ISO, / or . for
+    # _SLASH and _NUMERIC)
+    sep = "/" in s or "." in s
+    m = _ISO.search(s) if "-" in s else None
+    if m is None and sep:
+        m = _SLASH.search(s) or (_YMD_SPACED.search(s) if ". " in s else None)
+    if m:
+        return ymd(int(m.group(1)), int(m.group(2)), int(m.group(3)))
+    m = _ISO_COMPACT.match(s)
+    if m:
+        return ymd(int(m.group(1)), int(m.group(2)), int(m.group(3)))
+    m = _NUMERIC.search(s) if sep else None
+    if m:
+        a, b, y = int(m.group(1)), int(m.group(3)), int(m.group(4))
+        # 23.07.2025 / 7/23/2025 decide themselves; otherwise dots are day-first (European),
+        # slashes month-first (American)
+        day_first = a > 12 or (b <= 12 and m.group(2) == ".")
+        return ymd(y, b, a) if day_first else ymd(y, a, b)
+    if not s.isascii():  # the forms with a 年, 년 or "tháng"
+        m = _CJK.search(s) if "年" in s or "년" in s else None
+        if m:
+            return ymd(int(m.group(1)), int(m.group(2)), int(m.group(3)))
+        m = _VI.search(s) if "háng" in s else None
+        if m:
+            return ymd(int(m.group(3)), int(m.group(2)), int(m.group(1)))
+    # every form left names its month: most texts with a year name none, and one look at their
+    # words is cheaper than the patterns
+    if not any(w in months for w in _WORDS.findall(s.lower())):
+        return ""
+    d = (_named(_MDY.finditer(s), months, 1, 2, 3) or _named(_DMY.finditer(s), months, 2, 1, 3)
+         or _named(_YMD_NAME.finditer(s), months, 2, 3, 1))
+    if d:
+        return d
+    if ":" not in s or len(s) > 40:  # RFC 2822 dates carry a time; a long text is not one
+        return ""
+    try:
+        t = email.utils.parsedate_to_datetime(s)
+    except (TypeError, ValueError, IndexError):
+        return ""
+    return ymd(t.year, t.month, t.day) if t else ""
