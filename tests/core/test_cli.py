@@ -70,7 +70,7 @@ def test_extract_file_and_jsonl_is_the_pipeline_record(tmp_path, capsys, custom_
     rows = [json.loads(x) for x in capsys.readouterr().out.splitlines()]
     assert len(rows) == 2 and rows[0]["stats"]["blocks_kept"] > 0
     assert rows[0]["source"] == {"type": "file", "name": str(f), "record_id": None}
-    assert rows[0]["url"] == "" and rows[0]["fetch_time"] is None and rows[0]["status"] is None
+    assert rows[0]["url"] is None and rows[0]["fetch_time"] is None and rows[0]["status"] is None
     assert all(validate(r) == [] for r in rows)
     # the shared options reach it: another model, another cut
     direct = Extractor(Model.load(custom_model), threshold=0.9).extract(ARTICLE.encode())
@@ -109,7 +109,7 @@ def test_extract_encoding_hint(tmp_path, capsys):
     f.write_bytes(ARTICLE.replace("Council", "Café council").encode("cp1252"))
     assert main(["extract", "--format", "jsonl", "--encoding", "latin-1", str(f)]) == 0
     rec = json.loads(capsys.readouterr().out)
-    assert rec["encoding"] == "cp1252" and "Café council" in rec["text"] and rec["content_type"] == ""
+    assert rec["encoding"] == "cp1252" and "Café council" in rec["text"] and rec["content_type"] is None
 
 
 def test_extract_streams_and_goes_on_past_bad_inputs(tmp_path):
@@ -471,13 +471,13 @@ def test_every_option_has_help_and_shows_its_default():
 def test_extraction_options_are_the_same_everywhere():
     from ce_filter.pipelines.spark_job import build_parser as spark_parser
 
-    from ce_filter.options import EXTRACTION_OPTIONS
+    from ce_filter.options import EXTRACTION_OPTIONS, flag
 
     subs = _subcommands(build_parser())
     for name, p in [*((k, subs[k]) for k in ("extract", "evaluate", "warc", "worker", "crawl")),
                     ("spark_job", spark_parser())]:
         flags = {s for a in p._actions for s in a.option_strings}
-        assert {f"--{o}" for o, _, _ in EXTRACTION_OPTIONS} <= flags, name
+        assert {flag(o) for o, _, _ in EXTRACTION_OPTIONS} <= flags, name
 
 
 def test_ablation_help_names_its_output_and_the_corpora_beside_the_checkout(capsys):
