@@ -80,9 +80,10 @@ class OutputDir:
             parts = [u.hostname or "url", *(p for p in u.path.split("/") if p)]
             if len(parts) == 1 or u.path.endswith("/"):
                 parts.append("index")
+            if len(parts) > 1 and "." in parts[-1][1:]:  # story.html -> story (not the host's dots)
+                parts[-1] = parts[-1].rsplit(".", 1)[0]
             if u.query:
                 parts[-1] += "_" + u.query
-            parts[-1] = parts[-1].rsplit(".", 1)[0] if "." in parts[-1][1:] else parts[-1]
             parts = [_safe(p) for p in parts]
             return Path(*parts) if self.keep_dirs else Path("_".join(parts)[:2 * _MAX_PART])
         if src == "-":

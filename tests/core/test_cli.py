@@ -98,6 +98,17 @@ def test_extract_markdown_html_and_explain(tmp_path, capsys):
     assert main(["explain", str(tmp_path / "missing.html"), "-o", str(out)]) == 2
 
 
+def test_explain_to_stdout(tmp_path, capsys, monkeypatch):
+    f = tmp_path / "a.html"
+    f.write_text(ARTICLE)
+    monkeypatch.chdir(tmp_path)
+    assert main(["explain", str(f), "-o", "-"]) == 0
+    got = capsys.readouterr()
+    assert got.out.startswith("<!DOCTYPE html>") and 'class="blk kept"' in got.out
+    assert got.err.startswith("stdout: ") and "blocks kept" in got.err
+    assert not (tmp_path / "-").exists()  # not a file named '-'
+
+
 def test_extract_stdin(monkeypatch, capsys):
     monkeypatch.setattr(sys, "stdin", io.TextIOWrapper(io.BytesIO(ARTICLE.encode())))
     assert main(["extract"]) == 0
