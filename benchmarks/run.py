@@ -44,7 +44,7 @@ def add_arguments(p: argparse.ArgumentParser) -> None:
     p.add_argument("--jobs", type=int, default=2, help="processes for --quality (default 2)")
     p.add_argument("--metadata", action="store_true",
                    help="only the metadata table: title/author/date on wcxb-dev beside trafilatura, and "
-                        "their cost (writes docs/OUTPUT.md)")
+                        "their cost (written into docs/OUTPUT.md when run in a checkout)")
     p.add_argument("--warc-pages", type=int, default=10_000,
                    help="pages in the memory-run WARC (default 10000)")
     p.add_argument("--pipeline-pages", type=int, default=10_000,

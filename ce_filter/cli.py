@@ -258,8 +258,10 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("inputs", nargs="*",
                    help="files, directories (every *.htm* below), http(s) URLs; '-' or nothing for stdin")
     env_opt(p, "--format", choices=("text", "jsonl", "markdown", "html"), default="text",
-            help="text; one JSON record per page (the pipeline's record, docs/PIPELINE.md); or the kept "
-                 "blocks as Markdown or HTML with headings, lists, code and tables (docs/OUTPUT.md)")
+            help="text; one JSON record per page (the pipeline's record: text, title, author, date, "
+                 "language, page kind, why a page has no text, ...; its JSON Schema is "
+                 "ce_filter/pipelines/record.schema.json in the package); or the kept blocks as "
+                 "Markdown or HTML with headings, lists, code and tables")
     env_opt(p, "--links", action="store_true", help="markdown/html: keep links as [anchor](href)")
     env_opt(p, "--images", action="store_true", help="markdown/html: keep images as ![alt](src)")
     env_opt(p, "--encoding", type=text_codec, help="charset of the inputs, as an HTTP header would say it")
@@ -303,7 +305,7 @@ def build_parser() -> argparse.ArgumentParser:
     p = sub.add_parser("explain", help="an HTML view of why each block was kept or dropped",
                        description="Write a self-contained HTML page: the page's blocks in order, kept ones "
                        "highlighted and dropped ones struck through, each with its score and the features "
-                       "that pushed it most, and a threshold slider (docs/OUTPUT.md).")
+                       "that pushed it most, and a threshold slider to see what another cut would keep.")
     p.add_argument("page", help="an HTML file, an http(s) URL, or '-' for stdin")
     p.add_argument("-o", "--out", type=arg_type(output_file), required=True,
                    help="the HTML file to write; '-' for stdout")
@@ -314,9 +316,10 @@ def build_parser() -> argparse.ArgumentParser:
     p.set_defaults(fn=cmd_explain)
 
     p = sub.add_parser("serve", help="the filter as an HTTP service (POST /extract, GET / explain form)",
-                       description="Serve POST /extract (HTML body, JSON {url, html} or {url}) -> the "
-                       "record, GET / (paste a page, see the explain view), /healthz, /metrics "
-                       "(docs/SERVE.md).")
+                       description="Serve POST /extract (HTML body, JSON {url, html} or {url}; ?url= for "
+                       "the page's address, ?format=markdown|html) -> the record as JSON, GET / (paste a "
+                       "page, see the explain view), /healthz, /metrics (Prometheus). Needs the serve "
+                       "extra: pip install 'ce-filter[serve]'.")
     from .serve import add_arguments as serve_arguments
 
     serve_arguments(p)

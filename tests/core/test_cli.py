@@ -499,3 +499,26 @@ def test_ablation_help_names_its_output_and_the_corpora_beside_the_checkout(caps
     out = capsys.readouterr().out
     assert "RESULTS.md" not in out and out.count("docs/research/ABLATION.md") >= 2
     assert f"(default: {REPO.parent / 'shared' / 'data'})" in out.replace("\n", " ").replace("  ", " ")
+
+
+def test_help_says_the_point_itself_not_a_docs_file_a_wheel_lacks(capsys):
+    """An installed wheel has no docs/ folder: a help text that names one must be about a file
+    the command writes when run in a checkout, never the place to read what an option means."""
+    import re
+
+    from ce_filter.pipelines.spark_job import build_parser as spark_parser
+
+    from ce_filter import serve
+
+    texts = {f"ce-filter {k}": p.format_help() for k, p in _subcommands(build_parser()).items()}
+    texts["ce-filter"] = build_parser().format_help()
+    texts["spark_job"] = spark_parser().format_help()
+    with pytest.raises(SystemExit):
+        serve.main(["--help"])
+    texts["python -m ce_filter.serve"] = capsys.readouterr().out
+    for name, text in texts.items():
+        flat = " ".join(text.split())
+        for m in re.finditer(r"docs/[\w/.-]+", flat):
+            sentence = flat[max(0, flat.rfind(".", 0, m.start() - 1)):flat.find(")", m.end()) + 1 or None]
+            assert "checkout" in sentence, f"{name}: {m.group()} in {sentence!r}"
+    assert "record.schema.json in the package" in " ".join(texts["ce-filter extract"].split())
