@@ -192,7 +192,7 @@ def run(a: argparse.Namespace) -> int:
             tools = [t for t in tools if t != "ce-filter+metadata"]
         corpora = list(a.corpus) or list(pages.DEFAULT_QUALITY if a.quality else pages.DEFAULT_SPEED)
         for spec in corpora:
-            pages.resolve(spec)
+            pages.load([spec], 1)  # a corpus with no page (html/ but no gold/) fails here, in one line
         if a.pin is not None and a.pin not in os.sched_getaffinity(0):
             cores = sorted(os.sched_getaffinity(0))
             raise ValueError(f"--pin {a.pin}: not one of this process's cores {cores}")

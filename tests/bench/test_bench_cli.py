@@ -29,12 +29,12 @@ def test_a_folder_without_the_corpus_layout_is_one_line(tmp_path, capsys):
     assert "no html/ under" in _one_line(capsys)
 
 
-@pytest.mark.parametrize("sections", ["speed,stages,memory", "memory", "speed"])
-def test_html_without_gold_is_one_line(tmp_path, capsys, sections):
+@pytest.mark.parametrize("mode", [["--sections", "speed,stages,memory"], ["--sections", "memory"],
+                                  ["--quality", "--jobs", "1"]])
+def test_html_without_gold_is_one_line(tmp_path, capsys, mode):
     (tmp_path / "c" / "html").mkdir(parents=True)
     (tmp_path / "c" / "html" / "a.html").write_text("<p>x</p>")
-    assert main(["bench", str(tmp_path / "c"), "--no-write", "--tools", "ce-filter",
-                 "--sections", sections]) == 2
+    assert main(["bench", str(tmp_path / "c"), "--no-write", "--tools", "ce-filter", *mode]) == 2
     assert "no page with both html/ID.html and gold/ID.txt" in _one_line(capsys)
 
 
