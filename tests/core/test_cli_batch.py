@@ -172,3 +172,14 @@ def test_target_language_option_everywhere(monkeypatch, capsys, tmp_path):
     assert main(["extract", "--format", "jsonl", str(page)]) == 0
     rec = json.loads(capsys.readouterr().out)
     assert rec["text"] == "" and rec["reason"] == "language de, not the target en" and validate(rec) == []
+
+
+def test_target_language_reaches_the_pipeline_stages(tmp_path, capsys):
+    pytest.importorskip("warcio", reason="warcio not installed (pip install 'ce-filter[warc]')")
+    sample = Path(__file__).resolve().parents[2] / "samples" / "sample.warc.gz"
+    out = tmp_path / "de.jsonl"
+    assert main(["warc", str(sample), "--to", f"jsonl:{out}", "--target-language", "de", "-q"]) == 0
+    recs = [json.loads(ln) for ln in out.read_text().splitlines()]
+    english = [r for r in recs if r["language"] == "en"]
+    assert english
+    assert all(r["text"] == "" and r["reason"] == "language en, not the target de" for r in english)
