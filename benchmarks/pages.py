@@ -13,8 +13,14 @@ DEFAULT_SPEED = ("dragnet:test",)
 DEFAULT_QUALITY = ("dragnet:test", "cleaneval-final", "readability", "cleanportaleval")
 
 
+# Where a bare corpus name is looked up: $CE_FILTER_DATA, else ../shared/data from the current
+# directory (the layout beside a checkout, run from its root). Never a path inside the installed
+# package: installed from a wheel, that would be a folder in site-packages.
+DEFAULT_DATA = Path("..") / "shared" / "data"
+
+
 def data_root() -> Path:
-    return Path(os.environ.get("CE_FILTER_DATA", REPO.parent / "shared" / "data"))
+    return Path(os.environ.get("CE_FILTER_DATA") or DEFAULT_DATA)
 
 
 def resolve(spec: str) -> tuple[Path, str | None]:
@@ -24,9 +30,17 @@ def resolve(spec: str) -> tuple[Path, str | None]:
     if not (p / "html").is_dir() and not p.is_absolute() and (data_root() / path / "html").is_dir():
         p = data_root() / path
     if not (p / "html").is_dir():
-        raise FileNotFoundError(f"corpus {spec!r}: no html/ under {p} (data root {data_root()}; "
-                                "set CE_FILTER_DATA or give a path)")
+        raise FileNotFoundError(f"corpus {spec!r}: no html/ under {p} (a corpus is a folder with "
+                                f"html/ID.html and gold/ID.txt; bare names are looked up under "
+                                f"{data_root()}: set CE_FILTER_DATA or give a path)")
     return p, split or None
+
+
+def absolute(spec: str) -> str:
+    """``spec`` with its corpus as an absolute path: what a measuring child (which runs in
+    another directory) is given."""
+    p, split = resolve(spec)
+    return str(p.resolve()) + (f":{split}" if split else "")
 
 
 def label(spec: str) -> str:
@@ -39,5 +53,10 @@ def load(specs: list[str] | tuple[str, ...], limit: int | None = None) -> list[D
     docs: list[Doc] = []
     for spec in specs:
         path, split = resolve(spec)
-        docs.extend(load_corpus(path, split, limit))
+        got = list(load_corpus(path, split, limit))
+        if not got and limit != 0:
+            where = f" in split {split!r}" if split else ""
+            raise FileNotFoundError(f"corpus {spec!r}: no page with both html/ID.html and gold/ID.txt"
+                                    f"{where} under {path}")
+        docs.extend(got)
     return docs

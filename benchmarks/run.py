@@ -26,8 +26,10 @@ PLOT = pages.REPO / "docs" / "speed-quality.png" if IN_CHECKOUT else None
 
 def add_arguments(p: argparse.ArgumentParser) -> None:
     p.add_argument("corpus", nargs="*",
-                   help="corpus dir[:split], or a name under the data root (default: dragnet:test; "
-                        "with --quality: dragnet:test cleaneval-final readability cleanportaleval)")
+                   help="corpus dir[:split] (a folder with html/ID.html and gold/ID.txt), or a name "
+                        "under the data root: $CE_FILTER_DATA, else ../shared/data from the current "
+                        "directory (default: dragnet:test; with --quality: dragnet:test "
+                        "cleaneval-final readability cleanportaleval)")
     p.add_argument("--limit", type=int, help="at most N pages per corpus")
     p.add_argument("--repeat", type=int, default=3, help="timed passes after the warm-up (default 3)")
     p.add_argument("--stat", choices=("best", "median"), default="best",
@@ -42,7 +44,7 @@ def add_arguments(p: argparse.ArgumentParser) -> None:
     p.add_argument("--jobs", type=int, default=2, help="processes for --quality (default 2)")
     p.add_argument("--metadata", action="store_true",
                    help="only the metadata table: title/author/date on wcxb-dev beside trafilatura, and "
-                        "their cost (writes docs/OUTPUT.md)")
+                        "their cost (written into docs/OUTPUT.md when run in a checkout)")
     p.add_argument("--warc-pages", type=int, default=10_000,
                    help="pages in the memory-run WARC (default 10000)")
     p.add_argument("--pipeline-pages", type=int, default=10_000,
@@ -190,7 +192,7 @@ def run(a: argparse.Namespace) -> int:
             tools = [t for t in tools if t != "ce-filter+metadata"]
         corpora = list(a.corpus) or list(pages.DEFAULT_QUALITY if a.quality else pages.DEFAULT_SPEED)
         for spec in corpora:
-            pages.resolve(spec)
+            pages.load([spec], 1)  # a corpus with no page (html/ but no gold/) fails here, in one line
         if a.pin is not None and a.pin not in os.sched_getaffinity(0):
             cores = sorted(os.sched_getaffinity(0))
             raise ValueError(f"--pin {a.pin}: not one of this process's cores {cores}")
@@ -205,7 +207,11 @@ def run(a: argparse.Namespace) -> int:
     res: dict[str, Any] = {"command": cmd, "corpora": corpora}
     out: dict[str, str] = {}  # doc section -> markdown
     printed: list[str] = []
-    docs = pages.load(corpora, a.limit) if "quality" not in todo else []
+    try:
+        docs = pages.load(corpora, a.limit) if "quality" not in todo else []
+    except FileNotFoundError as e:  # a folder with html/ but no page that has its gold text
+        print(f"ce-filter bench: {e}", file=sys.stderr)
+        return 2
     n_pages = len(docs)
 
     if "quality" in todo:
@@ -235,7 +241,8 @@ def run(a: argparse.Namespace) -> int:
                             lin]
         if "stages" in todo:
             speed.say("bench: timing ce-filter's stages and the floor ...")
-            st = speed.run_child({"kind": "stages", "corpora": corpora, "limit": a.limit, "repeat": a.repeat,
+            st = speed.run_child({"kind": "stages", "corpora": [pages.absolute(c) for c in corpora],
+                                  "limit": a.limit, "repeat": a.repeat,
                                   "pin": a.pin}, a.timeout)
             if st.get("ok"):
                 e2e = res.get("tools", {}).get("ce-filter")

@@ -16,7 +16,7 @@ from .decode import decode_bytes, looks_binary
 from .kindgate import kind_stated
 from .model import Model, load_default, thin_page
 from .mojibake import repair_str
-from .options import probability
+from .options import language_code, probability
 from .pagekind import page_signals
 from .precheck import DEFAULT_LIMITS, Limits, check
 from .segment import FLAG_PRE, Blocks, _id, parse, segment
@@ -302,6 +302,9 @@ class Extractor:
     and its options, and the receiving process rebuilds the native lookup tables on load.
     ``metadata=False`` skips the metadata rules and the language identification (about a tenth
     of a page's time: docs/OUTPUT.md): the fields stay empty and ``title`` is the raw <title>.
+    ``target_language`` (an ISO 639-1 code): a page whose kept text is identified as another
+    language gives no text, and its reason names the language found; a page whose language is
+    unknown keeps its text.
     """
 
     def __init__(
@@ -315,6 +318,7 @@ class Extractor:
         max_bytes: int = MAX_BYTES,
         metadata: bool = True,
         limits: Limits = DEFAULT_LIMITS,
+        target_language: str | None = None,
     ) -> None:
         if model is None:
             model = load_default("comments" if comments else "content")
@@ -341,6 +345,8 @@ class Extractor:
         self.max_bytes = max_bytes
         self.metadata = metadata
         self.limits = limits  # the pre-parse caps (precheck.py)
+        # a page identified as another language gives no text (trafilatura's target_language)
+        self.target_language = None if target_language is None else language_code(target_language)
         self.version = f"ce-filter/{__version__} model/{model.name}@{model.digest}"
         # the page kind: the model's own page-kind model, else the shipped content model's (the
         # comments model is trained on corpora without page types)
@@ -370,6 +376,9 @@ class Extractor:
         (for the parse), else None."""
         if html is None:
             return "", "", False, "no input", None
+        if not isinstance(html, (str, bytes, bytearray, memoryview)):  # a caller's mistake, not a page
+            raise TypeError(f"html must be str, bytes, bytearray or memoryview (or None), "
+                            f"not {type(html).__name__}")
         truncated = False
         if isinstance(html, (bytes, bytearray, memoryview)):
             data = bytes(html)
@@ -404,12 +413,15 @@ class Extractor:
     def extract(
         self, html: bytes | str, url: str | None = None, *, encoding: str | None = None
     ) -> Extraction:
-        """Clean main-content text of one page. Never raises on bad input.
+        """Clean main-content text of one page. Never raises on bad input (a value that is not
+        a page at all, such as an int, is a TypeError).
 
         ``url``: the page's address; it goes into ``Extraction.url`` (relative links resolve
         against it) and the metadata rules read it. ``encoding``: the transport's charset (an
         HTTP header's); only a byte-order mark overrides it, as in the HTML standard's order.
         """
+        if url is not None and not isinstance(url, str):
+            raise TypeError(f"url must be str or None, not {type(url).__name__}")
         text_html, enc, truncated, reason, utf8 = self._decode(html, encoding)
         if reason:
             return Extraction("", "", encoding=enc, reason=reason, truncated=truncated, model=self.version,
@@ -442,7 +454,25 @@ class Extractor:
         out.html_title = blocks.title
         if self.metadata:  # run when a metadata field is first read (_RuleField)
             out.__dict__["_rules"] = (blocks, url)
+        if self.target_language and out.text:
+            self._language_gate(out, blocks)
         return out
+
+    def _language_gate(self, out: Extraction, blocks: Blocks) -> None:
+        """Empty ``out`` (no block kept, reason naming the language found) when its text is
+        identified as a language other than ``target_language``; unknown keeps it."""
+        lang = out.language if self.metadata else _metadata_rules()[2](out.text, _page_head(blocks).lang)
+        if not lang or lang == self.target_language:
+            return
+        none = np.zeros(len(blocks), dtype=bool)
+        if isinstance(out.blocks, BlockList):
+            out.blocks = BlockList(blocks.texts, out.blocks._scores, none)
+        if out._page is not None:
+            out._page = (out._page[0], none, out._page[2])
+        out.text = ""
+        out.reason = f"language {lang}, not the target {self.target_language}"
+        if not self.metadata:
+            out.language = lang
 
     @staticmethod
     def _metadata_fields(blocks: Blocks, url: str | None, text: str) -> dict[str, Any]:
@@ -511,7 +541,8 @@ _default: dict[bool, Extractor] = {}
 def extract(html: bytes | str, url: str | None = None, *, comments: bool = False) -> Extraction:
     """Clean main-content text of one page with the shipped model (loaded on first use);
     ``url`` as in :meth:`Extractor.extract`. For other options or a model of your own, make
-    an :class:`Extractor` once and call it per page."""
+    an :class:`Extractor` once and call it per page. ``html`` must be str or bytes (bytearray,
+    memoryview); anything else is a TypeError."""
     ex = _default.get(comments)
     if ex is None:
         ex = _default[comments] = Extractor(comments=comments)

@@ -45,7 +45,7 @@ def cmd_extract(a: argparse.Namespace) -> int:
 
     from .progress import Ticker
 
-    inputs = list(a.inputs) or ["-"]
+    inputs, out_dir = _batch_inputs(a)
     if inputs == ["-"] and sys.stdin.isatty():
         return fail("extract: give HTML files, directories or URLs, or pipe a page into stdin")
     ex = ExtractOptions.from_args(a).extractor()
@@ -69,10 +69,59 @@ def cmd_extract(a: argparse.Namespace) -> int:
             if len(item.body) > ex.max_bytes:
                 ticker.write(f"ce-filter: note: {name}: over {mib} MiB; only the first {mib} MiB were "
                              "read (the filter's page limit)")
+            if out_dir is not None:
+                failed += not _write_output(out_dir, item, name, out, ticker)
+                continue
             if a.format != "jsonl" and headers:
                 out = f"==> {name} <==\n{out}"
             ticker.write(out, file=sys.stdout)
     return EXIT_USAGE if failed else 0
+
+
+def _batch_inputs(a: argparse.Namespace) -> tuple[list[str], Any]:
+    """``extract``'s inputs (the arguments, then the lines of ``-i FILE``; stdin when none) and
+    the ``-o DIR`` writer (None: print to stdout)."""
+    from .batch import OutputDir, read_input_file
+
+    inputs = list(a.inputs) + (read_input_file(a.input_file) if a.input_file else [])
+    if a.input_file == "-" and "-" in inputs:
+        raise UsageError("--input-file - reads the list from stdin, so no input can be '-' too")
+    inputs = inputs or ["-"]
+    if a.keep_dirs and not a.output_dir:
+        raise UsageError("--keep-dirs goes with --output-dir DIR")
+    out_dir = OutputDir(a.output_dir, a.format, keep_dirs=a.keep_dirs, specs=inputs) if a.output_dir else None
+    return inputs, out_dir
+
+
+def _write_output(out_dir: Any, item: Any, name: str, out: str, ticker: Any) -> bool:
+    """One input's output into its own file under ``-o DIR``; a page without text gets no file,
+    a note on stderr instead. False when the file could not be written (said in one line)."""
+    from .batch import EMPTY_MARK
+
+    if out.startswith(EMPTY_MARK):
+        ticker.write(f"ce-filter: note: {name}: no text ({out.strip()[len(EMPTY_MARK):-1]}), no file written")
+        return True
+    try:
+        out_dir.write(item, out)
+    except OSError as e:
+        ticker.write(f"ce-filter: error: {name}: cannot write its output: {e.strerror or e}")
+        return False
+    return True
+
+
+def add_batch_options(p: argparse.ArgumentParser) -> None:
+    """``extract``'s options for many inputs at once (as trafilatura's -i, -o, --keep-dirs)."""
+    g = p.add_argument_group("many inputs")
+    g.add_argument("-i", "--input-file", metavar="FILE",
+                   help="read inputs from FILE too: one URL or path a line (blank lines and #-lines "
+                        "skipped; '-' = the list on stdin)")
+    g.add_argument("-o", "--output-dir", metavar="DIR",
+                   help="write each input's output to its own file in DIR (made if missing), named from "
+                        "the input, the extension by --format (.txt, .md, .html, .jsonl, ...); a page "
+                        "without text gets no file, a note on stderr")
+    g.add_argument("--keep-dirs", action="store_true",
+                   help="with -o: keep the input's folders (below a directory given as input; a URL's "
+                        "host and path) instead of one flat folder")
 
 
 @contextlib.contextmanager
@@ -209,8 +258,10 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("inputs", nargs="*",
                    help="files, directories (every *.htm* below), http(s) URLs; '-' or nothing for stdin")
     env_opt(p, "--format", choices=("text", "jsonl", "markdown", "html"), default="text",
-            help="text; one JSON record per page (the pipeline's record, docs/PIPELINE.md); or the kept "
-                 "blocks as Markdown or HTML with headings, lists, code and tables (docs/OUTPUT.md)")
+            help="text; one JSON record per page (the pipeline's record: text, title, author, date, "
+                 "language, page kind, why a page has no text, ...; its JSON Schema is "
+                 "ce_filter/pipelines/record.schema.json in the package); or the kept blocks as "
+                 "Markdown or HTML with headings, lists, code and tables")
     env_opt(p, "--links", action="store_true", help="markdown/html: keep links as [anchor](href)")
     env_opt(p, "--images", action="store_true", help="markdown/html: keep images as ![alt](src)")
     env_opt(p, "--encoding", type=text_codec, help="charset of the inputs, as an HTTP header would say it")
@@ -221,6 +272,7 @@ def build_parser() -> argparse.ArgumentParser:
     add_budget_options(p)
     p.add_argument("-q", "--quiet", action="store_true",
                    help="no progress over many inputs (a bar on a terminal, else a line every 15 s)")
+    add_batch_options(p)
     add_extraction_options(p)
     p.set_defaults(fn=cmd_extract)
 
@@ -253,9 +305,10 @@ def build_parser() -> argparse.ArgumentParser:
     p = sub.add_parser("explain", help="an HTML view of why each block was kept or dropped",
                        description="Write a self-contained HTML page: the page's blocks in order, kept ones "
                        "highlighted and dropped ones struck through, each with its score and the features "
-                       "that pushed it most, and a threshold slider (docs/OUTPUT.md).")
+                       "that pushed it most, and a threshold slider to see what another cut would keep.")
     p.add_argument("page", help="an HTML file, an http(s) URL, or '-' for stdin")
-    p.add_argument("-o", "--out", type=arg_type(writable_file), required=True, help="the HTML file to write")
+    p.add_argument("-o", "--out", type=arg_type(output_file), required=True,
+                   help="the HTML file to write; '-' for stdout")
     env_opt(p, "--encoding", type=text_codec, help="charset of the page, as an HTTP header would say it")
     env_opt(p, "--timeout", type=positive_number, default=DEFAULT_FETCH_TIMEOUT_S,
             help="seconds allowed to fetch a URL")
@@ -263,9 +316,10 @@ def build_parser() -> argparse.ArgumentParser:
     p.set_defaults(fn=cmd_explain)
 
     p = sub.add_parser("serve", help="the filter as an HTTP service (POST /extract, GET / explain form)",
-                       description="Serve POST /extract (HTML body, JSON {url, html} or {url}) -> the "
-                       "record, GET / (paste a page, see the explain view), /healthz, /metrics "
-                       "(docs/SERVE.md).")
+                       description="Serve POST /extract (HTML body, JSON {url, html} or {url}; ?url= for "
+                       "the page's address, ?format=markdown|html) -> the record as JSON, GET / (paste a "
+                       "page, see the explain view), /healthz, /metrics (Prometheus). Needs the serve "
+                       "extra: pip install 'ce-filter[serve]'.")
     from .serve import add_arguments as serve_arguments
 
     serve_arguments(p)
@@ -287,11 +341,22 @@ def cmd_explain(a: argparse.Namespace) -> int:
         return fail(f"explain: {items[0] if items else 'no page read'}")
     page = items[0]
     data = explain(page.body, page.url or None, extractor=ex, encoding=a.encoding or page.encoding)
-    with open(a.out, "w", encoding="utf-8") as f:
-        f.write(render_view(data))
+    view = render_view(data)
+    if a.out == "-":  # stdout, as '-' means for the input
+        sys.stdout.write(view)
+        sys.stdout.flush()
+    else:
+        with open(a.out, "w", encoding="utf-8") as f:
+            f.write(view)
     kept = sum(b["kept"] for b in data["blocks"])
-    print(f"{a.out}: {kept} of {len(data['blocks'])} blocks kept", file=sys.stderr)
+    where = "stdout" if a.out == "-" else a.out
+    print(f"{where}: {kept} of {len(data['blocks'])} blocks kept", file=sys.stderr)
     return 0
+
+
+def output_file(value: str) -> str:
+    """``-`` (stdout) or a file that can be written."""
+    return value if value == "-" else writable_file(value)
 
 
 def cmd_serve(a: argparse.Namespace) -> int:

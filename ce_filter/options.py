@@ -1,6 +1,7 @@
 """Options shared by every ce-filter command, defined and checked here once.
 
-- The extraction options (``--model``, ``--precise``, ``--threshold``, ``--comments``) of
+- The extraction options (``--model``, ``--precise``, ``--threshold``, ``--comments``,
+  ``--target-language``) of
   ``extract``, ``evaluate``, ``warc``, ``worker``, ``crawl`` and the Spark job, the Scrapy
   settings of the same names (``CE_FILTER_MODEL``, ...) and :class:`ExtractOptions`, which
   makes the Extractor from them.
@@ -88,6 +89,15 @@ def text_codec(value: str) -> str:
     except Exception:  # noqa: BLE001 - e.g. idna-like codecs that cannot decode plain HTML
         raise ValueError(f"{value!r} cannot decode HTML") from None
     return value  # as given: the decoder maps labels the web's way (latin-1 is cp1252)
+
+
+def language_code(value: str) -> str:
+    """A target language: an ISO 639-1 code (``en``, ``de``), as the record's ``language`` gives
+    it; a region (``en-US``, ``pt_BR``) is dropped, case is ignored."""
+    code = str(value).strip().replace("_", "-").split("-", 1)[0].lower()
+    if len(code) != 2 or not code.isascii() or not code.isalpha():
+        raise ValueError(f"{value!r} is not an ISO 639-1 language code (two letters, e.g. en, de)")
+    return code
 
 
 _models: dict[str, Any] = {}  # model files checked in this process (path -> Model)
@@ -199,16 +209,24 @@ EXTRACTION_OPTIONS: tuple[tuple[str, Any, str], ...] = (
     ("threshold", probability, "block probability cut in [0, 1] (higher = more precise; "
                                "default: the model's)"),
     ("comments", "flag", "keep user comments (the article+comments model)"),
+    ("target_language", language_code, "ISO 639-1 code, e.g. en: a page whose text is identified "
+                                       "as another language gives no text, its reason naming the "
+                                       "language found (a page whose language is unknown is kept)"),
 )
+
+
+def flag(name: str) -> str:
+    """The command-line flag of an extraction option (``target_language`` -> ``--target-language``)."""
+    return "--" + name.replace("_", "-")
 
 
 def add_extraction_options(p: argparse.ArgumentParser) -> None:
     g = p.add_argument_group("extraction")
     for name, typ, text in EXTRACTION_OPTIONS:
         if typ == "flag":
-            env_opt(g, f"--{name}", action="store_true", help=text)
+            env_opt(g, flag(name), action="store_true", help=text)
         else:
-            env_opt(g, f"--{name}", type=typ, help=text)
+            env_opt(g, flag(name), type=typ, help=text)
 
 
 def add_budget_options(p: argparse.ArgumentParser) -> None:
@@ -229,24 +247,28 @@ def budget_from_args(a: argparse.Namespace) -> Any:
 
 @dataclass(frozen=True)
 class ExtractOptions:
-    """How to filter: which model, which cut. Picklable (sent to worker processes)."""
+    """How to filter: which model, which cut, which language. Picklable (sent to worker
+    processes)."""
 
     model: str | None = None
     precise: bool = False
     threshold: float | None = None
     comments: bool = False
     recall: bool = False
+    target_language: str | None = None
 
     def __post_init__(self) -> None:
         if self.precise and self.recall:
             raise UsageError("--precise and --recall exclude each other: choose one")
         if self.threshold is not None:
             object.__setattr__(self, "threshold", probability(self.threshold))
+        if self.target_language is not None:
+            object.__setattr__(self, "target_language", language_code(self.target_language))
 
     @classmethod
     def from_args(cls, a: argparse.Namespace) -> ExtractOptions:
         return cls(a.model or None, bool(a.precise), a.threshold, bool(a.comments),
-                   bool(getattr(a, "recall", False)))
+                   bool(getattr(a, "recall", False)), getattr(a, "target_language", None) or None)
 
     @classmethod
     def from_settings(cls, s: Mapping[str, Any] | Any, prefix: str = ENV_PREFIX) -> ExtractOptions:
@@ -278,8 +300,13 @@ class ExtractOptions:
         if model is not None:
             model_file(model)
             model = _models[model]
-        return Extractor(model, comments=self.comments, threshold=self.threshold, precise=self.precise,
-                         recall=self.recall)
+        return Extractor(model, **self.extractor_options())
+
+    def extractor_options(self) -> dict[str, Any]:
+        """The Extractor's keyword options besides the model (for a caller that loads the model
+        its own way, as the Spark job does)."""
+        return {"comments": self.comments, "threshold": self.threshold, "precise": self.precise,
+                "recall": self.recall, "target_language": self.target_language}
 
 
 # ------------------------------------------------------------------ the parser

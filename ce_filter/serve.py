@@ -389,7 +389,7 @@ def serve_command(a: Any) -> int:
 def main(argv: list[str] | None = None) -> int:
     from .options import Parser
 
-    p = Parser(prog="python -m ce_filter.serve", description="The filter as an HTTP service (docs/SERVE.md).")
+    p = Parser(prog="python -m ce_filter.serve", description="The filter as an HTTP service (POST /extract).")
     add_arguments(p)
     return serve_command(p.parse_args(argv))
 

@@ -1,5 +1,9 @@
 """The output record: one JSON document per page, the same from every output path
-(schema: ``pipelines/record.schema.json``, versioning rule in docs/PIPELINE.md)."""
+(schema: ``pipelines/record.schema.json``, versioning rule in docs/PIPELINE.md).
+
+One rule for what a page does not have: a field that is unknown or was not found is ``null``,
+never ``''`` (an unknown URL, no title, no reason because there is text, an unknown
+Content-Type). ``text`` is the one string that is always there: ``''`` with a ``reason``."""
 
 from __future__ import annotations
 
@@ -14,7 +18,7 @@ from ce_filter.crawler.page import RawPage, now_iso
 from ce_filter.api import META_FIELDS
 
 SCHEMA_PATH = Path(__file__).with_name("record.schema.json")
-SCHEMA_ID = "ce-filter.record/3"
+SCHEMA_ID = "ce-filter.record/4"
 
 
 def model_version(extractor: Any) -> str:
@@ -31,15 +35,15 @@ def make_record(page: RawPage | Any, extraction: Any, extractor: Any) -> dict[st
     text = extraction.text or ""
     return {
         "schema": SCHEMA_ID,
-        "url": page.url,
-        "fetch_time": page.fetch_time,
+        "url": page.url or None,
+        "fetch_time": page.fetch_time or None,
         "status": page.status,
-        "title": extraction.title or "",
+        "title": extraction.title or None,
         **{k: getattr(extraction, k, "") or None for k in META_FIELDS},
         "page_type": getattr(extraction, "page_type", "") or None,
         "page_type_prob": getattr(extraction, "page_type_prob", None),
         "text": text,
-        "reason": extraction.reason or "",
+        "reason": extraction.reason or None,
         "stats": {
             "blocks_kept": int(extraction.blocks_kept),
             "blocks_total": len(extraction.blocks),
@@ -48,8 +52,8 @@ def make_record(page: RawPage | Any, extraction: Any, extractor: Any) -> dict[st
             "truncated": bool(extraction.truncated),
         },
         "text_sha256": hashlib.sha256(text.encode("utf-8")).hexdigest(),
-        "encoding": extraction.encoding or "",
-        "content_type": page.content_type or "",
+        "encoding": extraction.encoding or None,
+        "content_type": page.content_type or None,
         "source": _source(page),
         "model": model_version(extractor),
         "extractor": str(getattr(extractor, "version", "")),
@@ -58,7 +62,7 @@ def make_record(page: RawPage | Any, extraction: Any, extractor: Any) -> dict[st
 
 
 def _source(page: RawPage) -> dict[str, Any]:
-    out = {"type": page.source, "name": page.source_name, "record_id": page.record_id}
+    out = {"type": page.source, "name": page.source_name or None, "record_id": page.record_id or None}
     if page.revisit_of:
         out["revisit_of"] = page.revisit_of
     return out

@@ -206,7 +206,7 @@ class WarcSink(_FileSink):
             headers["WARC-Title"] = record["title"]
         body = record.get("text", "").encode("utf-8")
         rec = self.writer.create_warc_record(
-            record.get("url", ""),
+            record.get("url") or "",
             "conversion",
             payload=io.BytesIO(body),
             length=len(body),

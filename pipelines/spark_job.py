@@ -81,8 +81,7 @@ def _make_extractor(options: ExtractOptions, model_json: str | None) -> Any:
     from ce_filter import Extractor
     from ce_filter.model import Model
 
-    return Extractor(Model.from_json(json.loads(model_json)), comments=options.comments,
-                     threshold=options.threshold, precise=options.precise)
+    return Extractor(Model.from_json(json.loads(model_json)), **options.extractor_options())
 
 
 def get_extractor(options: ExtractOptions | None = None, model_json: str | None = None,

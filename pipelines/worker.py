@@ -421,7 +421,7 @@ class Worker:
             rec = filter_page(self.extractor, page)
             if rec["reason"] == "binary content" or _control_heavy(page.body):
                 raise PoisonMessage("undecodable", "binary content, not HTML")
-            if rec["reason"].startswith(FAILED):  # (an error or a dead process, as the record says)
+            if (rec["reason"] or "").startswith(FAILED):  # (an error or a dead process, as the record says)
                 raise PoisonMessage("filter-error", rec["reason"])
             stage = "output-error"
             return (rec["url"].encode("utf-8") if rec["url"] else msg.key), dumps(rec)

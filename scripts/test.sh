@@ -1,5 +1,8 @@
 #!/usr/bin/env bash
 # The test command: set up, lint, run the whole suite (corpus checks skip where ../shared is absent).
+# Set up = scripts/setup.sh: .venv with the test extra from PyPI; run as root with apt-get, also
+# the Debian packages kcat, chromium and fonts-liberation (it says so; CE_FILTER_NO_APT=1 leaves
+# them out, and the tests that need them skip with the reason).
 # Arguments go to pytest: `bash scripts/test.sh -m "not slow"` leaves out the wheel-install test,
 # `-n 0` runs the tests in one process (default: two worker processes, pytest-xdist).
 set -euo pipefail

@@ -70,7 +70,7 @@ def test_extract_file_and_jsonl_is_the_pipeline_record(tmp_path, capsys, custom_
     rows = [json.loads(x) for x in capsys.readouterr().out.splitlines()]
     assert len(rows) == 2 and rows[0]["stats"]["blocks_kept"] > 0
     assert rows[0]["source"] == {"type": "file", "name": str(f), "record_id": None}
-    assert rows[0]["url"] == "" and rows[0]["fetch_time"] is None and rows[0]["status"] is None
+    assert rows[0]["url"] is None and rows[0]["fetch_time"] is None and rows[0]["status"] is None
     assert all(validate(r) == [] for r in rows)
     # the shared options reach it: another model, another cut
     direct = Extractor(Model.load(custom_model), threshold=0.9).extract(ARTICLE.encode())
@@ -98,6 +98,17 @@ def test_extract_markdown_html_and_explain(tmp_path, capsys):
     assert main(["explain", str(tmp_path / "missing.html"), "-o", str(out)]) == 2
 
 
+def test_explain_to_stdout(tmp_path, capsys, monkeypatch):
+    f = tmp_path / "a.html"
+    f.write_text(ARTICLE)
+    monkeypatch.chdir(tmp_path)
+    assert main(["explain", str(f), "-o", "-"]) == 0
+    got = capsys.readouterr()
+    assert got.out.startswith("<!DOCTYPE html>") and 'class="blk kept"' in got.out
+    assert got.err.startswith("stdout: ") and "blocks kept" in got.err
+    assert not (tmp_path / "-").exists()  # not a file named '-'
+
+
 def test_extract_stdin(monkeypatch, capsys):
     monkeypatch.setattr(sys, "stdin", io.TextIOWrapper(io.BytesIO(ARTICLE.encode())))
     assert main(["extract"]) == 0
@@ -109,7 +120,7 @@ def test_extract_encoding_hint(tmp_path, capsys):
     f.write_bytes(ARTICLE.replace("Council", "Café council").encode("cp1252"))
     assert main(["extract", "--format", "jsonl", "--encoding", "latin-1", str(f)]) == 0
     rec = json.loads(capsys.readouterr().out)
-    assert rec["encoding"] == "cp1252" and "Café council" in rec["text"] and rec["content_type"] == ""
+    assert rec["encoding"] == "cp1252" and "Café council" in rec["text"] and rec["content_type"] is None
 
 
 def test_extract_streams_and_goes_on_past_bad_inputs(tmp_path):
@@ -471,13 +482,13 @@ def test_every_option_has_help_and_shows_its_default():
 def test_extraction_options_are_the_same_everywhere():
     from ce_filter.pipelines.spark_job import build_parser as spark_parser
 
-    from ce_filter.options import EXTRACTION_OPTIONS
+    from ce_filter.options import EXTRACTION_OPTIONS, flag
 
     subs = _subcommands(build_parser())
     for name, p in [*((k, subs[k]) for k in ("extract", "evaluate", "warc", "worker", "crawl")),
                     ("spark_job", spark_parser())]:
         flags = {s for a in p._actions for s in a.option_strings}
-        assert {f"--{o}" for o, _, _ in EXTRACTION_OPTIONS} <= flags, name
+        assert {flag(o) for o, _, _ in EXTRACTION_OPTIONS} <= flags, name
 
 
 def test_ablation_help_names_its_output_and_the_corpora_beside_the_checkout(capsys):
@@ -488,3 +499,26 @@ def test_ablation_help_names_its_output_and_the_corpora_beside_the_checkout(caps
     out = capsys.readouterr().out
     assert "RESULTS.md" not in out and out.count("docs/research/ABLATION.md") >= 2
     assert f"(default: {REPO.parent / 'shared' / 'data'})" in out.replace("\n", " ").replace("  ", " ")
+
+
+def test_help_says_the_point_itself_not_a_docs_file_a_wheel_lacks(capsys):
+    """An installed wheel has no docs/ folder: a help text that names one must be about a file
+    the command writes when run in a checkout, never the place to read what an option means."""
+    import re
+
+    from ce_filter.pipelines.spark_job import build_parser as spark_parser
+
+    from ce_filter import serve
+
+    texts = {f"ce-filter {k}": p.format_help() for k, p in _subcommands(build_parser()).items()}
+    texts["ce-filter"] = build_parser().format_help()
+    texts["spark_job"] = spark_parser().format_help()
+    with pytest.raises(SystemExit):
+        serve.main(["--help"])
+    texts["python -m ce_filter.serve"] = capsys.readouterr().out
+    for name, text in texts.items():
+        flat = " ".join(text.split())
+        for m in re.finditer(r"docs/[\w/.-]+", flat):
+            sentence = flat[max(0, flat.rfind(".", 0, m.start() - 1)):flat.find(")", m.end()) + 1 or None]
+            assert "checkout" in sentence, f"{name}: {m.group()} in {sentence!r}"
+    assert "record.schema.json in the package" in " ".join(texts["ce-filter extract"].split())
