@@ -152,7 +152,9 @@ class _Render:
             return r.render("text", with_metadata=True) + note if self.with_metadata and self.fmt != "html" \
                 else note
         out = r.render(self.fmt, links=self.links, images=self.images, with_metadata=self.with_metadata)
-        return out.rstrip("\r\n") + "\n" if self.fmt == "csv" else out.rstrip("\n") + "\n"
+        # a blank line after each page's text (the line's end is the printer's); a json object,
+        # a csv row and an xml document are one after the other
+        return out.rstrip("\n") + "\n" if self.fmt in _HEADED else out.rstrip("\r\n")
 
 
 _pool_state: tuple[Any, _Render] | None = None

@@ -360,6 +360,9 @@ def _xml_escape(text: str, links: Sequence[tuple[str, str]] = ()) -> str:
     return _linked(text, links, _xml_text, lambda a, h: f'<ref target="{_xml_attr(h)}">{_xml_text(a)}</ref>')
 
 
+_CELL = {True: '<cell role="head">', False: "<cell>"}
+
+
 def to_xml(blocks: Blocks, keep: np.ndarray, extras: Extras | None = None, *, links: bool = False,
            images: bool = False, meta: dict[str, Any] | None = None) -> str:
     """The kept blocks as trafilatura's XML: a ``<doc>`` whose attributes are the metadata
@@ -391,8 +394,7 @@ def to_xml(blocks: Blocks, keep: np.ndarray, extras: Extras | None = None, *, li
             rows = [f"{ind}<table>"]
             for r in it.rows:
                 rows.append(f"{ind}  <row>")
-                rows += [f"{ind}    <cell{' role=' + chr(34) + 'head' + chr(34) if h else ''}>{c}</cell>"
-                         for c, h in r]
+                rows += [f"{ind}    {_CELL[h]}{c}</cell>" for c, h in r]
                 rows.append(f"{ind}  </row>")
             rows.append(f"{ind}</table>")
             body.append("\n".join(rows))
@@ -450,16 +452,21 @@ def xml_meta(r: Any) -> dict[str, Any]:
 # the YAML front matter's fields (--with-metadata), trafilatura's order
 FRONT_MATTER = ("title", "author", "url", "hostname", "description", "sitename", "date", "categories",
                 "tags", "image", "language", "pagetype")
-_YAML_PLAIN = re.compile(r"[A-Za-z][^\x00-\x1f\x7f:#'\"]*")
+# a plain YAML scalar that reads back as the same string: starts with a letter, has no ": ",
+# " #" or a trailing ":", no character YAML reads as a line break or refuses unquoted
+_YAML_UNSAFE = re.compile(r": |\s#|:$|[\x00-\x1f\x7f-\x9f\u2028\u2029\ufeff\ud800-\udfff\ufffe\uffff]|\s$")
 _YAML_WORDS = frozenset("true false yes no on off y n null none".split())
+# what a JSON string leaves as is that YAML would read otherwise inside double quotes
+_YAML_ESCAPE = {c: f"\\u{c:04x}" for c in (0x7F, *range(0x80, 0xA0), 0x2028, 0x2029, 0xFEFF,
+                                          *range(0xD800, 0xE000), 0xFFFE, 0xFFFF)}
 
 
 def _yaml_scalar(v: str) -> str:
     """``v`` as a YAML string: plain where YAML reads it back as the same string, else
-    double-quoted (a JSON string is a valid YAML double-quoted scalar)."""
-    if (_YAML_PLAIN.fullmatch(v) and v == v.strip() and v.lower() not in _YAML_WORDS):
+    double-quoted (a JSON string, with the few characters YAML reads as line breaks escaped)."""
+    if v and v[0].isalpha() and not _YAML_UNSAFE.search(v) and v.lower() not in _YAML_WORDS:
         return v
-    return json.dumps(v, ensure_ascii=False)
+    return json.dumps(v, ensure_ascii=False).translate(_YAML_ESCAPE)
 
 
 def front_matter(r: Any) -> str:
