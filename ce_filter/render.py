@@ -71,11 +71,14 @@ def base_url(page: str, url: str | None) -> str:
     base = url or ""
     m = _BASE_HREF.search(page)
     if m:
-        href = next(g for g in m.groups() if g is not None).strip()
+        href = _html.unescape(next(g for g in m.groups() if g is not None)).strip()
         if href:
             base = absolute(base, href) if base else href
-    parts = urlsplit(base) if base else None
-    return base if parts and parts.scheme and parts.netloc else ""
+    try:
+        parts = urlsplit(base)
+    except ValueError:  # a malformed address (an unclosed IPv6 bracket)
+        return ""
+    return base if parts.scheme and parts.netloc else ""
 
 
 def absolute(base: str, link: str) -> str:

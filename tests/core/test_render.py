@@ -175,6 +175,8 @@ def test_text_without_tables_or_code_is_the_blocks_joined() -> None:
     ("<head><base data-href='/no/'><base href='first/'><base href='/second/'></head>",
      "https://e.org/a/", "https://e.org/a/first/"),
     ("<head><base target=_top></head>", "https://e.org/a", "https://e.org/a"),
+    ("<head><base href='/q?a=1&amp;b=2'></head>", "https://e.org/a", "https://e.org/q?a=1&b=2"),
+    ("<p>x</p>", "http://[bad", ""),
 ])
 def test_base_url(page: str, url: str | None, base: str) -> None:
     assert base_url(page, url) == base
