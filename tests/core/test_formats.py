@@ -203,3 +203,18 @@ def test_serve_url_resolves_links() -> None:
     rec = serve_call(app, f"format=markdown&links=1&url={quote(URL, safe='')}", PAGE)
     assert "[Maria Lopez](https://courier.example/authors/maria-lopez)" in rec["content"]
     assert rec["url"] == URL and TABLE in rec["text"]
+
+
+def test_serve_renders_every_format_through_the_same_function(monkeypatch: pytest.MonkeyPatch) -> None:
+    from ce_filter import serve
+    from ce_filter.render import FORMATS
+
+    monkeypatch.setattr(serve, "_FORMATS", FORMATS, raising=False)  # the service takes render's list
+    app = serve.App(Extractor())
+    r = extract(PAGE, URL)
+    for fmt in ("text", "markdown", "html", "xml", "csv", "json"):
+        rec = serve_call(app, f"format={fmt}&url={URL}", PAGE)
+        if fmt == "json":  # the record itself is the JSON
+            assert "content" not in rec
+        else:
+            assert rec["content"] == r.render(fmt), fmt
