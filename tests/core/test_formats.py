@@ -218,3 +218,36 @@ def test_serve_renders_every_format_through_the_same_function(monkeypatch: pytes
             assert "content" not in rec
         else:
             assert rec["content"] == r.render(fmt), fmt
+
+
+def test_cli_links_of_a_fetched_page_resolve_against_its_address(capsys) -> None:
+    import threading
+    from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
+
+    class Site(BaseHTTPRequestHandler):
+        def log_message(self, *a: Any) -> None:
+            pass
+
+        def do_GET(self) -> None:  # noqa: N802 - http.server's naming
+            if self.path == "/latest":  # a redirect: links resolve against where it led
+                self.send_response(302)
+                self.send_header("Location", "/news/2024/story.html")
+                self.end_headers()
+                return
+            self.send_response(200)
+            self.send_header("Content-Type", "text/html; charset=utf-8")
+            self.send_header("Content-Length", str(len(PAGE)))
+            self.end_headers()
+            self.wfile.write(PAGE)
+
+    server = ThreadingHTTPServer(("127.0.0.1", 0), Site)
+    server.daemon_threads = True
+    threading.Thread(target=server.serve_forever, daemon=True).start()
+    try:
+        site = f"http://127.0.0.1:{server.server_address[1]}"
+        out = run(capsys, "--format", "markdown", "--links", "--images", f"{site}/latest")
+    finally:
+        server.shutdown()
+        server.server_close()
+    assert f"[Maria Lopez]({site}/authors/maria-lopez)" in out
+    assert f"({site}/news/img/main-street.jpg)" in out and f"({site}/news/2024/petition.html)" in out
