@@ -7,7 +7,6 @@ from codecs import BOM_UTF8
 from collections.abc import Sequence
 from dataclasses import dataclass, field
 from typing import Any, overload
-from urllib.parse import urljoin
 
 import numpy as np
 
@@ -19,6 +18,7 @@ from .mojibake import repair_str
 from .options import language_code, probability
 from .pagekind import page_signals
 from .precheck import DEFAULT_LIMITS, Limits, check
+from .render import to_text
 from .segment import FLAG_PRE, Blocks, _id, parse, segment
 
 # Pages above this size are cut before parsing: a 50 MB "page" is a dump, not an article,
@@ -142,19 +142,43 @@ class Extraction:
     _page: tuple[Blocks, np.ndarray, str] | None = field(default=None, repr=False, compare=False)
 
     def to_markdown(self, *, links: bool = False, images: bool = False) -> str:
-        """The kept blocks as Markdown (headings, lists, code, tables; docs/OUTPUT.md)."""
+        """The kept blocks as Markdown (headings, lists, code, tables; docs/OUTPUT.md); links
+        and images resolved against the page's ``url`` and ``<base href>``."""
         from .render import to_markdown
 
-        blocks, keep, page = self._page or (Blocks(), np.zeros(0, dtype=bool), "")
-        return to_markdown(blocks, keep, _extras(blocks, page), links=links, images=images)
+        blocks, keep, extras = self._rendered(links or images)
+        return to_markdown(blocks, keep, extras, links=links, images=images)
 
     def to_html(self, *, links: bool = False, images: bool = False) -> str:
         """The kept blocks as a small clean HTML document."""
         from .render import to_html
 
-        blocks, keep, page = self._page or (Blocks(), np.zeros(0, dtype=bool), "")
-        return to_html(blocks, keep, _extras(blocks, page), links=links, images=images, title=self.title,
+        blocks, keep, extras = self._rendered(links or images)
+        return to_html(blocks, keep, extras, links=links, images=images, title=self.title,
                        lang=self.language)
+
+    def to_xml(self, *, links: bool = False, images: bool = False) -> str:
+        """The kept blocks and the metadata as trafilatura's XML (``<doc>``, ``<main>``)."""
+        from .render import to_xml, xml_meta
+
+        blocks, keep, extras = self._rendered(links or images)
+        return to_xml(blocks, keep, extras, links=links, images=images, meta=xml_meta(self))
+
+    def render(self, format: str = "text", *, links: bool = False, images: bool = False,
+               with_metadata: bool = False) -> str:
+        """The page in one of ``render.FORMATS`` but ``jsonl`` (text, markdown, html, json, xml,
+        csv: docs/OUTPUT.md); ``with_metadata`` puts YAML front matter before text and markdown."""
+        from .render import render_extraction
+
+        return render_extraction(self, format, links=links, images=images, with_metadata=with_metadata)
+
+    def _rendered(self, resolve: bool) -> tuple[Blocks, np.ndarray, Any]:
+        """(blocks, kept mask, render.Extras), the links made absolute where ``resolve``."""
+        from .render import base_url
+
+        blocks, keep, page = self._page or (Blocks(), np.zeros(0, dtype=bool), "")
+        extras = self.__dict__.get("_extras") or _extras(blocks, page)
+        return blocks, keep, extras.resolved(base_url(page, self.url)) if resolve else extras
 
     @property
     def blocks_kept(self) -> int:
@@ -164,9 +188,13 @@ class Extraction:
         return sum(b.is_content for b in self.blocks)
 
     def resolve(self, link: str) -> str:
-        """``link`` (an href or src of the page) made absolute against the page's ``url``;
-        unchanged when the page has no url or the link is already absolute."""
-        return urljoin(self.url, link) if self.url else link
+        """``link`` (an href or src of the page) made absolute against the page's ``<base
+        href>`` and ``url``; unchanged when neither gives an absolute address or the link is
+        already absolute."""
+        from .render import absolute, base_url
+
+        base = base_url(self._page[2] if self._page else "", self.url)
+        return absolute(base, link) if base else link
 
     def _run_rules(self) -> None:
         """Fill the metadata fields from what the walk gathered (``_rules``: the blocks and the
@@ -209,15 +237,16 @@ class Extraction:
         }
 
 
-def _extras(blocks: Blocks, page: str) -> Any:
+def _extras(blocks: Blocks, page: str, tree: Any = None) -> Any:
     """What the renderers need beyond the blocks (a code block's own line breaks, numbered
     lists, link targets, image alt text): the walk records it when asked, so the page is
-    walked again only when Markdown or HTML is asked for and plain text pays nothing."""
+    walked again (``tree``: its parse, where the caller still has it) only when a page keeps a
+    code block or Markdown, HTML or XML is asked for; other pages pay nothing."""
     from .render import Extras
 
     if not page or not len(blocks):
         return Extras()
-    again = segment(parse(page), extras=True)
+    again = segment(tree if tree is not None else parse(page), extras=True)
     if again.extras is None or again.texts != blocks.texts:  # cannot happen: the walk is pure
         return Extras()
     pre, ordered, links, images = again.extras
@@ -426,7 +455,10 @@ class Extractor:
         if reason:
             return Extraction("", "", encoding=enc, reason=reason, truncated=truncated, model=self.version,
                               url=url or "")
-        blocks = segment(parse(text_html, utf8))
+        tree = parse(text_html, utf8)
+        blocks = segment(tree)
+        if not code_blocks(blocks).any():  # kept only to walk a page's code blocks again (to_text)
+            tree = None
         if not len(blocks):
             out = Extraction("", blocks.title, encoding=enc, reason="no text in page",
                              truncated=truncated, model=self.version)
@@ -435,9 +467,15 @@ class Extractor:
             kind, style = self.page_context(blocks, text_html, url)
             scores = self.model.block_scores(blocks, kind, style)
             keep, reason = self.keep(blocks, scores, kind, len(text_html))
-            kept = [t for t, k in zip(blocks.texts, keep) if k]
+            walked: list[Any] = []  # the page walked again for its code blocks' own lines
+
+            def rewalk() -> Any:
+                walked.append(_extras(blocks, text_html, tree))
+                return walked[0]
+
+            text = to_text(blocks, keep, rewalk)
             out = Extraction(
-                "\n\n".join(kept),
+                text,
                 blocks.title,
                 BlockList(blocks.texts, scores, keep),
                 encoding=enc,
@@ -445,6 +483,8 @@ class Extractor:
                 model=self.version,
                 reason=reason,
             )
+            if walked:
+                out.__dict__["_extras"] = walked[0]
             if (kind is not None and self.kind_model is not None
                     and kind_stated(int(blocks.token_counts().sum()), out.text, blocks.texts)):
                 i = int(np.argmax(kind))

@@ -34,6 +34,7 @@ from .options import (
     text_codec,
     writable_file,
 )
+from .render import FORMATS
 
 # Modules that add subcommands (each has ``register(subparsers)``).
 PLUGINS = ("ce_filter.pipelines.cli", "ce_filter.bench.cli")
@@ -48,6 +49,8 @@ def cmd_extract(a: argparse.Namespace) -> int:
     inputs, out_dir = _batch_inputs(a)
     if inputs == ["-"] and sys.stdin.isatty():
         return fail("extract: give HTML files, directories or URLs, or pipe a page into stdin")
+    if a.url is not None and (len(inputs) > 1 or Path(inputs[0]).is_dir()):
+        return fail("extract: --url is the address of one page: give one file, URL or stdin")
     ex = ExtractOptions.from_args(a).extractor()
     budget = budget_from_args(a)
     mib = ex.max_bytes >> 20
@@ -56,7 +59,7 @@ def cmd_extract(a: argparse.Namespace) -> int:
     failed = 0
     # one byte more than the filter keeps, so it marks the page as cut
     items = iter_inputs(inputs, limit=ex.max_bytes + 1, timeout=a.timeout)
-    render = _Render(a.format, a.encoding, a.links, a.images)
+    render = _Render(a.format, a.encoding, a.links, a.images, a.with_metadata, a.url)
     with Ticker("extract", total, unit="input", enabled=headers and not a.quiet) as ticker, \
             _filter_pool(a.workers, ex, render, budget) as filter_item:
         for item, out in filter_item(items):
@@ -72,7 +75,7 @@ def cmd_extract(a: argparse.Namespace) -> int:
             if out_dir is not None:
                 failed += not _write_output(out_dir, item, name, out, ticker)
                 continue
-            if a.format != "jsonl" and headers:
+            if a.format in _HEADED and headers:
                 out = f"==> {name} <==\n{out}"
             ticker.write(out, file=sys.stdout)
     return EXIT_USAGE if failed else 0
@@ -98,8 +101,9 @@ def _write_output(out_dir: Any, item: Any, name: str, out: str, ticker: Any) -> 
     a note on stderr instead. False when the file could not be written (said in one line)."""
     from .batch import EMPTY_MARK
 
-    if out.startswith(EMPTY_MARK):
-        ticker.write(f"ce-filter: note: {name}: no text ({out.strip()[len(EMPTY_MARK):-1]}), no file written")
+    last = out.rstrip("\n").rpartition("\n")[2]  # after --with-metadata's front matter
+    if last.startswith(EMPTY_MARK) and last.endswith("]"):
+        ticker.write(f"ce-filter: note: {name}: no text ({last[len(EMPTY_MARK):-1]}), no file written")
         return True
     try:
         out_dir.write(item, out)
@@ -165,30 +169,42 @@ def _filter_pool(workers: int, ex: Any, render: _Render, budget: Any) -> Iterato
         yield ordered
 
 
+# formats read by people: over several inputs, each output is headed by its input's name (the
+# others are one line, one row or one element per page, which say the page's address themselves)
+_HEADED = ("text", "markdown", "html")
+
+
 class _Render:
     """What ``extract`` prints for one input, made where the page is filtered (here or in a pool
-    worker, so only the output string crosses the process boundary)."""
+    worker, so only the output string crosses the process boundary). ``url``: the page's
+    address for an input that has none of its own (a saved file, stdin) or instead of it."""
 
-    def __init__(self, fmt: str, encoding: str | None, links: bool, images: bool) -> None:
+    def __init__(self, fmt: str, encoding: str | None, links: bool, images: bool,
+                 with_metadata: bool = False, url: str | None = None) -> None:
         self.fmt, self.encoding, self.links, self.images = fmt, encoding, links, images
+        self.with_metadata, self.url = with_metadata, url
 
     def __call__(self, ex: Any, item: Any) -> str | None:
+        import dataclasses
+
         from ce_filter.crawler.page import RawPage
         from ce_filter.pipelines.record import dumps, filter_page
 
         if not isinstance(item, RawPage):  # an input that could not be read
             return None
-        if self.fmt in ("markdown", "html"):
-            r = ex.extract(item.body, item.url or None, encoding=self.encoding or item.encoding)
-            if not r.text:
-                return f"[empty: {r.reason}]"
-            out = r.to_markdown(links=self.links, images=self.images) if self.fmt == "markdown" \
-                else r.to_html(links=self.links, images=self.images)
-            return out.rstrip("\n") + "\n"
-        rec = filter_page(ex, item, encoding=self.encoding)
+        if self.url is not None:
+            item = dataclasses.replace(item, url=self.url)
         if self.fmt == "jsonl":  # the pipeline's own record, one JSON document a line
-            return dumps(rec).decode("utf-8")
-        return rec["text"] + "\n" if rec["text"] else f"[empty: {rec['reason']}]"
+            return dumps(filter_page(ex, item, encoding=self.encoding)).decode("utf-8")
+        r = ex.extract(item.body, item.url or None, encoding=self.encoding or item.encoding)
+        if not r.text and self.fmt in _HEADED:
+            note = f"[empty: {r.reason}]"
+            return r.render("text", with_metadata=True) + note if self.with_metadata and self.fmt != "html" \
+                else note
+        out = r.render(self.fmt, links=self.links, images=self.images, with_metadata=self.with_metadata)
+        # a blank line after each page's text (the line's end is the printer's); a json object,
+        # a csv row and an xml document are one after the other
+        return out.rstrip("\n") + "\n" if self.fmt in _HEADED else out.rstrip("\r\n")
 
 
 _pool_state: tuple[Any, _Render] | None = None
@@ -226,6 +242,16 @@ def cmd_evaluate(a: argparse.Namespace) -> int:
     return evaluate_command(a)
 
 
+def page_url(url: str) -> str:
+    """An absolute http(s) URL (``extract --url``): what a page's links can resolve against."""
+    from urllib.parse import urlsplit
+
+    parts = urlsplit(url)
+    if parts.scheme not in ("http", "https") or not parts.netloc:
+        raise ValueError(f"not an absolute http(s) URL: {url!r}")
+    return url
+
+
 def corpus_spec(spec: str) -> str:
     """``DIR[:SPLIT]`` of a labelled corpus with at least one page (checked before a run)."""
     from .learn.corpus import corpus_ids
@@ -257,13 +283,20 @@ def build_parser() -> argparse.ArgumentParser:
                        "An input that cannot be read is an error line (exit 2); the others go on.")
     p.add_argument("inputs", nargs="*",
                    help="files, directories (every *.htm* below), http(s) URLs; '-' or nothing for stdin")
-    env_opt(p, "--format", choices=("text", "jsonl", "markdown", "html"), default="text",
-            help="text; one JSON record per page (the pipeline's record: text, title, author, date, "
-                 "language, page kind, why a page has no text, ...; its JSON Schema is "
-                 "ce_filter/pipelines/record.schema.json in the package); or the kept blocks as "
-                 "Markdown or HTML with headings, lists, code and tables")
-    env_opt(p, "--links", action="store_true", help="markdown/html: keep links as [anchor](href)")
-    env_opt(p, "--images", action="store_true", help="markdown/html: keep images as ![alt](src)")
+    env_opt(p, "--format", choices=FORMATS, default="text",
+            help="text (a table row per line, code with its line breaks); markdown or html (headings, "
+                 "lists, code, tables); json (one object per page, trafilatura's field names), xml "
+                 "(trafilatura's <doc>/<main>), csv (trafilatura's tab-separated columns); jsonl (the "
+                 "pipeline's record, one per line; its JSON Schema is "
+                 "ce_filter/pipelines/record.schema.json in the package)")
+    env_opt(p, "--links", action="store_true",
+            help="markdown/html/xml: keep links, made absolute against the page's URL and <base href>")
+    env_opt(p, "--images", action="store_true", help="markdown/html/xml: keep images (alt text, source)")
+    env_opt(p, "--with-metadata", action="store_true",
+            help="text/markdown: put the metadata before the text as YAML front matter")
+    p.add_argument("--url", type=arg_type(page_url),
+                   help="the page's address, for a saved file or stdin (links, the date in the path and "
+                        "the canonical address resolve against it)")
     env_opt(p, "--encoding", type=text_codec, help="charset of the inputs, as an HTTP header would say it")
     env_opt(p, "--timeout", type=positive_number, default=DEFAULT_FETCH_TIMEOUT_S,
             help="seconds allowed to fetch one URL")

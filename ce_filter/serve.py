@@ -253,10 +253,8 @@ class App:
         if r.reason == OVER_MEMORY:
             environ[RECYCLE] = True  # not trusted with the next page: gunicorn replaces it
         rec = make_record(page, r, self.ex)
-        if inp["format"] == "markdown":
-            rec["content"] = r.to_markdown(links=inp["links"], images=inp["images"])
-        elif inp["format"] == "html":
-            rec["content"] = r.to_html(links=inp["links"], images=inp["images"])
+        if inp["format"] not in ("json", "jsonl"):  # those are the record itself
+            rec["content"] = r.render(inp["format"], links=inp["links"], images=inp["images"])
         return 200, _JSON, dumps(rec), bool(rec["text"]), len(page.body)
 
     def explain(self, environ: dict[str, Any]) -> tuple[int, str, bytes, bool | None, int]:

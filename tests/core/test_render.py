@@ -1,11 +1,31 @@
-"""Markdown and HTML from the kept blocks: one fixture per construct."""
+"""Text, Markdown, HTML, XML, JSON and CSV from the kept blocks: one fixture per construct."""
 
 from __future__ import annotations
 
+import json
+from types import SimpleNamespace
+
 import numpy as np
+import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
 from selectolax.lexbor import LexborHTMLParser
 
-from ce_filter.render import Extras, to_html, to_markdown
+from ce_filter.render import (
+    CSV_COLUMNS,
+    FORMATS,
+    Extras,
+    absolute,
+    base_url,
+    front_matter,
+    render_extraction,
+    to_csv,
+    to_html,
+    to_json,
+    to_markdown,
+    to_text,
+    to_xml,
+)
 from ce_filter.segment import segment_tree
 
 
@@ -96,3 +116,188 @@ def test_walk_records_the_extras_end_to_end() -> None:
     h = r.to_html(links=True, images=True)
     assert '<a href="/guide">the guide</a>' in h and '<ol>\n<li>Download</li>' in h
     assert '<pre><code>fetch("/data.json")\n  .then(r =&gt; r.json())</code></pre>' in h
+
+
+# ------------------------------------------------------------------ plain text
+
+
+def test_text_keeps_a_table_row_per_line() -> None:
+    b, keep = blocks_of("<p>Before.</p><table><tr><th>Member</th><th>Vote</th></tr>"
+                        "<tr><td>Alvarez</td><td>Yes</td></tr><tr><td>Chen</td><td>No</td></tr></table>"
+                        "<p>After.</p>")
+    assert to_text(b, keep) == "Before.\n\nMember | Vote\nAlvarez | Yes\nChen | No\n\nAfter."
+
+
+def test_text_tables_apart_and_layout_cells_as_paragraphs() -> None:
+    long = " ".join(["word"] * 80)
+    b, keep = blocks_of("<table><tr><td>a</td><td>1</td></tr></table><table><tr><td>b</td></tr></table>"
+                        f"<table><tr><td>{long}</td><td>{long} x</td></tr></table>")
+    assert to_text(b, keep) == f"a | 1\n\nb\n\n{long}\n\n{long} x"
+    # a dropped cell leaves its row's kept cells together
+    b, keep = blocks_of("<table><tr><td>a</td><td>menu</td><td>1</td></tr></table>")
+    keep[1] = False
+    assert to_text(b, keep) == "a | 1"
+
+
+def test_text_keeps_code_lines_from_the_extras_and_calls_for_them_only_with_code() -> None:
+    code = "def f():\n    return 1\n"
+    b, keep = blocks_of(f"<p>Before.</p><pre>{code}</pre><p>After.</p>")
+    asked: list[int] = []
+
+    def extras() -> Extras:
+        asked.append(1)
+        return Extras(pre={1: code})
+
+    assert to_text(b, keep, extras) == "Before.\n\ndef f():\n    return 1\n\nAfter."
+    assert asked == [1]
+    keep[1] = False
+    assert to_text(b, keep, extras) == "Before.\n\nAfter." and asked == [1]  # no code kept: no call
+    keep[1] = True
+    assert to_text(b, keep) == "Before.\n\ndef f(): return 1\n\nAfter."  # no extras: the block's text
+
+
+def test_text_without_tables_or_code_is_the_blocks_joined() -> None:
+    b, keep = blocks_of("<h1>T</h1><p>One.</p><ul><li>a</li><li>b</li></ul><blockquote>q</blockquote>")
+    assert to_text(b, keep) == "\n\n".join(b.texts)
+    assert to_text(b, np.zeros(len(b), dtype=bool)) == ""
+
+
+# ------------------------------------------------------------------ links made absolute
+
+
+@pytest.mark.parametrize(("page", "url", "base"), [
+    ("<p>x</p>", "https://e.org/a/b.html", "https://e.org/a/b.html"),
+    ("<p>x</p>", None, ""),  # nothing to resolve against: links stay as written
+    ("<p>x</p>", "page.html", ""),
+    ("<head><base href='/static/'></head>", "https://e.org/a/b.html", "https://e.org/static/"),
+    ('<head><BASE target=_blank HREF="https://cdn.org/x/"></head>', None, "https://cdn.org/x/"),
+    ("<head><base href='/static/'></head>", None, ""),  # a relative base and no url
+    ("<head><base data-href='/no/'><base href='first/'><base href='/second/'></head>",
+     "https://e.org/a/", "https://e.org/a/first/"),
+    ("<head><base target=_top></head>", "https://e.org/a", "https://e.org/a"),
+    ("<head><base href='/q?a=1&amp;b=2'></head>", "https://e.org/a", "https://e.org/q?a=1&b=2"),
+    ("<p>x</p>", "http://[bad", ""),
+])
+def test_base_url(page: str, url: str | None, base: str) -> None:
+    assert base_url(page, url) == base
+
+
+def test_links_and_images_resolved_against_the_base() -> None:
+    ex = Extras(links=[(0, "a", "/authors/maria"), (0, "b", "petition.html"), (0, "c", "mailto:x@e.org"),
+                       (0, "d", "#top"), (0, "e", "http://[bad")],
+                images=[(0, "i", "../img/m.jpg"), (0, "j", "//cdn.org/k.png")])
+    r = ex.resolved("https://e.org/news/2024/story.html")
+    assert [h for _, _, h in r.links] == ["https://e.org/authors/maria", "https://e.org/news/2024/petition.html",
+                                          "mailto:x@e.org", "https://e.org/news/2024/story.html#top",
+                                          "http://[bad"]
+    assert [s for _, _, s in r.images] == ["https://e.org/news/img/m.jpg", "https://cdn.org/k.png"]
+    assert ex.resolved("") is ex and absolute("https://e.org/", "  a b ") == "https://e.org/a b"
+
+
+# ------------------------------------------------------------------ XML
+
+
+def test_xml_is_trafilatura_shaped_and_well_formed() -> None:
+    import xml.etree.ElementTree as ET
+
+    b, keep = blocks_of("<h2>Vote &amp; count</h2><p>Read <a href='/g'>the guide</a>\x01 now.</p>"
+                        "<ol><li>one</li><li>two</li></ol><table><tr><th>k</th><th>v</th></tr>"
+                        "<tr><td>a</td><td>1</td></tr></table><pre>x = 1\ny = 2</pre>"
+                        "<blockquote>Quoted</blockquote>")
+    i_pre = b.texts.index("x = 1 y = 2")
+    ex = Extras(pre={i_pre: "x = 1\ny = 2"}, ordered={2, 3}, links=[(1, "the guide", "/g")],
+                images=[(1, "A <chart>", "c.png")])
+    doc = to_xml(b, keep, ex, links=True, images=True,
+                 meta={"title": 'A "quoted" & <odd> title', "author": "", "date": "2024-03-05"})
+    root = ET.fromstring(doc)
+    assert root.tag == "doc" and root.attrib == {"title": 'A "quoted" & <odd> title', "date": "2024-03-05"}
+    main, comments = list(root)
+    assert main.tag == "main" and comments.tag == "comments" and len(comments) == 0
+    assert [e.tag for e in main] == ["head", "p", "graphic", "list", "table", "code", "quote"]
+    head, p, graphic, lst, table, code, quote = main
+    assert head.attrib == {"rend": "h2"} and head.text == "Vote & count"
+    assert p.text == "Read " and p[0].tag == "ref" and p[0].attrib == {"target": "/g"}
+    assert p[0].text == "the guide" and p[0].tail == " now."  # the control character is dropped
+    assert graphic.attrib == {"src": "c.png", "alt": "A <chart>"}
+    assert lst.attrib == {"rend": "ol"} and [e.text for e in lst] == ["one", "two"]
+    assert [[(c.text, c.get("role")) for c in row] for row in table] == [
+        [("k", "head"), ("v", "head")], [("a", None), ("1", None)]]
+    assert code.text == "x = 1\ny = 2" and quote[0].tag == "p" and quote[0].text == "Quoted"
+    # without links the anchors are text; nothing kept: an empty <main/>
+    assert "<ref" not in to_xml(b, keep, ex)
+    assert ET.fromstring(to_xml(b, np.zeros(len(b), dtype=bool))).find("main") is not None
+
+
+# ------------------------------------------------------------------ metadata in trafilatura's names
+
+
+def page(**kw: object) -> SimpleNamespace:
+    """What the formats read of an Extraction."""
+    base: dict[str, object] = dict(
+        url="", canonical_url="", title="", author="", description="", sitename="", date="", language="",
+        page_type="", page_type_prob=None, html_title="", reason="", text="")
+    return SimpleNamespace(**{**base, **kw})
+
+
+def test_json_uses_trafilaturas_names_and_null_where_none() -> None:
+    r = page(url="https://www.e.org/a", canonical_url="https://e.org/a", title="T", sitename="Site",
+             description="D", page_type="article", page_type_prob=0.9, text="Body", language="en")
+    d = json.loads(to_json(r))
+    assert d["source"] == "https://www.e.org/a" and d["source-hostname"] == "Site" and d["excerpt"] == "D"
+    assert d["hostname"] == "www.e.org" and d["pagetype"] == "article" and d["text"] == "Body"
+    assert d["author"] is None and d["comments"] is None and d["reason"] is None
+    assert d["canonical_url"] == "https://e.org/a" and "\n" not in to_json(r)
+    # an empty page: text '' and why; no url given: the canonical one is the source
+    d = json.loads(to_json(page(canonical_url="https://e.org/c", reason="no text in page")))
+    assert d["text"] == "" and d["reason"] == "no text in page" and d["source"] == "https://e.org/c"
+    # fields other parts may add (image, tags, categories, hostname) are read where present
+    d = json.loads(to_json(page(image="https://e.org/i.jpg", tags=["a", "b"], categories="c",
+                                hostname="e.org")))
+    assert (d["image"], d["tags"], d["categories"], d["hostname"]) == ("https://e.org/i.jpg", "a;b", "c",
+                                                                       "e.org")
+
+
+def test_csv_is_trafilaturas_tab_separated_columns() -> None:
+    import csv
+    import io
+
+    r = page(url="https://e.org/a", title="T", date="2024-03-05", page_type="forum",
+             text='Line "one"\tand\nline two')
+    row = to_csv(r)
+    assert row.endswith("\r\n")
+    [cells] = list(csv.reader(io.StringIO(row), delimiter="\t"))
+    assert dict(zip(CSV_COLUMNS, cells)) == {
+        "url": "https://e.org/a", "id": "null", "fingerprint": "null", "hostname": "e.org", "title": "T",
+        "image": "null", "date": "2024-03-05", "text": 'Line "one"\tand\nline two', "comments": "null",
+        "license": "null", "pagetype": "forum"}
+
+
+def test_front_matter_reads_back_as_the_same_values() -> None:
+    yaml = pytest.importorskip("yaml")
+    r = page(url="https://e.org/a?b=c#d", title="Yes: a title #1", author="no", date="2024-03-05",
+             sitename="Café", tags=["x", "y: z"], language="en")
+    fm = front_matter(r)
+    assert fm.startswith("---\n") and fm.endswith("\n---\n")
+    assert yaml.safe_load(fm.strip("-\n")) == {
+        "title": "Yes: a title #1", "author": "no", "url": "https://e.org/a?b=c#d", "hostname": "e.org",
+        "sitename": "Café", "date": "2024-03-05", "tags": ["x", "y: z"], "language": "en"}
+    assert front_matter(page()) == "---\n---\n"
+
+
+@settings(max_examples=300, deadline=None)
+@given(st.text())
+def test_any_title_survives_the_front_matter(title: str) -> None:
+    yaml = pytest.importorskip("yaml")
+    loaded = yaml.safe_load(front_matter(page(title=title)).strip("-\n")) or {}
+    assert loaded.get("title", "") == title
+
+
+def test_render_extraction_dispatches_and_refuses_unknown_formats() -> None:
+    r = page(text="Body", title="T")
+    assert render_extraction(r, "text") == "Body\n"
+    assert render_extraction(r, "text", with_metadata=True) == "---\ntitle: T\n---\nBody\n"
+    assert render_extraction(page(), "text") == ""
+    assert json.loads(render_extraction(r, "json"))["text"] == "Body"
+    with pytest.raises(ValueError, match="format must be one of text, markdown, html, json, xml, csv"):
+        render_extraction(r, "jsonl")
+    assert FORMATS == ("text", "markdown", "html", "json", "xml", "csv", "jsonl")
