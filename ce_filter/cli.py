@@ -208,7 +208,9 @@ def build_parser() -> argparse.ArgumentParser:
                        "An input that cannot be read is an error line (exit 2); the others go on.")
     p.add_argument("inputs", nargs="*",
                    help="files, directories (every *.htm* below), http(s) URLs; '-' or nothing for stdin")
-    env_opt(p, "--format", choices=("text", "jsonl", "markdown", "html"), default="text",
+    from .render import FORMATS
+
+    env_opt(p, "--format", choices=FORMATS, default="text",
             help="text; one JSON record per page (the pipeline's record, docs/PIPELINE.md); or the kept "
                  "blocks as Markdown or HTML with headings, lists, code and tables (docs/OUTPUT.md)")
     env_opt(p, "--links", action="store_true", help="markdown/html: keep links as [anchor](href)")

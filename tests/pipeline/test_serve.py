@@ -63,10 +63,13 @@ def _stop(proc: subprocess.Popen) -> None:
         proc.stdout.close()
 
 
+CLIENT_TIMEOUT = 4  # this server's --client-timeout
+
+
 @pytest.fixture(scope="module")
 def server() -> Iterator[int]:
     port = _free_port()
-    proc = _start(port)
+    proc = _start(port, "--allow-private-fetch", "--client-timeout", str(CLIENT_TIMEOUT))
     try:
         yield port
     finally:
@@ -139,6 +142,14 @@ def test_explain_form_and_view(server: int) -> None:
     ("POST", "/extract", b"", {"Content-Type": "text/html"}, 400),
     ("POST", "/extract", b"<p>x</p>", {"Content-Type": "multipart/form-data; boundary=x"}, 415),
     ("POST", "/extract?format=pdf", b"<p>x</p>", {"Content-Type": "text/html"}, 400),
+    ("POST", "/extract", b"[" * 100_000 + b"]" * 100_000, {"Content-Type": "application/json"}, 400),
+    ("POST", "/extract", b'{"html": "<p>a \\ud800 b</p>"}', {"Content-Type": "application/json"}, 400),
+    ("POST", "/extract", b'{"url": "http://x/\\udfff", "html": "<p>a</p>"}',
+     {"Content-Type": "application/json"}, 400),
+    ("POST", "/extract?threshold=2", b"<p>x</p>", {"Content-Type": "text/html"}, 400),
+    ("POST", "/extract?threshold=nan", b"<p>x</p>", {"Content-Type": "text/html"}, 400),
+    ("POST", "/extract", b'{"html": "<p>x</p>", "threshold": "high"}',
+     {"Content-Type": "application/json"}, 400),
     ("POST", "/extract", b"x" * (MAX_BODY + 1), {"Content-Type": "text/html"}, 413),
     ("GET", "/extract", None, {}, 405),
     ("DELETE", "/", None, {}, 405),
@@ -224,6 +235,74 @@ def test_no_fetch_refuses_urls() -> None:
         assert status == 400 and "--no-fetch" in err["error"]
     finally:
         _stop(proc)
+
+
+def test_private_addresses_are_not_fetched_by_default(site_server: Any) -> None:
+    """Without --allow-private-fetch, a URL whose host is (or resolves to) a loopback,
+    private or link-local address is refused with 403 before anything is sent to it."""
+    port = _free_port()
+    proc = _start(port)
+    try:
+        before = list(site_server.requests)
+        site_port = site_server.base.rsplit(":", 1)[1]
+        for url in (f"{site_server.base}/a.html", f"http://localhost:{site_port}/a.html",
+                    "http://169.254.169.254/latest/meta-data/", "http://10.1.2.3/", "http://[::1]/"):
+            status, err = post_json(port, {"url": url})
+            assert status == 403 and "non-public address" in err["error"], (url, err)
+        assert site_server.requests == before  # nothing reached the fixture site
+    finally:
+        _stop(proc)
+
+
+def test_threshold_and_format_as_the_command_line(server: int) -> None:
+    """?threshold= is the CLI's --threshold (a cut of 1 keeps only certain blocks; the page's
+    fallback still gives text); the format names are the CLI's (text, jsonl: the record)."""
+    html = (SITE / "a.html").read_bytes()
+    ctype = {"Content-Type": "text/html"}
+    base = json.loads(call(server, "POST", "/extract", html, ctype)[2])
+    low = json.loads(call(server, "POST", "/extract?threshold=0", html, ctype)[2])
+    assert low["stats"]["blocks_kept"] == low["stats"]["blocks_total"] >= base["stats"]["blocks_kept"]
+    status, rec = post_json(server, {"html": html.decode(), "threshold": 0})
+    assert status == 200 and rec["stats"]["blocks_kept"] == rec["stats"]["blocks_total"]
+    for fmt in ("text", "jsonl", "json"):
+        status, _, body = call(server, "POST", f"/extract?format={fmt}", html, ctype)
+        assert status == 200 and json.loads(body)["text"] == base["text"]
+        assert "content" not in json.loads(body)
+
+
+def _slow_client(port: int) -> socket.socket:
+    """A connection that sends its head and a few bytes of a 10,000-byte body, then nothing."""
+    s = socket.create_connection(("127.0.0.1", port), timeout=10)
+    s.sendall(b"POST /extract HTTP/1.1\r\nHost: x\r\nContent-Type: text/html\r\n"
+              b"Content-Length: 10000\r\n\r\n<p>slow")
+    return s
+
+
+def test_slow_clients_hold_no_worker(server: int) -> None:
+    """50 connections sending their body slowly: /healthz and ordinary pages are still
+    answered within a second each; a slow client gets 408 past --client-timeout."""
+    page = (SITE / "a.html").read_bytes()
+    slow = [_slow_client(server) for _ in range(50)]
+    try:
+        time.sleep(0.5)
+        for _ in range(5):  # bounded: 5 rounds
+            t0 = time.monotonic()
+            assert call(server, "GET", "/healthz")[0] == 200
+            assert call(server, "POST", "/extract", page, {"Content-Type": "text/html"})[0] == 200
+            took = time.monotonic() - t0
+            assert took < 2.0, took  # each of the two within a second
+        deadline = time.monotonic() + CLIENT_TIMEOUT + 10
+        head = b""
+        slow[0].settimeout(CLIENT_TIMEOUT + 10)
+        while b"\r\n" not in head and time.monotonic() < deadline:
+            got = slow[0].recv(4096)
+            if not got:
+                break
+            head += got
+        assert head.startswith(b"HTTP/1.1 408"), head[:200]
+    finally:
+        for s in slow:
+            s.close()
 
 
 def test_markdown_content_and_metadata_fields(server: int) -> None:
