@@ -4,22 +4,25 @@
   ``?url=`` for the page's address), or JSON ``{"url": ..., "html": ...}``, or JSON
   ``{"url": ...}`` alone to have the service fetch the page -> the record as JSON (the same
   record every other output path writes). ``?format=markdown|html`` (or ``"format"`` in the
-  JSON) adds the structured text as ``content``; ``links``/``images`` as for the CLI.
+  JSON) adds the structured text as ``content``; ``links``/``images`` as for the CLI;
+  ``?threshold=`` is the CLI's ``--threshold``.
 - ``GET /``: a form to paste a URL or HTML; ``POST /explain`` (the form, or the same inputs
   as /extract) -> the explain view.
 - ``GET /healthz``: ``ok``; ``GET /metrics``: Prometheus text (requests by path and status,
   pages, bytes, time per request), summed over all worker processes.
 
-Served by gunicorn (pre-forked worker processes, each handling one request at a time: the work
-is CPU-bound, so a process per core is the right shape). The model is loaded once in the
-master and shared copy-on-write by the workers. Bounds: request bodies over ``max_body``
-bytes get 413 without being read whole; a fetched page is cut at the filter's own page limit
-and its fetch times out; each page is filtered under the per-page budget (``--page-budget`` CPU
-seconds, ``--page-memory`` MiB; ce_filter.budget.InProcessBudget): past it the answer is the
-record with an empty text and its reason, and a worker that ran out of memory is replaced
-after answering. Behind that, a request that runs past ``--request-timeout`` seconds has its
-worker killed and replaced by gunicorn (the client gets its connection closed, the service
-goes on).
+A front process (ce_filter.front) reads every request whole, within ``--client-timeout``,
+before a worker sees it, so slow clients hold no worker; gunicorn's pre-forked worker
+processes behind it, on a private Unix socket, handle one request at a time each (the work is
+CPU-bound, so a process per core is the right shape). The model is loaded once in the master
+and shared copy-on-write by the workers. Bounds: request bodies over ``max_body`` bytes get 413
+without being read whole; a URL is fetched from public addresses only unless
+``--allow-private-fetch`` (ce_filter.netguard), cut at the filter's own page limit, within its
+fetch timeout; each page is filtered under the per-page budget (``--page-budget`` CPU seconds,
+``--page-memory`` MiB; ce_filter.budget.InProcessBudget): past it the answer is the record with
+an empty text and its reason, and a worker that ran out of memory is replaced after answering.
+Behind that, a request that runs past ``--request-timeout`` seconds has its worker killed and
+replaced by gunicorn (the client gets 502, the service goes on).
 """
 
 from __future__ import annotations
