@@ -203,7 +203,7 @@ class Front:
                         mine = False
                 except _Refuse as e:
                     resp = error(e.status, str(e))
-            status = int(resp[9:12])
+            status = int(resp[9:12]) if resp[9:12].isdigit() else 0
             writer.write(resp)
             await asyncio.wait_for(writer.drain(), self.opt.client_timeout)
         except (asyncio.TimeoutError, ConnectionError, OSError):

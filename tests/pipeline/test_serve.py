@@ -348,3 +348,36 @@ def test_a_page_past_its_budget_is_a_record_with_its_reason(budget: str, page: b
     replaced = reason == "over budget: memory"
     assert ("ran out of its page memory: replacing it" in log) == replaced, log[-3000:]
     assert log.count("Booting worker") == 1 + replaced, log[-3000:]
+
+
+def _raw(port: int, data: bytes, then: bytes = b"") -> bytes:
+    """Send ``data``; once an interim 100 Continue arrives, ``then``; the whole answer."""
+    with socket.create_connection(("127.0.0.1", port), timeout=30) as s:
+        s.sendall(data)
+        out = b""
+        while True:
+            got = s.recv(65536)
+            if not got:
+                return out
+            out += got
+            if then and out.startswith(b"HTTP/1.1 100 Continue\r\n\r\n"):
+                s.sendall(then)
+                out, then = b"", b""
+
+
+def test_the_front_reads_requests_as_http_says(server: int) -> None:
+    """Expect: 100-continue is answered before the body is read; chunked bodies with
+    extensions and trailers arrive whole; an oversized head is 431; a garbled line is 400."""
+    page = (SITE / "a.html").read_bytes()
+    head = (b"POST /extract HTTP/1.1\r\nHost: x\r\nContent-Type: text/html\r\nExpect: 100-continue\r\n"
+            b"Content-Length: %d\r\n\r\n" % len(page))
+    out = _raw(server, head, page)
+    assert out.startswith(b"HTTP/1.1 200") and b"fishing fleet" in out.lower()
+    chunked = b"".join(b"%x;ext=1\r\n%s\r\n" % (len(c), c) for c in (page[:1000], page[1000:]))
+    chunked += b"0\r\nX-T: 1\r\n\r\n"
+    out = _raw(server, b"POST /extract HTTP/1.1\r\nHost: x\r\nContent-Type: text/html\r\n"
+                       b"Transfer-Encoding: chunked\r\n\r\n" + chunked)
+    assert out.startswith(b"HTTP/1.1 200") and b"fishing fleet" in out.lower()
+    big_head = b"GET /healthz HTTP/1.1\r\nX: " + b"a" * 70_000 + b"\r\n\r\n"
+    assert _raw(server, big_head).startswith(b"HTTP/1.1 431")
+    assert _raw(server, b"HELLO\r\n\r\n").startswith(b"HTTP/1.1 400")
