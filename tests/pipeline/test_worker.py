@@ -477,3 +477,16 @@ def test_idle_exit_waits_out_a_broker_outage(tmp_path, start_cli):
             assert "not read to its end" in w.log()
         finally:
             w.kill()
+
+
+def test_idle_rule_without_a_broker():
+    """The --idle-exit rule alone: caught up -> 0; a broker not answering, or records left that
+    do not arrive, -> wait, then 2 once --broker-wait has passed; a message resets the wait."""
+    from ce_filter.pipelines.worker import EXIT_BROKER, EXIT_OK, WorkerConfig, _Idle
+
+    idle = _Idle(WorkerConfig("in", "out", idle_exit_s=1, broker_wait_s=10))
+    assert idle.check(None, 100.0, 1) is None and idle.check(None, 109.0, 10) is None
+    assert idle.check(7, 109.5, 10) is None  # now reachable, records left: the same wait goes on
+    assert idle.check(7, 110.0, 11) == EXIT_BROKER
+    idle.reset()
+    assert idle.check(None, 200.0, 1) is None and idle.check(0, 201.0, 2) == EXIT_OK
