@@ -73,7 +73,7 @@ class Front:
 
     # -- one request
     async def _read(self, reader: asyncio.StreamReader, writer: asyncio.StreamWriter,
-                    meta: dict[str, str]) -> tuple[bytes, list[tuple[bytes, bytes]], bytes]:
+                    meta: dict[str, Any]) -> tuple[bytes, list[tuple[bytes, bytes]], bytes]:
         """(request line, headers, body), or _Refuse; ``meta["path"]``: the path once known."""
         try:
             head = await reader.readuntil(b"\r\n\r\n")
@@ -108,22 +108,35 @@ class Front:
                 raise _Refuse(400, "bad Content-Length")
             if n > limit:
                 raise _Refuse(413, f"body of {n} bytes is over the limit of {limit}")
-        reserve = n if n else (limit if te else 0)
-        if self.buffered + reserve > self.opt.max_buffered:
-            raise _Refuse(503, "too many request bodies in flight: try again")
-        self.buffered += reserve
-        try:
-            if hd.get(b"expect", b"").lower() == b"100-continue":
-                writer.write(b"HTTP/1.1 100 Continue\r\n\r\n")
-            if te:
-                body = await self._chunked(reader, limit)
-            else:
-                body = await reader.readexactly(n) if n else b""
-        finally:
-            self.buffered -= reserve
+        if hd.get(b"expect", b"").lower() == b"100-continue":
+            writer.write(b"HTTP/1.1 100 Continue\r\n\r\n")
+        if te:
+            body = await self._chunked(reader, limit, meta)
+        else:
+            body = await self._exactly(reader, n, meta)
         return line, headers, body
 
-    async def _chunked(self, reader: asyncio.StreamReader, limit: int) -> bytes:
+    def _take(self, meta: dict[str, Any], k: int) -> None:
+        """Count ``k`` more body bytes held for this request (503 past ``max_buffered`` in all:
+        the bytes a client has sent count, not the size it announces)."""
+        if self.buffered + k > self.opt.max_buffered:
+            raise _Refuse(503, "too many request bodies in flight: try again")
+        self.buffered += k
+        meta["held"] += k
+
+    async def _exactly(self, reader: asyncio.StreamReader, n: int, meta: dict[str, Any]) -> bytes:
+        parts: list[bytes] = []
+        left = n
+        while left:
+            piece = await reader.read(min(left, 1 << 16))
+            if not piece:
+                raise asyncio.IncompleteReadError(b"".join(parts), n)
+            self._take(meta, len(piece))
+            parts.append(piece)
+            left -= len(piece)
+        return b"".join(parts)
+
+    async def _chunked(self, reader: asyncio.StreamReader, limit: int, meta: dict[str, Any]) -> bytes:
         chunks: list[bytes] = []
         total = 0
         while True:
@@ -141,7 +154,7 @@ class Front:
             total += size
             if total > limit:
                 raise _Refuse(413, f"body is over the limit of {limit} bytes")
-            chunks.append(await reader.readexactly(size))
+            chunks.append(await self._exactly(reader, size, meta))
             if await reader.readexactly(2) != b"\r\n":
                 raise _Refuse(400, "bad chunk framing")
 
@@ -179,7 +192,7 @@ class Front:
 
     async def handle(self, reader: asyncio.StreamReader, writer: asyncio.StreamWriter) -> None:
         t0 = time.perf_counter()
-        meta = {"path": "other"}
+        meta: dict[str, Any] = {"path": "other", "held": 0}  # held: body bytes counted
         status = 0
         mine = True  # answered here (a forwarded request is counted by its worker)
         self.active += 1
@@ -210,6 +223,7 @@ class Front:
             pass
         finally:
             self.active -= 1
+            self.buffered -= meta["held"]
             writer.close()
             if self.observe is not None and status and mine:
                 try:
