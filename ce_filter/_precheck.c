@@ -19,7 +19,8 @@ typedef unsigned char uc;
 
 enum {
     F_VOID = 1, F_RAW = 2, F_SIBLING = 4, F_BOUNDARY = 8, F_FMT = 16, F_UNIQUE = 32,
-    F_MARKER = 64, F_BLOCKISH = 128, F_PLAINTEXT = 256
+    F_MARKER = 64, F_BLOCKISH = 128, F_PLAINTEXT = 256, F_SELECT = 512, F_OPTION = 1024,
+    F_SELCLOSE = 2048
 };
 
 /* name lists: must match precheck.py */
@@ -38,9 +39,12 @@ static const char *NAMES[][2] = {
                  "head frameset caption col colgroup tbody thead tfoot tr td th template title meta "
                  "link style script base noscript"},
     {"plaintext", "plaintext"},
+    {"select", "select"},
+    {"option", "option"},
+    {"selclose", "input keygen textarea caption table tbody tfoot thead tr td th template"},
 };
 static const int NAME_FLAGS[] = {F_VOID, F_RAW, F_SIBLING, F_BOUNDARY, F_FMT, F_UNIQUE, F_MARKER,
-                                 F_BLOCKISH, F_PLAINTEXT};
+                                 F_BLOCKISH, F_PLAINTEXT, F_SELECT, F_OPTION, F_SELCLOSE};
 
 /* known names (all at most 16 bytes): packed lowercase bytes -> flags, in a small
  * open-addressing table (looked up once per tag) */
@@ -50,6 +54,7 @@ static known_t known[KNOWN_SLOTS];
 
 static inline uc low(uc c) { return (c >= 'A' && c <= 'Z') ? (uc)(c + 32) : c; }
 #define AAA_WEIGHT 128  /* see precheck.py */
+#define MAX_SELECT_OPTIONS 1000  /* precheck.Limits.max_select_options */
 
 /* byte classes */
 enum { C_WS = 1, C_SLASH = 2, C_GT = 4, C_EQ = 8, C_QUOTE = 16, C_NUL = 32 };
@@ -142,6 +147,7 @@ typedef struct {
     name_t *stack; Py_ssize_t depth, stack_cap;
     entry_t *fl; Py_ssize_t nfl, fl_cap, att;
     long long tags, attrs_max, attr_work, depth_max, depth_work, clones;
+    int sel_open; long long sel_opts, opts_max, calmed;
 } state_t;
 
 static int grow(void **arr, Py_ssize_t *cap, Py_ssize_t need, size_t size) {
@@ -255,10 +261,11 @@ static int over_cap(const state_t *s, const long long *caps) {
 
 static PyObject *scan(PyObject *self, PyObject *args) {
     PyObject *page;
-    long long max_tags, max_attr_work, max_depth_work, max_clones;
-    if (!PyArg_ParseTuple(args, "SLLLL", &page, &max_tags, &max_attr_work, &max_depth_work,
-                          &max_clones))
+    long long max_tags, max_attr_work, max_depth_work, max_clones, max_options = MAX_SELECT_OPTIONS;
+    if (!PyArg_ParseTuple(args, "SLLLL|L", &page, &max_tags, &max_attr_work, &max_depth_work,
+                          &max_clones, &max_options))
         return NULL;
+    uc *calm = NULL;  /* the page with a select's options past max_options renamed (made on the first) */
     const uc *data = (const uc *)PyBytes_AS_STRING(page), *i = data;
     Py_ssize_t n = PyBytes_GET_SIZE(page);
     const uc *end = data + n;  /* *end == 0 */
@@ -330,6 +337,30 @@ static PyObject *scan(PyObject *self, PyObject *args) {
         }
         const uc *attrs_end = j;
         i = j;
+        /* Lexbor inserts each <option> of a <select> at a cost that grows with the options
+         * before it (50,000: seconds). Past max_options in one select, an option start tag is
+         * renamed <source> (same length): in a select Lexbor ignores it (its text goes to the
+         * select, which never becomes text); anywhere else it is a void element, so a wrong
+         * guess of the model nests nothing. The select is open from its start tag to its end
+         * tag, another select, or a tag that would close it (or that the model does not follow
+         * into: table parts, template): closing early only renames fewer. */
+        if (nm.flags & (F_SELECT | F_OPTION | F_SELCLOSE)) {
+            if (is_end || !(nm.flags & F_OPTION)) {
+                if (nm.flags & F_SELCLOSE || (nm.flags & F_SELECT && (is_end || s.sel_open))) s.sel_open = 0;
+                else if (nm.flags & F_SELECT) { s.sel_open = 1; s.sel_opts = 0; }
+            } else if (s.sel_open) {
+                if (++s.sel_opts > s.opts_max) s.opts_max = s.sel_opts;
+                if (s.sel_opts > max_options) {
+                    if (!calm) {
+                        calm = malloc((size_t)n + 1);
+                        if (!calm) { oom = 1; break; }
+                        memcpy(calm, data, (size_t)n + 1);
+                    }
+                    memcpy(calm + (ns - data), "source", 6);
+                    s.calmed++;
+                }
+            }
+        }
         if (is_end) {
             if (nm.flags & F_FMT) {
                 Py_ssize_t k = last_in_list(&s, &nm);
@@ -405,9 +436,12 @@ static PyObject *scan(PyObject *self, PyObject *args) {
     Py_END_ALLOW_THREADS
     free(s.stack);
     free(s.fl);
-    if (oom) return PyErr_NoMemory();
-    return Py_BuildValue("LLLLLLni", s.tags, s.attrs_max, s.attr_work, s.depth_max, s.depth_work,
-                         s.clones, stop, over);
+    if (oom) { free(calm); return PyErr_NoMemory(); }
+    PyObject *calmed = calm ? PyBytes_FromStringAndSize((const char *)calm, n) : Py_NewRef(Py_None);
+    free(calm);
+    if (!calmed) return NULL;
+    return Py_BuildValue("LLLLLLniLLN", s.tags, s.attrs_max, s.attr_work, s.depth_max, s.depth_work,
+                         s.clones, stop, over, s.opts_max, s.calmed, calmed);
 }
 
 static PyMethodDef methods[] = {

@@ -17,7 +17,7 @@ from .model import Model, load_default, thin_page
 from .mojibake import repair_str
 from .options import language_code, probability
 from .pagekind import page_signals
-from .precheck import DEFAULT_LIMITS, Limits, check
+from .precheck import DEFAULT_LIMITS, Limits, prepare
 from .render import to_text
 from .segment import FLAG_PRE, Blocks, _id, parse, segment
 
@@ -432,11 +432,11 @@ class Extractor:
             enc_raw = "utf-8"
         else:
             enc_raw = enc
-        cut, why = check(raw, self.limits)
+        page, cut, why = prepare(raw, self.limits)
         if why:
             return "", enc, truncated, why, None
-        if cut < len(raw):  # past the element cap: parse the page up to there
-            return raw[:cut].decode(enc_raw, "replace"), enc, True, "", None
+        if cut < len(raw) or page is not raw:  # past the element cap, or a select's options renamed
+            return page[:cut].decode(enc_raw, "replace"), enc, truncated or cut < len(raw), "", None
         return text_html, enc, truncated, "", _own_utf8(raw, text_html, enc)
 
     def extract(

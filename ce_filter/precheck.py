@@ -28,7 +28,7 @@ same rules and the same numbers (tests compare them), used where the C part is n
 from __future__ import annotations
 
 import re
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from typing import Any
 
 from . import native
@@ -49,9 +49,12 @@ _NAMES = {
                 "head frameset caption col colgroup tbody thead tfoot tr td th template title meta "
                 "link style script base noscript",
     "plaintext": "plaintext",
+    "select": "select",
+    "option": "option",
+    "selclose": "input keygen textarea caption table tbody tfoot thead tr td th template",
 }
-F_VOID, F_RAW, F_SIBLING, F_BOUNDARY, F_FMT, F_UNIQUE, F_MARKER, F_BLOCKISH, F_PLAINTEXT = (
-    1 << i for i in range(9))
+(F_VOID, F_RAW, F_SIBLING, F_BOUNDARY, F_FMT, F_UNIQUE, F_MARKER, F_BLOCKISH, F_PLAINTEXT, F_SELECT,
+ F_OPTION, F_SELCLOSE) = (1 << i for i in range(12))
 _FLAGS: dict[bytes, int] = {}
 for _bit, _kind in enumerate(_NAMES):
     for _n in _NAMES[_kind].split():
@@ -65,6 +68,15 @@ REASONS = {
 }
 
 
+# Lexbor inserts each <option> of a <select> at a cost that grows with the options before it
+# (one select of 10,000 options: 0.5 s; 50,000: 3 to 50 s). Past this many in one select, an
+# option start tag is renamed ``<source`` (same length, so offsets hold): inside a select Lexbor
+# ignores it and its text goes to the select, which never becomes text (segment.SKIP_TAGS), so
+# the result is unchanged; anywhere else (a wrong guess of the model) it is a void element,
+# which nests nothing. The C scan carries the same number.
+MAX_SELECT_OPTIONS = 1000
+
+
 @dataclass(frozen=True)
 class Limits:
     """Caps of the pre-parse scan, in the units the parse costs grow with."""
@@ -73,6 +85,7 @@ class Limits:
     max_attr_work: int = 50_000_000  # sum over elements of attributes squared
     max_nesting_work: int = 100_000_000  # open elements walked by scope checks and end tags
     max_reconstructed: int = 100_000  # formatting elements re-created
+    max_select_options: int = MAX_SELECT_OPTIONS  # options of one <select> parsed as options
 
 
 DEFAULT_LIMITS = Limits()
@@ -92,11 +105,15 @@ class Scan:
     reconstructed: int
     stop: int
     over: int
+    options_max: int = 0  # most options seen in one select
+    calmed: int = 0  # option start tags renamed past ``max_select_options``
+    page: bytes | None = field(default=None, repr=False)  # the page with them renamed, or None
 
 
 def scan(data: bytes, limits: Limits = DEFAULT_LIMITS) -> Scan:
     data = bytes(data)
-    args = (limits.max_elements, limits.max_attr_work, limits.max_nesting_work, limits.max_reconstructed)
+    args = (limits.max_elements, limits.max_attr_work, limits.max_nesting_work, limits.max_reconstructed,
+            limits.max_select_options)
     fn = _c_scan if _c_scan is not None else _scan_py
     return Scan(*fn(data, *args))
 
@@ -110,6 +127,16 @@ def check(data: bytes, limits: Limits = DEFAULT_LIMITS) -> tuple[int, str]:
     if s.over == OVER_ELEMENTS:
         return s.stop, ""
     return s.stop, REASONS[s.over]
+
+
+def prepare(data: bytes, limits: Limits = DEFAULT_LIMITS) -> tuple[bytes, int, str]:
+    """:func:`check`, and the page to parse: ``data`` itself, or a copy with the options of a
+    flooded select renamed (see MAX_SELECT_OPTIONS) where it has one."""
+    s = scan(data, limits)
+    page = data if s.page is None else s.page
+    if s.over == OVER_NONE:
+        return page, len(data), ""
+    return page, s.stop, "" if s.over == OVER_ELEMENTS else REASONS[s.over]
 
 
 # ------------------------------------------------------------------ the reference scan
@@ -136,9 +163,12 @@ def _match(rx: re.Pattern[bytes], data: bytes, j: int) -> int:
 
 
 def _scan_py(data: bytes, max_tags: int, max_attr_work: int, max_depth_work: int,
-             max_clones: int) -> tuple[int, ...]:
+             max_clones: int, max_options: int = MAX_SELECT_OPTIONS) -> tuple[Any, ...]:
     """The scan in Python: the reference of ``_precheck.scan`` (same rules, same numbers)."""
     n = len(data)
+    sel_open = False
+    sel_opts = opts_max = calmed = 0
+    calm: bytearray | None = None
     st = _State()
     i = 0
     find = data.find
@@ -179,6 +209,20 @@ def _scan_py(data: bytes, max_tags: int, max_attr_work: int, max_depth_work: int
             j = _match(_ATTR, data, j)
             na += 1
         i = j
+        if flags & (F_SELECT | F_OPTION | F_SELCLOSE):  # a flooded select (MAX_SELECT_OPTIONS)
+            if m.group(1) or not flags & F_OPTION:
+                if flags & F_SELCLOSE or (flags & F_SELECT and (m.group(1) or sel_open)):
+                    sel_open = False
+                elif flags & F_SELECT:
+                    sel_open, sel_opts = True, 0
+            elif sel_open:
+                sel_opts += 1
+                opts_max = max(opts_max, sel_opts)
+                if sel_opts > max_options:
+                    if calm is None:
+                        calm = bytearray(data)
+                    calm[m.start(2): m.start(2) + 6] = b"source"
+                    calmed += 1
         if m.group(1):
             st.end_tag(name, flags)
         else:
@@ -202,7 +246,8 @@ def _scan_py(data: bytes, max_tags: int, max_attr_work: int, max_depth_work: int
         over = st.over_cap(caps)
         if not over:
             last = n
-    return (st.tags, st.attrs_max, st.attr_work, st.depth_max, st.depth_work, st.clones, last, over)
+    return (st.tags, st.attrs_max, st.attr_work, st.depth_max, st.depth_work, st.clones, last, over,
+            opts_max, calmed, None if calm is None else bytes(calm))
 
 
 class _State:

@@ -4,26 +4,30 @@
   ``?url=`` for the page's address), or JSON ``{"url": ..., "html": ...}``, or JSON
   ``{"url": ...}`` alone to have the service fetch the page -> the record as JSON (the same
   record every other output path writes). ``?format=markdown|html`` (or ``"format"`` in the
-  JSON) adds the structured text as ``content``; ``links``/``images`` as for the CLI.
+  JSON) adds the structured text as ``content``; ``links``/``images`` as for the CLI;
+  ``?threshold=`` is the CLI's ``--threshold``.
 - ``GET /``: a form to paste a URL or HTML; ``POST /explain`` (the form, or the same inputs
   as /extract) -> the explain view.
 - ``GET /healthz``: ``ok``; ``GET /metrics``: Prometheus text (requests by path and status,
   pages, bytes, time per request), summed over all worker processes.
 
-Served by gunicorn (pre-forked worker processes, each handling one request at a time: the work
-is CPU-bound, so a process per core is the right shape). The model is loaded once in the
-master and shared copy-on-write by the workers. Bounds: request bodies over ``max_body``
-bytes get 413 without being read whole; a fetched page is cut at the filter's own page limit
-and its fetch times out; each page is filtered under the per-page budget (``--page-budget`` CPU
-seconds, ``--page-memory`` MiB; ce_filter.budget.InProcessBudget): past it the answer is the
-record with an empty text and its reason, and a worker that ran out of memory is replaced
-after answering. Behind that, a request that runs past ``--request-timeout`` seconds has its
-worker killed and replaced by gunicorn (the client gets its connection closed, the service
-goes on).
+A front process (ce_filter.front) reads every request whole, within ``--client-timeout``,
+before a worker sees it, so slow clients hold no worker; gunicorn's pre-forked worker
+processes behind it, on a private Unix socket, handle one request at a time each (the work is
+CPU-bound, so a process per core is the right shape). The model is loaded once in the master
+and shared copy-on-write by the workers. Bounds: request bodies over ``max_body`` bytes get 413
+without being read whole; a URL is fetched from public addresses only unless
+``--allow-private-fetch`` (ce_filter.netguard), cut at the filter's own page limit, within its
+fetch timeout; each page is filtered under the per-page budget (``--page-budget`` CPU seconds,
+``--page-memory`` MiB; ce_filter.budget.InProcessBudget): past it the answer is the record with
+an empty text and its reason, and a worker that ran out of memory is replaced after answering.
+Behind that, a request that runs past ``--request-timeout`` seconds has its worker killed and
+replaced by gunicorn (the client gets 502, the service goes on).
 """
 
 from __future__ import annotations
 
+import copy
 import json
 import math
 import multiprocessing
@@ -35,11 +39,17 @@ from typing import Any
 
 from .api import MAX_BYTES, Extractor
 from .budget import DEFAULT_BUDGET, OVER_MEMORY, Budget, InProcessBudget
+from .options import probability
+from .render import FORMATS as CLI_FORMATS
 
 MAX_BODY = MAX_BYTES + (1 << 20)  # a page at the filter's size limit, plus its JSON overhead
 FETCH_TIMEOUT = 10.0
+CLIENT_TIMEOUT = 30.0  # seconds a client has to send its whole request (ce_filter.front)
 _JSON = "application/json"
-_FORMATS = ("json", "markdown", "html")
+# ``format``: the command line's output format names (render.FORMATS). The answer is always the
+# record as JSON; json and jsonl are the record alone, every other format adds the page rendered
+# in it as ``content`` (what ``ce-filter extract --format`` prints for the page).
+_FORMATS = tuple(dict.fromkeys(("json", *CLI_FORMATS)))
 
 StartResponse = Callable[..., Any]
 RECYCLE = "ce_filter.recycle_worker"  # set in a request's environ: replace its worker after it
@@ -51,7 +61,8 @@ class HttpError(Exception):
         self.status = status
 
 
-_REASONS = {200: "OK", 400: "Bad Request", 404: "Not Found", 405: "Method Not Allowed",
+_REASONS = {200: "OK", 400: "Bad Request", 403: "Forbidden", 404: "Not Found", 405: "Method Not Allowed",
+            408: "Request Timeout", 431: "Request Header Fields Too Large", 503: "Service Unavailable",
             411: "Length Required", 413: "Content Too Large", 415: "Unsupported Media Type",
             422: "Unprocessable Content", 500: "Internal Server Error", 502: "Bad Gateway"}
 
@@ -129,6 +140,7 @@ class SharedMetrics:
 class Options:
     max_body: int = MAX_BODY
     fetch: bool = True  # may /extract fetch a URL it is given without HTML
+    private_fetch: bool = False  # may it fetch loopback, private, link-local addresses (netguard)
     fetch_timeout: float = FETCH_TIMEOUT
     budget: Budget = DEFAULT_BUDGET  # per page filtered by /extract
 
@@ -151,19 +163,47 @@ def _read_body(environ: dict[str, Any], limit: int) -> bytes:
     return data
 
 
-def fetch(url: str, timeout: float) -> Any:
+def fetch(url: str, timeout: float, private: bool = False) -> Any:
     """The page at ``url`` (a RawPage, body cut at the filter's page limit + 1 byte), or 400
-    for a URL that is not http(s), 502 with why when it cannot be fetched."""
+    for a URL that is not http(s), 403 for one whose host (or a redirect's) is not a public
+    address unless ``private`` (ce_filter.netguard), 502 with why when it cannot be fetched."""
     from .crawler.files import InputError
     from .crawler.files import fetch as fetch_page
+    from .netguard import blocked_reason, public_opener
 
     parts = urllib.parse.urlsplit(url)
     if parts.scheme not in ("http", "https") or not parts.netloc:
         raise HttpError(400, f"not an http(s) URL: {url!r}")
     try:
-        return fetch_page(url, limit=MAX_BYTES + 1, timeout=timeout)
+        return fetch_page(url, limit=MAX_BYTES + 1, timeout=timeout,
+                          opener=None if private else public_opener())
     except InputError as e:
+        blocked = blocked_reason(e)
+        if blocked:
+            raise HttpError(403, f"fetching {url}: {blocked}") from None
         raise HttpError(502, f"fetching {e}") from None
+
+
+def _json_object(raw: bytes) -> dict[str, Any]:
+    """The JSON object of a request body; 400 with the reason for anything else (not JSON,
+    nested too deeply for the parser, not an object)."""
+    try:
+        j = json.loads(raw or b"null")
+    except RecursionError:
+        raise HttpError(400, "body is not usable JSON: nested too deeply") from None
+    except ValueError as e:
+        raise HttpError(400, f"body is not JSON: {e}") from None
+    if not isinstance(j, dict):
+        raise HttpError(400, 'JSON body must be an object: {"url": ..., "html": ...}')
+    return j
+
+
+def _utf8(s: str, field: str) -> bytes:
+    """``s`` as UTF-8; 400 for a string holding a lone surrogate (a \\ud800 escape: no text)."""
+    try:
+        return s.encode("utf-8")
+    except UnicodeEncodeError as e:
+        raise HttpError(400, f'"{field}" is not text: a lone surrogate at character {e.start}') from None
 
 
 def _flag(v: Any) -> bool:
@@ -202,17 +242,12 @@ class App:
         doc: dict[str, Any] = dict(q)
         body: bytes | None = None
         if mt == _JSON:
-            try:
-                j = json.loads(raw or b"null")
-            except ValueError as e:
-                raise HttpError(400, f"body is not JSON: {e}") from e
-            if not isinstance(j, dict):
-                raise HttpError(400, 'JSON body must be an object: {"url": ..., "html": ...}')
+            j = _json_object(raw)
             doc.update(j)
             html = j.get("html")
             if html is not None and not isinstance(html, str):
                 raise HttpError(400, '"html" must be a string')
-            body = html.encode("utf-8") if html is not None else None
+            body = _utf8(html, "html") if html is not None else None
             ctype = "text/html; charset=utf-8" if html is not None else ""
         elif mt == "application/x-www-form-urlencoded":
             form = {k: v[-1] for k, v in urllib.parse.parse_qs(raw.decode("utf-8", "replace")).items()}
@@ -227,19 +262,39 @@ class App:
         url = doc.get("url")
         if url is not None and not isinstance(url, str):
             raise HttpError(400, '"url" must be a string')
+        if url:
+            _utf8(url, "url")
+        threshold = None
+        if doc.get("threshold") not in (None, ""):
+            try:
+                threshold = probability(doc["threshold"])  # as the command line's --threshold
+            except ValueError as e:
+                raise HttpError(400, f"threshold: {e}") from None
+        fmt = str(doc.get("format") or "json").lower()
+        if fmt not in _FORMATS:
+            raise HttpError(400, f"format must be one of {', '.join(_FORMATS)}")
         status = None
         if body is None:
             if not url:
                 raise HttpError(400, "no page: send HTML as the body, JSON {url, html}, or JSON {url}")
             if not self.opt.fetch:
                 raise HttpError(400, "this service does not fetch URLs (--no-fetch): send the HTML")
-            page = fetch(url, self.opt.fetch_timeout)
+            page = fetch(url, self.opt.fetch_timeout, self.opt.private_fetch)
             body, ctype, status, url = page.body, page.content_type, page.status, page.url
-        fmt = str(doc.get("format") or "json").lower()
-        if fmt not in _FORMATS:
-            raise HttpError(400, f"format must be one of {', '.join(_FORMATS)}")
         return {"url": url or "", "body": body, "content_type": ctype, "status": status, "format": fmt,
-                "links": _flag(doc.get("links", "")), "images": _flag(doc.get("images", ""))}
+                "links": _flag(doc.get("links", "")), "images": _flag(doc.get("images", "")),
+                "threshold": threshold}
+
+    def _extractor(self, threshold: float | None) -> Any:
+        """The service's Extractor, or a copy cutting at the request's ``threshold`` (the
+        model shared, as ``Extractor(threshold=...)`` would cut)."""
+        if threshold is None:
+            return self.bounded
+        ex = copy.copy(self.ex)
+        ex.fixed, ex.threshold = True, threshold
+        bounded = copy.copy(self.bounded)
+        bounded.extractor = ex
+        return bounded
 
     # -- handlers
     def extract(self, environ: dict[str, Any]) -> tuple[int, str, bytes, bool | None, int]:
@@ -249,10 +304,11 @@ class App:
         inp = self._inputs(environ)
         page = RawPage(url=inp["url"], body=inp["body"], content_type=inp["content_type"],
                        status=inp["status"], fetch_time=now_iso(), source="serve")
-        r = self.bounded.extract(page.body, page.url or None, encoding=page.encoding)
+        bounded = self._extractor(inp["threshold"])
+        r = bounded.extract(page.body, page.url or None, encoding=page.encoding)
         if r.reason == OVER_MEMORY:
             environ[RECYCLE] = True  # not trusted with the next page: gunicorn replaces it
-        rec = make_record(page, r, self.ex)
+        rec = make_record(page, r, bounded.extractor)
         if inp["format"] not in ("json", "jsonl"):  # those are the record itself
             rec["content"] = r.render(inp["format"], links=inp["links"], images=inp["images"])
         return 200, _JSON, dumps(rec), bool(rec["text"]), len(page.body)
@@ -263,7 +319,8 @@ class App:
 
         inp = self._inputs(environ)
         enc = charset_from_content_type(inp["content_type"])
-        data = explain(inp["body"], inp["url"] or None, extractor=self.ex, encoding=enc)
+        data = explain(inp["body"], inp["url"] or None, extractor=self._extractor(inp["threshold"]).extractor,
+                       encoding=enc)
         return (200, "text/html; charset=utf-8", render_view(data).encode("utf-8"),
                 bool(any(b["kept"] for b in data["blocks"])), len(inp["body"]))
 
@@ -327,11 +384,32 @@ or <code>{"url"}</code> to fetch) returns the record as JSON;
 
 
 def run(host: str = "127.0.0.1", port: int = 8080, workers: int = 2, timeout: float = 30.0,
-        extractor: Extractor | None = None, options: Options | None = None) -> None:
-    """Serve until stopped (SIGTERM / SIGINT stop gracefully)."""
+        extractor: Extractor | None = None, options: Options | None = None,
+        client_timeout: float = CLIENT_TIMEOUT) -> None:
+    """Serve until stopped (SIGTERM / SIGINT stop gracefully): the front (ce_filter.front) on
+    ``host:port``, gunicorn's worker processes behind it on a private Unix socket."""
+    import shutil
+    import socket
+    import tempfile
+
     from gunicorn.app.base import BaseApplication
 
+    from .front import FrontOptions, run_front
+
     app = App(extractor, options)
+    opt = app.opt
+    listener = socket.create_server((host, port), backlog=1024,
+                                    family=socket.AF_INET6 if ":" in host else socket.AF_INET)
+    tmp = tempfile.mkdtemp(prefix="ce-filter-serve-")
+    upstream = f"{tmp}/workers.sock"
+    front = multiprocessing.get_context("fork").Process(
+        target=run_front, name="ce-filter-front", daemon=False,
+        args=(listener, upstream,
+              FrontOptions(client_timeout=client_timeout, upstream_timeout=timeout + 10,
+                           max_body=opt.max_body),
+              app.metrics.observe))
+    front.start()
+    listener.close()  # the front's now; the workers forked later must not hold it
 
     def post_request(worker: Any, req: Any, environ: dict[str, Any], resp: Any) -> None:
         if environ.get(RECYCLE):
@@ -340,7 +418,8 @@ def run(host: str = "127.0.0.1", port: int = 8080, workers: int = 2, timeout: fl
 
     class _Server(BaseApplication):
         def load_config(self) -> None:
-            for k, v in {"bind": f"{host}:{port}", "workers": workers, "timeout": max(1, math.ceil(timeout)),
+            for k, v in {"bind": f"unix:{upstream}", "workers": workers,
+                         "timeout": max(1, math.ceil(timeout)),
                          "graceful_timeout": 10, "worker_class": "sync", "preload_app": True,
                          "limit_request_line": 8190, "limit_request_fields": 100,
                          "accesslog": None, "errorlog": "-", "loglevel": "info",
@@ -353,7 +432,16 @@ def run(host: str = "127.0.0.1", port: int = 8080, workers: int = 2, timeout: fl
         def load(self) -> App:
             return app
 
-    _Server().run()
+    try:
+        _Server().run()
+    finally:
+        if front.is_alive():
+            front.terminate()  # SIGTERM: it finishes the requests in flight
+        front.join(15)
+        if front.is_alive():
+            front.kill()
+            front.join(5)
+        shutil.rmtree(tmp, ignore_errors=True)
 
 
 def add_arguments(p: Any) -> None:
@@ -371,6 +459,11 @@ def add_arguments(p: Any) -> None:
     env_opt(p, "--no-fetch", action="store_true",
             help="never fetch a URL given without HTML (the service then reaches nothing itself)")
     env_opt(p, "--fetch-timeout", type=positive_number, default=FETCH_TIMEOUT, help="seconds to fetch a page")
+    env_opt(p, "--allow-private-fetch", action="store_true",
+            help="let a given URL be fetched from loopback, private and link-local addresses (refused by "
+                 "default: a client must not reach what only the service can)")
+    env_opt(p, "--client-timeout", type=positive_number, default=CLIENT_TIMEOUT,
+            help="seconds a client has to send its whole request (no worker waits for it meanwhile)")
     add_budget_options(p)
     add_extraction_options(p)
 
@@ -380,7 +473,8 @@ def serve_command(a: Any) -> int:
 
     run(a.host, a.port, a.workers, a.request_timeout, ExtractOptions.from_args(a).extractor(),
         Options(max_body=a.max_body, fetch=not a.no_fetch, fetch_timeout=a.fetch_timeout,
-                budget=budget_from_args(a)))
+                budget=budget_from_args(a), private_fetch=a.allow_private_fetch),
+        client_timeout=a.client_timeout)
     return 0
 
 

@@ -18,7 +18,7 @@ import zlib
 from collections.abc import Iterable, Iterator
 from http.client import HTTPException
 from pathlib import Path
-from typing import BinaryIO
+from typing import Any, BinaryIO
 
 from .page import RawPage, now_iso
 
@@ -64,9 +64,10 @@ def _undo_content_encoding(body: bytes, encoding: str, limit: int) -> bytes:
     return body
 
 
-def fetch(url: str, *, limit: int, timeout: float) -> RawPage:
+def fetch(url: str, *, limit: int, timeout: float, opener: Any = None) -> RawPage:
     """GET ``url`` (http or https; redirects followed), at most ``limit`` bytes of body,
-    within ``timeout`` seconds in all. Failures are InputError."""
+    within ``timeout`` seconds in all, with ``opener`` (a urllib OpenerDirector; default
+    urllib's). Failures are InputError."""
     scheme = url.split(":", 1)[0].lower()
     if scheme not in ("http", "https"):
         raise InputError(f"{url}: only http and https URLs are fetched")
@@ -80,7 +81,7 @@ def fetch(url: str, *, limit: int, timeout: float) -> RawPage:
     )
     deadline = time.monotonic() + timeout
     try:
-        with urllib.request.urlopen(req, timeout=timeout) as resp:  # noqa: S310 - scheme checked
+        with (opener.open if opener else urllib.request.urlopen)(req, timeout=timeout) as resp:  # noqa: S310
             body = _read_bounded(resp, limit, deadline, url)
             headers = {k: v for k, v in resp.headers.items()}
             body = _undo_content_encoding(body, resp.headers.get("Content-Encoding", ""), limit)

@@ -13,11 +13,12 @@ from pathlib import Path
 
 from ce_filter.precheck import DEFAULT_LIMITS, Limits, check, scan
 
-NO_CAPS = Limits(*(1 << 62,) * 4)
+NO_CAPS = Limits(*(1 << 62,) * 5)
 ROWS = (("elements", "max_elements", "start tags (past the cap: cut there)"),
         ("attr_work", "max_attr_work", "sum of attributes² per element"),
         ("nesting_work", "max_nesting_work", "open elements walked"),
-        ("reconstructed", "max_reconstructed", "formatting elements re-created"))
+        ("reconstructed", "max_reconstructed", "formatting elements re-created"),
+        ("options_max", "max_select_options", "options in one select (past the cap: not parsed as options)"))
 
 
 def pages(root: Path):

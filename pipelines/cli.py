@@ -200,6 +200,7 @@ def cmd_worker(a: argparse.Namespace) -> int:
         compression=a.compression,
         log_interval_s=a.log_interval,
         idle_exit_s=a.idle_exit,
+        broker_wait_s=a.broker_wait,
         extract=ExtractOptions.from_args(a),
         metrics_port=a.metrics_port,
         page_budget_s=a.page_budget,
@@ -402,7 +403,11 @@ def register(sub: Any) -> None:
     env_opt(p, "--heartbeat-interval-ms", type=positive_int, default=3_000, help="group heartbeat interval")
     env_opt(p, "--log-interval", type=positive_number, default=30.0,
             help="seconds between throughput log lines")
-    env_opt(p, "--idle-exit", type=float, default=0.0, help="exit after this many idle seconds (0 = never)")
+    env_opt(p, "--idle-exit", type=float, default=0.0,
+            help="exit 0 once caught up with the broker and idle this many seconds (0 = never)")
+    env_opt(p, "--broker-wait", type=positive_number, default=300.0,
+            help="with --idle-exit: seconds to wait for a broker that does not answer (or for records it "
+                 "reports) before exiting 2, saying the topic was not read to its end")
     env_opt(
         p,
         "--metrics-port",

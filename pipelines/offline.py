@@ -53,7 +53,9 @@ from .sinks import Sink, SinkError
 
 FAILED = (FILTER_ERROR, PROCESS_DIED)  # reasons of pages the filter could not process
 IN_FLIGHT = 2  # pages handed to one child at a time (stream mode)
-SNAPSHOT_EVERY = 64  # pages between the counts a child sends (a run stopped early reports them)
+# pages between the counts a child sends: every page, so that a run stopped early (a signal, a
+# sink that broke) reports exactly the records and pages behind the records it wrote
+SNAPSHOT_EVERY = 1
 
 
 @dataclass
@@ -74,10 +76,17 @@ class RunStats:
             self.empty[reason] += 1
             self.failed += reason.startswith(FAILED)
 
+    @property
+    def unfiltered(self) -> int:
+        """Pages read but not filtered: handed to a filter process when the run stopped."""
+        return max(0, self.warc.pages - self.kept - sum(self.empty.values()))
+
     def to_dict(self) -> dict[str, Any]:
         d = self.warc.to_dict()
         d.update(kept=self.kept, empty=dict(sorted(self.empty.items())), failed=self.failed,
                  retried=self.retried)
+        if self.unfiltered:
+            d["unfiltered"] = self.unfiltered
         if self.interrupted:
             d["interrupted"] = self.interrupted
         if self.output_error:
@@ -91,6 +100,8 @@ class RunStats:
             out += f"\npages the filter could not process: {self.failed}"
         if self.retried:
             out += f"\npages retried after their filter process was killed: {self.retried}"
+        if self.unfiltered:
+            out += f"\npages read but not filtered (the run stopped first): {self.unfiltered}"
         if self.interrupted:
             out += f"\ninterrupted by {self.interrupted}: the input was not read to its end"
         if self.output_error:

@@ -93,9 +93,13 @@ class _FileSink(Sink):
         self.path = str(path)
         self._pending = 0  # written to the buffer, not yet flushed
         self._broken: str = ""
+        self.flush_every = self.FLUSH_EVERY
         if self.path == "-":
             self.fh: IO[Any] = sys.stdout.buffer if binary else sys.stdout
             self._own = False
+            # a reader may stop at any record (`| head`): each record is handed to the system
+            # on its own, so delivered counts exactly what went out before the pipe closed
+            self.flush_every = 1
         else:
             Path(self.path).parent.mkdir(parents=True, exist_ok=True)
             self.fh = open(self.path, "wb" if binary else "w", encoding=None if binary else "utf-8")
@@ -110,7 +114,7 @@ class _FileSink(Sink):
         self._pending += 1  # (failed with the buffer if this write or a flush fails)
         try:
             write(*args)
-            if self._pending >= self.FLUSH_EVERY:
+            if self._pending >= self.flush_every:
                 self.flush()
         except OSError as e:
             self._break(e)

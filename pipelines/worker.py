@@ -31,6 +31,12 @@ the messages done is acknowledged (acks=all). A delivery failure stops the worke
 without committing, so the batch is processed again on restart. SIGTERM/SIGINT finish the
 batch in hand, flush, commit, leave the group and exit 0.
 
+Idle exit (``--idle-exit S``, batch use): the worker exits 0 once nothing arrived for S seconds
+and the broker, asked anew, says every assigned partition is read to its end. An idle worker
+whose broker does not answer, or whose partitions hold records that do not arrive, is not idle:
+it waits up to ``--broker-wait`` seconds for them, then exits 2 saying the topic was not read
+to its end.
+
 Metrics: with ``metrics_port`` set (``--metrics-port``; 0 = a free port, logged) the worker
 serves ``/metrics``, ``/healthz`` and ``/readyz`` (``ce_filter.pipelines.metrics``) while it runs.
 """
@@ -171,7 +177,10 @@ class WorkerConfig:
     heartbeat_interval_ms: int = 3_000
     compression: str = "gzip"
     log_interval_s: float = 30.0
-    idle_exit_s: float = 0.0  # >0: exit when nothing arrived for this long (batch use)
+    idle_exit_s: float = 0.0  # >0: exit when caught up and nothing arrived for this long (batch use)
+    # idle-exit: how long an idle worker waits for a broker that does not answer (or for the
+    # records it reports to arrive) before it exits non-zero, saying work may be left
+    broker_wait_s: float = 300.0
     extract: ExtractOptions = field(default_factory=ExtractOptions)  # model and cut
     metrics_port: int | None = None  # serve /metrics, /healthz, /readyz here (0 = a free port)
     page_budget_s: float = 10.0  # CPU seconds per page (0 = no limit; at most a fifth of the poll interval)
@@ -201,6 +210,42 @@ class WorkerStats:
     dead_lettered: int = 0
     commits: int = 0
     reasons: dict[str, int] = field(default_factory=dict)
+
+
+IDLE_CHECK_S = 2.0  # between two asks of the broker while idle
+IDLE_CHECK_TIMEOUT_MS = 5000
+
+
+class _Idle:
+    """--idle-exit's rule: idle means caught up with the broker reachable. An idle worker
+    whose broker does not answer, or that has records left that do not arrive, waits up to
+    ``broker_wait_s`` and then exits EXIT_BROKER, saying so; caught up, it exits 0."""
+
+    def __init__(self, cfg: WorkerConfig) -> None:
+        self.cfg = cfg
+        self.since: float | None = None  # when the wait for the broker (or the records) began
+        self.why = ""
+
+    def reset(self) -> None:
+        self.since, self.why = None, ""
+
+    def check(self, left: int | None, now: float, quiet_s: float) -> int | None:
+        """The exit code to stop with, or None to go on polling."""
+        if left == 0:
+            log.info("idle for %.0f s and caught up with the broker: exiting", quiet_s)
+            return EXIT_OK
+        why = "the broker does not answer" if left is None else f"{left} records left, none arriving"
+        if self.since is None or why != self.why:
+            if self.since is None:
+                self.since = now
+            self.why = why
+            log.warning("idle for %.0f s but %s: not idle; waiting up to %.0f s", quiet_s, why,
+                        self.cfg.broker_wait_s)
+        if now - self.since >= self.cfg.broker_wait_s:
+            log.error("exiting after %.0f s: %s, so %s is not read to its end", now - self.since, why,
+                      self.cfg.input_topic)
+            return EXIT_BROKER
+        return None
 
 
 class Worker:
@@ -294,7 +339,21 @@ class Worker:
             )
         return code
 
+    def _left(self, consumer: Any) -> int | None:
+        """Records of the assigned partitions not yet read, as the broker says now (the end
+        offsets asked anew); None when the broker does not answer."""
+        try:
+            tps = list(consumer.assignment())
+            ends = consumer.end_offsets(tps, timeout_ms=IDLE_CHECK_TIMEOUT_MS)
+            return sum(max(0, ends[tp] - consumer.position(tp, timeout_ms=IDLE_CHECK_TIMEOUT_MS))
+                       for tp in tps)
+        except Exception as e:  # noqa: BLE001 - any failure to ask is a broker not answering
+            log.debug("end offsets not read: %s: %s", type(e).__name__, e)
+            return None
+
     def _loop(self, consumer: Any, sink: KafkaSink) -> int:
+        idle = _Idle(self.cfg)
+        next_check = 0.0
         last_log = last_msg = time.monotonic()
         logged = 0
         assigned: set[Any] = set()
@@ -338,9 +397,13 @@ class Worker:
                     self._commit_part(consumer, batch, done)
             elif not consumer.assignment():
                 last_msg = now  # idle time counts from when there are partitions to read
-            elif self.cfg.idle_exit_s and now - last_msg >= self.cfg.idle_exit_s:
-                log.info("idle for %.0f s: exiting", now - last_msg)
-                break
+            elif self.cfg.idle_exit_s and now - last_msg >= self.cfg.idle_exit_s and now >= next_check:
+                code = idle.check(self._left(consumer), now, now - last_msg)
+                if code is not None:
+                    return code
+                next_check = time.monotonic() + IDLE_CHECK_S
+            if batch:
+                idle.reset()
             if now - last_log >= self.cfg.log_interval_s:
                 n = self.stats.consumed - logged
                 log.info(

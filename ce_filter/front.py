@@ -1,0 +1,264 @@
+"""The front of ``ce-filter serve``: every request read whole, under a deadline, before a
+worker process sees it.
+
+The workers are synchronous (one request at a time each: the work is CPU-bound) and would be
+held by a client that sends its body slowly, or never. This front is one asyncio process on
+the public address: it reads each request (head and body, Content-Length or chunked) within
+``client_timeout`` seconds, at most ``max_body`` bytes of body, and only then hands the whole
+request to the workers over a Unix socket; it reads the worker's whole answer before writing
+it out, so a client that reads slowly holds no worker either. A slow or silent client costs a
+socket and its buffer here, nothing more. ``GET /healthz`` is answered here (the workers'
+socket accepting connections), so a service busy with pages stays healthy.
+
+Bounds: ``max_connections`` open at once (past it: 503 at once), ``max_buffered`` bytes of
+request bodies held at once (past it: 503), the request head at most 64 KiB (431). Each
+request is answered with ``Connection: close``.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import json
+import os
+import signal
+import socket
+import time
+from dataclasses import dataclass
+from typing import Any
+
+HEAD_LIMIT = 64 << 10
+_HOP = {b"connection", b"keep-alive", b"transfer-encoding", b"content-length", b"expect",
+        b"proxy-connection", b"te", b"upgrade", b"trailer"}
+_REASONS = {400: "Bad Request", 408: "Request Timeout", 413: "Content Too Large",
+            431: "Request Header Fields Too Large", 501: "Not Implemented", 502: "Bad Gateway",
+            503: "Service Unavailable", 504: "Gateway Timeout"}
+
+
+class _Refuse(Exception):
+    def __init__(self, status: int, message: str) -> None:
+        super().__init__(message)
+        self.status = status
+
+
+@dataclass
+class FrontOptions:
+    client_timeout: float = 30.0  # seconds a client has to send its whole request
+    upstream_timeout: float = 40.0  # seconds a worker has to answer (its own timeout + margin)
+    max_body: int = 1 << 20
+    max_connections: int = 1024
+    max_buffered: int = 512 << 20
+
+
+def answer(status: int, body: bytes, ctype: str = "application/json") -> bytes:
+    reason = _REASONS.get(status, "OK" if status == 200 else "")
+    return (f"HTTP/1.1 {status} {reason}\r\nContent-Type: {ctype}\r\nContent-Length: {len(body)}\r\n"
+            f"Connection: close\r\n\r\n").encode("latin-1") + body
+
+
+def error(status: int, message: str) -> bytes:
+    return answer(status, json.dumps({"error": message, "status": status}).encode("utf-8"))
+
+
+class Front:
+    """The asyncio server: ``run()`` until SIGTERM (then it stops accepting and lets the
+    requests in flight finish, for ``grace`` seconds at most)."""
+
+    def __init__(self, listener: socket.socket, upstream: str, options: FrontOptions,
+                 observe: Any = None, grace: float = 10.0) -> None:
+        self.listener, self.upstream, self.opt = listener, upstream, options
+        self.observe = observe  # (path, status, seconds) -> None: the service's metrics
+        self.grace = grace
+        self.active = 0
+        self.buffered = 0
+
+    # -- one request
+    async def _read(self, reader: asyncio.StreamReader, writer: asyncio.StreamWriter,
+                    meta: dict[str, Any]) -> tuple[bytes, list[tuple[bytes, bytes]], bytes]:
+        """(request line, headers, body), or _Refuse; ``meta["path"]``: the path once known."""
+        try:
+            head = await reader.readuntil(b"\r\n\r\n")
+        except asyncio.LimitOverrunError:
+            raise _Refuse(431, f"request head over {HEAD_LIMIT} bytes") from None
+        lines = head[:-4].split(b"\r\n")
+        line = lines[0]
+        parts = line.split(b" ")
+        if len(parts) != 3 or not parts[2].startswith(b"HTTP/1."):
+            raise _Refuse(400, "not an HTTP/1.x request line")
+        meta["path"] = parts[1].split(b"?", 1)[0].decode("latin-1")
+        headers: list[tuple[bytes, bytes]] = []
+        for h in lines[1:]:
+            k, sep, v = h.partition(b":")
+            if not sep or not k or k != k.strip():
+                raise _Refuse(400, "malformed header line")
+            headers.append((k.lower(), v.strip()))
+        hd = dict(headers)
+        te = hd.get(b"transfer-encoding", b"").lower()
+        limit = self.opt.max_body
+        if te and te != b"chunked":
+            raise _Refuse(501, "only chunked transfer encoding is understood")
+        if b"content-length" in hd and te:
+            raise _Refuse(400, "both Content-Length and Transfer-Encoding")
+        n = 0
+        if not te and b"content-length" in hd:
+            try:
+                n = int(hd[b"content-length"])
+            except ValueError:
+                raise _Refuse(400, "bad Content-Length") from None
+            if n < 0:
+                raise _Refuse(400, "bad Content-Length")
+            if n > limit:
+                raise _Refuse(413, f"body of {n} bytes is over the limit of {limit}")
+        if hd.get(b"expect", b"").lower() == b"100-continue":
+            writer.write(b"HTTP/1.1 100 Continue\r\n\r\n")
+        if te:
+            body = await self._chunked(reader, limit, meta)
+        else:
+            body = await self._exactly(reader, n, meta)
+        return line, headers, body
+
+    def _take(self, meta: dict[str, Any], k: int) -> None:
+        """Count ``k`` more body bytes held for this request (503 past ``max_buffered`` in all:
+        the bytes a client has sent count, not the size it announces)."""
+        if self.buffered + k > self.opt.max_buffered:
+            raise _Refuse(503, "too many request bodies in flight: try again")
+        self.buffered += k
+        meta["held"] += k
+
+    async def _exactly(self, reader: asyncio.StreamReader, n: int, meta: dict[str, Any]) -> bytes:
+        parts: list[bytes] = []
+        left = n
+        while left:
+            piece = await reader.read(min(left, 1 << 16))
+            if not piece:
+                raise asyncio.IncompleteReadError(b"".join(parts), n)
+            self._take(meta, len(piece))
+            parts.append(piece)
+            left -= len(piece)
+        return b"".join(parts)
+
+    async def _chunked(self, reader: asyncio.StreamReader, limit: int, meta: dict[str, Any]) -> bytes:
+        chunks: list[bytes] = []
+        total = 0
+        while True:
+            size_line = await reader.readuntil(b"\r\n")
+            try:
+                size = int(size_line.split(b";", 1)[0].strip(), 16)
+            except ValueError:
+                raise _Refuse(400, "bad chunk size") from None
+            if size < 0:
+                raise _Refuse(400, "bad chunk size")
+            if size == 0:
+                while (await reader.readuntil(b"\r\n")) != b"\r\n":  # trailers
+                    pass
+                return b"".join(chunks)
+            total += size
+            if total > limit:
+                raise _Refuse(413, f"body is over the limit of {limit} bytes")
+            chunks.append(await self._exactly(reader, size, meta))
+            if await reader.readexactly(2) != b"\r\n":
+                raise _Refuse(400, "bad chunk framing")
+
+    async def _forward(self, line: bytes, headers: list[tuple[bytes, bytes]], body: bytes) -> bytes:
+        """The worker's whole answer to the request."""
+        try:
+            up_r, up_w = await asyncio.open_unix_connection(self.upstream)
+        except OSError as e:
+            raise _Refuse(503, f"no worker reachable: {e}") from None
+        try:
+            out = [line]
+            out += [k + b": " + v for k, v in headers if k not in _HOP]
+            out += [b"Content-Length: " + str(len(body)).encode(), b"Connection: close", b"", b""]
+            up_w.write(b"\r\n".join(out) + body)
+            await up_w.drain()
+            resp = await asyncio.wait_for(up_r.read(), self.opt.upstream_timeout)
+        except asyncio.TimeoutError:
+            raise _Refuse(504, f"no answer within {self.opt.upstream_timeout:g} s") from None
+        except OSError as e:
+            raise _Refuse(502, f"the worker's connection failed: {e}") from None
+        finally:
+            up_w.close()
+        if not resp:
+            raise _Refuse(502, "the worker ended without an answer (replaced: past the request "
+                               "timeout, or it died)")
+        return resp
+
+    async def _healthz(self) -> bytes:
+        try:
+            _, w = await asyncio.wait_for(asyncio.open_unix_connection(self.upstream), 5)
+            w.close()
+            return answer(200, b"ok\n", "text/plain; charset=utf-8")
+        except (OSError, asyncio.TimeoutError) as e:
+            return error(503, f"workers not reachable: {e}")
+
+    async def handle(self, reader: asyncio.StreamReader, writer: asyncio.StreamWriter) -> None:
+        t0 = time.perf_counter()
+        meta: dict[str, Any] = {"path": "other", "held": 0}  # held: body bytes counted
+        status = 0
+        mine = True  # answered here (a forwarded request is counted by its worker)
+        self.active += 1
+        try:
+            if self.active > self.opt.max_connections:
+                resp = error(503, "too many connections: try again")
+            else:
+                try:
+                    try:
+                        line, headers, body = await asyncio.wait_for(self._read(reader, writer, meta),
+                                                                     self.opt.client_timeout)
+                    except asyncio.TimeoutError:
+                        raise _Refuse(408, f"the request was not sent within "
+                                           f"{self.opt.client_timeout:g} s") from None
+                    except (asyncio.IncompleteReadError, ConnectionError):
+                        return  # the client went away
+                    if meta["path"] == "/healthz" and line.startswith((b"GET ", b"HEAD ")):
+                        resp = await self._healthz()
+                    else:
+                        resp = await self._forward(line, headers, body)
+                        mine = False
+                except _Refuse as e:
+                    resp = error(e.status, str(e))
+            status = int(resp[9:12]) if resp[9:12].isdigit() else 0
+            writer.write(resp)
+            await asyncio.wait_for(writer.drain(), self.opt.client_timeout)
+        except (asyncio.TimeoutError, ConnectionError, OSError):
+            pass
+        finally:
+            self.active -= 1
+            self.buffered -= meta["held"]
+            writer.close()
+            if self.observe is not None and status and mine:
+                try:
+                    self.observe(meta["path"], status, time.perf_counter() - t0)
+                except Exception:  # noqa: BLE001 - metrics never take a request down
+                    pass
+
+    # -- the process
+    async def _main(self) -> None:
+        loop = asyncio.get_running_loop()
+        stop = asyncio.Event()
+        loop.add_signal_handler(signal.SIGTERM, stop.set)
+        server = await asyncio.start_server(self.handle, sock=self.listener, limit=HEAD_LIMIT)
+        parent = os.getppid()
+        while not stop.is_set():
+            try:
+                await asyncio.wait_for(stop.wait(), 1.0)
+            except asyncio.TimeoutError:
+                if os.getppid() != parent:  # the service's master is gone: so is the service
+                    break
+        server.close()
+        deadline = loop.time() + self.grace
+        while self.active and loop.time() < deadline:
+            await asyncio.sleep(0.05)
+
+    def run(self) -> None:
+        asyncio.run(self._main())
+
+
+def run_front(listener: socket.socket, upstream: str, options: FrontOptions, observe: Any = None) -> None:
+    """The front process's body (forked by serve.run); it ends the master if it fails, so
+    that the service stops whole instead of answering nothing."""
+    signal.signal(signal.SIGINT, signal.SIG_IGN)  # the master stops the front
+    try:
+        Front(listener, upstream, options, observe).run()
+    except BaseException:
+        os.kill(os.getppid(), signal.SIGTERM)
+        raise
