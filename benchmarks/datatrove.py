@@ -32,7 +32,11 @@ from .report import num, run_header, table, update_doc
 # the report-only corpora (never trained or tuned on): every page once, 2,664 HTML records
 DEFAULT_CORPORA = ("dragnet:test", "cleaneval-final", "readability", "cleanportaleval", "big5", "zh-finance")
 MIN_PAGES = 2000
-STEPS = ("trafilatura", "ce-filter")
+# (run name, table label): datatrove's step as FineWeb ran it, then ours at its default and its
+# precision-leaning cut (the counterpart of favour_precision=True)
+STEPS = (("trafilatura", "datatrove `Trafilatura(favour_precision=True)`"),
+         ("ce-filter", "ce-filter `CEFilter()`"),
+         ("ce-filter-precise", "ce-filter `CEFilter(precise=True)`"))
 SECTION = "datatrove"
 URL = "http://bench.invalid/{corpus}/{id}.html"
 
@@ -99,7 +103,7 @@ def _step(name: str, doc_timeout: float) -> Any:
         return Trafilatura(favour_precision=True, timeout=doc_timeout)
     from ce_filter.integrations.datatrove import CEFilter
 
-    return CEFilter(timeout=doc_timeout)
+    return CEFilter(precise=name == "ce-filter-precise", timeout=doc_timeout)
 
 
 def child(job: dict[str, Any]) -> dict[str, Any]:
@@ -180,11 +184,12 @@ def measure(a: argparse.Namespace) -> dict[str, Any]:
         raise SystemExit("no pages with gold in the corpora given")
     n_pages = max(a.pages, len(docs))
     results: dict[str, Any] = {"pages": n_pages, "distinct": len(docs), "corpora": sorted(set(labels)),
-                               "steps": {}}
+                               "per_corpus_pages": {c: sum(labels[i % len(docs)] == c for i in range(n_pages))
+                                                    for c in set(labels)}, "steps": {}}
     with tempfile.TemporaryDirectory(prefix="ce-dt-bench-") as tmp:
         warcs = Path(tmp) / "warc"
         write_warcs(docs, labels, warcs, a.tasks, n_pages)
-        for name in STEPS:
+        for name, _ in STEPS:
             out = Path(tmp) / name
             job = {"step": name, "pin": a.pin, "doc_timeout": a.doc_timeout, "tasks": a.tasks,
                    "warcs": str(warcs), "out": str(out / "out"), "logs": str(out / "logs")}
@@ -211,25 +216,25 @@ def report(r: dict[str, Any], a: argparse.Namespace) -> str:
     steps = r["steps"]
     base = steps["trafilatura"]["docs_per_s"]
     rows = []
-    for name, label in (("trafilatura", "datatrove `Trafilatura(favour_precision=True)`"),
-                        ("ce-filter", "ce-filter `CEFilter()`")):
+    for name, label in STEPS:
         s = steps[name]
         c = {k: int(v) for k, v in s["counts"].items()}
         rows.append([label, num(s["docs_per_s"]), num(s["docs_per_s"] / base, ".1f") + "×",
                      num(1000 * s["step_seconds"] / max(1, c.get("total", 0)), ".2f"),
-                     f"{c.get('forwarded', 0)} / {c.get('dropped', 0)} / {c.get('timeout', 0)}",
+                     f"{c.get('total', 0)}: {c.get('forwarded', 0)} / {c.get('dropped', 0)} / "
+                     f"{c.get('timeout', 0)}",
                      num(s["task_rss_kb"] / 1024, ".0f"), num(s["children_rss_kb"] / 1024, ".0f"),
                      num(s["p"], ".3f"), num(s["r"], ".3f"), num(s["f1"], ".4f")])
-    main = table(["step", "docs/s", "vs Trafilatura", "extractor ms/doc", "kept / dropped / timeouts",
+    main = table(["step", "docs/s", "vs Trafilatura", "extractor ms/doc", "read: kept / dropped / timeouts",
                   "peak RSS task (MiB)", "peak RSS sandbox (MiB)", "P", "R", "F1"], rows)
-    corp = table(["corpus", "Trafilatura F1", "ce-filter F1"],
-                 [[c, num(steps["trafilatura"]["per_corpus"][c], ".4f"),
-                   num(steps["ce-filter"]["per_corpus"][c], ".4f")] for c in r["corpora"]])
+    f1s = [[num(steps[name]["per_corpus"][c], ".4f") for name, _ in STEPS] for c in r["corpora"]]
+    corp = table(["corpus", "records", *(f"F1 {label.split('`')[1]}" for _, label in STEPS)],
+                 [[c, str(r["per_corpus_pages"][c]), *f] for c, f in zip(r["corpora"], f1s)])
     tasks = f"{a.tasks} task" + ("s" if a.tasks > 1 else "")
     return "\n".join([
         run_header(command_line(a), a.pin), "",
         f"{r['pages']} HTML records ({r['distinct']} distinct corpus pages), `LocalPipelineExecutor`, "
-        f"{tasks}, per-document timeout {a.doc_timeout:g} s for both steps.", "",
+        f"{tasks}, per-document timeout {a.doc_timeout:g} s for every step.", "",
         main, "",
         "Token F1 per corpus (mean over the records of each corpus):", "",
         corp,
