@@ -163,3 +163,40 @@ def test_recall_is_accepted_where_this_ce_filter_has_it():
     else:
         with pytest.raises(ValueError, match="recall"):
             CEFilter(recall=True)
+
+
+def test_bench_warc_maps_every_record_back_to_its_gold(tmp_path):
+    """The benchmark's WARC: HTML records the reader selects, URLs as crawled where known, and
+    record ids that lead each written document back to its page (so the F1 is of the right page)."""
+    pytest.importorskip("warcio", reason="needs the warc extra")
+    from ce_filter.bench import datatrove as bench
+    from warcio.archiveiterator import ArchiveIterator
+
+    from ce_filter.learn.corpus import Doc
+
+    docs = [Doc("a", PAGE.encode(), "Rivers of the north", url="http://site.example/a"),
+            Doc("b", b'<html><head><link rel="canonical" href="https://news.example/b.html"></head>'
+                     b"<body><p>Other</p></body></html>", "Other"),
+            Doc("c", b"<p>c</p>", "Cold water")]
+    bench.write_warcs(docs, ["x", "x", "y z"], tmp_path / "w", files=2, n_pages=7)
+    recs = []
+    for f in sorted((tmp_path / "w").glob("*.warc.gz")):
+        with open(f, "rb") as fh:
+            recs += [(r.rec_headers.get_header("WARC-Record-ID"), r.rec_headers.get_header("WARC-Target-URI"),
+                      r.rec_headers.get_header("WARC-Identified-Payload-Type")) for r in ArchiveIterator(fh)]
+    assert len(recs) == 7 and {t for _, _, t in recs} == {"text/html"}
+    urls = {bench.record_index(rid): url for rid, url, _ in recs}
+    assert sorted(urls) == list(range(7))
+    assert urls[0] == urls[3] == "http://site.example/a"
+    assert urls[1] == "https://news.example/b.html" and urls[2] == "http://bench.invalid/y-z/c.html"
+
+    out = tmp_path / "out"
+    out.mkdir()
+    ids = {bench.record_index(rid): rid for rid, _, _ in recs}
+    written = [{"id": ids[i], "text": docs[i % 3].gold} for i in (0, 2, 3, 4, 5)]  # 1 dropped, 6 lost
+    (out / "00000.jsonl").write_text("".join(json.dumps(d) + "\n" for d in written))
+    s = bench.score(out, docs, ["x", "x", "y z"], 7)
+    assert s["docs_out"] == len(written)
+    assert s["per_corpus"]["y z"] == 1.0  # records 2 and 5: the gold itself
+    assert s["per_corpus"]["x"] == pytest.approx(3 / 5)  # 0, 3, 4 right; 1 and 6 empty
+    assert s["f1"] == pytest.approx(5 / 7)
