@@ -231,8 +231,10 @@ def report(r: dict[str, Any], a: argparse.Namespace) -> str:
     corp = table(["corpus", "records", *(f"F1 {label.split('`')[1]}" for _, label in STEPS)],
                  [[c, str(r["per_corpus_pages"][c]), *f] for c, f in zip(r["corpora"], f1s)])
     tasks = f"{a.tasks} task" + ("s" if a.tasks > 1 else "")
+    from importlib.metadata import version
+
     return "\n".join([
-        run_header(command_line(a), a.pin), "",
+        run_header(command_line(a), a.pin), f"- datatrove: {version('datatrove')}", "",
         f"{r['pages']} HTML records ({r['distinct']} distinct corpus pages), `LocalPipelineExecutor`, "
         f"{tasks}, per-document timeout {a.doc_timeout:g} s for every step.", "",
         main, "",
