@@ -67,7 +67,8 @@ class CEFilter(BaseExtractor):  # type: ignore[misc, unused-ignore]  # datatrove
         metadata: run the metadata rules and language identification (title, author, date,
             language); False saves about a tenth of the time and leaves them out.
         keep_empty: forward pages without text (``doc.text == ""``, the reason in
-            ``doc.metadata["reason"]``) instead of dropping them.
+            ``doc.metadata["reason"]``) instead of dropping them; counted as forwarded and
+            under ``empty: <reason>``.
         timeout: seconds one document may take (datatrove's sandbox), as for ``Trafilatura``.
     """
 
@@ -145,7 +146,8 @@ class CEFilter(BaseExtractor):  # type: ignore[misc, unused-ignore]  # datatrove
                     self.stat_update(StatHints.forwarded)
                     self.update_doc_stats(doc)
                     yield doc
+                elif self.keep_empty:
+                    self.stat_update(StatHints.forwarded, f"empty: {meta.get('reason') or 'no text'}")
+                    yield doc
                 else:
                     self.stat_update(StatHints.dropped, f"empty: {meta.get('reason') or 'no text'}")
-                    if self.keep_empty:
-                        yield doc

@@ -116,8 +116,11 @@ def test_empty_page_is_dropped_and_counted_with_its_reason():
     assert st["total"] == 3 and st["forwarded"] == 1 and st["dropped"] == 2
     assert sum(v for k, v in st.items() if k.startswith("empty: ")) == 2
 
-    kept = _run(CEFilter(keep_empty=True), [Document("<html><body></body></html>", "b")])
+    step = CEFilter(keep_empty=True)
+    kept = _run(step, [Document("<html><body></body></html>", "b")])
     assert kept[0].text == "" and kept[0].metadata["reason"]
+    st = {k: v.total for k, v in step.stats.stats.items()}
+    assert st["forwarded"] == 1 and "dropped" not in st and st[f"empty: {kept[0].metadata['reason']}"] == 1
 
 
 class _Slow(CEFilter):
@@ -130,7 +133,7 @@ class _Slow(CEFilter):
 
 
 def test_a_page_past_the_timeout_costs_one_document():
-    step = _Slow(timeout=0.5)
+    step = _Slow(timeout=2)
     t0 = time.monotonic()
     out = _run(step, [Document(PAGE, "a"), Document(PAGE.replace("Rivers", "SLOW"), "slow"),
                       Document(PAGE, "c")])
