@@ -19,7 +19,7 @@ from collections.abc import Iterator
 from typing import Any
 
 from ..extras import MissingExtra
-from ..options import ExtractOptions
+from ..options import ExtractOptions, model_file
 
 try:
     from datatrove.pipeline.extractors.base import BaseExtractor, ExtractorSandbox  # type: ignore[import-untyped, import-not-found, unused-ignore]
@@ -52,6 +52,8 @@ def _options(model: str | None, precise: bool, threshold: float | None, comments
         if "recall" not in {f.name for f in dataclasses.fields(ExtractOptions)}:
             raise ValueError("recall=True: this ce-filter has no recall option")
         kw["recall"] = True
+    if model is not None:
+        model_file(model)  # a missing or malformed model file: ValueError here, not in every task
     return ExtractOptions(**kw)
 
 

@@ -148,6 +148,8 @@ def test_options_are_checked_at_construction_and_the_step_pickles():
 
     with pytest.raises(ValueError):
         CEFilter(threshold=2)
+    with pytest.raises(ValueError, match="no such model file"):
+        CEFilter(model="/nonexistent/model.json")
     step = CEFilter(precise=True, metadata=False)
     assert step.extractor().threshold >= CEFilter().extractor().threshold
     copy = dill.loads(dill.dumps(step))
