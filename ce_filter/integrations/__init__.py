@@ -1,0 +1,1 @@
+"""Steps for other data-processing frameworks (each behind its own extra)."""

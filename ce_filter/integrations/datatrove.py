@@ -1,0 +1,155 @@
+"""ce-filter as a datatrove extractor step: :class:`CEFilter` stands where datatrove's
+``Trafilatura`` stands (``WarcReader`` -> extractor -> filters -> writer).
+
+Same ``Document`` in and out: ``doc.text`` (the HTML the reader decoded) becomes the clean
+text, and the page's own fields go into ``doc.metadata`` (:data:`METADATA_KEYS`; the reader's
+``url`` and ``date``, the crawl date, are left as they are). A page left with no text is
+dropped the way datatrove's extractors drop it, counted under ``dropped`` and, per reason,
+under ``empty: <reason>`` in the step's stats. Each page runs in datatrove's extractor sandbox
+(a forked child with a per-document ``timeout``), exactly as ``Trafilatura`` does, so a page
+that hangs costs one document, not the task.
+
+Needs the ``datatrove`` extra: ``pip install 'ce-filter[datatrove]'``.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+from collections.abc import Iterator
+from typing import Any
+
+from ..extras import MissingExtra
+from ..options import ExtractOptions, model_file
+
+try:
+    from datatrove.pipeline.extractors.base import BaseExtractor, ExtractorSandbox  # type: ignore[import-untyped, import-not-found, unused-ignore]
+    from datatrove.utils.logging import logger  # type: ignore[import-untyped, import-not-found, unused-ignore]
+    from datatrove.utils.typeshelper import StatHints  # type: ignore[import-untyped, import-not-found, unused-ignore]
+except ImportError as e:  # pragma: no cover - exercised only without the extra
+    raise MissingExtra("ce_filter.integrations.datatrove", "datatrove") from e
+
+__all__ = ["CEFilter", "METADATA_KEYS"]
+
+# doc.metadata key -> Extraction attribute. ``date_published`` is the page's own date (the
+# reader's ``date`` is the crawl date and stays); ``reason`` is set only when there is one.
+METADATA_KEYS: dict[str, str] = {
+    "title": "title",
+    "author": "author",
+    "date_published": "date",
+    "language": "language",
+    "page_type": "page_type",
+    "page_type_prob": "page_type_prob",
+}
+# one small page for the sandbox's warm-up (the child's first call runs every code path once)
+_WARMUP = ("<html><head><title>t</title></head><body><p>ce-filter warm-up page.</p></body></html>", None)
+
+
+def _options(model: str | None, precise: bool, threshold: float | None, comments: bool,
+             recall: bool) -> ExtractOptions:
+    """The CLI's extraction options; ``recall`` only where this ce-filter has that option."""
+    kw: dict[str, Any] = {"model": model, "precise": precise, "threshold": threshold, "comments": comments}
+    if recall:
+        if "recall" not in {f.name for f in dataclasses.fields(ExtractOptions)}:
+            raise ValueError("recall=True: this ce-filter has no recall option")
+        kw["recall"] = True
+    if model is not None:
+        model_file(model)  # a missing or malformed model file: ValueError here, not in every task
+    return ExtractOptions(**kw)
+
+
+class CEFilter(BaseExtractor):  # type: ignore[misc, unused-ignore]  # datatrove is untyped
+    """ce-filter's main-content extraction as a datatrove step.
+
+    Args:
+        model: a model JSON file (``ce-filter train``); None for the shipped model.
+        precise: the precision-leaning cut (``--precise``).
+        threshold: the block probability cut in [0, 1] (``--threshold``).
+        comments: keep user comments (``--comments``, the article+comments model).
+        recall: the recall-leaning cut (``--recall``), where this ce-filter has it.
+        metadata: run the metadata rules and language identification (title, author, date,
+            language); False saves about a tenth of the time and leaves them out.
+        keep_empty: forward pages without text (``doc.text == ""``, the reason in
+            ``doc.metadata["reason"]``) instead of dropping them; counted as forwarded and
+            under ``empty: <reason>``.
+        timeout: seconds one document may take (datatrove's sandbox), as for ``Trafilatura``.
+    """
+
+    name = "✂ ce-filter"
+    _requires_dependencies: list[str] = []
+
+    def __init__(self, model: str | None = None, *, precise: bool = False, threshold: float | None = None,
+                 comments: bool = False, recall: bool = False, metadata: bool = True,
+                 keep_empty: bool = False, timeout: float = 1) -> None:
+        super().__init__(timeout)
+        self.options = _options(model, precise, threshold, comments, recall)  # checked now, not per task
+        self.metadata = metadata
+        self.keep_empty = keep_empty
+        self._warned_error = False
+        self._extractor: Any = None  # made once per task (in run), inherited by the sandbox's child
+
+    def __getstate__(self) -> dict[str, Any]:
+        state = self.__dict__.copy()
+        state["_extractor"] = None  # the step travels to tasks as its options; each task loads the model
+        return state
+
+    def extractor(self) -> Any:
+        """The ce_filter Extractor of this step's options (loaded on first use)."""
+        if self._extractor is None:
+            ex = self.options.extractor()
+            ex.metadata = self.metadata  # (an Extractor attribute: the options' cut stays as made)
+            self._extractor = ex
+        return self._extractor
+
+    def extract(self, text: str, url: str | None = None) -> tuple[str, dict[str, Any]]:
+        """(clean text, metadata fields) of one page. Runs in the sandbox's child: the result
+        is what travels back through its pipe."""
+        ex = self.extractor().extract(text, url or None)
+        meta: dict[str, Any] = {}
+        if self.metadata:
+            for key, attr in METADATA_KEYS.items():
+                value = getattr(ex, attr, None)
+                if value not in (None, ""):
+                    meta[key] = value
+        elif ex.page_type:
+            meta["page_type"], meta["page_type_prob"] = ex.page_type, ex.page_type_prob
+        if ex.reason:
+            meta["reason"] = ex.reason
+        return ex.text or "", meta
+
+    def run(self, data: Any, rank: int = 0, world_size: int = 1) -> Iterator[Any]:
+        """BaseExtractor's loop and stats, with the page's fields kept beside its text."""
+        self.extractor()  # load in the task, before the sandbox forks: the child starts warm
+        with ExtractorSandbox(timeout=self.timeout, warmup_text=_WARMUP) as sandbox:
+            for doc in data:
+                self.stat_update(StatHints.total)
+                with self.track_time():
+                    try:
+                        text, meta = sandbox.process_document((doc.text, doc.metadata.get("url")),
+                                                              self.extract)
+                        self.stat_update("extracted")
+                    except TimeoutError:
+                        self.stat_update("timeout")
+                        logger.warning("⏰ Timeout while cleaning record text. Skipping record.")
+                        continue
+                    except EOFError:
+                        self.stat_update("broken_process")
+                        logger.warning("Process died unexpectedly, will create new process for next document")
+                        continue
+                    except Exception as e:  # noqa: BLE001 - as BaseExtractor: one warning, the run goes on
+                        self.stat_update("clean_error")
+                        if not self._warned_error:
+                            logger.warning(f'❌ Error "{e}" while cleaning record text. Skipping record. '
+                                           f"This message will only appear once.")
+                            self._warned_error = True
+                        continue
+                doc.text = text
+                doc.metadata.update(meta)
+                if text:
+                    self.stat_update(StatHints.forwarded)
+                    self.update_doc_stats(doc)
+                    yield doc
+                elif self.keep_empty:
+                    self.stat_update(StatHints.forwarded, f"empty: {meta.get('reason') or 'no text'}")
+                    yield doc
+                else:
+                    self.stat_update(StatHints.dropped, f"empty: {meta.get('reason') or 'no text'}")

@@ -1,0 +1,207 @@
+"""The datatrove step: ``WarcReader -> CEFilter -> JsonlWriter`` on the local executor gives the
+texts ``ce-filter warc`` gives; empty pages are dropped and counted; a slow page costs one
+document, not the task."""
+
+from __future__ import annotations
+
+import json
+import time
+from pathlib import Path
+
+import pytest
+
+pytest.importorskip("datatrove", reason="needs the datatrove extra: pip install 'ce-filter[datatrove]'")
+
+from datatrove.data import Document  # noqa: E402
+
+from ce_filter.integrations.datatrove import CEFilter  # noqa: E402
+
+from .conftest import REPO, run_cli  # noqa: E402
+
+SAMPLE = REPO / "samples" / "sample.warc.gz"
+PAGE = ("<html><head><title>Rivers</title></head><body><nav><a href='/'>Home</a></nav><article>"
+        "<h1>Rivers of the north</h1>"
+        + "".join(f"<p>Paragraph {i}: the river runs north past the old mill, where the water is cold "
+                  f"and clear all through the year, and the town keeps its records.</p>" for i in range(8))
+        + "</article><footer>Copyright</footer></body></html>")
+
+
+def _reader_ready_warcs(src: Path, out_dir: Path) -> int:
+    """``src`` rewritten as two WARC files with ``WARC-Identified-Payload-Type`` on each response,
+    as Common Crawl writes them: datatrove's WarcReader picks HTML by that header (else by
+    libmagic, which calls two of the sample's five pages JavaScript). Returns the HTML records."""
+    from warcio.archiveiterator import ArchiveIterator
+    from warcio.warcwriter import WARCWriter
+
+    out_dir.mkdir()
+    html = 0
+    files = [open(out_dir / f"part-{i}.warc.gz", "wb") for i in range(2)]
+    try:
+        writers = [WARCWriter(f, gzip=True) for f in files]
+        with open(src, "rb") as fh:
+            for i, rec in enumerate(ArchiveIterator(fh)):
+                if rec.rec_type == "response" and rec.http_headers:
+                    ctype = (rec.http_headers.get_header("Content-Type") or "").split(";")[0].strip()
+                    rec.rec_headers.replace_header("WARC-Identified-Payload-Type", ctype)
+                    html += ctype == "text/html"
+                writers[i % 2].write_record(rec)
+    finally:
+        for f in files:
+            f.close()
+    return html
+
+
+def _stats(stats, step_name: str) -> dict[str, int]:
+    for s in stats.stats:
+        if s.name.endswith(step_name):
+            return {k: v.total for k, v in s.stats.items()}
+    raise AssertionError(f"no stats for {step_name}")
+
+
+def test_warc_pipeline_gives_the_cli_texts(tmp_path):
+    for mod in ("warcio", "cchardet", "magic", "orjson"):
+        pytest.importorskip(mod, reason="datatrove's WarcReader/JsonlWriter need the datatrove extra")
+    from datatrove.executor import LocalPipelineExecutor
+    from datatrove.pipeline.readers import WarcReader
+    from datatrove.pipeline.writers import JsonlWriter
+
+    n_html = _reader_ready_warcs(SAMPLE, tmp_path / "in")
+    assert n_html == 5
+    r = run_cli(["warc", str(SAMPLE), "--to", f"jsonl:{tmp_path / 'cli.jsonl'}"])
+    assert r.returncode == 0, r.stderr.decode()
+    cli = {x["url"]: x for x in map(json.loads, (tmp_path / "cli.jsonl").read_text("utf-8").splitlines())}
+    assert len(cli) == n_html and all(x["text"] for x in cli.values())
+
+    stats = LocalPipelineExecutor(
+        pipeline=[WarcReader(str(tmp_path / "in")), CEFilter(),
+                  JsonlWriter(str(tmp_path / "out"), compression=None)],
+        tasks=2, workers=2, logging_dir=str(tmp_path / "logs"),
+    ).run()
+    docs = [json.loads(line) for f in sorted((tmp_path / "out").glob("*.jsonl"))
+            for line in f.read_text("utf-8").splitlines()]
+    assert len(list((tmp_path / "out").glob("*.jsonl"))) == 2  # both tasks had a file to read
+    by_url = {d["metadata"]["url"]: d for d in docs}
+    assert len(docs) == len(by_url) == n_html
+    assert set(by_url) == set(cli)
+    for url, rec in cli.items():
+        d = by_url[url]
+        assert d["text"] == rec["text"], url
+        meta = d["metadata"]
+        assert meta["title"] == rec["title"]
+        assert meta.get("language") == rec["language"]
+        assert meta.get("page_type") == rec["page_type"]
+        assert meta.get("author") == rec["author"]
+        assert meta.get("date_published") == rec["date"]
+        assert meta["date"].startswith("20")  # the reader's crawl date is left as it was
+    ex = _stats(stats, "ce-filter")
+    assert ex["total"] == ex["extracted"] == ex["forwarded"] == n_html
+    assert "dropped" not in ex
+
+
+def _run(step: CEFilter, docs: list[Document]) -> list[Document]:
+    return list(step.run(iter(docs)))
+
+
+def test_empty_page_is_dropped_and_counted_with_its_reason():
+    docs = [Document(PAGE, "a", metadata={"url": "http://x.invalid/a"}),
+            Document("<html><body></body></html>", "b", metadata={"url": "http://x.invalid/b"}),
+            Document("", "c")]
+    step = CEFilter()
+    out = _run(step, docs)
+    assert [d.id for d in out] == ["a"]
+    assert "river runs north" in out[0].text and "<p>" not in out[0].text
+    assert "Copyright" not in out[0].text
+    assert out[0].metadata["title"] and out[0].metadata["language"] == "en"
+    st = {k: v.total for k, v in step.stats.stats.items()}
+    assert st["total"] == 3 and st["forwarded"] == 1 and st["dropped"] == 2
+    assert sum(v for k, v in st.items() if k.startswith("empty: ")) == 2
+
+    step = CEFilter(keep_empty=True)
+    kept = _run(step, [Document("<html><body></body></html>", "b")])
+    assert kept[0].text == "" and kept[0].metadata["reason"]
+    st = {k: v.total for k, v in step.stats.stats.items()}
+    assert st["forwarded"] == 1 and "dropped" not in st and st[f"empty: {kept[0].metadata['reason']}"] == 1
+
+
+class _Slow(CEFilter):
+    """A page marked SLOW hangs (what a pathological page does to a real extractor)."""
+
+    def extract(self, text, url=None):
+        if "SLOW" in text:
+            time.sleep(30)
+        return super().extract(text, url)
+
+
+def test_a_page_past_the_timeout_costs_one_document():
+    step = _Slow(timeout=2)
+    t0 = time.monotonic()
+    out = _run(step, [Document(PAGE, "a"), Document(PAGE.replace("Rivers", "SLOW"), "slow"),
+                      Document(PAGE, "c")])
+    assert time.monotonic() - t0 < 20
+    assert [d.id for d in out] == ["a", "c"]
+    st = {k: v.total for k, v in step.stats.stats.items()}
+    assert st["timeout"] == 1 and st["forwarded"] == 2
+
+
+def test_options_are_checked_at_construction_and_the_step_pickles():
+    import dill
+
+    with pytest.raises(ValueError):
+        CEFilter(threshold=2)
+    with pytest.raises(ValueError, match="no such model file"):
+        CEFilter(model="/nonexistent/model.json")
+    step = CEFilter(precise=True, metadata=False)
+    assert step.extractor().threshold >= CEFilter().extractor().threshold
+    copy = dill.loads(dill.dumps(step))
+    assert copy._extractor is None and copy.options == step.options  # the model is loaded per task
+    out = _run(copy, [Document(PAGE, "a")])
+    assert out and "title" not in out[0].metadata  # metadata=False: no rules run
+
+
+def test_recall_is_accepted_where_this_ce_filter_has_it():
+    import dataclasses
+
+    from ce_filter.options import ExtractOptions
+
+    if "recall" in {f.name for f in dataclasses.fields(ExtractOptions)}:
+        assert CEFilter(recall=True).options.recall is True  # type: ignore[attr-defined]
+    else:
+        with pytest.raises(ValueError, match="recall"):
+            CEFilter(recall=True)
+
+
+def test_bench_warc_maps_every_record_back_to_its_gold(tmp_path):
+    """The benchmark's WARC: HTML records the reader selects, URLs as crawled where known, and
+    record ids that lead each written document back to its page (so the F1 is of the right page)."""
+    pytest.importorskip("warcio", reason="needs the warc extra")
+    from ce_filter.bench import datatrove as bench
+    from warcio.archiveiterator import ArchiveIterator
+
+    from ce_filter.learn.corpus import Doc
+
+    docs = [Doc("a", PAGE.encode(), "Rivers of the north", url="http://site.example/a"),
+            Doc("b", b'<html><head><link rel="canonical" href="https://news.example/b.html"></head>'
+                     b"<body><p>Other</p></body></html>", "Other"),
+            Doc("c", b"<p>c</p>", "Cold water")]
+    bench.write_warcs(docs, ["x", "x", "y z"], tmp_path / "w", files=2, n_pages=7)
+    recs = []
+    for f in sorted((tmp_path / "w").glob("*.warc.gz")):
+        with open(f, "rb") as fh:
+            recs += [(r.rec_headers.get_header("WARC-Record-ID"), r.rec_headers.get_header("WARC-Target-URI"),
+                      r.rec_headers.get_header("WARC-Identified-Payload-Type")) for r in ArchiveIterator(fh)]
+    assert len(recs) == 7 and {t for _, _, t in recs} == {"text/html"}
+    urls = {bench.record_index(rid): url for rid, url, _ in recs}
+    assert sorted(urls) == list(range(7))
+    assert urls[0] == urls[3] == "http://site.example/a"
+    assert urls[1] == "https://news.example/b.html" and urls[2] == "http://bench.invalid/y-z/c.html"
+
+    out = tmp_path / "out"
+    out.mkdir()
+    ids = {bench.record_index(rid): rid for rid, _, _ in recs}
+    written = [{"id": ids[i], "text": docs[i % 3].gold} for i in (0, 2, 3, 4, 5)]  # 1 dropped, 6 lost
+    (out / "00000.jsonl").write_text("".join(json.dumps(d) + "\n" for d in written))
+    s = bench.score(out, docs, ["x", "x", "y z"], 7)
+    assert s["docs_out"] == len(written)
+    assert s["per_corpus"]["y z"] == 1.0  # records 2 and 5: the gold itself
+    assert s["per_corpus"]["x"] == pytest.approx(3 / 5)  # 0, 3, 4 right; 1 and 6 empty
+    assert s["f1"] == pytest.approx(5 / 7)
