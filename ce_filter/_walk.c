@@ -177,9 +177,36 @@ static PyObject *utf8_str(const char *p, size_t n) {
 
 
 /* ---- the document capsule ---- */
+/* Parsed documents are kept for the next pages (a few, of pages up to POOL_PAGE_MAX bytes):
+ * creating and destroying a Lexbor document costs a fixed ~90 us a page, a third of a small
+ * page's parse. Lexbor cleans a document it parses again, all but its quirks mode, which is
+ * set back to no-quirks (as a new document starts) where probe_cmode found the field; without
+ * it every page gets a new document. The pool is read and written with the GIL held. */
+#define POOL_MAX 4
+#define POOL_PAGE_MAX (1 << 20)
+static void *pool[POOL_MAX];
+static int n_pool = 0;
+static size_t cmode_at = 0;  /* byte offset of lxb_dom_document_t.compat_mode; 0: no reuse */
+
+static void *doc_take(void) {
+    if (n_pool) {
+        void *doc = pool[--n_pool];
+        *(int *)((char *)doc + cmode_at) = 0;  /* LXB_DOM_DOCUMENT_CMODE_NO_QUIRKS */
+        return doc;
+    }
+    return L.doc_create();
+}
+
+static void doc_give(void *doc, size_t size) {
+    if (cmode_at && n_pool < POOL_MAX && size <= POOL_PAGE_MAX)
+        pool[n_pool++] = doc;
+    else
+        L.doc_destroy(doc);
+}
+
 static void doc_free(PyObject *cap) {
     void *doc = PyCapsule_GetPointer(cap, "ce_filter.lexbor_doc");
-    if (doc) L.doc_destroy(doc);
+    if (doc) doc_give(doc, (size_t)(uintptr_t)PyCapsule_GetContext(cap));
 }
 
 /* parse(html[, utf8]): ``utf8``, where given, is exactly html's UTF-8 (the page's own bytes,
@@ -206,7 +233,7 @@ static PyObject *py_parse(PyObject *self, PyObject *const *args, Py_ssize_t narg
         s = PyBytes_AS_STRING(enc);
         n = PyBytes_GET_SIZE(enc);
     }
-    void *doc = L.doc_create();
+    void *doc = doc_take();
     if (!doc) { Py_XDECREF(enc); return PyErr_NoMemory(); }
     unsigned int status;
     Py_BEGIN_ALLOW_THREADS
@@ -219,7 +246,11 @@ static PyObject *py_parse(PyObject *self, PyObject *const *args, Py_ssize_t narg
         return NULL;
     }
     PyObject *cap = PyCapsule_New(doc, "ce_filter.lexbor_doc", doc_free);
-    if (!cap) L.doc_destroy(doc);
+    if (!cap || PyCapsule_SetContext(cap, (void *)(uintptr_t)n) < 0) {
+        Py_XDECREF(cap);  /* (its destructor gives the document back) */
+        if (!cap) L.doc_destroy(doc);
+        return NULL;
+    }
     return cap;
 }
 
@@ -1702,7 +1733,31 @@ static void probe_layout(void) {
     direct = ok && seen_text >= 8;
 }
 
+/* Where lxb_dom_document_t keeps its quirks mode (right after its node), checked on three
+ * pages whose modes the HTML standard fixes: no doctype (quirks, 1), the HTML5 doctype
+ * (no-quirks, 0), HTML 4.01 Transitional with a system id (limited quirks, 2). */
+static void probe_cmode(void) {
+    static const char *pages[3] = {
+        "<p>x",
+        "<!DOCTYPE html><p>x",
+        "<!DOCTYPE html PUBLIC \"-//W3C//DTD HTML 4.01 Transitional//EN\" "
+        "\"http://www.w3.org/TR/html4/loose.dtd\"><p>x"};
+    static const int want[3] = {1, 0, 2};
+    size_t at = sizeof(node_t);
+    int ok = 1;
+    for (int i = 0; i < 3 && ok; i++) {
+        void *doc = L.doc_create();
+        if (!doc) return;
+        ok = L.doc_parse(doc, (const lxb_char_t *)pages[i], strlen(pages[i])) == 0 &&
+             *(int *)((char *)doc + at) == want[i];
+        L.doc_destroy(doc);
+    }
+    cmode_at = ok ? at : 0;
+}
+
 static PyObject *py_direct(PyObject *self, PyObject *noarg) { return PyBool_FromLong(direct); }
+
+static PyObject *py_reuse(PyObject *self, PyObject *noarg) { return PyBool_FromLong(cmode_at != 0); }
 
 static PyMethodDef methods[] = {
     {"configure", py_configure, METH_VARARGS, "Set the tag tables (from segment.py)."},
@@ -1712,6 +1767,7 @@ static PyMethodDef methods[] = {
      "parse(html, utf8=None): parse a str (or its UTF-8 bytes) with Lexbor; returns a document capsule."},
     {"segment", py_segment, METH_VARARGS, "Walk a parsed document once; returns the raw block columns."},
     {"direct", py_direct, METH_NOARGS, "Whether node fields are read directly (see probe_layout)."},
+    {"reuse", py_reuse, METH_NOARGS, "Whether parsed documents are reused (see probe_cmode)."},
     {"elem_list", py_elem_list, METH_O, "Unpack segment()'s packed elements."},
     {"vocab_table", py_vocab_table, METH_VARARGS, "A token list and its weights, for ic_sums."},
     {"page_tokens", py_page_tokens, METH_VARARGS, "Tokenise segment()'s packed elements once."},
@@ -1766,5 +1822,6 @@ PyMODINIT_FUNC PyInit__walk(void) {
     dlclose(h);  /* NOLOAD handle: the module stays loaded by Python */
     if (bad) return NULL;
     if (!getenv("CE_FILTER_WALK_NO_DIRECT")) probe_layout();
+    if (!getenv("CE_FILTER_WALK_NO_REUSE")) probe_cmode();
     return PyModule_Create(&moddef);
 }
