@@ -149,3 +149,32 @@ def test_threads_reading_one_extraction_run_its_rules_once_in_effect(serial):
     for t in ts:
         t.join()
     assert out.author == "Set By Caller" and out.date == expected[0]["date"]
+
+
+def test_scrapy_pipeline_filters_pages_in_threads(serial):
+    """FilterPipeline with CE_FILTER_THREADS > 1 and the budget off: one shared Extractor,
+    pages filtered side by side by the reactor pool's threads, each record the serial one."""
+    pytest.importorskip("scrapy")
+    from ce_filter.pipelines.scrapy_pipelines import FilterPipeline
+
+    from ce_filter.budget import Budget
+
+    with pytest.raises(ValueError, match="CE_FILTER_THREADS"):
+        FilterPipeline(budget=Budget(0, 0), threads=0)
+    _, expected = serial
+    pipe = FilterPipeline(budget=Budget(0, 0), threads=4)
+    assert len({id(e) for e in pipe.extractors}) == 1
+    items = [{"url": PAGES[i][1], "body": PAGES[i][0]} for i in range(0, 1000, 7)
+             if isinstance(PAGES[i][0], bytes)]
+
+    def rec(item: dict) -> dict:
+        r = pipe.filter(item)
+        return {k: r[k] for k in ("text", "title", "author", "date", "language", "page_type", "reason")}
+
+    with ThreadPoolExecutor(8) as pool:
+        got = list(pool.map(rec, items))
+    want = [rec(it) for it in items]
+    assert got == want
+    by_url = {PAGES[i][1]: expected[i] for i in range(1000)}
+    assert all(g["text"] == by_url[it["url"]]["text"] for g, it in zip(got, items))
+    pipe.close_spider()
