@@ -308,6 +308,7 @@ typedef struct {
     Extra *ex; size_t n_ex, ex_cap;
     int n_by;
     Buf item;
+    Buf blob;  /* the packed elements (pack_all) */
 } W;
 
 /* bytes into the arena */
@@ -705,11 +706,31 @@ static int pack_elem(Buf *b, int64_t s, int64_t parent, void *node) {
     if (!c) cl = 0;
     if (!i) il = 0;
     ElemHead h = {s, parent, (uint32_t)cl, (uint32_t)il};
-    if (cl > UINT32_MAX || il > UINT32_MAX) { PyErr_SetString(PyExc_ValueError, "class/id too long"); return -1; }
+    if (cl > UINT32_MAX || il > UINT32_MAX) return -2;  /* class/id too long */
     if (buf_put(b, &h, sizeof h) < 0) return -1;
     if (cl && buf_put(b, c, cl) < 0) return -1;
     if (il && buf_put(b, i, il) < 0) return -1;
     return 0;
+}
+
+/* The packed elements (into w->blob, without the GIL): those that open a block or are
+ * ancestors of one. -1: out of memory, -2: a class/id too long. */
+static int pack_all(W *w) {
+    unsigned char *need = PyMem_RawCalloc(w->n_el + 1, 1);
+    if (!need) return -1;
+    for (size_t i = 0; i < w->n_b; i++)
+        for (int64_t s = w->b_int[i * NB_INT + 4]; s && !need[s]; s = w->parent[s]) need[s] = 1;
+    /* header: record count, largest serial; then the records in serial order (parents first) */
+    int64_t head[2] = {0, (int64_t)w->n_el};
+    int r = buf_put(&w->blob, head, sizeof head);
+    for (size_t s = 1; r == 0 && s <= w->n_el; s++) {
+        if (!need[s]) continue;
+        r = pack_elem(&w->blob, (int64_t)s, w->parent[s], w->enode[s]);
+        head[0]++;
+    }
+    if (r == 0) memcpy(w->blob.p, head, sizeof head);
+    PyMem_RawFree(need);
+    return r;
 }
 
 static PyObject *span_str(W *w, Span sp) { return utf8_str(w->ar.p + sp.off, sp.len); }
@@ -797,13 +818,8 @@ static PyObject *result(W *w, long n_nodes) {
     PyObject *counts = PyBytes_FromStringAndSize(w->b_cnt ? (const char *)w->b_cnt : "",
                                                  (Py_ssize_t)(nb * 3 * sizeof(double)));
     PyObject *elems = NULL, *title = NULL, *items = NULL;
-    unsigned char *need = PyMem_RawCalloc(w->n_el + 1, 1);
-    Buf blob = {0};
     PyObject *out = NULL;
-    if (!ints || !openers || !paths || !counts || !need) {
-        if (!need) PyErr_NoMemory();
-        goto done;
-    }
+    if (!ints || !openers || !paths || !counts) goto done;
     int64_t *pp = (int64_t *)PyBytes_AS_STRING(paths);
     int64_t *op = (int64_t *)PyBytes_AS_STRING(openers);
     int64_t *ip = (int64_t *)PyBytes_AS_STRING(ints);
@@ -816,18 +832,8 @@ static PyObject *result(W *w, long n_nodes) {
             pp[i * P + k] = s;
             s = s ? w->parent[s] : 0;
         }
-        for (s = r[4]; s && !need[s]; s = w->parent[s]) need[s] = 1;
     }
-    /* header: record count, largest serial; then the records in serial order (parents first) */
-    int64_t head[2] = {0, (int64_t)w->n_el};
-    if (buf_put(&blob, head, sizeof head) < 0) goto done;
-    for (size_t s = 1; s <= w->n_el; s++) {
-        if (!need[s]) continue;
-        if (pack_elem(&blob, (int64_t)s, w->parent[s], w->enode[s]) < 0) goto done;
-        head[0]++;
-    }
-    memcpy(blob.p, head, sizeof head);
-    elems = PyBytes_FromStringAndSize(blob.p, (Py_ssize_t)blob.n);
+    elems = PyBytes_FromStringAndSize(w->blob.p, (Py_ssize_t)w->blob.n);
     if (!elems) goto done;
     title = span_str(w, w->title);
     items = title ? build_head(w) : NULL;
@@ -845,8 +851,6 @@ done:
     Py_XDECREF(paths);
     Py_XDECREF(counts);
     Py_XDECREF(elems);
-    PyMem_RawFree(need);
-    PyMem_RawFree(blob.p);
     return out;
 }
 
@@ -1346,14 +1350,16 @@ static PyObject *py_ic_sums(PyObject *self, PyObject *args) {
     vidx = PyMem_RawMalloc((t->n_tok + 1) * sizeof *vidx);
     sum = PyMem_RawCalloc(R + 1, sizeof *sum);
     if (!vidx || !sum) { PyErr_NoMemory(); goto done; }
-    int any = 0;
+    /* the page's tokens and the vocabulary do not change: summed without the GIL */
+    int any = 0, nomem = 0;
+    PyThreadState *ts = PyEval_SaveThread();
     for (size_t k = 0; k < t->n_tok; k++) {
         vidx[k] = vocab_find(v, t->text + t->toff[k], t->tlen[k], t->thash[k]);
         any |= vidx[k] >= 0;
     }
     if (any && !anc) {
         bits = PyMem_RawCalloc(nw, sizeof *bits);
-        if (!bits) { PyErr_NoMemory(); goto done; }
+        if (!bits) { nomem = 1; goto computed; }
         for (size_t r = 1; r <= R; r++) {
             int hit = 0;
             for (uint32_t j = t->first[r]; j < t->first[r + 1]; j++) {
@@ -1373,7 +1379,7 @@ static PyObject *py_ic_sums(PyObject *self, PyObject *args) {
         fb = PyMem_RawCalloc(R + 1, sizeof *fb);
         fsum = PyMem_RawCalloc(R + 1, sizeof *fsum);
         summed = PyMem_RawCalloc(R + 1, 1);
-        if (!bits || !fb || !fsum || !summed) { PyErr_NoMemory(); goto done; }
+        if (!bits || !fb || !fsum || !summed) { nomem = 1; goto computed; }
         memset(bits, 0, nw * sizeof *bits);
         summed[0] = 1;  /* no tokens: 0.0 */
         int32_t slots = 1;
@@ -1396,6 +1402,9 @@ static PyObject *py_ic_sums(PyObject *self, PyObject *args) {
             }
         }
     }
+computed:
+    PyEval_RestoreThread(ts);
+    if (nomem) { PyErr_NoMemory(); goto done; }
     out = PyBytes_FromStringAndSize(NULL, (Py_ssize_t)(nb * sizeof(double)));
     if (!out) goto done;
     double *o = (double *)PyBytes_AS_STRING(out);
@@ -1622,8 +1631,14 @@ static PyObject *py_segment(PyObject *self, PyObject *args) {
         bad = lang.n && !add_attrs(&w, IT_LANG, &lang, 1);
     }
     if (!bad && root) bad = walk(&w, root, &n_nodes) < 0;
+    if (!bad) {
+        int r = pack_all(&w);
+        bad = r == -2 ? 2 : r < 0;  /* 2: a class/id too long; 1: out of memory */
+    }
     Py_END_ALLOW_THREADS
-    if (bad)
+    if (bad == 2)
+        PyErr_SetString(PyExc_ValueError, "class/id too long");
+    else if (bad)
         PyErr_NoMemory();  /* the walk fails only where memory runs out */
     else
         out = result(&w, n_nodes);
@@ -1632,6 +1647,7 @@ static PyObject *py_segment(PyObject *self, PyObject *args) {
     PyMem_RawFree(w.b_txt);
     PyMem_RawFree(w.items);
     PyMem_RawFree(w.ex);
+    PyMem_RawFree(w.blob.p);
     PyMem_RawFree(w.cur.p);
     PyMem_RawFree(w.anc.p);
     PyMem_RawFree(w.tmp.p);
