@@ -68,7 +68,7 @@ def main(specs: list[str], limit: int | None) -> None:
     for d in docs[:20]:  # warm-up: imports, regex compiles, the language model
         staged_extract(ex, d.html, d.url or None)
         ex.extract(d.html, d.url or None).to_dict()
-        res(d.html)
+        res(d.html, None)
     k = len(STAGES)
     for d in docs:
         url = d.url or None
@@ -78,7 +78,7 @@ def main(specs: list[str], limit: int | None) -> None:
         call(k + 1, lambda: bare_walk(LexborHTMLParser(html)))
         call(k + 2, lambda: ex.extract(d.html, url).text)
         call(k + 3, lambda: ex.extract(d.html, url).to_dict())
-        call(k + 4, lambda: res(d.html))
+        call(k + 4, lambda: res(d.html, None))
     print(f"{len(docs)} pages", file=sys.stderr)
 
 

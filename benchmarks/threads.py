@@ -91,6 +91,8 @@ def main() -> None:
     ap.add_argument("--repeat", type=int, default=3)
     ap.add_argument("--limit", type=int)
     ap.add_argument("--text", action="store_true", help="the text alone (default: the whole record)")
+    ap.add_argument("--scrapy", action="store_true",
+                    help="through the Scrapy FilterPipeline (budget off, CE_FILTER_THREADS = the threads)")
     a = ap.parse_args()
 
     from ce_filter import Extractor
@@ -106,14 +108,29 @@ def main() -> None:
     else:
         def fn(p: Any) -> Any:
             return ex.extract(p[0], p[1]).to_dict()
+    fn_n = fn
+    if a.scrapy:
+        from ce_filter.pipelines.scrapy_pipelines import FilterPipeline
+
+        from ce_filter.budget import Budget
+
+        pipes = {n: FilterPipeline(budget=Budget(0, 0), threads=n) for n in (1, a.threads)}
+
+        def fn(p: Any) -> Any:
+            return pipes[1].filter({"url": p[1] or "", "body": p[0]})
+
+        def fn_n(p: Any) -> Any:
+            return pipes[a.threads].filter({"url": p[1] or "", "body": p[0]})
+
     run_pass(fn, pages[:50], 1)  # warm-up
     share, spent = gil_free_share(fn, pages)
     one, many = [], []
     for _ in range(a.repeat):
         one.append(run_pass(fn, pages, 1))
-        many.append(run_pass(fn, pages, a.threads))
+        many.append(run_pass(fn_n, pages, a.threads))
     pps1, ppsn = len(pages) / min(one), len(pages) / min(many)
-    print(f"{len(pages)} pages ({', '.join(a.corpora)}), {'text' if a.text else 'whole record'}")
+    what = "Scrapy FilterPipeline.filter" if a.scrapy else "text" if a.text else "whole record"
+    print(f"{len(pages)} pages ({', '.join(a.corpora)}), {what}")
     print(f"time in GIL-releasing C calls: {100 * share:.0f} % of one thread's time")
     for k, v in sorted(spent.items(), key=lambda kv: -kv[1]):
         print(f"  {k:28s} {1000 * v / len(pages):.3f} ms/page")
