@@ -12,6 +12,7 @@ from __future__ import annotations
 
 import time
 from collections.abc import Callable
+from itertools import compress
 from typing import Any
 
 STAGES = ("decode", "pre-scan", "parse", "walk", "page kind", "features", "model", "select",
@@ -110,7 +111,7 @@ def _staged(ex: Any, data: bytes, url: str | None, run: Call, api: Any, decode_b
 
     def select() -> str:
         keep = ex.keep(blocks, scores, kind, len(html))[0]
-        return "\n\n".join([t for t, k in zip(blocks.texts, keep) if k])
+        return "\n\n".join(compress(blocks.texts, keep.tolist()))
 
     return run(7, select), blocks
 

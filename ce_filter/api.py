@@ -7,6 +7,7 @@ import threading
 from codecs import BOM_UTF8
 from collections.abc import Sequence
 from dataclasses import dataclass, field
+from itertools import compress
 from typing import Any, overload
 from urllib.parse import urljoin
 
@@ -415,7 +416,7 @@ class Extractor:
             kind, style = self.page_context(blocks, text_html, url)
             scores = self.model.block_scores(blocks, kind, style)
             keep, reason = self.keep(blocks, scores, kind, len(text_html))
-            kept = [t for t, k in zip(blocks.texts, keep) if k]
+            kept = list(compress(blocks.texts, keep.tolist()))  # (no numpy scalar per block)
             out = Extraction(
                 "\n\n".join(kept),
                 blocks.title,
