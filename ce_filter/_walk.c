@@ -1140,20 +1140,23 @@ typedef struct { int32_t *slot; size_t mask, n, cap; uint64_t *hash; } Index;
 static int index_init(Index *x) {
     x->mask = 63;
     x->slot = PyMem_RawCalloc(x->mask + 1, sizeof *x->slot);
-    if (!x->slot) { PyErr_NoMemory(); return -1; }
+    if (!x->slot) { if (PyGILState_Check()) PyErr_NoMemory(); return -1; }
     return 0;
 }
 
 /* Entry x->n, of hash h, into the empty slot j the lookup ended at. */
 static int index_add(Index *x, size_t j, uint64_t h) {
-    if (x->n >= INT32_MAX - 1) { PyErr_SetString(PyExc_ValueError, "too many class/id tokens"); return -1; }
+    if (x->n >= INT32_MAX - 1) {
+        if (PyGILState_Check()) PyErr_SetString(PyExc_ValueError, "too many class/id tokens");
+        return -1;
+    }
     if (grow((void **)&x->hash, &x->cap, x->n + 1, sizeof *x->hash) < 0) return -1;
     x->hash[x->n] = h;
     x->slot[j] = (int32_t)++x->n;
     if (2 * x->n <= x->mask) return 0;
     size_t cap = (x->mask + 1) * 2;
     int32_t *s = PyMem_RawCalloc(cap, sizeof *s);
-    if (!s) { PyErr_NoMemory(); return -1; }
+    if (!s) { if (PyGILState_Check()) PyErr_NoMemory(); return -1; }
     for (size_t k = 0; k < x->n; k++) {
         size_t i = x->hash[k] & (cap - 1);
         while (s[i]) i = (i + 1) & (cap - 1);
@@ -1210,7 +1213,7 @@ static int tb_token(const char *tok, size_t len, void *ctx) {
     if (id < 0) {
         size_t k = b->toks.n, c = b->cap_seen;
         if (len > UINT32_MAX || b->text.n > UINT32_MAX - len) {
-            PyErr_SetString(PyExc_ValueError, "too many class/id tokens");
+            if (PyGILState_Check()) PyErr_SetString(PyExc_ValueError, "too many class/id tokens");
             return -1;
         }
         if (grow((void **)&t->toff, &c, k + 1, sizeof *t->toff) < 0) return -1;
@@ -1245,7 +1248,10 @@ static int tb_value(TokBuild *b, const char *s, size_t n, PyObject *tokenizer) {
         }
     }
     size_t v = b->vals.n, c = b->cap_v;
-    if (b->n_vids > UINT32_MAX - n) { PyErr_SetString(PyExc_ValueError, "too many class/id tokens"); return -1; }
+    if (b->n_vids > UINT32_MAX - n) {
+        if (PyGILState_Check()) PyErr_SetString(PyExc_ValueError, "too many class/id tokens");
+        return -1;
+    }
     if (grow((void **)&b->vtext, &c, v + 2, sizeof *b->vtext) < 0) return -1;
     c = b->cap_v;
     if (grow((void **)&b->vlen, &c, v + 2, sizeof *b->vlen) < 0) return -1;
@@ -1280,25 +1286,36 @@ static PyObject *py_page_tokens(PyObject *self, PyObject *args) {
     b.t = t;
     if (!t->rec_of || !t->par || !t->first) { PyErr_NoMemory(); goto done; }
     if (index_init(&b.toks) < 0 || index_init(&b.vals) < 0) goto done;
+    /* where every class and id is ASCII (most pages) the tokenizer is never called: the
+     * records are then tokenised without the GIL (the packed bytes are held by pb) */
+    int ascii = 1, err = 0;
     size_t off = 2 * sizeof(int64_t);
+    for (size_t r = 1; r <= R && ascii; r++) {
+        ElemHead h;
+        const char *c, *i;
+        if (packed_next(&p, &off, &h, &c, &i) < 0) break;  /* (reported below) */
+        ascii = all_ascii(c, h.clen) && all_ascii(i, h.ilen);
+    }
+    PyThreadState *ts = ascii ? PyEval_SaveThread() : NULL;
+    off = 2 * sizeof(int64_t);
     for (size_t r = 1; r <= R; r++) {  /* record r (1-based; 0 = no element) */
         ElemHead h;
         const char *c, *i;
-        if (packed_next(&p, &off, &h, &c, &i) < 0) {
-            PyErr_SetString(PyExc_ValueError, "packed element list is cut short");
-            goto done;
-        }
-        if (b.n_ids > UINT32_MAX - h.clen - h.ilen) {
-            PyErr_SetString(PyExc_ValueError, "too many class/id tokens");
-            goto done;
-        }
+        if (packed_next(&p, &off, &h, &c, &i) < 0) { err = 1; break; }
+        if (b.n_ids > UINT32_MAX - h.clen - h.ilen) { err = 2; break; }
         t->rec_of[h.serial] = (int32_t)r;
         t->par[r] = t->rec_of[h.parent];
         t->first[r] = (uint32_t)b.n_ids;
         b.rec = (int32_t)r;
         if ((h.clen && tb_value(&b, c, h.clen, tokenizer) < 0) ||
-            (h.ilen && tb_value(&b, i, h.ilen, tokenizer) < 0)) goto done;
+            (h.ilen && tb_value(&b, i, h.ilen, tokenizer) < 0)) { err = 3; break; }
     }
+    if (ts) PyEval_RestoreThread(ts);
+    if (err == 1) PyErr_SetString(PyExc_ValueError, "packed element list is cut short");
+    if (err == 2) PyErr_SetString(PyExc_ValueError, "too many class/id tokens");
+    if (err == 3 && !PyErr_Occurred())  /* (an error met without the GIL) */
+        PyErr_SetString(PyExc_MemoryError, "class/id tokens: out of memory, or too many tokens");
+    if (err) goto done;
     t->first[R + 1] = (uint32_t)b.n_ids;
     t->text = b.text.p;
     b.text.p = NULL;
