@@ -8,9 +8,10 @@ the pages handed out to the threads from one queue; 1-thread and N-thread passes
 and the best of each is kept. Wall-clock, so on a machine other processes load it is a lower
 bound on what the threads give; the number of cores bounds it (N threads on 2 cores: at most
 2x). The GIL-free share is measured on one thread by timing every call of the C functions that
-release the GIL for their work (the parse, the walk, the dense features, the page signals,
-CETR's k-means): the rest of a page holds the GIL, which bounds what threads can give
-(Amdahl: 2 threads at most 1 / max(held share, 1/2) times one).
+release the GIL for their work (the parse, the walk, the class/id tokens and their weights,
+the dense features, the page signals, CETR's k-means): the rest of a page holds the GIL,
+which bounds what threads can give (Amdahl: 2 threads at most 1 / max(held share, 1/2) times
+one).
 """
 
 from __future__ import annotations
@@ -24,6 +25,7 @@ from typing import Any
 
 # (module, function) of the C calls that release the GIL for their work
 GIL_FREE = (("ce_filter._walk", "parse"), ("ce_filter._walk", "segment"),
+            ("ce_filter._walk", "page_tokens"), ("ce_filter._walk", "ic_sums"),
             ("ce_filter.features._dense", "dense_a"), ("ce_filter.features._dense", "dense_b"),
             ("ce_filter.features._dense", "context"), ("ce_filter._pagesig", "scan_html"),
             ("ce_filter._pagesig", "block_signals"), ("ce_filter._pagesig", "text_signals"),
