@@ -8,10 +8,10 @@ the pages handed out to the threads from one queue; 1-thread and N-thread passes
 and the best of each is kept. Wall-clock, so on a machine other processes load it is a lower
 bound on what the threads give; the number of cores bounds it (N threads on 2 cores: at most
 2x). The GIL-free share is measured on one thread by timing every call of the C functions that
-release the GIL for their work (the parse, the walk, the class/id tokens and their weights,
-the dense features, the page signals, CETR's k-means): the rest of a page holds the GIL,
-which bounds what threads can give (Amdahl: 2 threads at most 1 / max(held share, 1/2) times
-one).
+release the GIL for their work (the pre-parse scan, the parse, the walk, the class/id tokens
+and their weights, the dense features, the page signals, CETR's k-means, the mojibake
+test): the rest of a page holds the GIL, which bounds what threads can give (Amdahl: 2
+threads at most 1 / max(held share, 1/2) times one).
 """
 
 from __future__ import annotations
@@ -29,7 +29,8 @@ GIL_FREE = (("ce_filter._walk", "parse"), ("ce_filter._walk", "segment"),
             ("ce_filter.features._dense", "dense_a"), ("ce_filter.features._dense", "dense_b"),
             ("ce_filter.features._dense", "context"), ("ce_filter._pagesig", "scan_html"),
             ("ce_filter._pagesig", "block_signals"), ("ce_filter._pagesig", "text_signals"),
-            ("ce_filter.features._kmeans", "verdict"), ("ce_filter._mojibake", "suspect"))
+            ("ce_filter.features._kmeans", "verdict"), ("ce_filter._mojibake", "suspect"),
+            ("ce_filter._precheck", "scan"))
 
 
 def run_pass(fn: Callable[[Any], Any], pages: list[Any], threads: int) -> float:
@@ -75,6 +76,11 @@ def gil_free_share(fn: Callable[[Any], Any], pages: list[Any]) -> tuple[float, d
                 spent[_k] = spent.get(_k, 0.0) + time.perf_counter() - t0
 
         setattr(mod, name, timed)  # the callers look the function up on the module per call
+    import ce_filter.precheck as precheck  # (which holds its scan function itself)
+
+    real_scan = precheck._c_scan
+    if real_scan is not None:
+        precheck._c_scan = importlib.import_module("ce_filter._precheck").scan
     try:
         t0 = time.perf_counter()
         for p in pages:
@@ -83,6 +89,7 @@ def gil_free_share(fn: Callable[[Any], Any], pages: list[Any]) -> tuple[float, d
     finally:
         for mod, name, orig in saved:
             setattr(mod, name, orig)
+        precheck._c_scan = real_scan
     return sum(spent.values()) / total, spent
 
 
