@@ -1,55 +1,119 @@
 """ce-filter's own time, stage by stage, and the floor it is compared with.
 
-``staged_extract`` repeats ``Extractor.extract`` (ce_filter/api.py) with a clock between the
-stages. It is the one place that knows the internal names, so when the filter's internals
-are renamed only this function changes; tests/bench checks that its text still equals
-``Extractor.extract``'s.
+``staged_extract`` repeats ``Extractor.extract`` and the metadata rules (ce_filter/api.py) one
+stage at a time, each stage run through ``call`` (by default: timed with the clock). It is the
+one place that knows the internal names, so when the filter's internals are renamed only this
+function changes; tests/bench checks that its text still equals ``Extractor.extract``'s and its
+record ``to_dict()``'s. ``call`` is a hook so that the same sequence can be counted in machine
+instructions (``benchmarks/callgrind_stages.py`` runs each stage through a named C function).
 """
 
 from __future__ import annotations
 
 import time
+from collections.abc import Callable
+from itertools import compress
 from typing import Any
 
-STAGES = ("decode", "parse", "segment", "page kind", "features", "model", "assemble", "metadata")
+STAGES = ("decode", "pre-scan", "parse", "walk", "page kind", "features", "model", "select",
+          "metadata", "language")
+# what each stage is (docs/BENCHMARKS.md, "Where a page's time goes")
+STAGE_NOTES = {
+    "decode": "bytes to text: the binary check, the charset (decode.decode_bytes), mojibake repair",
+    "pre-scan": "the pre-parse cost scan (precheck.check: element count, attribute and depth work)",
+    "parse": "Lexbor parses the text (segment.parse)",
+    "walk": "the one C walk that cuts blocks and gathers what the features and rules read",
+    "page kind": "the page signals and the page-kind and page-style models (page_context)",
+    "features": "the dense feature columns and the token lists (features.page_inputs)",
+    "model": "stage 1, 2 and 3 scores (Model.scores)",
+    "select": "the cut, the thin-page rule and the kept text joined (Extractor.keep)",
+    "metadata": "the metadata rules: head, JSON-LD, byline, date, title (metadata.extract_metadata)",
+    "language": "the language of the kept text (language.page_language)",
+}
+Call = Callable[[int, Callable[[], Any]], Any]
 
 
-def staged_extract(ex: Any, data: bytes) -> tuple[str, list[float]]:
-    """(text, seconds per stage in STAGES order) for one page, as ``ex.extract(data)`` does it:
-    decode is the bytes to text with the binary check and the pre-parse cost scan, page kind
-    the page signals and the page-kind model, metadata the metadata rules and the language."""
+def _timed(secs: list[float]) -> Call:
+    clock = time.perf_counter
 
-    from ce_filter.api import BlockList, Extraction
-    from ce_filter.features import page_inputs
+    def call(i: int, fn: Callable[[], Any]) -> Any:
+        t0 = clock()
+        out = fn()
+        secs[i] += clock() - t0
+        return out
+
+    return call
+
+
+def staged_extract(ex: Any, data: bytes, url: str | None = None, call: Call | None = None,
+                   ) -> tuple[str, list[float]]:
+    """(text, seconds per stage in STAGES order) for one page, as ``ex.extract(data, url)``
+    followed by reading every metadata field does it. ``call(i, fn)`` runs stage ``i``'s
+    ``fn`` and returns its result (default: timed into the seconds returned)."""
+    from ce_filter import api
+    from ce_filter.decode import decode_bytes
+    from ce_filter.precheck import check
     from ce_filter.segment import parse, segment
 
-    clock = time.perf_counter
-    t0 = clock()
-    html, _enc, _cut, reason, utf8 = ex._decode(data)
-    t1 = clock()
-    if reason:
-        return "", [t1 - t0] + [0.0] * (len(STAGES) - 1)
-    tree = parse(html, utf8)
-    t2 = clock()
-    blocks = segment(tree)
-    t3 = clock()
+    secs = [0.0] * len(STAGES)
+    run = call or _timed(secs)
+    text, blocks = _staged(ex, data, url, run, api, decode_bytes, check, parse, segment)
+    if blocks is not None and ex.metadata:
+        page_head, extract_metadata, page_language = api._metadata_rules()
+
+        def meta() -> Any:
+            hd = page_head(blocks.head, blocks.title)
+            h1_at = (api.np.asarray(blocks.tag, dtype=api.np.int64) == api.TAG_H1).nonzero()[0].tolist()
+            return hd, extract_metadata(hd, url, blocks.texts, h1_at)
+
+        hd, _md = run(8, meta)
+        run(9, lambda: page_language(text, hd.lang))
+    return text, secs
+
+
+def _staged(ex: Any, data: bytes, url: str | None, run: Call, api: Any, decode_bytes: Any,
+            check: Any, parse: Any, segment: Any) -> tuple[str, Any]:
+    """Extractor._decode and Extractor.extract, stage by stage (bytes input only): the kept
+    text and the blocks (None where the page was refused before parsing)."""
+    def decode() -> Any:
+        if not data.strip():
+            return None
+        if api._looks_binary(data):
+            return None
+        d = data[: ex.max_bytes]
+        html, enc, repaired = decode_bytes(d, None)
+        raw = None if repaired or enc.startswith(("utf-16", "utf-32")) else d
+        if raw is None:
+            return html, enc, html.encode("utf-8", "surrogatepass"), "utf-8"
+        return html, enc, raw, enc
+
+    got = run(0, decode)
+    if got is None:
+        return "", None
+    html, enc, raw, enc_raw = got
+    cut, why = run(1, lambda: check(raw, ex.limits))
+    if why:
+        return "", None
+    utf8 = None
+    if cut < len(raw):
+        html = raw[:cut].decode(enc_raw, "replace")
+    else:
+        utf8 = api._own_utf8(raw, html, enc)
+    tree = run(2, lambda: parse(html, utf8))
+    blocks = run(3, lambda: segment(tree))
     if not len(blocks):
-        return "", [t1 - t0, t2 - t1, t3 - t2] + [0.0] * (len(STAGES) - 3)
-    kind, style = ex.page_context(blocks, html, None)
-    t4 = clock()
-    x, tokens = page_inputs(blocks, ex.model.spec, kind, style)
-    t5 = clock()
-    scores = ex.model.scores(x, tokens, blocks, kind, style)
-    t6 = clock()
-    keep = ex.keep(blocks, scores, kind, len(html))[0]
-    text = "\n\n".join([t for t, k in zip(blocks.texts, keep) if k])
-    out = Extraction(text, blocks.title, BlockList(blocks.texts, scores, keep))
-    t7 = clock()
-    if ex.metadata:
-        for k, v in ex._metadata_fields(blocks, None, text).items():  # what settle() runs
-            setattr(out, k, v)
-    t8 = clock()
-    return text, [t1 - t0, t2 - t1, t3 - t2, t4 - t3, t5 - t4, t6 - t5, t7 - t6, t8 - t7]
+        return "", blocks
+    kind, style = run(4, lambda: ex.page_context(blocks, html, url))
+    from ce_filter.features import page_inputs
+
+    x, tokens = run(5, lambda: page_inputs(blocks, ex.model.spec, kind, style))
+    scores = run(6, lambda: ex.model.scores(x, tokens, blocks, kind, style))
+
+    def select() -> str:
+        keep = ex.keep(blocks, scores, kind, len(html))[0]
+        return "\n\n".join(compress(blocks.texts, keep.tolist()))
+
+    return run(7, select), blocks
 
 
 def bare_walk(tree: Any) -> int:

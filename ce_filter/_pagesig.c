@@ -513,13 +513,18 @@ static PyObject *scan_html(PyObject *self, PyObject *args) {
     str_t s = {PyUnicode_KIND(html), PyUnicode_DATA(html), PyUnicode_GET_LENGTH(html)};
     if (limit < 0) limit = 0;
     if (s.n > limit) s.n = limit;
-    unsigned long long mask = declared(&s);
-    Py_ssize_t a = 0, e = 0;
-    int og = find_lit(&s, 0, "og:type", 7, 2) >= 0 && tag_search(&s, &OG_RX, &a, &e);
+    unsigned long long mask;
+    Py_ssize_t a = 0, e = 0, ca = 0, ce = 0;
+    int og, can;
+    /* a str does not change and the arguments hold it: read without the GIL */
+    Py_BEGIN_ALLOW_THREADS
+    mask = declared(&s);
+    og = find_lit(&s, 0, "og:type", 7, 2) >= 0 && tag_search(&s, &OG_RX, &a, &e);
+    can = want_canonical && tag_search(&s, &CANONICAL_RX, &ca, &ce);
+    Py_END_ALLOW_THREADS
     PyObject *og_v = group_or_none(html, og, a, e);
     if (og_v == NULL) return NULL;
-    int can = want_canonical && tag_search(&s, &CANONICAL_RX, &a, &e);
-    PyObject *can_v = group_or_none(html, can, a, e);
+    PyObject *can_v = group_or_none(html, can, ca, ce);
     if (can_v == NULL) {
         Py_DECREF(og_v);
         return NULL;
@@ -562,8 +567,7 @@ static int repeats(const int64_t *cont, const int64_t *tag, const double *cnt, P
         free(keys);
         free(count);
         free(where);
-        PyErr_NoMemory();
-        return -1;
+        return -1; /* out of memory: the caller raises (this runs without the GIL) */
     }
     Py_ssize_t maxc = 0;
     for (Py_ssize_t i = 0; i < n; i++) {
@@ -625,6 +629,9 @@ static PyObject *block_signals(PyObject *self, PyObject *args) {
     double v[N_BLOCK];
     double tok = 0.0, links = 0.0, long_words = 0.0, pre_words = 0.0, top = 0.0;
     Py_ssize_t linky = 0, shorts = 0, heads = 0, h1s = 0, pres = 0, fl[N_BITS] = {0};
+    int err;
+    /* the buffers are held (get_buf): the sums run without the GIL */
+    Py_BEGIN_ALLOW_THREADS
     for (Py_ssize_t i = 0; i < n; i++) {
         double w = cnt[3 * i + 1], a = cnt[3 * i + 2];
         tok += w;
@@ -669,12 +676,13 @@ static PyObject *block_signals(PyObject *self, PyObject *args) {
     v[19] = (double)fl[B_MAIN] / share_n;
     v[20] = (double)fl[B_NAVISH] / share_n;
     v[21] = (double)fl[B_A] / share_n;
-    int err = repeats(cont, tag, cnt, n, 1, v + 22) < 0 || repeats(cont, tag, cnt, n, 2, v + 25) < 0;
+    err = repeats(cont, tag, cnt, n, 1, v + 22) < 0 || repeats(cont, tag, cnt, n, 2, v + 25) < 0;
+    Py_END_ALLOW_THREADS
     PyBuffer_Release(&bc);
     PyBuffer_Release(&bf);
     PyBuffer_Release(&bt);
     PyBuffer_Release(&bp);
-    if (err) return NULL;
+    if (err) return PyErr_NoMemory();
     PyObject *out = PyTuple_New(N_BLOCK);
     if (out == NULL) return NULL;
     for (int i = 0; i < N_BLOCK; i++) {
@@ -757,18 +765,27 @@ static PyObject *text_signals(PyObject *self, PyObject *args) {
     Py_ssize_t limit;
     if (!PyArg_ParseTuple(args, "On", &texts, &limit)) return NULL;
     if (!need_config()) return NULL;
-    PyObject *seq = PySequence_Fast(texts, "text_signals: texts must be a sequence");
+    /* a tuple of the texts (a list could change under another thread), checked with the GIL;
+     * then their characters (str does not change) are read without it */
+    PyObject *seq = PySequence_Tuple(texts);
     if (seq == NULL) return NULL;
     words_t t;
     memset(&t, 0, sizeof t);
-    Py_ssize_t rem = limit < 0 ? 0 : limit, m = PySequence_Fast_GET_SIZE(seq);
-    for (Py_ssize_t i = 0; i < m && rem > 0; i++) {
-        PyObject *o = PySequence_Fast_GET_ITEM(seq, i);
+    Py_ssize_t rem = limit < 0 ? 0 : limit, m = PyTuple_GET_SIZE(seq), used = 0;
+    for (Py_ssize_t i = 0; i < m && rem > 0; i++, used++) {
+        PyObject *o = PyTuple_GET_ITEM(seq, i);
         if (!PyUnicode_Check(o) || PyUnicode_READY(o) < 0) {
             Py_DECREF(seq);
             if (!PyErr_Occurred()) PyErr_SetString(PyExc_TypeError, "text_signals: texts must be str");
             return NULL;
         }
+        if (i > 0) rem--; /* the joining space */
+        rem -= PyUnicode_GET_LENGTH(o) < rem ? PyUnicode_GET_LENGTH(o) : rem;
+    }
+    rem = limit < 0 ? 0 : limit;
+    Py_BEGIN_ALLOW_THREADS
+    for (Py_ssize_t i = 0; i < used && rem > 0; i++) {
+        PyObject *o = PyTuple_GET_ITEM(seq, i);
         if (i > 0) rem--; /* the joining space */
         Py_ssize_t len = PyUnicode_GET_LENGTH(o);
         if (len > rem) len = rem;
@@ -779,6 +796,7 @@ static PyObject *text_signals(PyObject *self, PyObject *args) {
         else if (kind == PyUnicode_2BYTE_KIND) tokens2(&t, d, len);
         else tokens4(&t, d, len);
     }
+    Py_END_ALLOW_THREADS
     Py_DECREF(seq);
     PyObject *g = PyTuple_New(n_word_groups);
     if (g == NULL) return NULL;

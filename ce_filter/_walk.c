@@ -89,8 +89,8 @@ static int buf_put(Buf *b, const void *s, size_t n) {
     if (b->n + n > b->cap) {
         size_t cap = b->cap ? b->cap : 256;
         while (cap < b->n + n) cap *= 2;
-        char *p = PyMem_Realloc(b->p, cap);
-        if (!p) { PyErr_NoMemory(); return -1; }
+        char *p = PyMem_RawRealloc(b->p, cap);
+        if (!p) { if (PyGILState_Check()) PyErr_NoMemory(); return -1; }
         b->p = p; b->cap = cap;
     }
     memcpy(b->p + b->n, s, n);
@@ -102,8 +102,8 @@ static int grow(void **p, size_t *cap, size_t need, size_t item) {
     if (need <= *cap) return 0;
     size_t c = *cap ? *cap : 64;
     while (c < need) c *= 2;
-    void *q = PyMem_Realloc(*p, c * item);
-    if (!q) { PyErr_NoMemory(); return -1; }
+    void *q = PyMem_RawRealloc(*p, c * item);
+    if (!q) { if (PyGILState_Check()) PyErr_NoMemory(); return -1; }
     *p = q; *cap = c;
     return 0;
 }
@@ -208,8 +208,8 @@ static size_t count_words(const unsigned char *s, size_t n) {
     return words;
 }
 
-/* " ".join(s.split()) as a Python str. */
-static PyObject *normalized(const unsigned char *s, size_t n, Buf *tmp) {
+/* " ".join(s.split()) as UTF-8 in tmp (no Python object: the walk runs without the GIL). */
+static int norm_into(const unsigned char *s, size_t n, Buf *tmp) {
     tmp->n = 0;
     size_t i = 0;
     while (i < n) {
@@ -218,16 +218,48 @@ static PyObject *normalized(const unsigned char *s, size_t n, Buf *tmp) {
         if (i >= n) break;
         size_t start = i;
         while (i < n && !space_at(s, n, i)) i++;  /* a word (non-space bytes) */
-        if (tmp->n && buf_put(tmp, " ", 1) < 0) return NULL;
-        if (buf_put(tmp, s + start, i - start) < 0) return NULL;
+        if (tmp->n && buf_put(tmp, " ", 1) < 0) return -1;
+        if (buf_put(tmp, s + start, i - start) < 0) return -1;
     }
-    return PyUnicode_DecodeUTF8(tmp->p ? tmp->p : "", (Py_ssize_t)tmp->n, "replace");
+    return 0;
 }
 
+static PyObject *utf8_str(const char *p, size_t n) {
+    return PyUnicode_DecodeUTF8(p ? p : "", (Py_ssize_t)n, "replace");
+}
+
+
 /* ---- the document capsule ---- */
+/* Parsed documents are kept for the next pages (a few, of pages up to POOL_PAGE_MAX bytes):
+ * creating and destroying a Lexbor document costs a fixed ~90 us a page, a third of a small
+ * page's parse. Lexbor cleans a document it parses again, all but its quirks mode, which is
+ * set back to no-quirks (as a new document starts) where probe_cmode found the field; without
+ * it every page gets a new document. The pool is read and written with the GIL held. */
+#define POOL_MAX 4
+#define POOL_PAGE_MAX (1 << 20)
+static void *pool[POOL_MAX];
+static int n_pool = 0;
+static size_t cmode_at = 0;  /* byte offset of lxb_dom_document_t.compat_mode; 0: no reuse */
+
+static void *doc_take(void) {
+    if (n_pool) {
+        void *doc = pool[--n_pool];
+        *(int *)((char *)doc + cmode_at) = 0;  /* LXB_DOM_DOCUMENT_CMODE_NO_QUIRKS */
+        return doc;
+    }
+    return L.doc_create();
+}
+
+static void doc_give(void *doc, size_t size) {
+    if (cmode_at && n_pool < POOL_MAX && size <= POOL_PAGE_MAX)
+        pool[n_pool++] = doc;
+    else
+        L.doc_destroy(doc);
+}
+
 static void doc_free(PyObject *cap) {
     void *doc = PyCapsule_GetPointer(cap, "ce_filter.lexbor_doc");
-    if (doc) L.doc_destroy(doc);
+    if (doc) doc_give(doc, (size_t)(uintptr_t)PyCapsule_GetContext(cap));
 }
 
 /* parse(html[, utf8]): ``utf8``, where given, is exactly html's UTF-8 (the page's own bytes,
@@ -254,7 +286,7 @@ static PyObject *py_parse(PyObject *self, PyObject *const *args, Py_ssize_t narg
         s = PyBytes_AS_STRING(enc);
         n = PyBytes_GET_SIZE(enc);
     }
-    void *doc = L.doc_create();
+    void *doc = doc_take();
     if (!doc) { Py_XDECREF(enc); return PyErr_NoMemory(); }
     unsigned int status;
     Py_BEGIN_ALLOW_THREADS
@@ -267,7 +299,11 @@ static PyObject *py_parse(PyObject *self, PyObject *const *args, Py_ssize_t narg
         return NULL;
     }
     PyObject *cap = PyCapsule_New(doc, "ce_filter.lexbor_doc", doc_free);
-    if (!cap) L.doc_destroy(doc);
+    if (!cap || PyCapsule_SetContext(cap, (void *)(uintptr_t)n) < 0) {
+        Py_XDECREF(cap);  /* (its destructor gives the document back) */
+        if (!cap) L.doc_destroy(doc);
+        return NULL;
+    }
     return cap;
 }
 
@@ -282,12 +318,27 @@ static lxb_char_t *text_of(void *node, size_t *len, lxb_char_t **owned) {
 }
 
 /* ---- the walk ---- */
+/* The walk runs without the GIL (other threads run Python meanwhile): it touches only the
+ * Lexbor document of this call and its own buffers, and writes what becomes Python objects
+ * (block texts, the title, the metadata items, the renderers' extras) as UTF-8 spans of one
+ * arena; build() makes the objects afterwards, with the GIL, in the same order. */
 typedef struct { tag_id_t tid; uint32_t flags; int64_t serial; } Entry;
 #define NB_INT 5
 /* Lexbor gives a tag it does not know an id that is an address (another one per process):
  * blocks record one fixed id for all of them, as segment.py does. */
 #define TAG_LIMIT 0x10000
 #define UNKNOWN_TAG 0xffff
+
+typedef struct { size_t off, len; } Span;
+/* a metadata item (segment.head_items' tuples): its kind and up to five string fields */
+enum { IT_LANG, IT_META, IT_LINK, IT_LD, IT_TIME, IT_BY };
+static const char *const item_kind[] = {"lang", "meta", "link", "ld", "time", "by"};
+static const int item_fields[] = {1, 2, 2, 1, 4, 5};
+typedef struct { int kind; Span f[5]; } Item;
+/* a renderer extra: a code block's raw text (pre), a numbered list item (ordered), a link,
+ * an image */
+enum { EX_PRE, EX_ORDERED, EX_LINK, EX_IMAGE };
+typedef struct { int kind; size_t at; Span a, b; } Extra;
 
 typedef struct {
     void *dom_doc;
@@ -300,37 +351,46 @@ typedef struct {
     /* per element, by serial (1-based): parent serial and node (NULL: no attributes) */
     int64_t *parent; void **enode; size_t n_el, el_cap, enode_cap;
     /* per block */
-    PyObject *texts, *anchors;
+    Buf ar;  /* the arena every span points into */
+    Span *b_txt; size_t txt_cap;  /* 2 per block: text, anchor text */
     int64_t *b_int; size_t n_b, b_cap;  /* NB_INT per block: n_tags, tag, depth, flags, opener */
     double *b_cnt; size_t cnt_cap;  /* 3 per block: characters, words, words in links */
-    PyObject *title;
-    PyObject *head;  /* segment.head_items' tuples */
-    int extras;  /* Blocks.extras wanted: */
-    PyObject *pre, *ordered, *links, *images;
+    Span title;
+    Item *items; size_t n_items, items_cap;  /* what the metadata reads */
+    int extras;  /* Blocks.extras wanted */
+    Extra *ex; size_t n_ex, ex_cap;
     int n_by;
     Buf item;
+    Buf blob;  /* the packed elements (pack_all) */
 } W;
+
+/* bytes into the arena */
+static int ar_put(W *w, const void *s, size_t n, Span *out) {
+    out->off = w->ar.n;
+    out->len = n;
+    return n ? buf_put(&w->ar, s, n) : 0;
+}
+
+static int add_extra(W *w, int kind, size_t at, const void *a, size_t an, const void *b, size_t bn) {
+    if (grow((void **)&w->ex, &w->ex_cap, w->n_ex + 1, sizeof(Extra)) < 0) return -1;
+    Extra *e = &w->ex[w->n_ex];
+    memset(e, 0, sizeof *e);
+    e->kind = kind;
+    e->at = at;
+    if (ar_put(w, a, an, &e->a) < 0 || ar_put(w, b, bn, &e->b) < 0) return -1;
+    w->n_ex++;
+    return 0;
+}
 
 /* segment_tree's extras at a flush: a code block's raw text, whether a list item is numbered */
 static int flush_extras(W *w) {
-    if (w->opener.flags & FLAG_PRE) {
-        PyObject *k = PyLong_FromSize_t(w->n_b);
-        PyObject *v = PyUnicode_DecodeUTF8(w->cur.p ? w->cur.p : "", (Py_ssize_t)w->cur.n, "replace");
-        int bad = !k || !v || PyDict_SetItem(w->pre, k, v) < 0;
-        Py_XDECREF(k);
-        Py_XDECREF(v);
-        if (bad) return -1;
-    }
+    if ((w->opener.flags & FLAG_PRE) && add_extra(w, EX_PRE, w->n_b, w->cur.p, w->cur.n, NULL, 0) < 0)
+        return -1;
     if (w->opener.tid == T_LI) {
         for (size_t j = w->sp; j-- > 0;) {
             tag_id_t t = w->stack[j].tid;
             if (KIND(t) & K_LIST) {
-                if (t == T_OL) {
-                    PyObject *k = PyLong_FromSize_t(w->n_b);
-                    int bad = !k || PyList_Append(w->ordered, k) < 0;
-                    Py_XDECREF(k);
-                    if (bad) return -1;
-                }
+                if (t == T_OL && add_extra(w, EX_ORDERED, w->n_b, NULL, 0, NULL, 0) < 0) return -1;
                 break;
             }
         }
@@ -340,16 +400,15 @@ static int flush_extras(W *w) {
 
 static int flush(W *w) {
     if (w->has_text) {
-        PyObject *t = normalized((unsigned char *)w->cur.p, w->cur.n, &w->tmp);
-        if (!t) return -1;
-        if (PyUnicode_GET_LENGTH(t) > 0) {
-            PyObject *a = PyUnicode_DecodeUTF8(w->anc.p ? w->anc.p : "", (Py_ssize_t)w->anc.n, "replace");
-            int bad = !a || PyList_Append(w->texts, t) < 0 || PyList_Append(w->anchors, a) < 0 ||
-                      grow((void **)&w->b_int, &w->b_cap, (w->n_b + 1) * NB_INT, sizeof(int64_t)) < 0 ||
-                      grow((void **)&w->b_cnt, &w->cnt_cap, (w->n_b + 1) * 3, sizeof(double)) < 0;
-            Py_XDECREF(a);
-            if (bad) { Py_DECREF(t); return -1; }
-            if (w->extras && flush_extras(w) < 0) { Py_DECREF(t); return -1; }
+        if (norm_into((unsigned char *)w->cur.p, w->cur.n, &w->tmp) < 0) return -1;
+        if (w->tmp.n > 0) {  /* the str of non-empty UTF-8 is never empty ("replace") */
+            if (grow((void **)&w->b_txt, &w->txt_cap, (w->n_b + 1) * 2, sizeof(Span)) < 0 ||
+                grow((void **)&w->b_int, &w->b_cap, (w->n_b + 1) * NB_INT, sizeof(int64_t)) < 0 ||
+                grow((void **)&w->b_cnt, &w->cnt_cap, (w->n_b + 1) * 3, sizeof(double)) < 0 ||
+                ar_put(w, w->tmp.p, w->tmp.n, &w->b_txt[w->n_b * 2]) < 0 ||
+                ar_put(w, w->anc.p, w->anc.n, &w->b_txt[w->n_b * 2 + 1]) < 0)
+                return -1;
+            if (w->extras && flush_extras(w) < 0) return -1;
             int64_t *r = w->b_int + w->n_b * NB_INT;
             r[0] = w->cur_tags;
             r[1] = (int64_t)w->opener.tid;
@@ -357,12 +416,11 @@ static int flush(W *w) {
             r[3] = w->opener.flags;
             r[4] = w->opener.serial;
             double *c = w->b_cnt + w->n_b * 3;
-            c[0] = (double)PyUnicode_GET_LENGTH(t);
+            c[0] = 0;  /* the str's length: set by build() */
             c[1] = (double)count_words((unsigned char *)w->tmp.p, w->tmp.n);
             c[2] = (double)count_words((unsigned char *)w->anc.p, w->anc.n);
             w->n_b++;
         }
-        Py_DECREF(t);
     }
     w->cur.n = 0;
     w->anc.n = 0;
@@ -375,14 +433,12 @@ static int flush(W *w) {
 static int set_title(W *w, void *node) {
     size_t len = 0;
     lxb_char_t *s = L.text_content(node, &len);
-    PyObject *t = normalized(s ? s : (const unsigned char *)"", s ? len : 0, &w->tmp);
+    int r = norm_into(s ? s : (const unsigned char *)"", s ? len : 0, &w->tmp);
     if (s) L.destroy_text(w->dom_doc, s);
-    if (!t) return -1;
-    Py_SETREF(w->title, t);
-    return 0;
+    return r < 0 ? -1 : ar_put(w, w->tmp.p, w->tmp.n, &w->title);
 }
 
-static int title_empty(W *w) { return PyUnicode_GET_LENGTH(w->title) == 0; }
+static int title_empty(W *w) { return w->title.len == 0; }
 
 /* ---- what the metadata reads: segment.head_items is the reference ---- */
 
@@ -436,10 +492,6 @@ static Str attr(void *el, const char *name) {
     return r;
 }
 
-static PyObject *str_of(Str v) {
-    return PyUnicode_DecodeUTF8(v.p ? (const char *)v.p : "", (Py_ssize_t)v.n, "replace");
-}
-
 /* The node after `node` in document order below `root`; NULL past root's last descendant. */
 static void *next_under(void *node, void *root) {
     void *c = FIRST_CHILD(node);
@@ -472,22 +524,32 @@ static int gather_text(W *w, void *root, size_t limit) {
     return 0;
 }
 
-/* segment._short_text */
-static PyObject *short_text(W *w, void *node) {
+/* segment._short_text, into the arena */
+static int short_text(W *w, void *node, Span *out) {
     int r = gather_text(w, node, max_item_text);
-    if (r < 0) return NULL;
-    if (r == 1) return PyUnicode_FromStringAndSize("", 0);
-    return normalized((unsigned char *)w->item.p, w->item.n, &w->tmp);
+    if (r < 0) return -1;
+    if (r == 1) return ar_put(w, NULL, 0, out);
+    if (norm_into((unsigned char *)w->item.p, w->item.n, &w->tmp) < 0) return -1;
+    return ar_put(w, w->tmp.p, w->tmp.n, out);
 }
 
-static int add_to(PyObject *list, PyObject *t) {
-    if (!t) return -1;
-    int r = PyList_Append(list, t);
-    Py_DECREF(t);
-    return r;
+/* A new item of `kind` (its fields are filled by the caller), or NULL when out of memory. */
+static Item *add_item(W *w, int kind) {
+    if (grow((void **)&w->items, &w->items_cap, w->n_items + 1, sizeof(Item)) < 0) return NULL;
+    Item *it = &w->items[w->n_items++];
+    memset(it, 0, sizeof *it);
+    it->kind = kind;
+    return it;
 }
 
-static int add_item(W *w, PyObject *t) { return add_to(w->head, t); }
+/* An item of `kind` whose fields are the attribute values vals[0..n-1], or NULL. */
+static Item *add_attrs(W *w, int kind, const Str *vals, int n) {
+    Item *it = add_item(w, kind);
+    if (!it) return NULL;
+    for (int k = 0; k < n; k++)
+        if (ar_put(w, vals[k].p, vals[k].n, &it->f[k]) < 0) return NULL;
+    return it;
+}
 
 /* segment.head_items */
 static int collect(W *w, void *node, tag_id_t tid, int body) {
@@ -498,30 +560,29 @@ static int collect(W *w, void *node, tag_id_t tid, int body) {
         if (!key.n) key = attr(node, "name");
         if (!key.n) key = attr(node, "itemprop");
         if (!key.n) key = attr(node, "http-equiv");
-        Str content = attr(node, "content");
-        if (key.n && content.n && add_item(w, Py_BuildValue("(sNN)", "meta", str_of(key), str_of(content))) < 0)
-            return -1;
+        Str v[2] = {key, attr(node, "content")};
+        if (key.n && v[1].n && !add_attrs(w, IT_META, v, 2)) return -1;
     } else if (tid == T_LINK || tid == T_A) {
         rel = attr(node, "rel");
         if (rel.n && (has_ci(rel.p, rel.n, "canonical") || has_ci(rel.p, rel.n, "author"))) {
-            Str href = attr(node, "href");
-            if (href.n && add_item(w, Py_BuildValue("(sNN)", "link", str_of(rel), str_of(href))) < 0)
-                return -1;
+            Str v[2] = {rel, attr(node, "href")};
+            if (v[1].n && !add_attrs(w, IT_LINK, v, 2)) return -1;
         }
     } else if (tid == T_SCRIPT) {
         Str type = attr(node, "type");
         if (type.n && has_ci(type.p, type.n, "ld+json")) {
             if (gather_text(w, node, 0) < 0) return -1;
-            PyObject *t = PyUnicode_DecodeUTF8(w->item.p ? w->item.p : "", (Py_ssize_t)w->item.n, "replace");
-            if (add_item(w, t ? Py_BuildValue("(sN)", "ld", t) : NULL) < 0) return -1;
+            Item *it = add_item(w, IT_LD);
+            if (!it || ar_put(w, w->item.p, w->item.n, &it->f[0]) < 0) return -1;
         }
     } else if (tid == T_TIME) {
-        PyObject *t = short_text(w, node);
-        if (t && PyUnicode_GET_LENGTH(t) > max_time_chars) Py_SETREF(t, PyUnicode_Substring(t, 0, max_time_chars));
-        if (add_item(w, t ? Py_BuildValue("(sNNNN)", "time", str_of(attr(node, "datetime")),
-                                          str_of(attr(node, "itemprop")), str_of(attr(node, "class")), t)
-                          : NULL) < 0)
-            return -1;
+        Str v[3] = {attr(node, "datetime"), attr(node, "itemprop"), attr(node, "class")};
+        Item *it = add_attrs(w, IT_TIME, v, 3);
+        if (!it) return -1;
+        size_t at = (size_t)(it - w->items);
+        Span t;
+        if (short_text(w, node, &t) < 0) return -1;
+        w->items[at].f[3] = t;  /* (the items may have moved: short_text does not add any) */
     }
     if (body && w->n_by < max_by_items) {
         Str cls = {NULL, 0}, idv = {NULL, 0};
@@ -534,10 +595,13 @@ static int collect(W *w, void *node, tag_id_t tid, int body) {
         if (has_by_word(cls.p, cls.n) || has_by_word(idv.p, idv.n) ||
             has_ci(rel.p, rel.n, "author") || has_ci(prop.p, prop.n, "author")) {
             w->n_by++;
-            PyObject *t = short_text(w, node);
-            if (add_item(w, t ? Py_BuildValue("(sNNNNN)", "by", str_of(cls), str_of(idv), str_of(rel),
-                                              str_of(prop), t) : NULL) < 0)
-                return -1;
+            Str v[4] = {cls, idv, rel, prop};
+            Item *it = add_attrs(w, IT_BY, v, 4);
+            if (!it) return -1;
+            size_t at = (size_t)(it - w->items);
+            Span t;
+            if (short_text(w, node, &t) < 0) return -1;
+            w->items[at].f[4] = t;
         }
     }
     return 0;
@@ -550,20 +614,15 @@ static int render_item(W *w, void *node, tag_id_t tid) {
         Str href = attr(node, "href");
         if (!href.n) return 0;
         if (gather_text(w, node, 0) < 0) return -1;
-        PyObject *t = normalized((unsigned char *)w->item.p, w->item.n, &w->tmp);
-        return add_to(w->links, t ? Py_BuildValue("(nNN)", (Py_ssize_t)nb, t, str_of(href)) : NULL);
+        if (norm_into((unsigned char *)w->item.p, w->item.n, &w->tmp) < 0) return -1;
+        return add_extra(w, EX_LINK, nb, w->tmp.p, w->tmp.n, href.p, href.n);
     }
     Str src = attr(node, "src");
     if (!src.n) src = attr(node, "data-src");
     Str alt = attr(node, "alt");
-    PyObject *a = normalized(alt.p ? alt.p : (const lxb_char_t *)"", alt.n, &w->tmp);
-    if (a && !src.n && !PyUnicode_GET_LENGTH(a)) {
-        Py_DECREF(a);
-        return 0;
-    }
-    PyObject *item = a ? Py_BuildValue("(nNN)", (Py_ssize_t)(w->has_text ? nb : (nb ? nb - 1 : 0)), a,
-                                       str_of(src)) : NULL;
-    return add_to(w->images, item);
+    if (norm_into(alt.p ? alt.p : (const lxb_char_t *)"", alt.n, &w->tmp) < 0) return -1;
+    if (!src.n && !w->tmp.n) return 0;
+    return add_extra(w, EX_IMAGE, w->has_text ? nb : (nb ? nb - 1 : 0), w->tmp.p, w->tmp.n, src.p, src.n);
 }
 
 /* The <head>: the text of its first <title> (when none was seen yet) and its items. */
@@ -700,29 +759,120 @@ static int pack_elem(Buf *b, int64_t s, int64_t parent, void *node) {
     if (!c) cl = 0;
     if (!i) il = 0;
     ElemHead h = {s, parent, (uint32_t)cl, (uint32_t)il};
-    if (cl > UINT32_MAX || il > UINT32_MAX) { PyErr_SetString(PyExc_ValueError, "class/id too long"); return -1; }
+    if (cl > UINT32_MAX || il > UINT32_MAX) return -2;  /* class/id too long */
     if (buf_put(b, &h, sizeof h) < 0) return -1;
     if (cl && buf_put(b, c, cl) < 0) return -1;
     if (il && buf_put(b, i, il) < 0) return -1;
     return 0;
 }
 
+/* The packed elements (into w->blob, without the GIL): those that open a block or are
+ * ancestors of one. -1: out of memory, -2: a class/id too long. */
+static int pack_all(W *w) {
+    unsigned char *need = PyMem_RawCalloc(w->n_el + 1, 1);
+    if (!need) return -1;
+    for (size_t i = 0; i < w->n_b; i++)
+        for (int64_t s = w->b_int[i * NB_INT + 4]; s && !need[s]; s = w->parent[s]) need[s] = 1;
+    /* header: record count, largest serial; then the records in serial order (parents first) */
+    int64_t head[2] = {0, (int64_t)w->n_el};
+    int r = buf_put(&w->blob, head, sizeof head);
+    for (size_t s = 1; r == 0 && s <= w->n_el; s++) {
+        if (!need[s]) continue;
+        r = pack_elem(&w->blob, (int64_t)s, w->parent[s], w->enode[s]);
+        head[0]++;
+    }
+    if (r == 0) memcpy(w->blob.p, head, sizeof head);
+    PyMem_RawFree(need);
+    return r;
+}
+
+static PyObject *span_str(W *w, Span sp) { return utf8_str(w->ar.p + sp.off, sp.len); }
+
+/* The metadata items as segment.head_items' tuples, in the walk's order. */
+static PyObject *build_head(W *w) {
+    PyObject *head = PyList_New((Py_ssize_t)w->n_items);
+    if (!head) return NULL;
+    for (size_t i = 0; i < w->n_items; i++) {
+        const Item *it = &w->items[i];
+        int nf = item_fields[it->kind];
+        PyObject *t = PyTuple_New(nf + 1);
+        if (!t) { Py_DECREF(head); return NULL; }
+        PyList_SET_ITEM(head, (Py_ssize_t)i, t);
+        PyObject *k = PyUnicode_FromString(item_kind[it->kind]);
+        if (!k) { Py_DECREF(head); return NULL; }
+        PyTuple_SET_ITEM(t, 0, k);
+        for (int f = 0; f < nf; f++) {
+            PyObject *v = span_str(w, it->f[f]);
+            if (v && it->kind == IT_TIME && f == 3 && PyUnicode_GET_LENGTH(v) > max_time_chars)
+                Py_SETREF(v, PyUnicode_Substring(v, 0, max_time_chars));
+            if (!v) { Py_DECREF(head); return NULL; }
+            PyTuple_SET_ITEM(t, f + 1, v);
+        }
+    }
+    return head;
+}
+
+/* Blocks.extras: ({block: raw code text}, [numbered list items], [(block, text, href)],
+ * [(block, alt, src)]) */
+static PyObject *build_extras(W *w) {
+    PyObject *pre = PyDict_New(), *ordered = PyList_New(0), *links = PyList_New(0), *images = PyList_New(0);
+    int bad = !pre || !ordered || !links || !images;
+    for (size_t i = 0; !bad && i < w->n_ex; i++) {
+        const Extra *e = &w->ex[i];
+        PyObject *k = PyLong_FromSize_t(e->at), *v = NULL;
+        if (!k) { bad = 1; break; }
+        if (e->kind == EX_PRE) {
+            v = span_str(w, e->a);
+            bad = !v || PyDict_SetItem(pre, k, v) < 0;
+        } else if (e->kind == EX_ORDERED) {
+            bad = PyList_Append(ordered, k) < 0;
+        } else {
+            PyObject *a = span_str(w, e->a), *b = span_str(w, e->b);
+            v = (a && b) ? PyTuple_Pack(3, k, a, b) : NULL;
+            Py_XDECREF(a);
+            Py_XDECREF(b);
+            bad = !v || PyList_Append(e->kind == EX_LINK ? links : images, v) < 0;
+        }
+        Py_DECREF(k);
+        Py_XDECREF(v);
+    }
+    PyObject *out = bad ? NULL : PyTuple_Pack(4, pre, ordered, links, images);
+    Py_XDECREF(pre);
+    Py_XDECREF(ordered);
+    Py_XDECREF(links);
+    Py_XDECREF(images);
+    return out;
+}
+
 static PyObject *result(W *w, long n_nodes) {
     size_t nb = w->n_b, P = (size_t)path_len;
+    PyObject *texts = PyList_New((Py_ssize_t)nb), *anchors = PyList_New((Py_ssize_t)nb);
+    if (!texts || !anchors) {
+        Py_XDECREF(texts);
+        Py_XDECREF(anchors);
+        return NULL;
+    }
+    for (size_t i = 0; i < nb; i++) {
+        PyObject *t = span_str(w, w->b_txt[2 * i]), *a = t ? span_str(w, w->b_txt[2 * i + 1]) : NULL;
+        if (!a) {
+            Py_XDECREF(t);
+            Py_DECREF(texts);
+            Py_DECREF(anchors);
+            return NULL;
+        }
+        w->b_cnt[i * 3] = (double)PyUnicode_GET_LENGTH(t);
+        PyList_SET_ITEM(texts, (Py_ssize_t)i, t);
+        PyList_SET_ITEM(anchors, (Py_ssize_t)i, a);
+    }
     /* n_tags, tag, depth, flags: one column after the other, each nb int64 */
     PyObject *ints = PyBytes_FromStringAndSize(NULL, (Py_ssize_t)(nb * 4 * sizeof(int64_t)));
     PyObject *openers = PyBytes_FromStringAndSize(NULL, (Py_ssize_t)(nb * sizeof(int64_t)));
     PyObject *paths = PyBytes_FromStringAndSize(NULL, (Py_ssize_t)(nb * P * sizeof(int64_t)));
     PyObject *counts = PyBytes_FromStringAndSize(w->b_cnt ? (const char *)w->b_cnt : "",
                                                  (Py_ssize_t)(nb * 3 * sizeof(double)));
-    PyObject *elems = NULL;
-    unsigned char *need = PyMem_Calloc(w->n_el + 1, 1);
-    Buf blob = {0};
+    PyObject *elems = NULL, *title = NULL, *items = NULL;
     PyObject *out = NULL;
-    if (!ints || !openers || !paths || !counts || !need) {
-        if (!need) PyErr_NoMemory();
-        goto done;
-    }
+    if (!ints || !openers || !paths || !counts) goto done;
     int64_t *pp = (int64_t *)PyBytes_AS_STRING(paths);
     int64_t *op = (int64_t *)PyBytes_AS_STRING(openers);
     int64_t *ip = (int64_t *)PyBytes_AS_STRING(ints);
@@ -735,32 +885,25 @@ static PyObject *result(W *w, long n_nodes) {
             pp[i * P + k] = s;
             s = s ? w->parent[s] : 0;
         }
-        for (s = r[4]; s && !need[s]; s = w->parent[s]) need[s] = 1;
     }
-    /* header: record count, largest serial; then the records in serial order (parents first) */
-    int64_t head[2] = {0, (int64_t)w->n_el};
-    if (buf_put(&blob, head, sizeof head) < 0) goto done;
-    for (size_t s = 1; s <= w->n_el; s++) {
-        if (!need[s]) continue;
-        if (pack_elem(&blob, (int64_t)s, w->parent[s], w->enode[s]) < 0) goto done;
-        head[0]++;
-    }
-    memcpy(blob.p, head, sizeof head);
-    elems = PyBytes_FromStringAndSize(blob.p, (Py_ssize_t)blob.n);
+    elems = PyBytes_FromStringAndSize(w->blob.p, (Py_ssize_t)w->blob.n);
     if (!elems) goto done;
-    PyObject *ex = w->extras ? Py_BuildValue("(OOOO)", w->pre, w->ordered, w->links, w->images)
-                             : Py_NewRef(Py_None);
+    title = span_str(w, w->title);
+    items = title ? build_head(w) : NULL;
+    PyObject *ex = !items ? NULL : w->extras ? build_extras(w) : Py_NewRef(Py_None);
     if (!ex) goto done;
-    out = Py_BuildValue("(OOOOOOOOlON)", w->texts, w->anchors, ints, openers, paths, counts, elems,
-                        w->title, n_nodes, w->head, ex);
+    out = Py_BuildValue("(OOOOOOOOlON)", texts, anchors, ints, openers, paths, counts, elems,
+                        title, n_nodes, items, ex);
 done:
+    Py_DECREF(texts);
+    Py_DECREF(anchors);
+    Py_XDECREF(title);
+    Py_XDECREF(items);
     Py_XDECREF(ints);
     Py_XDECREF(openers);
     Py_XDECREF(paths);
     Py_XDECREF(counts);
     Py_XDECREF(elems);
-    PyMem_Free(need);
-    PyMem_Free(blob.p);
     return out;
 }
 
@@ -869,10 +1012,10 @@ static int vocab_find(const Vocab *v, const char *s, size_t n, uint64_t h) {
 static void vocab_free(PyObject *cap) {
     Vocab *v = PyCapsule_GetPointer(cap, "ce_filter.vocab");
     if (!v) return;
-    PyMem_Free(v->slots);
-    PyMem_Free(v->w);
-    PyMem_Free(v->text);
-    PyMem_Free(v);
+    PyMem_RawFree(v->slots);
+    PyMem_RawFree(v->w);
+    PyMem_RawFree(v->text);
+    PyMem_RawFree(v);
 }
 
 /* vocab_table(tokens: list[str], weights: list[float]) -> capsule */
@@ -886,19 +1029,19 @@ static PyObject *py_vocab_table(PyObject *self, PyObject *args) {
     }
     size_t cap = 8, total = 0;
     while (cap < 2 * (size_t)n + 1) cap *= 2;
-    Vocab *v = PyMem_Calloc(1, sizeof *v);
+    Vocab *v = PyMem_RawCalloc(1, sizeof *v);
     if (!v) return PyErr_NoMemory();
     v->n = (int)n;
     v->mask = cap - 1;
-    v->slots = PyMem_Calloc(cap, sizeof(Slot));
-    v->w = PyMem_Calloc((size_t)n + 1, sizeof(double));
+    v->slots = PyMem_RawCalloc(cap, sizeof(Slot));
+    v->w = PyMem_RawCalloc((size_t)n + 1, sizeof(double));
     for (Py_ssize_t i = 0; i < n; i++) {
         Py_ssize_t len;
         if (!PyUnicode_Check(PyList_GET_ITEM(toks, i)) ||
             !PyUnicode_AsUTF8AndSize(PyList_GET_ITEM(toks, i), &len)) goto fail;
         total += (size_t)len;
     }
-    v->text = PyMem_Malloc(total + 1);
+    v->text = PyMem_RawMalloc(total + 1);
     if (!v->slots || !v->w || !v->text) { PyErr_NoMemory(); goto fail; }
     char *at = v->text;
     for (Py_ssize_t i = 0; i < n; i++) {
@@ -918,10 +1061,10 @@ static PyObject *py_vocab_table(PyObject *self, PyObject *args) {
     PyObject *c = PyCapsule_New(v, "ce_filter.vocab", vocab_free);
     if (c) return c;
 fail:
-    PyMem_Free(v->slots);
-    PyMem_Free(v->w);
-    PyMem_Free(v->text);
-    PyMem_Free(v);
+    PyMem_RawFree(v->slots);
+    PyMem_RawFree(v->w);
+    PyMem_RawFree(v->text);
+    PyMem_RawFree(v);
     if (!PyErr_Occurred()) PyErr_SetString(PyExc_TypeError, "tokens must be str");
     return NULL;
 }
@@ -1028,15 +1171,15 @@ typedef struct {
 
 static void page_tokens_free_ptr(PageTokens *t) {
     if (!t) return;
-    PyMem_Free(t->rec_of);
-    PyMem_Free(t->par);
-    PyMem_Free(t->first);
-    PyMem_Free(t->ids);
-    PyMem_Free(t->toff);
-    PyMem_Free(t->tlen);
-    PyMem_Free(t->thash);
-    PyMem_Free(t->text);
-    PyMem_Free(t);
+    PyMem_RawFree(t->rec_of);
+    PyMem_RawFree(t->par);
+    PyMem_RawFree(t->first);
+    PyMem_RawFree(t->ids);
+    PyMem_RawFree(t->toff);
+    PyMem_RawFree(t->tlen);
+    PyMem_RawFree(t->thash);
+    PyMem_RawFree(t->text);
+    PyMem_RawFree(t);
 }
 
 static void page_tokens_free(PyObject *cap) {
@@ -1049,35 +1192,38 @@ typedef struct { int32_t *slot; size_t mask, n, cap; uint64_t *hash; } Index;
 
 static int index_init(Index *x) {
     x->mask = 63;
-    x->slot = PyMem_Calloc(x->mask + 1, sizeof *x->slot);
-    if (!x->slot) { PyErr_NoMemory(); return -1; }
+    x->slot = PyMem_RawCalloc(x->mask + 1, sizeof *x->slot);
+    if (!x->slot) { if (PyGILState_Check()) PyErr_NoMemory(); return -1; }
     return 0;
 }
 
 /* Entry x->n, of hash h, into the empty slot j the lookup ended at. */
 static int index_add(Index *x, size_t j, uint64_t h) {
-    if (x->n >= INT32_MAX - 1) { PyErr_SetString(PyExc_ValueError, "too many class/id tokens"); return -1; }
+    if (x->n >= INT32_MAX - 1) {
+        if (PyGILState_Check()) PyErr_SetString(PyExc_ValueError, "too many class/id tokens");
+        return -1;
+    }
     if (grow((void **)&x->hash, &x->cap, x->n + 1, sizeof *x->hash) < 0) return -1;
     x->hash[x->n] = h;
     x->slot[j] = (int32_t)++x->n;
     if (2 * x->n <= x->mask) return 0;
     size_t cap = (x->mask + 1) * 2;
-    int32_t *s = PyMem_Calloc(cap, sizeof *s);
-    if (!s) { PyErr_NoMemory(); return -1; }
+    int32_t *s = PyMem_RawCalloc(cap, sizeof *s);
+    if (!s) { if (PyGILState_Check()) PyErr_NoMemory(); return -1; }
     for (size_t k = 0; k < x->n; k++) {
         size_t i = x->hash[k] & (cap - 1);
         while (s[i]) i = (i + 1) & (cap - 1);
         s[i] = (int32_t)k + 1;
     }
-    PyMem_Free(x->slot);
+    PyMem_RawFree(x->slot);
     x->slot = s;
     x->mask = cap - 1;
     return 0;
 }
 
 static void index_free(Index *x) {
-    PyMem_Free(x->slot);
-    PyMem_Free(x->hash);
+    PyMem_RawFree(x->slot);
+    PyMem_RawFree(x->hash);
 }
 
 /* While building: the distinct tokens (toks), and the distinct class/id values (vals) with
@@ -1120,7 +1266,7 @@ static int tb_token(const char *tok, size_t len, void *ctx) {
     if (id < 0) {
         size_t k = b->toks.n, c = b->cap_seen;
         if (len > UINT32_MAX || b->text.n > UINT32_MAX - len) {
-            PyErr_SetString(PyExc_ValueError, "too many class/id tokens");
+            if (PyGILState_Check()) PyErr_SetString(PyExc_ValueError, "too many class/id tokens");
             return -1;
         }
         if (grow((void **)&t->toff, &c, k + 1, sizeof *t->toff) < 0) return -1;
@@ -1155,7 +1301,10 @@ static int tb_value(TokBuild *b, const char *s, size_t n, PyObject *tokenizer) {
         }
     }
     size_t v = b->vals.n, c = b->cap_v;
-    if (b->n_vids > UINT32_MAX - n) { PyErr_SetString(PyExc_ValueError, "too many class/id tokens"); return -1; }
+    if (b->n_vids > UINT32_MAX - n) {
+        if (PyGILState_Check()) PyErr_SetString(PyExc_ValueError, "too many class/id tokens");
+        return -1;
+    }
     if (grow((void **)&b->vtext, &c, v + 2, sizeof *b->vtext) < 0) return -1;
     c = b->cap_v;
     if (grow((void **)&b->vlen, &c, v + 2, sizeof *b->vlen) < 0) return -1;
@@ -1178,37 +1327,48 @@ static PyObject *py_page_tokens(PyObject *self, PyObject *args) {
     PyObject *out = NULL;
     Packed p;
     TokBuild b = {0};
-    PageTokens *t = PyMem_Calloc(1, sizeof *t);
+    PageTokens *t = PyMem_RawCalloc(1, sizeof *t);
     if (!t) { PyErr_NoMemory(); goto done; }
     if (packed_open(&pb, &p) < 0) goto done;
     size_t R = (size_t)p.n_rec;
     t->n_rec = R;
     t->max_serial = (size_t)p.max_serial;
-    t->rec_of = PyMem_Calloc(t->max_serial + 1, sizeof *t->rec_of);
-    t->par = PyMem_Calloc(R + 1, sizeof *t->par);
-    t->first = PyMem_Calloc(R + 2, sizeof *t->first);
+    t->rec_of = PyMem_RawCalloc(t->max_serial + 1, sizeof *t->rec_of);
+    t->par = PyMem_RawCalloc(R + 1, sizeof *t->par);
+    t->first = PyMem_RawCalloc(R + 2, sizeof *t->first);
     b.t = t;
     if (!t->rec_of || !t->par || !t->first) { PyErr_NoMemory(); goto done; }
     if (index_init(&b.toks) < 0 || index_init(&b.vals) < 0) goto done;
+    /* where every class and id is ASCII (most pages) the tokenizer is never called: the
+     * records are then tokenised without the GIL (the packed bytes are held by pb) */
+    int ascii = 1, err = 0;
     size_t off = 2 * sizeof(int64_t);
+    for (size_t r = 1; r <= R && ascii; r++) {
+        ElemHead h;
+        const char *c, *i;
+        if (packed_next(&p, &off, &h, &c, &i) < 0) break;  /* (reported below) */
+        ascii = all_ascii(c, h.clen) && all_ascii(i, h.ilen);
+    }
+    PyThreadState *ts = ascii ? PyEval_SaveThread() : NULL;
+    off = 2 * sizeof(int64_t);
     for (size_t r = 1; r <= R; r++) {  /* record r (1-based; 0 = no element) */
         ElemHead h;
         const char *c, *i;
-        if (packed_next(&p, &off, &h, &c, &i) < 0) {
-            PyErr_SetString(PyExc_ValueError, "packed element list is cut short");
-            goto done;
-        }
-        if (b.n_ids > UINT32_MAX - h.clen - h.ilen) {
-            PyErr_SetString(PyExc_ValueError, "too many class/id tokens");
-            goto done;
-        }
+        if (packed_next(&p, &off, &h, &c, &i) < 0) { err = 1; break; }
+        if (b.n_ids > UINT32_MAX - h.clen - h.ilen) { err = 2; break; }
         t->rec_of[h.serial] = (int32_t)r;
         t->par[r] = t->rec_of[h.parent];
         t->first[r] = (uint32_t)b.n_ids;
         b.rec = (int32_t)r;
         if ((h.clen && tb_value(&b, c, h.clen, tokenizer) < 0) ||
-            (h.ilen && tb_value(&b, i, h.ilen, tokenizer) < 0)) goto done;
+            (h.ilen && tb_value(&b, i, h.ilen, tokenizer) < 0)) { err = 3; break; }
     }
+    if (ts) PyEval_RestoreThread(ts);
+    if (err == 1) PyErr_SetString(PyExc_ValueError, "packed element list is cut short");
+    if (err == 2) PyErr_SetString(PyExc_ValueError, "too many class/id tokens");
+    if (err == 3 && !PyErr_Occurred())  /* (an error met without the GIL) */
+        PyErr_SetString(PyExc_MemoryError, "class/id tokens: out of memory, or too many tokens");
+    if (err) goto done;
     t->first[R + 1] = (uint32_t)b.n_ids;
     t->text = b.text.p;
     b.text.p = NULL;
@@ -1219,14 +1379,14 @@ static PyObject *py_page_tokens(PyObject *self, PyObject *args) {
 done:
     PyBuffer_Release(&pb);
     page_tokens_free_ptr(t);
-    PyMem_Free(b.text.p);
+    PyMem_RawFree(b.text.p);
     index_free(&b.toks);
     index_free(&b.vals);
-    PyMem_Free(b.seen);
-    PyMem_Free(b.vtext);
-    PyMem_Free(b.vlen);
-    PyMem_Free(b.vfirst);
-    PyMem_Free(b.vids);
+    PyMem_RawFree(b.seen);
+    PyMem_RawFree(b.vtext);
+    PyMem_RawFree(b.vlen);
+    PyMem_RawFree(b.vfirst);
+    PyMem_RawFree(b.vids);
     return out;
 }
 
@@ -1257,17 +1417,19 @@ static PyObject *py_ic_sums(PyObject *self, PyObject *args) {
     if (!t || !v) goto done;
     size_t nw = ((size_t)v->n + 63) / 64 + 1, R = t->n_rec;
     size_t nb = (size_t)ob.len / sizeof(int64_t);
-    vidx = PyMem_Malloc((t->n_tok + 1) * sizeof *vidx);
-    sum = PyMem_Calloc(R + 1, sizeof *sum);
+    vidx = PyMem_RawMalloc((t->n_tok + 1) * sizeof *vidx);
+    sum = PyMem_RawCalloc(R + 1, sizeof *sum);
     if (!vidx || !sum) { PyErr_NoMemory(); goto done; }
-    int any = 0;
+    /* the page's tokens and the vocabulary do not change: summed without the GIL */
+    int any = 0, nomem = 0;
+    PyThreadState *ts = PyEval_SaveThread();
     for (size_t k = 0; k < t->n_tok; k++) {
         vidx[k] = vocab_find(v, t->text + t->toff[k], t->tlen[k], t->thash[k]);
         any |= vidx[k] >= 0;
     }
     if (any && !anc) {
-        bits = PyMem_Calloc(nw, sizeof *bits);
-        if (!bits) { PyErr_NoMemory(); goto done; }
+        bits = PyMem_RawCalloc(nw, sizeof *bits);
+        if (!bits) { nomem = 1; goto computed; }
         for (size_t r = 1; r <= R; r++) {
             int hit = 0;
             for (uint32_t j = t->first[r]; j < t->first[r + 1]; j++) {
@@ -1283,11 +1445,11 @@ static PyObject *py_ic_sums(PyObject *self, PyObject *args) {
         /* bits + q * nw: the tokens of an element and its ancestors, in slot q = fb[r] (0: none;
          * an element that adds no vocabulary token shares its parent's slot), summed once
          * (summed[q]); slots are filled by copying, so only slot 0 is cleared */
-        bits = PyMem_Malloc((R + 1) * nw * sizeof *bits);
-        fb = PyMem_Calloc(R + 1, sizeof *fb);
-        fsum = PyMem_Calloc(R + 1, sizeof *fsum);
-        summed = PyMem_Calloc(R + 1, 1);
-        if (!bits || !fb || !fsum || !summed) { PyErr_NoMemory(); goto done; }
+        bits = PyMem_RawMalloc((R + 1) * nw * sizeof *bits);
+        fb = PyMem_RawCalloc(R + 1, sizeof *fb);
+        fsum = PyMem_RawCalloc(R + 1, sizeof *fsum);
+        summed = PyMem_RawCalloc(R + 1, 1);
+        if (!bits || !fb || !fsum || !summed) { nomem = 1; goto computed; }
         memset(bits, 0, nw * sizeof *bits);
         summed[0] = 1;  /* no tokens: 0.0 */
         int32_t slots = 1;
@@ -1310,6 +1472,9 @@ static PyObject *py_ic_sums(PyObject *self, PyObject *args) {
             }
         }
     }
+computed:
+    PyEval_RestoreThread(ts);
+    if (nomem) { PyErr_NoMemory(); goto done; }
     out = PyBytes_FromStringAndSize(NULL, (Py_ssize_t)(nb * sizeof(double)));
     if (!out) goto done;
     double *o = (double *)PyBytes_AS_STRING(out);
@@ -1317,12 +1482,12 @@ static PyObject *py_ic_sums(PyObject *self, PyObject *args) {
     for (size_t k = 0; k < nb; k++) o[k] = sum[opener_rec(t, openers[k])];
 done:
     PyBuffer_Release(&ob);
-    PyMem_Free(vidx);
-    PyMem_Free(fb);
-    PyMem_Free(bits);
-    PyMem_Free(sum);
-    PyMem_Free(fsum);
-    PyMem_Free(summed);
+    PyMem_RawFree(vidx);
+    PyMem_RawFree(fb);
+    PyMem_RawFree(bits);
+    PyMem_RawFree(sum);
+    PyMem_RawFree(fsum);
+    PyMem_RawFree(summed);
     return out;
 }
 
@@ -1358,14 +1523,14 @@ static uint64_t charmask(const char *s, size_t n) {
 
 static void matcher_free_ptr(Matcher *m) {
     if (!m) return;
-    PyMem_Free(m->pat);
-    PyMem_Free(m->plen);
-    PyMem_Free(m->kind);
-    PyMem_Free(m->bit);
-    PyMem_Free(m->chars);
-    PyMem_Free(m->text);
-    PyMem_Free(m->memo);
-    PyMem_Free(m);
+    PyMem_RawFree(m->pat);
+    PyMem_RawFree(m->plen);
+    PyMem_RawFree(m->kind);
+    PyMem_RawFree(m->bit);
+    PyMem_RawFree(m->chars);
+    PyMem_RawFree(m->text);
+    PyMem_RawFree(m->memo);
+    PyMem_RawFree(m);
 }
 
 static void matcher_free(PyObject *cap) {
@@ -1379,14 +1544,14 @@ static PyObject *py_token_matcher(PyObject *self, PyObject *arg) {
         return NULL;
     }
     Py_ssize_t n = PyList_GET_SIZE(arg);
-    Matcher *m = PyMem_Calloc(1, sizeof *m);
+    Matcher *m = PyMem_RawCalloc(1, sizeof *m);
     if (!m) return PyErr_NoMemory();
     m->n = (int)n;
-    m->pat = PyMem_Calloc((size_t)n + 1, sizeof(char *));
-    m->plen = PyMem_Calloc((size_t)n + 1, sizeof(size_t));
-    m->kind = PyMem_Calloc((size_t)n + 1, 1);
-    m->bit = PyMem_Calloc((size_t)n + 1, sizeof(uint32_t));
-    m->chars = PyMem_Calloc((size_t)n + 1, sizeof(uint64_t));
+    m->pat = PyMem_RawCalloc((size_t)n + 1, sizeof(char *));
+    m->plen = PyMem_RawCalloc((size_t)n + 1, sizeof(size_t));
+    m->kind = PyMem_RawCalloc((size_t)n + 1, 1);
+    m->bit = PyMem_RawCalloc((size_t)n + 1, sizeof(uint32_t));
+    m->chars = PyMem_RawCalloc((size_t)n + 1, sizeof(uint64_t));
     size_t total = 0;
     for (Py_ssize_t i = 0; i < n; i++) {
         int bit, kind;
@@ -1399,8 +1564,8 @@ static PyObject *py_token_matcher(PyObject *self, PyObject *arg) {
         }
         total += (size_t)len;
     }
-    m->text = PyMem_Malloc(total + 1);
-    m->memo = PyMem_Calloc(MEMO, sizeof *m->memo);
+    m->text = PyMem_RawMalloc(total + 1);
+    m->memo = PyMem_RawCalloc(MEMO, sizeof *m->memo);
     if (!m->memo || !m->pat || !m->plen || !m->kind || !m->bit || !m->chars || !m->text) { PyErr_NoMemory(); goto fail; }
     char *at = m->text;
     for (Py_ssize_t i = 0; i < n; i++) {
@@ -1477,8 +1642,8 @@ static PyObject *py_flag_columns(PyObject *self, PyObject *args) {
     }
     size_t R = t->n_rec, nb = (size_t)ob.len / sizeof(int64_t);
     size_t width = (size_t)(levels + 2) * (size_t)n_bits;
-    tf = PyMem_Malloc((t->n_tok + 1) * sizeof *tf);
-    own = PyMem_Calloc(2 * (R + 1), sizeof *own);  /* by record: own flags, then ancestors' */
+    tf = PyMem_RawMalloc((t->n_tok + 1) * sizeof *tf);
+    own = PyMem_RawCalloc(2 * (R + 1), sizeof *own);  /* by record: own flags, then ancestors' */
     if (!tf || !own) { PyErr_NoMemory(); goto done; }
     uint32_t *anc = own + R + 1;
     for (size_t k = 0; k < t->n_tok; k++) tf[k] = memo_flags(m, t->text + t->toff[k], t->tlen[k], t->thash[k]);
@@ -1504,8 +1669,8 @@ static PyObject *py_flag_columns(PyObject *self, PyObject *args) {
         for (int k = 0; k < n_bits; k++) o[(levels + 1) * n_bits + k] = (double)((a >> k) & 1u);
     }
 done:
-    PyMem_Free(tf);
-    PyMem_Free(own);
+    PyMem_RawFree(tf);
+    PyMem_RawFree(own);
     PyBuffer_Release(&ob);
     return out;
 }
@@ -1523,46 +1688,44 @@ static PyObject *py_segment(PyObject *self, PyObject *args) {
     W w;
     memset(&w, 0, sizeof w);
     w.dom_doc = doc;  /* lxb_html_document_t starts with its lxb_dom_document_t */
-    w.texts = PyList_New(0);
-    w.anchors = PyList_New(0);
-    w.title = PyUnicode_FromStringAndSize("", 0);
-    w.head = PyList_New(0);
     w.extras = extras;
-    if (extras) {
-        w.pre = PyDict_New();
-        w.ordered = PyList_New(0);
-        w.links = PyList_New(0);
-        w.images = PyList_New(0);
-    }
     PyObject *out = NULL;
     long n_nodes = 0;
-    if (w.texts && w.anchors && w.title && w.head &&
-        (!extras || (w.pre && w.ordered && w.links && w.images))) {
-        void *root = L.doc_root(doc);
-        int bad = 0;
-        if (root && T_HTML && TAG_ID(root) == T_HTML) {
-            Str lang = attr(root, "lang");
-            bad = lang.n && add_item(&w, Py_BuildValue("(sN)", "lang", str_of(lang))) < 0;
-        }
-        if (!bad && (!root || walk(&w, root, &n_nodes) == 0)) out = result(&w, n_nodes);
+    int bad = 0;
+    /* the capsule (held by the caller's argument) keeps the document alive; nothing else
+     * touches it meanwhile (one parse per page), so the walk runs without the GIL */
+    Py_BEGIN_ALLOW_THREADS
+    void *root = L.doc_root(doc);
+    if (root && T_HTML && TAG_ID(root) == T_HTML) {
+        Str lang = attr(root, "lang");
+        bad = lang.n && !add_attrs(&w, IT_LANG, &lang, 1);
     }
-    Py_XDECREF(w.head);
-    Py_XDECREF(w.pre);
-    Py_XDECREF(w.ordered);
-    Py_XDECREF(w.links);
-    Py_XDECREF(w.images);
-    PyMem_Free(w.item.p);
-    Py_XDECREF(w.texts);
-    Py_XDECREF(w.anchors);
-    Py_XDECREF(w.title);
-    PyMem_Free(w.cur.p);
-    PyMem_Free(w.anc.p);
-    PyMem_Free(w.tmp.p);
-    PyMem_Free(w.stack);
-    PyMem_Free(w.parent);
-    PyMem_Free(w.enode);
-    PyMem_Free(w.b_int);
-    PyMem_Free(w.b_cnt);
+    if (!bad && root) bad = walk(&w, root, &n_nodes) < 0;
+    if (!bad) {
+        int r = pack_all(&w);
+        bad = r == -2 ? 2 : r < 0;  /* 2: a class/id too long; 1: out of memory */
+    }
+    Py_END_ALLOW_THREADS
+    if (bad == 2)
+        PyErr_SetString(PyExc_ValueError, "class/id too long");
+    else if (bad)
+        PyErr_NoMemory();  /* the walk fails only where memory runs out */
+    else
+        out = result(&w, n_nodes);
+    PyMem_RawFree(w.item.p);
+    PyMem_RawFree(w.ar.p);
+    PyMem_RawFree(w.b_txt);
+    PyMem_RawFree(w.items);
+    PyMem_RawFree(w.ex);
+    PyMem_RawFree(w.blob.p);
+    PyMem_RawFree(w.cur.p);
+    PyMem_RawFree(w.anc.p);
+    PyMem_RawFree(w.tmp.p);
+    PyMem_RawFree(w.stack);
+    PyMem_RawFree(w.parent);
+    PyMem_RawFree(w.enode);
+    PyMem_RawFree(w.b_int);
+    PyMem_RawFree(w.b_cnt);
     return out;
 }
 
@@ -1656,7 +1819,31 @@ static void probe_layout(void) {
     direct = ok && seen_text >= 8;
 }
 
+/* Where lxb_dom_document_t keeps its quirks mode (right after its node), checked on three
+ * pages whose modes the HTML standard fixes: no doctype (quirks, 1), the HTML5 doctype
+ * (no-quirks, 0), HTML 4.01 Transitional with a system id (limited quirks, 2). */
+static void probe_cmode(void) {
+    static const char *pages[3] = {
+        "<p>x",
+        "<!DOCTYPE html><p>x",
+        "<!DOCTYPE html PUBLIC \"-//W3C//DTD HTML 4.01 Transitional//EN\" "
+        "\"http://www.w3.org/TR/html4/loose.dtd\"><p>x"};
+    static const int want[3] = {1, 0, 2};
+    size_t at = sizeof(node_t);
+    int ok = 1;
+    for (int i = 0; i < 3 && ok; i++) {
+        void *doc = L.doc_create();
+        if (!doc) return;
+        ok = L.doc_parse(doc, (const lxb_char_t *)pages[i], strlen(pages[i])) == 0 &&
+             *(int *)((char *)doc + at) == want[i];
+        L.doc_destroy(doc);
+    }
+    cmode_at = ok ? at : 0;
+}
+
 static PyObject *py_direct(PyObject *self, PyObject *noarg) { return PyBool_FromLong(direct); }
+
+static PyObject *py_reuse(PyObject *self, PyObject *noarg) { return PyBool_FromLong(cmode_at != 0); }
 
 static PyMethodDef methods[] = {
     {"configure", py_configure, METH_VARARGS, "Set the tag tables (from segment.py)."},
@@ -1666,6 +1853,7 @@ static PyMethodDef methods[] = {
      "parse(html, utf8=None): parse a str (or its UTF-8 bytes) with Lexbor; returns a document capsule."},
     {"segment", py_segment, METH_VARARGS, "Walk a parsed document once; returns the raw block columns."},
     {"direct", py_direct, METH_NOARGS, "Whether node fields are read directly (see probe_layout)."},
+    {"reuse", py_reuse, METH_NOARGS, "Whether parsed documents are reused (see probe_cmode)."},
     {"elem_list", py_elem_list, METH_O, "Unpack segment()'s packed elements."},
     {"vocab_table", py_vocab_table, METH_VARARGS, "A token list and its weights, for ic_sums."},
     {"page_tokens", py_page_tokens, METH_VARARGS, "Tokenise segment()'s packed elements once."},
@@ -1720,5 +1908,6 @@ PyMODINIT_FUNC PyInit__walk(void) {
     dlclose(h);  /* NOLOAD handle: the module stays loaded by Python */
     if (bad) return NULL;
     if (!getenv("CE_FILTER_WALK_NO_DIRECT")) probe_layout();
+    if (!getenv("CE_FILTER_WALK_NO_REUSE")) probe_cmode();
     return PyModule_Create(&moddef);
 }

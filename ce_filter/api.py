@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import functools
+import threading
 from codecs import BOM_UTF8
 from collections.abc import Sequence
 from dataclasses import dataclass, field
@@ -76,6 +77,11 @@ META_FIELDS = ("html_title", "author", "date", "sitename", "description", "canon
 # the fields the metadata rules fill (Extractor._metadata_fields), on their first reading: the
 # article's title and every metadata field but the raw <title>, which the walk gives
 _RULE_FIELDS = ("title", *(k for k in META_FIELDS if k != "html_title"))
+
+
+# Guards the moment the rules' fields are written into an Extraction (_run_rules): two threads
+# reading fields of one Extraction may both run the rules, and only the first writes them.
+_RULES_APPLY = threading.Lock()
 
 
 class _RuleField:
@@ -205,8 +211,10 @@ class Extraction:
             return
         blocks, url = src
         fields = Extractor._metadata_fields(blocks, url, self.text)
-        self.__dict__.update({"_" + k: v for k, v in fields.items()})
-        self.__dict__.pop("_rules", None)
+        with _RULES_APPLY:  # once: another thread's rules may have run meanwhile, and a value
+            if "_rules" in self.__dict__:  # set since then (__set__) must stay
+                self.__dict__.update({"_" + k: v for k, v in fields.items()})
+                self.__dict__.pop("_rules", None)
 
     def settle(self) -> Extraction:
         """Run the metadata rules now if they have not run (for a caller that must pay for them

@@ -81,6 +81,13 @@ _URL_WORDS: dict[str, frozenset[str]] = {
 _URL_SPLIT = re.compile(r"[/\-_.+]+")
 _YEAR = re.compile(r"/(?:19|20)\d\d/")
 _NUM_SEG = re.compile(r"/\d{3,}(?:/|$|[-_])")
+# log1p of the small counts _url_signals takes it of, made by the same scalar np.log1p calls
+# (the same values, bit for bit) once instead of twice a page
+_LOG1P_SMALL = tuple(float(np.log1p(k)) for k in range(64))
+
+
+def _log1p_count(k: int) -> float:
+    return _LOG1P_SMALL[k] if k < 64 else float(np.log1p(k))
 
 # Words in the page's text that a kind tends to show (lower-cased, whole words)
 _TEXT_WORDS: dict[str, tuple[str, ...]] = {
@@ -192,9 +199,9 @@ def _url_signals(u: str) -> list[float]:
     segs = [s for s in path.split("/") if s]
     words = set(_URL_SPLIT.split(path)) | set(segs)
     last = segs[-1] if segs else ""
-    x = [float(bool(u)), float(np.log1p(len(segs))), float(bool(u) and not segs),
+    x = [float(bool(u)), _log1p_count(len(segs)), float(bool(u) and not segs),
          float(bool(parts and parts.query)), float(bool(_YEAR.search(path))),
-         float(bool(_NUM_SEG.search(path))), float(np.log1p(last.count("-"))),
+         float(bool(_NUM_SEG.search(path))), _log1p_count(last.count("-")),
          float(last.endswith((".html", ".htm", ".php", ".aspx")))]
     x.extend(float(bool(words & ws)) for ws in _URL_WORDS.values())
     return x

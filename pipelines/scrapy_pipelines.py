@@ -7,10 +7,15 @@
   class must declare that field. The page is read from the item's ``url`` and ``body``: text
   (``response.text``, already decoded) or bytes (``response.body``, whose charset then comes
   from the item's ``headers`` or ``content_type``). The pages of ce-filter's own
-  spider (RawPage items) become the record itself. Pages are filtered in a thread (never on
-  the reactor) and a child process under a per-page budget. Settings: the extraction options
-  of the CLI, ``CE_FILTER_MODEL``, ``CE_FILTER_PRECISE`` or ``CE_FILTER_RECALL``, ``CE_FILTER_THRESHOLD``,
-  ``CE_FILTER_COMMENTS``; the budget, ``CE_FILTER_PAGE_BUDGET``, ``CE_FILTER_PAGE_MEMORY``.
+  spider (RawPage items) become the record itself. Pages are filtered in the reactor's thread
+  pool (never on the reactor thread), ``CE_FILTER_THREADS`` pages at a time (default 1), each
+  in a child process under a per-page budget (one child per thread), or with the budget off
+  (``CE_FILTER_PAGE_BUDGET`` 0 and ``CE_FILTER_PAGE_MEMORY`` 0) in this process by one
+  shared ``Extractor``, whose C parts release the GIL so that threads run them side by side.
+  Settings: the extraction options of the CLI, ``CE_FILTER_MODEL``, ``CE_FILTER_PRECISE`` or
+  ``CE_FILTER_RECALL``, ``CE_FILTER_THRESHOLD``, ``CE_FILTER_COMMENTS``,
+  ``CE_FILTER_TARGET_LANGUAGE``; the budget, ``CE_FILTER_PAGE_BUDGET``,
+  ``CE_FILTER_PAGE_MEMORY``; ``CE_FILTER_THREADS``.
 - ``JsonLinesPipeline`` writes the records (of either kind of item) to the file
   ``CE_FILTER_JSONL`` (off when unset).
 - ``KafkaPipeline`` sends records to ``CE_FILTER_KAFKA_TOPIC`` (off when unset) with the
@@ -26,7 +31,7 @@ Methods take ``spider`` as optional so both older and newer Scrapy call them hap
 from __future__ import annotations
 
 import logging
-import threading
+import queue
 from typing import Any
 
 from ce_filter.crawler.page import RawPage
@@ -66,20 +71,30 @@ class FilterPipeline:
     reactor thread (a page never stops the downloads) and in a child process under the
     per-page budget (``CE_FILTER_PAGE_BUDGET``, ``CE_FILTER_PAGE_MEMORY``; 0 and 0: in this
     process). A page past the budget, or one whose filtering fails, gets a record with an
-    empty text and the reason; the crawl goes on."""
+    empty text and the reason; the crawl goes on.
+
+    ``threads``: how many pages are filtered at once (each in a thread of the reactor's pool,
+    whose size, Scrapy's ``REACTOR_THREADPOOL_MAXSIZE``, bounds it too): with the budget, one
+    child process per thread; without it, one Extractor that the threads share."""
 
     def __init__(self, options: ExtractOptions | None = None, stats: Any = None,
-                 field: str = DEFAULT_ITEM_FIELD, budget: Budget | None = None) -> None:
+                 field: str = DEFAULT_ITEM_FIELD, budget: Budget | None = None,
+                 threads: int = 1) -> None:
+        if threads < 1:
+            raise ValueError(f"CE_FILTER_THREADS must be at least 1, not {threads}")
         budget = budget if budget is not None else Budget()
         options = options or ExtractOptions()
-        if budget.enabled:
-            self.extractor: Any = BoundedExtractor(budget, options=options)
-        else:
-            self.extractor = options.extractor()
+        if budget.enabled:  # a BoundedExtractor runs one page at a time: one per thread
+            self.extractors: list[Any] = [BoundedExtractor(budget, options=options) for _ in range(threads)]
+        else:  # an Extractor is safe to share between threads
+            self.extractors = [options.extractor()] * threads
+        self.extractor: Any = self.extractors[0]  # (the version the records name)
         self.stats = stats
         self.field = field
         self._warned: set[type] = set()
-        self._lock = threading.Lock()  # one page at a time per extractor (threads share it)
+        self._free: queue.SimpleQueue[Any] = queue.SimpleQueue()  # one slot per page in flight
+        for ex in self.extractors:
+            self._free.put(ex)
 
     @classmethod
     def from_crawler(cls, crawler: Any) -> FilterPipeline:
@@ -87,7 +102,8 @@ class FilterPipeline:
         s = crawler.settings
         return cls(ExtractOptions.from_settings(s), crawler.stats,
                    s.get("CE_FILTER_ITEM_FIELD") or DEFAULT_ITEM_FIELD,
-                   Budget(s.getfloat("CE_FILTER_PAGE_BUDGET", 10.0), s.getint("CE_FILTER_PAGE_MEMORY", 1024)))
+                   Budget(s.getfloat("CE_FILTER_PAGE_BUDGET", 10.0), s.getint("CE_FILTER_PAGE_MEMORY", 1024)),
+                   s.getint("CE_FILTER_THREADS", 1))
 
     def process_item(self, item: Any, spider: Any = None) -> Any:
         if record_of(item, self.field) is not None:
@@ -102,9 +118,12 @@ class FilterPipeline:
         # whatever charset the headers name
         text = not isinstance(item, RawPage) and isinstance(ItemAdapter(item).get("body"), str)
         page = RawPage.from_mapping(item)
-        with self._lock:
-            out = guarded(self.extractor, page.body, page.url, "utf-8" if text else page.encoding)
-        return make_record(page, out, self.extractor)
+        ex = self._free.get()  # more threads than slots wait here
+        try:
+            out = guarded(ex, page.body, page.url, "utf-8" if text else page.encoding)
+        finally:
+            self._free.put(ex)
+        return make_record(page, out, ex)
 
     def _finish(self, rec: dict[str, Any], item: Any) -> Any:
         if self.stats is not None:  # (on the reactor thread: the stats are not thread-safe)
@@ -130,9 +149,10 @@ class FilterPipeline:
         return item
 
     def close_spider(self, spider: Any = None) -> None:
-        close = getattr(self.extractor, "close", None)
-        if close is not None:
-            close()
+        for ex in {id(e): e for e in self.extractors}.values():
+            close = getattr(ex, "close", None)
+            if close is not None:
+                close()
 
 
 class _SinkPipeline:

@@ -58,6 +58,19 @@ static void *get(bufs_t *b, PyObject *o, Py_ssize_t size, Py_ssize_t count, int 
     return v->buf;
 }
 
+/* The arithmetic runs without the GIL (other threads run Python meanwhile): the buffers are
+ * held (get), nothing in it calls Python, and its errors are noted (err) and raised after. Below
+ * UNLOCK_MIN blocks the work is shorter than handing the GIL over, so it keeps the GIL. */
+#define UNLOCK_MIN 64
+enum { OK = 0, E_NEG = 1, E_MEM = 2 };
+static PyThreadState *unlock(Py_ssize_t n) { return n >= UNLOCK_MIN ? PyEval_SaveThread() : NULL; }
+static void relock(PyThreadState *ts) { if (ts) PyEval_RestoreThread(ts); }
+static int raise_err(int err) {
+    if (err == E_NEG) PyErr_SetString(PyExc_ValueError, "negative container ids");
+    else if (err == E_MEM) PyErr_NoMemory();
+    return err;
+}
+
 static inline double dmax(double a, double b) { return a >= b ? a : b; } /* max(a, b), a kept on ties */
 
 /* np.maximum / np.minimum of non-NaN values (the inputs here are counts, never NaN) */
@@ -136,6 +149,8 @@ static PyObject *dense_a(PyObject *self, PyObject *args) {
     }
     double *td = W, *ld = W + n, *base = W + 2 * n, *na = W + 3 * n;
     double tok_sum = 0.0, chr_sum = 0.0, tok_max = cnt[1], td_max = 0.0;
+    int err = OK;
+    PyThreadState *ts = unlock(n);
     Py_ssize_t main = 0;
     int64_t cmax = 0;
     for (Py_ssize_t i = 0; i < n; i++) {
@@ -174,18 +189,15 @@ static PyObject *dense_a(PyObject *self, PyObject *args) {
         }
     }
     if (o_dom >= 0) {
-        if (cmax < 0) {
-            PyErr_SetString(PyExc_ValueError, "negative container ids");
-            goto done;
-        }
-        mass = PyMem_Calloc((size_t)cmax + 1, 3 * sizeof(double));
-        order = PyMem_Malloc(2 * (size_t)n * sizeof(Py_ssize_t));
-        if (!mass || !order) { PyErr_NoMemory(); goto done; }
+        if (cmax < 0) { err = E_NEG; goto computed; }
+        mass = PyMem_RawCalloc((size_t)cmax + 1, 3 * sizeof(double));
+        order = PyMem_RawMalloc(2 * (size_t)n * sizeof(Py_ssize_t));
+        if (!mass || !order) { err = E_MEM; goto computed; }
         /* dom.group_sum of n_tok over levels 0..2: np.bincount, in block order */
         for (Py_ssize_t i = 0; i < n; i++) {
             for (int l = 0; l < 3; l++) {
                 int64_t c = cont[i * path + l];
-                if (c < 0) { PyErr_SetString(PyExc_ValueError, "negative container ids"); goto done; }
+                if (c < 0) { err = E_NEG; goto computed; }
                 mass[3 * c + l] += cnt[3 * i + 1];
             }
         }
@@ -218,6 +230,9 @@ static PyObject *dense_a(PyObject *self, PyObject *args) {
             /* 52, 53: log_tok_vs_max, n_blocks (dense_b) */
         }
     }
+computed:
+    relock(ts);
+    if (raise_err(err)) goto done;
     /* the heading blocks (lut group head_group), and those of at most head_words words */
     PyObject *heads = PyList_New(0), *short_heads = PyList_New(0);
     if (!heads || !short_heads) { Py_XDECREF(heads); Py_XDECREF(short_heads); goto done; }
@@ -231,8 +246,8 @@ static PyObject *dense_a(PyObject *self, PyObject *args) {
     }
     ret = Py_BuildValue("NN", heads, short_heads);
 done:
-    PyMem_Free(mass);
-    PyMem_Free(order);
+    PyMem_RawFree(mass);
+    PyMem_RawFree(order);
     release(&b);
     return ret;
 }
@@ -270,6 +285,7 @@ static PyObject *dense_b(PyObject *self, PyObject *args) {
     bufs_t b = {.n = 0};
     PyObject *ret = NULL;
     double *mass = NULL, *c = NULL;
+    Py_ssize_t *hidx = NULL;
     const double *lg = get(&b, olg, 8, 4 * n + 2, 0, "lg");
     const double *W = lg ? get(&b, oW, 8, 4 * n + 1, 0, "W") : NULL;
     const double *prose = W ? get(&b, oprose, 8, n, 0, "prose") : NULL;
@@ -281,10 +297,20 @@ static PyObject *dense_b(PyObject *self, PyObject *args) {
     const double *rx = o_head >= 0 ? get(&b, orx, 8, n * rx_w, 0, "rx") : NULL;
     if (o_head >= 0 && !rx) goto done;
     const double *td = W, *ld = W + n, *log_tok = lg;
+    /* the heading blocks and the lexicon's, as indices (read with the GIL) */
+    Py_ssize_t nh = PyList_GET_SIZE(oheads), nl = PyList_GET_SIZE(olex);
+    hidx = PyMem_RawMalloc((size_t)(nh + nl + 1) * sizeof(Py_ssize_t));
+    if (!hidx) { PyErr_NoMemory(); goto done; }
+    for (Py_ssize_t k = 0; k < nh + nl; k++) {
+        hidx[k] = PyLong_AsSsize_t(PyList_GET_ITEM(k < nh ? oheads : olex, k < nh ? k : k - nh));
+        if (hidx[k] == -1 && PyErr_Occurred()) goto done;
+    }
+    int err = OK;
+    PyThreadState *ts = unlock(n);
     if (o_cetr >= 0) {
         /* cetr.derivative: |mean of the next ALPHA smoothed ratios - this one| over np.cumsum */
-        c = PyMem_Malloc((size_t)(n + 1) * sizeof(double));
-        if (!c) { PyErr_NoMemory(); goto done; }
+        c = PyMem_RawMalloc((size_t)(n + 1) * sizeof(double));
+        if (!c) { err = E_MEM; goto computed; }
         c[0] = 0.0;
         double acc = 0.0;
         for (Py_ssize_t i = 0; i < n; i++) { acc = i ? acc + g[i] : g[i]; c[i + 1] = acc; }
@@ -306,17 +332,14 @@ static PyObject *dense_b(PyObject *self, PyObject *args) {
             if (log_tok[i] > lt_max) lt_max = log_tok[i];
             for (Py_ssize_t l = 0; l < path; l++)
                 if (cont[i * path + l] > cmax) cmax = cont[i * path + l];
-                else if (cont[i * path + l] < 0) {
-                    PyErr_SetString(PyExc_ValueError, "negative container ids");
-                    goto done;
-                }
+                else if (cont[i * path + l] < 0) { err = E_NEG; goto computed; }
         }
         Py_ssize_t lvl4 = path - 1 < 4 ? path - 1 : 4;
         if (prose_sum > 0) {
             /* dom._main_container: the prose summed into every ancestor (np.bincount over the
              * flattened paths, in order); the candidate with the least mass, lowest id first */
-            mass = PyMem_Calloc((size_t)cmax + 1, sizeof(double));
-            if (!mass) { PyErr_NoMemory(); goto done; }
+            mass = PyMem_RawCalloc((size_t)cmax + 1, sizeof(double));
+            if (!mass) { err = E_MEM; goto computed; }
             for (Py_ssize_t i = 0; i < n; i++)
                 for (Py_ssize_t l = 0; l < path; l++) mass[cont[i * path + l]] += prose[i];
             mass[0] = 0.0;
@@ -366,27 +389,26 @@ static PyObject *dense_b(PyObject *self, PyObject *args) {
         /* headings.heading_columns: a heading's own title (lex: the heading blocks whose title
          * the lexicon reads as boilerplate) and class/id (rx unlikely or negative); a block
          * under a heading takes its governing heading's two */
-        Py_ssize_t nh = PyList_GET_SIZE(oheads), nl = PyList_GET_SIZE(olex), h = 0, l = 0;
+        const Py_ssize_t *hs = hidx, *ls = hidx + nh;
+        Py_ssize_t h = 0, l = 0;
         double gov_lex = 0.0, gov_rx = 0.0;
         int seen = 0;
-        Py_ssize_t next_h = nh ? PyLong_AsSsize_t(PyList_GET_ITEM(oheads, 0)) : -1;
-        Py_ssize_t next_l = nl ? PyLong_AsSsize_t(PyList_GET_ITEM(olex, 0)) : -1;
-        if (PyErr_Occurred()) goto done;
+        Py_ssize_t next_h = nh ? hs[0] : -1;
+        Py_ssize_t next_l = nl ? ls[0] : -1;
         for (Py_ssize_t i = 0; i < n; i++) {
             double *r = out + i * width + o_head;
             if (i == next_h) {
                 double lex = 0.0;
                 if (i == next_l) {
                     lex = 1.0;
-                    next_l = ++l < nl ? PyLong_AsSsize_t(PyList_GET_ITEM(olex, l)) : -1;
+                    next_l = ++l < nl ? ls[l] : -1;
                 }
                 double u = rx[i * rx_w + rx_u], v = rx[i * rx_w + rx_n];
                 r[0] = gov_lex = lex;
                 r[1] = gov_rx = NP_MAX(u, v);
                 r[2] = r[3] = 0.0;
                 seen = 1;
-                next_h = ++h < nh ? PyLong_AsSsize_t(PyList_GET_ITEM(oheads, h)) : -1;
-                if (PyErr_Occurred()) goto done;
+                next_h = ++h < nh ? hs[h] : -1;
             } else {
                 r[0] = r[1] = 0.0;
                 r[2] = seen ? gov_lex : 0.0;
@@ -394,11 +416,13 @@ static PyObject *dense_b(PyObject *self, PyObject *args) {
             }
         }
     }
-    ret = Py_None;
-    Py_INCREF(ret);
+computed:
+    relock(ts);
+    if (!raise_err(err)) ret = Py_NewRef(Py_None);
 done:
-    PyMem_Free(mass);
-    PyMem_Free(c);
+    PyMem_RawFree(hidx);
+    PyMem_RawFree(mass);
+    PyMem_RawFree(c);
     release(&b);
     return ret;
 }
@@ -430,8 +454,10 @@ static PyObject *context(PyObject *self, PyObject *args) {
     if (ow != Py_None && !(w = get(&b, ow, 8, n, 0, "weight"))) goto done;
     double *out = get(&b, oout, 8, n * width, 1, "out");
     if (!out) goto done;
-    c = PyMem_Malloc((size_t)(n + 1) * sizeof(double));
-    if (!c) { PyErr_NoMemory(); goto done; }
+    int err = OK;
+    PyThreadState *ts = unlock(n);
+    c = PyMem_RawMalloc((size_t)(n + 1) * sizeof(double));
+    if (!c) { err = E_MEM; goto computed; }
     c[0] = 0.0;
     double acc = 0.0, s_max = s[0];
     for (Py_ssize_t i = 0; i < n; i++) {
@@ -463,14 +489,14 @@ static PyObject *context(PyObject *self, PyObject *args) {
         int64_t cmax = 0;
         for (Py_ssize_t i = 0; i < n; i++) {
             int64_t e = cont[i * path + q + 1];
-            if (e < 0) { PyErr_SetString(PyExc_ValueError, "negative container ids"); goto done; }
+            if (e < 0) { err = E_NEG; goto computed; }
             if (e > cmax) cmax = e;
         }
-        PyMem_Free(num);
-        PyMem_Free(den);
-        num = PyMem_Calloc((size_t)cmax + 1, sizeof(double));
-        den = PyMem_Calloc((size_t)cmax + 1, sizeof(double));
-        if (!num || !den) { PyErr_NoMemory(); goto done; }
+        PyMem_RawFree(num);
+        PyMem_RawFree(den);
+        num = PyMem_RawCalloc((size_t)cmax + 1, sizeof(double));
+        den = PyMem_RawCalloc((size_t)cmax + 1, sizeof(double));
+        if (!num || !den) { err = E_MEM; goto computed; }
         /* dom.group_sum: np.bincount in block order, of s * w and of w */
         for (Py_ssize_t i = 0; i < n; i++) {
             int64_t e = cont[i * path + q + 1];
@@ -487,12 +513,13 @@ static PyObject *context(PyObject *self, PyObject *args) {
         double m = dmax(s_max, 1e-6); /* max(float(s.max()), 1e-6) */
         for (Py_ssize_t i = 0; i < n; i++) out[i * width + width - 1] = s[i] / m;
     }
-    ret = Py_None;
-    Py_INCREF(ret);
+computed:
+    relock(ts);
+    if (!raise_err(err)) ret = Py_NewRef(Py_None);
 done:
-    PyMem_Free(c);
-    PyMem_Free(num);
-    PyMem_Free(den);
+    PyMem_RawFree(c);
+    PyMem_RawFree(num);
+    PyMem_RawFree(den);
     release(&b);
     return ret;
 }

@@ -40,11 +40,14 @@ static PyObject *verdict(PyObject *self, PyObject *args) {
         goto done;
     }
     const double *a = ba.buf, *b = bb.buf;
-    x = PyMem_Malloc(n * sizeof(double));
-    y = PyMem_Malloc(n * sizeof(double));
-    lab = PyMem_Malloc(n);
-    keys = PyMem_Malloc(n * sizeof(Key));
+    x = PyMem_RawMalloc(n * sizeof(double));
+    y = PyMem_RawMalloc(n * sizeof(double));
+    lab = PyMem_RawMalloc(n);
+    keys = PyMem_RawMalloc(n * sizeof(Key));
     if (!x || !y || !lab || !keys) { PyErr_NoMemory(); goto done; }
+    int boiler = 0;
+    /* the buffers are held: the clustering runs without the GIL */
+    Py_BEGIN_ALLOW_THREADS
     double ma = max_or_one(a, n), mb = max_or_one(b, n);
     for (Py_ssize_t i = 0; i < n; i++) {
         x[i] = a[i] / ma;
@@ -80,23 +83,23 @@ static PyObject *verdict(PyObject *self, PyObject *args) {
             }
         }
     }
-    int boiler = 0;
     double bn = 0;
     for (int k = 0; k < 3; k++) {
         double cx2 = cx[k] * cx[k], cy2 = cy[k] * cy[k];
         double v = cx2 + cy2;
         if (k == 0 || v < bn) { bn = v; boiler = k; }
     }
+    Py_END_ALLOW_THREADS
     out = PyBytes_FromStringAndSize(NULL, n * (Py_ssize_t)sizeof(double));
     if (out) {
         double *o = (double *)PyBytes_AS_STRING(out);
         for (Py_ssize_t i = 0; i < n; i++) o[i] = lab[i] != boiler ? 1.0 : 0.0;
     }
 done:
-    PyMem_Free(x);
-    PyMem_Free(y);
-    PyMem_Free(lab);
-    PyMem_Free(keys);
+    PyMem_RawFree(x);
+    PyMem_RawFree(y);
+    PyMem_RawFree(lab);
+    PyMem_RawFree(keys);
     PyBuffer_Release(&ba);
     PyBuffer_Release(&bb);
     return out;

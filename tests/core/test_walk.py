@@ -320,3 +320,21 @@ def test_c_walk_extras_equal_python_walk(html):
     py = S.segment_tree(LexborHTMLParser(html), True)
     assert c.extras == py.extras and c.same_as(py)
     assert S.segment(S.parse(html)).extras is None
+
+
+@needs_c
+def test_reused_documents_parse_as_new_ones():
+    """Parsed documents are reused (a pool in _walk.c); the quirks mode a page leaves is not
+    the next page's: in quirks mode <table> does not close an open <p>, in no-quirks it does."""
+    quirks = "<p>a<table><tr><td>b</td></tr></table>c"
+    standard = "<!DOCTYPE html>" + quirks
+    limited = ('<!DOCTYPE html PUBLIC "-//W3C//DTD HTML 4.01 Transitional//EN" '
+               '"http://www.w3.org/TR/html4/loose.dtd">' + quirks)
+    fresh = {p: S.segment_tree(LexborHTMLParser(p)) for p in (quirks, standard, limited)}
+    assert fresh[quirks].depth != fresh[standard].depth  # the modes do give other trees
+    for order in ((quirks, standard, limited), (standard, quirks, limited), (limited, standard, quirks)):
+        for _ in range(3):
+            for p in order:
+                tree = S.parse(p)
+                assert S.segment(tree).same_as(fresh[p]), (order, p)
+                del tree  # the document goes back to the pool for the next page
