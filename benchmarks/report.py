@@ -7,11 +7,8 @@ import math
 import os
 import platform
 import re
-import subprocess
 from importlib import metadata
 from pathlib import Path
-
-from .pages import REPO
 
 LIBS = ("selectolax", "numpy", "lxml", "warcio", "charset-normalizer", "trafilatura", "resiliparse",
         "readability-lxml", "justext", "boilerpy3", "html-text", "kafka-python")
@@ -37,19 +34,6 @@ def cpu_model() -> str:
     return platform.processor() or "unknown"
 
 
-def _git_commit() -> str:
-    if not (REPO / "pyproject.toml").exists():
-        return "installed package (not a checkout)"
-    try:
-        head = subprocess.run(["git", "-C", str(REPO), "rev-parse", "--short", "HEAD"], capture_output=True,
-                              text=True, timeout=10).stdout.strip()
-        dirty = subprocess.run(["git", "-C", str(REPO), "status", "--porcelain", "--", "ce_filter"],
-                               capture_output=True, text=True, timeout=10).stdout.strip()
-    except (OSError, subprocess.SubprocessError):
-        return "unknown"
-    return (head or "unknown") + (" + uncommitted changes in ce_filter/" if dirty else "")
-
-
 def machine_info(pin: int | None = None) -> list[tuple[str, str]]:
     import ce_filter
 
@@ -72,7 +56,7 @@ def machine_info(pin: int | None = None) -> list[tuple[str, str]]:
                 + (f"pinned to core {pin})" if pin is not None else "not pinned)")),
         ("OS", platform.platform()),
         ("Python", f"{platform.python_implementation()} {platform.python_version()}"),
-        ("ce-filter", f"{ce_filter.__version__}, model {model}, commit {_git_commit()}"),
+        ("ce-filter", f"{ce_filter.__version__}, model {model}"),
         ("libraries", ", ".join(versions)),
         ("date", _dt.datetime.now(_dt.timezone.utc).strftime("%Y-%m-%d %H:%M UTC")),
         ("load average at start", load),

@@ -12,7 +12,6 @@ from __future__ import annotations
 
 import time
 from collections.abc import Callable
-from itertools import compress
 from typing import Any
 
 STAGES = ("decode", "pre-scan", "parse", "walk", "page kind", "features", "model", "select",
@@ -20,13 +19,14 @@ STAGES = ("decode", "pre-scan", "parse", "walk", "page kind", "features", "model
 # what each stage is (docs/BENCHMARKS.md, "Where a page's time goes")
 STAGE_NOTES = {
     "decode": "bytes to text: the binary check, the charset (decode.decode_bytes), mojibake repair",
-    "pre-scan": "the pre-parse cost scan (precheck.check: element count, attribute and depth work)",
+    "pre-scan": "the pre-parse cost scan (precheck.prepare: element count, attribute and depth work, "
+                "a select's options past the cap renamed)",
     "parse": "Lexbor parses the text (segment.parse)",
     "walk": "the one C walk that cuts blocks and gathers what the features and rules read",
     "page kind": "the page signals and the page-kind and page-style models (page_context)",
     "features": "the dense feature columns and the token lists (features.page_inputs)",
     "model": "stage 1, 2 and 3 scores (Model.scores)",
-    "select": "the cut, the thin-page rule and the kept text joined (Extractor.keep)",
+    "select": "the cut, the thin-page rule and the kept text (Extractor.keep, render.to_text)",
     "metadata": "the metadata rules: head, JSON-LD, byline, date, title (metadata.extract_metadata)",
     "language": "the language of the kept text (language.page_language)",
 }
@@ -52,33 +52,34 @@ def staged_extract(ex: Any, data: bytes, url: str | None = None, call: Call | No
     ``fn`` and returns its result (default: timed into the seconds returned)."""
     from ce_filter import api
     from ce_filter.decode import decode_bytes
-    from ce_filter.precheck import check
+    from ce_filter.precheck import prepare
     from ce_filter.segment import parse, segment
 
     secs = [0.0] * len(STAGES)
     run = call or _timed(secs)
-    text, blocks = _staged(ex, data, url, run, api, decode_bytes, check, parse, segment)
+    text, blocks = _staged(ex, data, url, run, api, decode_bytes, prepare, parse, segment)
     if blocks is not None and ex.metadata:
-        page_head, extract_metadata, page_language = api._metadata_rules()
+        page_head, extract_metadata, page_language, declared = api._metadata_rules()
+        # as Extractor._metadata_fields: the language first, the dates read in it
+        hd = run(8, lambda: page_head(blocks.head, blocks.title))
+        lang = run(9, lambda: page_language(text, hd.lang))
 
         def meta() -> Any:
-            hd = page_head(blocks.head, blocks.title)
             h1_at = (api.np.asarray(blocks.tag, dtype=api.np.int64) == api.TAG_H1).nonzero()[0].tolist()
-            return hd, extract_metadata(hd, url, blocks.texts, h1_at)
+            return extract_metadata(hd, url, blocks.texts, h1_at, (declared(hd.lang), lang))
 
-        hd, _md = run(8, meta)
-        run(9, lambda: page_language(text, hd.lang))
+        run(8, meta)
     return text, secs
 
 
 def _staged(ex: Any, data: bytes, url: str | None, run: Call, api: Any, decode_bytes: Any,
-            check: Any, parse: Any, segment: Any) -> tuple[str, Any]:
+            prepare: Any, parse: Any, segment: Any) -> tuple[str, Any]:
     """Extractor._decode and Extractor.extract, stage by stage (bytes input only): the kept
     text and the blocks (None where the page was refused before parsing)."""
     def decode() -> Any:
         if not data.strip():
             return None
-        if api._looks_binary(data):
+        if api.looks_binary(data):
             return None
         d = data[: ex.max_bytes]
         html, enc, repaired = decode_bytes(d, None)
@@ -91,12 +92,12 @@ def _staged(ex: Any, data: bytes, url: str | None, run: Call, api: Any, decode_b
     if got is None:
         return "", None
     html, enc, raw, enc_raw = got
-    cut, why = run(1, lambda: check(raw, ex.limits))
+    page, cut, why = run(1, lambda: prepare(raw, ex.limits))
     if why:
         return "", None
     utf8 = None
-    if cut < len(raw):
-        html = raw[:cut].decode(enc_raw, "replace")
+    if cut < len(raw) or page is not raw:
+        html = page[:cut].decode(enc_raw, "replace")
     else:
         utf8 = api._own_utf8(raw, html, enc)
     tree = run(2, lambda: parse(html, utf8))
@@ -111,7 +112,7 @@ def _staged(ex: Any, data: bytes, url: str | None, run: Call, api: Any, decode_b
 
     def select() -> str:
         keep = ex.keep(blocks, scores, kind, len(html))[0]
-        return "\n\n".join(compress(blocks.texts, keep.tolist()))
+        return api.to_text(blocks, keep, lambda: api._extras(blocks, html, tree))
 
     return run(7, select), blocks
 

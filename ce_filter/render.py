@@ -32,8 +32,6 @@ _HEADING_LEVEL = {_id(f"h{k}"): k for k in range(1, 7)}
 assert set(_HEADING_LEVEL) == set(HEADINGS)
 TAG_LI, TAG_TD, TAG_TH, TAG_PRE = _id("li"), _id("td"), _id("th"), _id("pre")
 TAG_DT, TAG_DD = _id("dt"), _id("dd")
-# The output formats of ``ce-filter extract --format`` (and the names ``ce-filter serve`` takes).
-FORMATS = ("text", "jsonl", "markdown", "html")
 MAX_CELL_CHARS = 300  # a "table" with longer cells is a layout table: its cells become paragraphs
 
 

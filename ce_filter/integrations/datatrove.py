@@ -14,7 +14,6 @@ Needs the ``datatrove`` extra: ``pip install 'ce-filter[datatrove]'``.
 
 from __future__ import annotations
 
-import dataclasses
 from collections.abc import Iterator
 from typing import Any
 
@@ -45,16 +44,12 @@ _WARMUP = ("<html><head><title>t</title></head><body><p>ce-filter warm-up page.<
 
 
 def _options(model: str | None, precise: bool, threshold: float | None, comments: bool,
-             recall: bool) -> ExtractOptions:
-    """The CLI's extraction options; ``recall`` only where this ce-filter has that option."""
-    kw: dict[str, Any] = {"model": model, "precise": precise, "threshold": threshold, "comments": comments}
-    if recall:
-        if "recall" not in {f.name for f in dataclasses.fields(ExtractOptions)}:
-            raise ValueError("recall=True: this ce-filter has no recall option")
-        kw["recall"] = True
+             recall: bool, target_language: str | None) -> ExtractOptions:
+    """The CLI's extraction options, checked when the step is built (a bad one is a ValueError
+    here, not in every task: UsageError is a ValueError)."""
     if model is not None:
-        model_file(model)  # a missing or malformed model file: ValueError here, not in every task
-    return ExtractOptions(**kw)
+        model_file(model)
+    return ExtractOptions(model, precise, threshold, comments, recall, target_language)
 
 
 class CEFilter(BaseExtractor):  # type: ignore[misc, unused-ignore]  # datatrove is untyped
@@ -65,7 +60,9 @@ class CEFilter(BaseExtractor):  # type: ignore[misc, unused-ignore]  # datatrove
         precise: the precision-leaning cut (``--precise``).
         threshold: the block probability cut in [0, 1] (``--threshold``).
         comments: keep user comments (``--comments``, the article+comments model).
-        recall: the recall-leaning cut (``--recall``), where this ce-filter has it.
+        recall: the recall-leaning cut (``--recall``); not with ``precise``.
+        target_language: an ISO 639-1 code (``--target-language``): a page identified as
+            another language gives no text (dropped, counted under ``empty: language ...``).
         metadata: run the metadata rules and language identification (title, author, date,
             language); False saves about a tenth of the time and leaves them out.
         keep_empty: forward pages without text (``doc.text == ""``, the reason in
@@ -78,10 +75,10 @@ class CEFilter(BaseExtractor):  # type: ignore[misc, unused-ignore]  # datatrove
     _requires_dependencies: list[str] = []
 
     def __init__(self, model: str | None = None, *, precise: bool = False, threshold: float | None = None,
-                 comments: bool = False, recall: bool = False, metadata: bool = True,
-                 keep_empty: bool = False, timeout: float = 1) -> None:
+                 comments: bool = False, recall: bool = False, target_language: str | None = None,
+                 metadata: bool = True, keep_empty: bool = False, timeout: float = 1) -> None:
         super().__init__(timeout)
-        self.options = _options(model, precise, threshold, comments, recall)  # checked now, not per task
+        self.options = _options(model, precise, threshold, comments, recall, target_language)
         self.metadata = metadata
         self.keep_empty = keep_empty
         self._warned_error = False

@@ -17,8 +17,8 @@ from .test_api import ARTICLE
 
 # the record's fields that may be absent: unknown, or not found in the page
 MAY_BE_ABSENT = ("url", "fetch_time", "status", "title", "html_title", "author", "date", "sitename",
-                 "description", "canonical_url", "language", "page_type", "page_type_prob", "reason",
-                 "encoding", "content_type")
+                 "description", "canonical_url", "image", "tags", "categories", "hostname", "language",
+                 "page_type", "page_type_prob", "reason", "encoding", "content_type")
 
 
 @pytest.mark.parametrize("bad", [123, 1.5, ["<p>x</p>"], {"html": "x"}, object()])

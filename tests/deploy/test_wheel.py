@@ -208,7 +208,7 @@ def test_2_with_the_extras_every_subcommand_works(venv, wheel, broker, kafka, ht
     r = v.cli(*bench, "--out", "bench.md")
     assert r.returncode == 0, r.stderr[-3000:]
     table = (v.work / "bench.md").read_text()
-    assert "| ce-filter |" in table and "| html-text |" in table and "not a checkout" in table
+    assert "| ce-filter |" in table and "| html-text |" in table and "model content@" in table
     r = v.cli(*bench)  # installed: no docs/ to write to; the table is printed
     assert r.returncode == 0 and "| ce-filter |" in r.stdout and "--out FILE writes the table" in r.stderr
     site = next(v.root.glob("lib/python*/site-packages"))

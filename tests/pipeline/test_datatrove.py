@@ -158,16 +158,16 @@ def test_options_are_checked_at_construction_and_the_step_pickles():
     assert out and "title" not in out[0].metadata  # metadata=False: no rules run
 
 
-def test_recall_is_accepted_where_this_ce_filter_has_it():
-    import dataclasses
-
-    from ce_filter.options import ExtractOptions
-
-    if "recall" in {f.name for f in dataclasses.fields(ExtractOptions)}:
-        assert CEFilter(recall=True).options.recall is True  # type: ignore[attr-defined]
-    else:
-        with pytest.raises(ValueError, match="recall"):
-            CEFilter(recall=True)
+def test_recall_and_target_language_as_on_the_command_line():
+    assert CEFilter(recall=True).options.recall is True
+    with pytest.raises(ValueError, match="exclude each other"):
+        CEFilter(recall=True, precise=True)
+    with pytest.raises(ValueError, match="language"):
+        CEFilter(target_language="klingon")
+    step = CEFilter(target_language="de")
+    assert _run(step, [Document(PAGE, "a")]) == []  # an English page, target German: dropped
+    kept = _run(CEFilter(target_language="de", keep_empty=True), [Document(PAGE, "a")])
+    assert kept[0].text == "" and kept[0].metadata["reason"].startswith("language en")
 
 
 def test_bench_warc_maps_every_record_back_to_its_gold(tmp_path):
