@@ -132,8 +132,9 @@ class _Slow(CEFilter):
         return super().extract(text, url)
 
 
-def test_a_page_past_the_timeout_costs_one_document():
-    step = _Slow(timeout=2)
+@pytest.mark.parametrize("sandbox", [False, True], ids=["timer", "sandbox"])
+def test_a_page_past_the_timeout_costs_one_document(sandbox):
+    step = _Slow(timeout=2, sandbox=sandbox)
     t0 = time.monotonic()
     out = _run(step, [Document(PAGE, "a"), Document(PAGE.replace("Rivers", "SLOW"), "slow"),
                       Document(PAGE, "c")])
@@ -141,6 +142,9 @@ def test_a_page_past_the_timeout_costs_one_document():
     assert [d.id for d in out] == ["a", "c"]
     st = {k: v.total for k, v in step.stats.stats.items()}
     assert st["timeout"] == 1 and st["forwarded"] == 2
+    import signal
+
+    assert signal.getitimer(signal.ITIMER_REAL) == (0.0, 0.0)  # no timer left behind
 
 
 def test_options_are_checked_at_construction_and_the_step_pickles():
