@@ -33,7 +33,7 @@ from .report import run_header, table, update_doc
 DOC = pages.REPO / "docs" / "SERVE.md"
 
 
-def _free_port() -> int:
+def free_port() -> int:
     with socket.socket() as s:
         s.bind(("127.0.0.1", 0))
         return s.getsockname()[1]
@@ -53,7 +53,7 @@ def measure(bodies: list[bytes], workers: int, clients: int, repeat: int, server
     from ce_filter.api import Extractor
 
     ex = Extractor()
-    port = _free_port()
+    port = free_port()
     cmd = [sys.executable, "-m", "ce_filter.serve", "--port", str(port), "--workers", str(workers),
            "--no-fetch"]
     if server_cpu is not None:
@@ -61,17 +61,7 @@ def measure(bodies: list[bytes], workers: int, clients: int, repeat: int, server
     single_core()  # one thread per numeric library, here and (inherited) in the service
     proc = subprocess.Popen(cmd, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL, start_new_session=True)
     try:
-        deadline = time.monotonic() + 60
-        while True:
-            try:
-                c = http.client.HTTPConnection("127.0.0.1", port, timeout=2)
-                c.request("GET", "/healthz")
-                if c.getresponse().status == 200:
-                    break
-            except OSError:
-                if time.monotonic() > deadline or proc.poll() is not None:
-                    raise RuntimeError("the service did not start") from None
-                time.sleep(0.2)
+        wait_healthy(port, proc, 60)
         local, best, failures = 0.0, 0.0, 0
         for k in range(repeat + 1):  # the first passes warm up both
             if server_cpu is not None:
@@ -84,11 +74,36 @@ def measure(bodies: list[bytes], workers: int, clients: int, repeat: int, server
             best, failures = (max(best, rate) if k else 0.0), failures + fails
         return local, best, failures
     finally:
-        os.killpg(proc.pid, signal.SIGTERM)
+        stop_service(proc)
+
+
+def wait_healthy(port: int, proc: subprocess.Popen[bytes], seconds: float) -> None:
+    """Until the service on ``port`` answers ``/healthz`` 200; RuntimeError when ``proc`` exits
+    or ``seconds`` pass first."""
+    deadline = time.monotonic() + seconds
+    while True:
         try:
-            proc.wait(timeout=20)
-        except subprocess.TimeoutExpired:
-            os.killpg(proc.pid, signal.SIGKILL)
+            c = http.client.HTTPConnection("127.0.0.1", port, timeout=2)
+            c.request("GET", "/healthz")
+            if c.getresponse().status == 200:
+                return
+        except OSError:
+            pass
+        if time.monotonic() > deadline or proc.poll() is not None:
+            raise RuntimeError("the service did not start")
+        time.sleep(0.2)
+
+
+def stop_service(proc: subprocess.Popen[bytes], seconds: float = 30) -> None:
+    """SIGTERM to the service's process group, SIGKILL past ``seconds``."""
+    if proc.poll() is not None:
+        return
+    os.killpg(proc.pid, signal.SIGTERM)
+    try:
+        proc.wait(timeout=seconds)
+    except subprocess.TimeoutExpired:
+        os.killpg(proc.pid, signal.SIGKILL)
+        proc.wait(timeout=10)
 
 
 def _one_pass(port: int, bodies: list[bytes], clients: int) -> tuple[float, int]:

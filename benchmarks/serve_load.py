@@ -25,7 +25,6 @@ import argparse
 import http.client
 import json
 import os
-import signal
 import socket
 import subprocess
 import sys
@@ -34,6 +33,8 @@ import time
 from concurrent.futures import ThreadPoolExecutor
 from pathlib import Path
 from typing import Any
+
+from .serve import free_port, stop_service, wait_healthy
 
 REPO = Path(__file__).resolve().parents[1]
 MAX_SECONDS = 3600
@@ -53,12 +54,6 @@ def hostile() -> list[tuple[str, bytes, str]]:
     out.append(("JSON nested 100k deep", b"[" * 100_000 + b"]" * 100_000, "application/json"))
     out.append(("JSON lone surrogate", b'{"html": "<p>\\ud800</p>"}', "application/json"))
     return out
-
-
-def _free_port() -> int:
-    with socket.socket() as s:
-        s.bind(("127.0.0.1", 0))
-        return s.getsockname()[1]
 
 
 def _tree_rss(pid: int) -> int:
@@ -127,24 +122,13 @@ def _pct(xs: list[float], q: float) -> float:
 
 def run(bodies: list[bytes], seconds: float, rate: float, workers: int, hostile_every: int, slow: int,
         sample: float, timeout: float) -> dict[str, Any]:
-    port = _free_port()
+    port = free_port()
     cmd = [sys.executable, "-m", "ce_filter.serve", "--port", str(port), "--workers", str(workers),
            "--no-fetch", "--client-timeout", "30"]
     proc = subprocess.Popen(cmd, cwd=REPO, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL,
                             start_new_session=True)
     try:
-        deadline = time.monotonic() + 120
-        while True:
-            try:
-                c = http.client.HTTPConnection("127.0.0.1", port, timeout=2)
-                c.request("GET", "/healthz")
-                if c.getresponse().status == 200:
-                    break
-            except OSError:
-                pass
-            if time.monotonic() > deadline or proc.poll() is not None:
-                raise RuntimeError("the service did not start")
-            time.sleep(0.3)
+        wait_healthy(port, proc, 120)
         bad = hostile()
         results: list[tuple[str, float, int]] = []  # (kind, latency s, status; 0 = no answer)
         lock = threading.Lock()
@@ -201,13 +185,7 @@ def run(bodies: list[bytes], seconds: float, rate: float, workers: int, hostile_
         for t in slow_threads:
             t.join(5)
     finally:
-        if proc.poll() is None:
-            os.killpg(proc.pid, signal.SIGTERM)
-            try:
-                proc.wait(timeout=30)
-            except subprocess.TimeoutExpired:
-                os.killpg(proc.pid, signal.SIGKILL)
-                proc.wait(timeout=10)
+        stop_service(proc)
     by_kind: dict[str, Any] = {}
     for kind in ("page", "hostile"):
         lat = [r[1] for r in results if r[0] == kind]

@@ -14,7 +14,7 @@ import html as _html
 import io
 import json
 import re
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Iterator, Sequence
 from dataclasses import dataclass, field, replace
 from typing import Any
 from urllib.parse import urljoin, urlsplit
@@ -303,21 +303,38 @@ def _html_escape(text: str, links: Sequence[tuple[str, str]] = ()) -> str:
                    lambda a, h: f'<a href="{_html.escape(h.strip())}">{_html_text(a)}</a>')
 
 
+
+def _list_tags(items: list[Any]) -> Iterator[tuple[str, str, Any]]:
+    """Each item with the list to close before it and the list to open before it ("", "ul" or
+    "ol"): consecutive list items of one list share it. A last (close, "", None) closes what is
+    still open."""
+    open_list, group = "", -1
+    for it in items:
+        want = ("ol" if it.level else "ul") if it.kind == "li" else ""
+        close = ""
+        if open_list and (want != open_list or it.group != group):
+            close, open_list = open_list, ""
+        opened = ""
+        if want and not open_list:
+            opened = open_list = want
+            group = it.group
+        yield close, opened, it
+    if open_list:
+        yield open_list, "", None
+
+
 def to_html(blocks: Blocks, keep: np.ndarray, extras: Extras | None = None, *, links: bool = False,
             images: bool = False, title: str = "", lang: str = "") -> str:
     """The kept blocks as a small, clean HTML document (the article's own markup only)."""
     items = _items(blocks, keep, extras or Extras(), links, images, _html_escape)
     out: list[str] = []
-    open_list = ""  # the open list's tag
-    group = -1  # and its element serial
-    for it in items:
-        want = ("ol" if it.level else "ul") if it.kind == "li" else ""
-        if open_list and (want != open_list or it.group != group):
-            out.append(f"</{open_list}>")
-            open_list = ""
-        if want and not open_list:
-            out.append(f"<{want}>")
-            open_list, group = want, it.group
+    for close, opened, it in _list_tags(items):
+        if close:
+            out.append(f"</{close}>")
+        if opened:
+            out.append(f"<{opened}>")
+        if it is None:
+            break
         if it.kind == "h":
             out.append(f"<h{it.level}>{it.text}</h{it.level}>")
         elif it.kind == "li":
@@ -337,8 +354,6 @@ def to_html(blocks: Blocks, keep: np.ndarray, extras: Extras | None = None, *, l
             out.append(f'<p><img src="{src}" alt="{_html.escape(it.text)}"></p>')
         else:
             out.append(f"<p>{it.text}</p>")
-    if open_list:
-        out.append(f"</{open_list}>")
     lang_attr = f' lang="{_html.escape(lang)}"' if lang else ""
     head = f"<meta charset=\"utf-8\">\n<title>{_html.escape(title, quote=False)}</title>"
     return (f"<!DOCTYPE html>\n<html{lang_attr}>\n<head>\n{head}\n</head>\n<body>\n<article>\n"
@@ -376,15 +391,13 @@ def to_xml(blocks: Blocks, keep: np.ndarray, extras: Extras | None = None, *, li
     items = _items(blocks, keep, extras or Extras(), links, images, _xml_escape)
     body: list[str] = []
     ind = "    "
-    open_list, group = "", -1
-    for it in items:
-        want = ("ol" if it.level else "ul") if it.kind == "li" else ""
-        if open_list and (want != open_list or it.group != group):
+    for close, opened, it in _list_tags(items):
+        if close:
             body.append(f"{ind}</list>")
-            open_list = ""
-        if want and not open_list:
-            body.append(f'{ind}<list rend="{want}">')
-            open_list, group = want, it.group
+        if opened:
+            body.append(f'{ind}<list rend="{opened}">')
+        if it is None:
+            break
         if it.kind == "h":
             body.append(f'{ind}<head rend="h{it.level}">{it.text}</head>')
         elif it.kind == "li":
@@ -405,8 +418,6 @@ def to_xml(blocks: Blocks, keep: np.ndarray, extras: Extras | None = None, *, li
             body.append(f'{ind}<graphic src="{_xml_attr(it.rows[0][0][0])}" alt="{_xml_attr(it.text)}"/>')
         else:
             body.append(f"{ind}<p>{it.text}</p>")
-    if open_list:
-        body.append(f"{ind}</list>")
     attrs = "".join(f' {k}="{_xml_attr(str(v))}"' for k, v in (meta or {}).items() if v not in (None, ""))
     main = "  <main>\n" + "\n".join(body) + "\n  </main>" if body else "  <main/>"
     return f"<doc{attrs}>\n{main}\n  <comments/>\n</doc>\n"
