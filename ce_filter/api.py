@@ -16,11 +16,11 @@ from .decode import decode_bytes, looks_binary
 from .kindgate import kind_stated
 from .model import Model, load_default, thin_page
 from .mojibake import repair_str
-from .options import language_code, probability
 from .pagekind import page_signals
 from .precheck import DEFAULT_LIMITS, Limits, prepare
 from .render import to_text
 from .segment import FLAG_PRE, Blocks, _id, parse, segment
+from .values import language_code, probability
 
 # Pages above this size are cut before parsing: a 50 MB "page" is a dump, not an article,
 # and the cut keeps memory and latency bounded for the stream.

@@ -18,6 +18,7 @@ and replaced when a page overruns, the page answered with an empty result and a 
 
 from __future__ import annotations
 
+import argparse
 import multiprocessing as mp
 import resource
 import signal
@@ -328,3 +329,8 @@ class BoundedExtractor:
             self._stop_child()
         except Exception:  # noqa: BLE001 - interpreter shutdown
             pass
+
+
+def budget_from_args(a: argparse.Namespace) -> Budget:
+    """The ``Budget`` of ``options.add_budget_options``' flags."""
+    return Budget(a.page_budget, a.page_memory)

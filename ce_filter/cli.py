@@ -26,7 +26,6 @@ from .options import (
     add_budget_options,
     add_extraction_options,
     arg_type,
-    budget_from_args,
     env_opt,
     fail,
     positive_int,
@@ -52,6 +51,8 @@ def cmd_extract(a: argparse.Namespace) -> int:
     if a.url is not None and (len(inputs) > 1 or Path(inputs[0]).is_dir()):
         return fail("extract: --url is the address of one page: give one file, URL or stdin")
     ex = ExtractOptions.from_args(a).extractor()
+    from .budget import budget_from_args
+
     budget = budget_from_args(a)
     mib = ex.max_bytes >> 20
     headers = len(inputs) > 1 or Path(inputs[0]).is_dir()
@@ -237,6 +238,10 @@ def cmd_train(a: argparse.Namespace) -> int:
 
 
 def cmd_evaluate(a: argparse.Namespace) -> int:
+    if getattr(a, "cv", False):
+        from .learn.crossval import cv_command
+
+        return cv_command(a)
     from .learn.evaluate import evaluate_command
 
     return evaluate_command(a)

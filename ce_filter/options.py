@@ -17,118 +17,31 @@ Nothing heavy is imported at module level: ``ce-filter --help`` stays cheap.
 from __future__ import annotations
 
 import argparse
-import codecs
-import math
 import os
 import sys
 from collections.abc import Mapping
 from dataclasses import dataclass
 from typing import IO, Any
 
+# the value checks live in values.py (the API uses them too); options re-exports them
+from .values import (  # noqa: F401
+    UsageError,
+    language_code,
+    model_file,
+    non_negative_int,
+    non_negative_number,
+    positive_int,
+    positive_number,
+    probability,
+    text_codec,
+    writable_file,
+)
+from .values import loaded_models as _models
+
 ENV_PREFIX = "CE_FILTER_"
 EXIT_USAGE = 2
 
 
-class UsageError(ValueError):
-    """An ordinary mistake in what the user asked for: one line, exit 2."""
-
-
-# ------------------------------------------------------------------ value checks
-
-
-def _checked(value: Any, convert: Any, what: str, ok: Any, why: str) -> Any:
-    """``convert(value)`` when that works and ``ok`` of it holds; else ValueError naming ``value``."""
-    try:
-        x = convert(value)
-    except (TypeError, ValueError):
-        raise ValueError(f"{value!r} is not {what}") from None
-    if not ok(x):
-        raise ValueError(f"{value!r}{why}")
-    return x
-
-
-def probability(value: Any) -> float:
-    """A block-probability cut: a finite number in [0, 1] (nan, inf and 2 are mistakes)."""
-    return _checked(value, float, "a number", lambda x: math.isfinite(x) and 0.0 <= x <= 1.0,
-                    " is not a number in [0, 1]")
-
-
-def positive_int(value: Any) -> int:
-    """A count of processes, pages, ...: 1 or more."""
-    return _checked(value, int, "a whole number", lambda n: n >= 1, ": must be 1 or more")
-
-
-def positive_number(value: Any) -> float:
-    """A duration: a finite number above 0."""
-    return _checked(value, float, "a number", lambda x: math.isfinite(x) and x > 0,
-                    ": must be a number above 0")
-
-
-def non_negative_number(value: Any) -> float:
-    """A budget in seconds: a finite number, 0 (no limit) or more."""
-    return _checked(value, float, "a number", lambda x: math.isfinite(x) and x >= 0,
-                    ": must be 0 (no limit) or more")
-
-
-def non_negative_int(value: Any) -> int:
-    """A budget in MiB: a whole number, 0 (no limit) or more."""
-    return _checked(value, int, "a whole number", lambda n: n >= 0, ": must be 0 (no limit) or more")
-
-
-def text_codec(value: str) -> str:
-    """A charset name Python decodes bytes to text with (``hex``, ``base64``, ``rot13``:
-    codecs, but not text encodings)."""
-    try:
-        info = codecs.lookup(value)
-    except LookupError:
-        raise ValueError(f"{value!r} is not a known text encoding") from None
-    if not getattr(info, "_is_text_encoding", True):
-        raise ValueError(f"{value!r} is a codec but not a text encoding")
-    try:
-        b"<p>x</p>".decode(info.name)
-    except Exception:  # noqa: BLE001 - e.g. idna-like codecs that cannot decode plain HTML
-        raise ValueError(f"{value!r} cannot decode HTML") from None
-    return value  # as given: the decoder maps labels the web's way (latin-1 is cp1252)
-
-
-def language_code(value: str) -> str:
-    """A target language: an ISO 639-1 code (``en``, ``de``), as the record's ``language`` gives
-    it; a region (``en-US``, ``pt_BR``) is dropped, case is ignored."""
-    code = str(value).strip().replace("_", "-").split("-", 1)[0].lower()
-    if len(code) != 2 or not code.isascii() or not code.isalpha():
-        raise ValueError(f"{value!r} is not an ISO 639-1 language code (two letters, e.g. en, de)")
-    return code
-
-
-_models: dict[str, Any] = {}  # model files checked in this process (path -> Model)
-
-
-def model_file(value: str) -> str:
-    """A model JSON file that exists and loads (it is kept, so it is read once)."""
-    from .model import Model
-
-    if value in _models:
-        return value
-    if not os.path.exists(value):
-        raise ValueError(f"{value}: no such model file")
-    try:
-        _models[value] = Model.load(value)
-    except Exception as e:  # noqa: BLE001 - ModelError, OSError, or any malformed JSON shape
-        detail = str(e).removeprefix(f"{value}: ")
-        raise ValueError(f"{value}: not a ce-filter model file ({type(e).__name__}: {detail})") from None
-    return value
-
-
-def writable_file(value: str) -> str:
-    """An output file that can be written: checked before a run, not after it."""
-    if os.path.isdir(value):
-        raise ValueError("it is a directory")
-    parent = os.path.dirname(os.path.abspath(value))
-    if not os.path.isdir(parent):
-        raise ValueError(f"no directory {parent}")
-    if not os.access(value if os.path.exists(value) else parent, os.W_OK):
-        raise ValueError("permission denied")
-    return value
 
 
 def open_output(path: str | None) -> IO[str] | None:
@@ -236,13 +149,6 @@ def add_budget_options(p: argparse.ArgumentParser) -> None:
             help="CPU seconds one page may take (0 = no limit)")
     env_opt(p, "--page-memory", type=non_negative_int, default=1024,
             help="MiB of memory one page may take beyond the filter's own (0 = no limit)")
-
-
-def budget_from_args(a: argparse.Namespace) -> Any:
-    """The ``Budget`` of ``add_budget_options``' flags."""
-    from .budget import Budget
-
-    return Budget(a.page_budget, a.page_memory)
 
 
 @dataclass(frozen=True)

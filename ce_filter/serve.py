@@ -39,8 +39,8 @@ from typing import Any
 
 from .api import MAX_BYTES, Extractor
 from .budget import DEFAULT_BUDGET, OVER_MEMORY, Budget, InProcessBudget
-from .options import probability
 from .render import FORMATS as CLI_FORMATS
+from .values import probability
 
 MAX_BODY = MAX_BYTES + (1 << 20)  # a page at the filter's size limit, plus its JSON overhead
 FETCH_TIMEOUT = 10.0
@@ -469,7 +469,8 @@ def add_arguments(p: Any) -> None:
 
 
 def serve_command(a: Any) -> int:
-    from .options import ExtractOptions, budget_from_args
+    from .budget import budget_from_args
+    from .options import ExtractOptions
 
     run(a.host, a.port, a.workers, a.request_timeout, ExtractOptions.from_args(a).extractor(),
         Options(max_body=a.max_body, fetch=not a.no_fetch, fetch_timeout=a.fetch_timeout,

@@ -32,7 +32,6 @@ from ce_filter.options import (
     add_budget_options,
     add_extraction_options,
     arg_type,
-    budget_from_args,
     env_opt,
     open_output,
     positive_int,
@@ -140,6 +139,8 @@ def cmd_warc(a: argparse.Namespace) -> int:
     except (ValueError, BrokerUnavailable, OSError) as e:
         _err(str(e))
         return EXIT_START
+    from ce_filter.budget import budget_from_args
+
     stop = Stop()  # SIGTERM/SIGINT: stop reading, write what is done, summary, exit 128+signal
     handlers = {s: signal.signal(s, stop) for s in (signal.SIGTERM, signal.SIGINT)}
     closed = ""

@@ -245,12 +245,8 @@ def table(scores: list[tuple[str, Score]]) -> str:
 
 
 def evaluate_command(a: argparse.Namespace) -> int:
-    """``ce-filter evaluate``: the metric on each corpus, per page type where it has them; with
-    ``--cv``, out of fold (learn/crossval.py)."""
-    if getattr(a, "cv", False):
-        from .crossval import cv_command
-
-        return cv_command(a)
+    """``ce-filter evaluate`` without ``--cv``: the metric on each corpus, per page type where it
+    has them (``--cv``, out of fold, is learn/crossval.py's ``cv_command``)."""
     from ..options import ExtractOptions
     from .corpus import Spec
 

@@ -34,6 +34,7 @@ from ..progress import Ticker, progress
 from ..segment import Blocks, parse, segment
 from . import logreg
 from .corpus import Doc, site_of
+from .digits import significant
 from .labels import DEFAULT_RULE, LabelRule, block_labels, words
 from .logreg import Design
 
@@ -272,16 +273,8 @@ def build_design(pages: list[Page], spec: FeatureSpec, log: bool = False) -> Des
 def _fit(design: Design, y: np.ndarray, w: np.ndarray, c: float,
          rows: np.ndarray | None = None) -> Linear:
     mean, scale, coef, intercept = logreg.fit(design, y, w, c, rows)
-    r = _significant
+    r = significant
     return Linear(r(mean), r(scale), r(coef), float(r(intercept)))
-
-
-def _significant(a: np.ndarray | float, digits: int = 9) -> np.ndarray:
-    """Round to ``digits`` significant digits. Another CPU (its SIMD exp/log, its BLAS kernels)
-    moves the last bits of a fit; the rounded weights are the same everywhere, so the model
-    file rebuilds bit-for-bit on any machine, and 9 digits are far below what moves a score."""
-    a = np.asarray(a, dtype=np.float64)
-    return np.array([float(f"{v:.{digits}g}") for v in a.ravel()]).reshape(a.shape)
 
 
 def _split(sizes: list[int], scores: np.ndarray) -> list[np.ndarray]:

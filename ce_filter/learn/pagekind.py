@@ -21,6 +21,7 @@ from ..pagekind import KINDS, PageKindModel, page_signals
 from ..progress import progress
 from ..segment import parse, segment
 from .corpus import Doc, Spec, site_of
+from .digits import significant
 
 CS = (0.01, 0.03, 0.1, 0.3, 1.0)
 FOLDS = 5
@@ -44,8 +45,6 @@ def signals(docs: Iterable[Doc]) -> tuple[np.ndarray, list[str], list[str], list
 def _fit(x: np.ndarray, y: np.ndarray, c: float, kinds: tuple[str, ...] = KINDS) -> PageKindModel:
     from sklearn.linear_model import LogisticRegression
 
-    from .fit import _significant
-
     mean = x.mean(axis=0)
     scale = x.std(axis=0)
     scale[scale == 0] = 1.0
@@ -62,8 +61,8 @@ def _fit(x: np.ndarray, y: np.ndarray, c: float, kinds: tuple[str, ...] = KINDS)
             coef[present[1]], icpt[present] = lr.coef_[0], (0.0, lr.intercept_[0])
         else:
             coef[present], icpt[present] = lr.coef_, lr.intercept_
-    return PageKindModel(kinds, _significant(mean), _significant(scale), _significant(coef),
-                         _significant(icpt))
+    return PageKindModel(kinds, significant(mean), significant(scale), significant(coef),
+                         significant(icpt))
 
 
 def _folds(groups: list[str], folds: int) -> list[tuple[np.ndarray, np.ndarray]]:

@@ -41,7 +41,7 @@ def _sklearn_fit(d, y, w, c, rows=None) -> Linear:
     scale[scale < 1e-9] = 1.0
     lr = LogisticRegression(C=c, solver="newton-cholesky", max_iter=200, tol=1e-7)
     lr.fit((x - mean) / scale, yy, sample_weight=ww)
-    r = F._significant
+    r = F.significant
     return Linear(r(mean), r(scale), r(lr.coef_[0]), float(r(lr.intercept_[0])))
 
 

@@ -1,0 +1,113 @@
+"""What a value given by a user may be: the checks every option, setting and API argument
+shares (a bad value is a ValueError naming it; ``UsageError`` is the one-line mistake of a
+command). No import of the rest of the package but the model loader, so the API and the
+options can both use them."""
+
+from __future__ import annotations
+
+import codecs
+import math
+import os
+from typing import Any
+
+
+class UsageError(ValueError):
+    """An ordinary mistake in what the user asked for: one line, exit 2."""
+
+
+# ------------------------------------------------------------------ value checks
+
+
+def _checked(value: Any, convert: Any, what: str, ok: Any, why: str) -> Any:
+    """``convert(value)`` when that works and ``ok`` of it holds; else ValueError naming ``value``."""
+    try:
+        x = convert(value)
+    except (TypeError, ValueError):
+        raise ValueError(f"{value!r} is not {what}") from None
+    if not ok(x):
+        raise ValueError(f"{value!r}{why}")
+    return x
+
+
+def probability(value: Any) -> float:
+    """A block-probability cut: a finite number in [0, 1] (nan, inf and 2 are mistakes)."""
+    return _checked(value, float, "a number", lambda x: math.isfinite(x) and 0.0 <= x <= 1.0,
+                    " is not a number in [0, 1]")
+
+
+def positive_int(value: Any) -> int:
+    """A count of processes, pages, ...: 1 or more."""
+    return _checked(value, int, "a whole number", lambda n: n >= 1, ": must be 1 or more")
+
+
+def positive_number(value: Any) -> float:
+    """A duration: a finite number above 0."""
+    return _checked(value, float, "a number", lambda x: math.isfinite(x) and x > 0,
+                    ": must be a number above 0")
+
+
+def non_negative_number(value: Any) -> float:
+    """A budget in seconds: a finite number, 0 (no limit) or more."""
+    return _checked(value, float, "a number", lambda x: math.isfinite(x) and x >= 0,
+                    ": must be 0 (no limit) or more")
+
+
+def non_negative_int(value: Any) -> int:
+    """A budget in MiB: a whole number, 0 (no limit) or more."""
+    return _checked(value, int, "a whole number", lambda n: n >= 0, ": must be 0 (no limit) or more")
+
+
+def text_codec(value: str) -> str:
+    """A charset name Python decodes bytes to text with (``hex``, ``base64``, ``rot13``:
+    codecs, but not text encodings)."""
+    try:
+        info = codecs.lookup(value)
+    except LookupError:
+        raise ValueError(f"{value!r} is not a known text encoding") from None
+    if not getattr(info, "_is_text_encoding", True):
+        raise ValueError(f"{value!r} is a codec but not a text encoding")
+    try:
+        b"<p>x</p>".decode(info.name)
+    except Exception:  # noqa: BLE001 - e.g. idna-like codecs that cannot decode plain HTML
+        raise ValueError(f"{value!r} cannot decode HTML") from None
+    return value  # as given: the decoder maps labels the web's way (latin-1 is cp1252)
+
+
+def language_code(value: str) -> str:
+    """A target language: an ISO 639-1 code (``en``, ``de``), as the record's ``language`` gives
+    it; a region (``en-US``, ``pt_BR``) is dropped, case is ignored."""
+    code = str(value).strip().replace("_", "-").split("-", 1)[0].lower()
+    if len(code) != 2 or not code.isascii() or not code.isalpha():
+        raise ValueError(f"{value!r} is not an ISO 639-1 language code (two letters, e.g. en, de)")
+    return code
+
+
+loaded_models: dict[str, Any] = {}  # model files checked in this process (path -> Model)
+
+
+def model_file(value: str) -> str:
+    """A model JSON file that exists and loads (it is kept, so it is read once)."""
+    from .model import Model
+
+    if value in loaded_models:
+        return value
+    if not os.path.exists(value):
+        raise ValueError(f"{value}: no such model file")
+    try:
+        loaded_models[value] = Model.load(value)
+    except Exception as e:  # noqa: BLE001 - ModelError, OSError, or any malformed JSON shape
+        detail = str(e).removeprefix(f"{value}: ")
+        raise ValueError(f"{value}: not a ce-filter model file ({type(e).__name__}: {detail})") from None
+    return value
+
+
+def writable_file(value: str) -> str:
+    """An output file that can be written: checked before a run, not after it."""
+    if os.path.isdir(value):
+        raise ValueError("it is a directory")
+    parent = os.path.dirname(os.path.abspath(value))
+    if not os.path.isdir(parent):
+        raise ValueError(f"no directory {parent}")
+    if not os.access(value if os.path.exists(value) else parent, os.W_OK):
+        raise ValueError("permission denied")
+    return value
