@@ -342,6 +342,11 @@ class Extractor:
     ``target_language`` (an ISO 639-1 code): a page whose kept text is identified as another
     language gives no text, and its reason names the language found; a page whose language is
     unknown keeps its text.
+    ``site_memory``: the site's other pages (ce_filter.sitememory): a SiteMemory (or True for
+    one with its defaults) that remembers the pages this Extractor has seen, or an order-free
+    SiteCounts; blocks seen on the host's other pages go through the model's site stage
+    (ce_filter.sitestage). None (the default): every page alone. A host's first page, and every
+    page under a model without a site stage, scores as without it.
     """
 
     def __init__(
@@ -356,6 +361,7 @@ class Extractor:
         metadata: bool = True,
         limits: Limits = DEFAULT_LIMITS,
         target_language: str | None = None,
+        site_memory: Any = None,
     ) -> None:
         if model is None:
             model = load_default("comments" if comments else "content")
@@ -388,6 +394,7 @@ class Extractor:
         # the page kind: the model's own page-kind model, else the shipped content model's (the
         # comments model is trained on corpora without page types)
         self.kind_model = model.pagekind or load_default("content").pagekind
+        self.site_memory, self.site_stage = _site_setup(model, site_memory)
 
     def __getstate__(self) -> dict[str, Any]:
         # the model holds C lookup tables (capsules) that cannot be pickled: send its JSON
@@ -474,6 +481,9 @@ class Extractor:
         else:
             kind, style = self.page_context(blocks, text_html, url)
             scores = self.model.block_scores(blocks, kind, style)
+            site = None
+            if self.site_memory is not None:
+                scores, site = self._site(blocks, scores, url)
             keep, reason = self.keep(blocks, scores, kind, len(text_html))
             walked: list[Any] = []  # the page walked again for its code blocks' own lines
 
@@ -493,6 +503,8 @@ class Extractor:
             )
             if walked:
                 out.__dict__["_extras"] = walked[0]
+            if site is not None:  # (fingerprints, k, n, model scores): what explain shows
+                out.__dict__["_site"] = site
             if (kind is not None and self.kind_model is not None
                     and kind_stated(int(blocks.token_counts().sum()), out.text, blocks.texts)):
                 i = int(np.argmax(kind))
@@ -505,6 +517,21 @@ class Extractor:
         if self.target_language and out.text:
             self._language_gate(out, blocks)
         return out
+
+    def _site(self, blocks: Blocks, scores: np.ndarray, url: str | None
+              ) -> tuple[np.ndarray, tuple[np.ndarray, np.ndarray, int, np.ndarray]]:
+        """The page's scores through the site stage where its host has pages remembered, and
+        the site inputs; the page is then remembered."""
+        from .sitememory import fingerprints, host_of
+
+        host = host_of(url)
+        fps = fingerprints(blocks.texts)
+        mem = self.site_memory
+        k, n = mem.seen(host, fps) if host else (np.zeros(len(fps)), 0)
+        out = scores if self.site_stage is None else self.site_stage.apply(scores, fps, k, n)
+        if host:
+            mem.observe(host, fps)
+        return out, (fps, k, n, scores)
 
     def _language_gate(self, out: Extraction, blocks: Blocks) -> None:
         """Empty ``out`` (no block kept, reason naming the language found) when its text is
@@ -581,6 +608,23 @@ class Extractor:
         """Every block's content probability for a page given as text (no threshold applied)."""
         blocks = segment(parse(html))
         return self.model.block_scores(blocks, *self.page_context(blocks, html, url))
+
+
+def _site_setup(model: Model, site_memory: Any) -> tuple[Any, Any]:
+    """(the memory, the site stage) of ``Extractor(site_memory=...)``: True makes a SiteMemory
+    with its defaults; the stage is the model's "site" section, else the one shipped for this
+    model (sitestage.shipped_stage), else None (the memory is kept but changes nothing)."""
+    if site_memory is None or site_memory is False:
+        return None, None
+    from .sitememory import SiteMemory
+    from .sitestage import shipped_stage
+
+    if site_memory is True:
+        site_memory = SiteMemory()
+    if not (hasattr(site_memory, "seen") and hasattr(site_memory, "observe")):
+        raise TypeError("site_memory must be a SiteMemory, a SiteCounts, True or None")
+    stage = getattr(model, "site", None) or shipped_stage(model.digest)
+    return site_memory, stage
 
 
 _default: dict[bool, Extractor] = {}

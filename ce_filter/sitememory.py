@@ -1,0 +1,223 @@
+"""The site's other pages: how many pages of the same host hold each block of a page.
+
+Navigation, footers, tickers, "related" lists and cookie notices repeat across a site's pages;
+an article's paragraphs do not. A block's *fingerprint* is a deterministic 64-bit hash of its
+normalised text (case-folded, every run of digits one mark, whitespace collapsed): the same
+footer with another date or count is the same fingerprint. Two memories give each block of a
+page "seen on k of the n other pages of this host":
+
+- :class:`SiteMemory`, for streams (``Extractor(site_memory=...)``, ``worker``, ``crawl``): the
+  last ``pages`` pages of each host, least recently used hosts forgotten first, with a fixed
+  ceiling on the entries held over all hosts.
+- :class:`SiteCounts`, order-free (``ce-filter warc``): a first pass counts every host's
+  fingerprints over the whole input; each page then reads the counts with itself left out, so
+  the result depends neither on the order of the pages nor on how they are split over workers.
+
+A host's first page (n = 0) gets no site input: its result is exactly the single-page one.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import re
+from collections import Counter, OrderedDict, deque
+from collections.abc import Iterable, Sequence
+from typing import Protocol
+
+import numpy as np
+
+# blocks shorter than this (after normalising) carry no fingerprint: "|", "»", "1." repeat on
+# every page of every site and say nothing about this one
+MIN_CHARS = 3
+NO_PRINT = np.uint64(0)  # the fingerprint of a block too short to have one
+
+_DIGITS = re.compile(r"\d+")
+_SPACE = re.compile(r"\s+")
+
+
+def normalise(text: str) -> str:
+    """The text a fingerprint is made of: case-folded, digits collapsed to one mark, whitespace
+    collapsed to one space and trimmed."""
+    return _SPACE.sub(" ", _DIGITS.sub("0", text.casefold())).strip()
+
+
+def fingerprint(text: str) -> int:
+    """The block's 64-bit fingerprint (blake2b of the normalised text; 0 for a block under
+    MIN_CHARS). Deterministic across processes and runs, unlike the salted ``hash()``."""
+    norm = normalise(text)
+    if len(norm) < MIN_CHARS:
+        return 0
+    digest = hashlib.blake2b(norm.encode("utf-8", "surrogatepass"), digest_size=8).digest()
+    h = int.from_bytes(digest, "little")
+    return h or 1  # 0 is reserved for "no fingerprint"
+
+
+def fingerprints(texts: Sequence[str]) -> np.ndarray:
+    """Every block's fingerprint (uint64; 0 where the block is too short)."""
+    return np.fromiter((fingerprint(t) for t in texts), dtype=np.uint64, count=len(texts))
+
+
+def page_set(fps: np.ndarray) -> np.ndarray:
+    """A page's distinct fingerprints (a block repeated on one page counts once per page)."""
+    u = np.unique(fps)
+    return u[u != NO_PRINT]
+
+
+class Memory(Protocol):
+    """What ``Extractor`` needs of a site memory."""
+
+    def seen(self, host: str, fps: np.ndarray) -> tuple[np.ndarray, int]: ...
+
+    def observe(self, host: str, fps: np.ndarray) -> None: ...
+
+
+def _lookup(counts: dict[int, int], fps: np.ndarray) -> np.ndarray:
+    """counts[f] per fingerprint (0 where absent or for NO_PRINT), as float64."""
+    get = counts.get
+    return np.fromiter((get(f, 0) for f in fps.tolist()), dtype=np.float64, count=len(fps))
+
+
+class _Host:
+    __slots__ = ("pages", "counts")
+
+    def __init__(self) -> None:
+        self.pages: deque[np.ndarray] = deque()  # each remembered page's distinct fingerprints
+        self.counts: dict[int, int] = {}  # fingerprint -> pages in ``pages`` holding it
+
+    def size(self) -> int:
+        return len(self.counts) + sum(len(p) for p in self.pages)
+
+
+class SiteMemory:
+    """Per host, the fingerprint sets of its last ``pages`` pages and how many of them hold each
+    fingerprint; hosts least recently used are forgotten first.
+
+    Memory bound: at most ``max_entries`` entries over all hosts, an entry being one fingerprint
+    of a remembered page (8 bytes in its numpy array) or one key of a host's counter (a Python
+    int -> int dict entry). Measured with tracemalloc (tests/core/test_sitememory.py), 65 bytes
+    an entry on average where every fingerprint is distinct (the worst case: each counter key
+    beside one page entry), 20 where three quarters of a page's blocks repeat; the default
+    1,000,000 entries hold at most about 65 MB. When over, the least recently used hosts go
+    (never the host just observed, which drops its oldest pages instead).
+    """
+
+    def __init__(self, pages: int = 50, max_entries: int = 1_000_000) -> None:
+        if pages < 1 or max_entries < 1:
+            raise ValueError("pages and max_entries must be at least 1")
+        self.window = pages
+        self.max_entries = max_entries
+        self._hosts: OrderedDict[str, _Host] = OrderedDict()
+        self._entries = 0
+
+    def __len__(self) -> int:
+        """Hosts remembered."""
+        return len(self._hosts)
+
+    @property
+    def entries(self) -> int:
+        """Entries held over all hosts (the quantity ``max_entries`` bounds)."""
+        return self._entries
+
+    def seen(self, host: str, fps: np.ndarray) -> tuple[np.ndarray, int]:
+        """(k, n): per block, on how many of the host's n remembered pages its fingerprint
+        was (0 for a block without one); n = 0 for a host not seen."""
+        h = self._hosts.get(host)
+        if h is None or not h.pages:
+            return np.zeros(len(fps)), 0
+        self._hosts.move_to_end(host)
+        return _lookup(h.counts, fps), len(h.pages)
+
+    def observe(self, host: str, fps: np.ndarray) -> None:
+        """Remember a page of ``host`` (its blocks' fingerprints); the host's oldest page goes
+        past the window, and least recently used hosts go past the ceiling."""
+        if not host:
+            return
+        s = page_set(np.asarray(fps, dtype=np.uint64))
+        h = self._hosts.get(host)
+        if h is None:
+            h = self._hosts[host] = _Host()
+        self._hosts.move_to_end(host)
+        before = h.size()
+        counts = h.counts
+        for f in s.tolist():
+            counts[f] = counts.get(f, 0) + 1
+        h.pages.append(s)
+        while len(h.pages) > self.window:
+            self._forget_page(h)
+        self._entries += h.size() - before
+        while self._entries > self.max_entries:
+            oldest = next(iter(self._hosts))
+            if oldest == host:  # only this host left: it keeps its newest pages
+                if len(h.pages) <= 1:
+                    break
+                before = h.size()
+                self._forget_page(h)
+                self._entries += h.size() - before
+                continue
+            self._entries -= self._hosts.pop(oldest).size()
+
+    @staticmethod
+    def _forget_page(h: _Host) -> None:
+        counts = h.counts
+        for f in h.pages.popleft().tolist():
+            c = counts[f] - 1
+            if c:
+                counts[f] = c
+            else:
+                del counts[f]
+
+
+class SiteCounts:
+    """Order-free counts: every host's fingerprints counted over all its pages (``add`` each
+    page once, in any order, or merge the counts of several passes); ``seen`` then gives a
+    page's blocks the share of the host's *other* pages (the page itself left out), so a page's
+    result does not depend on which pages came before it. ``observe`` does nothing: the counts
+    are made before the extraction pass."""
+
+    def __init__(self) -> None:
+        self.counts: dict[str, Counter[int]] = {}
+        self.pages: Counter[str] = Counter()
+
+    def add(self, host: str, fps: np.ndarray) -> None:
+        """Count one page of ``host``."""
+        if not host:
+            return
+        self.pages[host] += 1
+        self.counts.setdefault(host, Counter()).update(page_set(np.asarray(fps, dtype=np.uint64)).tolist())
+
+    def merge(self, other: SiteCounts) -> None:
+        """Add another pass's counts (the passes of several workers or files)."""
+        self.pages.update(other.pages)
+        for host, c in other.counts.items():
+            self.counts.setdefault(host, Counter()).update(c)
+
+    def seen(self, host: str, fps: np.ndarray) -> tuple[np.ndarray, int]:
+        """(k, n) over the host's other pages: k = pages holding the block's fingerprint but
+        this one, n = the host's pages but this one."""
+        n = self.pages.get(host, 0) - 1
+        if n <= 0:
+            return np.zeros(len(fps)), 0
+        fps = np.asarray(fps, dtype=np.uint64)
+        k = _lookup(self.counts[host], fps)
+        # the page counted itself once for each distinct fingerprint it holds
+        k = np.where(fps != NO_PRINT, np.maximum(k - 1, 0), 0.0)
+        return k, n
+
+    def observe(self, host: str, fps: np.ndarray) -> None:
+        """Nothing: the counts were made in the first pass."""
+
+
+def count_pages(pages: Iterable[tuple[str, Sequence[str]]]) -> SiteCounts:
+    """SiteCounts of (host, block texts) pairs."""
+    c = SiteCounts()
+    for host, texts in pages:
+        c.add(host, fingerprints(texts))
+    return c
+
+
+def host_of(url: str | None) -> str:
+    """The memory's key: the URL's host, lower case, without "www." and port (metadata's
+    ``hostname``); '' (no memory) for none."""
+    from .metadata import hostname
+
+    return hostname(url)
