@@ -189,3 +189,23 @@ def test_extractor_with_memory_pickles():
     assert back.site_memory.seen("example.com", fp("Home"))[1] == 1
     with pytest.raises(TypeError):
         Extractor(site_memory=42)
+
+
+def test_shipped_stage_is_tied_to_the_shipped_model():
+    from ce_filter.sitestage import shipped_stage
+
+    assert shipped_stage(load_default().digest) is not None
+    assert shipped_stage("000000000000") is None
+    other = Model.from_json(load_default().to_json())
+    other.threshold = 0.3  # another model file: another digest, no shipped stage
+    assert Extractor(other, site_memory=True).site_stage is None
+
+
+def test_fit_logistic_recovers_weights():
+    from ce_filter.learn.sitefit import fit_logistic
+
+    rng = np.random.default_rng(0)
+    x = rng.normal(size=(20000, 2))
+    y = (rng.random(20000) < 1 / (1 + np.exp(-(1.5 * x[:, 0] - 2 * x[:, 1] + 0.5)))).astype(float)
+    coef, b = fit_logistic(x, y, np.ones(len(y)))
+    assert np.allclose(coef, [1.5, -2.0], atol=0.1) and abs(b - 0.5) < 0.1
