@@ -32,29 +32,46 @@ MIN_CHARS = 3
 NO_PRINT = np.uint64(0)  # the fingerprint of a block too short to have one
 
 _DIGITS = re.compile(r"\d+")
-_SPACE = re.compile(r"\s+")
 
 
 def normalise(text: str) -> str:
     """The text a fingerprint is made of: case-folded, digits collapsed to one mark, whitespace
     collapsed to one space and trimmed."""
-    return _SPACE.sub(" ", _DIGITS.sub("0", text.casefold())).strip()
+    return " ".join(_DIGITS.sub("0", text.casefold()).split())
+
+
+def _hash(norm: str) -> int:
+    """64-bit blake2b of a normalised text (0 reserved for "no fingerprint")."""
+    if len(norm) < MIN_CHARS:
+        return 0
+    digest = hashlib.blake2b(norm.encode("utf-8", "surrogatepass"), digest_size=8).digest()
+    return int.from_bytes(digest, "little") or 1
 
 
 def fingerprint(text: str) -> int:
     """The block's 64-bit fingerprint (blake2b of the normalised text; 0 for a block under
     MIN_CHARS). Deterministic across processes and runs, unlike the salted ``hash()``."""
-    norm = normalise(text)
-    if len(norm) < MIN_CHARS:
-        return 0
-    digest = hashlib.blake2b(norm.encode("utf-8", "surrogatepass"), digest_size=8).digest()
-    h = int.from_bytes(digest, "little")
-    return h or 1  # 0 is reserved for "no fingerprint"
+    return _hash(normalise(text))
+
+
+_SEP = "\x00"  # between blocks in one normalising pass: not a digit, not whitespace
 
 
 def fingerprints(texts: Sequence[str]) -> np.ndarray:
-    """Every block's fingerprint (uint64; 0 where the block is too short)."""
-    return np.fromiter((fingerprint(t) for t in texts), dtype=np.uint64, count=len(texts))
+    """Every block's fingerprint (uint64; 0 where the block is too short). The page's texts
+    are case-folded and their digits collapsed in one pass over the joined text (one call
+    instead of one a block: about half the time), which gives each block what ``normalise``
+    gives it, since the separator is neither a digit nor whitespace."""
+    if not texts:
+        return np.zeros(0, dtype=np.uint64)
+    joined = _SEP.join(texts)
+    if joined.count(_SEP) != len(texts) - 1:  # a block holding a NUL: one at a time
+        return np.fromiter((fingerprint(t) for t in texts), dtype=np.uint64, count=len(texts))
+    parts = _DIGITS.sub("0", joined.casefold()).split(_SEP)
+    b2, whole = hashlib.blake2b, int.from_bytes  # _hash inlined: a call a block costs a fifth
+    out = [whole(b2(n.encode("utf-8", "surrogatepass"), digest_size=8).digest(), "little") or 1
+           if len(n) >= MIN_CHARS else 0 for n in (" ".join(t.split()) for t in parts)]
+    return np.array(out, dtype=np.uint64)
 
 
 def page_set(fps: np.ndarray) -> np.ndarray:

@@ -209,3 +209,10 @@ def test_fit_logistic_recovers_weights():
     y = (rng.random(20000) < 1 / (1 + np.exp(-(1.5 * x[:, 0] - 2 * x[:, 1] + 0.5)))).astype(float)
     coef, b = fit_logistic(x, y, np.ones(len(y)))
     assert np.allclose(coef, [1.5, -2.0], atol=0.1) and abs(b - 0.5) < 0.1
+
+
+def test_page_fingerprints_equal_one_at_a_time():
+    texts = ["Straße 12 ist  HIER", "ab", "", "a\x00b and more", "Ünïcode   ２３ digits 45", "x" * 50]
+    assert fingerprints(texts).tolist() == [fingerprint(t) for t in texts]
+    assert fingerprints(texts[:3]).tolist() == [fingerprint(t) for t in texts[:3]]  # no NUL
+    assert fingerprints([]).tolist() == []
