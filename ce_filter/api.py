@@ -530,7 +530,7 @@ class Extractor:
         k, n = mem.seen(host, fps) if host else (np.zeros(len(fps)), 0)
         out = scores if self.site_stage is None else self.site_stage.apply(scores, fps, k, n)
         if host:
-            mem.observe(host, fps)
+            mem.observe(host, fps, url or "")
         return out, (fps, k, n, scores)
 
     def _language_gate(self, out: Extraction, blocks: Blocks) -> None:

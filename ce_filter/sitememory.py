@@ -85,7 +85,7 @@ class Memory(Protocol):
 
     def seen(self, host: str, fps: np.ndarray) -> tuple[np.ndarray, int]: ...
 
-    def observe(self, host: str, fps: np.ndarray) -> None: ...
+    def observe(self, host: str, fps: np.ndarray, key: str = "") -> None: ...
 
 
 def _lookup(counts: dict[int, int], fps: np.ndarray) -> np.ndarray:
@@ -95,11 +95,12 @@ def _lookup(counts: dict[int, int], fps: np.ndarray) -> np.ndarray:
 
 
 class _Host:
-    __slots__ = ("pages", "counts")
+    __slots__ = ("pages", "counts", "keys")
 
     def __init__(self) -> None:
         self.pages: deque[np.ndarray] = deque()  # each remembered page's distinct fingerprints
         self.counts: dict[int, int] = {}  # fingerprint -> pages in ``pages`` holding it
+        self.keys: deque[str] = deque()  # each remembered page's key (its URL; '' for none)
 
     def size(self) -> int:
         return len(self.counts) + sum(len(p) for p in self.pages)
@@ -144,9 +145,11 @@ class SiteMemory:
         self._hosts.move_to_end(host)
         return _lookup(h.counts, fps), len(h.pages)
 
-    def observe(self, host: str, fps: np.ndarray) -> None:
+    def observe(self, host: str, fps: np.ndarray, key: str = "") -> None:
         """Remember a page of ``host`` (its blocks' fingerprints); the host's oldest page goes
-        past the window, and least recently used hosts go past the ceiling."""
+        past the window, and least recently used hosts go past the ceiling. ``key`` (the
+        page's URL): a page already remembered under it is not counted twice (a capture seen
+        again would make its own article look repeated across the site)."""
         if not host:
             return
         s = page_set(np.asarray(fps, dtype=np.uint64))
@@ -154,6 +157,9 @@ class SiteMemory:
         if h is None:
             h = self._hosts[host] = _Host()
         self._hosts.move_to_end(host)
+        if key and key in h.keys:
+            return
+        h.keys.append(key)
         before = h.size()
         counts = h.counts
         for f in s.tolist():
@@ -175,6 +181,7 @@ class SiteMemory:
 
     @staticmethod
     def _forget_page(h: _Host) -> None:
+        h.keys.popleft()
         counts = h.counts
         for f in h.pages.popleft().tolist():
             c = counts[f] - 1
@@ -194,19 +201,36 @@ class SiteCounts:
     def __init__(self) -> None:
         self.counts: dict[str, Counter[int]] = {}
         self.pages: Counter[str] = Counter()
+        self._keys: set[str] = set()  # the pages counted, by key (their URLs), until pruned
 
-    def add(self, host: str, fps: np.ndarray) -> None:
-        """Count one page of ``host``."""
-        if not host:
+    def add(self, host: str, fps: np.ndarray, key: str = "") -> None:
+        """Count one page of ``host``; a page whose ``key`` (URL) was counted already is not
+        counted again (a URL captured twice is one page of the site)."""
+        if not host or (key and key in self._keys):
             return
+        if key:
+            self._keys.add(key)
         self.pages[host] += 1
         self.counts.setdefault(host, Counter()).update(page_set(np.asarray(fps, dtype=np.uint64)).tolist())
 
     def merge(self, other: SiteCounts) -> None:
         """Add another pass's counts (the passes of several workers or files)."""
         self.pages.update(other.pages)
+        self._keys |= other._keys
         for host, c in other.counts.items():
             self.counts.setdefault(host, Counter()).update(c)
+
+    def prune(self) -> None:
+        """Drop the fingerprints counted on one page only and the hosts of one page: left out
+        of their own page they count 0, as absent ones do (most of an article's blocks: the
+        counts then hold only what repeats)."""
+        self._keys = set()
+        for host in list(self.counts):
+            if self.pages[host] <= 1:
+                del self.counts[host]
+                continue
+            c = self.counts[host]
+            self.counts[host] = Counter({f: v for f, v in c.items() if v > 1})
 
     def seen(self, host: str, fps: np.ndarray) -> tuple[np.ndarray, int]:
         """(k, n) over the host's other pages: k = pages holding the block's fingerprint but
@@ -215,12 +239,12 @@ class SiteCounts:
         if n <= 0:
             return np.zeros(len(fps)), 0
         fps = np.asarray(fps, dtype=np.uint64)
-        k = _lookup(self.counts[host], fps)
+        k = _lookup(self.counts.get(host, {}), fps)
         # the page counted itself once for each distinct fingerprint it holds
         k = np.where(fps != NO_PRINT, np.maximum(k - 1, 0), 0.0)
         return k, n
 
-    def observe(self, host: str, fps: np.ndarray) -> None:
+    def observe(self, host: str, fps: np.ndarray, key: str = "") -> None:
         """Nothing: the counts were made in the first pass."""
 
 

@@ -154,6 +154,7 @@ def cmd_warc(a: argparse.Namespace) -> int:
             revisits=a.revisits == "resolve",
             budget=budget_from_args(a),
             stop=stop,
+            site_memory=not a.no_site_memory,
         )
     finally:
         try:
@@ -371,6 +372,9 @@ def register(sub: Any) -> None:
     env_opt(p, "--stats", help="write the run's counts as JSON to this file (checked before the run)")
     p.add_argument("-q", "--quiet", action="store_true",
                    help="no progress (a bar on a terminal, else a line every 15 s)")
+    env_opt(p, "--no-site-memory", action="store_true",
+            help="filter each page alone: no first pass counting the blocks each host's pages "
+            "repeat (docs/PIPELINE.md, the site memory)")
     filter_opts(p)
     add_budget_options(p)
     kafka_opts(p)

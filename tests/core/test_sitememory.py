@@ -216,3 +216,18 @@ def test_page_fingerprints_equal_one_at_a_time():
     assert fingerprints(texts).tolist() == [fingerprint(t) for t in texts]
     assert fingerprints(texts[:3]).tolist() == [fingerprint(t) for t in texts[:3]]  # no NUL
     assert fingerprints([]).tolist() == []
+
+
+def test_a_url_seen_again_is_one_page():
+    m = SiteMemory()
+    page_fps = fp("Home About Contact", "The article's own paragraph")
+    m.observe("a.com", page_fps, "http://a.com/1")
+    m.observe("a.com", page_fps, "http://a.com/1")  # the same capture again
+    assert m.seen("a.com", page_fps)[1] == 1
+    c = SiteCounts()
+    for url in ("http://a.com/1", "http://a.com/1", "http://a.com/2"):
+        c.add("a.com", page_fps if url.endswith("1") else fp("Home About Contact", "Another"), url)
+    k, n = c.seen("a.com", page_fps)
+    assert n == 1 and k.tolist() == [1, 0]
+    c.prune()
+    assert c.seen("a.com", page_fps)[0].tolist() == [1, 0]
