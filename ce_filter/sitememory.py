@@ -20,6 +20,7 @@ from __future__ import annotations
 
 import hashlib
 import re
+import threading
 from collections import Counter, OrderedDict, deque
 from collections.abc import Iterable, Sequence
 from typing import Protocol
@@ -126,6 +127,16 @@ class SiteMemory:
         self.max_entries = max_entries
         self._hosts: OrderedDict[str, _Host] = OrderedDict()
         self._entries = 0
+        self._lock = threading.Lock()  # an Extractor shared by threads (Scrapy's CE_FILTER_THREADS)
+
+    def __getstate__(self) -> dict[str, object]:
+        state = dict(self.__dict__)
+        del state["_lock"]
+        return state
+
+    def __setstate__(self, state: dict[str, object]) -> None:
+        self.__dict__.update(state)
+        self._lock = threading.Lock()
 
     def __len__(self) -> int:
         """Hosts remembered."""
@@ -139,11 +150,12 @@ class SiteMemory:
     def seen(self, host: str, fps: np.ndarray) -> tuple[np.ndarray, int]:
         """(k, n): per block, on how many of the host's n remembered pages its fingerprint
         was (0 for a block without one); n = 0 for a host not seen."""
-        h = self._hosts.get(host)
-        if h is None or not h.pages:
-            return np.zeros(len(fps)), 0
-        self._hosts.move_to_end(host)
-        return _lookup(h.counts, fps), len(h.pages)
+        with self._lock:
+            h = self._hosts.get(host)
+            if h is None or not h.pages:
+                return np.zeros(len(fps)), 0
+            self._hosts.move_to_end(host)
+            return _lookup(h.counts, fps), len(h.pages)
 
     def observe(self, host: str, fps: np.ndarray, key: str = "") -> None:
         """Remember a page of ``host`` (its blocks' fingerprints); the host's oldest page goes
@@ -153,6 +165,10 @@ class SiteMemory:
         if not host:
             return
         s = page_set(np.asarray(fps, dtype=np.uint64))
+        with self._lock:
+            self._observe(host, s, key)
+
+    def _observe(self, host: str, s: np.ndarray, key: str) -> None:
         h = self._hosts.get(host)
         if h is None:
             h = self._hosts[host] = _Host()

@@ -7,6 +7,7 @@ from __future__ import annotations
 import io
 import json
 
+import numpy as np
 from ce_filter.crawler.warcgen import WarcBuilder
 
 from .conftest import run_cli
@@ -51,3 +52,25 @@ def test_site_memory_drops_repeats_the_same_with_any_workers(tmp_path):
         assert paras(t)[0] in one[url] and paras(t)[2] in one[url]
     # a host's only page is filtered as without the memory
     assert one["http://other.test/alone.html"] == alone["http://other.test/alone.html"]
+
+
+def test_streams_keep_the_pages_seen_so_far_unless_told_not_to():
+    from ce_filter.pipelines.cli import _crawl_overrides, _site_memory
+
+    from ce_filter.cli import build_parser
+    from ce_filter.options import ExtractOptions
+
+    p = build_parser()
+    a = p.parse_args(["worker", "--input-topic", "in", "--output-topic", "out"])
+    assert _site_memory(ExtractOptions.from_args(a), a).site_memory is True
+    a = p.parse_args(["worker", "--input-topic", "in", "--output-topic", "out", "--no-site-memory"])
+    assert _site_memory(ExtractOptions.from_args(a), a).site_memory is None
+    a = p.parse_args(["crawl", "https://example.com/", "--to", "jsonl:x.jsonl"])
+    assert _crawl_overrides(a)["CE_FILTER_SITE_MEMORY"] is True
+    a = p.parse_args(["crawl", "https://example.com/", "--to", "jsonl:x.jsonl", "--no-site-memory"])
+    assert _crawl_overrides(a)["CE_FILTER_SITE_MEMORY"] is False
+    # the Extractor a stream's options make remembers the host's pages (one process)
+    ex = ExtractOptions(site_memory=True).extractor()
+    for t in TOPICS[:3]:
+        ex.extract(article(f"News about {t}", paras(t)), f"http://city.test/{t}.html")
+    assert ex.site_memory.seen("city.test", np.zeros(0, dtype=np.uint64))[1] == 3
