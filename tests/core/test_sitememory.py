@@ -231,3 +231,18 @@ def test_a_url_seen_again_is_one_page():
     assert n == 1 and k.tolist() == [1, 0]
     c.prune()
     assert c.seen("a.com", page_fps)[0].tolist() == [1, 0]
+
+
+def test_explain_shows_the_site_terms():
+    from ce_filter.explain import explain, render_view
+
+    ex = Extractor(stage_model(30.0), site_memory=True)
+    d0 = explain(page(0), "https://example.com/0", extractor=ex)
+    assert d0["site_pages"] == 0 and all(not b["terms_site"] for b in d0["blocks"])
+    d1 = explain(page(1), "https://example.com/1", extractor=ex)
+    assert d1["site_pages"] == 1
+    foot = next(b for b in d1["blocks"] if b["text"].startswith("Copyright"))
+    assert not foot["kept"] and foot["score"] < 1e-6
+    share = next(t for t in foot["terms_site"] if t[0].startswith("site: share of"))
+    assert share[1] == 1.0 and share[2] == -30.0
+    assert "site stage (the host's 1 other pages)" in render_view(d1)
