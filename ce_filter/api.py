@@ -455,7 +455,8 @@ class Extractor:
         return text_html, enc, truncated, "", _own_utf8(raw, text_html, enc)
 
     def extract(
-        self, html: bytes | str, url: str | None = None, *, encoding: str | None = None
+        self, html: bytes | str, url: str | None = None, *, encoding: str | None = None,
+        site: str | None = None,
     ) -> Extraction:
         """Clean main-content text of one page. Never raises on bad input (a value that is not
         a page at all, such as an int, is a TypeError).
@@ -463,6 +464,7 @@ class Extractor:
         ``url``: the page's address; it goes into ``Extraction.url`` (relative links resolve
         against it) and the metadata rules read it. ``encoding``: the transport's charset (an
         HTTP header's); only a byte-order mark overrides it, as in the HTML standard's order.
+        ``site``: with a site memory, the key of the page's site (default: the URL's host).
         """
         if url is not None and not isinstance(url, str):
             raise TypeError(f"url must be str or None, not {type(url).__name__}")
@@ -481,9 +483,9 @@ class Extractor:
         else:
             kind, style = self.page_context(blocks, text_html, url)
             scores = self.model.block_scores(blocks, kind, style)
-            site = None
+            site_in = None
             if self.site_memory is not None:
-                scores, site = self._site(blocks, scores, url)
+                scores, site_in = self._site(blocks, scores, url, site)
             keep, reason = self.keep(blocks, scores, kind, len(text_html))
             walked: list[Any] = []  # the page walked again for its code blocks' own lines
 
@@ -503,8 +505,8 @@ class Extractor:
             )
             if walked:
                 out.__dict__["_extras"] = walked[0]
-            if site is not None:  # (fingerprints, k, n, model scores): what explain shows
-                out.__dict__["_site"] = site
+            if site_in is not None:  # (fingerprints, k, n, model scores): what explain shows
+                out.__dict__["_site"] = site_in
             if (kind is not None and self.kind_model is not None
                     and kind_stated(int(blocks.token_counts().sum()), out.text, blocks.texts)):
                 i = int(np.argmax(kind))
@@ -518,13 +520,13 @@ class Extractor:
             self._language_gate(out, blocks)
         return out
 
-    def _site(self, blocks: Blocks, scores: np.ndarray, url: str | None
+    def _site(self, blocks: Blocks, scores: np.ndarray, url: str | None, site: str | None = None
               ) -> tuple[np.ndarray, tuple[np.ndarray, np.ndarray, int, np.ndarray]]:
         """The page's scores through the site stage where its host has pages remembered, and
         the site inputs; the page is then remembered."""
         from .sitememory import fingerprints, host_of
 
-        host = host_of(url)
+        host = site or host_of(url)
         fps = fingerprints(blocks.texts)
         mem = self.site_memory
         k, n = mem.seen(host, fps) if host else (np.zeros(len(fps)), 0)
