@@ -524,10 +524,10 @@ class Extractor:
               ) -> tuple[np.ndarray, tuple[np.ndarray, np.ndarray, int, np.ndarray]]:
         """The page's scores through the site stage where its host has pages remembered, and
         the site inputs; the page is then remembered."""
-        from .sitememory import fingerprints, host_of
+        from .sitememory import block_fingerprints, host_of
 
         host = site or host_of(url)
-        fps = fingerprints(blocks.texts)
+        fps = block_fingerprints(blocks)
         mem = self.site_memory
         k, n = mem.seen(host, fps) if host else (np.zeros(len(fps)), 0)
         out = scores if self.site_stage is None else self.site_stage.apply(scores, fps, k, n)

@@ -23,7 +23,7 @@ import re
 import threading
 from collections import Counter, OrderedDict, deque
 from collections.abc import Iterable, Sequence
-from typing import Protocol
+from typing import Any, Protocol
 
 import numpy as np
 
@@ -75,10 +75,35 @@ def fingerprints(texts: Sequence[str]) -> np.ndarray:
     return np.array(out, dtype=np.uint64)
 
 
+# a link block's fingerprint is its text's with these bits flipped: "Old market hall to become a
+# library" as a link on the front page is not the article's own headline on its page, while
+# a menu's or a "related" list's links match the same links on the site's other pages
+LINK_BITS = np.uint64(0x9E3779B97F4A7C15)
+
+
+def block_fingerprints(blocks: Any) -> np.ndarray:
+    """The fingerprints of a segmented page's blocks (segment.Blocks): the text's, marked as
+    a link where at least half of the block's text is anchor text."""
+    fps = fingerprints(blocks.texts)
+    if not len(fps):
+        return fps
+    text_len = np.fromiter(map(len, blocks.texts), dtype=np.int64, count=len(fps))
+    link_len = np.fromiter(map(len, blocks.anchor_texts), dtype=np.int64, count=len(fps))
+    link = (2 * link_len >= text_len) & (link_len > 0) & (fps != NO_PRINT)
+    fps[link] ^= LINK_BITS
+    fps[link & (fps == NO_PRINT)] = 1
+    return fps
+
+
 def page_set(fps: np.ndarray) -> np.ndarray:
     """A page's distinct fingerprints (a block repeated on one page counts once per page)."""
     u = np.unique(fps)
     return u[u != NO_PRINT]
+
+
+def set_digest(s: np.ndarray) -> bytes:
+    """A page's identity by content: the digest of its distinct fingerprints (sorted)."""
+    return hashlib.blake2b(np.ascontiguousarray(s, dtype=np.uint64).tobytes(), digest_size=16).digest()
 
 
 class Memory(Protocol):
@@ -96,12 +121,13 @@ def _lookup(counts: dict[int, int], fps: np.ndarray) -> np.ndarray:
 
 
 class _Host:
-    __slots__ = ("pages", "counts", "keys")
+    __slots__ = ("pages", "counts", "keys", "digests")
 
     def __init__(self) -> None:
         self.pages: deque[np.ndarray] = deque()  # each remembered page's distinct fingerprints
         self.counts: dict[int, int] = {}  # fingerprint -> pages in ``pages`` holding it
         self.keys: deque[str] = deque()  # each remembered page's key (its URL; '' for none)
+        self.digests: deque[bytes] = deque()  # each remembered page's set_digest
 
     def size(self) -> int:
         return len(self.counts) + sum(len(p) for p in self.pages)
@@ -155,7 +181,13 @@ class SiteMemory:
             if h is None or not h.pages:
                 return np.zeros(len(fps)), 0
             self._hosts.move_to_end(host)
-            return _lookup(h.counts, fps), len(h.pages)
+            k, n = _lookup(h.counts, fps), len(h.pages)
+            if set_digest(page_set(np.asarray(fps, dtype=np.uint64))) in h.digests:
+                # the same page remembered (another URL of it, "/" and "/index.html"): its
+                # copy is no evidence that the blocks repeat across the site
+                k = np.where(np.asarray(fps, dtype=np.uint64) != NO_PRINT, np.maximum(k - 1, 0), 0.0)
+                n -= 1
+            return k, n
 
     def observe(self, host: str, fps: np.ndarray, key: str = "") -> None:
         """Remember a page of ``host`` (its blocks' fingerprints); the host's oldest page goes
@@ -173,9 +205,11 @@ class SiteMemory:
         if h is None:
             h = self._hosts[host] = _Host()
         self._hosts.move_to_end(host)
-        if key and key in h.keys:
+        digest = set_digest(s)
+        if (key and key in h.keys) or digest in h.digests:  # a page remembered already
             return
         h.keys.append(key)
+        h.digests.append(digest)
         before = h.size()
         counts = h.counts
         for f in s.tolist():
@@ -198,6 +232,7 @@ class SiteMemory:
     @staticmethod
     def _forget_page(h: _Host) -> None:
         h.keys.popleft()
+        h.digests.popleft()
         counts = h.counts
         for f in h.pages.popleft().tolist():
             c = counts[f] - 1
@@ -218,21 +253,29 @@ class SiteCounts:
         self.counts: dict[str, Counter[int]] = {}
         self.pages: Counter[str] = Counter()
         self._keys: set[str] = set()  # the pages counted, by key (their URLs), until pruned
+        self._digests: set[tuple[str, bytes]] = set()  # and by content (set_digest), per host
 
     def add(self, host: str, fps: np.ndarray, key: str = "") -> None:
-        """Count one page of ``host``; a page whose ``key`` (URL) was counted already is not
-        counted again (a URL captured twice is one page of the site)."""
+        """Count one page of ``host``; a page whose ``key`` (URL) or whose content (the same
+        distinct fingerprints) was counted already is not counted again (a URL captured twice,
+        or "/" and "/index.html", is one page of the site; ``seen`` leaves that one out)."""
         if not host or (key and key in self._keys):
             return
+        s = page_set(np.asarray(fps, dtype=np.uint64))
+        d = (host, set_digest(s))
+        if d in self._digests:
+            return
+        self._digests.add(d)
         if key:
             self._keys.add(key)
         self.pages[host] += 1
-        self.counts.setdefault(host, Counter()).update(page_set(np.asarray(fps, dtype=np.uint64)).tolist())
+        self.counts.setdefault(host, Counter()).update(s.tolist())
 
     def merge(self, other: SiteCounts) -> None:
-        """Add another pass's counts (the passes of several workers or files)."""
+        """Add another pass's counts over other pages (the passes of several workers or files)."""
         self.pages.update(other.pages)
         self._keys |= other._keys
+        self._digests |= other._digests
         for host, c in other.counts.items():
             self.counts.setdefault(host, Counter()).update(c)
 
@@ -240,7 +283,7 @@ class SiteCounts:
         """Drop the fingerprints counted on one page only and the hosts of one page: left out
         of their own page they count 0, as absent ones do (most of an article's blocks: the
         counts then hold only what repeats)."""
-        self._keys = set()
+        self._keys, self._digests = set(), set()
         for host in list(self.counts):
             if self.pages[host] <= 1:
                 del self.counts[host]

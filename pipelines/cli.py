@@ -382,8 +382,8 @@ def register(sub: Any) -> None:
     p.add_argument("-q", "--quiet", action="store_true",
                    help="no progress (a bar on a terminal, else a line every 15 s)")
     env_opt(p, "--no-site-memory", action="store_true",
-            help="filter each page alone: no first pass counting the blocks each host's pages "
-            "repeat (docs/PIPELINE.md, the site memory)")
+            help="filter each page alone: no first pass counting the blocks that each host's "
+            "pages repeat (navigation, footers, related lists), which the filter then drops")
     filter_opts(p)
     add_budget_options(p)
     kafka_opts(p)
@@ -432,7 +432,7 @@ def register(sub: Any) -> None:
     kafka_opts(p)
     env_opt(p, "--no-site-memory", action="store_true",
             help="filter each page alone, without the blocks this process saw on the host's "
-            "earlier pages (docs/PIPELINE.md, the site memory)")
+            "earlier pages (repeated navigation, footers, related lists are then kept more often)")
     p.set_defaults(fn=cmd_worker, extras=("kafka",))
 
     p = sub.add_parser(
@@ -466,7 +466,7 @@ def register(sub: Any) -> None:
     kafka_opts(p)
     env_opt(p, "--no-site-memory", action="store_true",
             help="filter each page alone, without the blocks this process saw on the host's "
-            "earlier pages (docs/PIPELINE.md, the site memory)")
+            "earlier pages (repeated navigation, footers, related lists are then kept more often)")
     p.set_defaults(fn=cmd_crawl, extras=("crawl",))
 
     p = sub.add_parser(

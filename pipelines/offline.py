@@ -191,7 +191,7 @@ def count_sites(inputs: Any, options: ExtractOptions, all_statuses: bool = False
     extractor does, its blocks' fingerprints counted under its host (SiteCounts, the
     fingerprints seen on a single page dropped: left out of that page they count 0 anyway)."""
     from ce_filter.segment import parse, segment
-    from ce_filter.sitememory import SiteCounts, fingerprints, host_of
+    from ce_filter.sitememory import SiteCounts, block_fingerprints, host_of
 
     ex = replace(options, site_memory=None).extractor()
     counts = SiteCounts()
@@ -202,7 +202,7 @@ def count_sites(inputs: Any, options: ExtractOptions, all_statuses: bool = False
         text, _enc, _cut, reason, utf8 = ex._decode(p.body, p.encoding)
         if reason:
             continue
-        counts.add(host, fingerprints(segment(parse(text, utf8)).texts), p.url)
+        counts.add(host, block_fingerprints(segment(parse(text, utf8))), p.url)
     counts.prune()
     return counts
 

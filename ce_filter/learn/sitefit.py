@@ -29,7 +29,7 @@ import numpy as np
 from ..api import Extractor, _extras
 from ..render import to_text
 from ..segment import Blocks, parse, segment
-from ..sitememory import SiteCounts, SiteMemory, fingerprints, host_of
+from ..sitememory import SiteCounts, SiteMemory, block_fingerprints, host_of
 from ..sitestage import COLUMNS, SiteStage, site_columns
 from .corpus import Doc, Spec, site_of
 from .crossval import assign_folds
@@ -73,7 +73,7 @@ def read_pages(specs: list[str], ex: Extractor) -> list[SitePage]:
             scores = ex.model.block_scores(blocks, kind, style)
             y, _ = block_labels(blocks.texts, d.gold, runs=DEFAULT_RULE.runs, lines=DEFAULT_RULE.lines)
             out.append(SitePage(spec.label, d.id, site_key(spec.label, d), blocks, scores, kind,
-                                text_html, fingerprints(blocks.texts), y, d.gold))
+                                text_html, block_fingerprints(blocks), y, d.gold))
     return out
 
 

@@ -129,8 +129,12 @@ MENU = "<nav><ul><li><a href='/'>Home</a></li><li><a href='/news'>News and stori
 FOOT = "<footer><p>Copyright 2024 Example Media, all rights reserved. Privacy policy.</p></footer>"
 
 
+TOPICS = ["harbour", "market", "library", "bridge", "school", "garden"]
+
+
 def page(i: int) -> str:
-    body = " ".join(f"Sentence {j} of article {i} tells a different part of story number {i}."
+    # pages differ in words (digits are one mark in a fingerprint)
+    body = " ".join(f"Sentence {j} of article {i} tells a different part of the {TOPICS[i]} story."
                     for j in range(12))
     return f"<html><body>{MENU}<article><h1>Title {i}</h1><p>{body}</p></article>{FOOT}</body></html>"
 
@@ -222,8 +226,8 @@ def test_a_url_seen_again_is_one_page():
     m = SiteMemory()
     page_fps = fp("Home About Contact", "The article's own paragraph")
     m.observe("a.com", page_fps, "http://a.com/1")
-    m.observe("a.com", page_fps, "http://a.com/1")  # the same capture again
-    assert m.seen("a.com", page_fps)[1] == 1
+    m.observe("a.com", fp("Home About Contact", "Changed since"), "http://a.com/1")  # again
+    assert m.seen("a.com", fp("Home About Contact", "A third page"))[1] == 1
     c = SiteCounts()
     for url in ("http://a.com/1", "http://a.com/1", "http://a.com/2"):
         c.add("a.com", page_fps if url.endswith("1") else fp("Home About Contact", "Another"), url)
@@ -246,3 +250,39 @@ def test_explain_shows_the_site_terms():
     share = next(t for t in foot["terms_site"] if t[0].startswith("site: share of"))
     assert share[1] == 1.0 and share[2] == -30.0
     assert "site stage (the host's 1 other pages)" in render_view(d1)
+
+
+def test_the_same_page_under_another_url_is_no_evidence():
+    """ "/" and "/index.html": a page's twin must not make its article look site-wide."""
+    home = fp("Home About Contact", "Harbour town reopens its lighthouse on Saturday")
+    other = fp("Home About Contact", "A story about the fish market")
+    m = SiteMemory()
+    m.observe("a.com", home, "http://a.com/")
+    m.observe("a.com", other, "http://a.com/fish")
+    m.observe("a.com", home, "http://a.com/index.html")  # not remembered twice
+    k, n = m.seen("a.com", home)
+    assert n == 1 and k.tolist() == [1, 0]  # the menu on the other page; the article nowhere
+    c = SiteCounts()
+    for url, f in (("http://a.com/", home), ("http://a.com/fish", other), ("http://a.com/index.html", home)):
+        c.add("a.com", f, url)
+    c.prune()
+    k, n = c.seen("a.com", home)
+    assert n == 1 and k.tolist() == [1, 0]
+    ex = Extractor(stage_model(30.0), site_memory=True)
+    a = ex.extract(page(0), "https://example.com/")
+    b = ex.extract(page(0), "https://example.com/index.html")
+    assert a.text == b.text and "Sentence 0 of article 0" in b.text
+
+
+def test_a_headline_linked_elsewhere_is_not_the_article_headline():
+    from ce_filter.segment import parse, segment
+    from ce_filter.sitememory import block_fingerprints
+
+    front = segment(parse("<ul><li><a href='/a'>Old market hall to become a library</a></li></ul>"
+                          "<footer><p>Copyright Example Media</p></footer>"))
+    story = segment(parse("<h1>Old market hall to become a library</h1>"
+                          "<footer><p>Copyright Example Media</p></footer>"))
+    f, s = block_fingerprints(front), block_fingerprints(story)
+    assert f[0] != s[0] and f[0] != 0  # a link there, the headline here
+    assert f[1] == s[1]  # the same footer text
+    assert s[0] == fingerprint("Old market hall to become a library")
