@@ -27,52 +27,110 @@ from typing import Any, Protocol
 
 import numpy as np
 
-# blocks shorter than this (after normalising) carry no fingerprint: "|", "»", "1." repeat on
-# every page of every site and say nothing about this one
-MIN_CHARS = 3
+# blocks shorter than this many bytes of UTF-8 (after normalising) carry no fingerprint: "|",
+# "»", "1." repeat on every page of every site and say nothing about this one
+MIN_BYTES = 3
 NO_PRINT = np.uint64(0)  # the fingerprint of a block too short to have one
 
-_DIGITS = re.compile(r"\d+")
+_SEP = "\x00"  # between blocks in one normalising pass: not a digit, not whitespace
+# the Unicode spaces read as a space (besides ASCII whitespace): no-break, ideographic, thin, ...
+_USPACES = ("\xa0", "\u3000", "\u2002", "\u2003", "\u2009", "\u202f", "\u205f", "\u1680")
+_DIGITS = re.compile(r"[0-9]+")
+_SPACE = re.compile(r"[ \t\n\r\f\v]+")
+# byte classes for the normalising pass over a page's UTF-8: digits -> "0", ASCII whitespace -> " "
+_BYTES = np.arange(256, dtype=np.uint8)
+_BYTES[ord("0"):ord("9") + 1] = ord("0")
+_BYTES[[9, 10, 11, 12, 13]] = ord(" ")
+_ZERO, _SP = np.uint8(ord("0")), np.uint8(ord(" "))
+
+# the polynomial hash's odd multiplier (invertible modulo 2**64) and the finaliser's constants
+_P = 0x9E3779B97F4A7C15
+_P_INV = pow(_P, -1, 2**64)
+_LEN = np.uint64(0xD6E8FEB86659FD93)
+_M1, _M2 = np.uint64(0xBF58476D1CE4E5B9), np.uint64(0x94D049BB133111EB)
+
+
+def _spaces(text: str) -> str:
+    for ch in _USPACES:
+        if ch in text:
+            text = text.replace(ch, " ")
+    return text
 
 
 def normalise(text: str) -> str:
-    """The text a fingerprint is made of: case-folded, digits collapsed to one mark, whitespace
-    collapsed to one space and trimmed."""
-    return " ".join(_DIGITS.sub("0", text.casefold()).split())
+    """The text a fingerprint is made of: case-folded, every run of ASCII digits one "0",
+    every run of whitespace (ASCII, and the Unicode spaces of _USPACES) one space, trimmed."""
+    return _SPACE.sub(" ", _DIGITS.sub("0", _spaces(text.casefold()))).strip(" ")
 
 
-def _hash(norm: str) -> int:
-    """64-bit blake2b of a normalised text (0 reserved for "no fingerprint")."""
-    if len(norm) < MIN_CHARS:
-        return 0
-    digest = hashlib.blake2b(norm.encode("utf-8", "surrogatepass"), digest_size=8).digest()
-    return int.from_bytes(digest, "little") or 1
+_POWERS: dict[int, np.ndarray] = {}
+_CACHED = 1 << 20  # powers kept for pages of up to this many bytes of block text (8 MB each)
 
 
-def fingerprint(text: str) -> int:
-    """The block's 64-bit fingerprint (blake2b of the normalised text; 0 for a block under
-    MIN_CHARS). Deterministic across processes and runs, unlike the salted ``hash()``."""
-    return _hash(normalise(text))
+def _powers(p: int, n: int) -> np.ndarray:
+    """p**0 .. p**n modulo 2**64 (uint64 products wrap); the first _CACHED + 1 computed once."""
+    have = _POWERS.get(p)
+    if have is not None and len(have) > n:
+        return have[:n + 1]
+    size = max(n, min(_CACHED, 1 << 14)) if n > _CACHED else min(_CACHED, max(2 * n, 1 << 14))
+    out = np.empty(size + 1, dtype=np.uint64)
+    out[0] = 1
+    with np.errstate(over="ignore"):
+        out[1:] = np.cumprod(np.full(size, p, dtype=np.uint64))
+    if size <= _CACHED:
+        _POWERS[p] = out
+    return out[:n + 1]
 
 
-_SEP = "\x00"  # between blocks in one normalising pass: not a digit, not whitespace
+def _mix(z: np.ndarray) -> np.ndarray:
+    """splitmix64's finaliser: every input bit moves about half the output bits."""
+    z = (z ^ (z >> np.uint64(30))) * _M1
+    z = (z ^ (z >> np.uint64(27))) * _M2
+    return z ^ (z >> np.uint64(31))
 
 
 def fingerprints(texts: Sequence[str]) -> np.ndarray:
-    """Every block's fingerprint (uint64; 0 where the block is too short). The page's texts
-    are case-folded and their digits collapsed in one pass over the joined text (one call
-    instead of one a block: about half the time), which gives each block what ``normalise``
-    gives it, since the separator is neither a digit nor whitespace."""
-    if not texts:
+    """Every block's 64-bit fingerprint (uint64; 0 where the block is under MIN_BYTES). The page
+    is normalised in one pass over its joined text (``normalise`` per block, as C calls over the
+    whole page) and every block hashed at once in numpy: a polynomial hash of its UTF-8 bytes
+    modulo 2**64 (prefix sums, so a block's value does not depend on where it sits), mixed with
+    its length by splitmix64's finaliser. Deterministic across processes and runs, unlike the
+    salted ``hash()``; a Python loop a block (blake2b) cost more than scoring the page."""
+    n = len(texts)
+    if not n:
         return np.zeros(0, dtype=np.uint64)
     joined = _SEP.join(texts)
-    if joined.count(_SEP) != len(texts) - 1:  # a block holding a NUL: one at a time
-        return np.fromiter((fingerprint(t) for t in texts), dtype=np.uint64, count=len(texts))
-    parts = _DIGITS.sub("0", joined.casefold()).split(_SEP)
-    b2, whole = hashlib.blake2b, int.from_bytes  # _hash inlined: a call a block costs a fifth
-    out = [whole(b2(n.encode("utf-8", "surrogatepass"), digest_size=8).digest(), "little") or 1
-           if len(n) >= MIN_CHARS else 0 for n in (" ".join(t.split()) for t in parts)]
-    return np.array(out, dtype=np.uint64)
+    if joined.count(_SEP) != n - 1:  # a block holding a NUL: read as a space
+        joined = _SEP.join(t.replace(_SEP, " ") for t in texts)
+    raw = _BYTES[np.frombuffer(_spaces(joined.casefold()).encode("utf-8", "surrogatepass"), dtype=np.uint8)]
+    # what normalise does, on the bytes: a digit after a digit goes, a space after a space or
+    # at a block's start goes, then a space at a block's end
+    if not len(raw):  # one empty block
+        return np.zeros(n, dtype=np.uint64)
+    prev = np.empty_like(raw)
+    prev[0], prev[1:] = 0, raw[:-1]
+    data = raw[~(((raw == _ZERO) & (prev == _ZERO)) | ((raw == _SP) & ((prev == _SP) | (prev == 0))))]
+    if len(data):
+        nxt = np.empty_like(data)
+        nxt[-1], nxt[:-1] = 0, data[1:]
+        data = data[~((data == _SP) & (nxt == 0))]
+    cuts = np.flatnonzero(data == 0)
+    starts = np.concatenate(([0], cuts + 1))
+    ends = np.concatenate((cuts, [len(data)]))
+    m = len(data)
+    with np.errstate(over="ignore"):
+        prefix = np.zeros(m + 1, dtype=np.uint64)
+        np.cumsum((data.astype(np.uint64) + np.uint64(1)) * _powers(_P, m)[:m], out=prefix[1:])
+        h = (prefix[ends] - prefix[starts]) * _powers(_P_INV, m)[starts]
+        out = _mix(h ^ ((ends - starts).astype(np.uint64) * _LEN))
+    out[out == NO_PRINT] = 1
+    out[(ends - starts) < MIN_BYTES] = NO_PRINT
+    return out
+
+
+def fingerprint(text: str) -> int:
+    """One block's fingerprint (``fingerprints``)."""
+    return int(fingerprints([text])[0])
 
 
 # a link block's fingerprint is its text's with these bits flipped: "Old market hall to become a

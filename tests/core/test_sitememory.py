@@ -286,3 +286,15 @@ def test_a_headline_linked_elsewhere_is_not_the_article_headline():
     assert f[0] != s[0] and f[0] != 0  # a link there, the headline here
     assert f[1] == s[1]  # the same footer text
     assert s[0] == fingerprint("Old market hall to become a library")
+
+
+def test_fingerprints_depend_on_the_normalised_text_only():
+    texts = ["  Posted ON 12 March ", "Straße", "首页 新闻", "x", "Menu\tHome  About", "\u3000全角\u3000"]
+    fps = fingerprints(texts)
+    assert fps.tolist() == [fingerprint(normalise(t)) for t in texts]  # normalise then hash: same
+    assert fps.tolist() == fingerprints(texts[::-1]).tolist()[::-1]  # not where the block sits
+    assert fps[3] == 0 and fps[2] != 0  # "x" under 3 bytes; two CJK words well over
+    rng = np.random.default_rng(1)
+    words = ["alpha", "beta", "gamma", "delta", "news", "home", "about", "contact", "more"]
+    many = sorted({" ".join(rng.choice(words, size=int(rng.integers(2, 7)))) for _ in range(3000)})
+    assert len(set(fingerprints(many).tolist())) == len(many)  # no collision among them
