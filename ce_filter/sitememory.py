@@ -3,8 +3,9 @@
 Navigation, footers, tickers, "related" lists and cookie notices repeat across a site's pages;
 an article's paragraphs do not. A block's *fingerprint* is a deterministic 64-bit hash of its
 normalised text (case-folded, every run of digits one mark, whitespace collapsed): the same
-footer with another date or count is the same fingerprint. Two memories give each block of a
-page "seen on k of the n other pages of this host":
+footer with another date or count is the same fingerprint (``block_fingerprints`` also marks
+link blocks, so a headline linked from the front page is not the article's own). Two memories
+give each block of a page "seen on k of the n other pages of this host":
 
 - :class:`SiteMemory`, for streams (``Extractor(site_memory=...)``, ``worker``, ``crawl``): the
   last ``pages`` pages of each host, least recently used hosts forgotten first, with a fixed
@@ -95,7 +96,7 @@ def fingerprints(texts: Sequence[str]) -> np.ndarray:
     whole page) and every block hashed at once in numpy: a polynomial hash of its UTF-8 bytes
     modulo 2**64 (prefix sums, so a block's value does not depend on where it sits), mixed with
     its length by splitmix64's finaliser. Deterministic across processes and runs, unlike the
-    salted ``hash()``; a Python loop a block (blake2b) cost more than scoring the page."""
+    salted ``hash()``; a blake2b call a block cost about twice as much."""
     n = len(texts)
     if not n:
         return np.zeros(0, dtype=np.uint64)
