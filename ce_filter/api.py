@@ -342,6 +342,11 @@ class Extractor:
     ``target_language`` (an ISO 639-1 code): a page whose kept text is identified as another
     language gives no text, and its reason names the language found; a page whose language is
     unknown keeps its text.
+    ``site_memory``: the site's other pages (ce_filter.sitememory): a SiteMemory (or True for
+    one with its defaults) that remembers the pages this Extractor has seen, or an order-free
+    SiteCounts; blocks seen on the host's other pages go through the model's site stage
+    (ce_filter.sitestage). None (the default): every page alone. A host's first page, and every
+    page under a model without a site stage, scores as without it.
     """
 
     def __init__(
@@ -356,6 +361,7 @@ class Extractor:
         metadata: bool = True,
         limits: Limits = DEFAULT_LIMITS,
         target_language: str | None = None,
+        site_memory: Any = None,
     ) -> None:
         if model is None:
             model = load_default("comments" if comments else "content")
@@ -388,6 +394,7 @@ class Extractor:
         # the page kind: the model's own page-kind model, else the shipped content model's (the
         # comments model is trained on corpora without page types)
         self.kind_model = model.pagekind or load_default("content").pagekind
+        self.site_memory, self.site_stage = _site_setup(model, site_memory)
 
     def __getstate__(self) -> dict[str, Any]:
         # the model holds C lookup tables (capsules) that cannot be pickled: send its JSON
@@ -448,7 +455,8 @@ class Extractor:
         return text_html, enc, truncated, "", _own_utf8(raw, text_html, enc)
 
     def extract(
-        self, html: bytes | str, url: str | None = None, *, encoding: str | None = None
+        self, html: bytes | str, url: str | None = None, *, encoding: str | None = None,
+        site: str | None = None,
     ) -> Extraction:
         """Clean main-content text of one page. Never raises on bad input (a value that is not
         a page at all, such as an int, is a TypeError).
@@ -456,6 +464,7 @@ class Extractor:
         ``url``: the page's address; it goes into ``Extraction.url`` (relative links resolve
         against it) and the metadata rules read it. ``encoding``: the transport's charset (an
         HTTP header's); only a byte-order mark overrides it, as in the HTML standard's order.
+        ``site``: with a site memory, the key of the page's site (default: the URL's host).
         """
         if url is not None and not isinstance(url, str):
             raise TypeError(f"url must be str or None, not {type(url).__name__}")
@@ -474,6 +483,9 @@ class Extractor:
         else:
             kind, style = self.page_context(blocks, text_html, url)
             scores = self.model.block_scores(blocks, kind, style)
+            site_in = None
+            if self.site_memory is not None:
+                scores, site_in = self._site(blocks, scores, url, site)
             keep, reason = self.keep(blocks, scores, kind, len(text_html))
             walked: list[Any] = []  # the page walked again for its code blocks' own lines
 
@@ -493,6 +505,8 @@ class Extractor:
             )
             if walked:
                 out.__dict__["_extras"] = walked[0]
+            if site_in is not None:  # (fingerprints, k, n, model scores): what explain shows
+                out.__dict__["_site"] = site_in
             if (kind is not None and self.kind_model is not None
                     and kind_stated(int(blocks.token_counts().sum()), out.text, blocks.texts)):
                 i = int(np.argmax(kind))
@@ -505,6 +519,21 @@ class Extractor:
         if self.target_language and out.text:
             self._language_gate(out, blocks)
         return out
+
+    def _site(self, blocks: Blocks, scores: np.ndarray, url: str | None, site: str | None = None
+              ) -> tuple[np.ndarray, tuple[np.ndarray, np.ndarray, int, np.ndarray]]:
+        """The page's scores through the site stage where its host has pages remembered, and
+        the site inputs; the page is then remembered."""
+        from .sitememory import block_fingerprints, host_of
+
+        host = site or host_of(url)
+        fps = block_fingerprints(blocks)
+        mem = self.site_memory
+        k, n = mem.seen(host, fps) if host else (np.zeros(len(fps)), 0)
+        out = scores if self.site_stage is None else self.site_stage.apply(scores, fps, k, n)
+        if host:
+            mem.observe(host, fps, url or "")
+        return out, (fps, k, n, scores)
 
     def _language_gate(self, out: Extraction, blocks: Blocks) -> None:
         """Empty ``out`` (no block kept, reason naming the language found) when its text is
@@ -581,6 +610,23 @@ class Extractor:
         """Every block's content probability for a page given as text (no threshold applied)."""
         blocks = segment(parse(html))
         return self.model.block_scores(blocks, *self.page_context(blocks, html, url))
+
+
+def _site_setup(model: Model, site_memory: Any) -> tuple[Any, Any]:
+    """(the memory, the site stage) of ``Extractor(site_memory=...)``: True makes a SiteMemory
+    with its defaults; the stage is the model's "site" section, else the one shipped for this
+    model (sitestage.shipped_stage), else None (the memory is kept but changes nothing)."""
+    if site_memory is None or site_memory is False:
+        return None, None
+    from .sitememory import SiteMemory
+    from .sitestage import shipped_stage
+
+    if site_memory is True:
+        site_memory = SiteMemory()
+    if not (hasattr(site_memory, "seen") and hasattr(site_memory, "observe")):
+        raise TypeError("site_memory must be a SiteMemory, a SiteCounts, True or None")
+    stage = getattr(model, "site", None) or shipped_stage(model.digest)
+    return site_memory, stage
 
 
 _default: dict[bool, Extractor] = {}

@@ -46,6 +46,7 @@ class BlockWhy:
     code: bool = False  # inside a <pre>: kept too between the first and the last kept block
     stage1_terms: list[Term] = field(default_factory=list)
     stage2_terms: list[Term] = field(default_factory=list)
+    site_terms: list[Term] = field(default_factory=list)  # the site stage's (sitestage.py)
 
 
 # stage 2's signature-group columns (context.SIGNATURE_COLUMNS), as explain shows them
@@ -132,6 +133,28 @@ def explain_blocks(model: Model, blocks: Blocks, threshold: float, top: int = TO
     return out, score
 
 
+def _site_terms(ex: Extractor, r: Extraction, whys: list[BlockWhy], cut: float) -> int:
+    """With a site memory: each block's site-stage terms, its final score and kept flag from
+    the stage (the page's own extraction's); the number of the host's other pages it read
+    (0: none, the page scored alone)."""
+    site = r.__dict__.get("_site")
+    stage = ex.site_stage
+    if site is None or stage is None or site[2] <= 0 or len(site[0]) != len(whys):
+        return 0
+    from .sitestage import COLUMNS, NAMES, site_columns
+
+    fps, k, n, model_scores = site
+    x = site_columns(model_scores, fps, k, n)
+    t = stage.terms(x)
+    score = sigmoid(stage.decision(x))
+    keep = select(score, cut, np.array([w.code for w in whys], dtype=bool))
+    for i, w in enumerate(whys):
+        w.site_terms = [Term(NAMES[c], float(x[i, j]), float(t[i, j])) for j, c in enumerate(COLUMNS)]
+        w.site_terms.append(Term("site stage intercept", 1.0, stage.intercept))
+        w.score, w.kept = float(score[i]), bool(keep[i])
+    return n
+
+
 def explain(html: bytes | str, url: str | None = None, *, extractor: Extractor | None = None,
             encoding: str | None = None, top: int = TOP) -> dict[str, Any]:
     """The explain data of one page: its extraction, each block's why, the model's figures."""
@@ -147,6 +170,7 @@ def explain(html: bytes | str, url: str | None = None, *, extractor: Extractor |
         kind, style = ex.page_context(blocks, text, url)
         cut = ex.cut(kind)  # the page's own cut: its kind's, where the model has one
         whys, _ = explain_blocks(ex.model, blocks, cut, top, kind, style)
+    site = _site_terms(ex, r, whys, cut)
     meta = {k: getattr(r, k) for k in ("title", "author", "date", "sitename", "language",
                                        "canonical_url") if getattr(r, k, None)}
     return {
@@ -159,12 +183,14 @@ def explain(html: bytes | str, url: str | None = None, *, extractor: Extractor |
         "reason": r.reason,
         "metadata": meta,
         "stage2": ex.model.stage2 is not None,
+        "site_pages": site,
         "blocks": [
             {"text": w.text, "score": round(w.score, 6), "stage1": round(w.stage1, 6),
              "kept": w.kept and r.reason != THIN_REASON,
              "code": w.code,
              "terms1": [[t.name, round(t.value, 4), round(t.contribution, 4)] for t in w.stage1_terms],
-             "terms2": [[t.name, round(t.value, 4), round(t.contribution, 4)] for t in w.stage2_terms]}
+             "terms2": [[t.name, round(t.value, 4), round(t.contribution, 4)] for t in w.stage2_terms],
+             "terms_site": [[t.name, round(t.value, 4), round(t.contribution, 4)] for t in w.site_terms]}
             for w in whys
         ],
     }
@@ -263,7 +289,11 @@ def render_view(data: dict[str, Any]) -> str:
         cls = "kept" if b["kept"] else "dropped"
         why = f"<div>stage 1 (features): p = {b['stage1']:.3f}</div>{_term_rows(b['terms1'])}"
         if b["terms2"]:
-            why += f"<div>stage 2 (context): p = {b['score']:.3f}</div>{_term_rows(b['terms2'])}"
+            p2 = "" if b.get("terms_site") else f": p = {b['score']:.3f}"
+            why += f"<div>stage 2 (context){p2}</div>{_term_rows(b['terms2'])}"
+        if b.get("terms_site"):
+            why += (f"<div>site stage (the host's {data.get('site_pages', 0)} other pages): "
+                    f"p = {b['score']:.3f}</div>{_term_rows(b['terms_site'])}")
         blocks.append(
             f'<div class="blk {cls}" id="b{i}" data-score="{b["score"]:.6f}">'
             f'<span class=sc>{b["score"]:.3f}</span><span class=txt>{esc(b["text"])}</span>'

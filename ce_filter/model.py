@@ -148,6 +148,9 @@ class Model:
     # gives no text: the shell of a page whose content was not in its HTML (learn.fit chooses it
     # on CV); 0: off, and not in the file
     min_words: int = 0
+    # the site stage over the block scores and the site memory's columns (sitestage.py), read
+    # only by an Extractor with a site memory; None: off, and not in the file
+    site: Any = None
 
     def predict_proba(self, x: np.ndarray, cont: np.ndarray | None = None,
                       weight: np.ndarray | None = None, kind: np.ndarray | None = None,
@@ -321,6 +324,8 @@ class Model:
             d["stage2_sig"] = True
         if self.min_words:  # likewise
             d["min_words"] = self.min_words
+        if self.site is not None:  # likewise
+            d["site"] = self.site.to_json()
         for key in ("kind_thresholds", "kind_precise_thresholds"):  # only when present
             if getattr(self, key) is not None:
                 d[key] = dict(getattr(self, key))
@@ -429,6 +434,7 @@ class Model:
             stage2_style=s2s,
             stage2_sig=sig,
             min_words=min_words,
+            site=_site_stage(d.get("site")),
         )
 
     @classmethod
@@ -508,6 +514,18 @@ def _page_style(v: Any, spec: FeatureSpec, in_stage2: bool) -> PageKindModel | N
         raise ModelError(f"pagestyle's classes {list(m.kinds)} are not "
                          f"features.spec.style {list(spec.style)}")
     return m
+
+
+def _site_stage(v: Any) -> Any:
+    """The "site" section (sitestage.SiteStage), None where absent."""
+    if v is None:
+        return None
+    from .sitestage import SiteStage
+
+    try:
+        return SiteStage.from_json(v)
+    except ValueError as e:
+        raise ModelError(str(e)) from e
 
 
 def _deep_levels(v: Any) -> tuple[int, ...]:

@@ -162,6 +162,9 @@ class ExtractOptions:
     comments: bool = False
     recall: bool = False
     target_language: str | None = None
+    # the site memory (ce_filter.sitememory): True for a stream's (the pages this process has
+    # seen), a SiteCounts for a WARC run's order-free counts, None: each page alone
+    site_memory: Any = None
 
     def __post_init__(self) -> None:
         if self.precise and self.recall:
@@ -211,8 +214,11 @@ class ExtractOptions:
     def extractor_options(self) -> dict[str, Any]:
         """The Extractor's keyword options besides the model (for a caller that loads the model
         its own way, as the Spark job does)."""
-        return {"comments": self.comments, "threshold": self.threshold, "precise": self.precise,
-                "recall": self.recall, "target_language": self.target_language}
+        kw = {"comments": self.comments, "threshold": self.threshold, "precise": self.precise,
+              "recall": self.recall, "target_language": self.target_language}
+        if self.site_memory is not None:
+            kw["site_memory"] = self.site_memory
+        return kw
 
 
 # ------------------------------------------------------------------ the parser

@@ -155,6 +155,7 @@ def cmd_warc(a: argparse.Namespace) -> int:
             revisits=a.revisits == "resolve",
             budget=budget_from_args(a),
             stop=stop,
+            site_memory=not a.no_site_memory,
         )
     finally:
         try:
@@ -180,6 +181,14 @@ def cmd_warc(a: argparse.Namespace) -> int:
 # ---------------------------------------------------------------- worker
 
 
+def _site_memory(options: ExtractOptions, a: argparse.Namespace) -> ExtractOptions:
+    """The options with a stream's site memory (the pages this process has seen), unless
+    ``--no-site-memory``."""
+    from dataclasses import replace
+
+    return options if a.no_site_memory else replace(options, site_memory=True)
+
+
 def cmd_worker(a: argparse.Namespace) -> int:
     from .worker import EXIT_BROKER, Worker, WorkerConfig
 
@@ -202,7 +211,7 @@ def cmd_worker(a: argparse.Namespace) -> int:
         log_interval_s=a.log_interval,
         idle_exit_s=a.idle_exit,
         broker_wait_s=a.broker_wait,
-        extract=ExtractOptions.from_args(a),
+        extract=_site_memory(ExtractOptions.from_args(a), a),
         metrics_port=a.metrics_port,
         page_budget_s=a.page_budget,
         page_memory_mb=a.page_memory,
@@ -247,6 +256,7 @@ def _crawl_overrides(a: argparse.Namespace) -> dict[str, Any]:
         "CE_FILTER_PAGE_BUDGET": a.page_budget,
         "CE_FILTER_PAGE_MEMORY": a.page_memory,
         **ExtractOptions.from_args(a).settings(),
+        "CE_FILTER_SITE_MEMORY": not a.no_site_memory,
     }
     for spec in a.to or []:
         if spec.startswith(RAW_SPEC) and len(spec) > len(RAW_SPEC):
@@ -372,6 +382,9 @@ def register(sub: Any) -> None:
     env_opt(p, "--stats", help="write the run's counts as JSON to this file (checked before the run)")
     p.add_argument("-q", "--quiet", action="store_true",
                    help="no progress (a bar on a terminal, else a line every 15 s)")
+    env_opt(p, "--no-site-memory", action="store_true",
+            help="filter each page alone: no first pass counting the blocks that each host's "
+            "pages repeat (navigation, footers, related lists), which the filter then drops")
     filter_opts(p)
     add_budget_options(p)
     kafka_opts(p)
@@ -418,6 +431,9 @@ def register(sub: Any) -> None:
     filter_opts(p)
     add_budget_options(p)
     kafka_opts(p)
+    env_opt(p, "--no-site-memory", action="store_true",
+            help="filter each page alone, without the blocks this process saw on the host's "
+            "earlier pages (repeated navigation, footers, related lists are then kept more often)")
     p.set_defaults(fn=cmd_worker, extras=("kafka",))
 
     p = sub.add_parser(
@@ -449,6 +465,9 @@ def register(sub: Any) -> None:
     filter_opts(p)
     add_budget_options(p)
     kafka_opts(p)
+    env_opt(p, "--no-site-memory", action="store_true",
+            help="filter each page alone, without the blocks this process saw on the host's "
+            "earlier pages (repeated navigation, footers, related lists are then kept more often)")
     p.set_defaults(fn=cmd_crawl, extras=("crawl",))
 
     p = sub.add_parser(

@@ -24,7 +24,7 @@ import os
 import signal
 import time
 from collections import Counter
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from multiprocessing.connection import wait
 from typing import Any
 
@@ -147,15 +147,22 @@ def clean_warcs(
     revisits: bool = False,
     budget: Budget | None = None,
     stop: Stop | None = None,
+    site_memory: bool = False,
 ) -> RunStats:
     """Filter every page of ``inputs`` (paths, globs, ``-``, streams) into ``sink``
     (``options``: model and cut; the default model when None). ``progress``: show the input
     bytes done against the files' sizes on stderr (ce_filter.progress).
     ``revisits``: resolve revisit records (ce_filter.crawler.warc.RevisitIndex) instead of
     skipping them. ``budget``: per-page CPU time and memory (then pages run in child
-    processes even with one worker); ``stop``: a Stop that a signal handler sets."""
+    processes even with one worker); ``stop``: a Stop that a signal handler sets.
+    ``site_memory``: a first pass counts every host's block fingerprints over all the inputs
+    (``count_sites``), and each page is then filtered with its host's other pages
+    (ce_filter.sitememory.SiteCounts: order-free, so the records do not depend on ``workers``);
+    inputs that cannot be read twice (stdin) are filtered without it."""
     stats = RunStats()
     options = options or ExtractOptions()
+    if site_memory and _rereadable(inputs):
+        options = replace(options, site_memory=count_sites(inputs, options, all_statuses, revisits))
     pages = iter_pages(inputs, stats.warc, all_statuses=all_statuses, revisits=revisits)
     stop = Stop() if stop is None else stop
     with Ticker("warc", _input_bytes(inputs), unit="B", unit_scale=True, enabled=progress) as ticker:
@@ -168,6 +175,36 @@ def clean_warcs(
     if stop:
         stats.interrupted = stop.signal
     return stats
+
+
+def _rereadable(inputs: Any) -> bool:
+    """Whether every input is a file on disk (a first pass can read it again)."""
+    try:
+        return all(not hasattr(src, "read") and src != "-" for _name, src in expand_sources(inputs))
+    except (OSError, TypeError, ValueError):
+        return False
+
+
+def count_sites(inputs: Any, options: ExtractOptions, all_statuses: bool = False,
+                revisits: bool = False) -> Any:
+    """The first pass of a run with the site memory: every page decoded and segmented as the
+    extractor does, its blocks' fingerprints counted under its host (SiteCounts, the
+    fingerprints seen on a single page dropped: left out of that page they count 0 anyway)."""
+    from ce_filter.segment import parse, segment
+    from ce_filter.sitememory import SiteCounts, block_fingerprints, host_of
+
+    ex = replace(options, site_memory=None).extractor()
+    counts = SiteCounts()
+    for p in iter_pages(inputs, WarcStats(), all_statuses=all_statuses, revisits=revisits):
+        host = host_of(p.url)
+        if not host:
+            continue
+        text, _enc, _cut, reason, utf8 = ex._decode(p.body, p.encoding)
+        if reason:
+            continue
+        counts.add(host, block_fingerprints(segment(parse(text, utf8))), p.url)
+    counts.prune()
+    return counts
 
 
 def _input_bytes(inputs: Any) -> int | None:

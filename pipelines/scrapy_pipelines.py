@@ -100,7 +100,12 @@ class FilterPipeline:
     def from_crawler(cls, crawler: Any) -> FilterPipeline:
         # CE_FILTER_MODEL, _PRECISE, _THRESHOLD, _COMMENTS; a bad value stops the crawl at start
         s = crawler.settings
-        return cls(ExtractOptions.from_settings(s), crawler.stats,
+        options = ExtractOptions.from_settings(s)
+        if s.getbool("CE_FILTER_SITE_MEMORY", False):  # `ce-filter crawl` sets it (--no-site-memory)
+            from dataclasses import replace
+
+            options = replace(options, site_memory=True)
+        return cls(options, crawler.stats,
                    s.get("CE_FILTER_ITEM_FIELD") or DEFAULT_ITEM_FIELD,
                    Budget(s.getfloat("CE_FILTER_PAGE_BUDGET", 10.0), s.getint("CE_FILTER_PAGE_MEMORY", 1024)),
                    s.getint("CE_FILTER_THREADS", 1))

@@ -35,6 +35,9 @@ def crawl_site(site_server, kafka, stats_path, *sinks: str):
     return run_cli(
         ["crawl", site_server.base + "/", "--max-depth", "2", "--download-delay", "0", *to, *kafka_args]
         + ["--stats", str(stats_path), "--log-level", "WARNING"]
+        # each page alone: with the site memory a page's text depends on the pages crawled
+        # before it (tests/pipeline/test_warc_site_memory.py tests that)
+        + ["--no-site-memory"]
     )
 
 

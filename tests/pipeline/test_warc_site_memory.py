@@ -1,0 +1,76 @@
+"""``ce-filter warc`` with the site memory (on by default): a first pass counts each host's
+blocks, so a block every page of the site repeats is dropped, the same way whatever
+``--workers`` is; ``--no-site-memory`` filters each page alone."""
+
+from __future__ import annotations
+
+import io
+import json
+
+import numpy as np
+from ce_filter.crawler.warcgen import WarcBuilder
+
+from .conftest import run_cli
+from .helpers import article, paras
+
+PROMO = ("Sign up for our morning briefing to get the most important stories of the day sent to "
+         "your inbox before breakfast, free of charge.")
+TOPICS = ["parks", "buses", "schools", "libraries", "bridges", "markets"]
+
+
+def _warc(tmp_path, name: str, topics: list[str]) -> str:
+    buf = io.BytesIO()
+    w = WarcBuilder(buf, gzip=True)
+    for t in topics:
+        p = paras(t)
+        w.response(f"http://city.test/{t}.html", article(f"News about {t}", p[:2] + [PROMO] + p[2:]).encode())
+    w.response("http://other.test/alone.html", article("Alone", paras("alone") + [PROMO]).encode())
+    path = tmp_path / name
+    path.write_bytes(buf.getvalue())
+    return str(path)
+
+
+def _texts(tmp_path, files: list[str], *extra: str) -> dict[str, str]:
+    out = tmp_path / "out.jsonl"
+    r = run_cli(["warc", *files, "--to", f"jsonl:{out}", "-q", *extra])
+    assert r.returncode == 0, r.stderr.decode()
+    return {x["url"]: x["text"] for x in map(json.loads, out.read_text(encoding="utf-8").splitlines())}
+
+
+def test_site_memory_drops_repeats_the_same_with_any_workers(tmp_path):
+    files = [_warc(tmp_path, "a.warc.gz", TOPICS[:3]), _warc(tmp_path, "b.warc.gz", TOPICS[3:])]
+    alone = _texts(tmp_path, files, "--no-site-memory")
+    one = _texts(tmp_path, files)
+    two = _texts(tmp_path, files, "--workers", "2")
+    reversed_order = _texts(tmp_path, files[::-1], "--workers", "2")
+    assert one == two == reversed_order  # order-free: neither workers nor file order matter
+    assert len(one) == len(TOPICS) + 1
+    for t in TOPICS:
+        url = f"http://city.test/{t}.html"
+        assert PROMO in alone[url]  # kept by the single-page model
+        assert PROMO not in one[url]  # on every other page of the site: dropped
+        assert paras(t)[0] in one[url] and paras(t)[2] in one[url]
+    # a host's only page is filtered as without the memory
+    assert one["http://other.test/alone.html"] == alone["http://other.test/alone.html"]
+
+
+def test_streams_keep_the_pages_seen_so_far_unless_told_not_to():
+    from ce_filter.pipelines.cli import _crawl_overrides, _site_memory
+
+    from ce_filter.cli import build_parser
+    from ce_filter.options import ExtractOptions
+
+    p = build_parser()
+    a = p.parse_args(["worker", "--input-topic", "in", "--output-topic", "out"])
+    assert _site_memory(ExtractOptions.from_args(a), a).site_memory is True
+    a = p.parse_args(["worker", "--input-topic", "in", "--output-topic", "out", "--no-site-memory"])
+    assert _site_memory(ExtractOptions.from_args(a), a).site_memory is None
+    a = p.parse_args(["crawl", "https://example.com/", "--to", "jsonl:x.jsonl"])
+    assert _crawl_overrides(a)["CE_FILTER_SITE_MEMORY"] is True
+    a = p.parse_args(["crawl", "https://example.com/", "--to", "jsonl:x.jsonl", "--no-site-memory"])
+    assert _crawl_overrides(a)["CE_FILTER_SITE_MEMORY"] is False
+    # the Extractor a stream's options make remembers the host's pages (one process)
+    ex = ExtractOptions(site_memory=True).extractor()
+    for t in TOPICS[:3]:
+        ex.extract(article(f"News about {t}", paras(t)), f"http://city.test/{t}.html")
+    assert ex.site_memory.seen("city.test", np.zeros(0, dtype=np.uint64))[1] == 3
