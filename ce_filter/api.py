@@ -13,6 +13,8 @@ import numpy as np
 
 from . import __version__
 from .decode import decode_bytes, looks_binary
+from .decode_kind import KindDecoding, decide_groups, decoding_for
+from .features.context import signature_groups
 from .kindgate import kind_stated
 from .model import Model, load_default, thin_page
 from .mojibake import repair_str
@@ -356,7 +358,9 @@ class Extractor:
         metadata: bool = True,
         limits: Limits = DEFAULT_LIMITS,
         target_language: str | None = None,
+        decoding: KindDecoding | str | bool | None = None,
     ) -> None:
+        model_path = model if isinstance(model, str) else None
         if model is None:
             model = load_default("comments" if comments else "content")
         elif isinstance(model, str):
@@ -388,6 +392,9 @@ class Extractor:
         # the page kind: the model's own page-kind model, else the shipped content model's (the
         # comments model is trained on corpora without page types)
         self.kind_model = model.pagekind or load_default("content").pagekind
+        # the page-kind decoding rules (decode_kind): the file made for this model (by its
+        # digest) where there is one, unless ``decoding=False``; an explicit one must match
+        self.decoding = decoding_for(model, model_path, decoding)
 
     def __getstate__(self) -> dict[str, Any]:
         # the model holds C lookup tables (capsules) that cannot be pickled: send its JSON
@@ -541,10 +548,24 @@ class Extractor:
         """The blocks a page keeps: those at its cut (``select``), none on a thin page
         (model.thin_page: ``page_chars`` is its HTML's length); and why its text is empty, ''
         when it is not."""
-        keep = select(scores, self.cut(kind), code_blocks(blocks))
+        keep = self.decide(blocks, scores, kind)[0]
         if thin_page(float(blocks.token_counts()[keep].sum()), kind, self.model.min_words, page_chars):
             return np.zeros(len(keep), dtype=bool), THIN_REASON
         return keep, "" if keep.any() else "no block classified as content"
+
+    def decide(self, blocks: Blocks, scores: np.ndarray, kind: np.ndarray | None
+               ) -> tuple[np.ndarray, np.ndarray | None]:
+        """(the blocks kept at the page's cut, then by the page-kind decoding's group rule for
+        the page's estimated kind; the mask of the blocks that rule changed, None where it did
+        not run). The thin-page rule comes after (``keep``)."""
+        keep = select(scores, self.cut(kind), code_blocks(blocks))
+        d = self.decoding
+        if d is None or not d.groups or kind is None or self.kind_model is None:
+            return keep, None
+        g = d.groups.get(self.kind_model.kinds[int(np.argmax(kind))])
+        if g is None:
+            return keep, None
+        return decide_groups(keep, scores, signature_groups(blocks), *g, d.min_group)
 
     def cut(self, kind: np.ndarray | None) -> float:
         """The probability cut of a page with kind probabilities ``kind``: the model's cut for
