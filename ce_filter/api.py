@@ -13,7 +13,14 @@ import numpy as np
 
 from . import __version__
 from .decode import decode_bytes, looks_binary
-from .decode_kind import KindDecoding, decide_groups, decoding_for
+from .decode_kind import (
+    KindDecoding,
+    decide_groups,
+    decoding_for,
+    jsonld_candidates,
+    jsonld_cover,
+    missing,
+)
 from .features.context import signature_groups
 from .kindgate import kind_stated
 from .model import Model, load_default, thin_page
@@ -489,6 +496,10 @@ class Extractor:
                 return walked[0]
 
             text = to_text(blocks, keep, rewalk)
+            if self.decoding is not None and self.decoding.jsonld and kind is not None:
+                added = self._jsonld_text(blocks, keep, kind, text)
+                if added:  # the page's structured data where the kept blocks miss it
+                    text, reason = "\n\n".join(([text] if text else []) + added), ""
             out = Extraction(
                 text,
                 blocks.title,
@@ -566,6 +577,18 @@ class Extractor:
         if g is None:
             return keep, None
         return decide_groups(keep, scores, signature_groups(blocks), *g, d.min_group)
+
+    def _jsonld_text(self, blocks: Blocks, keep: np.ndarray, kind: np.ndarray, text: str
+                     ) -> list[str]:
+        """The JSON-LD text the page-kind decoding adds to ``text`` (decode_kind): none unless
+        it has a rule for the page's estimated kind (or for an empty page)."""
+        assert self.decoding is not None and self.kind_model is not None
+        k = self.kind_model.kinds[int(np.argmax(kind))]
+        cover = jsonld_cover(self.decoding, k, not keep.any())
+        if cover is None:
+            return []
+        scripts = [it[1] for it in blocks.head if it and it[0] == "ld"]
+        return missing(jsonld_candidates(scripts), text, cover) if scripts else []
 
     def cut(self, kind: np.ndarray | None) -> float:
         """The probability cut of a page with kind probabilities ``kind``: the model's cut for

@@ -240,6 +240,13 @@ def jsonld_candidates(scripts: Sequence[str]) -> list[str]:
     return out[:MAX_CANDIDATES]
 
 
+def jsonld_cover(d: KindDecoding, kind: str, empty: bool) -> float | None:
+    """The JSON-LD rule's cover for a page of estimated ``kind`` (``empty``: the cut kept no
+    block): its kind's where the decoding has one, else the EMPTY one on an empty page."""
+    c = d.jsonld.get(kind)
+    return d.jsonld.get(EMPTY) if c is None and empty else c
+
+
 def missing(candidates: Sequence[str], kept_text: str, cover: float) -> list[str]:
     """The candidates (once each) of which less than ``cover`` of the words (as a multiset)
     are in ``kept_text``: what the kept blocks miss."""

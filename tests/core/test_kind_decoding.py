@@ -156,3 +156,23 @@ def test_explain_names_the_group_decision() -> None:
     assert dropped and not any(b["kept"] for b in dropped)
     assert "dropped whole with its repeated group" in render_view(data)
     assert not any("group" in b for b in explain(PAGE, extractor=base)["blocks"])
+
+
+def test_extractor_adds_the_missing_jsonld_text() -> None:
+    desc = "A standing desk of solid oak with steel legs, made to last for many years of work."
+    ld = json.dumps({"@context": "https://schema.org", "@type": "Product", "name": "Oak desk",
+                     "description": desc})
+    page = PAGE.replace("<head>", f'<head><script type="application/ld+json">{ld}</script>')
+    base = Extractor(decoding=False)
+    assert desc not in base.extract(page).text
+    blocks = segment(parse(page))
+    kind, _ = base.page_context(blocks, page, None)
+    assert kind is not None
+    k = base.kind_model.kinds[int(np.argmax(kind))]
+    r = Extractor(decoding=KindDecoding(base.model.digest, {}, {k: 0.5})).extract(page)
+    assert r.text.endswith(desc) and r.text.startswith(base.extract(page).text)
+    # the rule of another kind adds nothing; "empty" only acts on a page with no block kept
+    other = next(x for x in base.kind_model.kinds if x != k)
+    for rules in ({other: 0.5}, {"empty": 0.5}):
+        ex = Extractor(decoding=KindDecoding(base.model.digest, {}, rules))
+        assert ex.extract(page).text == base.extract(page).text
