@@ -241,6 +241,27 @@ def cost(decoding: str, corpus: str, limit: int = 300, repeat: int = 5) -> str:
             f"(+{best['on'] - best['off']:.1f})")
 
 
+def report(decoding: str, corpora: list[str]) -> str:
+    """``ce-filter evaluate``'s tables for ``corpora`` with the shipped model, without the
+    decoding rules and with the rules file ``decoding`` (the same evaluate and metric): the
+    report-only corpora are scored so, never chosen on."""
+    from ..api import Extractor
+    from .corpus import Spec
+    from .evaluate import evaluate as run
+    from .evaluate import table as score_table
+    from .evaluate import text_fn
+
+    out = []
+    for name, ex in (("without the page-kind decoding", Extractor(decoding=False)),
+                     (f"with {decoding}", Extractor(decoding=decoding))):
+        res = []
+        for c in corpora:
+            spec = Spec.parse(c)
+            res.append((spec.label, run(text_fn(ex), spec.load(), name=spec.label)))
+        out += [f"### {name}", "", score_table(res), ""]
+    return "\n".join(out)
+
+
 def main(argv: list[str] | None = None) -> int:
     ap = argparse.ArgumentParser(prog="python -m ce_filter.learn.kindstudy", description=__doc__,
                                  formatter_class=argparse.RawDescriptionHelpFormatter)
@@ -249,7 +270,14 @@ def main(argv: list[str] | None = None) -> int:
                     help="time Extractor.decide with the rules file DECODING and without on CORPUS")
     ap.add_argument("--write", help="save the adopted rules (chosen on all folds) here")
     ap.add_argument("--model", help="the model the written rules are for (its digest ties them)")
+    ap.add_argument("--report", nargs="+", metavar="DECODING CORPUS",
+                    help="score CORPUS... with the shipped model without and with the rules file")
     a = ap.parse_args(argv)
+    if a.report:
+        if len(a.report) < 2:
+            ap.error("--report DECODING CORPUS...")
+        print(report(a.report[0], a.report[1:]))
+        return 0
     if a.cost:
         print(cost(*a.cost))
         return 0
