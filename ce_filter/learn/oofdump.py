@@ -129,6 +129,8 @@ def main(argv: list[str] | None = None) -> int:
     ap.add_argument("corpus", nargs="+")
     ap.add_argument("--config", default="best+kind+pn.5+w1+shop05+ic30+thin")
     ap.add_argument("--folds", type=int, default=5)
+    ap.add_argument("--cv-seed", type=int, default=None,
+                    help="another fold assignment (crossval.assign_folds), as evaluate --cv-seed")
     ap.add_argument("--out", required=True, help="directory for the fold models and the dump")
     a = ap.parse_args(argv)
     from .configs import CONFIGS
@@ -138,7 +140,7 @@ def main(argv: list[str] | None = None) -> int:
         return 2
     os.makedirs(a.out, exist_ok=True)
     labels, docs, corpus_of = load_docs(a.corpus)
-    fold = assign_folds(site_groups(docs), a.folds)
+    fold = assign_folds(site_groups(docs), a.folds, a.cv_seed)
     paths = fold_models(docs, fold, labels, a.config, a.out, a.folds)
     dump = os.path.join(a.out, "pages.jsonl.gz")
     with gzip.open(dump + ".part", "wt", encoding="utf-8") as f:
