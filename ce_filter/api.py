@@ -573,7 +573,7 @@ class Extractor:
         d = self.decoding
         if d is None or not d.groups or kind is None or self.kind_model is None:
             return keep, None
-        g = d.groups.get(self.kind_model.kinds[int(np.argmax(kind))])
+        g = d.group_rule(self.kind_model.kinds, kind)
         if g is None:
             return keep, None
         return decide_groups(keep, scores, signature_groups(blocks), *g, d.min_group)

@@ -53,18 +53,31 @@ _TAG = re.compile(r"<[^>]{0,2000}>")
 class KindDecoding:
     """The adopted rules and their cuts for one model (``model_digest``): per estimated kind,
     the group rule's (lo, hi) (None: that side off) and the JSON-LD rule's cover (the key
-    EMPTY: for a page left empty, whatever its kind)."""
+    EMPTY: for a page left empty, whatever its kind), and per kind the probability of it the
+    group rule needs (``sure``)."""
 
     model_digest: str
     groups: dict[str, tuple[float | None, float | None]] = field(default_factory=dict)
     jsonld: dict[str, float] = field(default_factory=dict)
     min_group: int = MIN_GROUP
+    # per kind: the group rule acts only where the estimated kind's probability is at least this
+    sure: dict[str, float] = field(default_factory=dict)
+
+    def group_rule(self, kinds: Sequence[str], kind: np.ndarray
+                   ) -> tuple[float | None, float | None] | None:
+        """The group rule's (lo, hi) for a page of kind probabilities ``kind`` (``kinds``: their
+        names), None where it has none or the kind is not sure enough."""
+        i = int(np.argmax(kind))
+        g = self.groups.get(kinds[i])
+        if g is None or float(kind[i]) < self.sure.get(kinds[i], 0.0):
+            return None
+        return g
 
     def to_json(self) -> dict[str, Any]:
         return {"format": "ce-filter-kind-decoding/1", "model_digest": self.model_digest,
                 "min_group": self.min_group,
                 "groups": {k: {"lo": lo, "hi": hi} for k, (lo, hi) in sorted(self.groups.items())},
-                "jsonld": dict(sorted(self.jsonld.items()))}
+                "jsonld": dict(sorted(self.jsonld.items())), "sure": dict(sorted(self.sure.items()))}
 
     @classmethod
     def from_json(cls, d: Any) -> KindDecoding:
@@ -88,10 +101,16 @@ class KindDecoding:
             if c is None:
                 raise ValueError(f"kind decoding: jsonld[{k!r}] must be a number in [0, 1]")
             jsonld[str(k)] = c
+        sure: dict[str, float] = {}
+        for k, v in (d.get("sure") or {}).items():
+            c = _cut(v, f"sure[{k!r}]")
+            if c is None:
+                raise ValueError(f"kind decoding: sure[{k!r}] must be a number in [0, 1]")
+            sure[str(k)] = c
         mg = d.get("min_group", MIN_GROUP)
         if not isinstance(mg, int) or isinstance(mg, bool) or mg < 2:
             raise ValueError("kind decoding: min_group must be an integer >= 2")
-        return cls(digest, groups, jsonld, mg)
+        return cls(digest, groups, jsonld, mg, sure)
 
     @classmethod
     def load(cls, path: str | Path) -> KindDecoding:

@@ -33,6 +33,8 @@ from ..words import tokens
 
 LOS: tuple[float | None, ...] = (None, 0.1, 0.2, 0.3)
 HIS: tuple[float | None, ...] = (None, 0.3, 0.4, 0.5, 0.6)
+SURE_HIS: tuple[float | None, ...] = (None, 0.3, 0.4, 0.5)
+SURE_QS = (0.5, 0.7, 0.9)
 COVERS: tuple[float | None, ...] = (None, 0.3, 0.5, 0.8)
 JSONLD_KINDS = ("product", "listing", "collection", "forum")
 MIN_GAIN = 0.005
@@ -109,12 +111,15 @@ def load(out: str) -> list[PageData]:
     return pages
 
 
-def keep_of(p: PageData, group: tuple[float | None, float | None] | None) -> np.ndarray:
-    """The page's kept mask as Extractor.keep makes it, with the group rule (lo, hi) or none."""
+def keep_of(p: PageData, group: tuple[float | None, ...] | None) -> np.ndarray:
+    """The page's kept mask as Extractor.keep makes it, with the group rule (lo, hi) or
+    (lo, hi, q: the estimated kind's probability it needs) or none."""
     assert p.scores is not None and p.words is not None
     keep = select(p.scores, p.cut, p.code)
-    if group is not None:
-        keep = decide_groups(keep, p.scores, p.sig, *group)[0]  # type: ignore[arg-type]
+    sure = group is not None and (len(group) < 3 or p.kindp is None
+                                  or float(p.kindp.max()) >= (group[2] or 0.0))
+    if group is not None and sure:
+        keep = decide_groups(keep, p.scores, p.sig, group[0], group[1])[0]  # type: ignore[arg-type]
     if thin_page(float(p.words[keep].sum()), p.kindp, p.min_words, p.page_chars):
         return np.zeros(len(keep), dtype=bool)
     return keep
@@ -134,7 +139,7 @@ def f1(pred: np.ndarray, gold: np.ndarray) -> float:
     return float(2 * pr * rc / (pr + rc))
 
 
-def page_f1(p: PageData, group: tuple[float | None, float | None] | None = None,
+def page_f1(p: PageData, group: tuple[float | None, ...] | None = None,
             cover: float | None = None, only_empty: bool = False) -> float:
     """F1 of the page decoded with the group rule ``group`` and the JSON-LD rule at ``cover``
     (``only_empty``: added only where the kept blocks are none)."""
@@ -209,7 +214,7 @@ def table(pages: list[PageData], cols: list[tuple[str, np.ndarray]]) -> str:
     return "\n".join(lines)
 
 
-def cost(decoding: str, corpus: str, limit: int = 300, repeat: int = 5) -> str:
+def cost(decoding: str, corpus: str, limit: int | None = None, repeat: int = 5) -> str:
     """Microseconds per page of the decision after the scores (Extractor.decide), with the
     rules of ``decoding`` and without, on the first ``limit`` pages of ``corpus``, in one
     process, alternated, the best of ``repeat`` passes each (other processes share the CPU)."""
@@ -236,9 +241,10 @@ def cost(decoding: str, corpus: str, limit: int = 300, repeat: int = 5) -> str:
                 ex.decide(b, sc, kind)
             best[name] = min(best[name], (time.perf_counter() - t0) / len(pages) * 1e6)
     ruled = sum(on.decide(b, sc, kind)[1] is not None for b, sc, kind in pages)
+    extra = best["on"] - best["off"]
     return (f"{len(pages)} pages of {corpus} ({ruled} with a group rule): decide "
             f"{best['off']:.1f} us/page without the rules, {best['on']:.1f} with "
-            f"(+{best['on'] - best['off']:.1f})")
+            f"(+{extra:.1f} a page; +{extra * len(pages) / max(ruled, 1):.0f} a page the rule acts on)")
 
 
 def report(decoding: str, corpora: list[str]) -> str:
@@ -292,6 +298,7 @@ def main(argv: list[str] | None = None) -> int:
     groups: dict[str, tuple[float | None, float | None]] = {}
     gl = [(lo, hi) for lo in LOS for hi in HIS if lo is None or hi is None or lo <= hi]
     tried_a = base.copy()  # every kind's nested result, adopted or not
+    tried_a2 = base.copy()
     print("\n## (a) groups decided as wholes\n")
     for kind in GROUP_KINDS:
         idx = [i for i, p in enumerate(pages) if p.kind == kind]
@@ -306,19 +313,44 @@ def main(argv: list[str] | None = None) -> int:
         if ok and whole != (None, None):
             groups[kind] = whole
             current = after
+    print("\n## (a') groups kept whole where the kind is sure\n")
+    sure: dict[str, float] = {}
+    gl2 = [(None, hi, q) for hi in SURE_HIS for q in SURE_QS]
+    for kind in GROUP_KINDS:
+        if kind in groups:
+            continue
+        idx = [i for i, p in enumerate(pages) if p.kind == kind]
+        sub = [pages[i] for i in idx]
+        f, chosen, whole = nested(sub, gl2, lambda p, g: page_f1(p, g))
+        after = current.copy()
+        after[idx] = f
+        tried_a2[idx] = f
+        ok, why = verdict(pages, current, after, kind)
+        on = whole[1] is not None
+        print(f"- estimated {kind} ({len(idx)} pages): per-fold choices {chosen}, on all folds "
+              f"{whole}; {why}: {'ADOPTED' if ok and on else 'not adopted'}")
+        if ok and on:
+            groups[kind] = (None, whole[1])
+            sure[kind] = whole[2]
+            current = after
     after_a = current.copy()
     print("\n## (b) JSON-LD text where the kept blocks miss it\n")
     jsonld: dict[str, float] = {}
     tried_b = current.copy()
-    empty = np.array([p.m is not None and not keep_of(p, groups.get(p.kind)).any() for p in pages])
+
+    def rule_of(p: PageData) -> tuple[float | None, ...] | None:
+        g = groups.get(p.kind)
+        return None if g is None else (*g, sure.get(p.kind, 0.0))
+
+    empty = np.array([p.m is not None and not keep_of(p, rule_of(p)).any() for p in pages])
     for kind in (*JSONLD_KINDS, "empty"):
         idx = [i for i, p in enumerate(pages) if (p.kind == kind if kind != "empty" else True)]
         sub = [pages[i] for i in idx]
 
         def fn(p: PageData, c: float | None, kind: str = kind) -> float:
             if kind == "empty" and p.kind in jsonld:  # its kind's rule first, as decode_kind
-                return page_f1(p, groups.get(p.kind), jsonld[p.kind])
-            return page_f1(p, groups.get(p.kind), c, only_empty=kind == "empty")
+                return page_f1(p, rule_of(p), jsonld[p.kind])
+            return page_f1(p, rule_of(p), c, only_empty=kind == "empty")
 
         f, chosen, whole = nested(sub, list(COVERS), fn)
         after = current.copy()
@@ -333,6 +365,7 @@ def main(argv: list[str] | None = None) -> int:
             current = after
     print("\n## mean F1 out of fold (nested choices)\n")
     print(table(pages, [("cut alone", base), ("groups, all four kinds", tried_a),
+                        ("sure groups, all four kinds", tried_a2),
                         ("JSON-LD, all four kinds", tried_b), ("+ groups adopted", after_a),
                         ("+ JSON-LD adopted", current)]))
     if a.write:
@@ -341,7 +374,7 @@ def main(argv: list[str] | None = None) -> int:
             return 2
         from ..model import Model
 
-        KindDecoding(Model.load(a.model).digest, groups, jsonld).save(a.write)
+        KindDecoding(Model.load(a.model).digest, groups, jsonld, sure=sure).save(a.write)
         print(f"\nwritten: {a.write}")
     return 0
 
