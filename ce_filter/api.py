@@ -13,6 +13,15 @@ import numpy as np
 
 from . import __version__
 from .decode import decode_bytes, looks_binary
+from .decode_kind import (
+    KindDecoding,
+    decide_groups,
+    decoding_for,
+    jsonld_candidates,
+    jsonld_cover,
+    missing,
+)
+from .features.context import signature_groups
 from .kindgate import kind_stated
 from .model import Model, load_default, thin_page
 from .mojibake import repair_str
@@ -362,7 +371,9 @@ class Extractor:
         limits: Limits = DEFAULT_LIMITS,
         target_language: str | None = None,
         site_memory: Any = None,
+        decoding: KindDecoding | str | bool | None = None,
     ) -> None:
+        model_path = model if isinstance(model, str) else None
         if model is None:
             model = load_default("comments" if comments else "content")
         elif isinstance(model, str):
@@ -395,6 +406,9 @@ class Extractor:
         # comments model is trained on corpora without page types)
         self.kind_model = model.pagekind or load_default("content").pagekind
         self.site_memory, self.site_stage = _site_setup(model, site_memory)
+        # the page-kind decoding rules (decode_kind): the file made for this model (by its
+        # digest) where there is one, unless ``decoding=False``; an explicit one must match
+        self.decoding = decoding_for(model, model_path, decoding)
 
     def __getstate__(self) -> dict[str, Any]:
         # the model holds C lookup tables (capsules) that cannot be pickled: send its JSON
@@ -494,6 +508,10 @@ class Extractor:
                 return walked[0]
 
             text = to_text(blocks, keep, rewalk)
+            if self.decoding is not None and self.decoding.jsonld and kind is not None:
+                added = self._jsonld_text(blocks, keep, kind, text)
+                if added:  # the page's structured data where the kept blocks miss it
+                    text, reason = "\n\n".join(([text] if text else []) + added), ""
             out = Extraction(
                 text,
                 blocks.title,
@@ -570,10 +588,36 @@ class Extractor:
         """The blocks a page keeps: those at its cut (``select``), none on a thin page
         (model.thin_page: ``page_chars`` is its HTML's length); and why its text is empty, ''
         when it is not."""
-        keep = select(scores, self.cut(kind), code_blocks(blocks))
+        keep = self.decide(blocks, scores, kind)[0]
         if thin_page(float(blocks.token_counts()[keep].sum()), kind, self.model.min_words, page_chars):
             return np.zeros(len(keep), dtype=bool), THIN_REASON
         return keep, "" if keep.any() else "no block classified as content"
+
+    def decide(self, blocks: Blocks, scores: np.ndarray, kind: np.ndarray | None
+               ) -> tuple[np.ndarray, np.ndarray | None]:
+        """(the blocks kept at the page's cut, then by the page-kind decoding's group rule for
+        the page's estimated kind; the mask of the blocks that rule changed, None where it did
+        not run). The thin-page rule comes after (``keep``)."""
+        keep = select(scores, self.cut(kind), code_blocks(blocks))
+        d = self.decoding
+        if d is None or not d.groups or kind is None or self.kind_model is None:
+            return keep, None
+        g = d.group_rule(self.kind_model.kinds, kind)
+        if g is None:
+            return keep, None
+        return decide_groups(keep, scores, signature_groups(blocks), *g, d.min_group)
+
+    def _jsonld_text(self, blocks: Blocks, keep: np.ndarray, kind: np.ndarray, text: str
+                     ) -> list[str]:
+        """The JSON-LD text the page-kind decoding adds to ``text`` (decode_kind): none unless
+        it has a rule for the page's estimated kind (or for an empty page)."""
+        assert self.decoding is not None and self.kind_model is not None
+        k = self.kind_model.kinds[int(np.argmax(kind))]
+        cover = jsonld_cover(self.decoding, k, not keep.any())
+        if cover is None:
+            return []
+        scripts = [it[1] for it in blocks.head if it and it[0] == "ld"]
+        return missing(jsonld_candidates(scripts), text, cover) if scripts else []
 
     def cut(self, kind: np.ndarray | None) -> float:
         """The probability cut of a page with kind probabilities ``kind``: the model's cut for

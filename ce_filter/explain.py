@@ -47,6 +47,7 @@ class BlockWhy:
     stage1_terms: list[Term] = field(default_factory=list)
     stage2_terms: list[Term] = field(default_factory=list)
     site_terms: list[Term] = field(default_factory=list)  # the site stage's (sitestage.py)
+    group: str = ""  # set where the page-kind decoding kept or dropped it with its group
 
 
 # stage 2's signature-group columns (context.SIGNATURE_COLUMNS), as explain shows them
@@ -169,7 +170,14 @@ def explain(html: bytes | str, url: str | None = None, *, extractor: Extractor |
         blocks = segment(parse(text))
         kind, style = ex.page_context(blocks, text, url)
         cut = ex.cut(kind)  # the page's own cut: its kind's, where the model has one
-        whys, _ = explain_blocks(ex.model, blocks, cut, top, kind, style)
+        whys, score = explain_blocks(ex.model, blocks, cut, top, kind, style)
+        keep, changed = ex.decide(blocks, score, kind)  # the page-kind decoding's group rule
+        if changed is not None:
+            for w, k, c in zip(whys, keep.tolist(), changed.tolist()):
+                w.kept = k
+                if c:
+                    w.group = "kept whole with its repeated group" if k else \
+                        "dropped whole with its repeated group"
     site = _site_terms(ex, r, whys, cut)
     meta = {k: getattr(r, k) for k in ("title", "author", "date", "sitename", "language",
                                        "canonical_url") if getattr(r, k, None)}
@@ -187,7 +195,7 @@ def explain(html: bytes | str, url: str | None = None, *, extractor: Extractor |
         "blocks": [
             {"text": w.text, "score": round(w.score, 6), "stage1": round(w.stage1, 6),
              "kept": w.kept and r.reason != THIN_REASON,
-             "code": w.code,
+             "code": w.code, **({"group": w.group} if w.group else {}),
              "terms1": [[t.name, round(t.value, 4), round(t.contribution, 4)] for t in w.stage1_terms],
              "terms2": [[t.name, round(t.value, 4), round(t.contribution, 4)] for t in w.stage2_terms],
              "terms_site": [[t.name, round(t.value, 4), round(t.contribution, 4)] for t in w.site_terms]}
@@ -297,7 +305,8 @@ def render_view(data: dict[str, Any]) -> str:
         blocks.append(
             f'<div class="blk {cls}" id="b{i}" data-score="{b["score"]:.6f}">'
             f'<span class=sc>{b["score"]:.3f}</span><span class=txt>{esc(b["text"])}</span>'
-            f"<details><summary>why: {_summary(b)}</summary>{why}</details></div>")
+            f"<details><summary>why: {_summary(b)}"
+            f"{'; ' + esc(b['group']) if b.get('group') else ''}</summary>{why}</details></div>")
     payload = json.dumps({"blocks": [{"text": b["text"], "score": b["score"], "code": b.get("code", False)}
                                      for b in data["blocks"]],
                           "fallback_rel": data["fallback_rel"]}, ensure_ascii=False)
