@@ -57,13 +57,19 @@ class Trees:
             depth = max(depth, _depth(t["left"], t["right"]))
             at += n
         cat = np.concatenate
-        self._flat = (cat(feat).astype(np.intp), cat(thr).astype(np.float64), cat(left).astype(np.intp),
-                      cat(right).astype(np.intp), cat(miss).astype(bool), cat(leaf).astype(np.intp),
+        child = np.stack([cat(right), cat(left)], axis=1).ravel().astype(np.intp)
+        self._flat = (cat(feat).astype(np.intp), cat(thr).astype(np.float64), child,
+                      cat(miss).astype(bool), cat(leaf).astype(np.intp),
                       np.asarray(roots, dtype=np.intp), np.asarray([depth, n_leaves]))
 
     @property
     def n_leaves(self) -> int:
-        return int(self._flat[7][1])
+        return int(self._flat[6][1])
+
+    @property
+    def depth(self) -> int:
+        """The deepest tree's depth: the walk's steps."""
+        return int(self._flat[6][0])
 
     @property
     def names(self) -> list[str]:
@@ -73,17 +79,18 @@ class Trees:
 
     def leaves(self, x: np.ndarray) -> np.ndarray:
         """Per block (row of the dense columns ``x``) and tree, the block's leaf column."""
-        feat, thr, left, right, miss, leaf, roots, (depth, _) = self._flat
-        n = len(x)
+        feat, thr, child, miss, leaf, roots, (depth, _) = self._flat
+        n, width = x.shape
+        xf = np.ascontiguousarray(x, dtype=np.float64).ravel()
+        at = (np.arange(n) * width)[:, None]  # each block's row in the flat matrix
         node = np.broadcast_to(roots, (n, len(roots))).copy()
-        rows = np.arange(n)[:, None]
+        nan = bool(np.isnan(xf).any())  # a NaN compares false: right, unless its node says left
         for _ in range(int(depth)):
-            v = x[rows, feat[node]]
+            v = xf[at + feat[node]]
             go = v <= thr[node]
-            nan = np.isnan(v)
-            if nan.any():
-                go = np.where(nan, miss[node], go)
-            node = np.where(go, left[node], right[node])
+            if nan:
+                go |= np.isnan(v) & miss[node]
+            node = child[2 * node + go]  # child[2k]: k's right, child[2k + 1]: its left
         return leaf[node]
 
     def onehot(self, x: np.ndarray) -> np.ndarray:
