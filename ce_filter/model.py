@@ -307,8 +307,11 @@ class Model:
         return lay
 
     def _leaf_weights(self) -> np.ndarray:
-        """Stage 1's folded weights of the tree-leaf columns (after the spec's features)."""
-        return self.stage1._w[len(feature_names(self.spec)):]
+        """Stage 1's folded weights of the tree-leaf columns (after the spec's features; cached)."""
+        w = self.__dict__.get("_leaf_w")
+        if w is None:
+            w = self.__dict__["_leaf_w"] = self.stage1._w[len(feature_names(self.spec)):]
+        return w
 
     def feature_names(self) -> list[str]:
         """Stage 1's input names: the spec's features, then any tree-leaf columns."""
