@@ -5,7 +5,8 @@
 # docs/research/SCRIPTS_AND_CORPORA.md),
 # with the page-kind model (fitted on wcxb-dev's page types) and its probabilities as block features,
 # equal block weights scaled per page, the shop-page cues and class/id tokens seen on at least 30
-# sites (docs/RESULTS.md, "How the configuration was chosen").
+# sites (docs/RESULTS.md, "How the configuration was chosen"), and the tree-leaf inputs (30
+# boosted trees' leaves as stage-1 columns: docs/research/TREE_LEAVES.md).
 # comments: the article + comments target exists for dragnet only (its comments/ gold), so it is
 # trained on the article corpora it was chosen on.
 set -euo pipefail
