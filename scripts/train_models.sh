@@ -5,8 +5,7 @@
 # docs/research/SCRIPTS_AND_CORPORA.md),
 # with the page-kind model (fitted on wcxb-dev's page types) and its probabilities as block features,
 # equal block weights scaled per page, the shop-page cues and class/id tokens seen on at least 30
-# sites (docs/RESULTS.md, "How the configuration was chosen"), and the tree-leaf inputs (30
-# boosted trees' leaves as stage-1 columns: docs/research/TREE_LEAVES.md).
+# sites (docs/RESULTS.md, "How the configuration was chosen").
 # comments: the article + comments target exists for dragnet only (its comments/ gold), so it is
 # trained on the article corpora it was chosen on.
 set -euo pipefail
@@ -18,6 +17,6 @@ PY=${PY:-python3}
 # environment chose: another kernel sums in another order (ce_filter/learn/blas.py)
 eval "$("$PY" -m ce_filter.learn.blas --force)"
 "$PY" -m ce_filter.cli train "$DATA/dragnet:train" "$DATA/cleaneval-dev" "$DATA/wcxb-dev" \
-  --target content --config best+kind+pn.5+w1+shop05+ic30+thin+leaves --out ce_filter/models/content.json
+  --target content --config best+kind+pn.5+w1+shop05+ic30+thin --out ce_filter/models/content.json
 "$PY" -m ce_filter.cli train "$DATA/dragnet:train" "$DATA/cleaneval-dev" --target comments \
   --out ce_filter/models/comments.json
