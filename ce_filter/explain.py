@@ -83,13 +83,18 @@ def explain_blocks(model: Model, blocks: Blocks, threshold: float, top: int = TO
     n = len(blocks)
     if n == 0:
         return [], np.zeros(0)
-    x = page_features(blocks, model.spec, kind, style)
+    x = model.stage1_matrix(page_features(blocks, model.spec, kind, style))
     names = feature_names(model.spec)
+    # tree-leaf columns (Model.trees) after the features, each named by its path; like the
+    # class/id tokens, the leaves a block is not in are summed into the one "absent" line
+    is_tok = np.array([nm.startswith(TOKEN_PREFIXES) for nm in names]
+                      + [True] * (x.shape[1] - len(names)), dtype=bool)
+    if model.trees is not None:
+        names = names + model.trees.paths()
     s1 = model.stage1
     t1 = _terms(s1.coef, s1.mean, s1.scale, x)
     z1 = s1.intercept + t1.sum(axis=1)
     p1 = sigmoid(z1)
-    is_tok = np.array([nm.startswith(TOKEN_PREFIXES) for nm in names], dtype=bool)
     absent_tok = is_tok[None, :] & (x == 0)
     absent_sum = np.where(absent_tok, t1, 0.0).sum(axis=1)
     shown1 = np.where(absent_tok, 0.0, t1)
@@ -124,7 +129,8 @@ def explain_blocks(model: Model, blocks: Blocks, threshold: float, top: int = TO
         order = np.argsort(-np.abs(shown1[i]), kind="stable")[:top]
         terms1 = [Term(names[j], float(x[i, j]), float(shown1[i, j])) for j in order if shown1[i, j] != 0]
         if absent_sum[i] != 0:
-            terms1.append(Term("(absent class/id tokens, together)", 0.0, float(absent_sum[i])))
+            terms1.append(Term("(absent class/id tokens and tree leaves, together)" if model.trees is not None
+                                else "(absent class/id tokens, together)", 0.0, float(absent_sum[i])))
         terms2 = []
         if t2 is not None and c is not None:
             o2 = np.argsort(-np.abs(t2[i]), kind="stable")[:top]

@@ -36,6 +36,7 @@ from .features.context import (
     with_deep,
 )
 from .features.dense import context_inputs
+from .features.leaves import Trees, TreesError
 from .features.tokens import token_weight_sums
 from .pagekind import PageKindError, PageKindModel
 from .segment import PATH_LEN, Blocks, vocab_table
@@ -151,6 +152,9 @@ class Model:
     # the site stage over the block scores and the site memory's columns (sitestage.py), read
     # only by an Extractor with a site memory; None: off, and not in the file
     site: Any = None
+    # tree-leaf inputs of stage 1 (features/leaves.py): each block's leaf in each tree a 0/1
+    # column after the spec's features; None: off, and not in the file
+    trees: Trees | None = None
 
     def predict_proba(self, x: np.ndarray, cont: np.ndarray | None = None,
                       weight: np.ndarray | None = None, kind: np.ndarray | None = None,
@@ -161,7 +165,19 @@ class Model:
         and page-style columns, ``groups`` (``signature_groups``) its signature-group ones."""
         if len(x) == 0:
             return np.zeros(0)
-        return self._stage2(sigmoid(self.stage1.decision(x)), cont, weight, kind, style, groups)
+        return self._stage2(sigmoid(self.stage1.decision(self.stage1_matrix(x))), cont, weight, kind,
+                            style, groups)
+
+    def stage1_matrix(self, x: np.ndarray) -> np.ndarray:
+        """Stage 1's whole input matrix from the spec's features ``x`` (``page_features``):
+        ``x`` itself, with the tree-leaf columns after it where the model has trees."""
+        if self.trees is None:
+            return x
+        return np.hstack((x, self.trees.onehot(x[:, self._dense_columns()])))
+
+    def _dense_columns(self) -> np.ndarray:
+        """Where the spec's dense columns (the trees' inputs) sit among its features."""
+        return np.flatnonzero([not n.startswith(TOKEN_PREFIXES) for n in feature_names(self.spec)])
 
     def block_scores(self, blocks: Blocks, kind: np.ndarray | None = None,
                      style: np.ndarray | None = None) -> np.ndarray:
@@ -180,6 +196,8 @@ class Model:
         z = np.einsum("ij,j->i", x, dense_w) + self.stage1._b
         for prefix, rows, vocab in tokens:
             z += token_weight_sums(rows, vocab, token_w[prefix], tables[prefix])
+        if self.trees is not None:  # each block's leaf weights, one per tree
+            z += self._leaf_weights()[self.trees.leaves(x)].sum(axis=1)
         return self._stage2(sigmoid(z), *stage2_inputs(blocks), kind, style,
                             self.signature_groups(blocks))
 
@@ -282,7 +300,7 @@ class Model:
         lay = self.__dict__.get("_lay")
         if lay is None:
             names = feature_names(self.spec)
-            w = self.stage1._w
+            w = self.stage1._w[:len(names)]  # the leaf columns' weights follow (_leaf_weights)
             tok = np.array([n.startswith(TOKEN_PREFIXES) for n in names], dtype=bool)
             parts = {p: w[[i for i, n in enumerate(names) if n.startswith(p)]].tolist()
                      for p in TOKEN_PREFIXES}
@@ -291,13 +309,24 @@ class Model:
             lay = self.__dict__["_lay"] = (np.ascontiguousarray(w[~tok]), parts, tables)
         return lay
 
+    def _leaf_weights(self) -> np.ndarray:
+        """Stage 1's folded weights of the tree-leaf columns (after the spec's features; cached)."""
+        w = self.__dict__.get("_leaf_w")
+        if w is None:
+            w = self.__dict__["_leaf_w"] = self.stage1._w[len(feature_names(self.spec)):]
+        return w
+
+    def feature_names(self) -> list[str]:
+        """Stage 1's input names: the spec's features, then any tree-leaf columns."""
+        return feature_names(self.spec) + (self.trees.names if self.trees is not None else [])
+
     def to_json(self) -> dict[str, Any]:
         d = {
             "format": "ce-filter-model",
             "format_version": FORMAT_VERSION,
             "name": self.name,
             "threshold": self.threshold,
-            "features": {"spec": self.spec.to_json(), "names": feature_names(self.spec)},
+            "features": {"spec": self.spec.to_json(), "names": self.feature_names()},
             "stage1": self.stage1.to_json(),
             "stage2": self.stage2.to_json() if self.stage2 else None,
             "meta": self.meta,
@@ -326,6 +355,8 @@ class Model:
             d["min_words"] = self.min_words
         if self.site is not None:  # likewise
             d["site"] = self.site.to_json()
+        if self.trees is not None:  # likewise
+            d["trees"] = self.trees.to_json()
         for key in ("kind_thresholds", "kind_precise_thresholds"):  # only when present
             if getattr(self, key) is not None:
                 d[key] = dict(getattr(self, key))
@@ -371,6 +402,13 @@ class Model:
         if not set(spec.groups) <= set(GROUPS):
             raise ModelError(f"features.spec.groups: unknown groups {sorted(set(spec.groups) - set(GROUPS))}")
         names = feature_names(spec)
+        trees = None
+        if d.get("trees") is not None:
+            try:
+                trees = Trees.from_json(d["trees"], [n for n in names if not n.startswith(TOKEN_PREFIXES)])
+            except TreesError as e:
+                raise ModelError(str(e)) from e
+            names = names + trees.names
         if feats.get("names") != names:
             raise ModelError("feature names in the file do not match this ce-filter's features")
         s2 = d.get("stage2")
@@ -435,6 +473,7 @@ class Model:
             stage2_sig=sig,
             min_words=min_words,
             site=_site_stage(d.get("site")),
+            trees=trees,
         )
 
     @classmethod

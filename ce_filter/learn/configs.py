@@ -225,3 +225,9 @@ def train_command(a: argparse.Namespace) -> int:
     model.save(a.out)
     print(f"wrote {a.out} ({model.digest}); CV: {model.meta['cv']}", file=sys.stderr)
     return 0
+# the shipped configuration with tree-leaf inputs (features/leaves.py, He et al. 2014): 30
+# boosted trees of at most 15 leaves and depth 6 over the stage-1 dense columns, fitted on each
+# CV fold's training sites, each block's leaf in each tree a 0/1 stage-1 input
+# (docs/research/TREE_LEAVES.md)
+CONFIGS["best+kind+pn.5+w1+shop05+ic30+thin+leaves"] = replace(
+    CONFIGS["best+kind+pn.5+w1+shop05+ic30+thin"], trees=(30, 15, 6))

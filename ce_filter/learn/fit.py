@@ -145,6 +145,10 @@ class TrainConfig:
     # the thin-page word limits (Model.min_words, model.thin_page) to choose from on CV, with the
     # model's cut; (): off (0 among them: the rule may be left off)
     min_words: tuple[int, ...] = ()
+    # tree-leaf inputs (features/leaves.py, learn/leaves.py): (trees, leaves per tree at most,
+    # depth at most) of a boosted ensemble over the stage-1 dense columns, fitted on each CV
+    # fold's training rows and then on all, whose leaves become 0/1 stage-1 inputs; (): off
+    trees: tuple[int, ...] = ()
     log: bool = True
     extra: dict = field(default_factory=dict)
 
@@ -282,14 +286,40 @@ def _split(sizes: list[int], scores: np.ndarray) -> list[np.ndarray]:
 
 
 def _oof(design: Design, y: np.ndarray, w: np.ndarray, groups: np.ndarray, c: float,
-         folds: int, ticker: Ticker) -> np.ndarray:
+         folds: int, ticker: Ticker, leaves: Any = None) -> np.ndarray:
+    """Out-of-fold scores; ``leaves(tr)`` (optional): the design with tree-leaf columns from
+    trees fitted on the training rows ``tr`` alone, so no fold's trees saw its held-out sites."""
     from sklearn.model_selection import GroupKFold
 
     out = np.zeros(len(y))
     for tr, te in GroupKFold(n_splits=folds).split(np.zeros(len(y)), y, groups):
-        out[te] = sigmoid(design.decision(_fit(design, y, w, c, tr), te))
+        d = design if leaves is None else leaves(tr)
+        out[te] = sigmoid(d.decision(_fit(d, y, w, c, tr), te))
         ticker.tick()
     return out
+
+
+def _leaf_designs(design: Design, y: np.ndarray, w: np.ndarray, spec: FeatureSpec,
+                  shape: tuple[int, ...]) -> tuple[Any, Any]:
+    """For TrainConfig.trees: the per-fold design maker for _oof (each fold's trees kept, so
+    every C reuses them) and the fit on all rows, (design with leaves, trees)."""
+    from .leaves import fit_trees, with_leaves
+
+    inputs = tuple(n for n in feature_names(spec) if not n.startswith(TOKEN_PREFIXES))
+    memo: dict[bytes, Any] = {}
+    three = (int(shape[0]), int(shape[1]), int(shape[2]))
+
+    def fold(tr: np.ndarray) -> Design:
+        key = hashlib.sha256(np.ascontiguousarray(tr).tobytes()).digest()
+        if key not in memo:
+            memo[key] = fit_trees(design.dense[tr], y[tr], w[tr], inputs, three)
+        return with_leaves(design, memo[key])
+
+    def full() -> tuple[Design, Any]:
+        trees = fit_trees(design.dense, y, w, inputs, three)
+        return with_leaves(design, trees), trees
+
+    return fold, full
 
 
 def _best_threshold(pages: list[Page], sizes: list[int], s: np.ndarray,
@@ -445,8 +475,11 @@ def _train(pages: list[Page], cfg: TrainConfig, name: str, data_desc: dict) -> M
                     unit="fit", enabled=cfg.log)
     if cfg.log:
         say = ticker.write
+    leaves = full_leaves = None
+    if cfg.trees:
+        leaves, full_leaves = _leaf_designs(design, y, w, spec, cfg.trees)
     for c in cfg.cs:
-        s = _oof(design, y, w, groups, c, cfg.folds, ticker)
+        s = _oof(design, y, w, groups, c, cfg.folds, ticker, leaves)
         t, f = _best_threshold(pages, sizes, s, cfg.thresholds)
         cv[f"C={c:g}"] = {"threshold": float(t), "page_f1": round(f, 4)}
         say(f"  stage1 C={c:g}: CV page F1 {f:.4f} at threshold {t}")
@@ -454,6 +487,9 @@ def _train(pages: list[Page], cfg: TrainConfig, name: str, data_desc: dict) -> M
             best = (f, c, t, s)
     assert best is not None  # cfg.cs is never empty
     f1, c, thr, oof1 = best
+    trees = None
+    if full_leaves is not None:
+        design, trees = full_leaves()
     stage1 = _fit(design, y, w, c)
     ticker.tick()
     stage2 = stage3 = None
@@ -462,7 +498,8 @@ def _train(pages: list[Page], cfg: TrainConfig, name: str, data_desc: dict) -> M
     # of training as of serving
     model = Model(name=name, spec=spec, stage1=stage1, stage2_page_rel=cfg.stage2_page_rel,
                   pagekind=kind_model, stage2_kind=cfg.stage2_kind, stage2_deep=cfg.stage2_deep,
-                  pagestyle=style_model, stage2_style=cfg.stage2_style, stage2_sig=cfg.stage2_sig)
+                  pagestyle=style_model, stage2_style=cfg.stage2_style, stage2_sig=cfg.stage2_sig,
+                  trees=trees)
     if cfg.stage2:
         rows = [_stage2_rows(s, p, cfg) for s, p in zip(_split(sizes, oof1), pages)]
         if cfg.stage2_kind is not None or cfg.stage2_style is not None:
@@ -558,7 +595,8 @@ def _train(pages: list[Page], cfg: TrainConfig, name: str, data_desc: dict) -> M
 
 # TrainConfig options left out of the model file's meta.config when off (see _train)
 _RECORDED_WHEN_SET = ("stage2_page_rel", "label_lines", "kind_cuts", "kind_mix", "shop_min_p",
-                      "page_norm", "stage3", "stage2_deep", "style", "stage2_sig", "min_words")
+                      "page_norm", "stage3", "stage2_deep", "style", "stage2_sig", "min_words",
+                      "trees")
 _RECORDED_WHEN_NOT_NONE = ("cv_seed", "stage2_kind", "stage2_style")
 
 

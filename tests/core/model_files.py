@@ -10,7 +10,8 @@ from typing import Any
 
 import pytest
 
-from ce_filter.model import Model, ModelError
+from ce_filter.features import feature_names
+from ce_filter.model import Linear, Model, ModelError
 
 
 def reloaded(m: Model, tmp_path: Path) -> Model:
@@ -27,3 +28,15 @@ def refused(m: Model, mutate: Callable[[dict[str, Any]], Any], match: str | None
     mutate(d)
     with pytest.raises(ModelError, match=match):
         Model.from_json(d)
+
+
+def without_trees(m: Model) -> Model:
+    """``m`` without its tree-leaf inputs (stage 1 cut to the spec's features): a base for the
+    tests that append feature columns to a model's stage 1."""
+    if m.trees is None:
+        return m
+    from dataclasses import replace
+
+    n, s = len(feature_names(m.spec)), m.stage1
+    return replace(m, trees=None, stage1=Linear(s.mean[:n], s.scale[:n], s.coef[:n], s.intercept),
+                   meta={})

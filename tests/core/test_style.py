@@ -19,7 +19,7 @@ from ce_filter.model import Linear, Model, load_default
 from ce_filter.pagekind import N_FEATURES, PageKindModel, page_signals
 from ce_filter.segment import parse, segment
 
-from .model_files import refused, reloaded
+from .model_files import refused, reloaded, without_trees
 from .test_pagekind import LISTING
 
 KIND = np.array([0.4, 0.05, 0.1, 0.15, 0.1, 0.12, 0.08])
@@ -46,7 +46,7 @@ def _style_model() -> PageKindModel:
 
 def _with_style(mix: tuple[str, ...] = STYLE_MIX) -> Model:
     """The shipped model with style columns over ``mix`` and weights for them."""
-    m = load_default()
+    m = without_trees(load_default())
     spec = replace(m.spec, style=CORPORA, style_mix=mix)
     n_new = len(feature_names(spec)) - len(feature_names(m.spec))
     rng = np.random.default_rng(7)
