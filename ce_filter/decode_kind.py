@@ -21,13 +21,14 @@ from __future__ import annotations
 import json
 import re
 from collections import Counter
-from collections.abc import Iterator, Sequence
+from collections.abc import Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
 import numpy as np
 
+from .metadata import ld_nodes
 from .words import tokens
 
 MIN_GROUP = 3  # a group of fewer blocks is not a repeated structure
@@ -202,21 +203,6 @@ def decide_groups(keep: np.ndarray, scores: np.ndarray, groups: np.ndarray, lo: 
     return out, out != keep
 
 
-def _ld_objects(obj: Any, depth: int = 0) -> Iterator[dict[str, Any]]:
-    """Every object of a JSON-LD document, through lists, @graph and the nesting keys the rule
-    reads (reviews of a product, items of a list, answers of a question)."""
-    if depth > 8:
-        return
-    if isinstance(obj, list):
-        for x in obj:
-            yield from _ld_objects(x, depth + 1)
-    elif isinstance(obj, dict):
-        yield obj
-        for k in _LD_DESCEND:
-            if k in obj:
-                yield from _ld_objects(obj[k], depth + 1)
-
-
 def _as_text(v: Any) -> str:
     """A JSON-LD field as plain text: strings of a list joined, markup removed, references
     decoded, white space collapsed."""
@@ -246,7 +232,7 @@ def jsonld_candidates(scripts: Sequence[str]) -> list[str]:
     for s in scripts:
         if len(s) > MAX_JSONLD_CHARS or len(out) >= MAX_CANDIDATES:
             continue
-        for node in _ld_objects(_json_loads(s)):
+        for node in ld_nodes(_json_loads(s), _LD_DESCEND, 8):
             ts = _types(node) if "@type" in node else set()
             if ts & _LD_TYPES:
                 for k in _LD_FIELDS:

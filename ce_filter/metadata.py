@@ -149,18 +149,23 @@ def _json_loads(text: str) -> Any:
             return None
 
 
-def _nodes(obj: Any, depth: int = 0) -> Iterator[dict[str, Any]]:
-    """Every schema.org object in a JSON-LD document: lists, @graph, and nested objects."""
-    if depth > 6:
+LD_NESTING = ("@graph", "mainEntity", "mainEntityOfPage", "itemListElement", "hasPart")
+
+
+def ld_nodes(obj: Any, keys: tuple[str, ...] = LD_NESTING, max_depth: int = 6,
+             depth: int = 0) -> Iterator[dict[str, Any]]:
+    """Every schema.org object in a JSON-LD document: through lists and the nesting ``keys``
+    (the metadata rules read the page's own objects; other readers descend further)."""
+    if depth > max_depth:
         return
     if isinstance(obj, list):
         for x in obj:
-            yield from _nodes(x, depth + 1)
+            yield from ld_nodes(x, keys, max_depth, depth + 1)
     elif isinstance(obj, dict):
         yield obj
-        for k, v in obj.items():
-            if k in ("@graph", "mainEntity", "mainEntityOfPage", "itemListElement", "hasPart"):
-                yield from _nodes(v, depth + 1)
+        for k, v in obj.items():  # in the document's order
+            if k in keys:
+                yield from ld_nodes(v, keys, max_depth, depth + 1)
 
 
 def _types(node: dict[str, Any]) -> set[str]:
@@ -247,7 +252,7 @@ def jsonld_fields(scripts: Sequence[str]) -> _LD:
     for s in scripts:
         if len(s) > MAX_JSONLD_CHARS:
             continue
-        for node in _nodes(_json_loads(s)):
+        for node in ld_nodes(_json_loads(s)):
             ref = node.get("@id")
             if isinstance(ref, str) and len(node) > 1:
                 ids.setdefault(ref, node)

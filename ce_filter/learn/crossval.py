@@ -28,6 +28,23 @@ from .corpus import Doc, Spec, site_of
 from .evaluate import Score, evaluate, table, text_fn
 
 
+def load_docs(specs: list[str]) -> tuple[list[str], list[Doc], list[int]]:
+    """(corpus labels, pages with ids prefixed by their corpus as in training, corpus index of
+    each page)."""
+    labels: list[str] = []
+    docs: list[Doc] = []
+    corpus_of: list[int] = []
+    for k, spec in enumerate(specs):
+        c = Spec.parse(spec)
+        labels.append(c.label)
+        for d in c.load():
+            d.id = f"{c.name}/{d.id}"  # as in training: ids carry the corpus
+            docs.append(d)
+            corpus_of.append(k)
+    return labels, docs, corpus_of
+
+
+
 def site_groups(docs: list[Doc]) -> np.ndarray:
     """A group id per page: pages of one site (domain column, else canonical host) share it;
     a page with neither is its own group."""
@@ -65,16 +82,7 @@ def oof_cuts(specs: list[str], config: str = "best", folds: int = 5, comments: b
     from .fit import data_digest, prepare, train
 
     cfg = replace(CONFIGS[config], log=log)
-    labels: list[str] = []
-    docs: list[Doc] = []
-    corpus_of: list[int] = []
-    for k, spec in enumerate(specs):
-        c = Spec.parse(spec)
-        labels.append(c.label)
-        for d in c.load():
-            d.id = f"{c.name}/{d.id}"  # as in training: ids carry the corpus
-            docs.append(d)
-            corpus_of.append(k)
+    labels, docs, corpus_of = load_docs(specs)
     groups = site_groups(docs)
     if len(set(groups.tolist())) < folds:
         raise ValueError(f"{len(docs)} pages from {len(set(groups.tolist()))} sites: too few for "

@@ -29,8 +29,8 @@ import numpy as np
 from ..api import Extractor
 from ..features.context import signature_groups
 from ..segment import Blocks
-from .corpus import Doc, Spec
-from .crossval import assign_folds, site_groups
+from .corpus import Doc
+from .crossval import assign_folds, load_docs, site_groups
 from .evaluate import token_prf
 
 
@@ -47,22 +47,6 @@ class CapturingExtractor(Extractor):
         self.last = {"blocks": blocks, "scores": scores, "kind": kind, "keep": keep,
                      "reason": reason, "cut": self.cut(kind), "page_chars": page_chars}
         return keep, reason
-
-
-def load_docs(specs: list[str]) -> tuple[list[str], list[Doc], list[int]]:
-    """(corpus labels, pages with ids prefixed by their corpus as in training, corpus index of
-    each page)."""
-    labels: list[str] = []
-    docs: list[Doc] = []
-    corpus_of: list[int] = []
-    for k, spec in enumerate(specs):
-        c = Spec.parse(spec)
-        labels.append(c.label)
-        for d in c.load():
-            d.id = f"{c.name}/{d.id}"
-            docs.append(d)
-            corpus_of.append(k)
-    return labels, docs, corpus_of
 
 
 def fold_models(docs: list[Doc], fold: np.ndarray, labels: list[str], config: str, out: str,
