@@ -43,7 +43,7 @@ def test_terms_add_up_to_the_models_scores_exactly() -> None:
     whys, scores = explain_blocks(ex.model, blocks, ex.threshold)
     np.testing.assert_allclose(scores, ex.model.block_scores(blocks), rtol=0, atol=1e-12)
     m = ex.model
-    x = page_features(blocks, m.spec)
+    x = m.stage1_matrix(page_features(blocks, m.spec))  # the tree-leaf columns after the features
     z1 = m.stage1.intercept + _terms(m.stage1.coef, m.stage1.mean, m.stage1.scale, x).sum(axis=1)
     assert m.stage2 is not None  # the shipped model has a stage 2; its terms are shown too
     c = context_features(sigmoid(z1), *stage2_inputs(blocks), page_rel=m.stage2_page_rel)
