@@ -55,16 +55,17 @@ def test_site_memory_drops_repeats_the_same_with_any_workers(tmp_path):
 
 
 def test_streams_keep_the_pages_seen_so_far_unless_told_not_to():
-    from ce_filter.pipelines.cli import _crawl_overrides, _site_memory
+    from ce_filter.pipelines.cli import _crawl_overrides
 
     from ce_filter.cli import build_parser
     from ce_filter.options import ExtractOptions
 
     p = build_parser()
+    # the worker: opt-in (--site-memory)
     a = p.parse_args(["worker", "--input-topic", "in", "--output-topic", "out"])
-    assert _site_memory(ExtractOptions.from_args(a), a).site_memory is True
-    a = p.parse_args(["worker", "--input-topic", "in", "--output-topic", "out", "--no-site-memory"])
-    assert _site_memory(ExtractOptions.from_args(a), a).site_memory is None
+    assert a.site_memory is False
+    a = p.parse_args(["worker", "--input-topic", "in", "--output-topic", "out", "--site-memory"])
+    assert a.site_memory is True
     a = p.parse_args(["crawl", "https://example.com/", "--to", "jsonl:x.jsonl"])
     assert _crawl_overrides(a)["CE_FILTER_SITE_MEMORY"] is True
     a = p.parse_args(["crawl", "https://example.com/", "--to", "jsonl:x.jsonl", "--no-site-memory"])
