@@ -31,6 +31,10 @@ import numpy as np
 # blocks shorter than this many bytes of UTF-8 (after normalising) carry no fingerprint: "|",
 # "»", "1." repeat on every page of every site and say nothing about this one
 MIN_BYTES = 3
+# a block longer than this many characters is fingerprinted by its first MAX_CHARS and its
+# length: a 5 MB block costs what a 4 KB one does, and two long blocks that agree on both are
+# the same block for this purpose (a repeated footer is never this long)
+MAX_CHARS = 4096
 NO_PRINT = np.uint64(0)  # the fingerprint of a block too short to have one
 
 _SEP = "\x00"  # between blocks in one normalising pass: not a digit, not whitespace
@@ -95,11 +99,18 @@ def fingerprints(texts: Sequence[str]) -> np.ndarray:
     is normalised in one pass over its joined text (``normalise`` per block, as C calls over the
     whole page) and every block hashed at once in numpy: a polynomial hash of its UTF-8 bytes
     modulo 2**64 (prefix sums, so a block's value does not depend on where it sits), mixed with
-    its length by splitmix64's finaliser. Deterministic across processes and runs, unlike the
+    its length by splitmix64's finaliser (a block over MAX_CHARS: its first MAX_CHARS, then
+    its whole length mixed in). Deterministic across processes and runs, unlike the
     salted ``hash()``; a blake2b call a block cost about twice as much."""
     n = len(texts)
     if not n:
         return np.zeros(0, dtype=np.uint64)
+    lengths = np.fromiter(map(len, texts), dtype=np.int64, count=n)
+    long = np.flatnonzero(lengths > MAX_CHARS)
+    if len(long):
+        texts = list(texts)
+        for i in long.tolist():
+            texts[i] = texts[i][:MAX_CHARS]
     joined = _SEP.join(texts)
     if joined.count(_SEP) != n - 1:  # a block holding a NUL: read as a space
         joined = _SEP.join(t.replace(_SEP, " ") for t in texts)
@@ -124,6 +135,8 @@ def fingerprints(texts: Sequence[str]) -> np.ndarray:
         np.cumsum((data.astype(np.uint64) + np.uint64(1)) * _powers(_P, m)[:m], out=prefix[1:])
         h = (prefix[ends] - prefix[starts]) * _powers(_P_INV, m)[starts]
         out = _mix(h ^ ((ends - starts).astype(np.uint64) * _LEN))
+        if len(long):  # the cut blocks: their whole length mixed in
+            out[long] = _mix(out[long] ^ (lengths[long].astype(np.uint64) * _M1))
     out[out == NO_PRINT] = 1
     out[(ends - starts) < MIN_BYTES] = NO_PRINT
     return out

@@ -298,3 +298,16 @@ def test_fingerprints_depend_on_the_normalised_text_only():
     words = ["alpha", "beta", "gamma", "delta", "news", "home", "about", "contact", "more"]
     many = sorted({" ".join(rng.choice(words, size=int(rng.integers(2, 7)))) for _ in range(3000)})
     assert len(set(fingerprints(many).tolist())) == len(many)  # no collision among them
+
+
+def test_a_long_block_is_fingerprinted_by_its_start_and_length():
+    from ce_filter.sitememory import MAX_CHARS
+
+    head = "word " * (MAX_CHARS // 5 + 10)
+    a, b = head + "tail one", head + "tail two"  # same start, same length: the same block here
+    c = head + "tail one and more"  # same start, longer
+    fa, fb, fc = fingerprints([a, b, c]).tolist()
+    assert fa == fb and fa != fc and fa != fingerprint(a[:MAX_CHARS])
+    assert fingerprint(a) == fa  # a page at a time or one block: the same
+    five_mb = "word " * 1_050_000  # a 5 MB paragraph costs what its first MAX_CHARS do
+    assert fingerprint(five_mb) == fingerprint(five_mb[:MAX_CHARS] + "x" * (len(five_mb) - MAX_CHARS))
