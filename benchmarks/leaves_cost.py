@@ -4,7 +4,8 @@
 
 For every page (decoded, segmented, its dense columns computed once), timed in the same
 process and interleaved: the leaf transform alone (each block's leaf in each tree and the sum
-of their weights; the walk in C where built, and the numpy walk it replaces), stage 1 + 2 as served (``Model.scores``, the leaves included) and the shipped
+of their weights; the walk in C where built, and the numpy walk it replaces), stage 1 + 2 as
+served (``Model.scores``, the leaves included) and the shipped
 content model's ``Model.scores`` on the same page; best of ``--repeat`` per page, means over
 the pages in microseconds. The model must have trees.
 """
