@@ -1,7 +1,8 @@
 """The compiled parts: the segmenter's walk (ce_filter/_walk.c), CETR's k-means
 (ce_filter/features/_kmeans.c), the dense block features and stage 2's context input
 (ce_filter/features/_dense.c), the tree-leaf walk (ce_filter/features/_leaves.c), the
-pre-parse cost scan (ce_filter/_precheck.c), the double-encoding test (ce_filter/_mojibake.c) and the page-kind signals (ce_filter/_pagesig.c).
+pre-parse cost scan (ce_filter/_precheck.c), the double-encoding test (ce_filter/_mojibake.c)
+and the page-kind signals (ce_filter/_pagesig.c).
 
 Each is optional: where it does not build (no C compiler; the walk also needs dlopen, so
 Linux/macOS), the install still succeeds and the pure-Python versions run, which give the same
