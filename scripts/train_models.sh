@@ -17,6 +17,6 @@ PY=${PY:-python3}
 # environment chose: another kernel sums in another order (ce_filter/learn/blas.py)
 eval "$("$PY" -m ce_filter.learn.blas --force)"
 "$PY" -m ce_filter.cli train "$DATA/dragnet:train" "$DATA/cleaneval-dev" "$DATA/wcxb-dev" \
-  --target content --config best+kind+pn.5+w1+shop05+ic30+thin+leaves --out ce_filter/models/content.json
+  --target content --config best+kind+pn.5+w1+shop05+ic30+thin --out ce_filter/models/content.json
 "$PY" -m ce_filter.cli train "$DATA/dragnet:train" "$DATA/cleaneval-dev" --target comments \
   --out ce_filter/models/comments.json
