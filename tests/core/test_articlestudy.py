@@ -8,6 +8,7 @@ import json
 from pathlib import Path
 from typing import Any
 
+import numpy as np
 import pytest
 
 from ce_filter.learn import articlestudy as st
@@ -125,3 +126,35 @@ def test_held_out_dump_with_site_memory(tmp_path: Path) -> None:
     assert [r["id"] for r in recs] == ["n/1", "n/0", "n/2"]  # by site, then id
     assert all(r["fold"] == -1 and len(r["links"]) == r["blocks"] for r in recs)
     assert recs[0]["links"][recs[0]["text"].index("Home")] == 1
+
+
+def test_after_runs_drops_unsure_runs_after_the_main_one() -> None:
+    from ce_filter.learn.afterrule import after_runs
+
+    keep = np.array([1, 0, 1, 1, 1, 0, 0, 1, 1, 0, 1], dtype=bool)
+    score = np.array([.6, .1, .9, .9, .8, .1, .1, .45, .5, .2, .95])
+    words = np.array([5, 30, 40, 50, 30, 10, 20, 8, 6, 40, 9], dtype=float)
+    # runs at gaps of >= 25 dropped words: {0}, {2, 3, 4}, {7, 8}, {10}; the main one is {2, 3, 4}
+    drop = after_runs(keep, score, words, 25, 0.6)
+    assert drop.tolist() == [0, 0, 0, 0, 0, 0, 0, 1, 1, 0, 0]  # {10} is sure, {0} is before
+    assert not after_runs(keep, score, words, 1000, 0.99).any()  # one run: nothing after it
+    assert after_runs(keep, score, words, 25, 1.01).sum() == 3
+    assert not after_runs(np.zeros(3, bool), score[:3], words[:3], 5, 1.0).any()
+
+
+def test_afterrule_cli_on_a_tiny_dump(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    from ce_filter.learn import afterrule
+
+    path = tmp_path / "p.jsonl.gz"
+    teaser = "Ten ways to save on heating this winter and more"
+    with gzip.open(path, "wt", encoding="utf-8") as f:
+        for k in range(3):
+            rec = record(PAGE[2:5] + ["Ads here", teaser], [1, 1, 1, 0, 1], fold=k,
+                         kind=[0.9] + [0.1 / 6] * 6, score=[0.9, 0.9, 0.9, 0.1, 0.4])
+            rec["words"][3] = 30
+            f.write(json.dumps(rec) + "\n")
+    assert afterrule.main([str(path), "--confirm", str(path)]) == 0
+    out = capsys.readouterr().out
+    assert "| article pages (pooled) | 3 |" in out and "+0." in out  # the teaser dropped
+    pages = afterrule.load(str(path))
+    assert pages[0].is_article_kind and pages[0].prf(pages[0].keep)[0] < 1.0
