@@ -30,6 +30,7 @@ from __future__ import annotations
 
 import argparse
 import gzip
+import hashlib
 import json
 import re
 import sys
@@ -86,7 +87,7 @@ _CAPTION = re.compile(
     r"illustration|caption|pictured|file photo|video|gallery|slideshow|click to enlarge)\b|©|图片|图",
     re.I)
 _AD = re.compile(r"\b(advertisement|advertising|sponsored|promoted|ad choices|adchoices|"
-                 r"paid (content|post)|partner content|\bad\b)\b|广告", re.I)
+                 r"paid (content|post)|partner content)\b|广告", re.I)
 _LEGAL = re.compile(r"copyright|all rights reserved|privacy|terms of (use|service)|cookies?\b|"
                     r"版权|免责", re.I)
 
@@ -131,7 +132,7 @@ CATEGORIES: list[tuple[str, Callable[[BlockView], bool]]] = [
     ("related teaser", lambda b: (_short(b, 60) and bool(_RELATED.search(b.text)))
      or (b.pos == "after" and _linky(b))),
     ("share / social / subscribe", lambda b: _short(b, 40) and bool(_SHARE.search(b.text))),
-    ("comments", lambda b: bool(_COMMENTS.search(b.text)) and b.pos != "before"),
+    ("comments", lambda b: _short(b, 40) and bool(_COMMENTS.search(b.text)) and b.pos != "before"),
     ("caption / credit", lambda b: _in(b, "figure") or (_short(b, 60) and bool(_CAPTION.search(b.text)))),
     ("ad / promo", lambda b: _short(b, 40) and bool(_AD.search(b.text))),
     ("legal / footer", lambda b: _in(b, "footer") or (_short(b, 60) and bool(_LEGAL.search(b.text)))),
@@ -309,11 +310,14 @@ def _excerpt(text: str, n: int = 90) -> str:
 
 
 def examples(g: GroupStats, cat: str, k: int = 3) -> list[tuple[str, str]]:
-    """Up to ``k`` (page id, excerpt) of ``cat``: the blocks with the most false-positive
-    tokens, one a page."""
+    """Up to ``k`` (page id, excerpt) of ``cat``, one a page: a fixed pseudo-random draw (by a
+    hash of page and text), so the examples show the category's usual blocks rather than its
+    largest ones."""
     seen: set[str] = set()
     out = []
-    for _, pid, text in sorted(g.examples.get(cat, []), key=lambda e: (-e[0], e[1])):
+    draw = sorted(g.examples.get(cat, []),
+                  key=lambda e: hashlib.blake2b(f"{e[1]}\0{e[2]}".encode(), digest_size=8).digest())
+    for _, pid, text in draw:
         if pid in seen:
             continue
         seen.add(pid)
@@ -351,7 +355,7 @@ def table(stats: dict[str, GroupStats]) -> str:
 
 
 def examples_md(stats: dict[str, GroupStats], k: int = 3) -> str:
-    """Up to ``k`` examples per category over all groups (the largest blocks, one a page)."""
+    """Up to ``k`` examples per category over all groups (``examples``)."""
     allg = GroupStats()
     for s in stats.values():
         for c, blocks in s.examples.items():
@@ -365,23 +369,29 @@ def examples_md(stats: dict[str, GroupStats], k: int = 3) -> str:
 
 
 def compare(base: dict[str, GroupStats], alt: dict[str, GroupStats]) -> str:
-    """Markdown: per group present in both, each category's false-positive tokens in ``base``
-    and in ``alt`` (what ``alt`` closes: base − alt), with mean F1, precision and recall."""
+    """Markdown: per group present in both (columns), mean page F1, precision and recall, and
+    each category's precision points (``table``) in ``base`` → in ``alt``; a category ``alt``
+    closes goes down."""
     groups = [g for g in base if g in alt]
-    lines = ["| group | category | FP tokens (precision points), base | other | closed |",
-             "|---|---|---|---|---|"]
-    for g in groups:
-        b, a = base[g], alt[g]
-        lines.append(f"| {g} | mean page F1 | {np.mean(b.f1):.4f} | {np.mean(a.f1):.4f} | "
-                     f"{np.mean(a.f1) - np.mean(b.f1):+.4f} |")
-        lines.append(f"| {g} | mean page precision / recall | {np.mean(b.page_p):.3f} / "
-                     f"{np.mean(b.page_r):.3f} | {np.mean(a.page_p):.3f} / {np.mean(a.page_r):.3f} | |")
-        lines.append(f"| {g} | all FP tokens | {b.fp} | {a.fp} | {b.fp - a.fp:+d} |")
-        for c in CATEGORY_NAMES:
-            if b.by_cat[c] or a.by_cat[c]:
-                pb, pa = 100 * b.cost[c] / max(b.pages, 1), 100 * a.cost[c] / max(a.pages, 1)
-                lines.append(f"| {g} | {c} | {b.by_cat[c]} ({pb:.2f}) | {a.by_cat[c]} ({pa:.2f}) | "
-                             f"{b.by_cat[c] - a.by_cat[c]:+d} ({pb - pa:+.2f}) |")
+    lines = ["| precision points: base → other | " + " | ".join(groups) + " |",
+             "|---" * (len(groups) + 1) + "|"]
+
+    def row(name: str, cell: Callable[[GroupStats, GroupStats], str]) -> None:
+        lines.append(f"| {name} | " + " | ".join(cell(base[g], alt[g]) for g in groups) + " |")
+
+    row("pages", lambda b, a: f"{b.pages}" if b.pages == a.pages else f"{b.pages} / {a.pages}")
+    row("mean page F1", lambda b, a: f"{np.mean(b.f1):.4f} → {np.mean(a.f1):.4f} "
+                                     f"({np.mean(a.f1) - np.mean(b.f1):+.4f})")
+    row("mean page precision", lambda b, a: f"{np.mean(b.page_p):.3f} → {np.mean(a.page_p):.3f}")
+    row("mean page recall", lambda b, a: f"{np.mean(b.page_r):.3f} → {np.mean(a.page_r):.3f}")
+    for c in CATEGORY_NAMES:
+        if not any(base[g].by_cat[c] or alt[g].by_cat[c] for g in groups):
+            continue
+
+        def pts(b: GroupStats, a: GroupStats, c: str = c) -> str:
+            pb, pa = 100 * b.cost[c] / max(b.pages, 1), 100 * a.cost[c] / max(a.pages, 1)
+            return f"{pb:.2f} → {pa:.2f}" if b.by_cat[c] or a.by_cat[c] else "–"
+        row(c, pts)
     return "\n".join(lines)
 
 
