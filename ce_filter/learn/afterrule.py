@@ -162,6 +162,9 @@ def main(argv: list[str] | None = None) -> int:
     ap.add_argument("dump", help="the out-of-fold oofdump (pages.jsonl.gz)")
     ap.add_argument("--confirm", nargs="*", default=[],
                     help="held-out dumps scored at the point chosen on all folds")
+    ap.add_argument("--write", default=None, metavar="DIR",
+                    help="write each dump again into DIR with the kept masks of the rule at the "
+                         "point chosen on all folds (for articlestudy --against)")
     a = ap.parse_args(argv)
     pages = load(a.dump)
     if not any(p.article for p in pages):
@@ -181,7 +184,30 @@ def main(argv: list[str] | None = None) -> int:
         ha = np.array([p.prf(apply(p, full)) for p in held])
         print()
         print(report(held, hb, ha, f"held out at {full}"))
+    if a.write:
+        for path in [a.dump, *a.confirm]:
+            write_applied(path, full, a.write)
     return 0
+
+
+def write_applied(path: str, point: tuple[float, float] | None, folder: str) -> str:
+    """A copy of the dump at ``path`` in ``folder`` (named after the dump's folder) whose kept
+    masks are the rule's at ``point`` (the records' ``f1`` stay the cut's)."""
+    import gzip
+    import json
+    import os
+
+    os.makedirs(folder, exist_ok=True)
+    out = os.path.join(folder, os.path.basename(os.path.dirname(os.path.abspath(path))) + ".jsonl.gz")
+    with gzip.open(out, "wt", encoding="utf-8") as f:
+        for rec in read_dump([path]):
+            kind = rec.get("kind")
+            if point is not None and rec.get("blocks") and kind is not None and int(np.argmax(kind)) == 0:
+                keep = np.asarray(rec["keep"], dtype=bool)
+                drop = after_runs(keep, np.asarray(rec["score"]), np.asarray(rec["words"]), *point)
+                rec["keep"] = (keep & ~drop).astype(np.int64).tolist()
+            f.write(json.dumps(rec, ensure_ascii=False) + "\n")
+    return out
 
 
 if __name__ == "__main__":

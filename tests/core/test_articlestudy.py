@@ -153,8 +153,10 @@ def test_afterrule_cli_on_a_tiny_dump(tmp_path: Path, capsys: pytest.CaptureFixt
                          kind=[0.9] + [0.1 / 6] * 6, score=[0.9, 0.9, 0.9, 0.1, 0.4])
             rec["words"][3] = 30
             f.write(json.dumps(rec) + "\n")
-    assert afterrule.main([str(path), "--confirm", str(path)]) == 0
+    assert afterrule.main([str(path), "--confirm", str(path), "--write", str(tmp_path / "w")]) == 0
     out = capsys.readouterr().out
     assert "| article pages (pooled) | 3 |" in out and "+0." in out  # the teaser dropped
     pages = afterrule.load(str(path))
     assert pages[0].is_article_kind and pages[0].prf(pages[0].keep)[0] < 1.0
+    written = afterrule.load(str(tmp_path / "w" / (tmp_path.name + ".jsonl.gz")))
+    assert [p.keep.tolist() for p in written] == [[True, True, True, False, False]] * 3
