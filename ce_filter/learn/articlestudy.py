@@ -6,7 +6,7 @@ it was never trained on).
     python -m ce_filter.learn.articlestudy /tmp/art/ship/pages.jsonl.gz \\
         --against /tmp/art/leaves/pages.jsonl.gz
 
-Article pages: every page of ``dragnet train`` and ``newspaper``, the pages of type ``article``
+Article pages: every page of ``dragnet`` (train, or test where reported) and ``newspaper``, the pages of type ``article``
 elsewhere (wcxb-dev, magic-html). Groups: the corpus, with its CJK pages (language zh/ja/ko, or
 a gold text mostly of CJK characters) apart.
 
@@ -156,9 +156,10 @@ def categorise(b: BlockView) -> str:
 
 
 def is_article(rec: dict[str, Any]) -> bool:
-    """Every page of dragnet train and newspaper (news and blog articles), pages typed
-    ``article`` elsewhere."""
-    return rec.get("corpus") in ("dragnet train", "newspaper") or rec.get("page_type") == "article"
+    """Every page of dragnet (train or test) and newspaper (news and blog articles), pages
+    typed ``article`` elsewhere."""
+    corpus = str(rec.get("corpus") or "")
+    return corpus == "newspaper" or corpus.split(" ")[0] == "dragnet" or rec.get("page_type") == "article"
 
 
 def is_cjk(rec: dict[str, Any]) -> bool:

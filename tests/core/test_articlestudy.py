@@ -82,6 +82,8 @@ def test_cjk_group_and_article_filter() -> None:
     assert st.group_of(record(PAGE, [1] * 8)) == "newspaper"
     assert not st.is_article(record(PAGE, [1] * 8, corpus="wcxb-dev", page_type="forum"))
     assert st.is_article(record(PAGE, [1] * 8, corpus="dragnet train", page_type=""))
+    assert st.is_article(record(PAGE, [1] * 8, corpus="dragnet test", page_type=""))
+    assert not st.is_article(record(PAGE, [1] * 8, corpus="cleaneval-dev", page_type=""))
 
 
 def test_cli_tables(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
