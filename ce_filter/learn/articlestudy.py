@@ -6,9 +6,9 @@ it was never trained on).
     python -m ce_filter.learn.articlestudy /tmp/art/ship/pages.jsonl.gz \\
         --against /tmp/art/leaves/pages.jsonl.gz
 
-Article pages: every page of ``dragnet`` (train, or test where reported) and ``newspaper``, the pages of type ``article``
-elsewhere (wcxb-dev, magic-html). Groups: the corpus, with its CJK pages (language zh/ja/ko, or
-a gold text mostly of CJK characters) apart.
+Article pages: every page of ``dragnet`` (train, or test where reported) and ``newspaper``, the
+pages of type ``article`` elsewhere (wcxb-dev, magic-html). Groups: the corpus, with its CJK
+pages (language zh/ja/ko, or a gold text mostly of CJK characters) apart.
 
 False-positive tokens, with the metric's tokens (``labels.words``: lower-cased ``\\w+`` runs, a
 CJK character each): the kept blocks take the gold's tokens as a multiset, the blocks most
@@ -396,6 +396,71 @@ def compare(base: dict[str, GroupStats], alt: dict[str, GroupStats]) -> str:
     return "\n".join(lines)
 
 
+SCORE_ROWS = ("other after the article", "inside the article's span",
+              "user comments (corpus's comment gold)", "second copy of article text", "related teaser",
+              "caption / credit", "date / byline line")
+
+
+def score_table(records: Iterable[dict[str, Any]], comments: Callable[[str], str] | None = None
+                ) -> str:
+    """Markdown: how sure the model is of what it keeps on the article pages: the tokens of
+    the blocks without a false positive, all false-positive tokens and those of the larger
+    categories, with the share of them in blocks scored at least 0.7 and at least 0.9."""
+    acc: dict[str, list[float]] = defaultdict(lambda: [0.0, 0.0, 0.0])
+    for rec in records:
+        if not is_article(rec):
+            continue
+        for i, b in page_blocks(rec, comments=comments(rec["id"]) if comments else ""):
+            s = float(rec["score"][i])
+            if b.fp:
+                c = categorise(b)
+                rows, n = ["all FP tokens"] + ([c] if c in SCORE_ROWS else []), b.fp
+            else:
+                rows, n = ["matched blocks (no FP token)"], b.tokens
+            for r in rows:
+                acc[r][0] += n
+                acc[r][1] += n * (s >= 0.7)
+                acc[r][2] += n * (s >= 0.9)
+    lines = ["| blocks | tokens | score ≥ 0.7 | score ≥ 0.9 |", "|---|---|---|---|"]
+    for r in ("matched blocks (no FP token)", "all FP tokens", *SCORE_ROWS):
+        if r in acc and acc[r][0]:
+            t, a7, a9 = acc[r]
+            lines.append(f"| {r} | {int(t)} | {a7 / t:.0%} | {a9 / t:.0%} |")
+    return "\n".join(lines)
+
+
+def site_bootstrap(base: Iterable[dict[str, Any]], alt: Iterable[dict[str, Any]], draws: int,
+                   seed: int = 0) -> str:
+    """Markdown: per corpus and per page type of ``base``'s pages found in ``alt`` (by id),
+    the mean paired difference of the real extraction's F1 (alt − base), and its 95 % interval
+    from ``draws`` bootstrap draws of the sites (a page without a site is its own), so pages of
+    one site move together."""
+    other = {r["id"]: float(r.get("f1", 0.0)) for r in alt}
+    groups: dict[str, dict[str, list[float]]] = defaultdict(lambda: defaultdict(list))
+    for r in base:
+        if r["id"] not in other:
+            continue
+        d = other[r["id"]] - float(r.get("f1", 0.0))
+        site = r.get("site") or r["id"]
+        groups[str(r["corpus"])][site].append(d)
+        if r.get("page_type"):
+            groups[f"{r['corpus']}: {r['page_type']}"][site].append(d)
+    rng = np.random.default_rng(seed)
+    lines = ["| pages | sites | mean F1 difference (other − base) | 95 % site-bootstrap interval |",
+             "|---|---|---|---|"]
+    lines[0] = "| group " + lines[0]
+    lines[1] = "|---" + lines[1]
+    for g in sorted(groups):
+        sums = np.array([sum(v) for v in groups[g].values()])
+        counts = np.array([len(v) for v in groups[g].values()])
+        pick = rng.integers(0, len(sums), size=(draws, len(sums)))
+        means = sums[pick].sum(1) / counts[pick].sum(1)
+        lo, hi = np.percentile(means, [2.5, 97.5])
+        lines.append(f"| {g} | {counts.sum()} | {len(sums)} | {sums.sum() / counts.sum():+.4f} | "
+                     f"{lo:+.4f} … {hi:+.4f} |")
+    return "\n".join(lines)
+
+
 def read_dump(paths: Iterable[str]) -> Iterator[dict[str, Any]]:
     """The records of oofdump files (gzipped JSON lines)."""
     for p in paths:
@@ -425,6 +490,11 @@ def main(argv: list[str] | None = None) -> int:
     ap.add_argument("--against", nargs="+", default=None,
                     help="dumps of another run over the same pages: the table of what it closes")
     ap.add_argument("--examples", type=int, default=3)
+    ap.add_argument("--scores", action="store_true",
+                    help="the table of how sure the model is of the tokens it keeps wrongly")
+    ap.add_argument("--bootstrap", type=int, default=0, metavar="N",
+                    help="with --against: the paired F1 difference of every page (all types) "
+                         "per corpus and type, with a 95%% interval from N draws of the sites")
     ap.add_argument("--comments", default=None,
                     help="a corpus's comment gold folder (dragnet/comments): page CORPUS/ID "
                          "reads DIR/ID.txt")
@@ -438,8 +508,14 @@ def main(argv: list[str] | None = None) -> int:
     if not base:
         print("articlestudy: no article pages in the dump", file=sys.stderr)
         return 1
+    if a.scores:
+        print(score_table(read_dump(a.dump), com))
+        return 0
     if a.against:
         print(compare(base, study(read_dump(a.against), com)))
+        if a.bootstrap > 0:
+            print()
+            print(site_bootstrap(read_dump(a.dump), read_dump(a.against), a.bootstrap))
         return 0
     print(table(base))
     print()

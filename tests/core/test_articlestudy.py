@@ -162,3 +162,22 @@ def test_afterrule_cli_on_a_tiny_dump(tmp_path: Path, capsys: pytest.CaptureFixt
     assert pages[0].is_article_kind and pages[0].prf(pages[0].keep)[0] < 1.0
     written = afterrule.load(str(tmp_path / "w" / (tmp_path.name + ".jsonl.gz")))
     assert [p.keep.tolist() for p in written] == [[True, True, True, False, False]] * 3
+
+
+def test_site_bootstrap_pairs_pages_and_moves_sites_together() -> None:
+    base = [dict(record(PAGE, [1] * 8, site=s, f1=0.5), id=f"t/{i}")
+            for i, s in enumerate(["a", "a", "b", "c"])]
+    alt = [dict(r, f1=0.6 if r["site"] == "a" else 0.5) for r in base]
+    out = st.site_bootstrap(base, alt + [dict(alt[0], id="t/x")], 200)
+    row = next(line for line in out.splitlines() if line.startswith("| newspaper |"))
+    assert "| 4 | 3 | +0.0500 |" in row  # two of four pages up by 0.1; sites a, b, c
+    lo, hi = (float(x) for x in row.split("|")[5].split("…"))
+    assert 0.0 <= lo <= 0.05 <= hi <= 0.1
+
+
+def test_score_table() -> None:
+    rec = record(PAGE, [0, 1, 1, 1, 1, 1, 1, 1], links=[0] * 6 + [5, 7],
+                 score=[0.1, 0.95, 0.9, 0.9, 0.9, 0.8, 0.6, 0.5])
+    out = st.score_table([rec])
+    assert "| matched blocks (no FP token) | 28 | 100% | 100% |" in out
+    assert "| related teaser |" in out and "| date / byline line | 6 | 100% | 100% |" in out
