@@ -19,6 +19,7 @@ import contextlib
 import signal
 import threading
 from collections.abc import Callable, Iterator
+from dataclasses import replace
 from typing import Any
 
 from ..extras import MissingExtra
@@ -78,6 +79,12 @@ class CEFilter(BaseExtractor):  # type: ignore[misc, unused-ignore]  # datatrove
             of the page's process costs one document); by default pages run in the task's own
             process under a timer, which saves the round trip to the child (a fifth of the
             step's time on one core). Off the main thread the sandbox is always used.
+        site_memory: filter each page with the blocks the task has seen on the host's earlier
+            pages (ce_filter.sitememory.SiteMemory: the last 50 pages of each host), so a site's
+            repeated navigation, footers and "related" lists weigh against those blocks. Per
+            task and in the order the reader gives the pages (a WARC file's pages are a crawl's
+            order); the first page of each host is read alone. Off by default: a document's
+            text then depends on the task's earlier documents.
     """
 
     name = "✂ ce-filter"
@@ -86,9 +93,11 @@ class CEFilter(BaseExtractor):  # type: ignore[misc, unused-ignore]  # datatrove
     def __init__(self, model: str | None = None, *, precise: bool = False, threshold: float | None = None,
                  comments: bool = False, recall: bool = False, target_language: str | None = None,
                  metadata: bool = True, keep_empty: bool = False, timeout: float = 1,
-                 sandbox: bool = False) -> None:
+                 sandbox: bool = False, site_memory: bool = False) -> None:
         super().__init__(timeout)
         self.options = _options(model, precise, threshold, comments, recall, target_language)
+        if site_memory:
+            self.options = replace(self.options, site_memory=True)
         self.metadata = metadata
         self.keep_empty = keep_empty
         self.sandbox = sandbox

@@ -175,6 +175,27 @@ def test_recall_and_target_language_as_on_the_command_line():
     assert kept[0].text == "" and kept[0].metadata["reason"].startswith("language en")
 
 
+@pytest.mark.parametrize("sandbox", [False, True], ids=["timer", "sandbox"])
+def test_site_memory_drops_what_the_hosts_earlier_pages_repeat(sandbox):
+    promo = ("Sign up for our morning briefing to get the most important stories of the day sent "
+             "to your inbox before breakfast, free of charge.")
+    topics = ["parks", "buses", "schools", "libraries", "bridges"]
+
+    def page(t: str) -> str:
+        return PAGE.replace("Rivers of the north", f"News about {t}").replace(
+            "</article>", f"<p>{promo}</p></article>").replace("the river", f"the {t}")
+
+    def docs() -> list[Document]:  # new each run: the step replaces a document's text
+        return [Document(page(t), t, metadata={"url": f"http://city.test/{t}.html"}) for t in topics]
+
+    alone = {d.id: d.text for d in _run(CEFilter(sandbox=sandbox), docs())}
+    seen = {d.id: d.text for d in _run(CEFilter(sandbox=sandbox, site_memory=True), docs())}
+    assert all(promo in alone[t] for t in topics)
+    assert promo in seen["parks"]  # the host's first page: no memory yet
+    assert all(promo not in seen[t] for t in topics[2:])  # on every earlier page of the host
+    assert all(f"the {t} runs north" in seen[t] for t in topics)
+
+
 def test_bench_warc_maps_every_record_back_to_its_gold(tmp_path):
     """The benchmark's WARC: HTML records the reader selects, URLs as crawled where known, and
     record ids that lead each written document back to its page (so the F1 is of the right page)."""
