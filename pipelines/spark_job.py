@@ -22,15 +22,29 @@ is streamed with urllib; other schemes (``s3a://``, ``hdfs://``, ``gs://``, ``ab
 go through Spark's ``binaryFiles`` (the Hadoop file system, whole file in executor memory),
 or, with ``--reader arrow``, are streamed through ``pyarrow.fs``.
 
+The site memory (ce_filter.sitememory; on unless ``--no-site-memory`` or
+``CE_FILTER_NO_SITE_MEMORY``), per task: a first pass over the task's file counts every host's
+block fingerprints (``pipelines/sitecount.py``, as ``ce-filter warc`` does over its inputs),
+then each page is filtered with its host's other pages in that file, itself left out
+(SiteCounts), so the records equal ``ce-filter warc``'s on that file alone, whatever the order
+of its records. A file on disk is read twice, ``binaryFiles``' bytes gone over twice; a
+streamed file (http, arrow) is read into memory once when it is at most
+``--site-memory-buffer`` MiB (default 2048), else filtered as it streams without the memory.
+Hosts are not gathered across files: a host spread over several files is counted per file.
+A file with a host of two pages or more gets a filter process of its own, started with the
+file's counts (they travel pickled with the options, as ``ce-filter warc`` sends them to its
+filter processes), so the model is loaded once more per such file.
+
 Output: ``OUTPUT/`` holds the records (Parquet or JSON lines) and ``OUTPUT/_summary/`` one
 JSON line per input file: ``file, records, pages, kept, empty, failed, skipped, errors,
-seconds`` (``pages`` = HTML pages in, ``kept`` = with text, ``failed`` = of the empty ones,
-the pages the filter could not process: their records carry the reason). Each page is filtered
-in a child process of the Python worker under a per-page budget (``--page-budget`` CPU
-seconds, ``--page-memory`` MiB; ce_filter.budget): a page past it gets a record with an empty
-text and the reason, and the task goes on. Spark's readers skip ``_``-prefixed paths, so
-``spark.read.parquet(OUTPUT)`` reads records only. The totals go to stderr, ``--summary
-FILE`` also writes them as JSON. Exit 0, or 1 when a file was broken or a page failed.
+seconds, site_memory`` (``pages`` = HTML pages in, ``kept`` = with text, ``failed`` = of the
+empty ones, the pages the filter could not process: their records carry the reason;
+``site_memory``: ``two passes``, ``read into memory``, ``off``, or ``off: ...`` with why).
+Each page is filtered in a child process of the Python worker under a per-page budget
+(``--page-budget`` CPU seconds, ``--page-memory`` MiB; ce_filter.budget): a page past it gets
+a record with an empty text and the reason, and the task goes on. Spark's readers skip
+``_``-prefixed paths, so ``spark.read.parquet(OUTPUT)`` reads records only. The totals go to
+stderr, ``--summary FILE`` also writes them as JSON. Exit 0, or 1 when a file was broken or a page failed.
 """
 
 from __future__ import annotations
@@ -73,7 +87,9 @@ MAX_ERRORS_PER_FILE = 20
 TWO_PASSES = "two passes"  # a file on disk read twice, or binaryFiles' bytes gone over twice
 IN_MEMORY = "read into memory"  # a streamed file (http, arrow) held once, gone over twice
 OFF = "off"
-BUFFER_MIB = 1024  # a streamed file up to this size is read into memory for the two passes
+# a streamed file up to this size is read into memory for the two passes (a Common Crawl WARC
+# file, about 1 GB, fits: its records then do not depend on the reader)
+BUFFER_MIB = 2048
 _CHUNK = 8 << 20
 
 # ------------------------------------------------------------------ executor side
