@@ -273,7 +273,10 @@ def open_stream(name: str, reader: str) -> Any:
         from pyarrow import fs
 
         filesystem, path = fs.FileSystem.from_uri(name)
-        return filesystem.open_input_stream(path)
+        # the file's own bytes, as the other readers give them: the WARC reader undoes the gzip
+        # members itself (and steps over a damaged one), and a file held in memory for the site
+        # memory's two passes stays compressed (pyarrow would otherwise gunzip a .gz name)
+        return filesystem.open_input_stream(path, compression=None)
     raise ValueError(f"no way to open {name!r} with reader {reader!r}")
 
 

@@ -6,6 +6,7 @@ job end to end."""
 
 from __future__ import annotations
 
+import functools
 import io
 import json
 import os
@@ -187,3 +188,47 @@ def test_spark_local_run_equals_warc_cli_per_file(site, tmp_path):
     assert len(rows) == 2 * len(site["memory"])
     files = json.loads(summary.read_text())["files"]
     assert [f["site_memory"] for f in files] == ["two passes", "two passes"]
+
+
+def test_the_http_and_arrow_readers_hold_the_file_as_stored(site):
+    """The real readers: urllib's response from a server on 127.0.0.1 (Content-Length known) and
+    pyarrow.fs: each file is read once into memory, gzipped as stored, and the records are the
+    ones of the file read twice from disk."""
+    import http.server
+    import threading
+
+    from ce_filter.pipelines import spark_job
+
+    want = _by_url(site["memory"], False)
+    handler = functools.partial(http.server.SimpleHTTPRequestHandler, directory=str(site["a"].parent))
+    server = http.server.ThreadingHTTPServer(("127.0.0.1", 0), handler)
+    thread = threading.Thread(target=server.serve_forever, daemon=True)
+    thread.start()
+    try:
+        url = f"http://127.0.0.1:{server.server_address[1]}/{site['a'].name}"
+        stream = spark_job.open_stream(url, "auto")
+        try:
+            assert spark_job._declared_size(stream) == site["a"].stat().st_size
+            records, summary = spark_job.filter_file(url, stream, budget=(0, 0))
+        finally:
+            stream.close()
+    finally:
+        server.shutdown()
+        server.server_close()
+        thread.join(5)
+    assert summary["site_memory"] == spark_job.IN_MEMORY and _by_url(records, False) == want
+
+    pytest.importorskip("pyarrow")
+    name = f"file://{site['a']}"
+    stream = spark_job.open_stream(name, "arrow")
+    try:
+        held, how = spark_job.two_pass_source(stream)
+    finally:
+        stream.close()
+    assert how == spark_job.IN_MEMORY and held.getvalue() == site["a"].read_bytes()
+    stream = spark_job.open_stream(name, "arrow")
+    try:
+        records, summary = spark_job.filter_file(name, stream, budget=(0, 0))
+    finally:
+        stream.close()
+    assert summary["site_memory"] == spark_job.IN_MEMORY and _by_url(records, False) == want
