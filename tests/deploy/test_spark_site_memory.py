@@ -169,6 +169,34 @@ def test_the_flag_and_its_variable(monkeypatch):
     assert spark_job.build_parser().parse_args(["--input", "x", "--output", "y"]).no_site_memory is True
 
 
+def test_main_hands_the_choice_to_the_run(monkeypatch):
+    """The flag reaches ``run`` (the Spark session and the run replaced here)."""
+    sql = pytest.importorskip("pyspark.sql", reason="pyspark not installed")
+    from ce_filter.pipelines import spark_job
+
+    class Session:
+        def appName(self, name: str) -> Session:  # noqa: N802 - pyspark's names
+            return self
+
+        def master(self, url: str) -> Session:
+            return self
+
+        def getOrCreate(self) -> Session:  # noqa: N802
+            return self
+
+        def stop(self) -> None:
+            pass
+
+    seen: list[dict[str, Any]] = []
+    monkeypatch.setattr(sql.SparkSession, "builder", Session())
+    monkeypatch.setattr(spark_job, "run", lambda *a, **kw: seen.append(kw) or [])
+    assert spark_job.main(["--input", "x", "--output", "y"]) == 0
+    assert spark_job.main(["--input", "x", "--output", "y", "--no-site-memory",
+                           "--site-memory-buffer", "0"]) == 0
+    got = [(kw["site_memory"], kw["buffer_mib"]) for kw in seen]
+    assert got == [(True, spark_job.BUFFER_MIB), (False, 0)]
+
+
 def test_spark_local_run_equals_warc_cli_per_file(site, tmp_path):
     """One Spark run over the WARC and its shuffled copy: each file's records are `ce-filter
     warc`'s on that file, and the two files give the same records but for their offsets."""
