@@ -1,7 +1,9 @@
 """The compiled parts: the segmenter's walk (ce_filter/_walk.c), CETR's k-means
 (ce_filter/features/_kmeans.c), the dense block features and stage 2's context input
-(ce_filter/features/_dense.c), the pre-parse cost scan (ce_filter/_precheck.c), the
-double-encoding test (ce_filter/_mojibake.c) and the page-kind signals (ce_filter/_pagesig.c).
+(ce_filter/features/_dense.c), the tree-leaf walk (ce_filter/features/_leaves.c), the
+pre-parse cost scan (ce_filter/_precheck.c), the double-encoding test (ce_filter/_mojibake.c),
+the page-kind signals (ce_filter/_pagesig.c) and the site memory's block hashes
+(ce_filter/_sitehash.c).
 
 Each is optional: where it does not build (no C compiler; the walk also needs dlopen, so
 Linux/macOS), the install still succeeds and the pure-Python versions run, which give the same
@@ -31,6 +33,10 @@ setup(
         Extension("ce_filter.features._dense", ["ce_filter/features/_dense.c"],
                   extra_compile_args=["-O2", "-ffp-contract=off"], optional=True),
         Extension("ce_filter._mojibake", ["ce_filter/_mojibake.c"], extra_compile_args=["-O2"],
+                  optional=True),
+        Extension("ce_filter.features._leaves", ["ce_filter/features/_leaves.c"],
+                  extra_compile_args=["-O2"], optional=True),
+        Extension("ce_filter._sitehash", ["ce_filter/_sitehash.c"], extra_compile_args=["-O2"],
                   optional=True),
         Extension("ce_filter._pagesig", ["ce_filter/_pagesig.c"],
                   extra_compile_args=["-O2", "-ffp-contract=off"], optional=True),

@@ -4,7 +4,8 @@
 
 For every page (decoded, segmented, its dense columns computed once), timed in the same
 process and interleaved: the leaf transform alone (each block's leaf in each tree and the sum
-of their weights), stage 1 + 2 as served (``Model.scores``, the leaves included) and the shipped
+of their weights; the walk in C where built, and the numpy walk it replaces), stage 1 + 2 as
+served (``Model.scores``, the leaves included) and the shipped
 content model's ``Model.scores`` on the same page; best of ``--repeat`` per page, means over
 the pages in microseconds. The model must have trees.
 """
@@ -58,11 +59,16 @@ def main(argv: list[str] | None = None) -> int:
         lw[trees.leaves(x)].sum(axis=1)
 
     best_leaf = [float("inf")] * len(work)
+    best_numpy = [float("inf")] * len(work)
     best_score = [float("inf")] * len(work)
     best_shipped = [float("inf")] * len(work)
     gc.disable()
     for _ in range(a.repeat):
         for i, (b, kind, style, x, tokens, plain) in enumerate(work):
+            t0 = clock()
+            lw[trees.leaves_numpy(x)].sum(axis=1)
+            t1 = clock()
+            best_numpy[i] = min(best_numpy[i], t1 - t0)
             t0 = clock()
             leaves(x)
             t1 = clock()
@@ -78,7 +84,8 @@ def main(argv: list[str] | None = None) -> int:
     print(f"{len(work)} pages, mean {statistics.mean(blocks):.0f} blocks; {len(trees.trees)} trees, "
           f"{trees.n_leaves} leaves, depth {int(trees._flat[6][0])}; best of {a.repeat}, means in us:")
     print(f"  leaf transform: {1e6 * statistics.mean(best_leaf):.1f} "
-          f"(median {1e6 * statistics.median(best_leaf):.1f})")
+          f"(median {1e6 * statistics.median(best_leaf):.1f}); with the numpy walk "
+          f"{1e6 * statistics.mean(best_numpy):.1f} (median {1e6 * statistics.median(best_numpy):.1f})")
     print(f"  Model.scores (stages 1 and 2, leaves included): {1e6 * statistics.mean(best_score):.1f}")
     print(f"  the shipped content model's Model.scores: {1e6 * statistics.mean(best_shipped):.1f}")
     return 0

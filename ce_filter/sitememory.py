@@ -28,9 +28,15 @@ from typing import Any, Protocol
 
 import numpy as np
 
+from . import native
+
 # blocks shorter than this many bytes of UTF-8 (after normalising) carry no fingerprint: "|",
 # "»", "1." repeat on every page of every site and say nothing about this one
 MIN_BYTES = 3
+# a block longer than this many characters is fingerprinted by its first MAX_CHARS and its
+# length: a 5 MB block costs what a 4 KB one does, and two long blocks that agree on both are
+# the same block for this purpose (a repeated footer is never this long)
+MAX_CHARS = 4096
 NO_PRINT = np.uint64(0)  # the fingerprint of a block too short to have one
 
 _SEP = "\x00"  # between blocks in one normalising pass: not a digit, not whitespace
@@ -95,38 +101,87 @@ def fingerprints(texts: Sequence[str]) -> np.ndarray:
     is normalised in one pass over its joined text (``normalise`` per block, as C calls over the
     whole page) and every block hashed at once in numpy: a polynomial hash of its UTF-8 bytes
     modulo 2**64 (prefix sums, so a block's value does not depend on where it sits), mixed with
-    its length by splitmix64's finaliser. Deterministic across processes and runs, unlike the
+    its length by splitmix64's finaliser (a block over MAX_CHARS: its first MAX_CHARS, then
+    its whole length mixed in). Deterministic across processes and runs, unlike the
     salted ``hash()``; a blake2b call a block cost about twice as much."""
     n = len(texts)
     if not n:
         return np.zeros(0, dtype=np.uint64)
+    lengths = np.fromiter(map(len, texts), dtype=np.int64, count=n)
+    long = np.flatnonzero(lengths > MAX_CHARS)
+    if len(long):
+        texts = list(texts)
+        for i in long.tolist():
+            texts[i] = texts[i][:MAX_CHARS]
     joined = _SEP.join(texts)
     if joined.count(_SEP) != n - 1:  # a block holding a NUL: read as a space
         joined = _SEP.join(t.replace(_SEP, " ") for t in texts)
-    raw = _BYTES[np.frombuffer(_spaces(joined.casefold()).encode("utf-8", "surrogatepass"), dtype=np.uint8)]
+    data = _spaces(joined.casefold()).encode("utf-8", "surrogatepass")
+    c = _c_hashes()
+    if c is None:
+        out, kept = _hashes_numpy(data, n)
+    else:
+        out, kept = np.empty(n, dtype=np.uint64), np.empty(n, dtype=np.int64)
+        c.hashes(data, n, out, kept)
+    if len(long):  # the cut blocks: their whole length mixed in
+        with np.errstate(over="ignore"):
+            out[long] = _mix(out[long] ^ (lengths[long].astype(np.uint64) * _M1))
+    out[out == NO_PRINT] = 1
+    out[kept < MIN_BYTES] = NO_PRINT
+    return out
+
+
+def _hashes_numpy(data: bytes, n: int) -> tuple[np.ndarray, np.ndarray]:
+    """Each of the n NUL-joined blocks' mixed hash and kept bytes, in numpy: the reference of
+    ce_filter/_sitehash.c."""
+    raw = _BYTES[np.frombuffer(data, dtype=np.uint8)]
     # what normalise does, on the bytes: a digit after a digit goes, a space after a space or
     # at a block's start goes, then a space at a block's end
     if not len(raw):  # one empty block
-        return np.zeros(n, dtype=np.uint64)
+        return np.zeros(n, dtype=np.uint64), np.zeros(n, dtype=np.int64)
     prev = np.empty_like(raw)
     prev[0], prev[1:] = 0, raw[:-1]
-    data = raw[~(((raw == _ZERO) & (prev == _ZERO)) | ((raw == _SP) & ((prev == _SP) | (prev == 0))))]
-    if len(data):
-        nxt = np.empty_like(data)
-        nxt[-1], nxt[:-1] = 0, data[1:]
-        data = data[~((data == _SP) & (nxt == 0))]
-    cuts = np.flatnonzero(data == 0)
+    data_ = raw[~(((raw == _ZERO) & (prev == _ZERO)) | ((raw == _SP) & ((prev == _SP) | (prev == 0))))]
+    if len(data_):
+        nxt = np.empty_like(data_)
+        nxt[-1], nxt[:-1] = 0, data_[1:]
+        data_ = data_[~((data_ == _SP) & (nxt == 0))]
+    cuts = np.flatnonzero(data_ == 0)
     starts = np.concatenate(([0], cuts + 1))
-    ends = np.concatenate((cuts, [len(data)]))
-    m = len(data)
+    ends = np.concatenate((cuts, [len(data_)]))
+    m = len(data_)
     with np.errstate(over="ignore"):
         prefix = np.zeros(m + 1, dtype=np.uint64)
-        np.cumsum((data.astype(np.uint64) + np.uint64(1)) * _powers(_P, m)[:m], out=prefix[1:])
+        np.cumsum((data_.astype(np.uint64) + np.uint64(1)) * _powers(_P, m)[:m], out=prefix[1:])
         h = (prefix[ends] - prefix[starts]) * _powers(_P_INV, m)[starts]
-        out = _mix(h ^ ((ends - starts).astype(np.uint64) * _LEN))
-    out[out == NO_PRINT] = 1
-    out[(ends - starts) < MIN_BYTES] = NO_PRINT
-    return out
+        return _mix(h ^ ((ends - starts).astype(np.uint64) * _LEN)), (ends - starts).astype(np.int64)
+
+
+_C: list[Any] = []  # [the C module or None], once probed
+_PROBE = ["Posted  ON 12 March 2019 ", "", "ab", " x  1 23 ", "Straße 首页\t新闻\n", "  ", "0 0",
+          "tail space ", "a" * 300]
+
+
+def _c_hashes() -> Any:
+    """ce_filter._sitehash, or None: not built, switched off, or giving other values than
+    the numpy reference on a probe page."""
+    if _C:
+        return _C[0]
+    mod = native.load("_sitehash")
+    if mod is not None:
+        data = _SEP.join(_PROBE).casefold().encode("utf-8")
+        out, kept = np.empty(len(_PROBE), dtype=np.uint64), np.empty(len(_PROBE), dtype=np.int64)
+        try:
+            mod.hashes(data, len(_PROBE), out, kept)
+            ref = _hashes_numpy(data, len(_PROBE))
+            same = np.array_equal(out, ref[0]) and np.array_equal(kept, ref[1])
+        except (TypeError, ValueError):
+            same = False
+        if not same:
+            native.distrust("_sitehash", "the numpy block hashes")
+            mod = None
+    _C.append(mod)
+    return mod
 
 
 def fingerprint(text: str) -> int:

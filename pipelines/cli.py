@@ -15,7 +15,6 @@ summary.
 from __future__ import annotations
 
 import argparse
-import dataclasses
 import json
 import logging
 import signal
@@ -212,10 +211,7 @@ def cmd_worker(a: argparse.Namespace) -> int:
         log_interval_s=a.log_interval,
         idle_exit_s=a.idle_exit,
         broker_wait_s=a.broker_wait,
-        # opt-in here: the worker's dead-letter path (a record too big for the broker) is not yet
-        # right with the site memory on
-        extract=dataclasses.replace(ExtractOptions.from_args(a), site_memory=True) if a.site_memory
-        else ExtractOptions.from_args(a),
+        extract=_site_memory(ExtractOptions.from_args(a), a),
         metrics_port=a.metrics_port,
         page_budget_s=a.page_budget,
         page_memory_mb=a.page_memory,
@@ -435,10 +431,10 @@ def register(sub: Any) -> None:
     filter_opts(p)
     add_budget_options(p)
     kafka_opts(p)
-    env_opt(p, "--site-memory", action="store_true",
-            help="filter each page with the blocks this process saw on the host's earlier pages "
-            "(repeated navigation, footers, related lists dropped more often); route a host's pages "
-            "to one worker with the message key")
+    env_opt(p, "--no-site-memory", action="store_true",
+            help="filter each page alone, not with the blocks this process saw on the host's "
+            "earlier pages (repeated navigation, footers, related lists); with it on, route a "
+            "host's pages to one worker with the message key")
     p.set_defaults(fn=cmd_worker, extras=("kafka",))
 
     p = sub.add_parser(

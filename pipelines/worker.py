@@ -26,6 +26,10 @@ record with an empty text and the reason. A batch that runs past 40% of max.poll
 cut there: the messages done are committed and the rest is polled again, so a slow batch
 never costs the worker its partitions (and never makes a redelivery loop).
 
+Site memory (on unless ``--no-site-memory``): the filter process remembers the blocks of the
+pages it has seen per host (ce_filter.sitememory.SiteMemory), so a site's repeated navigation
+and footers weigh against those blocks; key the input by host to keep a site on one worker.
+
 Delivery: at-least-once. Offsets are committed only after every output and dead letter of
 the messages done is acknowledged (acks=all). A delivery failure stops the worker (exit 3)
 without committing, so the batch is processed again on restart. SIGTERM/SIGINT finish the

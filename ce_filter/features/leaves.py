@@ -4,9 +4,11 @@ sends each block to one leaf per tree; each leaf is a 0/1 input of the stage-1 l
 regression, which stays the one decision. A leaf is a region of the inputs (thresholds on a few
 columns at once), what a linear model over the columns themselves cannot weigh.
 
-The trees are plain arrays in the model file (no pickle) and are run here in numpy, all blocks
-and all trees at once: every (block, tree) pair advances one level per step by fancy indexing;
-a leaf points at itself, so pairs that reached their leaf stay there.
+The trees are plain arrays in the model file (no pickle). They run in C where
+ce_filter/features/_leaves.c is built (each block walks each tree in one loop), else in numpy,
+all blocks and all trees at once: every (block, tree) pair advances one level per step by fancy
+indexing; a leaf points at itself, so pairs that reached their leaf stay there. The numpy walk
+is the reference: the C part is used only once it gives the same leaves on a probe.
 """
 
 from __future__ import annotations
@@ -15,6 +17,8 @@ from dataclasses import dataclass, field
 from typing import Any
 
 import numpy as np
+
+from .. import native
 
 # a leaf column's name in the model file: leaf LEAF_PREFIX<tree>:<leaf>
 LEAF_PREFIX = "leaf:t"
@@ -79,6 +83,18 @@ class Trees:
 
     def leaves(self, x: np.ndarray) -> np.ndarray:
         """Per block (row of the dense columns ``x``) and tree, the block's leaf column."""
+        c = _c_walk()
+        if c is None:
+            return self.leaves_numpy(x)
+        feat, thr, child, miss, leaf, roots, (depth, _) = self._flat
+        xf = np.ascontiguousarray(x, dtype=np.float64)
+        out = np.empty((len(xf), len(roots)), dtype=np.intp)
+        c.leaves(xf, len(xf), xf.shape[1] if xf.ndim == 2 else 0, feat, thr, child, miss, leaf,
+                 roots, len(feat), int(depth), out)
+        return out
+
+    def leaves_numpy(self, x: np.ndarray) -> np.ndarray:
+        """``leaves`` in numpy: the reference."""
         feat, thr, child, miss, leaf, roots, (depth, _) = self._flat
         n, width = x.shape
         xf = np.ascontiguousarray(x, dtype=np.float64).ravel()
@@ -166,6 +182,48 @@ class Trees:
             _check_tree(a, len(inputs), f"trees[{i}]")
             trees.append(a)
         return cls(tuple(inputs), trees)
+
+
+_C: list[Any] = []  # [the C module or None], once probed
+
+
+def _c_walk() -> Any:
+    """ce_filter.features._leaves, or None: not built, switched off, or giving other leaves than
+    the numpy walk on a probe of random trees and inputs (NaN, ties on thresholds included)."""
+    if _C:
+        return _C[0]
+    mod = native.load("features._leaves")
+    if mod is not None:
+        probe = _probe_trees()
+        rng = np.random.default_rng(7)
+        x = rng.integers(0, 4, size=(64, 3)).astype(np.float64)  # values on the thresholds
+        x[rng.random(x.shape) < 0.2] = np.nan
+        out = np.empty((len(x), len(probe.trees)), dtype=np.intp)
+        feat, thr, child, miss, leaf, roots, (depth, _) = probe._flat
+        try:
+            mod.leaves(x, len(x), x.shape[1], feat, thr, child, miss, leaf, roots, len(feat),
+                       int(depth), out)
+            same = np.array_equal(out, probe.leaves_numpy(x))
+        except (TypeError, ValueError):
+            same = False
+        if not same:
+            native.distrust("features._leaves", "the numpy tree walk")
+            mod = None
+    _C.append(mod)
+    return mod
+
+
+def _probe_trees() -> Trees:
+    """Two small trees over three inputs, one of depth 3, thresholds on whole numbers."""
+    a = {"feature": [0, 1, 0, 0, 2, 0, 0], "threshold": [1.0, 2.0, 0.0, 0.0, 1.0, 0.0, 0.0],
+         "left": [1, 2, -1, -1, 5, -1, -1], "right": [4, 3, -1, -1, 6, -1, -1],
+         "missing_left": [True, False, False, False, True, False, False],
+         "leaf": [-1, -1, 0, 1, -1, 2, 3]}
+    b = {"feature": [2, 0, 0], "threshold": [2.0, 0.0, 0.0], "left": [1, -1, -1],
+         "right": [2, -1, -1], "missing_left": [False, False, False], "leaf": [-1, 0, 1]}
+    trees = [{k: np.asarray(t[k], dtype=np.float64 if k == "threshold" else bool if k == "missing_left"
+                            else np.int64) for k in _KEYS} for t in (a, b)]
+    return Trees(("a", "b", "c"), trees)
 
 
 def _check_tree(t: dict[str, np.ndarray], n_inputs: int, what: str) -> None:

@@ -12,6 +12,10 @@ decoding over the block probabilities needs is written, one JSON object a page, 
 each block's probability, kept flag, text, tag, depth, flags, word count, signature group
 (features.context.signature_groups) and container serials, the page's JSON-LD scripts, its
 gold text and the F1 of the real extraction. JSON, never pickle: the file is data.
+
+``--model PATH`` (or ``default``) skips the folds: for corpora the model was never trained on,
+every page is extracted by that model; ``--site-memory`` then feeds them grouped by site through
+one Extractor(site_memory=True).
 """
 
 from __future__ import annotations
@@ -73,15 +77,17 @@ def fold_models(docs: list[Doc], fold: np.ndarray, labels: list[str], config: st
     return paths
 
 
-def page_record(d: Doc, label: str, k: int, ex: CapturingExtractor) -> dict[str, Any]:
-    """One page's line of the dump (see the module's docstring)."""
+def page_record(d: Doc, label: str, k: int, ex: CapturingExtractor, site: str | None = None
+                ) -> dict[str, Any]:
+    """One page's line of the dump (see the module's docstring); ``site``: the page's key in
+    the extractor's site memory (where it has one)."""
     ex.last = None
     try:
-        text = ex.extract(d.html, url=d.url or None).text
+        text = ex.extract(d.html, url=d.url or None, site=site).text
     except Exception:  # scored as empty, as evaluate does
         text = ""
     rec: dict[str, Any] = {"id": d.id, "corpus": label, "page_type": d.page_type,
-                           "site": d.domain, "fold": k, "gold": d.gold,
+                           "site": d.domain, "lang": d.lang, "fold": k, "gold": d.gold,
                            "f1": token_prf(text, d.gold)[2]}
     cap = ex.last
     if cap is None:  # decoding failed or no blocks: nothing to decide over
@@ -100,11 +106,31 @@ def page_record(d: Doc, label: str, k: int, ex: CapturingExtractor) -> dict[str,
         "depth": np.asarray(b.depth, dtype=np.int64).tolist(),
         "flags": np.asarray(b.flags, dtype=np.int64).tolist(),
         "words": b.token_counts().astype(np.int64).tolist(),
+        "links": b.counts()[:, 2].astype(np.int64).tolist(),  # words inside links
         "sig": signature_groups(b).tolist(),
         "cont": b.container_ids().tolist(),
         "jsonld": [it[1] for it in b.head if it and it[0] == "ld"],
     })
     return rec
+
+
+def held_out(docs: list[Doc], labels: list[str], model: str, site_memory: bool, out: str) -> int:
+    """The dump of pages a model was not trained on, every page by that one model (fold -1);
+    with ``site_memory`` the pages go grouped by site in a fixed order through one
+    Extractor(site_memory=True), so each page sees its site's earlier pages."""
+    ex = CapturingExtractor(None if model == "default" else model, site_memory=site_memory or None)
+    order = list(range(len(docs)))
+    if site_memory:
+        order.sort(key=lambda i: (docs[i].domain, docs[i].id))
+    dump = os.path.join(out, "pages.jsonl.gz")
+    with gzip.open(dump + ".part", "wt", encoding="utf-8") as f:
+        for i in order:
+            site = (docs[i].domain or None) if site_memory else None
+            f.write(json.dumps(page_record(docs[i], labels[i], -1, ex, site), ensure_ascii=False))
+            f.write("\n")
+    os.replace(dump + ".part", dump)
+    print(f"oofdump: {len(docs)} pages -> {dump}", file=sys.stderr)
+    return 0
 
 
 def main(argv: list[str] | None = None) -> int:
@@ -116,14 +142,25 @@ def main(argv: list[str] | None = None) -> int:
     ap.add_argument("--cv-seed", type=int, default=None,
                     help="another fold assignment (crossval.assign_folds), as evaluate --cv-seed")
     ap.add_argument("--out", required=True, help="directory for the fold models and the dump")
+    ap.add_argument("--model", default=None,
+                    help="no folds: every page extracted by this model file ('default': the "
+                         "shipped one), for corpora it was not trained on (fold -1 in the dump)")
+    ap.add_argument("--site-memory", action="store_true",
+                    help="with --model: pages fed grouped by site (sorted by site, then id) to "
+                         "one Extractor(site_memory=True), the first page of each site alone")
     a = ap.parse_args(argv)
     from .configs import CONFIGS
 
     if a.config not in CONFIGS:
         print(f"unknown config {a.config!r}", file=sys.stderr)
         return 2
+    if a.site_memory and a.model is None:
+        print("--site-memory needs --model", file=sys.stderr)
+        return 2
     os.makedirs(a.out, exist_ok=True)
     labels, docs, corpus_of = load_docs(a.corpus)
+    if a.model is not None:
+        return held_out(docs, [labels[c] for c in corpus_of], a.model, a.site_memory, a.out)
     fold = assign_folds(site_groups(docs), a.folds, a.cv_seed)
     paths = fold_models(docs, fold, labels, a.config, a.out, a.folds)
     dump = os.path.join(a.out, "pages.jsonl.gz")

@@ -74,6 +74,31 @@ def test_the_numpy_walk_finds_scikit_learns_leaves() -> None:
     assert acc_leaf > 0.8 > 0.6 > acc_lin
 
 
+def test_the_c_walk_finds_the_numpy_walks_leaves() -> None:
+    pytest.importorskip("sklearn")
+    from ce_filter.features import leaves as features_leaves
+    from ce_filter.learn import leaves as learn_leaves
+
+    c = features_leaves._c_walk()
+    if c is None:
+        pytest.skip("ce_filter.features._leaves is not built here")
+    x, y = _toy()
+    x[::50, 0] = np.nan  # NaN on the first split's column too
+    trees = learn_leaves.fit_trees(x, y, np.ones(len(y)), ("a", "b", "c", "d"), SHAPE)
+    on_thresholds = np.array([[float(t["threshold"][0])] * 4 for t in trees.trees])  # ties go left
+    for rows in (x, on_thresholds, x[:0], x[:1]):
+        ids = trees.leaves(rows)
+        assert ids.shape == (len(rows), SHAPE[0]) and np.array_equal(ids, trees.leaves_numpy(rows))
+    feat, thr, child, miss, leaf, roots, (depth, _) = trees._flat
+    out = np.empty((2, len(roots)), dtype=np.intp)
+    with pytest.raises(ValueError):  # a wrong call is an error, not a read out of bounds
+        c.leaves(x[:2], 2, 4, feat, thr, child, miss, leaf, roots, len(feat) + 5, int(depth), out)
+    with pytest.raises(ValueError):
+        c.leaves(x[:2], 2, 2, feat, thr, child, miss, leaf, roots, len(feat), int(depth), out)
+    with pytest.raises(ValueError):  # too few steps to reach the leaves
+        c.leaves(x[:2], 2, 4, feat, thr, child, miss, leaf, roots, len(feat), 1, out)
+
+
 def test_a_leaf_is_named_by_its_path() -> None:
     t = {"feature": np.array([0, -1, 1, -1, -1]), "threshold": np.array([0.5, 0, 2.0, 0, 0]),
          "left": np.array([1, -1, 3, -1, -1]), "right": np.array([2, -1, 4, -1, -1]),

@@ -298,3 +298,36 @@ def test_fingerprints_depend_on_the_normalised_text_only():
     words = ["alpha", "beta", "gamma", "delta", "news", "home", "about", "contact", "more"]
     many = sorted({" ".join(rng.choice(words, size=int(rng.integers(2, 7)))) for _ in range(3000)})
     assert len(set(fingerprints(many).tolist())) == len(many)  # no collision among them
+
+
+def test_a_long_block_is_fingerprinted_by_its_start_and_length():
+    from ce_filter.sitememory import MAX_CHARS
+
+    head = "word " * (MAX_CHARS // 5 + 10)
+    a, b = head + "tail one", head + "tail two"  # same start, same length: the same block here
+    c = head + "tail one and more"  # same start, longer
+    fa, fb, fc = fingerprints([a, b, c]).tolist()
+    assert fa == fb and fa != fc and fa != fingerprint(a[:MAX_CHARS])
+    assert fingerprint(a) == fa  # a page at a time or one block: the same
+    five_mb = "word " * 1_050_000  # a 5 MB paragraph costs what its first MAX_CHARS do
+    assert fingerprint(five_mb) == fingerprint(five_mb[:MAX_CHARS] + "x" * (len(five_mb) - MAX_CHARS))
+
+
+def test_the_c_hashes_equal_the_numpy_reference():
+    from ce_filter import sitememory
+
+    c = sitememory._c_hashes()
+    if c is None:
+        pytest.skip("ce_filter._sitehash is not built here")
+    rng = np.random.default_rng(3)
+    alphabet = list("ab Z09 \t\n\r\x0b\x0c.-") + ["ß", "首", "\u3000", "\xa0", "É"]
+    for _ in range(300):  # pages of random blocks: runs of digits and spaces, edges, empties
+        texts = ["".join(rng.choice(alphabet, size=int(rng.integers(0, 12))))
+                 for _ in range(int(rng.integers(1, 9)))]
+        data = sitememory._SEP.join(texts).casefold().encode("utf-8")
+        out, kept = np.empty(len(texts), dtype=np.uint64), np.empty(len(texts), dtype=np.int64)
+        c.hashes(data, len(texts), out, kept)
+        ref = sitememory._hashes_numpy(data, len(texts))
+        assert out.tolist() == ref[0].tolist() and kept.tolist() == ref[1].tolist(), texts
+    with pytest.raises(ValueError):  # the separators must match the blocks
+        c.hashes(b"a\x00b", 3, np.empty(3, dtype=np.uint64), np.empty(3, dtype=np.int64))

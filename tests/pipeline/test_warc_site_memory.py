@@ -8,6 +8,7 @@ import io
 import json
 
 import numpy as np
+import pytest
 from ce_filter.crawler.warcgen import WarcBuilder
 
 from .conftest import run_cli
@@ -55,17 +56,16 @@ def test_site_memory_drops_repeats_the_same_with_any_workers(tmp_path):
 
 
 def test_streams_keep_the_pages_seen_so_far_unless_told_not_to():
-    from ce_filter.pipelines.cli import _crawl_overrides
+    from ce_filter.pipelines.cli import _crawl_overrides, _site_memory
 
     from ce_filter.cli import build_parser
     from ce_filter.options import ExtractOptions
 
     p = build_parser()
-    # the worker: opt-in (--site-memory)
     a = p.parse_args(["worker", "--input-topic", "in", "--output-topic", "out"])
-    assert a.site_memory is False
-    a = p.parse_args(["worker", "--input-topic", "in", "--output-topic", "out", "--site-memory"])
-    assert a.site_memory is True
+    assert _site_memory(ExtractOptions(), a).site_memory is True
+    a = p.parse_args(["worker", "--input-topic", "in", "--output-topic", "out", "--no-site-memory"])
+    assert _site_memory(ExtractOptions(), a).site_memory is None
     a = p.parse_args(["crawl", "https://example.com/", "--to", "jsonl:x.jsonl"])
     assert _crawl_overrides(a)["CE_FILTER_SITE_MEMORY"] is True
     a = p.parse_args(["crawl", "https://example.com/", "--to", "jsonl:x.jsonl", "--no-site-memory"])
@@ -75,3 +75,37 @@ def test_streams_keep_the_pages_seen_so_far_unless_told_not_to():
     for t in TOPICS[:3]:
         ex.extract(article(f"News about {t}", paras(t)), f"http://city.test/{t}.html")
     assert ex.site_memory.seen("city.test", np.zeros(0, dtype=np.uint64))[1] == 3
+
+
+@pytest.mark.kafka
+def test_worker_remembers_the_hosts_pages_unless_told_not_to(kafka):
+    """The worker's site memory is on by default: the promo every earlier page of the host
+    carried is dropped from the later pages; --no-site-memory keeps it everywhere."""
+    from ce_filter.pipelines.kafka_io import ensure_topics, make_producer, read_topic
+
+    from .conftest import unique
+    from .test_worker import worker_args
+
+    src = unique("raw")
+    ensure_topics(kafka, [src])
+    p = make_producer(kafka)
+    for t in TOPICS:  # keyed by host: one partition, in this order
+        html = article(f"News about {t}", paras(t)[:2] + [PROMO] + paras(t)[2:])
+        p.send(src, key=b"city.test", value=json.dumps({"url": f"http://city.test/{t}.html",
+                                                        "html": html}).encode()).get(timeout=60)
+    p.close()
+    texts = {}
+    for flag in ("", "--no-site-memory"):
+        out, group = unique("clean"), unique("group")
+        ensure_topics(kafka, [out])
+        r = run_cli(worker_args(kafka, src, out, group, "--idle-exit", "5", *([flag] if flag else [])),
+                    timeout=300)
+        assert r.returncode == 0, r.stderr.decode()[-3000:]
+        recs = [json.loads(m.value) for m in read_topic(kafka, out)]
+        texts[flag] = {x["url"]: x["text"] for x in recs}
+    urls = [f"http://city.test/{t}.html" for t in TOPICS]
+    assert set(texts[""]) == set(urls) == set(texts["--no-site-memory"])
+    assert all(PROMO in texts["--no-site-memory"][u] for u in urls)
+    assert PROMO in texts[""][urls[0]]  # the host's first page: no memory yet
+    assert all(PROMO not in texts[""][u] for u in urls[3:])  # seen on every earlier page
+    assert all(paras(t)[0] in texts[""][u] for t, u in zip(TOPICS, urls))
