@@ -12,8 +12,8 @@ in the run's own interpreter). With ``--spark``, a fresh interpreter runs
 ``spark_job.filter_file`` on the WARC as one task does (under the default per-page budget),
 after a warm-up that starts the process's filter as an earlier task would have: the time is
 the file's alone (with the memory: its first pass and the filter process started for its
-counts), and the peak RSS is given for the task's process and for its filter process (VmHWM
-of each: the counts live in both). Timings on a shared machine are noisy: pin a core
+counts, each also timed on its own), and the peak RSS is given for the task's process and for
+its filter process (VmHWM of each: the counts live in both). Timings on a shared machine are noisy: pin a core
 (``taskset -c 0``) and repeat."""
 
 from __future__ import annotations
@@ -65,7 +65,8 @@ def run(warc: Path, out: Path, *extra: str) -> tuple[float, float]:
 
 # one Spark task's work on a file in a fresh interpreter, after a warm-up (an earlier task's
 # filter process); prints JSON: seconds, pages, the VmHWM (KiB) of this process and of the
-# filter processes (read before each is closed)
+# filter processes (read before each is closed), and the time of the first pass and of starting
+# the file's own filter process
 _TASK = """import json, sys, time
 from ce_filter.budget import BoundedExtractor
 from ce_filter.pipelines import spark_job
@@ -83,13 +84,27 @@ def closing(self):
         peaks.append(hwm(self._proc.pid))
     close(self)
 BoundedExtractor.close = closing
+spent = {"count_file": 0.0, "new_extractor": 0.0}
+def timed(name):
+    real = getattr(spark_job, name)
+    def run(*a, **kw):
+        t = time.perf_counter()
+        try:
+            return real(*a, **kw)
+        finally:
+            spent[name] += time.perf_counter() - t
+    setattr(spark_job, name, run)
+timed("count_file")
+timed("new_extractor")
 spark_job.get_extractor()
+spent = dict.fromkeys(spent, 0.0)  # (the warm-up's filter process is an earlier task's)
 t0 = time.perf_counter()
 records, summary = spark_job.filter_file(sys.argv[1], None, site_memory=sys.argv[2] == "on")
 seconds = time.perf_counter() - t0
 peaks.append(hwm(spark_job.get_extractor()._proc.pid))
 print(json.dumps({"seconds": seconds, "pages": summary["pages"], "site_memory": summary["site_memory"],
-                  "task_kib": hwm("self"), "filter_kib": max(peaks)}))
+                  "task_kib": hwm("self"), "filter_kib": max(peaks), "first_pass_s": spent["count_file"],
+                  "filter_start_s": spent["new_extractor"]}))
 """
 
 
@@ -114,7 +129,8 @@ def spark(warc: Path, n: int, repeat: int) -> dict[str, object]:
         out[f"site_memory_{name}"] = {
             "how": got["site_memory"], "seconds": round(got["seconds"], 2),
             "pages_per_s": round(n / got["seconds"], 1), "peak_rss_task_mb": round(got["task_kib"] / 1024, 1),
-            "peak_rss_filter_mb": round(got["filter_kib"] / 1024, 1)}
+            "peak_rss_filter_mb": round(got["filter_kib"] / 1024, 1),
+            "first_pass_s": round(got["first_pass_s"], 2), "filter_start_s": round(got["filter_start_s"], 2)}
     return out
 
 
