@@ -50,6 +50,7 @@ from ce_filter.progress import Ticker
 
 from .record import make_record
 from .sinks import Sink, SinkError
+from .sitecount import count_sites
 
 FAILED = (FILTER_ERROR, PROCESS_DIED)  # reasons of pages the filter could not process
 IN_FLIGHT = 2  # pages handed to one child at a time (stream mode)
@@ -183,28 +184,6 @@ def _rereadable(inputs: Any) -> bool:
         return all(not hasattr(src, "read") and src != "-" for _name, src in expand_sources(inputs))
     except (OSError, TypeError, ValueError):
         return False
-
-
-def count_sites(inputs: Any, options: ExtractOptions, all_statuses: bool = False,
-                revisits: bool = False) -> Any:
-    """The first pass of a run with the site memory: every page decoded and segmented as the
-    extractor does, its blocks' fingerprints counted under its host (SiteCounts, the
-    fingerprints seen on a single page dropped: left out of that page they count 0 anyway)."""
-    from ce_filter.segment import parse, segment
-    from ce_filter.sitememory import SiteCounts, block_fingerprints, host_of
-
-    ex = replace(options, site_memory=None).extractor()
-    counts = SiteCounts()
-    for p in iter_pages(inputs, WarcStats(), all_statuses=all_statuses, revisits=revisits):
-        host = host_of(p.url)
-        if not host:
-            continue
-        text, _enc, _cut, reason, utf8 = ex._decode(p.body, p.encoding)
-        if reason:
-            continue
-        counts.add(host, block_fingerprints(segment(parse(text, utf8))), p.url)
-    counts.prune()
-    return counts
 
 
 def _input_bytes(inputs: Any) -> int | None:

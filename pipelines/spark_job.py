@@ -22,15 +22,29 @@ is streamed with urllib; other schemes (``s3a://``, ``hdfs://``, ``gs://``, ``ab
 go through Spark's ``binaryFiles`` (the Hadoop file system, whole file in executor memory),
 or, with ``--reader arrow``, are streamed through ``pyarrow.fs``.
 
+The site memory (ce_filter.sitememory; on unless ``--no-site-memory`` or
+``CE_FILTER_NO_SITE_MEMORY``), per task: a first pass over the task's file counts every host's
+block fingerprints (``pipelines/sitecount.py``, as ``ce-filter warc`` does over its inputs),
+then each page is filtered with its host's other pages in that file, itself left out
+(SiteCounts), so the records equal ``ce-filter warc``'s on that file alone, whatever the order
+of its records. A file on disk is read twice, ``binaryFiles``' bytes gone over twice; a
+streamed file (http, arrow) is read into memory once when it is at most
+``--site-memory-buffer`` MiB (default 2048), else filtered as it streams without the memory.
+Hosts are not gathered across files: a host spread over several files is counted per file.
+A file with a host of two pages or more gets a filter process of its own, started with the
+file's counts (they travel pickled with the options, as ``ce-filter warc`` sends them to its
+filter processes), so the model is loaded once more per such file.
+
 Output: ``OUTPUT/`` holds the records (Parquet or JSON lines) and ``OUTPUT/_summary/`` one
 JSON line per input file: ``file, records, pages, kept, empty, failed, skipped, errors,
-seconds`` (``pages`` = HTML pages in, ``kept`` = with text, ``failed`` = of the empty ones,
-the pages the filter could not process: their records carry the reason). Each page is filtered
-in a child process of the Python worker under a per-page budget (``--page-budget`` CPU
-seconds, ``--page-memory`` MiB; ce_filter.budget): a page past it gets a record with an empty
-text and the reason, and the task goes on. Spark's readers skip ``_``-prefixed paths, so
-``spark.read.parquet(OUTPUT)`` reads records only. The totals go to stderr, ``--summary
-FILE`` also writes them as JSON. Exit 0, or 1 when a file was broken or a page failed.
+seconds, site_memory`` (``pages`` = HTML pages in, ``kept`` = with text, ``failed`` = of the
+empty ones, the pages the filter could not process: their records carry the reason;
+``site_memory``: ``two passes``, ``read into memory``, ``off``, or ``off: ...`` with why).
+Each page is filtered in a child process of the Python worker under a per-page budget
+(``--page-budget`` CPU seconds, ``--page-memory`` MiB; ce_filter.budget): a page past it gets
+a record with an empty text and the reason, and the task goes on. Spark's readers skip
+``_``-prefixed paths, so ``spark.read.parquet(OUTPUT)`` reads records only. The totals go to
+stderr, ``--summary FILE`` also writes them as JSON. Exit 0, or 1 when a file was broken or a page failed.
 """
 
 from __future__ import annotations
@@ -47,6 +61,7 @@ import sys
 import time
 import urllib.request
 from collections.abc import Iterable, Iterator
+from dataclasses import replace
 from typing import Any
 from urllib.parse import urlparse
 
@@ -56,6 +71,7 @@ from ce_filter.options import (
     Parser,
     add_extraction_options,
     arg_type,
+    env_opt,
     fail,
     non_negative_int,
     non_negative_number,
@@ -67,6 +83,14 @@ log = logging.getLogger("ce_filter.pipelines.spark_job")
 WARC_SUFFIXES = (".warc", ".warc.gz", ".arc", ".arc.gz")
 READERS = ("auto", "local", "http", "hadoop", "arrow")
 MAX_ERRORS_PER_FILE = 20
+# the site memory's first pass, per file (the summary's ``site_memory``)
+TWO_PASSES = "two passes"  # a file on disk read twice, or binaryFiles' bytes gone over twice
+IN_MEMORY = "read into memory"  # a streamed file (http, arrow) held once, gone over twice
+OFF = "off"
+# a streamed file up to this size is read into memory for the two passes (a Common Crawl WARC
+# file, about 1 GB, fits: its records then do not depend on the reader)
+BUFFER_MIB = 2048
+_CHUNK = 8 << 20
 
 # ------------------------------------------------------------------ executor side
 
@@ -74,14 +98,27 @@ _extractor: Any = None
 _extractor_key: tuple | None = None
 
 
+@functools.lru_cache(maxsize=2)
+def _model(model_json: str) -> Any:
+    """The model of a ``--model`` file's text, parsed once per process (not once per file)."""
+    from ce_filter.model import Model
+
+    return Model.from_json(json.loads(model_json))
+
+
 def _make_extractor(options: ExtractOptions, model_json: str | None) -> Any:
     """The Extractor of ``options``; ``model_json``: the model file's text (see get_extractor)."""
     if model_json is None:
         return options.extractor()
     from ce_filter import Extractor
-    from ce_filter.model import Model
 
-    return Extractor(Model.from_json(json.loads(model_json)), **options.extractor_options())
+    return Extractor(_model(model_json), **options.extractor_options())
+
+
+@functools.lru_cache(maxsize=2)
+def _counter(options: ExtractOptions, model_json: str | None) -> Any:
+    """The in-process Extractor whose decoding the site memory's first pass uses."""
+    return _make_extractor(options, model_json)
 
 
 def get_extractor(options: ExtractOptions | None = None, model_json: str | None = None,
@@ -95,19 +132,28 @@ def get_extractor(options: ExtractOptions | None = None, model_json: str | None 
     options = options or ExtractOptions()
     key = (options, model_json, tuple(budget))
     if _extractor is None or _extractor_key != key:
-        from ce_filter.budget import BoundedExtractor, Budget
-
         if _extractor is not None and hasattr(_extractor, "close"):
             _extractor.close()
-        b = Budget(*budget)
-        # by its importable name: run as ``python -m``, this module is __main__, which the
-        # budget's spawned child cannot import
-        from ce_filter.pipelines.spark_job import _make_extractor as make_extractor
-
-        make = functools.partial(make_extractor, options, model_json)
-        _extractor = BoundedExtractor(b, factory=make) if b.enabled else make()
+        _extractor = new_extractor(options, model_json, budget)
         _extractor_key = key
     return _extractor
+
+
+def new_extractor(options: ExtractOptions, model_json: str | None = None,
+                  budget: tuple[float, int] = (10.0, 1024)) -> Any:
+    """An Extractor of its own (``get_extractor``'s kind; the caller closes it): the one of a
+    file's site memory, whose counts (ce_filter.sitememory.SiteCounts, picklable) travel with
+    the options to the budget's child process, as ``ce-filter warc`` sends them to its
+    filter processes."""
+    from ce_filter.budget import BoundedExtractor, Budget
+
+    b = Budget(*budget)
+    # by its importable name: run as ``python -m``, this module is __main__, which the
+    # budget's spawned child cannot import
+    from ce_filter.pipelines.spark_job import _make_extractor as make_extractor
+
+    make = functools.partial(make_extractor, options, model_json)
+    return BoundedExtractor(b, factory=make) if b.enabled else make()
 
 
 class _Named:
@@ -122,6 +168,83 @@ class _Named:
 
     def close(self) -> None:
         self.fh.close()
+
+
+class _Joined:
+    """The bytes already read from a stream, then the rest of it (a file found too big to hold
+    is filtered from where it is, not opened again)."""
+
+    def __init__(self, head: bytes, rest: Any) -> None:
+        self.head, self.at, self.rest = memoryview(head), 0, rest
+
+    def read(self, size: int = -1) -> bytes:
+        if self.at < len(self.head):
+            end = len(self.head) if size is None or size < 0 else self.at + size
+            out = bytes(self.head[self.at:end])
+            self.at += len(out)
+            return out
+        return self.rest.read(size)
+
+    def close(self) -> None:
+        self.rest.close()
+
+
+def _declared_size(stream: Any) -> int | None:
+    """The Content-Length an HTTP response declares (None: not known)."""
+    headers = getattr(stream, "headers", None)
+    try:
+        return int(headers.get("Content-Length")) if headers is not None else None
+    except (TypeError, ValueError):
+        return None
+
+
+def _seekable(stream: Any) -> bool:
+    try:
+        return bool(stream.seekable())
+    except (AttributeError, OSError, ValueError):
+        return False
+
+
+def two_pass_source(stream: Any, buffer_mib: int = BUFFER_MIB) -> tuple[Any, str]:
+    """(what to read the file from, how its site memory's first pass is made). ``stream``
+    None (a local path) or seekable (binaryFiles' bytes): read twice, ``TWO_PASSES``. A
+    stream that cannot be read twice cheaply (http, arrow): read into memory when it is at
+    most ``buffer_mib`` MiB (``IN_MEMORY``); else filtered from where it is without the memory
+    (``off: ...``; the bytes already read are not read again)."""
+    if stream is None or _seekable(stream):
+        return stream, TWO_PASSES
+    cap = buffer_mib << 20
+    over = f"{OFF}: a streamed file over {buffer_mib} MiB"
+    size = _declared_size(stream)
+    if cap <= 0 or (size is not None and size > cap):
+        return stream, over
+    buf = io.BytesIO()
+    while buf.tell() <= cap:
+        chunk = stream.read(min(_CHUNK, cap + 1 - buf.tell()))
+        if not chunk:
+            buf.seek(0)
+            return buf, IN_MEMORY
+        buf.write(chunk)
+    return _Joined(buf.getvalue(), stream), over
+
+
+def count_file(name: str, stream: Any, options: ExtractOptions, model_json: str | None = None,
+               all_statuses: bool = False) -> Any:
+    """The site memory's first pass over one file (``ce_filter.pipelines.sitecount``):
+    ``stream`` None reads the local path ``name``; a seekable stream is read from where it is
+    and put back there for the second pass."""
+    from ce_filter.crawler.warc import WarcStats, iter_pages
+    from ce_filter.pipelines.sitecount import count_pages
+
+    decoder = _counter(replace(options, site_memory=None), model_json)
+    if stream is None:
+        return count_pages(iter_pages(name, WarcStats(), all_statuses=all_statuses), decoder)
+    at = stream.tell()
+    try:
+        return count_pages(iter_pages(_Named(stream, name), WarcStats(), all_statuses=all_statuses),
+                           decoder)
+    finally:
+        stream.seek(at)
 
 
 def scheme(path: str) -> str:
@@ -150,7 +273,10 @@ def open_stream(name: str, reader: str) -> Any:
         from pyarrow import fs
 
         filesystem, path = fs.FileSystem.from_uri(name)
-        return filesystem.open_input_stream(path)
+        # the file's own bytes, as the other readers give them: the WARC reader undoes the gzip
+        # members itself (and steps over a damaged one), and a file held in memory for the site
+        # memory's two passes stays compressed (pyarrow would otherwise gunzip a .gz name)
+        return filesystem.open_input_stream(path, compression=None)
     raise ValueError(f"no way to open {name!r} with reader {reader!r}")
 
 
@@ -162,11 +288,19 @@ def filter_file(
     model_json: str | None = None,
     all_statuses: bool = False,
     budget: tuple[float, int] = (10.0, 1024),
+    site_memory: bool = True,
+    buffer_mib: int = BUFFER_MIB,
 ) -> tuple[list[dict[str, Any]], dict[str, Any]]:
     """The records of one WARC file and its summary. ``stream`` is a binary stream, or None
     to open ``name`` as a local path. Never raises for bad input: it is in the summary. A page
     the filter could not process (an error, its process died) still gets its record, with an
-    empty text and the reason, and counts in ``failed``."""
+    empty text and the reason, and counts in ``failed``.
+
+    ``site_memory``: a first pass counts every host's block fingerprints over this file
+    (``count_file``), and each page is then filtered with its host's other pages in the file,
+    itself left out (ce_filter.sitememory.SiteCounts): the records do not depend on the order
+    of the file's records, and equal ``ce-filter warc``'s on this file alone. How the file is
+    read twice: ``two_pass_source`` (``buffer_mib``); the summary's ``site_memory`` says."""
     from ce_filter.crawler.warc import WarcStats, iter_pages
     from ce_filter.pipelines.record import make_record
 
@@ -177,10 +311,27 @@ def filter_file(
     records: list[dict[str, Any]] = []
     kept = empty = failed = 0
     errors: list[str] = []
-    ex = get_extractor(options, model_json, budget)
+    options = options or ExtractOptions()
+    memory, readable = OFF, True
+    if site_memory:
+        try:
+            stream, memory = two_pass_source(stream, buffer_mib)
+            if memory in (TWO_PASSES, IN_MEMORY):
+                counts = count_file(name, stream, options, model_json, all_statuses)
+                # no host with two pages: every page is filtered as alone, by the extractor
+                # already running (no new filter process for this file)
+                if counts.counts:
+                    options = replace(options, site_memory=counts)
+        except Exception as e:  # noqa: BLE001 - cannot open or read: the file's summary says so
+            errors.append(f"cannot read: {type(e).__name__}: {e}")
+            memory, readable = OFF, False
+    # a file with its site memory gets a filter of its own for its counts (a new child process
+    # under a budget), closed with the file; the process's filter stays for the other files
+    own = options.site_memory is not None
+    ex = new_extractor(options, model_json, budget) if own else get_extractor(options, model_json, budget)
     try:
         source: Any = name if stream is None else _Named(stream, name)
-        for page in iter_pages(source, stats, all_statuses=all_statuses):
+        for page in iter_pages(source, stats, all_statuses=all_statuses) if readable else ():
             rec = make_record(page, guarded(ex, page.body, page.url, page.encoding), ex)
             if rec["text"]:
                 kept += 1
@@ -193,6 +344,9 @@ def filter_file(
             records.append(rec)
     except Exception as e:  # noqa: BLE001 - cannot open or read: the file's summary says so
         errors.append(f"cannot read: {type(e).__name__}: {e}")
+    finally:
+        if own and hasattr(ex, "close"):
+            ex.close()
     errors += [f"{e['error']} at offset {e['offset']}" for e in stats.errors]
     summary = {
         "file": name,
@@ -204,8 +358,10 @@ def filter_file(
         "skipped": stats.skipped_total,
         "errors": errors,
         "seconds": round(time.monotonic() - t0, 3),
+        "site_memory": memory,
     }
-    log.info("%s: %d pages, %d kept, %d failed, %d errors", name, stats.pages, kept, failed, len(errors))
+    log.info("%s: %d pages, %d kept, %d failed, %d errors; site memory: %s", name, stats.pages, kept,
+             failed, len(errors), memory)
     return records, summary
 
 
@@ -281,7 +437,8 @@ def to_row(record: dict[str, Any], struct: Any) -> tuple:
     return tuple(value(record.get(f.name), f.dataType) for f in struct.fields)
 
 
-SUMMARY_FIELDS = ("file", "records", "pages", "kept", "empty", "failed", "skipped", "errors", "seconds")
+SUMMARY_FIELDS = ("file", "records", "pages", "kept", "empty", "failed", "skipped", "errors", "seconds",
+                  "site_memory")
 
 
 def summary_struct() -> Any:
@@ -294,6 +451,7 @@ def summary_struct() -> Any:
         + [
             T.StructField("errors", T.ArrayType(T.StringType()), False),
             T.StructField("seconds", T.DoubleType(), False),
+            T.StructField("site_memory", T.StringType(), False),
         ]
     )
 
@@ -368,6 +526,10 @@ def expand_inputs(inputs: Iterable[str], spark: Any = None, prefix: str = "") ->
 
 
 def _process_files(names: Iterator[str], opts: dict[str, Any], acc: Any, struct: Any) -> Iterator[tuple]:
+    # by its importable name: run as ``python -m``, this module is __main__, whose functions
+    # travel to the executors by value, and its per-process caches cannot
+    from ce_filter.pipelines.spark_job import filter_file
+
     for name in names:
         stream = None
         try:
@@ -384,6 +546,8 @@ def _process_files(names: Iterator[str], opts: dict[str, Any], acc: Any, struct:
                 model_json=opts["model_json"],
                 all_statuses=opts["all_statuses"],
                 budget=opts["budget"],
+                site_memory=opts["site_memory"],
+                buffer_mib=opts["buffer_mib"],
             )
         finally:
             if stream is not None:
@@ -396,6 +560,8 @@ def _process_files(names: Iterator[str], opts: dict[str, Any], acc: Any, struct:
 def _process_blobs(
     pairs: Iterator[tuple[str, bytes]], opts: dict[str, Any], acc: Any, struct: Any
 ) -> Iterator:
+    from ce_filter.pipelines.spark_job import filter_file  # (see _process_files)
+
     for name, data in pairs:
         records, summary = filter_file(
             name,
@@ -404,6 +570,7 @@ def _process_blobs(
             model_json=opts["model_json"],
             all_statuses=opts["all_statuses"],
             budget=opts["budget"],
+            site_memory=opts["site_memory"],
         )
         acc.add({name: summary})
         for rec in records:
@@ -421,7 +588,8 @@ def _read_in_task(name: str, reader: str) -> bool:
 
 def _failed_summary(name: str, error: str) -> dict[str, Any]:
     return dict(
-        file=name, records=0, pages=0, kept=0, empty=0, failed=0, skipped=0, errors=[error], seconds=0.0
+        file=name, records=0, pages=0, kept=0, empty=0, failed=0, skipped=0, errors=[error], seconds=0.0,
+        site_memory=OFF,
     )
 
 
@@ -438,10 +606,14 @@ def run(
     options: ExtractOptions | None = None,
     all_statuses: bool = False,
     budget: tuple[float, int] = (10.0, 1024),
+    site_memory: bool = True,
+    buffer_mib: int = BUFFER_MIB,
 ) -> list[dict[str, Any]]:
     """Clean ``inputs`` into ``output``; returns the per-file summaries (also written to
     ``OUTPUT/_summary``). ``options``: model and cut (a model file is read here, on the
-    driver). ``budget``: per page, CPU seconds and MiB (0, 0: none)."""
+    driver). ``budget``: per page, CPU seconds and MiB (0, 0: none). ``site_memory``: each
+    file's pages filtered with their host's other pages in that file (``filter_file``);
+    ``buffer_mib``: the largest streamed file read into memory for it."""
     if fmt not in ("parquet", "json"):
         raise ValueError(f"--format is parquet or json, not {fmt!r}")
     if reader not in READERS:
@@ -458,7 +630,7 @@ def run(
         with open(options.model, encoding="utf-8") as fh:
             model_json = fh.read()
     opts = {"options": options, "model_json": model_json, "all_statuses": all_statuses, "reader": reader,
-            "budget": tuple(budget)}
+            "budget": tuple(budget), "site_memory": site_memory, "buffer_mib": buffer_mib}
     by_task = [f for f in files if _read_in_task(f, reader)]
     via_hadoop = [f for f in files if not _read_in_task(f, reader)]
     rdds = []
@@ -531,6 +703,13 @@ def build_parser() -> argparse.ArgumentParser:
                     "the reason")  # fmt: skip
     ap.add_argument("--page-memory", type=arg_type(non_negative_int), default=1024,
                     help="MiB of memory one page may take beyond the filter's own (0 = no limit)")
+    env_opt(ap, "--no-site-memory", action="store_true",
+            help="filter each page alone: no first pass over each file counting the blocks that "
+            "each host's pages in it repeat (navigation, footers, related lists), which the filter "
+            "then drops")
+    ap.add_argument("--site-memory-buffer", type=arg_type(non_negative_int), default=BUFFER_MIB,
+                    help="MiB of a streamed file (http, arrow reader) read into memory for the site "
+                    "memory's two passes; a larger file is filtered without it (0: never)")
     ap.add_argument(
         "--summary", help="also write the per-file summaries and totals as JSON to this local file"
     )
@@ -570,6 +749,8 @@ def main(argv: list[str] | None = None) -> int:
             options=ExtractOptions.from_args(a),
             all_statuses=a.all_statuses,
             budget=(a.page_budget, a.page_memory),
+            site_memory=not a.no_site_memory,
+            buffer_mib=a.site_memory_buffer,
         )
     except (FileNotFoundError, ValueError) as e:
         return fail(str(e), PROG)
@@ -578,7 +759,8 @@ def main(argv: list[str] | None = None) -> int:
     t = totals(summaries)
     for s in summaries:
         line = (f"{s['file']}: {s['records']} records, {s['pages']} pages, {s['kept']} kept, "
-                f"{s['empty']} empty, {s['failed']} failed, {s['skipped']} skipped")  # fmt: skip
+                f"{s['empty']} empty, {s['failed']} failed, {s['skipped']} skipped; "
+                f"site memory: {s['site_memory']}")  # fmt: skip
         print(line + "".join(f"\n  error: {e}" for e in s["errors"]), file=sys.stderr)
     print(
         f"total: {t['files']} files, {t['pages']} pages in, {t['kept']} kept, {t['failed']} failed, "
