@@ -163,7 +163,11 @@ def clean_warcs(
     stats = RunStats()
     options = options or ExtractOptions()
     if site_memory and _rereadable(inputs):
-        options = replace(options, site_memory=count_sites(inputs, options, all_statuses, revisits))
+        # the first pass spread over the workers where the inputs split into shards (gzip
+        # files on disk; not with revisits, which need one reader that sees every record)
+        files = None if revisits or workers <= 1 else _gzip_files(inputs)
+        options = replace(options, site_memory=count_sites(inputs, options, all_statuses, revisits,
+                                                           workers, files))
     pages = iter_pages(inputs, stats.warc, all_statuses=all_statuses, revisits=revisits)
     stop = Stop() if stop is None else stop
     with Ticker("warc", _input_bytes(inputs), unit="B", unit_scale=True, enabled=progress) as ticker:

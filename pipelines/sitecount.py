@@ -8,27 +8,32 @@ of the pages (ce_filter.sitememory).
 
 from __future__ import annotations
 
-from collections.abc import Iterable
+import logging
+import multiprocessing as mp
+from collections.abc import Iterable, Iterator
+from concurrent.futures import ProcessPoolExecutor
+from concurrent.futures.process import BrokenProcessPool
 from dataclasses import replace
 from typing import Any
 
+import numpy as np
 from ce_filter.crawler.page import RawPage
 from ce_filter.crawler.warc import WarcStats, iter_pages
+from ce_filter.crawler.warc_shards import plan, read_shard
 
 from ce_filter.options import ExtractOptions
 from ce_filter.sitememory import SiteCounts
 
+log = logging.getLogger(__name__)
 
-def count_pages(pages: Iterable[RawPage], decoder: Any) -> SiteCounts:
-    """The SiteCounts of ``pages``: each page decoded (``decoder``: an Extractor, whose
-    ``_decode`` does not depend on its model) and segmented as the extractor does, its blocks'
-    fingerprints counted under its host; the fingerprints seen on a single page are dropped
-    (left out of that page they count 0 anyway). Pages without a host or whose bytes give no
-    text are not counted."""
+
+def _page_sets(pages: Iterable[RawPage], decoder: Any) -> Iterator[tuple[str, str, np.ndarray]]:
+    """(host, URL, distinct block fingerprints) of each page with a host whose bytes give text:
+    each page decoded (``decoder``: an Extractor, whose ``_decode`` does not depend on its
+    model) and segmented as the extractor does."""
     from ce_filter.segment import parse, segment
-    from ce_filter.sitememory import block_fingerprints, host_of
+    from ce_filter.sitememory import block_fingerprints, host_of, page_set
 
-    counts = SiteCounts()
     for p in pages:
         host = host_of(p.url)
         if not host:
@@ -36,14 +41,59 @@ def count_pages(pages: Iterable[RawPage], decoder: Any) -> SiteCounts:
         text, _enc, _cut, reason, utf8 = decoder._decode(p.body, p.encoding)
         if reason:
             continue
-        counts.add(host, block_fingerprints(segment(parse(text, utf8))), p.url)
+        yield host, p.url, page_set(block_fingerprints(segment(parse(text, utf8))))
+
+
+def count_pages(pages: Iterable[RawPage], decoder: Any) -> SiteCounts:
+    """The SiteCounts of ``pages`` (``_page_sets``), each page's fingerprints counted under its
+    host; the fingerprints seen on a single page are dropped (left out of that page they count
+    0 anyway). Pages without a host or whose bytes give no text are not counted."""
+    counts = SiteCounts()
+    for host, url, s in _page_sets(pages, decoder):
+        counts.add(host, s, url)
     counts.prune()
     return counts
 
 
 def count_sites(inputs: Any, options: ExtractOptions, all_statuses: bool = False,
-                revisits: bool = False) -> SiteCounts:
-    """``count_pages`` over every page of ``inputs`` (paths, globs: read here once more)."""
-    ex = replace(options, site_memory=None).extractor()
-    pages = iter_pages(inputs, WarcStats(), all_statuses=all_statuses, revisits=revisits)
-    return count_pages(pages, ex)
+                revisits: bool = False, workers: int = 1, files: list[str] | None = None) -> SiteCounts:
+    """``count_pages`` over every page of ``inputs`` (paths, globs: read here once more).
+
+    With ``workers`` > 1 and ``files`` (the inputs as gzip files on disk, which split into
+    byte-range shards), the shards are read and segmented in that many processes and their
+    pages added here in the order one pass would add them, so the counts are the same. A shard
+    whose process dies (a page that crashes the parser) is left out with a warning: its pages
+    are filtered with the other pages' counts only."""
+    if workers <= 1 or not files:
+        ex = replace(options, site_memory=None).extractor()
+        pages = iter_pages(inputs, WarcStats(), all_statuses=all_statuses, revisits=revisits)
+        return count_pages(pages, ex)
+    shards = [(f, a, b) for f in files for a, b in plan(f, workers)]
+    base = replace(options, site_memory=None)
+    counts = SiteCounts()
+    ctx = mp.get_context("spawn")  # as the filter pool: the parent may run threads
+    with ProcessPoolExecutor(max_workers=workers, mp_context=ctx) as pool:
+        futures = [pool.submit(_shard_sets, path, a, b, base, all_statuses) for path, a, b in shards]
+        for (path, a, _b), fut in zip(shards, futures):
+            try:
+                sets = fut.result()
+            except BrokenProcessPool:
+                log.warning("site memory: the first pass lost %s from byte %d (its process died); "
+                            "its pages are not counted", path, a)
+                continue
+            for host, url, raw in sets:
+                counts.add(host, np.frombuffer(raw, dtype=np.uint64), url)
+    counts.prune()
+    return counts
+
+
+_DECODER: list[Any] = []  # a pool process's Extractor (for _decode), made once
+
+
+def _shard_sets(path: str, start: int, stop: int | None, options: ExtractOptions,
+                all_statuses: bool) -> list[tuple[str, str, bytes]]:
+    """One shard's ``_page_sets``, the fingerprints as bytes (what travels back to the parent)."""
+    if not _DECODER:
+        _DECODER.append(options.extractor())
+    pages = read_shard(path, start, stop, WarcStats(), all_statuses)
+    return [(host, url, s.tobytes()) for host, url, s in _page_sets(pages, _DECODER[0])]

@@ -109,3 +109,18 @@ def test_worker_remembers_the_hosts_pages_unless_told_not_to(kafka):
     assert PROMO in texts[""][urls[0]]  # the host's first page: no memory yet
     assert all(PROMO not in texts[""][u] for u in urls[3:])  # seen on every earlier page
     assert all(paras(t)[0] in texts[""][u] for t, u in zip(TOPICS, urls))
+
+
+def test_the_first_pass_over_shards_counts_what_one_pass_counts(tmp_path):
+    """--workers N spreads the first pass over N processes by byte-range shards; the pages are
+    added in one pass's order, so the counts (a URL captured twice counts once) are the same."""
+    from ce_filter.pipelines.sitecount import count_sites
+
+    from ce_filter.options import ExtractOptions
+
+    a = _warc(tmp_path, "a.warc.gz", TOPICS[:4])
+    b = _warc(tmp_path, "b.warc.gz", TOPICS[2:])  # two pages again, and other.test again
+    one = count_sites([a, b], ExtractOptions())
+    spread = count_sites([a, b], ExtractOptions(), workers=2, files=[a, b])
+    assert one.pages == spread.pages and one.counts == spread.counts
+    assert one.pages["city.test"] == len(TOPICS) and "other.test" not in one.counts
