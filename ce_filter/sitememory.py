@@ -24,6 +24,7 @@ import re
 import threading
 from collections import Counter, OrderedDict, deque
 from collections.abc import Iterable, Sequence
+from itertools import repeat
 from typing import Any, Protocol
 
 import numpy as np
@@ -230,8 +231,7 @@ class Memory(Protocol):
 
 def _lookup(counts: dict[int, int], fps: np.ndarray) -> np.ndarray:
     """counts[f] per fingerprint (0 where absent or for NO_PRINT), as float64."""
-    get = counts.get
-    return np.fromiter((get(f, 0) for f in fps.tolist()), dtype=np.float64, count=len(fps))
+    return np.fromiter(map(counts.get, fps.tolist(), repeat(0)), dtype=np.float64, count=len(fps))
 
 
 class _Host:
@@ -239,7 +239,7 @@ class _Host:
 
     def __init__(self) -> None:
         self.pages: deque[np.ndarray] = deque()  # each remembered page's distinct fingerprints
-        self.counts: dict[int, int] = {}  # fingerprint -> pages in ``pages`` holding it
+        self.counts: Counter[int] = Counter()  # fingerprint -> pages in ``pages`` holding it
         self.keys: deque[str] = deque()  # each remembered page's key (its URL; '' for none)
         self.digests: deque[bytes] = deque()  # each remembered page's set_digest
 
@@ -325,9 +325,7 @@ class SiteMemory:
         h.keys.append(key)
         h.digests.append(digest)
         before = h.size()
-        counts = h.counts
-        for f in s.tolist():
-            counts[f] = counts.get(f, 0) + 1
+        h.counts.update(s.tolist())  # (Counter.update of a list: a loop in C)
         h.pages.append(s)
         while len(h.pages) > self.window:
             self._forget_page(h)
