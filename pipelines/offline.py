@@ -166,8 +166,9 @@ def clean_warcs(
         # the first pass spread over the workers where the inputs split into shards (gzip
         # files on disk; not with revisits, which need one reader that sees every record)
         files = None if revisits or workers <= 1 else _gzip_files(inputs)
+        seconds = budget.seconds if budget is not None and budget.enabled else 0.0
         options = replace(options, site_memory=count_sites(inputs, options, all_statuses, revisits,
-                                                           workers, files))
+                                                           workers, files, seconds))
     pages = iter_pages(inputs, stats.warc, all_statuses=all_statuses, revisits=revisits)
     stop = Stop() if stop is None else stop
     with Ticker("warc", _input_bytes(inputs), unit="B", unit_scale=True, enabled=progress) as ticker:

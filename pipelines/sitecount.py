@@ -21,16 +21,19 @@ from ce_filter.crawler.page import RawPage
 from ce_filter.crawler.warc import WarcStats, iter_pages
 from ce_filter.crawler.warc_shards import plan, read_shard
 
+from ce_filter.budget import OverBudget, cpu_deadline
 from ce_filter.options import ExtractOptions
 from ce_filter.sitememory import SiteCounts
 
 log = logging.getLogger(__name__)
 
 
-def _page_sets(pages: Iterable[RawPage], decoder: Any) -> Iterator[tuple[str, str, np.ndarray]]:
+def _page_sets(pages: Iterable[RawPage], decoder: Any, seconds: float = 0.0
+               ) -> Iterator[tuple[str, str, np.ndarray]]:
     """(host, URL, distinct block fingerprints) of each page with a host whose bytes give text:
     each page decoded (``decoder``: an Extractor, whose ``_decode`` does not depend on its
-    model) and segmented as the extractor does."""
+    model) and segmented as the extractor does. A page that fails, or takes more than
+    ``seconds`` of CPU time (0: no limit), is not counted: the second pass gives it its reason."""
     from ce_filter.segment import parse, segment
     from ce_filter.sitememory import block_fingerprints, host_of, page_set
 
@@ -38,25 +41,32 @@ def _page_sets(pages: Iterable[RawPage], decoder: Any) -> Iterator[tuple[str, st
         host = host_of(p.url)
         if not host:
             continue
-        text, _enc, _cut, reason, utf8 = decoder._decode(p.body, p.encoding)
-        if reason:
+        try:
+            with cpu_deadline(seconds):
+                text, _enc, _cut, reason, utf8 = decoder._decode(p.body, p.encoding)
+                if reason:
+                    continue
+                s = page_set(block_fingerprints(segment(parse(text, utf8))))
+        except (Exception, OverBudget):  # noqa: BLE001 - one page's failure is that page's
             continue
-        yield host, p.url, page_set(block_fingerprints(segment(parse(text, utf8))))
+        yield host, p.url, s
 
 
-def count_pages(pages: Iterable[RawPage], decoder: Any) -> SiteCounts:
+def count_pages(pages: Iterable[RawPage], decoder: Any, seconds: float = 0.0) -> SiteCounts:
     """The SiteCounts of ``pages`` (``_page_sets``), each page's fingerprints counted under its
     host; the fingerprints seen on a single page are dropped (left out of that page they count
-    0 anyway). Pages without a host or whose bytes give no text are not counted."""
+    0 anyway). Pages without a host, whose bytes give no text or that fail or run past
+    ``seconds`` of CPU time are not counted."""
     counts = SiteCounts()
-    for host, url, s in _page_sets(pages, decoder):
+    for host, url, s in _page_sets(pages, decoder, seconds):
         counts.add(host, s, url)
     counts.prune()
     return counts
 
 
 def count_sites(inputs: Any, options: ExtractOptions, all_statuses: bool = False,
-                revisits: bool = False, workers: int = 1, files: list[str] | None = None) -> SiteCounts:
+                revisits: bool = False, workers: int = 1, files: list[str] | None = None,
+                seconds: float = 0.0) -> SiteCounts:
     """``count_pages`` over every page of ``inputs`` (paths, globs: read here once more).
 
     With ``workers`` > 1 and ``files`` (the inputs as gzip files on disk, which split into
@@ -67,13 +77,14 @@ def count_sites(inputs: Any, options: ExtractOptions, all_statuses: bool = False
     if workers <= 1 or not files:
         ex = replace(options, site_memory=None).extractor()
         pages = iter_pages(inputs, WarcStats(), all_statuses=all_statuses, revisits=revisits)
-        return count_pages(pages, ex)
+        return count_pages(pages, ex, seconds)
     shards = [(f, a, b) for f in files for a, b in plan(f, workers)]
     base = replace(options, site_memory=None)
     counts = SiteCounts()
     ctx = mp.get_context("spawn")  # as the filter pool: the parent may run threads
     with ProcessPoolExecutor(max_workers=workers, mp_context=ctx) as pool:
-        futures = [pool.submit(_shard_sets, path, a, b, base, all_statuses) for path, a, b in shards]
+        futures = [pool.submit(_shard_sets, path, a, b, base, all_statuses, seconds)
+                   for path, a, b in shards]
         for (path, a, _b), fut in zip(shards, futures):
             try:
                 sets = fut.result()
@@ -91,9 +102,9 @@ _DECODER: list[Any] = []  # a pool process's Extractor (for _decode), made once
 
 
 def _shard_sets(path: str, start: int, stop: int | None, options: ExtractOptions,
-                all_statuses: bool) -> list[tuple[str, str, bytes]]:
+                all_statuses: bool, seconds: float = 0.0) -> list[tuple[str, str, bytes]]:
     """One shard's ``_page_sets``, the fingerprints as bytes (what travels back to the parent)."""
     if not _DECODER:
         _DECODER.append(options.extractor())
     pages = read_shard(path, start, stop, WarcStats(), all_statuses)
-    return [(host, url, s.tobytes()) for host, url, s in _page_sets(pages, _DECODER[0])]
+    return [(host, url, s.tobytes()) for host, url, s in _page_sets(pages, _DECODER[0], seconds)]

@@ -229,20 +229,21 @@ def two_pass_source(stream: Any, buffer_mib: int = BUFFER_MIB) -> tuple[Any, str
 
 
 def count_file(name: str, stream: Any, options: ExtractOptions, model_json: str | None = None,
-               all_statuses: bool = False) -> Any:
-    """The site memory's first pass over one file (``ce_filter.pipelines.sitecount``):
-    ``stream`` None reads the local path ``name``; a seekable stream is read from where it is
-    and put back there for the second pass."""
+               all_statuses: bool = False, seconds: float = 0.0) -> Any:
+    """The site memory's first pass over one file (``ce_filter.pipelines.sitecount``; a page
+    past ``seconds`` of CPU time is not counted): ``stream`` None reads the local path
+    ``name``; a seekable stream is read from where it is and put back there for the second
+    pass."""
     from ce_filter.crawler.warc import WarcStats, iter_pages
     from ce_filter.pipelines.sitecount import count_pages
 
     decoder = _counter(replace(options, site_memory=None), model_json)
     if stream is None:
-        return count_pages(iter_pages(name, WarcStats(), all_statuses=all_statuses), decoder)
+        return count_pages(iter_pages(name, WarcStats(), all_statuses=all_statuses), decoder, seconds)
     at = stream.tell()
     try:
         return count_pages(iter_pages(_Named(stream, name), WarcStats(), all_statuses=all_statuses),
-                           decoder)
+                           decoder, seconds)
     finally:
         stream.seek(at)
 
@@ -317,7 +318,7 @@ def filter_file(
         try:
             stream, memory = two_pass_source(stream, buffer_mib)
             if memory in (TWO_PASSES, IN_MEMORY):
-                counts = count_file(name, stream, options, model_json, all_statuses)
+                counts = count_file(name, stream, options, model_json, all_statuses, budget[0])
                 # no host with two pages: every page is filtered as alone, by the extractor
                 # already running (no new filter process for this file)
                 if counts.counts:

@@ -124,3 +124,36 @@ def test_the_first_pass_over_shards_counts_what_one_pass_counts(tmp_path):
     spread = count_sites([a, b], ExtractOptions(), workers=2, files=[a, b])
     assert one.pages == spread.pages and one.counts == spread.counts
     assert one.pages["city.test"] == len(TOPICS) and "other.test" not in one.counts
+
+
+def test_a_page_that_fails_or_runs_long_in_the_first_pass_is_not_counted():
+    """The first pass runs outside the filter's child processes: a page that raises, or runs
+    past the page budget's CPU seconds, is left out of the counts and the pass goes on."""
+    import time
+
+    from ce_filter.crawler.page import RawPage
+    from ce_filter.pipelines.sitecount import count_pages
+
+    from ce_filter import Extractor
+
+    real = Extractor()
+
+    class Decoder:
+        def _decode(self, body, encoding):
+            if b"BOOM" in body:
+                raise RuntimeError("a bug on this page")
+            if b"SLOW" in body:
+                t = time.process_time()
+                while time.process_time() - t < 5:  # Python work: the deadline can stop it
+                    pass
+            return real._decode(body, encoding)
+
+    def page(t: str, extra: str = "") -> RawPage:
+        html = article(f"News about {t}", paras(t)[:2] + [PROMO, extra] + paras(t)[2:])
+        return RawPage(f"http://city.test/{t}.html", html.encode())
+
+    pages = [page(t) for t in TOPICS[:3]] + [page("boom", "BOOM"), page("slow", "SLOW")]
+    t0 = time.process_time()
+    counts = count_pages(pages, Decoder(), seconds=0.5)
+    assert time.process_time() - t0 < 4
+    assert counts.pages["city.test"] == 3  # the two bad pages left out, the rest counted
