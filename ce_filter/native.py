@@ -7,6 +7,7 @@ from __future__ import annotations
 import importlib
 import os
 import warnings
+from collections.abc import Callable
 from typing import Any
 
 
@@ -26,3 +27,24 @@ def distrust(name: str, reference: str) -> None:
     (the caller then uses the reference only)."""
     warnings.warn(f"ce_filter.{name} disagrees with {reference}; using {reference}",
                   RuntimeWarning, stacklevel=3)
+
+
+_PROBED: dict[str, Any] = {}
+
+
+def probed(name: str, reference: str, agrees: Callable[[Any], bool]) -> Any:
+    """``ce_filter.<name>`` once ``agrees(module)`` has found it giving its reference's values
+    on a probe (an error in the probe counts as disagreeing: ``distrust``), else None; probed
+    once per process."""
+    if name not in _PROBED:
+        mod = load(name)
+        if mod is not None:
+            try:
+                same = agrees(mod)
+            except (TypeError, ValueError):
+                same = False
+            if not same:
+                distrust(name, reference)
+                mod = None
+        _PROBED[name] = mod
+    return _PROBED[name]

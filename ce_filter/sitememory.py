@@ -158,7 +158,6 @@ def _hashes_numpy(data: bytes, n: int) -> tuple[np.ndarray, np.ndarray]:
         return _mix(h ^ ((ends - starts).astype(np.uint64) * _LEN)), (ends - starts).astype(np.int64)
 
 
-_C: list[Any] = []  # [the C module or None], once probed
 _PROBE = ["Posted  ON 12 March 2019 ", "", "ab", " x  1 23 ", "Straße 首页\t新闻\n", "  ", "0 0",
           "tail space ", "a" * 300]
 
@@ -166,23 +165,15 @@ _PROBE = ["Posted  ON 12 March 2019 ", "", "ab", " x  1 23 ", "Straße 首页\t�
 def _c_hashes() -> Any:
     """ce_filter._sitehash, or None: not built, switched off, or giving other values than
     the numpy reference on a probe page."""
-    if _C:
-        return _C[0]
-    mod = native.load("_sitehash")
-    if mod is not None:
-        data = _SEP.join(_PROBE).casefold().encode("utf-8")
-        out, kept = np.empty(len(_PROBE), dtype=np.uint64), np.empty(len(_PROBE), dtype=np.int64)
-        try:
-            mod.hashes(data, len(_PROBE), out, kept)
-            ref = _hashes_numpy(data, len(_PROBE))
-            same = np.array_equal(out, ref[0]) and np.array_equal(kept, ref[1])
-        except (TypeError, ValueError):
-            same = False
-        if not same:
-            native.distrust("_sitehash", "the numpy block hashes")
-            mod = None
-    _C.append(mod)
-    return mod
+    return native.probed("_sitehash", "the numpy block hashes", _hashes_agree)
+
+
+def _hashes_agree(mod: Any) -> bool:
+    data = _SEP.join(_PROBE).casefold().encode("utf-8")
+    out, kept = np.empty(len(_PROBE), dtype=np.uint64), np.empty(len(_PROBE), dtype=np.int64)
+    mod.hashes(data, len(_PROBE), out, kept)
+    ref = _hashes_numpy(data, len(_PROBE))
+    return bool(np.array_equal(out, ref[0]) and np.array_equal(kept, ref[1]))
 
 
 def fingerprint(text: str) -> int:

@@ -10,30 +10,6 @@
 #include <math.h>
 #include <stdint.h>
 
-typedef struct {
-    Py_buffer v[8];
-    int n;
-} bufs_t;
-
-static void release(bufs_t *b) {
-    for (int i = 0; i < b->n; i++) PyBuffer_Release(&b->v[i]);
-    b->n = 0;
-}
-
-/* a C-contiguous buffer of at least ``count`` items of ``size`` bytes, or NULL (error set) */
-static void *get(bufs_t *b, PyObject *o, Py_ssize_t size, Py_ssize_t count, int writable,
-                 const char *what) {
-    Py_buffer *v = &b->v[b->n];
-    if (PyObject_GetBuffer(o, v, PyBUF_C_CONTIGUOUS | (writable ? PyBUF_WRITABLE : 0)) < 0)
-        return NULL;
-    b->n++;
-    if (v->itemsize != size || v->len < size * count) {
-        PyErr_Format(PyExc_ValueError, "%s: expected %zd items of %zd bytes", what, count, size);
-        return NULL;
-    }
-    return v->buf;
-}
-
 /* leaves(x, n, width, feat, thr, child, miss, leaf, roots, n_nodes, depth, out)
  *
  * x (n x width float64), feat (n_nodes intp: the input column; 0 on a leaf), thr (n_nodes
@@ -44,26 +20,25 @@ static void *get(bufs_t *b, PyObject *o, Py_ssize_t size, Py_ssize_t count, int 
  * checked against its array before the walk (the arrays come from Trees, already checked; this
  * keeps a wrong call an error, not a read out of bounds). */
 static PyObject *leaves(PyObject *self, PyObject *args) {
-    PyObject *ox, *ofeat, *othr, *ochild, *omiss, *oleaf, *oroots, *oout;
+    Py_buffer bx, bfeat, bthr, bchild, bmiss, bleaf, broots, bout;
     Py_ssize_t n, width, n_nodes, depth;
-    if (!PyArg_ParseTuple(args, "OnnOOOOOOnnO", &ox, &n, &width, &ofeat, &othr, &ochild, &omiss,
-                          &oleaf, &oroots, &n_nodes, &depth, &oout))
+    if (!PyArg_ParseTuple(args, "y*nny*y*y*y*y*y*nnw*", &bx, &n, &width, &bfeat, &bthr, &bchild,
+                          &bmiss, &bleaf, &broots, &n_nodes, &depth, &bout))
         return NULL;
-    bufs_t b = {.n = 0};
     PyObject *ret = NULL;
-    Py_buffer rv;
-    if (PyObject_GetBuffer(oroots, &rv, PyBUF_C_CONTIGUOUS) < 0) return NULL;
-    Py_ssize_t t_count = rv.len / (Py_ssize_t)sizeof(Py_ssize_t);
-    PyBuffer_Release(&rv);
-    const double *x = get(&b, ox, 8, n * width, 0, "x");
-    const Py_ssize_t *feat = x ? get(&b, ofeat, sizeof(Py_ssize_t), n_nodes, 0, "feat") : NULL;
-    const double *thr = feat ? get(&b, othr, 8, n_nodes, 0, "thr") : NULL;
-    const Py_ssize_t *child = thr ? get(&b, ochild, sizeof(Py_ssize_t), 2 * n_nodes, 0, "child") : NULL;
-    const uint8_t *miss = child ? get(&b, omiss, 1, n_nodes, 0, "miss") : NULL;
-    const Py_ssize_t *leaf = miss ? get(&b, oleaf, sizeof(Py_ssize_t), n_nodes, 0, "leaf") : NULL;
-    const Py_ssize_t *roots = leaf ? get(&b, oroots, sizeof(Py_ssize_t), t_count, 0, "roots") : NULL;
-    Py_ssize_t *out = roots ? get(&b, oout, sizeof(Py_ssize_t), n * t_count, 1, "out") : NULL;
-    if (!out) goto done;
+    const Py_ssize_t z = (Py_ssize_t)sizeof(Py_ssize_t);
+    Py_ssize_t t_count = broots.len / z;
+    /* each buffer at least as long as its count says (the arrays are C-contiguous: y*, w*) */
+    if (n < 0 || width < 0 || n_nodes < 1 || depth < 0 || bx.len < 8 * n * width
+        || bfeat.len < z * n_nodes || bthr.len < 8 * n_nodes || bchild.len < 2 * z * n_nodes
+        || bmiss.len < n_nodes || bleaf.len < z * n_nodes || bout.len < z * n * t_count) {
+        PyErr_SetString(PyExc_ValueError, "an array shorter than its count");
+        goto done;
+    }
+    const double *x = bx.buf, *thr = bthr.buf;
+    const Py_ssize_t *feat = bfeat.buf, *child = bchild.buf, *leaf = bleaf.buf, *roots = broots.buf;
+    const uint8_t *miss = bmiss.buf;
+    Py_ssize_t *out = bout.buf;
     for (Py_ssize_t k = 0; k < n_nodes; k++) {
         int is_leaf = leaf[k] >= 0;
         if (feat[k] < 0 || feat[k] >= width || child[2 * k] < 0 || child[2 * k] >= n_nodes
@@ -109,7 +84,14 @@ static PyObject *leaves(PyObject *self, PyObject *args) {
     }
     ret = Py_NewRef(Py_None);
 done:
-    release(&b);
+    PyBuffer_Release(&bx);
+    PyBuffer_Release(&bfeat);
+    PyBuffer_Release(&bthr);
+    PyBuffer_Release(&bchild);
+    PyBuffer_Release(&bmiss);
+    PyBuffer_Release(&bleaf);
+    PyBuffer_Release(&broots);
+    PyBuffer_Release(&bout);
     return ret;
 }
 

@@ -184,33 +184,21 @@ class Trees:
         return cls(tuple(inputs), trees)
 
 
-_C: list[Any] = []  # [the C module or None], once probed
-
-
 def _c_walk() -> Any:
     """ce_filter.features._leaves, or None: not built, switched off, or giving other leaves than
     the numpy walk on a probe of random trees and inputs (NaN, ties on thresholds included)."""
-    if _C:
-        return _C[0]
-    mod = native.load("features._leaves")
-    if mod is not None:
-        probe = _probe_trees()
-        rng = np.random.default_rng(7)
-        x = rng.integers(0, 4, size=(64, 3)).astype(np.float64)  # values on the thresholds
-        x[rng.random(x.shape) < 0.2] = np.nan
-        out = np.empty((len(x), len(probe.trees)), dtype=np.intp)
-        feat, thr, child, miss, leaf, roots, (depth, _) = probe._flat
-        try:
-            mod.leaves(x, len(x), x.shape[1], feat, thr, child, miss, leaf, roots, len(feat),
-                       int(depth), out)
-            same = np.array_equal(out, probe.leaves_numpy(x))
-        except (TypeError, ValueError):
-            same = False
-        if not same:
-            native.distrust("features._leaves", "the numpy tree walk")
-            mod = None
-    _C.append(mod)
-    return mod
+    return native.probed("features._leaves", "the numpy tree walk", _walk_agrees)
+
+
+def _walk_agrees(mod: Any) -> bool:
+    probe = _probe_trees()
+    rng = np.random.default_rng(7)
+    x = rng.integers(0, 4, size=(64, 3)).astype(np.float64)  # values on the thresholds
+    x[rng.random(x.shape) < 0.2] = np.nan
+    out = np.empty((len(x), len(probe.trees)), dtype=np.intp)
+    feat, thr, child, miss, leaf, roots, (depth, _) = probe._flat
+    mod.leaves(x, len(x), x.shape[1], feat, thr, child, miss, leaf, roots, len(feat), int(depth), out)
+    return bool(np.array_equal(out, probe.leaves_numpy(x)))
 
 
 def _probe_trees() -> Trees:
