@@ -162,15 +162,15 @@ def clean_warcs(
     inputs that cannot be read twice (stdin) are filtered without it."""
     stats = RunStats()
     options = options or ExtractOptions()
+    stop = Stop() if stop is None else stop
     if site_memory and _rereadable(inputs):
         # the first pass spread over the workers where the inputs split into shards (gzip
         # files on disk; not with revisits, which need one reader that sees every record)
         files = None if revisits or workers <= 1 else _gzip_files(inputs)
         seconds = budget.seconds if budget is not None and budget.enabled else 0.0
         options = replace(options, site_memory=count_sites(inputs, options, all_statuses, revisits,
-                                                           workers, files, seconds))
+                                                           workers, files, seconds, stop))
     pages = iter_pages(inputs, stats.warc, all_statuses=all_statuses, revisits=revisits)
-    stop = Stop() if stop is None else stop
     with Ticker("warc", _input_bytes(inputs), unit="B", unit_scale=True, enabled=progress) as ticker:
         try:
             _run(pages, inputs, sink, stats, workers, options, Progress(ticker), all_statuses,

@@ -193,3 +193,26 @@ def test_errors_come_in_input_order_whichever_range_finishes_first(tmp_path):
     assert r.returncode == 1, r.stderr.decode()
     errors = json.loads(stats.read_text())["errors"]
     assert [e["kind"] for e in errors] == ["not-a-record", "crc"], errors
+
+
+def test_a_stop_in_the_site_memorys_first_pass_ends_the_run(big, tmp_path):
+    """SIGINT while the first pass's processes read the shards: they are told to stop, the run
+    ends with what it has (nothing yet) and says so, instead of counting to the end or
+    failing with a traceback from its pool."""
+    path, n = big
+    out = tmp_path / "o.jsonl"
+    proc = _popen(["warc", str(path), "--to", f"jsonl:{out}", "--workers", "2"])
+    try:
+        deadline = time.monotonic() + HANG_GUARD_S
+        while not _children(proc.pid) and proc.poll() is None and time.monotonic() < deadline:
+            time.sleep(0.02)  # the first pass's pool has started
+        assert proc.poll() is None and not (out.exists() and out.read_bytes())
+        proc.send_signal(signal.SIGINT)
+        _, err = proc.communicate(timeout=HANG_GUARD_S)
+    finally:
+        proc.kill()
+    text = err.decode()
+    assert proc.returncode == 130, text
+    assert "interrupted by SIGINT" in text and "Traceback" not in text
+    assert "first pass lost" not in text  # its processes stopped, not killed by the signal
+    assert len(_lines(out)) < n
