@@ -47,6 +47,9 @@ CE_FILTER_PAGE_MEMORY = int(os.environ.get("CE_FILTER_PAGE_MEMORY", "1024"))  # 
 CE_FILTER_JSONL = os.environ.get("CE_FILTER_JSONL", "")
 CE_FILTER_KAFKA_TOPIC = os.environ.get("CE_FILTER_KAFKA_TOPIC", "")
 CE_FILTER_KAFKA_RAW_TOPIC = os.environ.get("CE_FILTER_KAFKA_RAW_TOPIC", "")
+# the raw pages' message key: "host" (a site's pages to one partition, so one worker's site
+# memory sees them all) or "url"
+CE_FILTER_KAFKA_RAW_KEY = os.environ.get("CE_FILTER_KAFKA_RAW_KEY", "host")
 CE_FILTER_COMPRESSION = os.environ.get("CE_FILTER_COMPRESSION", "gzip")
 # The extraction options (read by FilterPipeline, checked there) and the Kafka connection.
 for _opt in [o for o, _, _ in EXTRACTION_OPTIONS] + [o for o, _ in CONNECTION_OPTIONS]:

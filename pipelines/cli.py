@@ -257,6 +257,7 @@ def _crawl_overrides(a: argparse.Namespace) -> dict[str, Any]:
         "CE_FILTER_PAGE_MEMORY": a.page_memory,
         **ExtractOptions.from_args(a).settings(),
         "CE_FILTER_SITE_MEMORY": not a.no_site_memory,
+        "CE_FILTER_KAFKA_RAW_KEY": a.kafka_raw_key,
     }
     for spec in a.to or []:
         if spec.startswith(RAW_SPEC) and len(spec) > len(RAW_SPEC):
@@ -457,6 +458,9 @@ def register(sub: Any) -> None:
         help="sink (repeatable): jsonl:PATH, kafka:TOPIC (records), kafka-raw:TOPIC (raw pages as the "
         "worker's JSON envelope, for `ce-filter worker` to filter)",
     )
+    env_opt(p, "--kafka-raw-key", choices=("host", "url"), default="host",
+            help="the key of the kafka-raw: messages: the page's host (a site's pages to one "
+            "partition, so one worker's site memory sees them all) or its URL")
     env_opt(p, "--download-delay", type=float, default=0.25, help="seconds between requests to one site")
     env_opt(p, "--concurrency", type=positive_int, default=4, help="parallel requests per site")
     env_opt(p, "--stats", help="write Scrapy's crawl stats as JSON to this file (checked before the run)")

@@ -22,8 +22,10 @@
   ``CE_FILTER_BOOTSTRAP_SERVERS`` / security settings. Delivery results are counted in the
   crawl stats (``cefilter/kafka/delivered``, ``cefilter/kafka/failed``) and failures logged.
 - ``KafkaRawPipeline`` sends each *raw* page, before filtering, to ``CE_FILTER_KAFKA_RAW_TOPIC``
-  (off when unset) as the worker's JSON envelope (``ce_filter.pipelines.worker.envelope``; key = URL), so
-  ``ce-filter worker`` processes filter it; counted as ``cefilter/kafka_raw/*``.
+  (off when unset) as the worker's JSON envelope (``ce_filter.pipelines.worker.envelope``), so
+  ``ce-filter worker`` processes filter it; counted as ``cefilter/kafka_raw/*``. The key is the
+  page's host (``CE_FILTER_KAFKA_RAW_KEY=host``, the default: a site's pages go to one partition,
+  so one worker's site memory sees them all) or its URL (``url``).
 
 Methods take ``spider`` as optional so both older and newer Scrapy call them happily.
 """
@@ -220,11 +222,29 @@ class KafkaPipeline(_SinkPipeline):
         )
 
 
+RAW_KEYS = ("host", "url")
+
+
+def raw_key(url: str, mode: str) -> bytes:
+    """A raw page's message key: its host (``ce_filter.sitememory.host_of``; the URL where it
+    has none) or its URL."""
+    from ce_filter.sitememory import host_of
+
+    return ((host_of(url) if mode == "host" else "") or url).encode("utf-8")
+
+
 class KafkaRawPipeline(KafkaPipeline):
     """Raw pages -> the workers' input topic (runs before ``FilterPipeline``)."""
 
     setting = "CE_FILTER_KAFKA_RAW_TOPIC"
     stat = "kafka_raw"
+
+    def open_sink(self) -> Sink:
+        self.key = (self.crawler.settings.get("CE_FILTER_KAFKA_RAW_KEY") or "host").lower()
+        if self.key not in RAW_KEYS:
+            raise ValueError(f"CE_FILTER_KAFKA_RAW_KEY must be one of {', '.join(RAW_KEYS)}, not "
+                             f"{self.key!r}")
+        return super().open_sink()
 
     def process_item(self, item: Any, spider: Any = None) -> Any:
         if self.sink is None or record_of(item, self.field) is not None:
@@ -233,7 +253,7 @@ class KafkaRawPipeline(KafkaPipeline):
 
         page = RawPage.from_mapping(item)
         try:
-            self.sink.send(envelope(page), page.url.encode("utf-8"))  # type: ignore[attr-defined]
+            self.sink.send(envelope(page), raw_key(page.url, self.key))  # type: ignore[attr-defined]
         except Exception:  # noqa: BLE001 - refused at once (e.g. too large): counted and logged by the sink
             pass
         return item

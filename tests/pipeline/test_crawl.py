@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import json
 
+import pytest
 from ce_filter.pipelines.kafka_io import read_topic
 from ce_filter.pipelines.record import validate
 
@@ -142,7 +143,8 @@ def test_crawl_page_limit_and_url_file(site_server, tmp_path):
 
 def test_crawl_raw_pages_to_kafka_feed_the_workers(site_server, kafka, start_cli, tmp_path):
     """--to kafka-raw:T: the crawler sends each page as fetched, in the worker's JSON envelope
-    (key = URL), and filters nothing itself; a worker on T then makes the same records."""
+    (key = the page's host, so a site's pages reach one worker), and filters nothing itself; a
+    worker on T then makes the same records."""
     import base64
 
     from .test_worker import worker_args
@@ -156,15 +158,16 @@ def test_crawl_raw_pages_to_kafka_feed_the_workers(site_server, kafka, start_cli
     assert "cefilter/records" not in stats  # nothing was filtered in the crawler
     base = site_server.base
     msgs = read_topic(kafka, raw)
-    assert sorted(m.key.decode() for m in msgs) == sorted(base + p for p in EXPECTED)
+    assert sorted(json.loads(m.value)["url"] for m in msgs) == sorted(base + p for p in EXPECTED)
+    assert {m.key for m in msgs} == {b"127.0.0.1"}  # the host (no port): one partition
     for m in msgs:
         env = json.loads(m.value)
-        path = m.key.decode().removeprefix(base)
+        path = env["url"].removeprefix(base)
         name = "index.html" if path == "/" else path.lstrip("/")
-        assert env["url"] == m.key.decode() and env["status"] == 200 and env["fetch_time"]
+        assert env["status"] == 200 and env["fetch_time"]
         assert base64.b64decode(env["html_b64"]) == (SITE / name).read_bytes()  # the bytes as served
         assert env["content_type"].startswith("text/html")
-    latin1 = json.loads(next(m.value for m in msgs if m.key.decode().endswith("/b.html")))
+    latin1 = next(e for e in map(json.loads, (m.value for m in msgs)) if e["url"].endswith("/b.html"))
     assert latin1["content_type"] == "text/html; charset=iso-8859-1"
 
     w = start_cli(worker_args(kafka, raw, out, unique("group")))
@@ -177,6 +180,24 @@ def test_crawl_raw_pages_to_kafka_feed_the_workers(site_server, kafka, start_cli
     for path, rec in recs.items():
         assert rec["text"] == direct(path) and EXPECTED[path] in rec["text"] and validate(rec) == []
         assert rec["status"] == 200 and rec["source"]["type"] == "kafka"
+
+
+def test_raw_pages_keyed_by_host_or_url():
+    from ce_filter.pipelines.cli import _crawl_overrides
+    from ce_filter.pipelines.scrapy_pipelines import raw_key
+
+    from ce_filter.cli import build_parser
+
+    assert raw_key("https://www.Example.com:8443/a/b.html?x=1", "host") == b"example.com"
+    assert raw_key("https://www.Example.com/a", "url") == b"https://www.Example.com/a"
+    assert raw_key("not a url", "host") == b"not a url"  # no host: the URL itself
+    p = build_parser()
+    a = p.parse_args(["crawl", "https://example.com/", "--to", "kafka-raw:t"])
+    assert _crawl_overrides(a)["CE_FILTER_KAFKA_RAW_KEY"] == "host"
+    a = p.parse_args(["crawl", "https://example.com/", "--to", "kafka-raw:t", "--kafka-raw-key", "url"])
+    assert _crawl_overrides(a)["CE_FILTER_KAFKA_RAW_KEY"] == "url"
+    with pytest.raises(SystemExit):
+        p.parse_args(["crawl", "https://example.com/", "--to", "kafka-raw:t", "--kafka-raw-key", "path"])
 
 
 def test_crawl_rejects_a_bad_sink(tmp_path):
