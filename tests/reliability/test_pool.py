@@ -114,17 +114,23 @@ def test_a_page_past_its_memory_budget_gets_a_record_and_the_run_goes_on(tmp_pat
     assert sum(1 for x in recs.values() if x["text"]) == n - 1
 
 
-def test_sigterm_writes_what_is_done_and_says_so(big, tmp_path):
-    path, n = big
-    out = tmp_path / "o.jsonl"
-    proc = _popen(["warc", str(path), "--to", f"jsonl:{out}", "--workers", "2"])
+def _signalled(args: list[str], ready, sig: int) -> tuple[subprocess.Popen, str]:
+    """Run the CLI, wait for ``ready(proc)``, send ``sig``; the process (ended) and its stderr."""
+    proc = _popen(args)
     try:
-        _wait_for_output(out, proc)
-        proc.send_signal(signal.SIGTERM)
+        ready(proc)
+        proc.send_signal(sig)
         _, err = proc.communicate(timeout=HANG_GUARD_S)
     finally:
         proc.kill()
-    text = err.decode()
+    return proc, err.decode()
+
+
+def test_sigterm_writes_what_is_done_and_says_so(big, tmp_path):
+    path, n = big
+    out = tmp_path / "o.jsonl"
+    proc, text = _signalled(["warc", str(path), "--to", f"jsonl:{out}", "--workers", "2"],
+                            lambda p: _wait_for_output(out, p), signal.SIGTERM)
     assert proc.returncode == 143, text
     assert "interrupted by SIGTERM" in text
     written = len(_lines(out))  # every line whole
@@ -201,17 +207,15 @@ def test_a_stop_in_the_site_memorys_first_pass_ends_the_run(big, tmp_path):
     failing with a traceback from its pool."""
     path, n = big
     out = tmp_path / "o.jsonl"
-    proc = _popen(["warc", str(path), "--to", f"jsonl:{out}", "--workers", "2"])
-    try:
+
+    def pool_started(proc: subprocess.Popen) -> None:
         deadline = time.monotonic() + HANG_GUARD_S
         while not _children(proc.pid) and proc.poll() is None and time.monotonic() < deadline:
             time.sleep(0.02)  # the first pass's pool has started
         assert proc.poll() is None and not (out.exists() and out.read_bytes())
-        proc.send_signal(signal.SIGINT)
-        _, err = proc.communicate(timeout=HANG_GUARD_S)
-    finally:
-        proc.kill()
-    text = err.decode()
+
+    proc, text = _signalled(["warc", str(path), "--to", f"jsonl:{out}", "--workers", "2"],
+                            pool_started, signal.SIGINT)
     assert proc.returncode == 130, text
     assert "interrupted by SIGINT" in text and "Traceback" not in text
     assert "first pass lost" not in text  # its processes stopped, not killed by the signal
