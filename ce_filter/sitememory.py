@@ -132,28 +132,28 @@ def fingerprints(texts: Sequence[str]) -> np.ndarray:
     return out
 
 
-def _hashes_numpy(data: bytes, n: int) -> tuple[np.ndarray, np.ndarray]:
+def _hashes_numpy(utf8: bytes, n: int) -> tuple[np.ndarray, np.ndarray]:
     """Each of the n NUL-joined blocks' mixed hash and kept bytes, in numpy: the reference of
     ce_filter/_sitehash.c."""
-    raw = _BYTES[np.frombuffer(data, dtype=np.uint8)]
+    raw = _BYTES[np.frombuffer(utf8, dtype=np.uint8)]
     # what normalise does, on the bytes: a digit after a digit goes, a space after a space or
     # at a block's start goes, then a space at a block's end
     if not len(raw):  # one empty block
         return np.zeros(n, dtype=np.uint64), np.zeros(n, dtype=np.int64)
     prev = np.empty_like(raw)
     prev[0], prev[1:] = 0, raw[:-1]
-    data_ = raw[~(((raw == _ZERO) & (prev == _ZERO)) | ((raw == _SP) & ((prev == _SP) | (prev == 0))))]
-    if len(data_):
-        nxt = np.empty_like(data_)
-        nxt[-1], nxt[:-1] = 0, data_[1:]
-        data_ = data_[~((data_ == _SP) & (nxt == 0))]
-    cuts = np.flatnonzero(data_ == 0)
+    data = raw[~(((raw == _ZERO) & (prev == _ZERO)) | ((raw == _SP) & ((prev == _SP) | (prev == 0))))]
+    if len(data):
+        nxt = np.empty_like(data)
+        nxt[-1], nxt[:-1] = 0, data[1:]
+        data = data[~((data == _SP) & (nxt == 0))]
+    cuts = np.flatnonzero(data == 0)
     starts = np.concatenate(([0], cuts + 1))
-    ends = np.concatenate((cuts, [len(data_)]))
-    m = len(data_)
+    ends = np.concatenate((cuts, [len(data)]))
+    m = len(data)
     with np.errstate(over="ignore"):
         prefix = np.zeros(m + 1, dtype=np.uint64)
-        np.cumsum((data_.astype(np.uint64) + np.uint64(1)) * _powers(_P, m)[:m], out=prefix[1:])
+        np.cumsum((data.astype(np.uint64) + np.uint64(1)) * _powers(_P, m)[:m], out=prefix[1:])
         h = (prefix[ends] - prefix[starts]) * _powers(_P_INV, m)[starts]
         return _mix(h ^ ((ends - starts).astype(np.uint64) * _LEN)), (ends - starts).astype(np.int64)
 

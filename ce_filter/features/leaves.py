@@ -89,8 +89,8 @@ class Trees:
         feat, thr, child, miss, leaf, roots, (depth, _) = self._flat
         xf = np.ascontiguousarray(x, dtype=np.float64)
         out = np.empty((len(xf), len(roots)), dtype=np.intp)
-        c.leaves(xf, len(xf), xf.shape[1] if xf.ndim == 2 else 0, feat, thr, child, miss, leaf,
-                 roots, len(feat), int(depth), out)
+        c.leaves(xf, len(xf), xf.shape[1], feat, thr, child, miss, leaf, roots, len(feat),
+                 int(depth), out)
         return out
 
     def leaves_numpy(self, x: np.ndarray) -> np.ndarray:
@@ -209,9 +209,7 @@ def _probe_trees() -> Trees:
          "leaf": [-1, -1, 0, 1, -1, 2, 3]}
     b = {"feature": [2, 0, 0], "threshold": [2.0, 0.0, 0.0], "left": [1, -1, -1],
          "right": [2, -1, -1], "missing_left": [False, False, False], "leaf": [-1, 0, 1]}
-    trees = [{k: np.asarray(t[k], dtype=np.float64 if k == "threshold" else bool if k == "missing_left"
-                            else np.int64) for k in _KEYS} for t in (a, b)]
-    return Trees(("a", "b", "c"), trees)
+    return Trees.from_json({"inputs": ["a", "b", "c"], "trees": [a, b]}, ["a", "b", "c"])
 
 
 def _check_tree(t: dict[str, np.ndarray], n_inputs: int, what: str) -> None:

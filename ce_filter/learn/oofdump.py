@@ -25,6 +25,7 @@ import gzip
 import json
 import os
 import sys
+from collections.abc import Iterable, Iterator
 from dataclasses import replace
 from typing import Any
 
@@ -122,14 +123,23 @@ def held_out(docs: list[Doc], labels: list[str], model: str, site_memory: bool, 
     order = list(range(len(docs)))
     if site_memory:
         order.sort(key=lambda i: (docs[i].domain, docs[i].id))
+    return write_dump(out, (page_record(docs[i], labels[i], -1, ex,
+                                        (docs[i].domain or None) if site_memory else None)
+                            for i in order))
+
+
+def write_dump(out: str, records: Iterable[dict[str, Any]]) -> int:
+    """``records`` as OUT/pages.jsonl.gz, a JSON object a line (written aside, then moved in
+    place: a dump that is there is whole)."""
     dump = os.path.join(out, "pages.jsonl.gz")
+    n = 0
     with gzip.open(dump + ".part", "wt", encoding="utf-8") as f:
-        for i in order:
-            site = (docs[i].domain or None) if site_memory else None
-            f.write(json.dumps(page_record(docs[i], labels[i], -1, ex, site), ensure_ascii=False))
+        for rec in records:
+            f.write(json.dumps(rec, ensure_ascii=False))
             f.write("\n")
+            n += 1
     os.replace(dump + ".part", dump)
-    print(f"oofdump: {len(docs)} pages -> {dump}", file=sys.stderr)
+    print(f"oofdump: {n} pages -> {dump}", file=sys.stderr)
     return 0
 
 
@@ -163,18 +173,16 @@ def main(argv: list[str] | None = None) -> int:
         return held_out(docs, [labels[c] for c in corpus_of], a.model, a.site_memory, a.out)
     fold = assign_folds(site_groups(docs), a.folds, a.cv_seed)
     paths = fold_models(docs, fold, labels, a.config, a.out, a.folds)
-    dump = os.path.join(a.out, "pages.jsonl.gz")
-    with gzip.open(dump + ".part", "wt", encoding="utf-8") as f:
+
+    def records() -> Iterator[dict[str, Any]]:
         for k, path in enumerate(paths):
             ex = CapturingExtractor(path)
             print(f"oofdump: fold {k + 1}/{a.folds}: extracting", file=sys.stderr, flush=True)
             for d, fk, ck in zip(docs, fold, corpus_of):
                 if fk == k:
-                    f.write(json.dumps(page_record(d, labels[ck], k, ex), ensure_ascii=False))
-                    f.write("\n")
-    os.replace(dump + ".part", dump)
-    print(f"oofdump: {len(docs)} pages -> {dump}", file=sys.stderr)
-    return 0
+                    yield page_record(d, labels[ck], k, ex)
+
+    return write_dump(a.out, records())
 
 
 if __name__ == "__main__":
