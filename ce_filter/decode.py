@@ -8,7 +8,6 @@ from __future__ import annotations
 
 import codecs
 import re
-from functools import lru_cache
 
 from . import mojibake
 
@@ -24,59 +23,76 @@ _META_RE = re.compile(
     rb"""<meta[^>]{0,512}?charset\s*=\s*["']?\s*([a-zA-Z0-9_:.\-]{1,40})""", re.I
 )
 _HEADER_RE = re.compile(r"""charset\s*=\s*["']?\s*([a-zA-Z0-9_:.\-]{1,40})""", re.I)
-# WHATWG: these labels are decoded as their superset.
-_ALIASES = {
-    "iso-8859-1": "cp1252",
-    "latin1": "cp1252",
-    "latin-1": "cp1252",
-    "us-ascii": "cp1252",
-    "ascii": "cp1252",
-    "iso-8859-9": "cp1254",
-    "tis-620": "cp874",
-    "gb2312": "gb18030",
-    "gbk": "gb18030",
-    "x-sjis": "shift_jis",
-    "utf-16": "utf-16-le",
-    "unicode": "utf-16-le",
+# The WHATWG Encoding Standard's labels (https://encoding.spec.whatwg.org/#names-and-labels), by
+# encoding: the only charset labels a browser accepts. Any other label is unknown. The
+# "replacement" encoding's labels (iso-2022-kr, hz-gb-2312, ...) and x-user-defined are left
+# out: a browser decodes no text with them, so here they are unknown too.
+_WHATWG_LABELS: dict[str, tuple[str, ...]] = {
+    "utf-8": ("unicode-1-1-utf-8", "unicode11utf8", "unicode20utf8", "utf-8", "utf8", "x-unicode20utf8"),
+    "cp866": ("866", "cp866", "csibm866", "ibm866"),
+    "iso8859-2": ("csisolatin2", "iso-8859-2", "iso-ir-101", "iso8859-2", "iso88592", "iso_8859-2",
+                  "iso_8859-2:1987", "l2", "latin2"),
+    "iso8859-3": ("csisolatin3", "iso-8859-3", "iso-ir-109", "iso8859-3", "iso88593", "iso_8859-3",
+                  "iso_8859-3:1988", "l3", "latin3"),
+    "iso8859-4": ("csisolatin4", "iso-8859-4", "iso-ir-110", "iso8859-4", "iso88594", "iso_8859-4",
+                  "iso_8859-4:1988", "l4", "latin4"),
+    "iso8859-5": ("csisolatincyrillic", "cyrillic", "iso-8859-5", "iso-ir-144", "iso8859-5", "iso88595",
+                  "iso_8859-5", "iso_8859-5:1988"),
+    "iso8859-6": ("arabic", "asmo-708", "csiso88596e", "csiso88596i", "csisolatinarabic", "ecma-114",
+                  "iso-8859-6", "iso-8859-6-e", "iso-8859-6-i", "iso-ir-127", "iso8859-6", "iso88596",
+                  "iso_8859-6", "iso_8859-6:1987"),
+    "iso8859-7": ("csisolatingreek", "ecma-118", "elot_928", "greek", "greek8", "iso-8859-7", "iso-ir-126",
+                  "iso8859-7", "iso88597", "iso_8859-7", "iso_8859-7:1987", "sun_eu_greek"),
+    "iso8859-8": ("csiso88598e", "csisolatinhebrew", "hebrew", "iso-8859-8", "iso-8859-8-e", "iso-ir-138",
+                  "iso8859-8", "iso88598", "iso_8859-8", "iso_8859-8:1988", "visual",
+                  "csiso88598i", "iso-8859-8-i", "logical"),
+    "iso8859-10": ("csisolatin6", "iso-8859-10", "iso-ir-157", "iso8859-10", "iso885910", "l6", "latin6"),
+    "iso8859-13": ("iso-8859-13", "iso8859-13", "iso885913"),
+    "iso8859-14": ("iso-8859-14", "iso8859-14", "iso885914"),
+    "iso8859-15": ("csisolatin9", "iso-8859-15", "iso8859-15", "iso885915", "iso_8859-15", "l9"),
+    "iso8859-16": ("iso-8859-16",),
+    "koi8-r": ("cskoi8r", "koi", "koi8", "koi8-r", "koi8_r"),
+    "koi8-u": ("koi8-ru", "koi8-u"),
+    "mac-roman": ("csmacintosh", "mac", "macintosh", "x-mac-roman"),
+    "cp874": ("dos-874", "iso-8859-11", "iso8859-11", "iso885911", "tis-620", "windows-874"),
+    "cp1250": ("cp1250", "windows-1250", "x-cp1250"),
+    "cp1251": ("cp1251", "windows-1251", "x-cp1251"),
+    "cp1252": ("ansi_x3.4-1968", "ascii", "cp1252", "cp819", "csisolatin1", "ibm819", "iso-8859-1",
+               "iso-ir-100", "iso8859-1", "iso88591", "iso_8859-1", "iso_8859-1:1987", "l1", "latin1",
+               "us-ascii", "windows-1252", "x-cp1252"),
+    "cp1253": ("cp1253", "windows-1253", "x-cp1253"),
+    "cp1254": ("cp1254", "csisolatin5", "iso-8859-9", "iso-ir-148", "iso8859-9", "iso88599", "iso_8859-9",
+               "iso_8859-9:1989", "l5", "latin5", "windows-1254", "x-cp1254"),
+    "cp1255": ("cp1255", "windows-1255", "x-cp1255"),
+    "cp1256": ("cp1256", "windows-1256", "x-cp1256"),
+    "cp1257": ("cp1257", "windows-1257", "x-cp1257"),
+    "cp1258": ("cp1258", "windows-1258", "x-cp1258"),
+    "mac-cyrillic": ("x-mac-cyrillic", "x-mac-ukrainian"),
+    "gb18030": ("chinese", "csgb2312", "csiso58gb231280", "gb2312", "gb_2312", "gb_2312-80", "gbk",
+                "iso-ir-58", "x-gbk", "gb18030"),
+    "big5hkscs": ("big5", "big5-hkscs", "cn-big5", "csbig5", "x-x-big5"),
+    "euc_jp": ("cseucpkdfmtjapanese", "euc-jp", "x-euc-jp"),
+    "iso2022_jp": ("csiso2022jp", "iso-2022-jp"),
+    "cp932": ("csshiftjis", "ms932", "ms_kanji", "shift-jis", "shift_jis", "sjis", "windows-31j",
+                  "x-sjis"),
+    "cp949": ("cseuckr", "csksc56011987", "euc-kr", "iso-ir-149", "korean", "ks_c_5601-1987",
+               "ks_c_5601-1989", "ksc5601", "ksc_5601", "windows-949"),
+    "utf-16-be": ("unicodefffe", "utf-16be"),
+    "utf-16-le": ("csunicode", "iso-10646-ucs-2", "ucs-2", "unicode", "unicodefeff", "utf-16", "utf-16le"),
 }
-
-
-# Text codecs of Python that are not charsets a web page can be in: a label naming one is
-# treated as unknown (WHATWG does not know them either; utf-7 is excluded there on purpose).
-# Non-text codecs (hex, base64, zlib, ...) are refused through CodecInfo._is_text_encoding.
-_NOT_CHARSETS = frozenset({"idna", "punycode", "undefined", "unicode-escape", "raw-unicode-escape",
-                           "utf-7", "mbcs", "oem"})
+_LABELS = {label: codec for codec, labels in _WHATWG_LABELS.items() for label in labels}
+# the codec names above are labels too: a hint made by normalize_charset reads the same again
+_LABELS.update({codec: codec for codec in _WHATWG_LABELS})
 
 
 def normalize_charset(label: str | None) -> str | None:
-    """A Python codec name for a charset label, or None when the label names no charset
-    (unknown, or a codec that is not a text encoding of pages, such as ``hex`` or ``idna``)."""
+    """The Python codec for a charset label, or None when the label is not one a browser
+    accepts (WHATWG Encoding Standard): ``charmap``, ``palmos``, ``hex`` or ``idna`` name
+    Python codecs, not page charsets. The label is matched as browsers match it (ASCII
+    case-insensitive, surrounding whitespace and quotes removed)."""
     if not label or not isinstance(label, str):
         return None
-    label = label.strip().strip("\"'").lower()
-    label = _ALIASES.get(label, label)
-    try:
-        info = codecs.lookup(label)
-    except (LookupError, ValueError):  # ValueError: a label with a NUL in it
-        return None
-    if not getattr(info, "_is_text_encoding", True) or not _web_charset(info.name):
-        return None
-    return info.name
-
-
-@lru_cache(maxsize=256)
-def _web_charset(name: str) -> bool:
-    """A codec pages can be in: UTF-16/32 (found by BOM or NULs), or one that reads markup's
-    ASCII as ASCII. That excludes EBCDIC and the like, whose bytes for ``<`` are not 0x3C:
-    the pre-parse scan (precheck.py) reads the raw bytes of every other page."""
-    if name.startswith(("utf-16", "utf-32")):
-        return True
-    if name in _NOT_CHARSETS:
-        return False
-    try:
-        return b"<a b='c' d=\"e\"/>\n".decode(name) == "<a b='c' d=\"e\"/>\n"
-    except (UnicodeError, LookupError, ValueError, TypeError):
-        return False
+    return _LABELS.get(label.strip(" \t\n\f\r\"'").lower())
 
 
 def charset_from_content_type(content_type: str | None) -> str | None:

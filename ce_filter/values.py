@@ -1,11 +1,10 @@
 """What a value given by a user may be: the checks every option, setting and API argument
 shares (a bad value is a ValueError naming it; ``UsageError`` is the one-line mistake of a
-command). No import of the rest of the package but the model loader, so the API and the
+command). No import of the rest of the package but the model loader and the charset labels, so the API and the
 options can both use them."""
 
 from __future__ import annotations
 
-import codecs
 import math
 import os
 from typing import Any
@@ -58,18 +57,14 @@ def non_negative_int(value: Any) -> int:
 
 
 def text_codec(value: str) -> str:
-    """A charset name Python decodes bytes to text with (``hex``, ``base64``, ``rot13``:
-    codecs, but not text encodings)."""
-    try:
-        info = codecs.lookup(value)
-    except LookupError:
-        raise ValueError(f"{value!r} is not a known text encoding") from None
-    if not getattr(info, "_is_text_encoding", True):
-        raise ValueError(f"{value!r} is a codec but not a text encoding")
-    try:
-        b"<p>x</p>".decode(info.name)
-    except Exception:  # noqa: BLE001 - e.g. idna-like codecs that cannot decode plain HTML
-        raise ValueError(f"{value!r} cannot decode HTML") from None
+    """A charset label a browser accepts (the WHATWG Encoding Standard's labels: ``utf-8``,
+    ``latin1``, ``windows-1251``, ``gbk``, ...), the same rule as a page's own label.
+    ``hex``, ``charmap`` or ``latin-1`` name Python codecs, not page charsets."""
+    from .decode import normalize_charset
+
+    if normalize_charset(value) is None:
+        raise ValueError(f"{value!r} is not a charset label browsers accept (WHATWG Encoding "
+                         "Standard; e.g. utf-8, iso-8859-1, windows-1251, gbk, shift_jis)")
     return value  # as given: the decoder maps labels the web's way (latin-1 is cp1252)
 
 

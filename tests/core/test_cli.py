@@ -118,7 +118,7 @@ def test_extract_stdin(monkeypatch, capsys):
 def test_extract_encoding_hint(tmp_path, capsys):
     f = tmp_path / "latin.html"
     f.write_bytes(ARTICLE.replace("Council", "Café council").encode("cp1252"))
-    assert main(["extract", "--format", "jsonl", "--encoding", "latin-1", str(f)]) == 0
+    assert main(["extract", "--format", "jsonl", "--encoding", "latin1", str(f)]) == 0
     rec = json.loads(capsys.readouterr().out)
     assert rec["encoding"] == "cp1252" and "Café council" in rec["text"] and rec["content_type"] is None
 
@@ -354,8 +354,8 @@ MISTAKES = [
      "'inf' is not a number in [0, 1] (from CE_FILTER_THRESHOLD)"),
     (["extract", "{d}/page.html"], {"CE_FILTER_MODEL": "nope.json"},
      "nope.json: no such model file (from CE_FILTER_MODEL)"),
-    (["extract", "--encoding", "klingon", "{d}/page.html"], {}, "'klingon' is not a known text encoding"),
-    (["extract", "--encoding", "hex", "{d}/page.html"], {}, "'hex' is a codec but not a text encoding"),
+    (["extract", "--encoding", "klingon", "{d}/page.html"], {}, "'klingon' is not a charset label browsers accept"),
+    (["extract", "--encoding", "hex", "{d}/page.html"], {}, "'hex' is not a charset label browsers accept"),
     (["extract", "--format", "xmltei", "{d}/page.html"], {}, "argument --format: invalid choice: 'xmltei'"),
     (["extract", "--url", "page.html", "{d}/page.html"], {},
      "argument --url: not an absolute http(s) URL: 'page.html'"),

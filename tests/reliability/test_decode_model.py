@@ -12,9 +12,12 @@ import ce_filter
 from ce_filter.decode import charset_from_content_type, normalize_charset
 from ce_filter.model import Model, ModelError, load_default
 
-# Python codecs that are not charsets of web pages: binary transforms and Python-only text codecs
+# Python codecs that are not charsets of web pages: binary transforms, Python-only text codecs,
+# and text codecs no browser accepts as a page's label (WHATWG Encoding Standard)
 NOT_CHARSETS = ["hex", "base64", "bz2", "zlib", "quopri", "uu", "rot13", "idna", "punycode",
-                "undefined", "unicode_escape", "raw_unicode_escape", "utf-7"]
+                "undefined", "unicode_escape", "raw_unicode_escape", "utf-7", "charmap", "palmos",
+                "mbcs", "latin-1", "cp500", "ebcdic-cp-us", "utf-32", "euc_kr", "iso-2022-kr",
+                "x-user-defined", "mac_latin2", "hp-roman8", "tis_620"]
 
 
 @pytest.mark.parametrize("label", NOT_CHARSETS)
@@ -35,6 +38,23 @@ def test_real_charsets_still_decode():
         assert enc is not None, label
     r = ce_filter.Extractor().extract(f"<p>{text}</p>".encode("cp1252"), encoding="iso-8859-1")
     assert "Grüße aus Köln" in r.text
+
+
+def test_browser_labels_decode_as_browsers_do():
+    """Labels are matched as browsers match them, and map to the encoding the standard names
+    (iso-8859-1 and ascii are windows-1252; gb2312 is GBK, read as its superset gb18030)."""
+    cases = {"ISO-8859-1": "cp1252", " Latin1 ": "cp1252", "us-ascii": "cp1252", "x-cp1252": "cp1252",
+             "gb2312": "gb18030", "x-gbk": "gb18030", "unicode-1-1-utf-8": "utf-8", "utf8": "utf-8",
+             "iso88592": "iso8859-2", "windows-874": "cp874", "iso-8859-11": "cp874",
+             "sjis": "cp932", "windows-31j": "cp932", "euc-kr": "cp949", "big5-hkscs": "big5hkscs",
+             "koi": "koi8-r", "x-mac-cyrillic": "mac-cyrillic", "logical": "iso8859-8",
+             "utf-16": "utf-16-le", "utf-16be": "utf-16-be"}
+    for label, codec in cases.items():
+        assert normalize_charset(label) == codec, label
+        assert normalize_charset(codec) == codec  # a hint made by it reads the same again
+    text = "Привет, мир. Это страница на русском языке. " * 5
+    r = ce_filter.extract(f'<meta charset="x-cp1251"><p>{text}</p>'.encode("cp1251"))
+    assert "Привет, мир" in r.text and r.encoding == "cp1251"
 
 
 def test_a_utf16_or_utf32_label_on_ascii_bytes_is_a_lie():
