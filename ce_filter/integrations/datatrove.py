@@ -1,5 +1,6 @@
 """ce-filter as a datatrove extractor step: :class:`CEFilter` stands where datatrove's
-``Trafilatura`` stands (``WarcReader`` -> extractor -> filters -> writer).
+``Trafilatura`` stands (``WarcReader`` -> extractor -> filters -> writer), and
+:class:`WarcReader`, a drop-in for datatrove's reader that keeps every HTML response.
 
 Same ``Document`` in and out: ``doc.text`` (the HTML the reader decoded) becomes the clean
 text, and the page's own fields go into ``doc.metadata`` (:data:`METADATA_KEYS`; the reader's
@@ -9,6 +10,15 @@ under ``empty: <reason>`` in the step's stats. Each page runs under a per-docume
 ``timeout``, in the task's process (a timer) or, with ``sandbox=True``, in datatrove's forked
 extractor sandbox as ``Trafilatura`` does; either way a page that hangs costs one document,
 not the task.
+
+datatrove's own ``WarcReader`` picks HTML by the ``WARC-Identified-Payload-Type`` header, and
+where a WARC has none (most crawls but Common Crawl's) by libmagic, which calls many HTML pages
+``application/javascript`` or ``text/plain``: those pages are dropped without a count. This
+module's :class:`WarcReader` reads the records as ``ce-filter warc`` does
+(``ce_filter.crawler.warc``): every 2xx HTML ``response`` or ``resource`` record by its HTTP
+``Content-Type`` (sniffed where there is none), chunking and content-encoding undone, a damaged
+file read on past the damage, and every record it leaves out counted by reason in the step's
+stats (``skipped: <reason>``).
 
 Needs the ``datatrove`` extra: ``pip install 'ce-filter[datatrove]'``.
 """
@@ -27,12 +37,13 @@ from ..options import ExtractOptions, model_file
 
 try:
     from datatrove.pipeline.extractors.base import BaseExtractor, ExtractorSandbox  # type: ignore[import-untyped, import-not-found, unused-ignore]
+    from datatrove.pipeline.readers.warc import WarcReader as _DatatroveWarcReader  # type: ignore[import-untyped, import-not-found, unused-ignore]
     from datatrove.utils.logging import logger  # type: ignore[import-untyped, import-not-found, unused-ignore]
     from datatrove.utils.typeshelper import StatHints  # type: ignore[import-untyped, import-not-found, unused-ignore]
 except ImportError as e:  # pragma: no cover - exercised only without the extra
     raise MissingExtra("ce_filter.integrations.datatrove", "datatrove") from e
 
-__all__ = ["CEFilter", "METADATA_KEYS"]
+__all__ = ["CEFilter", "METADATA_KEYS", "WarcReader"]
 
 # doc.metadata key -> Extraction attribute. ``date_published`` is the page's own date (the
 # reader's ``date`` is the crawl date and stays); ``reason`` is set only when there is one.
@@ -196,3 +207,62 @@ class CEFilter(BaseExtractor):  # type: ignore[misc, unused-ignore]  # datatrove
                     yield doc
                 else:
                     self.stat_update(StatHints.dropped, f"empty: {meta.get('reason') or 'no text'}")
+
+
+class WarcReader(_DatatroveWarcReader):  # type: ignore[misc, unused-ignore]  # datatrove is untyped
+    """datatrove's ``WarcReader`` on ce-filter's WARC reader: one document per HTML page.
+
+    The same arguments as datatrove's (``data_folder``, ``paths_file``, ``compression``,
+    ``limit``, ``skip``, ``file_progress``, ``doc_progress``, ``adapter``, ``text_key``,
+    ``id_key``, ``default_metadata``, ``recursive``, ``glob_pattern``, ``shuffle_files``) and
+    the same documents: ``text`` the page's HTML, decoded (BOM, the HTTP charset, a ``<meta>``,
+    UTF-8, detection), ``id`` the record's ``WARC-Record-ID``, ``metadata`` its ``url``
+    (``WARC-Target-URI``) and ``date`` (``WARC-Date``, the crawl date) and, as datatrove's
+    readers add it, ``file_path``.
+
+    Which records become documents is ``ce-filter warc``'s choice, not libmagic's: each 2xx
+    ``response`` (or ``resource``) record whose HTTP ``Content-Type`` is HTML (the body sniffed
+    where there is none), with chunking and gzip/deflate/brotli/zstd content-encoding undone;
+    ``revisit`` records and everything else are skipped and counted in the step's stats as
+    ``skipped: <reason>`` (``skipped: non-html image/png``, ``skipped: http status 404``); a
+    broken or truncated file yields every whole record before the break and past it, and counts
+    ``errors``. Gzipped WARCs are read as they are stored (``compression`` "infer" or "gzip": the
+    reader finds the gzip members itself, so a damaged one costs its own records only); a
+    ``.zst`` file is decompressed by datatrove's filesystem layer first.
+    """
+
+    name = "🕷 Warc (ce-filter)"
+    _requires_dependencies = ["warcio"]
+
+    def _compression(self, filepath: str) -> str | None:
+        """What the filesystem layer undoes before the WARC reader sees the bytes: zstd only
+        (gzip members are the reader's own unit of damage)."""
+        if self.compression == "infer":
+            return "zstd" if filepath.endswith((".zst", ".zstd")) else None
+        return None if self.compression == "gzip" else self.compression
+
+    def read_file(self, filepath: str) -> Iterator[Any]:
+        from ce_filter.crawler.warc import WarcStats, iter_pages
+
+        from ..decode import decode_html
+
+        stats = WarcStats()
+        try:
+            with self.data_folder.open(filepath, "rb", compression=self._compression(filepath)) as f:
+                for i, page in enumerate(iter_pages(f, stats)):
+                    with self.track_time():
+                        html = decode_html(page.body, page.encoding)[0]
+                        data: dict[str, Any] = {"text": html, "url": page.url or None,
+                                                "date": page.fetch_time}
+                        if page.record_id:
+                            data["id"] = page.record_id
+                        document = self.get_document_from_dict(data, filepath, i)
+                    if document:
+                        yield document
+        finally:  # also when the task stops reading early (limit)
+            for reason, n in sorted(stats.skipped.items()):
+                self.stat_update(f"skipped: {reason}", value=n)
+            if stats.errors:
+                self.stat_update("errors", value=len(stats.errors))
+                for e in stats.errors:
+                    logger.warning(f"{filepath}: {e['error']} at offset {e['offset']}")
