@@ -4,6 +4,8 @@ the input's folders)."""
 
 from __future__ import annotations
 
+import contextlib
+import errno
 import os
 import re
 import sys
@@ -17,8 +19,6 @@ from .options import UsageError
 # a file's extension by output format (a format not listed gets its own name)
 EXTENSIONS = {"text": ".txt", "markdown": ".md", "html": ".html", "jsonl": ".jsonl", "json": ".json",
               "xml": ".xml", "csv": ".csv"}
-# what the text and markdown formats print for a page without text (ce_filter.cli._Render)
-EMPTY_MARK = "[empty: "
 _UNSAFE = re.compile(r"[^A-Za-z0-9._-]+")
 _MAX_PART = 120  # characters of one file-name part (file systems allow 255 bytes)
 
@@ -54,9 +54,11 @@ class OutputDir:
     file's name without its extension, ``HOST_PATH`` for a URL, ``stdin`` for stdin; with
     ``keep_dirs`` the file's folders below the directory it was found in (or its path as given)
     and ``HOST/PATH`` for a URL. Two inputs with the same name get ``-2``, ``-3``, ... in input
-    order, so no output overwrites another."""
+    order, so no output overwrites another, and so does a name a file already has (unless
+    ``overwrite``). Output never goes through a symbolic link below the root."""
 
-    def __init__(self, root: str, fmt: str, *, keep_dirs: bool = False, specs: Sequence[str] = ()) -> None:
+    def __init__(self, root: str, fmt: str, *, keep_dirs: bool = False, specs: Sequence[str] = (),
+                 overwrite: bool = False) -> None:
         if os.path.exists(root) and not os.path.isdir(root):
             raise UsageError(f"--output-dir {root}: exists and is not a directory")
         try:
@@ -65,7 +67,7 @@ class OutputDir:
             raise UsageError(f"--output-dir {root}: {e.strerror or e}") from None
         if not os.access(root, os.W_OK):
             raise UsageError(f"--output-dir {root}: permission denied")
-        self.root, self.keep_dirs = Path(root), keep_dirs
+        self.root, self.keep_dirs, self.overwrite = Path(root), keep_dirs, overwrite
         self.ext = EXTENSIONS.get(fmt, "." + _safe(fmt))
         # the directories given as inputs, deepest first: a walked file's folders count from its own
         self.dirs = sorted((Path(s) for s in specs if s != "-" and "://" not in s and Path(s).is_dir()),
@@ -114,10 +116,65 @@ class OutputDir:
         self.used.add(out)
         return out
 
-    def write(self, page: Any, output: str) -> Path:
-        """Write ``output`` for ``page``; returns the file written. OSError when it cannot be."""
-        out = self.path_for(page)
-        out.parent.mkdir(parents=True, exist_ok=True)
-        with open(out, "w", encoding="utf-8") as fh:
-            fh.write(output)
-        return out
+    def write(self, page: Any, output: str) -> tuple[Path, bool]:
+        """Write ``output`` for ``page``; returns the file written, and whether its first name was
+        taken by a file already there (so it got the next free one). Nothing below the root is
+        reached through a symbolic link (a link is never followed, a file never replaced unless
+        ``overwrite``). OSError when it cannot be written."""
+        dfd = self._open_folder(self.name(page).parent)
+        try:
+            renamed = False
+            while True:
+                out = self.path_for(page)
+                if self._create(dfd, out.name, output):
+                    return out, renamed
+                renamed = True
+        finally:
+            os.close(dfd)
+
+    def _open_folder(self, folder: Path) -> int:
+        """A descriptor of ``folder`` below the root, made where missing, each part opened
+        without following a link (a link there is an error, never a way out of the root)."""
+        fd = os.open(self.root, os.O_RDONLY | os.O_DIRECTORY)
+        try:
+            for part in folder.parts:
+                with contextlib.suppress(FileExistsError):
+                    os.mkdir(part, dir_fd=fd)
+                try:
+                    nfd = os.open(part, os.O_RDONLY | os.O_DIRECTORY | os.O_NOFOLLOW, dir_fd=fd)
+                except OSError as e:
+                    if e.errno in (errno.ELOOP, errno.ENOTDIR):
+                        raise OSError(e.errno, f"{self.root / folder}: a symbolic link or a file where the "
+                                               "output's folder goes (links are not followed)") from None
+                    raise
+                os.close(fd)
+                fd = nfd
+        except BaseException:
+            os.close(fd)
+            raise
+        return fd
+
+    def _create(self, dfd: int, name: str, output: str) -> bool:
+        """Write ``name`` in the folder ``dfd`` as a new file; False when the name is taken (and
+        not ``overwrite``). With ``overwrite`` the new file replaces the name itself: a link
+        there is replaced, not written through."""
+        flags = os.O_WRONLY | os.O_CREAT | os.O_EXCL | os.O_NOFOLLOW | getattr(os, "O_CLOEXEC", 0)
+        target = name
+        if self.overwrite:
+            target = f".{name}.{os.getpid()}.tmp"
+            with contextlib.suppress(FileNotFoundError):
+                os.unlink(target, dir_fd=dfd)
+        try:
+            fd = os.open(target, flags, 0o666, dir_fd=dfd)
+        except FileExistsError:
+            return False
+        try:
+            with os.fdopen(fd, "w", encoding="utf-8") as fh:
+                fh.write(output)
+            if target != name:
+                os.replace(target, name, src_dir_fd=dfd, dst_dir_fd=dfd)
+        except BaseException:
+            with contextlib.suppress(OSError):
+                os.unlink(target, dir_fd=dfd)
+            raise
+        return True

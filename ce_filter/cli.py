@@ -73,6 +73,12 @@ def cmd_extract(a: argparse.Namespace) -> int:
             if len(item.body) > ex.max_bytes:
                 ticker.write(f"ce-filter: note: {name}: over {mib} MiB; only the first {mib} MiB were "
                              "read (the filter's page limit)")
+            out, empty = out
+            if empty is not None:  # a note on stderr, never mixed into the text a pipe reads
+                ticker.write(f"ce-filter: note: {name}: no text ({empty})"
+                             + (", no file written" if out_dir is not None else ""))
+                if out_dir is not None or not out:
+                    continue
             if out_dir is not None:
                 failed += not _write_output(out_dir, item, name, out, ticker)
                 continue
@@ -91,26 +97,25 @@ def _batch_inputs(a: argparse.Namespace) -> tuple[list[str], Any]:
     if a.input_file == "-" and "-" in inputs:
         raise UsageError("--input-file - reads the list from stdin, so no input can be '-' too")
     inputs = inputs or ["-"]
-    if a.keep_dirs and not a.output_dir:
-        raise UsageError("--keep-dirs goes with --output-dir DIR")
-    out_dir = OutputDir(a.output_dir, a.format, keep_dirs=a.keep_dirs, specs=inputs) if a.output_dir else None
+    for flag, given in (("--keep-dirs", a.keep_dirs), ("--overwrite", a.overwrite)):
+        if given and not a.output_dir:
+            raise UsageError(f"{flag} goes with --output-dir DIR")
+    out_dir = OutputDir(a.output_dir, a.format, keep_dirs=a.keep_dirs, specs=inputs,
+                        overwrite=a.overwrite) if a.output_dir else None
     return inputs, out_dir
 
 
 def _write_output(out_dir: Any, item: Any, name: str, out: str, ticker: Any) -> bool:
-    """One input's output into its own file under ``-o DIR``; a page without text gets no file,
-    a note on stderr instead. False when the file could not be written (said in one line)."""
-    from .batch import EMPTY_MARK
-
-    last = out.rstrip("\n").rpartition("\n")[2]  # after --with-metadata's front matter
-    if last.startswith(EMPTY_MARK) and last.endswith("]"):
-        ticker.write(f"ce-filter: note: {name}: no text ({last[len(EMPTY_MARK):-1]}), no file written")
-        return True
+    """One input's output into its own file under ``-o DIR``. False when the file could not be
+    written (said in one line); a note when its name was taken by a file already there."""
     try:
-        out_dir.write(item, out)
+        path, renamed = out_dir.write(item, out)
     except OSError as e:
         ticker.write(f"ce-filter: error: {name}: cannot write its output: {e.strerror or e}")
         return False
+    if renamed:
+        ticker.write(f"ce-filter: note: {name}: a file had its output's name; written to {path} "
+                     "(--overwrite replaces files)")
     return True
 
 
@@ -127,6 +132,9 @@ def add_batch_options(p: argparse.ArgumentParser) -> None:
     g.add_argument("--keep-dirs", action="store_true",
                    help="with -o: keep the input's folders (below a directory given as input; a URL's "
                         "host and path) instead of one flat folder")
+    g.add_argument("--overwrite", action="store_true",
+                   help="with -o: replace a file that has an output's name (by default the output gets "
+                        "the next free name, NAME-2, ...); links below DIR are never followed")
 
 
 @contextlib.contextmanager
@@ -185,7 +193,9 @@ class _Render:
         self.fmt, self.encoding, self.links, self.images = fmt, encoding, links, images
         self.with_metadata, self.url = with_metadata, url
 
-    def __call__(self, ex: Any, item: Any) -> str | None:
+    def __call__(self, ex: Any, item: Any) -> tuple[str, str | None] | None:
+        """The output and, for a page without text in a format read by people, why it has none
+        (the output is then only ``--with-metadata``'s front matter, or nothing)."""
         import dataclasses
 
         from ce_filter.crawler.page import RawPage
@@ -196,16 +206,16 @@ class _Render:
         if self.url is not None:
             item = dataclasses.replace(item, url=self.url)
         if self.fmt == "jsonl":  # the pipeline's own record, one JSON document a line
-            return dumps(filter_page(ex, item, encoding=self.encoding)).decode("utf-8")
+            return dumps(filter_page(ex, item, encoding=self.encoding)).decode("utf-8"), None
         r = ex.extract(item.body, item.url or None, encoding=self.encoding or item.encoding)
         if not r.text and self.fmt in _HEADED:
-            note = f"[empty: {r.reason}]"
-            return r.render("text", with_metadata=True) + note if self.with_metadata and self.fmt != "html" \
-                else note
+            meta = self.with_metadata and self.fmt != "html"
+            head = r.render("text", with_metadata=True).rstrip("\n") + "\n" if meta else ""
+            return head, r.reason or "no text"
         out = r.render(self.fmt, links=self.links, images=self.images, with_metadata=self.with_metadata)
         # a blank line after each page's text (the line's end is the printer's); a json object,
         # a csv row and an xml document are one after the other
-        return out.rstrip("\n") + "\n" if self.fmt in _HEADED else out.rstrip("\r\n")
+        return (out.rstrip("\n") + "\n" if self.fmt in _HEADED else out.rstrip("\r\n")), None
 
 
 _pool_state: tuple[Any, _Render] | None = None
@@ -225,7 +235,7 @@ def _init_filter(ex: Any, render: _Render, budget: Any) -> None:
     _pool_state = (bounded, render)
 
 
-def _filter_in_pool(item: Any) -> str | None:
+def _filter_in_pool(item: Any) -> tuple[str, str | None] | None:
     assert _pool_state is not None
     ex, render = _pool_state
     return render(ex, item)
@@ -345,8 +355,9 @@ def build_parser() -> argparse.ArgumentParser:
                        "highlighted and dropped ones struck through, each with its score and the features "
                        "that pushed it most, and a threshold slider to see what another cut would keep.")
     p.add_argument("page", help="an HTML file, an http(s) URL, or '-' for stdin")
-    p.add_argument("-o", "--out", type=arg_type(output_file), required=True,
-                   help="the HTML file to write; '-' for stdout")
+    p.add_argument("-o", "--out", type=arg_type(output_file),
+                   help="the HTML file to write; '-' for stdout (default: NAME.explain.html beside a file "
+                        "given, stdout for a URL or stdin)")
     env_opt(p, "--encoding", type=text_codec, help="charset of the page, as an HTTP header would say it")
     env_opt(p, "--timeout", type=positive_number, default=DEFAULT_FETCH_TIMEOUT_S,
             help="seconds allowed to fetch a URL")
@@ -378,6 +389,14 @@ def cmd_explain(a: argparse.Namespace) -> int:
     if not items or isinstance(items[0], InputError):
         return fail(f"explain: {items[0] if items else 'no page read'}")
     page = items[0]
+    if a.out is None:  # beside the file, or stdout for a URL or stdin
+        src = Path(a.page)
+        a.out = "-" if a.page == "-" or "://" in a.page or not src.is_file() else \
+            str(src.with_name(src.name.rsplit(".", 1)[0] + ".explain.html"))
+        try:
+            output_file(a.out)
+        except ValueError as e:
+            return fail(f"explain: {a.out}: {e} (-o FILE writes elsewhere)")
     data = explain(page.body, page.url or None, extractor=ex, encoding=a.encoding or page.encoding)
     view = render_view(data)
     if a.out == "-":  # stdout, as '-' means for the input

@@ -109,6 +109,19 @@ def test_explain_to_stdout(tmp_path, capsys, monkeypatch):
     assert not (tmp_path / "-").exists()  # not a file named '-'
 
 
+def test_explain_without_out_writes_beside_the_file_or_to_stdout(tmp_path, capsys, monkeypatch):
+    f = tmp_path / "story.page.html"
+    f.write_text(ARTICLE)
+    assert main(["explain", str(f)]) == 0
+    view = tmp_path / "story.page.explain.html"
+    assert 'class="blk kept"' in view.read_text()
+    assert capsys.readouterr().err.startswith(f"{view}: ")  # says where
+    monkeypatch.setattr(sys, "stdin", io.TextIOWrapper(io.BytesIO(ARTICLE.encode())))
+    assert main(["explain", "-"]) == 0
+    got = capsys.readouterr()
+    assert got.out.startswith("<!DOCTYPE html>") and got.err.startswith("stdout: ")
+
+
 def test_extract_stdin(monkeypatch, capsys):
     monkeypatch.setattr(sys, "stdin", io.TextIOWrapper(io.BytesIO(ARTICLE.encode())))
     assert main(["extract"]) == 0

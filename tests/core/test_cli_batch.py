@@ -96,6 +96,51 @@ def test_output_names_of_urls_stdin_and_files_stay_inside_the_directory(tmp_path
     assert d.path_for(page("y/x.html")) == tmp_path / "o" / "x-2.md"
 
 
+def test_output_never_goes_through_a_link_nor_replaces_a_file(tmp_path, pages, capsys):
+    """A link in the output folder (to a file or a folder outside it) is never written through,
+    and a file already there is never replaced: the output gets the next free name, with a note."""
+    out, elsewhere = tmp_path / "out", tmp_path / "elsewhere"
+    out.mkdir()
+    elsewhere.mkdir()
+    (elsewhere / "index.txt").write_text("theirs")
+    (out / "index.txt").symlink_to(elsewhere / "index.txt")
+    (out / "de.txt").write_text("mine")
+    two = [str(pages / "a" / "index.html"), str(pages / "de.html")]
+    assert main(["extract", "-q", *two, "-o", str(out)]) == 0
+    assert (elsewhere / "index.txt").read_text() == "theirs" and (out / "index.txt").is_symlink()
+    assert (out / "de.txt").read_text() == "mine"
+    assert "Council of a/index.html" in (out / "index-2.txt").read_text()
+    assert "Brücke" in (out / "de-2.txt").read_text()
+    err = capsys.readouterr().err
+    assert f"a file had its output's name; written to {out / 'de-2.txt'}" in err
+    # --overwrite replaces the name itself: the link goes, its target stays as it was
+    assert main(["extract", "-q", *two, "-o", str(out), "--overwrite"]) == 0
+    assert not (out / "index.txt").is_symlink()
+    assert "Council of a/index.html" in (out / "index.txt").read_text()
+    assert (elsewhere / "index.txt").read_text() == "theirs" and "Brücke" in (out / "de.txt").read_text()
+    assert sorted(p.name for p in out.iterdir()) == ["de-2.txt", "de.txt", "index-2.txt", "index.txt"]
+
+
+def test_keep_dirs_never_follows_a_linked_folder_out(tmp_path, pages, capsys):
+    out, elsewhere = tmp_path / "out", tmp_path / "elsewhere"
+    out.mkdir()
+    elsewhere.mkdir()
+    (out / "b").symlink_to(elsewhere, target_is_directory=True)
+    assert main(["extract", "-q", str(pages), "-o", str(out), "--keep-dirs"]) == 2  # b/'s two pages fail
+    assert list(elsewhere.iterdir()) == []
+    err = capsys.readouterr().err
+    assert err.count("cannot write its output") == 2 and "links are not followed" in err
+    assert (out / "a" / "index.txt").exists() and (out / "de.txt").exists()
+
+
+def test_a_page_without_text_prints_its_note_on_stderr_only(tmp_path, capsys):
+    f = tmp_path / "empty.html"
+    f.write_text("<html><body><script>x()</script></body></html>")
+    assert main(["extract", str(f)]) == 0
+    cap = capsys.readouterr()
+    assert cap.out == "" and f"ce-filter: note: {f}: no text (no text in page)" in cap.err
+
+
 def test_a_page_without_text_gets_no_file_and_a_note(tmp_path, pages, capsys):
     out = tmp_path / "out"
     assert main(["extract", "-q", str(pages / "de.html"), str(pages / "a" / "index.html"), "-o", str(out),
