@@ -28,6 +28,12 @@ from .model import Model, sigmoid
 from .segment import Blocks
 
 TOP = 5  # terms shown per block and stage
+# The view lists at most MAX_BLOCKS blocks with their terms, and at most MAX_TEXT characters of
+# their text in all (a block's text cut short is marked): a page of 40,000 paragraphs would be
+# a view of 50 MB otherwise. The rest is counted in a note; the scores are the whole page's.
+MAX_BLOCKS = 2000
+MAX_TEXT = 1 << 20
+_ROWS = 4096  # blocks whose terms are computed at once (the full matrix of a large page is big)
 
 
 @dataclass
@@ -76,13 +82,15 @@ def _terms(coef: np.ndarray, mean: np.ndarray, scale: np.ndarray, x: np.ndarray
 
 
 def explain_blocks(model: Model, blocks: Blocks, threshold: float, top: int = TOP,
-                   kind: np.ndarray | None = None, style: np.ndarray | None = None
-                   ) -> tuple[list[BlockWhy], np.ndarray]:
-    """Every block with its score and its strongest terms; also the final scores. ``kind``,
-    ``style``: the page-kind and page-style probabilities (Model.block_scores)."""
+                   kind: np.ndarray | None = None, style: np.ndarray | None = None,
+                   limit: int | None = None) -> tuple[list[BlockWhy], np.ndarray]:
+    """Every block with its score and its strongest terms (the first ``limit`` blocks only,
+    when given); also the final scores of all blocks. ``kind``, ``style``: the page-kind and
+    page-style probabilities (Model.block_scores)."""
     n = len(blocks)
     if n == 0:
         return [], np.zeros(0)
+    shown_n = n if limit is None else min(n, max(limit, 0))
     x = model.stage1_matrix(page_features(blocks, model.spec, kind, style))
     names = feature_names(model.spec)
     # tree-leaf columns (Model.trees) after the features, each named by its path; like the
@@ -92,12 +100,19 @@ def explain_blocks(model: Model, blocks: Blocks, threshold: float, top: int = TO
     if model.trees is not None:
         names = names + model.trees.paths()
     s1 = model.stage1
-    t1 = _terms(s1.coef, s1.mean, s1.scale, x)
-    z1 = s1.intercept + t1.sum(axis=1)
+    z1 = np.empty(n)
+    absent_sum = np.empty(n)
+    shown1 = np.empty((shown_n, x.shape[1]))
+    for a in range(0, n, _ROWS):  # the terms of a row at a time, not the whole page's matrix
+        xb = x[a:a + _ROWS]
+        t1 = _terms(s1.coef, s1.mean, s1.scale, xb)
+        z1[a:a + len(xb)] = s1.intercept + t1.sum(axis=1)
+        absent_tok = is_tok[None, :] & (xb == 0)
+        absent_sum[a:a + len(xb)] = np.where(absent_tok, t1, 0.0).sum(axis=1)
+        if a < shown_n:
+            k = min(len(xb), shown_n - a)
+            shown1[a:a + k] = np.where(absent_tok, 0.0, t1)[:k]
     p1 = sigmoid(z1)
-    absent_tok = is_tok[None, :] & (x == 0)
-    absent_sum = np.where(absent_tok, t1, 0.0).sum(axis=1)
-    shown1 = np.where(absent_tok, 0.0, t1)
     if model.stage2 is not None:
         ins = stage2_inputs(blocks)
         c = model.context_columns(p1, *ins, model.signature_groups(blocks))
@@ -125,7 +140,7 @@ def explain_blocks(model: Model, blocks: Blocks, threshold: float, top: int = TO
     in_code = code_blocks(blocks)
     keep = select(score, threshold, in_code)
     out = []
-    for i in range(n):
+    for i in range(shown_n):
         order = np.argsort(-np.abs(shown1[i]), kind="stable")[:top]
         terms1 = [Term(names[j], float(x[i, j]), float(shown1[i, j])) for j in order if shown1[i, j] != 0]
         if absent_sum[i] != 0:
@@ -140,13 +155,13 @@ def explain_blocks(model: Model, blocks: Blocks, threshold: float, top: int = TO
     return out, score
 
 
-def _site_terms(ex: Extractor, r: Extraction, whys: list[BlockWhy], cut: float) -> int:
-    """With a site memory: each block's site-stage terms, its final score and kept flag from
-    the stage (the page's own extraction's); the number of the host's other pages it read
+def _site_terms(ex: Extractor, r: Extraction, whys: list[BlockWhy], cut: float, in_code: np.ndarray) -> int:
+    """With a site memory: each listed block's site-stage terms, its final score and kept flag
+    from the stage (the page's own extraction's); the number of the host's other pages it read
     (0: none, the page scored alone)."""
     site = r.__dict__.get("_site")
     stage = ex.site_stage
-    if site is None or stage is None or site[2] <= 0 or len(site[0]) != len(whys):
+    if site is None or stage is None or site[2] <= 0 or len(site[0]) != len(in_code):
         return 0
     from .sitestage import COLUMNS, NAMES, site_columns
 
@@ -154,7 +169,7 @@ def _site_terms(ex: Extractor, r: Extraction, whys: list[BlockWhy], cut: float) 
     x = site_columns(model_scores, fps, k, n)
     t = stage.terms(x)
     score = sigmoid(stage.decision(x))
-    keep = select(score, cut, np.array([w.code for w in whys], dtype=bool))
+    keep = select(score, cut, in_code)
     for i, w in enumerate(whys):
         w.site_terms = [Term(NAMES[c], float(x[i, j]), float(t[i, j])) for j, c in enumerate(COLUMNS)]
         w.site_terms.append(Term("site stage intercept", 1.0, stage.intercept))
@@ -163,20 +178,27 @@ def _site_terms(ex: Extractor, r: Extraction, whys: list[BlockWhy], cut: float) 
 
 
 def explain(html: bytes | str, url: str | None = None, *, extractor: Extractor | None = None,
-            encoding: str | None = None, top: int = TOP) -> dict[str, Any]:
-    """The explain data of one page: its extraction, each block's why, the model's figures."""
+            encoding: str | None = None, top: int = TOP, max_blocks: int = MAX_BLOCKS,
+            max_text: int = MAX_TEXT) -> dict[str, Any]:
+    """The explain data of one page: its extraction, each block's why (the first
+    ``max_blocks`` blocks, their texts cut at ``max_text`` characters in all; ``blocks_total``
+    counts them all), the model's figures."""
     from .segment import parse, segment
 
     ex = extractor or Extractor()
     r: Extraction = ex.extract(html, url, encoding=encoding)
     whys: list[BlockWhy] = []
     cut = ex.threshold
+    n_blocks = 0
+    in_code = np.zeros(0, dtype=bool)
     if r.blocks:
         text, _, _, _ = ex.decode(html, encoding)
         blocks = segment(parse(text))
+        n_blocks = len(blocks)
         kind, style = ex.page_context(blocks, text, url)
         cut = ex.cut(kind)  # the page's own cut: its kind's, where the model has one
-        whys, score = explain_blocks(ex.model, blocks, cut, top, kind, style)
+        whys, score = explain_blocks(ex.model, blocks, cut, top, kind, style, limit=max_blocks)
+        in_code = code_blocks(blocks)
         keep, changed = ex.decide(blocks, score, kind)  # the page-kind decoding's group rule
         if changed is not None:
             for w, k, c in zip(whys, keep.tolist(), changed.tolist()):
@@ -184,9 +206,18 @@ def explain(html: bytes | str, url: str | None = None, *, extractor: Extractor |
                 if c:
                     w.group = "kept whole with its repeated group" if k else \
                         "dropped whole with its repeated group"
-    site = _site_terms(ex, r, whys, cut)
+    site = _site_terms(ex, r, whys, cut, in_code)
     meta = {k: getattr(r, k) for k in ("title", "author", "date", "sitename", "language",
                                        "canonical_url") if getattr(r, k, None)}
+    room = max(max_text, 0)
+    texts, cut_texts = [], 0
+    for w in whys:
+        if len(w.text) <= room:
+            texts.append(w.text)
+        else:
+            texts.append(w.text[:room] + "\u2026")
+            cut_texts += 1
+        room = max(room - len(w.text), 0)
     return {
         "url": url or "",
         "model": r.model,
@@ -198,16 +229,29 @@ def explain(html: bytes | str, url: str | None = None, *, extractor: Extractor |
         "metadata": meta,
         "stage2": ex.model.stage2 is not None,
         "site_pages": site,
+        "blocks_total": n_blocks,
+        "texts_cut": cut_texts,
+        "text_cap": max_text,
         "blocks": [
-            {"text": w.text, "score": round(w.score, 6), "stage1": round(w.stage1, 6),
+            {"text": txt, "score": round(w.score, 6), "stage1": round(w.stage1, 6),
              "kept": w.kept and r.reason != THIN_REASON,
              "code": w.code, **({"group": w.group} if w.group else {}),
              "terms1": [[t.name, round(t.value, 4), round(t.contribution, 4)] for t in w.stage1_terms],
              "terms2": [[t.name, round(t.value, 4), round(t.contribution, 4)] for t in w.stage2_terms],
              "terms_site": [[t.name, round(t.value, 4), round(t.contribution, 4)] for t in w.site_terms]}
-            for w in whys
+            for w, txt in zip(whys, texts)
         ],
     }
+
+
+def failed(url: str | None, extractor: Extractor, reason: str) -> dict[str, Any]:
+    """The explain data of a page that could not be explained (over its budget): no blocks,
+    the reason as the view's note."""
+    return {"url": url or "", "model": str(getattr(extractor, "version", "")),
+            "threshold": extractor.threshold,
+            "fallback_rel": FALLBACK_REL, "page_kind": "", "page_kind_prob": None, "reason": reason,
+            "metadata": {}, "stage2": extractor.model.stage2 is not None, "site_pages": 0,
+            "blocks_total": 0, "texts_cut": 0, "blocks": []}
 
 
 # ---------------------------------------------------------------- the page
@@ -298,6 +342,13 @@ def render_view(data: dict[str, Any]) -> str:
                         + (f" ({prob:.2f})" if isinstance(prob, float) else ""))
     if data.get("reason"):
         facts.append(f"<b>note</b> {esc(data['reason'])}")
+    total = data.get("blocks_total", len(data["blocks"]))
+    if total > len(data["blocks"]):
+        facts.append(f"<b>note</b> the view lists the first {len(data['blocks']):,} of the page's "
+                     f"{total:,} blocks")
+    if data.get("texts_cut"):
+        facts.append(f"<b>note</b> {data['texts_cut']:,} block texts cut short (\u2026): the view shows "
+                     f"{data.get('text_cap', MAX_TEXT):,} characters of text at most")
     blocks = []
     for i, b in enumerate(data["blocks"]):
         cls = "kept" if b["kept"] else "dropped"
