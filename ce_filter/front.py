@@ -10,9 +10,14 @@ it out, so a client that reads slowly holds no worker either. A slow or silent c
 socket and its buffer here, nothing more. ``GET /healthz`` is answered here (the workers'
 socket accepting connections), so a service busy with pages stays healthy.
 
-Bounds: ``max_connections`` open at once (past it: 503 at once), ``max_buffered`` bytes of
-request bodies held at once (past it: 503), the request head at most 64 KiB (431). Each
-request is answered with ``Connection: close``.
+Bounds: ``max_connections`` requests at once (past it: 503, but ``GET /healthz`` is still
+answered; past twice that a connection is closed with 503 unread); while three quarters of
+that are open, a connection has ``header_timeout`` seconds to send its request head (408), so
+idle connections cannot hold the front; ``max_buffered`` bytes held at once, the request bodies
+read and the answers not yet taken by their clients (past it: 503); the request head at most
+64 KiB (431), a chunk-size or trailer line too (400). Requests are read as RFC 9112 says: one
+Content-Length of digits only (two that differ are 400), chunk sizes of hex digits only.
+Each request is answered with ``Connection: close``.
 """
 
 from __future__ import annotations
@@ -20,16 +25,21 @@ from __future__ import annotations
 import asyncio
 import json
 import os
+import re
 import signal
 import socket
+import sys
 import time
 from dataclasses import dataclass
 from typing import Any
 
 HEAD_LIMIT = 64 << 10
+_DIGITS = re.compile(rb"[0-9]{1,18}")
+_HEX = re.compile(rb"[0-9A-Fa-f]{1,15}")
 _HOP = {b"connection", b"keep-alive", b"transfer-encoding", b"content-length", b"expect",
         b"proxy-connection", b"te", b"upgrade", b"trailer"}
-_REASONS = {400: "Bad Request", 408: "Request Timeout", 413: "Content Too Large",
+_REASONS = {400: "Bad Request", 500: "Internal Server Error", 408: "Request Timeout",
+            413: "Content Too Large",
             431: "Request Header Fields Too Large", 501: "Not Implemented", 502: "Bad Gateway",
             503: "Service Unavailable", 504: "Gateway Timeout"}
 
@@ -46,7 +56,8 @@ class FrontOptions:
     upstream_timeout: float = 40.0  # seconds a worker has to answer (its own timeout + margin)
     max_body: int = 1 << 20
     max_connections: int = 1024
-    max_buffered: int = 512 << 20
+    max_buffered: int = 512 << 20  # request bodies and answers held for their clients, in bytes
+    header_timeout: float = 2.0  # seconds to send the request head while near max_connections
 
 
 def answer(status: int, body: bytes, ctype: str = "application/json") -> bytes:
@@ -70,15 +81,56 @@ class Front:
         self.grace = grace
         self.active = 0
         self.buffered = 0
+        self._pressure = asyncio.Event()  # set while near the connection cap (_busy)
 
     # -- one request
+    def _busy(self) -> bool:
+        """Near the connection cap (three quarters of it): idle connections get header_timeout."""
+        return self.active * 4 >= self.opt.max_connections * 3
+
+    async def _head(self, reader: asyncio.StreamReader, started: float) -> bytes:
+        """The request head, within client_timeout of ``started``, or header_timeout while the
+        front is near its connection cap (the deadline shortens when the front gets busy)."""
+        loop = asyncio.get_running_loop()
+        read = asyncio.ensure_future(reader.readuntil(b"\r\n\r\n"))
+        try:
+            while True:
+                busy = self._busy()
+                limit = self.opt.client_timeout
+                if busy:
+                    limit = min(self.opt.header_timeout, limit)
+                left = started + limit - loop.time()
+                if left <= 0:
+                    raise _Refuse(408, f"no request head within {limit:g} s")
+                waits: set[asyncio.Future[Any]] = {read}
+                pressure = None
+                if not busy:
+                    pressure = asyncio.ensure_future(self._pressure.wait())
+                    waits.add(pressure)
+                done, _ = await asyncio.wait(waits, timeout=left, return_when=asyncio.FIRST_COMPLETED)
+                if pressure is not None:
+                    pressure.cancel()
+                if read in done:
+                    try:
+                        return read.result()
+                    except asyncio.LimitOverrunError:
+                        raise _Refuse(431, f"request head over {HEAD_LIMIT} bytes") from None
+        finally:
+            if not read.done():
+                read.cancel()
+
+    @staticmethod
+    async def _line(reader: asyncio.StreamReader, what: str) -> bytes:
+        """One CRLF-ended line of the body's framing, at most HEAD_LIMIT bytes (400 beyond)."""
+        try:
+            return await reader.readuntil(b"\r\n")
+        except asyncio.LimitOverrunError:
+            raise _Refuse(400, f"{what} over {HEAD_LIMIT} bytes") from None
+
     async def _read(self, reader: asyncio.StreamReader, writer: asyncio.StreamWriter,
                     meta: dict[str, Any]) -> tuple[bytes, list[tuple[bytes, bytes]], bytes]:
         """(request line, headers, body), or _Refuse; ``meta["path"]``: the path once known."""
-        try:
-            head = await reader.readuntil(b"\r\n\r\n")
-        except asyncio.LimitOverrunError:
-            raise _Refuse(431, f"request head over {HEAD_LIMIT} bytes") from None
+        head = await self._head(reader, meta["t0"])
         lines = head[:-4].split(b"\r\n")
         line = lines[0]
         parts = line.split(b" ")
@@ -91,24 +143,26 @@ class Front:
             if not sep or not k or k != k.strip():
                 raise _Refuse(400, "malformed header line")
             headers.append((k.lower(), v.strip()))
-        hd = dict(headers)
-        te = hd.get(b"transfer-encoding", b"").lower()
+        if self.active > self.opt.max_connections and not (
+                meta["path"] == "/healthz" and parts[0] in (b"GET", b"HEAD")):
+            raise _Refuse(503, "too many connections: try again")
+        te = b", ".join(v for k, v in headers if k == b"transfer-encoding").lower()
+        lengths = [x.strip() for k, v in headers if k == b"content-length" for x in v.split(b",")]
         limit = self.opt.max_body
         if te and te != b"chunked":
             raise _Refuse(501, "only chunked transfer encoding is understood")
-        if b"content-length" in hd and te:
+        if lengths and te:
             raise _Refuse(400, "both Content-Length and Transfer-Encoding")
         n = 0
-        if not te and b"content-length" in hd:
-            try:
-                n = int(hd[b"content-length"])
-            except ValueError:
-                raise _Refuse(400, "bad Content-Length") from None
-            if n < 0:
-                raise _Refuse(400, "bad Content-Length")
+        if lengths:
+            if not all(_DIGITS.fullmatch(x) for x in lengths):
+                raise _Refuse(400, "bad Content-Length: decimal digits only")
+            if len(set(lengths)) > 1:
+                raise _Refuse(400, "Content-Length headers that differ")
+            n = int(lengths[0])
             if n > limit:
                 raise _Refuse(413, f"body of {n} bytes is over the limit of {limit}")
-        if hd.get(b"expect", b"").lower() == b"100-continue":
+        if any(k == b"expect" and v.lower() == b"100-continue" for k, v in headers):
             writer.write(b"HTTP/1.1 100 Continue\r\n\r\n")
         if te:
             body = await self._chunked(reader, limit, meta)
@@ -117,10 +171,11 @@ class Front:
         return line, headers, body
 
     def _take(self, meta: dict[str, Any], k: int) -> None:
-        """Count ``k`` more body bytes held for this request (503 past ``max_buffered`` in all:
-        the bytes a client has sent count, not the size it announces)."""
+        """Count ``k`` more bytes held for this request, of its body or its answer (503 past
+        ``max_buffered`` in all: the bytes a client has sent count, not the size it announces,
+        and an answer counts until its client has taken it)."""
         if self.buffered + k > self.opt.max_buffered:
-            raise _Refuse(503, "too many request bodies in flight: try again")
+            raise _Refuse(503, "too many request bodies and answers in flight: try again")
         self.buffered += k
         meta["held"] += k
 
@@ -140,16 +195,17 @@ class Front:
         chunks: list[bytes] = []
         total = 0
         while True:
-            size_line = await reader.readuntil(b"\r\n")
-            try:
-                size = int(size_line.split(b";", 1)[0].strip(), 16)
-            except ValueError:
-                raise _Refuse(400, "bad chunk size") from None
-            if size < 0:
-                raise _Refuse(400, "bad chunk size")
+            size_line = await self._line(reader, "chunk-size line")
+            digits = size_line[:-2].split(b";", 1)[0].rstrip(b" \t")
+            if not _HEX.fullmatch(digits):
+                raise _Refuse(400, "bad chunk size: hexadecimal digits only")
+            size = int(digits, 16)
             if size == 0:
-                while (await reader.readuntil(b"\r\n")) != b"\r\n":  # trailers
-                    pass
+                trailers = 0
+                while (t := await self._line(reader, "trailer line")) != b"\r\n":
+                    trailers += len(t)
+                    if trailers > HEAD_LIMIT:
+                        raise _Refuse(400, f"trailer section over {HEAD_LIMIT} bytes")
                 return b"".join(chunks)
             total += size
             if total > limit:
@@ -158,29 +214,38 @@ class Front:
             if await reader.readexactly(2) != b"\r\n":
                 raise _Refuse(400, "bad chunk framing")
 
-    async def _forward(self, line: bytes, headers: list[tuple[bytes, bytes]], body: bytes) -> bytes:
-        """The worker's whole answer to the request."""
+    async def _forward(self, line: bytes, headers: list[tuple[bytes, bytes]], body: bytes,
+                       meta: dict[str, Any]) -> bytes:
+        """The worker's whole answer to the request, counted as held (``_take``) as it is read."""
         try:
             up_r, up_w = await asyncio.open_unix_connection(self.upstream)
         except OSError as e:
             raise _Refuse(503, f"no worker reachable: {e}") from None
+        loop = asyncio.get_running_loop()
+        deadline = loop.time() + self.opt.upstream_timeout
+        parts: list[bytes] = []
         try:
             out = [line]
             out += [k + b": " + v for k, v in headers if k not in _HOP]
             out += [b"Content-Length: " + str(len(body)).encode(), b"Connection: close", b"", b""]
             up_w.write(b"\r\n".join(out) + body)
             await up_w.drain()
-            resp = await asyncio.wait_for(up_r.read(), self.opt.upstream_timeout)
+            while True:
+                piece = await asyncio.wait_for(up_r.read(1 << 16), max(deadline - loop.time(), 0))
+                if not piece:
+                    break
+                self._take(meta, len(piece))
+                parts.append(piece)
         except asyncio.TimeoutError:
             raise _Refuse(504, f"no answer within {self.opt.upstream_timeout:g} s") from None
         except OSError as e:
             raise _Refuse(502, f"the worker's connection failed: {e}") from None
         finally:
             up_w.close()
-        if not resp:
+        if not parts:
             raise _Refuse(502, "the worker ended without an answer (replaced: past the request "
                                "timeout, or it died)")
-        return resp
+        return b"".join(parts)
 
     async def _healthz(self) -> bytes:
         try:
@@ -192,12 +257,15 @@ class Front:
 
     async def handle(self, reader: asyncio.StreamReader, writer: asyncio.StreamWriter) -> None:
         t0 = time.perf_counter()
-        meta: dict[str, Any] = {"path": "other", "held": 0}  # held: body bytes counted
+        # held: bytes counted in ``buffered`` for this request (its body, then its answer)
+        meta: dict[str, Any] = {"path": "other", "held": 0, "t0": asyncio.get_running_loop().time()}
         status = 0
         mine = True  # answered here (a forwarded request is counted by its worker)
         self.active += 1
+        if self._busy():
+            self._pressure.set()  # the connections waiting for their head: header_timeout now
         try:
-            if self.active > self.opt.max_connections:
+            if self.active > 2 * self.opt.max_connections:
                 resp = error(503, "too many connections: try again")
             else:
                 try:
@@ -212,17 +280,25 @@ class Front:
                     if meta["path"] == "/healthz" and line.startswith((b"GET ", b"HEAD ")):
                         resp = await self._healthz()
                     else:
-                        resp = await self._forward(line, headers, body)
+                        resp = await self._forward(line, headers, body, meta)
                         mine = False
                 except _Refuse as e:
                     resp = error(e.status, str(e))
+                except (ConnectionError, OSError):
+                    raise
+                except Exception as e:  # noqa: BLE001 - one line in the log, an answer, no traceback
+                    print(f"ce-filter serve front: {type(e).__name__}: {e}", file=sys.stderr, flush=True)
+                    resp = error(500, f"internal error in the front: {type(e).__name__}")
             status = int(resp[9:12]) if resp[9:12].isdigit() else 0
-            writer.write(resp)
+            writer.write(resp)  # what the client has not taken stays in the transport's buffer,
+            del resp  # counted in ``held`` until drained
             await asyncio.wait_for(writer.drain(), self.opt.client_timeout)
         except (asyncio.TimeoutError, ConnectionError, OSError):
             pass
         finally:
             self.active -= 1
+            if self._pressure.is_set() and not self._busy():
+                self._pressure = asyncio.Event()
             self.buffered -= meta["held"]
             writer.close()
             if self.observe is not None and status and mine:
@@ -253,10 +329,24 @@ class Front:
         asyncio.run(self._main())
 
 
+def _room_for(files: int) -> None:
+    """Raise this process's open-file limit to ``files`` where the hard limit lets it (each
+    connection is a descriptor; a limit of 1,024 would refuse connections before the cap)."""
+    import resource
+
+    soft, hard = resource.getrlimit(resource.RLIMIT_NOFILE)
+    if soft == resource.RLIM_INFINITY or soft >= files:
+        return
+    target = files if hard == resource.RLIM_INFINITY else min(files, hard)
+    if target > soft:
+        resource.setrlimit(resource.RLIMIT_NOFILE, (target, hard))
+
+
 def run_front(listener: socket.socket, upstream: str, options: FrontOptions, observe: Any = None) -> None:
     """The front process's body (forked by serve.run); it ends the master if it fails, so
     that the service stops whole instead of answering nothing."""
     signal.signal(signal.SIGINT, signal.SIG_IGN)  # the master stops the front
+    _room_for(2 * options.max_connections + 256)
     try:
         Front(listener, upstream, options, observe).run()
     except BaseException:
