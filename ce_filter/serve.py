@@ -165,22 +165,25 @@ def _read_body(environ: dict[str, Any], limit: int) -> bytes:
 
 def fetch(url: str, timeout: float, private: bool = False) -> Any:
     """The page at ``url`` (a RawPage, body cut at the filter's page limit + 1 byte), or 400
-    for a URL that is not http(s), 403 for one whose host (or a redirect's) is not a public
-    address unless ``private`` (ce_filter.netguard), 502 with why when it cannot be fetched."""
+    for a URL (or a redirect's) that is not http(s), 403 for one whose host (or a redirect's)
+    is not a public address unless ``private``, 502 with why when it cannot be fetched. Every
+    hop goes through ce_filter.netguard's one opener."""
     from .crawler.files import InputError
     from .crawler.files import fetch as fetch_page
-    from .netguard import blocked_reason, public_opener
+    from .netguard import Refused, check_scheme, opener, refusal
 
-    parts = urllib.parse.urlsplit(url)
-    if parts.scheme not in ("http", "https") or not parts.netloc:
+    try:
+        check_scheme(url)
+    except Refused as e:
+        raise HttpError(e.status, str(e)) from None
+    if not urllib.parse.urlsplit(url).netloc:
         raise HttpError(400, f"not an http(s) URL: {url!r}")
     try:
-        return fetch_page(url, limit=MAX_BYTES + 1, timeout=timeout,
-                          opener=None if private else public_opener())
+        return fetch_page(url, limit=MAX_BYTES + 1, timeout=timeout, opener=opener(private))
     except InputError as e:
-        blocked = blocked_reason(e)
-        if blocked:
-            raise HttpError(403, f"fetching {url}: {blocked}") from None
+        refused = refusal(e)
+        if refused is not None:
+            raise HttpError(refused.status, f"fetching {url}: {refused}") from None
         raise HttpError(502, f"fetching {e}") from None
 
 
@@ -314,15 +317,34 @@ class App:
         return 200, _JSON, dumps(rec), bool(rec["text"]), len(page.body)
 
     def explain(self, environ: dict[str, Any]) -> tuple[int, str, bytes, bool | None, int]:
+        """The explain view, under the per-page budget as /extract's filtering is (past it: the
+        view with no blocks and the reason as its note); the view is bounded (explain.MAX_BLOCKS
+        blocks, explain.MAX_TEXT characters of text)."""
+        from .budget import FILTER_ERROR, OVER_TIME, OverBudget, cpu_deadline, memory_exhausted
         from .decode import charset_from_content_type
-        from .explain import explain, render_view
+        from .explain import explain, failed, render_view
 
         inp = self._inputs(environ)
         enc = charset_from_content_type(inp["content_type"])
-        data = explain(inp["body"], inp["url"] or None, extractor=self._extractor(inp["threshold"]).extractor,
-                       encoding=enc)
-        return (200, "text/html; charset=utf-8", render_view(data).encode("utf-8"),
-                bool(any(b["kept"] for b in data["blocks"])), len(inp["body"]))
+        ex = self._extractor(inp["threshold"]).extractor
+        url = inp["url"] or None
+        seconds = self.opt.budget.seconds
+        try:
+            with cpu_deadline(seconds):
+                data = explain(inp["body"], url, extractor=ex, encoding=enc)
+                view = render_view(data).encode("utf-8")
+        except OverBudget:
+            data = failed(url, ex, f"{OVER_TIME} ({seconds:g} s)")
+        except Exception as e:  # noqa: BLE001 - as budget.guarded: the page's failure is its answer
+            if isinstance(e, MemoryError) or memory_exhausted(self.bounded.memory_cap):
+                environ[RECYCLE] = True  # not trusted with the next page: gunicorn replaces it
+                data = failed(url, ex, OVER_MEMORY)
+            else:
+                data = failed(url, ex, f"{FILTER_ERROR}: {type(e).__name__}")
+        else:
+            return (200, "text/html; charset=utf-8", view, bool(any(b["kept"] for b in data["blocks"])),
+                    len(inp["body"]))
+        return 200, "text/html; charset=utf-8", render_view(data).encode("utf-8"), False, len(inp["body"])
 
     def __call__(self, environ: dict[str, Any], start_response: StartResponse) -> Iterable[bytes]:
         t0 = time.perf_counter()
@@ -387,9 +409,12 @@ def run(host: str = "127.0.0.1", port: int = 8080, workers: int = 2, timeout: fl
         extractor: Extractor | None = None, options: Options | None = None,
         client_timeout: float = CLIENT_TIMEOUT) -> None:
     """Serve until stopped (SIGTERM / SIGINT stop gracefully): the front (ce_filter.front) on
-    ``host:port``, gunicorn's worker processes behind it on a private Unix socket."""
+    ``host:port`` (port 0: a free one, said in the "listening on" line), gunicorn's worker
+    processes behind it on a private Unix socket."""
+    import os
     import shutil
     import socket
+    import sys
     import tempfile
 
     from gunicorn.app.base import BaseApplication
@@ -400,16 +425,36 @@ def run(host: str = "127.0.0.1", port: int = 8080, workers: int = 2, timeout: fl
     opt = app.opt
     listener = socket.create_server((host, port), backlog=1024,
                                     family=socket.AF_INET6 if ":" in host else socket.AF_INET)
+    bound = listener.getsockname()[1]
+    address = f"http://{f'[{host}]' if ':' in host else host}:{bound}"
+    master = os.getpid()
     tmp = tempfile.mkdtemp(prefix="ce-filter-serve-")
     upstream = f"{tmp}/workers.sock"
-    front = multiprocessing.get_context("fork").Process(
-        target=run_front, name="ce-filter-front", daemon=False,
-        args=(listener, upstream,
-              FrontOptions(client_timeout=client_timeout, upstream_timeout=timeout + 10,
-                           max_body=opt.max_body),
-              app.metrics.observe))
-    front.start()
+    front_options = FrontOptions(client_timeout=client_timeout, upstream_timeout=timeout + 10,
+                                 max_body=opt.max_body)
+    # the front is a plain fork (not a multiprocessing.Process): gunicorn's workers, forked
+    # from the master later, must not find it among their children when they exit
+    sys.stderr.flush()
+    front = os.fork()
+    if front == 0:
+        code = 1
+        try:
+            run_front(listener, upstream, front_options, app.metrics.observe)
+            code = 0
+        except BaseException:  # noqa: BLE001 - run_front stopped the master; say why, then go
+            import traceback
+
+            traceback.print_exc()
+        finally:
+            os._exit(code)
     listener.close()  # the front's now; the workers forked later must not hold it
+
+    def say(line: str) -> None:
+        print(f"ce-filter serve: {line}", file=sys.stderr, flush=True)
+
+    def when_ready(arbiter: Any) -> None:
+        say(f"listening on {address} with {workers} worker{'s' if workers != 1 else ''}; "
+            "Ctrl-C or SIGTERM stops it")
 
     def post_request(worker: Any, req: Any, environ: dict[str, Any], resp: Any) -> None:
         if environ.get(RECYCLE):
@@ -424,6 +469,7 @@ def run(host: str = "127.0.0.1", port: int = 8080, workers: int = 2, timeout: fl
                          "limit_request_line": 8190, "limit_request_fields": 100,
                          "accesslog": None, "errorlog": "-", "loglevel": "info",
                          "proc_name": "ce-filter-serve", "control_socket_disable": True,
+                         "when_ready": when_ready,
                          "post_worker_init": lambda worker: app.worker_ready(),
                          "post_request": post_request}.items():
                 if k in self.cfg.settings:  # control_socket_disable: only gunicorn >= 24 has one
@@ -435,13 +481,34 @@ def run(host: str = "127.0.0.1", port: int = 8080, workers: int = 2, timeout: fl
     try:
         _Server().run()
     finally:
-        if front.is_alive():
-            front.terminate()  # SIGTERM: it finishes the requests in flight
-        front.join(15)
-        if front.is_alive():
-            front.kill()
-            front.join(5)
-        shutil.rmtree(tmp, ignore_errors=True)
+        # gunicorn's workers are forked inside run() and leave it by SystemExit(0) through
+        # here: the front and the socket's folder are the master's to stop and remove
+        if os.getpid() == master:
+            _stop_front(front)
+            shutil.rmtree(tmp, ignore_errors=True)
+            say("stopped")
+
+
+def _stop_front(pid: int, grace: float = 15.0) -> None:
+    """SIGTERM the front (it finishes the requests in flight), SIGKILL past ``grace`` s."""
+    import os
+    import signal
+
+    signal.signal(signal.SIGCHLD, signal.SIG_DFL)  # gunicorn's handler would reap it first
+    try:
+        os.kill(pid, signal.SIGTERM)
+    except ProcessLookupError:
+        pass
+    deadline = time.monotonic() + grace
+    try:
+        while os.waitpid(pid, os.WNOHANG)[0] == 0:
+            if time.monotonic() > deadline:
+                os.kill(pid, signal.SIGKILL)
+                os.waitpid(pid, 0)
+                return
+            time.sleep(0.05)
+    except ChildProcessError:  # reaped already
+        pass
 
 
 def add_arguments(p: Any) -> None:
