@@ -27,7 +27,8 @@
   page's host (``CE_FILTER_KAFKA_RAW_KEY=host``, the default: a site's pages go to one partition,
   so one worker's site memory sees them all) or its URL (``url``).
 
-Methods take ``spider`` as optional so both older and newer Scrapy call them happily.
+Methods take ``spider`` as optional so both older and newer Scrapy call them happily, and
+``FilterPipeline.process_item`` is a coroutine (Scrapy 2.11 and later).
 """
 
 from __future__ import annotations
@@ -112,12 +113,17 @@ class FilterPipeline:
                    Budget(s.getfloat("CE_FILTER_PAGE_BUDGET", 10.0), s.getint("CE_FILTER_PAGE_MEMORY", 1024)),
                    s.getint("CE_FILTER_THREADS", 1))
 
-    def process_item(self, item: Any, spider: Any = None) -> Any:
+    async def process_item(self, item: Any, spider: Any = None) -> Any:
+        """A coroutine, as Scrapy documents item pipelines (a returned Deferred is deprecated
+        since Scrapy 2.13); the page is filtered in the reactor's thread pool and awaited on
+        either reactor (maybe_deferred_to_future: asyncio's, Twisted's own)."""
         if record_of(item, self.field) is not None:
             return item  # already filtered
+        from scrapy.utils.defer import maybe_deferred_to_future
         from twisted.internet.threads import deferToThread
 
-        return deferToThread(self.filter, item).addCallback(self._finish, item)
+        rec = await maybe_deferred_to_future(deferToThread(self.filter, item))
+        return self._finish(rec, item)
 
     def filter(self, item: Any) -> dict[str, Any]:
         """The record of one page item (runs in a thread of the reactor's pool)."""
