@@ -38,7 +38,8 @@ class MissingExtra(ImportError):
     """A command or sink needs an optional part that is not installed."""
 
     def __init__(self, what: str, extra: str) -> None:
-        super().__init__(f"{what} needs the {extra} extra: pip install 'ce-filter[{extra}]'")
+        super().__init__(f"{what} needs the {extra} extra: pip install 'ce-filter[{extra}]' "
+                         f"(in a checkout: pip install '.[{extra}]')")
         self.extra = extra
 
 

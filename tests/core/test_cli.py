@@ -367,7 +367,8 @@ MISTAKES = [
      "'inf' is not a number in [0, 1] (from CE_FILTER_THRESHOLD)"),
     (["extract", "{d}/page.html"], {"CE_FILTER_MODEL": "nope.json"},
      "nope.json: no such model file (from CE_FILTER_MODEL)"),
-    (["extract", "--encoding", "klingon", "{d}/page.html"], {}, "'klingon' is not a charset label browsers accept"),
+    (["extract", "--encoding", "klingon", "{d}/page.html"], {},
+     "'klingon' is not a charset label browsers accept"),
     (["extract", "--encoding", "hex", "{d}/page.html"], {}, "'hex' is not a charset label browsers accept"),
     (["extract", "--format", "xmltei", "{d}/page.html"], {}, "argument --format: invalid choice: 'xmltei'"),
     (["extract", "--url", "page.html", "{d}/page.html"], {},
@@ -436,7 +437,8 @@ def test_a_missing_extra_is_one_line(monkeypatch, capsys, mistakes, cmd, extra):
     monkeypatch.setattr(extras, "_installed", lambda m: m not in gone)
     assert main([c.format(corpus=mistakes[1]) for c in cmd]) == 2
     err = capsys.readouterr().err
-    want = f"ce-filter {cmd[0]} needs the {extra} extra: pip install 'ce-filter[{extra}]'"
+    want = f"ce-filter {cmd[0]} needs the {extra} extra: pip install 'ce-filter[{extra}]' " \
+           f"(in a checkout: pip install '.[{extra}]')"
     assert err == f"ce-filter: error: {want}\n"
 
 

@@ -37,9 +37,9 @@ def test_every_extra_has_an_install_line_and_serve_is_in_the_quick_start():
     for extra in PROJECT["optional-dependencies"]:
         if extra in ("test", "fuzz"):  # the developers' extras: scripts/test.sh, fuzz/README
             continue
-        assert f"pip install 'ce-filter[{extra}]'" in install, extra
+        assert f"pip install '.[{extra}]'" in install, extra
     quick = README.split("\n## Quick start by use case\n", 1)[1].split("\n## ", 1)[0]
-    assert "ce-filter serve" in quick and "pip install 'ce-filter[serve]'" in quick
+    assert "ce-filter serve" in quick and "pip install '.[serve]'" in quick
 
 
 def test_project_urls_name_paths_that_exist():

@@ -140,9 +140,11 @@ def test_1_core_install_runs_every_listed_subcommand_or_names_its_extra(venv):
         r = v.cli(cmd, *args[cmd])
         assert r.returncode == 2 and r.stdout == "", (cmd, r.stdout, r.stderr)
         assert r.stderr == f"ce-filter: error: ce-filter {cmd} needs the {extra} extra: pip install " \
-                           f"'ce-filter[{extra}]'\n", (cmd, r.stderr)
+                           f"'ce-filter[{extra}]' (in a checkout: pip install '.[{extra}]')\n", \
+            (cmd, r.stderr)
     r = v.run(v.python, "-m", "ce_filter.pipelines.spark_job", "--input", "x", "--output", "y")
-    want = "the Spark job needs the spark extra: pip install 'ce-filter[spark]'"
+    want = ("the Spark job needs the spark extra: pip install 'ce-filter[spark]' "
+            "(in a checkout: pip install '.[spark]')")
     assert r.returncode == 2 and r.stderr.splitlines() == [f"ce_filter.pipelines.spark_job: error: {want}"]
 
 
