@@ -20,6 +20,7 @@ import io
 import os
 import re
 import sys
+import time
 import zlib
 from collections import Counter, OrderedDict
 from collections.abc import Iterable, Iterator
@@ -28,7 +29,7 @@ from pathlib import Path
 from typing import IO, Any
 
 from warcio.archiveiterator import ArchiveIterator
-from warcio.bufferedreaders import ChunkedDataReader
+from warcio.bufferedreaders import ChunkedDataReader, DecompressingBufferedReader
 from warcio.limitreader import LimitReader
 
 from .page import RawPage, is_html_type, media_type
@@ -184,19 +185,23 @@ def expand_sources(source: Source | Iterable[Source]) -> list[tuple[str, Any]]:
 
 def iter_pages(
     source: Source | Iterable[Source], stats: WarcStats | None = None, *, all_statuses: bool = False,
-    revisits: bool | RevisitIndex = False,
+    revisits: bool | RevisitIndex = False, halt: Any = None, seconds: float | None = None,
 ) -> Iterator[RawPage]:
     """Pages from WARC files, globs, directories, ``-`` (stdin) or binary streams.
 
     Inputs are resolved at call time (a missing file raises FileNotFoundError here, not
     later); records are read lazily. ``all_statuses`` keeps non-2xx responses too.
     ``revisits`` resolves revisit records against the originals read before them (True, or
-    a :class:`RevisitIndex` to choose its size or share it between calls).
+    a :class:`RevisitIndex` to choose its size or share it between calls). ``halt``: an
+    object that turns truthy to stop the run (a signal handler's flag): the reader checks it
+    at every read of the input (at most 64 KiB apart) and then ends, as at the end of the
+    input. ``seconds``: the CPU seconds one body's Content-Encoding may take to undo (the
+    page budget; default DECODE_SECONDS, 0 for no limit): a body past it is skipped.
     """
     inputs = expand_sources(source)
     stats = stats if stats is not None else WarcStats()
     index = _revisit_index(revisits)
-    return _iter_inputs(inputs, stats, all_statuses, index)
+    return _iter_inputs(inputs, stats, all_statuses, index, halt, _seconds(seconds))
 
 
 def _revisit_index(revisits: bool | RevisitIndex | None) -> RevisitIndex | None:
@@ -205,42 +210,71 @@ def _revisit_index(revisits: bool | RevisitIndex | None) -> RevisitIndex | None:
     return RevisitIndex() if revisits else None
 
 
+def _seconds(seconds: float | None) -> float:
+    return DECODE_SECONDS if seconds is None else max(float(seconds), 0.0)
+
+
 def _iter_inputs(inputs: list[tuple[str, Any]], stats: WarcStats, all_statuses: bool,
-                 revisits: RevisitIndex | None) -> Iterator[RawPage]:
-    for name, src in inputs:
-        stats.files += 1
-        if hasattr(src, "read"):
-            yield from _iter_stream(name, src, stats, all_statuses, revisits=revisits)
-        else:
-            with open(src, "rb") as fh:
-                yield from _iter_stream(name, fh, stats, all_statuses, revisits=revisits)
+                 revisits: RevisitIndex | None, halt: Any = None,
+                 seconds: float = 0.0) -> Iterator[RawPage]:
+    try:
+        for name, src in inputs:
+            stats.files += 1
+            if hasattr(src, "read"):
+                yield from _iter_stream(name, src, stats, all_statuses, revisits=revisits,
+                                        halt=halt, seconds=seconds)
+            else:
+                with open(src, "rb") as fh:
+                    yield from _iter_stream(name, fh, stats, all_statuses, revisits=revisits,
+                                            halt=halt, seconds=seconds)
+    except Halted:
+        return  # stopped from outside: the caller says so (offline.RunStats.interrupted)
 
 
 GZIP_MAGIC = b"\x1f\x8b\x08"
 # Bounds on what one record may cost, whatever its headers say.
 PAYLOAD_CAP = 16 << 20  # bytes of one HTTP body kept as sent (the rest is read past)
 BODY_CAP = 16 << 20  # bytes of one body once its Content-Encoding is undone
-MEMBER_CAP = 1 << 30  # bytes one gzip member may decompress to; past it the member is skipped
+# Bytes one gzip member may decompress to; past it the member is reported (too-large) and
+# skipped. Read when a member is opened, so a test can set a small one (monkeypatch).
+MEMBER_CAP = 1 << 30
 HOLD_BYTES = 32 << 20  # pages of one gzip member held until its CRC is checked (see _read_unit)
 _SCAN = 1 << 16  # read size
 REWIND = 1 << 20  # raw bytes of a corrupt gzip member looked at again for the next member
 _LOOK = 1 << 16  # bytes a possible record start needs after it to be checked
 PLAIN_LOOK = 32 << 20  # uncompressed WARC: how far a Content-Length is checked against the end
+HEAD_LOOK = 64 << 10  # uncompressed WARC: the most a record's WARC headers may take
+LENGTH_DIGITS = 18  # a Content-Length longer than this (an exabyte) is damage, not a number
+NAME_LOOK = 1 << 10  # a gzip member start candidate: the most its FNAME / FCOMMENT may take
+DEFLATE_LOOK = 4 << 10  # ... and the deflate bytes looked at for its first 5 bytes ("WARC/")
+LINE_CAP = 1 << 20  # a header line is handed to warcio in pieces of at most this many bytes
+DECODE_SECONDS = 10.0  # CPU seconds to undo one body's Content-Encoding (the page budget's default)
+_PIECE = 256  # first piece of a gzip member fed to zlib (doubling): see _inflate
+
+
+class Halted(BaseException):
+    """The reader's ``halt`` turned truthy: the run ends (a BaseException, so the handlers
+    that keep a broken record from ending the run do not keep it either)."""
 
 
 class _Source:
     """The raw input from file offset ``pos`` on, with lookahead (so damage can be skipped on
     streams too: stdin cannot seek)."""
 
-    def __init__(self, fh: IO[bytes], pos: int, stats: WarcStats | None = None) -> None:
+    def __init__(self, fh: IO[bytes], pos: int, stats: WarcStats | None = None,
+                 halt: Any = None) -> None:
         self.fh, self.pos = fh, pos
         self.buf = bytearray()
         self.eof = False
         self.stats = stats  # its bytes_read: how much of the input is done (progress)
+        self.halt = halt  # truthy once the run is to stop: checked at every read (Halted)
 
     def fill(self, n: int) -> int:
-        """Buffer at least ``n`` bytes if the input has them; returns how many are buffered."""
+        """Buffer at least ``n`` bytes if the input has them; returns how many are buffered.
+        Raises Halted when ``halt`` is set: every loop of the reader reads through here."""
         while len(self.buf) < n and not self.eof:
+            if self.halt:
+                raise Halted
             data = self.fh.read(max(n - len(self.buf), _SCAN))
             if not data:
                 self.eof = True
@@ -268,49 +302,76 @@ class _Source:
     def skip_to(self, find: Any, stop: int | None) -> None:
         """Pass over bytes up to the next offset (after the current one) where ``find(buf, i,
         limit)`` (the first record start in buf[i:limit], or -1) sees a record start, or to the
-        end of the input, or to ``stop``. Memory stays bounded whatever the gap."""
+        end of the input, or to ``stop``. Memory stays bounded whatever the gap, and every
+        step consumes input: a window of at least _SCAN new bytes is searched (each start
+        with _LOOK bytes after it to be checked), then dropped but for its last byte."""
         i = 1
         while True:
-            self.fill(i + _LOOK)
-            limit = len(self.buf) if self.eof else len(self.buf) - _LOOK
+            self.fill(i + _SCAN + _LOOK)
+            limit = len(self.buf) if self.eof else len(self.buf) - _LOOK  # >= i + _SCAN
             j = find(self.buf, i, limit) if limit > i else -1
             if j >= 0:
                 break
             if self.eof:
                 j = len(self.buf)
                 break
-            drop = limit - 1  # one byte kept: a record start needs to see the byte before it
+            drop = max(limit - 1, 1)  # one byte kept: a record start needs the byte before it
             self.pos += drop
             del self.buf[:drop]
-            i = 1
         if stop is not None:
             j = min(j, max(stop - self.pos, 0))
         self.take(j)
 
 
-def member_starts_record(head: bytes) -> bool:
-    """Whether ``head`` (raw bytes) starts a gzip member that decompresses to a WARC record."""
-    if not head.startswith(GZIP_MAGIC):
+def member_starts_record(buf: Any, i: int = 0) -> bool:
+    """Whether ``buf[i:]`` (raw bytes) starts a gzip member that decompresses to a WARC record.
+
+    Bounded work whatever the bytes (a resync tries every ``1f 8b 08`` in the gap): the gzip
+    header is parsed here (an FNAME or FCOMMENT of at most NAME_LOOK bytes, an FEXTRA of at
+    most _LOOK), and only the first DEFLATE_LOOK bytes of the deflate data are inflated, for
+    5 bytes of output."""
+    end = min(len(buf), i + _LOOK)
+    if end - i < 18 or buf[i: i + 3] != GZIP_MAGIC:
+        return False
+    flags = buf[i + 3]
+    if flags & 0xE0:  # reserved bits: zlib refuses the member
+        return False
+    h = i + 10
+    if flags & 4:  # FEXTRA
+        h += 2 + (buf[h] | buf[h + 1] << 8)  # (h + 1 < end: 18 bytes at least)
+    for bit in (8, 16):  # FNAME, FCOMMENT: zero-terminated
+        if flags & bit and h < end:
+            z = buf.find(b"\0", h, min(end, h + NAME_LOOK))
+            if z < 0:
+                return False
+            h = z + 1
+    if flags & 2:  # FHCRC
+        h += 2
+    if h >= end:
         return False
     try:
-        return zlib.decompressobj(31).decompress(head[: 64 * 1024], 16).startswith(b"WARC/")
+        out = zlib.decompressobj(-zlib.MAX_WBITS).decompress(
+            memoryview(buf)[h: min(end, h + DEFLATE_LOOK)], 5)
     except zlib.error:
         return False
+    return out == b"WARC/"
 
 
 def _next_member(buf: bytearray, i: int, limit: int) -> int:
     while True:
         i = buf.find(GZIP_MAGIC, i, limit + len(GZIP_MAGIC) - 1)
-        if i < 0 or member_starts_record(bytes(buf[i: i + _LOOK])):
+        if i < 0 or member_starts_record(buf, i):
             return i
         i += 1
 
 
-_RECORD_START = re.compile(rb"(?<=\n)WARC/1\.[01]\r?\n")
+# A record start found by a resync: anywhere (junk before it need not end in a line break).
+_RECORD_START = re.compile(rb"WARC/1\.[01]\r?\n")
+_RECORD_LINE = re.compile(rb"(?<=\n)WARC/1\.[01]\r?\n")  # one at the start of a line
 
 
-def _next_plain(buf: bytearray, i: int, limit: int) -> int:
-    m = _RECORD_START.search(buf, i, limit + 12)
+def _next_plain(buf: bytearray, i: int, limit: int, start: re.Pattern = _RECORD_START) -> int:
+    m = start.search(buf, i, limit + 12)
     return -1 if m is None or m.start() >= limit else m.start()
 
 
@@ -334,6 +395,7 @@ class _Unit:
         self.start = src.pos
         self.limit = limit  # plain WARC: the record's length; None: a gzip member
         self.d = zlib.decompressobj(31) if limit is None else None
+        self.cap = MEMBER_CAP  # the module's value when the member is opened
         self.out = b""
         self.size = 0  # bytes given out
         self.done = False
@@ -385,9 +447,10 @@ class _Unit:
                 self.recent.clear()
                 self.done = True
                 return
-            if self.size + len(self.out) > MEMBER_CAP:
+            if self.size + len(self.out) > self.cap:
                 self.done = True
-                self.damage = _Damage("too-large", f"gzip member over {MEMBER_CAP >> 20} MiB "
+                self.out = b""
+                self.damage = _Damage("too-large", f"gzip member over {_bytes(self.cap)} "
                                       "decompressed: skipped")
                 return
 
@@ -405,30 +468,73 @@ class _Unit:
             pass
 
 
+def _bytes(n: int) -> str:
+    for unit, shift in (("GiB", 30), ("MiB", 20), ("KiB", 10)):
+        if n >= 1 << shift and n % (1 << shift) == 0:
+            return f"{n >> shift} {unit}"
+    return f"{n} bytes"
+
+
+class _LineReader(DecompressingBufferedReader):
+    """warcio's buffered reader with a linear ``readline``: warcio's own joins a long line
+    piece by piece (``bytes +=``, quadratic: a 32 MiB header line took 14 s), and holds it
+    whole. Here the pieces are joined once, and a line comes in pieces of at most LINE_CAP
+    bytes (the rest of it is the next line the parser sees: a broken header, not a stall)."""
+
+    def readline(self, length: int | None = None) -> bytes:
+        want = LINE_CAP if length is None or length < 0 else min(length, LINE_CAP)
+        if want == 0:
+            return b""
+        parts: list[bytes] = []
+        while want > 0:
+            self._fillbuff()
+            if self.empty():
+                break
+            part = self.buff.readline(want)
+            parts.append(part)
+            want -= len(part)
+            if part.endswith(b"\n"):
+                break
+        return b"".join(parts)
+
+
+def _linear_lines(it: ArchiveIterator) -> None:
+    if type(it.reader) is DecompressingBufferedReader:
+        it.reader.__class__ = _LineReader
+
+
 class _Records(ArchiveIterator):
     """warcio's iterator over one unit; its warning about a record not followed by a blank
     line (a Content-Length too small) is counted in ``err_count``, not printed."""
 
     INC_RECORD = ""
 
+    def __init__(self, *args: Any, **kwargs: Any) -> None:
+        super().__init__(*args, **kwargs)
+        _linear_lines(self)
+
 
 def _iter_stream(name: str, fh: IO[bytes], stats: WarcStats, all_statuses: bool,
-                 base: int = 0, stop: int | None = None, revisits: RevisitIndex | None = None
-                 ) -> Iterator[RawPage]:
+                 base: int = 0, stop: int | None = None, revisits: RevisitIndex | None = None,
+                 halt: Any = None, seconds: float = 0.0) -> Iterator[RawPage]:
     """``base``: the stream's offset in the file (error offsets are file offsets); ``stop``:
-    records starting at or after this file offset belong to the next shard (warc_shards).
+    records starting at or after this file offset belong to the next shard (warc_shards);
+    ``halt``, ``seconds``: as in iter_pages.
 
     Gzip WARCs are read member by member, uncompressed ones record by record; a damaged one
     (CRC error, corrupt data, bad Content-Length, bytes that are no record) is reported with
     its offset and kind, and reading goes on at the next record (the next gzip member that
     decompresses to a WARC record, or the next ``WARC/1.x`` line), so one bad record costs
-    only itself. ARC files are read by warcio alone, up to the first damage."""
-    src = _Source(fh, base, stats)
+    only itself. ARC files are read by warcio alone, up to the first damage.
+
+    Every step consumes input (a step that did not would spin forever): a step that ends
+    where it began is a bug, reported as ``unreadable`` and passed over by one byte."""
+    src = _Source(fh, base, stats, halt)
     head = src.peek(9)
     if not head:
         return
     if head.startswith(b"filedesc:"):
-        yield from _iter_arc(name, src, stats, all_statuses, revisits)
+        yield from _iter_arc(name, src, stats, all_statuses, revisits, seconds)
         return
     if not head.startswith((GZIP_MAGIC, b"WARC/")):  # damage at the start: which records follow?
         src.skip_to(_next_any, stop)
@@ -437,14 +543,18 @@ def _iter_stream(name: str, fh: IO[bytes], stats: WarcStats, all_statuses: bool,
     gz = src.peek(3) == GZIP_MAGIC
     find = _next_member if gz else _next_plain
     while src.fill(1) and (stop is None or src.pos < stop):
+        if not gz and not _skip_blank(src):
+            break
         start = src.pos
         unit, damage = _gzip_unit(src) if gz else _plain_unit(src)
         if unit is not None:
             held: list[RawPage] = []
-            damage = yield from _read_unit(unit, name, stats, all_statuses, revisits, held)
+            damage = yield from _read_unit(unit, name, stats, all_statuses, revisits, held,
+                                           seconds)
             if damage is None or damage.kind == "truncated":
                 yield from _commit(held, stats)  # a cut input still has whole records
         if damage is None:
+            _progress(src, start, stop, name, stats)
             continue
         if damage.kind == "truncated":
             while src.take(_SCAN):  # what is left is the cut record
@@ -457,6 +567,19 @@ def _iter_stream(name: str, fh: IO[bytes], stats: WarcStats, all_statuses: bool,
             stats.records += 1
             stats.skip("damaged record")
         stats.error(name, start, damage.message, kind=damage.kind, skipped=src.pos - start)
+        _progress(src, start, stop, name, stats)
+
+
+def _progress(src: _Source, start: int, stop: int | None, name: str, stats: WarcStats) -> None:
+    """The guard of "every step consumes input": none of the steps above can end where it
+    began (the fuzz properties check that this never fires), but if one did, the reader
+    would spin forever; instead the byte is passed over and said."""
+    if src.pos <= start and src.fill(1) and (stop is None or src.pos < stop):
+        src.take(1)
+        stats.error(name, start, STALLED, kind="unreadable", skipped=1)
+
+
+STALLED = "the reader made no progress here (a bug): one byte passed over"
 
 
 def _gzip_unit(src: _Source) -> tuple[_Unit | None, _Damage | None]:
@@ -468,42 +591,58 @@ def _gzip_unit(src: _Source) -> tuple[_Unit | None, _Damage | None]:
 _CONTENT_LENGTH = re.compile(rb"\ncontent-length:[ \t]*([^\r\n]*)", re.I)
 
 
+_BLANK = re.compile(rb"[\r\n]*")
+_DIGITS = re.compile(rb"[0-9]{1,%d}" % LENGTH_DIGITS)
+
+
+def _skip_blank(src: _Source) -> bool:
+    """Pass over the blank lines between records; whether anything follows them."""
+    while src.fill(1):
+        blank = _BLANK.match(src.buf).end()  # type: ignore[union-attr]
+        if not blank:
+            return True
+        src.take(blank)
+    return False
+
+
 def _plain_unit(src: _Source) -> tuple[_Unit | None, _Damage | None]:
     """The next record of an uncompressed WARC, framed by its Content-Length."""
-    while src.peek(2)[:1] in (b"\r", b"\n"):  # blank lines between records
-        src.take(1)
-    if not src.fill(1):
+    if not _skip_blank(src):
         return None, None
     if src.peek(5) != b"WARC/":
         return None, _Damage("not-a-record", "bytes that are not a WARC record")
-    src.fill(64 * 1024)
+    src.fill(HEAD_LOOK)
     buf = src.buf
-    ends = [i for i in (buf.find(b"\r\n\r\n"), buf.find(b"\n\n")) if i >= 0]
+    ends = [i for i in (buf.find(b"\r\n\r\n", 0, HEAD_LOOK), buf.find(b"\n\n", 0, HEAD_LOOK))
+            if i >= 0]
     if not ends:
-        if src.eof:
+        if src.eof and len(buf) < HEAD_LOOK:
             return None, _Damage("truncated", "input ends inside a record (truncated file)")
-        return None, _Damage("unreadable", "record headers over 64 KiB")
+        return None, _Damage("unreadable", f"record headers over {_bytes(HEAD_LOOK)}")
     hend = min(ends) + (4 if buf.startswith(b"\r\n\r\n", min(ends)) else 2)
     m = _CONTENT_LENGTH.search(buf, 0, hend)
-    if m is None or not m.group(1).strip().isdigit():
-        value = m.group(1).strip()[:40].decode("latin-1") if m else "none"
+    declared = m.group(1).strip() if m else b""
+    if m is None or not _DIGITS.fullmatch(declared):
+        value = declared[:40].decode("latin-1") if m else "none"
+        if declared.isdigit():  # all digits, too many: no file is that long
+            value = f"{len(declared)} digits"
         return None, _Damage("content-length", f"bad Content-Length ({value!r})")
-    length = hend + int(m.group(1))
+    length = hend + int(declared)
     # A Content-Length too large swallows the records after it: the record separator and a
     # record start inside the declared length (looked for in its first PLAIN_LOOK bytes), or
     # a record start before the input ends, say so.
     src.fill(min(length, hend + PLAIN_LOOK))
     inside = src.buf.find(b"\r\n\r\nWARC/1.", hend, min(length, len(src.buf)))
     if inside < 0 and src.eof and len(src.buf) < length:
-        inside = _next_plain(src.buf, hend, len(src.buf))
+        inside = _next_plain(src.buf, hend, len(src.buf), _RECORD_LINE)
     if inside >= 0:
-        return None, _Damage("content-length", f"bad Content-Length ({int(m.group(1))} bytes "
+        return None, _Damage("content-length", f"bad Content-Length ({int(declared)} bytes "
                              "declared, the next record starts before that)")
     return _Unit(src, limit=length), None
 
 
 def _read_unit(unit: _Unit, name: str, stats: WarcStats, all_statuses: bool,
-               revisits: RevisitIndex | None, held: list[RawPage]) -> Any:
+               revisits: RevisitIndex | None, held: list[RawPage], seconds: float = 0.0) -> Any:
     """Parse the records of one unit into ``held`` (a generator returning the damage, if any).
     Pages and counts wait until the unit is read to its end and its CRC checked, so a damaged
     member gives none and counts as one damaged record; a member holding more than HOLD_BYTES
@@ -514,7 +653,7 @@ def _read_unit(unit: _Unit, name: str, stats: WarcStats, all_statuses: bool,
     damage = None
     try:
         for record in it:
-            page, reason = _page_from_record(record, name, all_statuses, revisits)
+            page, reason = _page_from_record(record, name, all_statuses, revisits, seconds)
             if reason == TRUNCATED:
                 damage = _Damage("content-length", _length_message(record, unit))
                 break
@@ -530,8 +669,9 @@ def _read_unit(unit: _Unit, name: str, stats: WarcStats, all_statuses: bool,
                 local = WarcStats()
                 yield from _commit(held, stats)
     except Exception as e:  # noqa: BLE001 - a broken record is data, not a crash
-        first = str(e).strip().splitlines()[0][:120] if str(e).strip() else ""
-        damage = _Damage("unreadable", f"unreadable record: {type(e).__name__} {first}".strip())
+        damage = _Damage("unreadable", _unreadable(e))
+        if isinstance(e, ValueError) and "integer string conversion" in str(e):
+            damage = _Damage("content-length", "bad Content-Length (thousands of digits)")
     if it.err_count:  # warcio found a record not followed by a blank line
         damage = _Damage("content-length", "bad Content-Length: a record's data continues past "
                          "its declared length")
@@ -545,9 +685,18 @@ def _read_unit(unit: _Unit, name: str, stats: WarcStats, all_statuses: bool,
     return damage
 
 
+def _unreadable(e: BaseException) -> str:
+    first = str(e).strip().splitlines()[0][:120] if str(e).strip() else ""
+    return f"unreadable record: {type(e).__name__} {first}".strip()
+
+
+def _length_ok(declared: str) -> bool:
+    return _DIGITS.fullmatch(declared.encode("latin-1", "replace")) is not None
+
+
 def _length_message(record: Any, unit: _Unit) -> str:
     declared = (record.rec_headers.get_header("Content-Length") or "").strip()
-    if not declared.isdigit():
+    if not _length_ok(declared):
         return f"bad Content-Length ({declared[:40]!r})"
     return (f"bad Content-Length: the record declares {int(declared)} bytes, its "
             f"{'gzip member' if unit.d is not None else 'file'} ends before that")
@@ -584,16 +733,17 @@ class _Iterator(ArchiveIterator):
 
 
 def _iter_arc(name: str, src: _Source, stats: WarcStats, all_statuses: bool,
-              revisits: RevisitIndex | None) -> Iterator[RawPage]:
+              revisits: RevisitIndex | None, seconds: float = 0.0) -> Iterator[RawPage]:
     """ARC (and anything that is neither gzip nor WARC): warcio alone, up to the first break."""
     base = src.pos
     it = _Iterator(_Counting(src), arc2warc=True)
+    _linear_lines(it)
     start = base
     try:
         for record in it:
             start = it.offset
             stats.records += 1
-            page, reason = _page_from_record(record, name, all_statuses, revisits)
+            page, reason = _page_from_record(record, name, all_statuses, revisits, seconds)
             if page is None:
                 stats.skip(reason)
                 if reason == TRUNCATED:
@@ -604,9 +754,7 @@ def _iter_arc(name: str, src: _Source, stats: WarcStats, all_statuses: bool,
             stats.pages += 1
             yield page
     except Exception as e:  # noqa: BLE001 - a broken file is data, not a crash
-        first = str(e).strip().splitlines()[0][:120] if str(e).strip() else ""
-        stats.error(name, it.offset, f"unreadable record: {type(e).__name__} {first}".strip(),
-                    kind="unreadable")
+        stats.error(name, it.offset, _unreadable(e), kind="unreadable")
         return
     while src.take(65536):  # anything warcio did not take as a record
         pass
@@ -620,9 +768,10 @@ def _iter_arc(name: str, src: _Source, stats: WarcStats, all_statuses: bool,
 
 
 def _page_from_record(record: Any, name: str, all_statuses: bool,
-                      revisits: RevisitIndex | None = None) -> tuple[RawPage | None, str]:
+                      revisits: RevisitIndex | None = None,
+                      seconds: float = 0.0) -> tuple[RawPage | None, str]:
     """The page in a record, or (None, why it is skipped)."""
-    if not (record.rec_headers.get_header("Content-Length") or "").strip().isdigit():
+    if not _length_ok((record.rec_headers.get_header("Content-Length") or "").strip()):
         return None, TRUNCATED  # headers cut short (or broken): where the record ends is unknown
     rtype = record.rec_type
     http = record.http_headers if rtype in ("response", "revisit") else None
@@ -649,7 +798,7 @@ def _page_from_record(record: Any, name: str, all_statuses: bool,
     elif original is not None:
         body, skip = original.body, ""
     else:
-        body, skip = _payload(record, http)
+        body, skip = _payload(record, http, seconds)
     if not _drained(record):  # the input ended before the record's Content-Length was read
         return None, TRUNCATED
     if skip:
@@ -693,17 +842,20 @@ def _status(http: Any) -> int | None:
         return None
 
 
-def _payload(record: Any, http: Any) -> tuple[bytes, str]:
+def _payload(record: Any, http: Any, seconds: float = 0.0) -> tuple[bytes, str]:
     """The body with transfer- and content-encoding undone, or (b'', why not). At most
     PAYLOAD_CAP bytes are taken as sent and BODY_CAP decoded (the filter cuts pages at 8 MiB
-    anyway); the rest of the record is read past, never held."""
+    anyway); the rest of the record is read past, never held. Undoing the content-encoding
+    may take ``seconds`` of CPU time (0: no limit); past that the body is skipped."""
     raw = record.raw_stream
     if http is not None and "chunked" in (http.get_header("Transfer-Encoding") or "").lower():
         raw = ChunkedDataReader(raw)  # falls back to the bytes as they are if not really chunked
     data = _read_upto(raw, PAYLOAD_CAP)
     coding = (http.get_header("Content-Encoding") or "") if http is not None else ""
     try:
-        return decode_content(data, coding), ""
+        return decode_content(data, coding, seconds=seconds), ""
+    except DecodeOverBudget as e:
+        return b"", f"undecodable body ({coding.strip().lower()}: {e})"
     except LookupError as e:
         return b"", str(e)
     except Exception as e:  # noqa: BLE001 - servers lie about encodings; a lie that is HTML is kept
@@ -723,21 +875,31 @@ def _read_upto(stream: Any, n: int) -> bytes:
     return b"".join(out)
 
 
-def decode_content(data: bytes, coding: str | None, limit: int = BODY_CAP) -> bytes:
+class DecodeOverBudget(Exception):
+    """Undoing a body's Content-Encoding ran past its CPU seconds (decode_content)."""
+
+
+def decode_content(data: bytes, coding: str | None, limit: int = BODY_CAP,
+                   seconds: float = 0.0) -> bytes:
     """Undo an HTTP Content-Encoding (gzip, deflate, br, zstd where available; a list of them
     is undone last-applied first), giving at most ``limit`` bytes of each layer (a bomb is cut,
     not inflated). Raises LookupError for an encoding it cannot undo and the codec's own error
-    for bytes that are not what the header says."""
+    for bytes that are not what the header says.
+
+    Linear in the bytes in and out, however many gzip members the body holds (_inflate);
+    ``seconds`` > 0 bounds the CPU time (this thread's) as the page budget bounds a parse:
+    past it, DecodeOverBudget."""
+    deadline = time.thread_time() + seconds if seconds > 0 else None
     for c in reversed([c.strip().lower() for c in (coding or "").split(",") if c.strip()]):
         if c in ("identity", "none"):
             continue
         if c in ("gzip", "x-gzip"):
-            data = _zlib_all(data, 16 + zlib.MAX_WBITS, limit)
+            data = _inflate(data, 16 + zlib.MAX_WBITS, limit, deadline)
         elif c == "deflate":
             try:
-                data = _zlib_all(data, zlib.MAX_WBITS, limit)
+                data = _inflate(data, zlib.MAX_WBITS, limit, deadline)
             except zlib.error:
-                data = _zlib_all(data, -zlib.MAX_WBITS, limit)  # raw deflate, as some servers send
+                data = _inflate(data, -zlib.MAX_WBITS, limit, deadline)  # raw deflate, as some servers send
         elif c == "br":
             try:
                 import brotli
@@ -748,22 +910,50 @@ def decode_content(data: bytes, coding: str | None, limit: int = BODY_CAP) -> by
             data = _zstd(data, limit)
         else:
             raise LookupError(f"unsupported content-encoding {c}")
+        _check(deadline)
     return data
 
 
-def _zlib_all(data: bytes, wbits: int, limit: int) -> bytes:
+def _check(deadline: float | None) -> None:
+    if deadline is not None and time.thread_time() > deadline:
+        raise DecodeOverBudget("past the page budget's CPU seconds")
+
+
+def _inflate(data: bytes, wbits: int, limit: int, deadline: float | None = None) -> bytes:
     """Decompress every member (gzip may be multi-member), at most ``limit`` bytes; a cut
-    stream gives what it has."""
+    stream gives what it has.
+
+    Linear: zlib copies what follows a member's end into ``unused_data``, so handing it the
+    whole rest of the body at every member costs the square of their number (300,000 empty
+    members in 6 MB: 22 s). Each member is fed in pieces instead, from _PIECE bytes doubling,
+    so what a member's end leaves over is at most its own size again plus _PIECE. The
+    deadline (thread CPU time) is checked every 64 pieces."""
+    view = memoryview(data)
+    n, pos, room, pieces = len(data), 0, limit, 0
     out: list[bytes] = []
-    room = limit
-    while data and room > 0:
+    while pos < n and room > 0:
         d = zlib.decompressobj(wbits)
-        out.append(d.decompress(data, room))
-        room -= len(out[-1])
-        if room > 0 and not d.unconsumed_tail:
-            out.append(d.flush()[:room])
-            room -= len(out[-1])
-        data = d.unused_data if d.eof else b""
+        step = _PIECE
+        while True:
+            pieces += 1
+            if not pieces & 63:
+                _check(deadline)
+            piece = view[pos: pos + step]
+            chunk = d.decompress(piece, room)
+            if chunk:
+                out.append(chunk)
+                room -= len(chunk)
+            if room <= 0:  # the cap: the rest is not inflated
+                return b"".join(out)
+            if d.eof:  # (room left: zlib took the whole piece, up to the member's end)
+                pos += len(piece) - len(d.unused_data)
+                break
+            pos += len(piece)
+            if pos >= n:  # cut inside a member: what it has
+                out.append(d.flush()[:room])
+                room -= len(out[-1])
+                break
+            step = min(step * 2, 1 << 20)
     return b"".join(out)
 
 

@@ -14,9 +14,10 @@ from __future__ import annotations
 
 from collections.abc import Iterator
 from pathlib import Path
+from typing import Any
 
 from .page import RawPage
-from .warc import GZIP_MAGIC, WarcStats, _iter_stream, member_starts_record
+from .warc import GZIP_MAGIC, Halted, WarcStats, _iter_stream, _seconds, member_starts_record
 
 SHARD_BYTES = 8 << 20  # at most this much compressed input per shard (bounded memory per task)
 SCAN = 1 << 20  # how far past a split point to look for a member start
@@ -30,7 +31,7 @@ def _member_start(fh, pos: int, limit: int) -> int | None:
     buf = fh.read(min(SCAN, max(limit - pos, 0)) + 64 * 1024)
     i = buf.find(GZIP_MAGIC)
     while 0 <= i and pos + i < limit:
-        if member_starts_record(buf[i:i + 64 * 1024]):
+        if member_starts_record(buf, i):
             return pos + i
         i = buf.find(GZIP_MAGIC, i + 1)
     return None
@@ -53,11 +54,17 @@ def plan(path: str, n: int) -> list[tuple[int, int | None]]:
 
 
 def read_shard(path: str, start: int, stop: int | None, stats: WarcStats,
-               all_statuses: bool = False) -> Iterator[RawPage]:
+               all_statuses: bool = False, *, halt: Any = None,
+               seconds: float | None = None) -> Iterator[RawPage]:
     """The pages of the records that start in [start, stop). The first shard of a file counts
-    the file in ``stats``; errors carry file offsets."""
+    the file in ``stats``; errors carry file offsets. ``halt``, ``seconds``: as in
+    ``iter_pages`` (a set ``halt`` ends the shard at the next read)."""
     if start == 0:
         stats.files += 1
     with open(path, "rb") as fh:
         fh.seek(start)
-        yield from _iter_stream(path, fh, stats, all_statuses, base=start, stop=stop)
+        try:
+            yield from _iter_stream(path, fh, stats, all_statuses, base=start, stop=stop,
+                                    halt=halt, seconds=_seconds(seconds))
+        except Halted:
+            return

@@ -170,7 +170,10 @@ def clean_warcs(
         seconds = budget.seconds if budget is not None and budget.enabled else 0.0
         options = replace(options, site_memory=count_sites(inputs, options, all_statuses, revisits,
                                                            workers, files, seconds, stop))
-    pages = iter_pages(inputs, stats.warc, all_statuses=all_statuses, revisits=revisits)
+    # the reader stops at its next read once ``stop`` is set (a signal), and gives a body's
+    # Content-Encoding the page's CPU seconds
+    pages = iter_pages(inputs, stats.warc, all_statuses=all_statuses, revisits=revisits, halt=stop,
+                       seconds=budget.seconds if budget is not None else None)
     with Ticker("warc", _input_bytes(inputs), unit="B", unit_scale=True, enabled=progress) as ticker:
         try:
             _run(pages, inputs, sink, stats, workers, options, Progress(ticker), all_statuses,
@@ -268,7 +271,8 @@ def _child_main(conn: Any, options: ExtractOptions, budget: Budget, all_statuses
         if task[0] == "shard":
             _, path, start, end, skip = task
             part = WarcStats()
-            for k, page in enumerate(read_shard(path, start, end, part, all_statuses)):
+            for k, page in enumerate(read_shard(path, start, end, part, all_statuses,
+                                                seconds=budget.seconds)):
                 if k < skip:  # done before, by a child that died: counted, not filtered again
                     continue
                 conn.send(("page", _meta(page), len(page.body)))

@@ -83,7 +83,8 @@ def count_sites(inputs: Any, options: ExtractOptions, all_statuses: bool = False
     the filter's do: the parent decides)."""
     if workers <= 1 or not files:
         ex = replace(options, site_memory=None).extractor()
-        pages = iter_pages(inputs, WarcStats(), all_statuses=all_statuses, revisits=revisits)
+        pages = iter_pages(inputs, WarcStats(), all_statuses=all_statuses, revisits=revisits,
+                           halt=stop, seconds=seconds)
         return count_pages(pages, ex, seconds, stop)
     shards = [(f, a, b) for f in files for a, b in plan(f, workers)]
     base = replace(options, site_memory=None)
@@ -147,6 +148,7 @@ def _shard_sets(path: str, start: int, stop: int | None, options: ExtractOptions
     """One shard's ``_page_sets``, the fingerprints as bytes (what travels back to the parent)."""
     if "decoder" not in _CHILD:
         _CHILD["decoder"] = options.extractor()
-    pages = read_shard(path, start, stop, WarcStats(), all_statuses)
+    pages = read_shard(path, start, stop, WarcStats(), all_statuses, halt=_CHILD.get("halt"),
+                       seconds=seconds)
     return [(host, url, s.tobytes())
             for host, url, s in _page_sets(pages, _CHILD["decoder"], seconds, _CHILD.get("halt"))]
