@@ -209,3 +209,58 @@ def normalise_date(s: str, months: Mapping[str, int] = ENGLISH) -> str:
     except (TypeError, ValueError, IndexError):
         return ""
     return ymd(t.year, t.month, t.day) if t else ""
+
+
+# What a date line says its date is, in the languages of the month tables' most common pages:
+# the publication ("Published", "Veröffentlicht", "Publié le", "Publicado", "Pubblicato",
+# "Gepubliceerd", "Опубликовано", "发布时间", "公開日") or a later update ("Updated",
+# "Aktualisiert", "Mis à jour", "Actualizado", "Aggiornato", "Atualizado", "Bijgewerkt",
+# "Обновлено", "更新", "更新日").
+PUBLISHED_LABELS = (
+    "published|first published|originally published|posted|publication date|date published|"
+    "veröffentlicht|erschienen|publiziert|erstellt|"
+    "publié|publiée|publie|mis en ligne|paru|"
+    "publicado|publicada|publicación|"
+    "pubblicato|pubblicata|pubblicazione|"
+    "publicação|"
+    "gepubliceerd|geplaatst|"
+    "опубликовано|опубликован|опубликована|дата публикации|размещено|"
+    "发布时间|发布于|发布日期|发表时间|发表于|發佈時間|發布時間|發表時間|公開日|投稿日|掲載日|公開")
+UPDATED_LABELS = (
+    "updated|last updated|modified|last modified|revised|last revised|edited|"
+    "aktualisiert|zuletzt aktualisiert|geändert|aktualisierung|"
+    "mis à jour|mise à jour|modifié|modifiée|actualisé|"
+    "actualizado|actualizada|actualización|modificado|"
+    "aggiornato|aggiornata|aggiornamento|ultimo aggiornamento|modificato|"
+    "atualizado|atualizada|atualização|"
+    "bijgewerkt|laatst bijgewerkt|gewijzigd|"
+    "обновлено|обновлен|обновлён|обновлена|изменено|"
+    "更新时间|更新於|更新于|更新時間|更新日|最終更新|更新")
+_LABEL = re.compile(r"(?:(?<![^\W\d_])|(?<=[\u3000-\u9fff]))(?:(" + PUBLISHED_LABELS + r")|(" + UPDATED_LABELS
+                    + r"))(?![^\W\d_])", re.I)
+
+
+def date_label(s: str) -> str:
+    """What the first label in ``s`` says its date is: "published", "updated", or ""."""
+    m = _LABEL.search(s)
+    return "" if m is None else "published" if m.group(1) else "updated"
+
+
+def labelled_dates(s: str, months: Mapping[str, int] = ENGLISH) -> list[tuple[str, str]]:
+    """(kind, date) of each date in a date line, in its order: kind "published" or "updated"
+    where a label before the date says so, "" where none does. "Updated March 5, 2024 |
+    Published March 1, 2024" -> [("updated", "2024-03-05"), ("published", "2024-03-01")]."""
+    marks = [(m.start(), "published" if m.group(1) else "updated") for m in _LABEL.finditer(s)]
+    if not marks:
+        d = normalise_date(s, months)
+        return [("", d)] if d else []
+    out = []
+    d = normalise_date(s[:marks[0][0]], months)
+    if d:
+        out.append(("", d))
+    for k, (at, kind) in enumerate(marks):
+        end = marks[k + 1][0] if k + 1 < len(marks) else len(s)
+        d = normalise_date(s[at:end], months)
+        if d:
+            out.append((kind, d))
+    return out

@@ -21,7 +21,7 @@ from dataclasses import dataclass, field
 from typing import Any
 from urllib.parse import urljoin, urlsplit
 
-from .dates import ENGLISH, YEAR, months_for, normalise_date, ymd
+from .dates import ENGLISH, YEAR, date_label, labelled_dates, months_for, normalise_date, ymd
 
 MAX_BYLINES = 16  # byline candidates kept per page (the first ones in document order)
 MAX_BYLINE_CHARS = 300  # a longer "author box" is a biography, not a byline
@@ -415,6 +415,32 @@ _BY = re.compile(r"^\s*(?:(?:written|authored|posted|published|reviewed|edited|s
                  r"column|feature|opinion|video|podcast)\s*)?"
                  r"(?:by|from|von|par|por|door|via)(?:\s*[:\-–]?\s+|(?=[A-Z]))", re.I)
 _AUTHOR_LABEL = re.compile(r"^\s*(?:authors?|auteur|autor|written by|posted by)\b\s*[:|\-–]?\s*", re.I)
+# A label before the name, in the languages a byline is commonly written in, with its colon (or
+# the slash of Chinese and Japanese bylines): "Text:", "Autorin:", "Texte :", "Testo:", "Tekst:",
+# "Текст:", "Автор:", "作者：", "文/", "文・写真：". Without the colon a word could be a name's.
+_LABELS = (
+    # en, de, fr, es, it, pt, nl
+    "author|authors|text|words|writer|written by|byline|reporter|reported by|story|"
+    "autor|autorin|autoren|verfasser|verfasserin|verfasst von|redaktion|"
+    "auteur|auteurs|autrice|texte|rédaction|redaction|propos recueillis par|"
+    "autora|autores|texto|redacción|redaccion|escrito por|"
+    "autore|autori|testo|a cura di|scritto da|"
+    "reportagem|"
+    "tekst|geschreven door|"
+    # ru, uk
+    "текст|автор|авторы|автор текста|текст и фото|фото и текст|материал подготовил|"
+    "материал подготовила|подготовил|подготовила|автор статьи|текст і фото|"
+    # zh, ja
+    "作者|撰文|文|记者|記者|著者|筆者|執筆|文・写真|取材・文|作者名")
+_LABEL = re.compile(r"^\s*(?:" + _LABELS + r")\s*(?:[:：]|(?<=[文者])\s*[/／|｜])\s*", re.I)
+# Prefixes that are a name's own in some languages and a byline's "by" in one: taken only on a
+# page in that language ("Di Mario Rossi" in Italian; "Di Caprio" elsewhere is a name).
+_BY_IN: dict[str, re.Pattern[str]] = {
+    "it": re.compile(r"^\s*di\s+(?=[A-ZÀ-Ý])", re.I),
+    "ru": re.compile(r"^\s*(?:автор|текст)\s+(?=[А-ЯЁ])", re.I),
+}
+# A second label later in a Chinese or Japanese byline: the name ends there ("作者：张三 编辑：李四")
+_CJK_NEXT_LABEL = re.compile(r"\s*(?:责任编辑|編集|编辑|来源|來源|摄影|攝影|图|圖|出典|写真|校对)\s*[:：/／]")
 _MONTH_ALT = "|".join(sorted(_MONTHS, key=len, reverse=True))
 _LEADING_DATE = re.compile(r"^\s*(?:(?:" + _MONTH_ALT + r")\.?\s+\d{1,2}(?:st|nd|rd|th)?,?\s+\d{4}|"
                            r"\d{1,2}\s+(?:" + _MONTH_ALT + r")\.?,?\s+\d{4}|\d{4}-\d\d-\d\d)"
@@ -427,18 +453,37 @@ _CUT_WORDS = (r"\s(?:[|•·—–»]|-\s|on\s|updated|published|posted|last\s)"
               r"|(?-i:(?<=[a-z])(?=(?:" + _CAP_WORDS + r")\b))")
 _CUT = re.compile(_CUT_WORDS + r"|\s\d"
                   r"|\s*(?:,\s*)?\b(?:" + _MONTH_ALT + r")\.?\s+\d{1,2}\b"
-                  r"|\s*[•·|»]"
+                  r"|\s*[•·⋅∙|»]"
                   r"|(?<=[a-z])(?=\d+(?:st|nd|rd|th)?\s+[A-Za-z])", re.I)
 # Every branch of _CUT but its first two needs a digit or one of •·|»; most bylines have
 # neither, and then the first two alone find the same cut at a fraction of the cost.
-_CUT_NEEDS = re.compile(r"[\d•·|»]")
+_CUT_NEEDS = re.compile(r"[\d•·⋅∙|»]")
 _CUT_WORDS_ONLY = re.compile(_CUT_WORDS, re.I)
 # A job title or a link label after a name ("Keith Barry Senior Autos Reporter"): cut there,
 # when at least two words of name come first.
 _ROLE_WORDS = frozenset("Senior Staff Contributing Former Associate Content Managing Deputy Executive "
                         "Chief Freelance Reporter Editor Writer Correspondent Columnist Contributor "
                         "Coordinator Consultant Manager Director Specialist Expert Founder CEO View "
-                        "Read Follow Contact Email".split())
+                        "Read Follow Contact Email "
+                        # de, fr, es, it, pt, nl, ru: the job titles that follow a byline's name
+                        "Redakteur Redakteurin Chefredakteur Chefredakteurin Korrespondent "
+                        "Korrespondentin Journalist Journalistin Reporterin Autorin Volontär Volontärin "
+                        "Kolumnist Kolumnistin Journaliste Rédacteur Rédactrice Correspondant "
+                        "Correspondante Chroniqueur Chroniqueuse "
+                        "Envoyé Envoyée Periodista Redactor Redactora Corresponsal Columnista "
+                        "Enviado Enviada "
+                        "Giornalista Redattore Redattrice Corrispondente Inviato Inviata Editorialista "
+                        "Jornalista Repórter Redator Redatora Correspondente Colunista Editora "
+                        "Redacteur Redactrice Verslaggever Correspondente "
+                        "Корреспондент корреспондент Редактор редактор Журналист журналист Журналистка "
+                        "журналистка Обозреватель обозреватель".split())
+# Words of a job title before its last word ("Review Editor", "Senior Staff Writer", "Chef vom
+# Dienst"): cut there too, as long as two words of name are left.
+# Only words that are no part of a publication's name ("Stephanie Pappas, Live Science
+# Contributor" keeps "Live Science").
+_ROLE_MODIFIERS = frozenset("Review Senior Staff Contributing Former Associate Managing Deputy Executive "
+                            "Chief Freelance Assistant Lead Principal Head Junior Copy Desk Special "
+                            "Foreign Investigative Political Content Product Editorial".split())
 _WEEKDAYS = frozenset("mon tue tues wed thu thur thurs fri sat sun monday tuesday wednesday thursday friday "
                       "saturday sunday".split())
 _NOT_NAMES = frozenset(("author", "authors", "admin", "about the author", "unknown", "staff", "guest",
@@ -450,11 +495,20 @@ _NOT_NAMES = frozenset(("author", "authors", "admin", "about the author", "unkno
 _SELF_PAREN = re.compile(r"^(.+?)\s*\((.+)\)$")
 
 
-def clean_author(s: str) -> str:
+def _is_role(words: Sequence[str]) -> bool:
+    """A job title alone ("Editor", "Senior Staff Writer", "Redakteurin")."""
+    return bool(words) and words[-1] in _ROLE_WORDS and all(
+        w in _ROLE_WORDS or w in _ROLE_MODIFIERS for w in words)
+
+
+def clean_author(s: str, langs: Sequence[str] = ()) -> str:
     """A byline as a name: 'By Jane Doe | March 3, 2024' -> 'Jane Doe'; '' when what is left
-    does not look like one (too long, a sentence, a URL, a date)."""
+    does not look like one (too long, a sentence, a URL, a date). Labels and job titles are
+    taken off in the languages bylines are commonly written in ("Text:", "Autor:", "Par",
+    "Текст:", "作者：", "文/"; "Staff Writer", "Review Editor", "Redakteurin"), and, on a page
+    in ``langs`` (ISO 639-1), the ones that could also be a name's ("Di" in Italian)."""
     s = " ".join(s.split())
-    if not s or _looks_like_url(s):
+    if not s or (_looks_like_url(s) and not _LABEL.match(s)):  # ("文/李四" is no path)
         return ""
     low = s.lower()
     at = low.find(" by ")
@@ -463,17 +517,31 @@ def clean_author(s: str) -> str:
     s = _LEADING_DATE.sub("", s, count=1)
     s = _BY.sub("", s, count=1)
     s = _AUTHOR_LABEL.sub("", s, count=1)
+    s = _LABEL.sub("", s, count=1)
+    if _looks_like_url(s):
+        return ""
+    for lang in langs:
+        by = _BY_IN.get(lang)
+        if by is not None:
+            s = by.sub("", s, count=1)
+    if not s.isascii():
+        m = _CJK_NEXT_LABEL.search(s)
+        if m and m.start() > 0:
+            s = s[: m.start()]
     m = (_CUT if _CUT_NEEDS.search(s) else _CUT_WORDS_ONLY).search(s)
     if m and m.start() > 0:
         s = s[: m.start()]
     s = s.strip(" ,;:|-–—•·*").strip()  # * : a footnote mark, or a form's "Name *"
     # a forum's "name (Name)": the handle, then the same as a name
     m = _SELF_PAREN.match(s) if s.endswith(")") else None
-    if m and m.group(1).casefold() == m.group(2).casefold():
-        s = m.group(1)
+    if m and (m.group(1).casefold() == m.group(2).casefold() or _is_role(m.group(2).split())):
+        s = m.group(1)  # "name (Name)", or "Jo Lee (Editor)"
     words = s.split()
     for i in range(2, len(words)):
         if words[i] in _ROLE_WORDS:
+            # back over the title's first words ("Review Editor") and a lone separator
+            while i > 2 and (words[i - 1] in _ROLE_MODIFIERS or not any(c.isalnum() for c in words[i - 1])):
+                i -= 1
             words = words[:i]
             s = " ".join(words).rstrip(",")
             break
@@ -490,11 +558,11 @@ def clean_author(s: str) -> str:
 _NOT_BYLINE = re.compile("avatar|image|img|photo|social|follow|share|more-from|other")
 
 
-def _author_from_bylines(bylines: Sequence[tuple[str, str]]) -> str:
+def _author_from_bylines(bylines: Sequence[tuple[str, str]], langs: Sequence[str] = ()) -> str:
     for marker, text in bylines:
         if _NOT_BYLINE.search(marker.lower()):
             continue
-        a = clean_author(text)
+        a = clean_author(text, langs)
         if a:
             return a
     return ""
@@ -587,12 +655,12 @@ def _near_title(texts: Sequence[str], title_at: int) -> Sequence[str]:
     return texts[max(at - NEAR_TITLE[0], 0): at + NEAR_TITLE[1]]
 
 
-def _author_from_blocks(texts: Sequence[str], near: _Joined) -> str:
+def _author_from_blocks(texts: Sequence[str], near: _Joined, langs: Sequence[str] = ()) -> str:
     """A "By ..." line among the blocks ``near`` the title, else a "Written by" line anywhere."""
     for k in near.starting(_BYLINE_START):
         t = near.texts[k]
         if len(t) < 120 and (_BY_BLOCK.match(t) or _WRITTEN_BY.match(t)):
-            a = clean_author(t)
+            a = clean_author(t, langs)
             if a:
                 return a
     for i in _Joined(texts).starting(_WRITTEN_START):  # a "Written by" line anywhere
@@ -601,7 +669,7 @@ def _author_from_blocks(texts: Sequence[str], near: _Joined) -> str:
             if len(t) < 12 and t.lower() in ("written by", "authored by") and i + 1 < len(texts):
                 t = t + " " + texts[i + 1]  # the name in the next block
             if _WRITTEN_BY.match(t):
-                a = clean_author(t)
+                a = clean_author(t, langs)
                 if a:
                     return a
     return ""
@@ -773,7 +841,10 @@ def extract_metadata(head: PageHead, url: str | None = None, texts: Sequence[str
     title, title_at = choose_title(texts, h1_at, head, ld, sitename, url)
     near = _Joined(_near_title(texts, title_at))  # searched for a byline, then a date line
 
+    langs = tuple(dict.fromkeys(x for x in languages if x and x != "en"))
     author = "" if ld.author_is_org else ld.author
+    if author and _LABEL.match(author):  # "Text: Jane Doe" as the JSON-LD name (its job title stays:
+        author = clean_author(author, langs) or author  # "Jane Doe, Sr. Director of ..." is the page's own)
     if not author:
         first = _first_values(head)
         for k in _AUTHOR_KEYS:
@@ -782,16 +853,16 @@ def extract_metadata(head: PageHead, url: str | None = None, texts: Sequence[str
                 continue
             v = " ".join(v.split())
             if not _looks_like_url(v) and not v.startswith("@"):
-                author = clean_author(v) or ""
+                author = clean_author(v, langs) or ""
                 if author and k in _ONE_PER_AUTHOR:  # one <meta> per author: all of them
                     author = ", ".join(dict.fromkeys(
-                        a for a in (clean_author(x) for kk, x in metas if kk == k) if a))
+                        a for a in (clean_author(x, langs) for kk, x in metas if kk == k) if a))
                 if author:
                     break
     if not author:
-        author = _author_from_bylines(head.bylines)
+        author = _author_from_bylines(head.bylines, langs)
     if not author:
-        author = _author_from_blocks(texts, near) or ld.author
+        author = _author_from_blocks(texts, near, langs) or ld.author
 
     canonical = ""
     for rel, href in head.links:
@@ -803,7 +874,7 @@ def extract_metadata(head: PageHead, url: str | None = None, texts: Sequence[str
         og = _first_meta(head, ("og:url",))
         canonical = og if og.startswith("http") else (ld.url or "")
 
-    months = months_for(tuple(dict.fromkeys(x for x in languages if x and x != "en")))
+    months = months_for(langs)
     date = _choose_date(head, near, ld, url, canonical, months)
     return Metadata(
         title=title,
@@ -905,13 +976,16 @@ def _choose_date(head: PageHead, near: _Joined, ld: _LD, url: str | None, canoni
     d = _date_from_times(head.times, months)
     if d:
         return d
+    updated = ""  # a date line marked as an update: only where the page marks no publication
     for i in near.with_year():  # a block without a year has no date
         t = near.texts[i]
         if len(t) < 150:
-            d = normalise_date(t, months)
+            dates = labelled_dates(t, months)
+            d = next((d for kind, d in dates if kind != "updated"), "")
             if d:
-                return d
-    return ld.date or normalise_date(_first_meta(head, _MODIFIED_KEYS))
+                return d  # the first date line's publication date (marked, or not marked at all)
+            updated = updated or (dates[0][1] if dates else "")
+    return ld.date or updated or normalise_date(_first_meta(head, _MODIFIED_KEYS))
 
 
 def _date_from_times(times: Sequence[tuple[str, str, str]], months: Mapping[str, int] = ENGLISH) -> str:
@@ -922,8 +996,9 @@ def _date_from_times(times: Sequence[tuple[str, str, str]], months: Mapping[str,
         d = normalise_date(dt) or normalise_date(text, months)
         if not d:
             continue
-        if _PUBLISHED.search(marker):
+        label = date_label(text) if text else ""  # <time>Updated March 5, 2024</time>
+        if _PUBLISHED.search(marker) or label == "published":
             return d
-        if not first and not _UPDATED.search(marker):
+        if not first and not _UPDATED.search(marker) and label != "updated":
             first = d
     return first

@@ -73,3 +73,31 @@ def test_extraction_reads_dates_in_the_page_language() -> None:
     # an English page does not read German month names
     en = "The town's fishing fleet returned on Thursday with its largest catch in a decade. "
     assert extract(page("en", "2. Juni 2024", en)).date == ""
+
+
+@pytest.mark.parametrize("line, langs, want", [
+    ("Updated March 5, 2024 | Published March 1, 2024", (),
+     [("updated", "2024-03-05"), ("published", "2024-03-01")]),
+    ("March 1, 2024", (), [("", "2024-03-01")]),
+    ("Posted on 2024-03-01, last modified 2024-03-05", (),
+     [("published", "2024-03-01"), ("updated", "2024-03-05")]),
+    ("Veröffentlicht am 1. März 2024, aktualisiert am 5. März 2024", ("de",),
+     [("published", "2024-03-01"), ("updated", "2024-03-05")]),
+    ("Publié le 1 mars 2024 · Mis à jour le 5 mars 2024", ("fr",),
+     [("published", "2024-03-01"), ("updated", "2024-03-05")]),
+    ("Actualizado 05/03/2024 - Publicado 01/03/2024", ("es",),
+     [("updated", "2024-05-03"), ("published", "2024-01-03")]),
+    ("Aggiornato il 5 marzo 2024", ("it",), [("updated", "2024-03-05")]),
+    ("Gepubliceerd op 1 maart 2024", ("nl",), [("published", "2024-03-01")]),
+    ("Обновлено 05.03.2024, опубликовано 01.03.2024", ("ru",),
+     [("updated", "2024-03-05"), ("published", "2024-03-01")]),
+    ("发布时间：2024-03-01 更新时间：2024-03-05", ("zh",),
+     [("published", "2024-03-01"), ("updated", "2024-03-05")]),
+    ("公開日：2024年3月1日 更新日：2024年3月5日", ("ja",),
+     [("published", "2024-03-01"), ("updated", "2024-03-05")]),
+    ("Republished 2024-03-01", (), [("", "2024-03-01")]),  # a label is a whole word
+])
+def test_labelled_dates_say_which_date_is_which(line, langs, want) -> None:
+    from ce_filter.dates import labelled_dates, months_for
+
+    assert labelled_dates(line, months_for(langs)) == want

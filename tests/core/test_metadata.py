@@ -82,7 +82,7 @@ def test_normalise_date(raw: str, want: str) -> None:
     ("Post by galitsyn »", "galitsyn"),
     ("Brian Becker7 min read", "Brian Becker"), ("Chris Carroll30 Sep", "Chris Carroll"),
     ("jsteinhardt18th Dec", "jsteinhardt"), ("user42", "user42"),
-    ("amondale (Amondale)", "amondale"), ("Jo Lee (Editor)", "Jo Lee (Editor)"),
+    ("amondale (Amondale)", "amondale"), ("Jo Lee (Editor)", "Jo Lee"),
     ("Guide by Will Judd", "Will Judd"), ("Authored by Bo Li | 2020", "Bo Li"), ("Author: Bo Li", "Bo Li"),
     ("https://www.facebook.com/someone", ""),
     ("Sat, 20 Dec, 2025", ""),
@@ -352,3 +352,79 @@ def test_hostname_is_urlsplits() -> None:
     for u in ("/relative/path", "x//y", "", None, "mailto:a@b.org"):
         assert hostname(u) == ""
     assert hostname("http://[::1]:8080/a") == "::1"
+
+
+@pytest.mark.parametrize("raw, langs, want", [
+    # job titles after the name, also of more than one word and behind a separator
+    ("By Matthew Richardson \u22c5 Review Editor \u22c5 Updated November 18, 2025", (), "Matthew Richardson"),
+    ("Matthew Richardson Review Editor", (), "Matthew Richardson"),
+    ("Jane Doe, Senior Staff Writer", (), "Jane Doe"),
+    ("Jane Doe Foreign Correspondent", (), "Jane Doe"),
+    ("Max Müller, Redakteur", ("de",), "Max Müller"),
+    ("Claire Martin, Journaliste", ("fr",), "Claire Martin"),
+    ("Иван Петров, корреспондент", ("ru",), "Иван Петров"),
+    # labels before the name
+    ("Text: Anna Schmidt", (), "Anna Schmidt"),
+    ("Autor: Max Müller", ("de",), "Max Müller"),
+    ("Autorin: Eva Braun-Klein", ("de",), "Eva Braun-Klein"),
+    ("Par Jean Dupont", ("fr",), "Jean Dupont"),
+    ("Texte : Jean Dupont", ("fr",), "Jean Dupont"),
+    ("Por María López", ("es",), "María López"),
+    ("Texto: María López", ("pt",), "María López"),
+    ("Di Mario Rossi", ("it",), "Mario Rossi"),
+    ("Testo: Mario Rossi", ("it",), "Mario Rossi"),
+    ("Door Jan de Vries", ("nl",), "Jan de Vries"),
+    ("Tekst: Jan de Vries", ("nl",), "Jan de Vries"),
+    ("Текст: Венера Ерофеева", ("ru",), "Венера Ерофеева"),
+    ("Автор: Иван Петров", ("ru",), "Иван Петров"),
+    ("作者：张三", ("zh",), "张三"),
+    ("作者：张三 编辑：李四", ("zh",), "张三"),
+    ("文/李四", ("zh",), "李四"),
+    ("文・写真：山田太郎", ("ja",), "山田太郎"),
+    # what may be a name's own stays
+    ("Di Caprio Leonardo", (), "Di Caprio Leonardo"),
+    ("Text Hansen", (), "Text Hansen"),
+])
+def test_clean_author_takes_off_labels_and_job_titles_in_the_pages_language(raw, langs, want) -> None:
+    assert clean_author(raw, langs) == want
+
+
+def test_labelled_authors_from_every_source_and_the_pages_language() -> None:
+    head = PageHead(metas=[("author", "Текст: Венера Ерофеева")])
+    assert extract_metadata(head, languages=("ru",)).author == "Венера Ерофеева"
+    ld = json.dumps({"@type": "NewsArticle", "author": {"@type": "Person", "name": "Autor: Max Müller"}})
+    assert extract_metadata(PageHead(jsonld=[ld])).author == "Max Müller"
+    # a JSON-LD name with its job title is the page's own statement: it stays
+    ld = json.dumps({"@type": "NewsArticle",
+                     "author": {"@type": "Person", "name": "Lance Ryan (Content Manager)"}})
+    assert extract_metadata(PageHead(jsonld=[ld])).author == "Lance Ryan (Content Manager)"
+    head = PageHead(bylines=[("byline", "Di Mario Rossi")])
+    assert extract_metadata(head, languages=("it",)).author == "Mario Rossi"
+    assert extract_metadata(head, languages=("en",)).author == "Di Mario Rossi"
+
+
+def test_published_date_line_before_an_updated_one() -> None:
+    """A date line marked as an update gives way to one marked as the publication, in the
+    same block or a later one, and to JSON-LD datePublished; alone it is still the date."""
+    texts = ["Menu", "The Story", "Updated March 5, 2024", "Published March 1, 2024", "Body."]
+    assert extract_metadata(PageHead(), texts=texts, h1_at=[1]).date == "2024-03-01"
+    texts = ["The Story", "Updated: March 5, 2024 | Published: March 1, 2024"]
+    assert extract_metadata(PageHead(), texts=texts, h1_at=[0]).date == "2024-03-01"
+    texts = ["Die Geschichte", "Aktualisiert am 5. März 2024", "Veröffentlicht am 1. März 2024"]
+    assert extract_metadata(PageHead(), texts=texts, h1_at=[0], languages=("de",)).date == "2024-03-01"
+    texts = ["История", "Обновлено 05.03.2024, опубликовано 01.03.2024"]
+    assert extract_metadata(PageHead(), texts=texts, h1_at=[0], languages=("ru",)).date == "2024-03-01"
+    ld = json.dumps({"@type": "NewsArticle", "datePublished": "2024-02-28"})
+    texts = ["The Story", "Updated March 5, 2024"]
+    assert extract_metadata(PageHead(jsonld=[ld]), texts=texts, h1_at=[0]).date == "2024-02-28"
+    assert extract_metadata(PageHead(), texts=texts, h1_at=[0]).date == "2024-03-05"  # the only one
+    texts = ["The Story", "March 1, 2024 \u00b7 Updated March 5, 2024"]
+    assert extract_metadata(PageHead(), texts=texts, h1_at=[0]).date == "2024-03-01"
+
+
+def test_time_whose_text_says_updated_is_not_the_publication() -> None:
+    head = PageHead(times=[("2024-03-05", "", "Updated March 5, 2024"), ("2024-03-01", "", "March 1, 2024")])
+    assert extract_metadata(head).date == "2024-03-01"
+    head = PageHead(times=[("2024-03-05", "", "Mis à jour le 5 mars 2024"),
+                           ("2024-03-01", "", "Publié le 1 mars")])
+    assert extract_metadata(head).date == "2024-03-01"
