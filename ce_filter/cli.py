@@ -324,7 +324,13 @@ def build_parser() -> argparse.ArgumentParser:
     add_extraction_options(p)
     p.set_defaults(fn=cmd_extract)
 
-    p = sub.add_parser("train", help="train a model from corpus dirs (needs the train extra)")
+    p = sub.add_parser("train", help="train a model from corpus dirs (needs the train extra)",
+                       description="Train a content model from labelled corpora: each corpus dir holds "
+                       "html/ID.html pages and gold/ID.txt main text. The gold is aligned to each page's "
+                       "blocks to label them, the regression's C and the keep threshold are chosen by "
+                       "5-fold cross-validation grouped by site, and the model is written as JSON "
+                       "(--out) that --model and CE_FILTER_MODEL load. The same corpora and --config "
+                       "give the same file, byte for byte.")
     p.add_argument("corpus", nargs="+", type=arg_type(corpus_spec),
                    help="corpus dir[:split], e.g. ../shared/data/dragnet:train")
     p.add_argument("--out", required=True, help="model JSON to write")
@@ -336,7 +342,11 @@ def build_parser() -> argparse.ArgumentParser:
                    "(another fold assignment, to check a CV gain)")
     p.set_defaults(fn=cmd_train, extras=("train",))
 
-    p = sub.add_parser("evaluate", help="token precision/recall/F1 on corpus dirs")
+    p = sub.add_parser("evaluate", help="token precision/recall/F1 on corpus dirs",
+                       description="Score the filter on labelled corpora (html/ID.html pages, gold/ID.txt "
+                       "main text): mean per-page token precision, recall and F1 of the kept text against "
+                       "the gold, a table per corpus (per page kind, site, language and year where the "
+                       "corpus says them).")
     p.add_argument("corpus", nargs="+", type=arg_type(corpus_spec), help="corpus dir[:split]")
     add_extraction_options(p)
     p.add_argument("--cv", action="store_true",

@@ -122,6 +122,17 @@ def test_explain_without_out_writes_beside_the_file_or_to_stdout(tmp_path, capsy
     assert got.out.startswith("<!DOCTYPE html>") and got.err.startswith("stdout: ")
 
 
+def test_every_subcommand_help_has_a_description(capsys):
+    import argparse
+
+    from ce_filter.cli import build_parser
+
+    sub = next(a for a in build_parser()._actions if isinstance(a, argparse._SubParsersAction))
+    assert {"train", "evaluate", "extract"} <= set(sub.choices)
+    for name, p in sub.choices.items():
+        assert p.description and len(p.description) > 40, name
+
+
 def test_extract_stdin(monkeypatch, capsys):
     monkeypatch.setattr(sys, "stdin", io.TextIOWrapper(io.BytesIO(ARTICLE.encode())))
     assert main(["extract"]) == 0
