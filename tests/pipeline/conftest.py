@@ -4,15 +4,18 @@ Kafka broker (``broker``, ``kafka``) comes from tests/kafka_fixtures.py."""
 
 from __future__ import annotations
 
+import contextlib
 import json
 import os
 import shutil
 import signal
+import socket
 import subprocess
 import sys
 import threading
 import time
 import uuid
+from collections.abc import Iterator
 from functools import partial
 from http.server import SimpleHTTPRequestHandler, ThreadingHTTPServer
 from pathlib import Path
@@ -45,8 +48,7 @@ class _SiteHandler(SimpleHTTPRequestHandler):
 
 
 @pytest.fixture(scope="session")
-def site_server():
-    """The fixture site on 127.0.0.1; ``.requests`` lists every path asked for."""
+def _site_server_session():
     requests: list[str] = []
     handler = type("Handler", (_SiteHandler,), {"requests": requests})
     server = ThreadingHTTPServer(("127.0.0.1", 0), partial(handler, directory=str(SITE)))
@@ -57,6 +59,67 @@ def site_server():
     yield server
     server.shutdown()
     server.server_close()
+
+
+@pytest.fixture
+def site_server(_site_server_session):
+    """The fixture site on 127.0.0.1 (one server for the session); ``.requests`` lists every
+    path asked for during this test only (cleared before each test)."""
+    _site_server_session.requests.clear()
+    return _site_server_session
+
+
+# ------------------------------------------------------------------ ports
+
+
+@contextlib.contextmanager
+def dead_port() -> Iterator[int]:
+    """A loopback port nothing answers on while the block runs: bound (so no one else can take
+    it) but not listening, so a connection to it is refused."""
+    with socket.socket() as s:
+        s.bind(("127.0.0.1", 0))
+        yield s.getsockname()[1]
+
+
+def _tree(pid: int) -> list[int]:
+    """``pid`` and its descendants (from /proc)."""
+    parents: dict[int, list[int]] = {}
+    for d in os.listdir("/proc"):
+        if d.isdigit():
+            try:
+                with open(f"/proc/{d}/stat", "rb") as fh:
+                    ppid = int(fh.read().rsplit(b")", 1)[1].split()[1])
+            except (OSError, IndexError, ValueError):
+                continue
+            parents.setdefault(ppid, []).append(int(d))
+    out, todo = [], [pid]
+    while todo:
+        p = todo.pop()
+        out.append(p)
+        todo += parents.get(p, [])
+    return out
+
+
+def listening_ports(pid: int) -> set[int]:
+    """The TCP ports a process or one of its descendants listens on (Linux /proc): how a test
+    learns the port a server it started with ``--port 0`` was given, with no window in which
+    another process could take it."""
+    inodes = set()
+    for p in _tree(pid):
+        with contextlib.suppress(OSError):
+            for fd in os.listdir(f"/proc/{p}/fd"):
+                with contextlib.suppress(OSError):
+                    link = os.readlink(f"/proc/{p}/fd/{fd}")
+                    if link.startswith("socket:["):
+                        inodes.add(link[8:-1])
+    ports = set()
+    for table in ("/proc/net/tcp", "/proc/net/tcp6"):
+        with contextlib.suppress(OSError), open(table) as fh:
+            for line in fh.readlines()[1:]:
+                f = line.split()
+                if f[3] == "0A" and f[9] in inodes:  # 0A: LISTEN
+                    ports.add(int(f[1].rsplit(":", 1)[1], 16))
+    return ports
 
 
 # ------------------------------------------------------------------ Kafka

@@ -4,12 +4,14 @@ a Kafka consumer and kcat read back the expected clean texts."""
 from __future__ import annotations
 
 import json
+import subprocess
+from pathlib import Path
 
 import pytest
 from ce_filter.pipelines.kafka_io import read_topic
 from ce_filter.pipelines.record import validate
 
-from .conftest import SITE, run_cli, unique
+from .conftest import SITE, dead_port, run_cli, unique
 
 EXPECTED = {  # path -> a sentence of its main text
     "/": "reopening of its old lighthouse on Saturday",
@@ -206,33 +208,38 @@ def test_crawl_rejects_a_bad_sink(tmp_path):
 
 
 def test_a_crawl_that_fetched_nothing_exits_2_and_says_why(site_server, tmp_path):
-    from ce_filter.pipelines.embedded_broker import free_port
-
     out = tmp_path / "o.jsonl"
-    for url, why in ((f"http://127.0.0.1:{free_port()}/", "ConnectionRefusedError"),
-                     (site_server.base + "/no-such-page.html", "HTTP 404")):
-        r = run_cli(["crawl", url, "--to", f"jsonl:{out}", "--download-delay", "0", "-s", "RETRY_TIMES=0",
-                     "--log-level", "CRITICAL"], timeout=120)
-        err = r.stderr.decode()
-        assert r.returncode == 2, err
-        assert "pages=0" in err and "ce-filter: error: the crawl fetched no HTML page (" in err and why in err
+    with dead_port() as port:
+        r = _crawl_one(f"http://127.0.0.1:{port}/", out)
+    _fetched_nothing(r, "ConnectionRefusedError")
+    _fetched_nothing(_crawl_one(site_server.base + "/no-such-page.html", out), "HTTP 404")
+
+
+def _crawl_one(url: str, out: Path) -> subprocess.CompletedProcess[bytes]:
+    return run_cli(["crawl", url, "--to", f"jsonl:{out}", "--download-delay", "0", "-s", "RETRY_TIMES=0",
+                    "--log-level", "CRITICAL"], timeout=120)
+
+
+def _fetched_nothing(r: subprocess.CompletedProcess[bytes], why: str) -> None:
+    err = r.stderr.decode()
+    assert r.returncode == 2, err
+    assert "pages=0" in err and "ce-filter: error: the crawl fetched no HTML page (" in err and why in err
 
 
 def test_an_unreachable_page_is_one_warning_line_not_a_traceback(tmp_path):
     """Scrapy logs a failed fetch as ERROR with its downloader's traceback; the crawl says it in
     one warning line per failure (the traceback stays at --log-level DEBUG)."""
-    from ce_filter.pipelines.embedded_broker import free_port
-
-    url = f"http://127.0.0.1:{free_port()}/"
-    args = ["crawl", url, "--to", f"jsonl:{tmp_path / 'o.jsonl'}", "--download-delay", "0",
-            "-s", "RETRY_TIMES=1"]
-    err = run_cli(args, timeout=120).stderr.decode()
+    with dead_port() as port:
+        url = f"http://127.0.0.1:{port}/"
+        args = ["crawl", url, "--to", f"jsonl:{tmp_path / 'o.jsonl'}", "--download-delay", "0",
+                "-s", "RETRY_TIMES=1"]
+        err = run_cli(args, timeout=120).stderr.decode()
+        debug = run_cli(args + ["--log-level", "DEBUG"], timeout=120).stderr.decode()
     assert "Traceback" not in err and " ERROR: " not in err, err[-3000:]
     line = f"WARNING: Error downloading <GET {url}>: "
     ends = "(DownloadConnectionRefusedError)"
     assert any(line in x and x.endswith(ends) for x in err.splitlines()), err[-3000:]
     assert "ce-filter: error: the crawl fetched no HTML page" in err
-    debug = run_cli(args + ["--log-level", "DEBUG"], timeout=120).stderr.decode()
     assert "Traceback" in debug and "DownloadConnectionRefusedError" in debug
 
 
