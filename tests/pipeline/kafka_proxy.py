@@ -1,10 +1,12 @@
 """A TCP proxy in front of a Kafka-protocol broker that can refuse Produce requests: the
 broker stays up for fetches and commits while every delivery fails, so a test can see what the
-worker does when its output is not acknowledged."""
+worker does when its output is not acknowledged. Given a server-side TLS context, it is also a
+TLS listener in front of a plaintext broker (what a cluster's SSL listener is to its clients)."""
 
 from __future__ import annotations
 
 import socket
+import ssl
 import struct
 import threading
 
@@ -22,14 +24,19 @@ def _read_exact(sock: socket.socket, n: int) -> bytes:
 
 
 class KafkaProxy:
-    """Listens on 127.0.0.1:``port`` and forwards to ``upstream``; while ``refuse_produce`` is
-    set, a connection that sends a Produce request is closed before it reaches the broker."""
+    """Listens on 127.0.0.1:``port`` (``.port``; 0: a port the kernel chooses, held from the
+    start) and forwards to ``upstream`` (which may be set once the broker is up, before the
+    first connection); while ``refuse_produce`` is set, a connection that sends a Produce
+    request is closed before it reaches the broker."""
 
-    def __init__(self, port: int, upstream: tuple[str, int]) -> None:
+    def __init__(self, port: int = 0, upstream: tuple[str, int] | None = None,
+                 tls: ssl.SSLContext | None = None) -> None:
         self.upstream = upstream
+        self.tls = tls
         self.refuse_produce = threading.Event()
         self.refused = 0
         self._srv = socket.create_server(("127.0.0.1", port))
+        self.port: int = self._srv.getsockname()[1]
         self._socks: list[socket.socket] = []
         self._closed = False
         threading.Thread(target=self._accept, daemon=True).start()
@@ -40,6 +47,15 @@ class KafkaProxy:
                 client, _ = self._srv.accept()
             except OSError:
                 return
+            if self.tls is not None:
+                try:
+                    client.settimeout(30)
+                    client = self.tls.wrap_socket(client, server_side=True)  # the handshake
+                    client.settimeout(None)
+                except (OSError, ssl.SSLError):
+                    client.close()  # a client that does not speak TLS, or does not trust us
+                    continue
+            assert self.upstream is not None, "a connection before the upstream was set"
             server = socket.create_connection(self.upstream)
             self._socks += [client, server]
             threading.Thread(target=self._requests, args=(client, server), daemon=True).start()

