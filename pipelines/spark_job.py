@@ -20,7 +20,9 @@ How a task reads its file (``--reader``): local paths and ``file:`` URIs are ope
 task runs (every node must see them: a shared or replicated file system); ``http(s)://``
 is streamed with urllib; other schemes (``s3a://``, ``hdfs://``, ``gs://``, ``abfs://`` ...)
 go through Spark's ``binaryFiles`` (the Hadoop file system, whole file in executor memory),
-or, with ``--reader arrow``, are streamed through ``pyarrow.fs``.
+or, with ``--reader arrow``, are streamed through ``pyarrow.fs``. With ``--reader hadoop``,
+``file:`` URIs too are listed and read through the Hadoop file system, as an ``s3a://`` input
+is (the way to try a cluster's path on local files).
 
 The site memory (ce_filter.sitememory; on unless ``--no-site-memory`` or
 ``CE_FILTER_NO_SITE_MEMORY``), per task: a first pass over the task's file counts every host's
@@ -500,9 +502,11 @@ def _hadoop_expand(spark: Any, uri: str) -> list[str]:
     return sorted(out)
 
 
-def expand_inputs(inputs: Iterable[str], spark: Any = None, prefix: str = "") -> list[str]:
+def expand_inputs(inputs: Iterable[str], spark: Any = None, prefix: str = "", reader: str = "auto"
+                  ) -> list[str]:
     """Input names, in order, without duplicates. Local ones expand exactly as
-    ``ce-filter warc`` expands them (so records name their source the same way)."""
+    ``ce-filter warc`` expands them (so records name their source the same way); with the
+    ``hadoop`` reader, ``file:`` URIs expand through the Hadoop file system, as other URIs do."""
     from ce_filter.crawler.warc import expand_sources
 
     out: list[str] = []
@@ -513,7 +517,7 @@ def expand_inputs(inputs: Iterable[str], spark: Any = None, prefix: str = "") ->
                 out += _read_list(part[1:], prefix)
             elif local_path(part) is not None and scheme(part) == "":
                 out += [name for name, _ in expand_sources(part)]
-            elif scheme(part) == "file":
+            elif scheme(part) == "file" and not (reader == "hadoop" and spark is not None):
                 lp = local_path(part) or ""
                 out += [name for name, _ in expand_sources(lp)]
             elif scheme(part) in ("http", "https"):
@@ -619,7 +623,7 @@ def run(
         raise ValueError(f"--format is parquet or json, not {fmt!r}")
     if reader not in READERS:
         raise ValueError(f"--reader is one of {', '.join(READERS)}")
-    files = expand_inputs(inputs, spark, prefix)
+    files = expand_inputs(inputs, spark, prefix, reader)
     if not files:
         raise FileNotFoundError("no WARC files in the inputs")
     sc = spark.sparkContext
