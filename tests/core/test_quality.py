@@ -70,6 +70,25 @@ def test_shipped_model_rebuilds_bit_for_bit(data_dir, tmp_path):
     assert out.read_text() == shipped
 
 
+@pytest.mark.corpus
+def test_shipped_site_stage_rebuilds_bit_for_bit(data_dir, tmp_path):
+    """models/content-site.json (the site memory's stage, on by default in warc, worker, crawl
+    and Spark) from its command in docs/research/SITE_MEMORY.md: the out-of-fold run, the
+    adoption rule and the fit on all pages give the shipped file byte for byte."""
+    from importlib import resources
+
+    shipped_path = resources.files("ce_filter") / "models" / "content-site.json"
+    shipped = shipped_path.read_text(encoding="utf-8")
+    meta = json.loads(shipped)["meta"]
+    out = tmp_path / "content-site.json"
+    cmd = [sys.executable, "-m", "ce_filter.learn.sitefit", "fit",
+           *(str(data_dir / c) for c in meta["corpora"]), "--out", str(out)]
+    r = subprocess.run(cmd, check=True, capture_output=True, text=True, env=pinned_env(force=True))
+    report = json.loads(r.stdout[: r.stdout.index("\n}\n") + 3])  # the out-of-fold figures
+    assert report["adopted"] is True and report["oof"]["all"]["pages"] == meta["pages"]
+    assert out.read_text(encoding="utf-8") == shipped
+
+
 def _assert_same_model(a: dict, b: dict, rtol: float) -> None:
     import numpy as np
 
