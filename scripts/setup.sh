@@ -6,7 +6,7 @@
 # What it installs, and says so as it goes: Python packages from PyPI into .venv, nothing else;
 # with the test extra, run as root where apt-get exists, also the Debian packages some tests use
 # (kcat, chromium, fonts-liberation), unless CE_FILTER_NO_APT=1. Without them those tests skip
-# and say why.
+# and say why, and under CI=true (where every tool is expected) the skip fails the run.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 EXTRAS=${1:-test}
@@ -30,8 +30,9 @@ if [[ ",$EXTRAS," == *,test,* ]]; then
   if [ ${#missing[@]} -eq 0 ]; then
     say "system packages the tests use are present (kcat, chromium)"
   elif [ "${CE_FILTER_NO_APT:-0}" != 0 ] || [ "$(id -u)" != 0 ] || ! command -v apt-get >/dev/null; then
-    say "not installed: ${missing[*]} (system packages; the tests that need them skip and say why;" \
-        "as root with apt-get this script installs them, CE_FILTER_NO_APT=1 leaves them out)"
+    say "not installed: ${missing[*]} (system packages; the tests that need them skip and say why," \
+        "which fails the run under CI=true; as root with apt-get this script installs them," \
+        "CE_FILTER_NO_APT=1 leaves them out)"
   else
     say "installing system packages with apt-get (as root; CE_FILTER_NO_APT=1 leaves them out): ${missing[*]}"
     apt-get update -qq >/dev/null 2>&1 || true
@@ -41,7 +42,7 @@ if [[ ",$EXTRAS," == *,test,* ]]; then
           >/dev/null 2>&1; then
         say "installed: $pkgs"
       else
-        say "note: $pkgs not installed (the tests that need it skip)"
+        say "note: $pkgs not installed (the tests that need it skip, which fails the run under CI=true)"
       fi
     done
   fi
