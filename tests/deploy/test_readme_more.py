@@ -43,29 +43,26 @@ def test_clean_pages_on_the_command_line(tmp_path):
     assert all(r["text"] and r["language"] == "en" and validate(r) == [] for r in recs.values())
 
 
-def _free_port() -> int:
-    import socket
-
-    with socket.socket() as s:
-        s.bind(("127.0.0.1", 0))
-        return s.getsockname()[1]
-
-
 def test_serve_the_filter_over_http(tmp_path):
     pytest.importorskip("gunicorn", reason="gunicorn not installed (pip install 'ce-filter[serve]')")
     if shutil.which("curl") is None:
         pytest.skip("curl not installed: the README's client command cannot run as written")
     (_, start), (_, client) = quick_start("Serve the filter over HTTP")
-    port = str(_free_port())
-    (argv,) = commands(start.replace("8080", port))
+    from pipeline.conftest import listening_ports
+
+    (argv,) = commands(start.replace("8080", "0"))  # port 0: the kernel's choice, read back below
     (tmp_path / "page.html").write_text(PAGE)
     proc = subprocess.Popen(argv, cwd=tmp_path, env=env(), stdout=subprocess.PIPE, stderr=subprocess.STDOUT,
                             start_new_session=True)
     try:
         deadline = time.monotonic() + 60
+        port = ""
         while True:
             assert proc.poll() is None, proc.stdout.read().decode(errors="replace")[-2000:]
             try:
+                port = port or str(min(listening_ports(proc.pid), default=""))
+                if not port:
+                    raise OSError("not listening yet")
                 with urllib.request.urlopen(f"http://127.0.0.1:{port}/healthz", timeout=2) as r:
                     if r.status == 200:
                         break
