@@ -72,7 +72,27 @@ def warc_seeds() -> dict[str, bytes]:
     return _warcs()
 
 
-SEEDS = {"extract": extract_seeds, "warc": warc_seeds, "message": message_seeds}
+def resync_seeds() -> dict[str, bytes]:
+    """Damage to put between good records (fuzz/targets.py ``resync``)."""
+    data = _warcs()["warc"]
+    return {"empty": b"", "junk-200k": b"A" * 200_000, "junk-64k": b"A" * 65_537,
+            "magic": b"\x1f\x8b\x08" * 1000, "cut-member": data[:300], "crlf": b"\r\n" * 100,
+            "record-start": b"WARC/1.0\r\nContent-Length: 99999\r\n\r\n",
+            "long-length": b"WARC/1.0\r\nContent-Length: " + b"9" * 5000 + b"\r\n\r\n"}
+
+
+def decode_seeds() -> dict[str, bytes]:
+    """Bodies to undo (fuzz/targets.py ``decode``)."""
+    import zlib
+
+    empty = gzip.compress(b"", mtime=0)
+    return {"members-1000": empty * 1000, "members-page": empty * 100 + gzip.compress(ARTICLE.encode()),
+            "deflate": zlib.compress(ARTICLE.encode()), "cut": gzip.compress(ARTICLE.encode())[:40],
+            "garbage": bytes(range(256))}
+
+
+SEEDS = {"extract": extract_seeds, "warc": warc_seeds, "message": message_seeds,
+         "resync": resync_seeds, "decode": decode_seeds}
 
 
 def write(root: Path) -> None:

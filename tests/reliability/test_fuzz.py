@@ -5,7 +5,10 @@ so every run tries the same inputs and a failure replays; the long run is ``pyth
 
 from __future__ import annotations
 
+import contextlib
+import gzip
 import random
+import signal
 import sys
 from pathlib import Path
 
@@ -45,6 +48,59 @@ def test_extract_never_raises_and_explains_empty_results(data: bytes) -> None:
 @given(_inputs("warc"))
 def test_warc_reader_never_raises_and_its_counts_add_up(data: bytes) -> None:
     targets.warc(data)
+
+
+@contextlib.contextmanager
+def _ends_within(seconds: float):
+    """A reader that spins fails the example (TimeoutError) instead of hanging the suite."""
+    def expire(signum, frame):
+        raise TimeoutError(f"still running after {seconds:g} s: the reader does not end")
+
+    old = signal.signal(signal.SIGALRM, expire)
+    signal.setitimer(signal.ITIMER_REAL, seconds)
+    try:
+        yield
+    finally:
+        signal.setitimer(signal.ITIMER_REAL, 0)
+        signal.signal(signal.SIGALRM, old)
+
+
+_JUNK = st.one_of(
+    st.binary(max_size=300),
+    st.lists(st.one_of(st.sampled_from(TOKENS), st.binary(max_size=12)), max_size=40).map(b"".join),
+    # long runs, across the reader's 64 KiB steps (junk past one step spun once)
+    st.builds(lambda unit, n: (unit * (n // max(len(unit), 1) + 1))[:n],
+              st.binary(min_size=1, max_size=8), st.integers(60_000, 270_000)),
+)
+
+
+@SHORT
+@given(_JUNK)
+def test_the_warc_reader_ends_and_gives_every_good_record_after_any_damage(junk: bytes) -> None:
+    """For any bytes between good records (gzip and plain): the reader ends, no step of it
+    stalls, and the good records before and after the damage all come out."""
+    with _ends_within(20):
+        targets.resync(junk)
+
+
+def _members(parts: list[bytes], n: int, tail: bytes) -> bytes:
+    return b"".join(gzip.compress(p, mtime=0) for p in parts) * n + tail
+
+
+_BODIES = st.one_of(
+    st.binary(max_size=2000),
+    st.builds(_members, st.lists(st.binary(max_size=20), min_size=1, max_size=3),
+              st.integers(1, 3000), st.binary(max_size=30)),
+)
+
+
+@SHORT
+@given(_BODIES)
+def test_body_decoding_is_linear_in_its_input(body: bytes) -> None:
+    """gzip / deflate bodies of any bytes, many members among them: zlib is handed at most 40
+    bytes per byte of body (handing it the rest of the body at each member was quadratic)."""
+    with _ends_within(20):
+        targets.decode(body)
 
 
 @SHORT
