@@ -521,16 +521,6 @@ def test_extraction_options_are_the_same_everywhere():
         assert {flag(o) for o, _, _ in EXTRACTION_OPTIONS} <= flags, name
 
 
-def test_ablation_help_names_its_output_and_the_corpora_beside_the_checkout(capsys):
-    from ce_filter.learn import ablation
-
-    with pytest.raises(SystemExit):
-        ablation.main(["--help"])
-    out = capsys.readouterr().out
-    assert "RESULTS.md" not in out and out.count("docs/research/ABLATION.md") >= 2
-    assert f"(default: {REPO.parent / 'shared' / 'data'})" in out.replace("\n", " ").replace("  ", " ")
-
-
 def test_help_says_the_point_itself_not_a_docs_file_a_wheel_lacks(capsys):
     """An installed wheel has no docs/ folder: a help text that names one must be about a file
     the command writes when run in a checkout, never the place to read what an option means."""

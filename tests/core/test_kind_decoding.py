@@ -4,7 +4,6 @@ agreeing with the real extraction."""
 
 from __future__ import annotations
 
-import gzip
 import json
 
 import numpy as np
@@ -140,32 +139,6 @@ def test_extractor_applies_the_group_rule_of_the_page_kind() -> None:
     other = next(x for x in base.kind_model.kinds if x != k)
     ex2 = Extractor(decoding=KindDecoding(base.model.digest, {other: (None, 0.0)}))
     assert ex2.decide(blocks, scores, kind)[1] is None
-
-
-def test_study_metric_matches_the_real_extraction(tmp_path) -> None:
-    """The study's offline F1 (block tokens against the gold) is the real extraction's."""
-    import shutil
-    from importlib import resources
-
-    from ce_filter.learn.corpus import Doc
-    from ce_filter.learn.kindstudy import load, page_f1
-    from ce_filter.learn.oofdump import CapturingExtractor, page_record
-
-    ref = resources.files("ce_filter") / "models" / "content.json"
-    shutil.copy(str(ref), tmp_path / "fold0.json")
-    ex = CapturingExtractor(str(tmp_path / "fold0.json"))
-    docs = [Doc("t/1", PAGE.encode(), "All the items of the shop. Item number 3 in the grid",
-                page_type="listing"),
-            Doc("t/2", b"<html><body><p>Hello there, a page of one line.</p></body></html>",
-                "Hello there")]
-    with gzip.open(tmp_path / "pages.jsonl.gz", "wt", encoding="utf-8") as f:
-        for d in docs:
-            f.write(json.dumps(page_record(d, "t", 0, ex)) + "\n")
-    pages = load(str(tmp_path))
-    assert len(pages) == 2
-    for p in pages:
-        assert 0.0 < p.f1_real < 1.0
-        assert page_f1(p) == pytest.approx(p.f1_real, abs=1e-12)
 
 
 def test_explain_names_the_group_decision() -> None:

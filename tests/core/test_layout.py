@@ -35,3 +35,22 @@ def test_stage_packages_import_under_ce_filter():
     for mod, folder in ((ce_filter.crawler.warc, "crawler"), (ce_filter.pipelines.record, "pipelines"),
                         (ce_filter.bench.run, "benchmarks")):
         assert Path(mod.__file__).resolve().parent.name == folder
+
+
+def test_research_stays_apart_from_the_product():
+    """The studies (research/) are run from a checkout and never installed: no product module
+    imports them, and the packages the wheel carries do not include them."""
+    import tomllib
+
+    bad = []
+    for d in ("ce_filter", "crawler", "pipelines", "benchmarks"):
+        for path in (REPO / d).rglob("*.py"):
+            for node in ast.walk(ast.parse(path.read_text(encoding="utf-8"))):
+                mods = [a.name for a in node.names] if isinstance(node, ast.Import) else \
+                    [node.module or ""] if isinstance(node, ast.ImportFrom) and node.level == 0 else []
+                bad += [f"{path.relative_to(REPO)}: {m}" for m in mods if m.split(".")[0] == "research"]
+    assert not bad, bad
+    packages = tomllib.loads((REPO / "pyproject.toml").read_text())["tool"]["setuptools"]["packages"]
+    assert not [p for p in packages if p.split(".")[0] == "research" or "study" in p]
+    studies = {p.stem for p in (REPO / "research").glob("*.py")} - {"__init__"}
+    assert studies and not studies & {p.stem for p in (REPO / "ce_filter" / "learn").glob("*.py")}

@@ -2,12 +2,12 @@
 
 from __future__ import annotations
 
+from core.test_api import ARTICLE, PARAS
+
 from ce_filter.learn.corpus import Doc
 from ce_filter.learn.labels import LabelRule
-from ce_filter.learn.oracle import oracle
-from ce_filter.learn.outside import in_blocks, sources, tally
-
-from .test_api import ARTICLE, PARAS
+from research.oracle import oracle
+from research.outside import in_blocks, sources, tally
 
 GOLD = "Council expands bike lanes\n\n" + "\n\n".join(PARAS)
 

@@ -2,7 +2,7 @@
 training labels do. It is the ceiling of any model trained on these labels and blocks, so it
 says where the limit is: in the segmenter (gold text in no block), or in the labels.
 
-    python -m ce_filter.learn.oracle ../shared/data/wcxb-dev ../shared/data/dragnet:train
+    python -m research.oracle ../shared/data/wcxb-dev ../shared/data/dragnet:train
 
 For each page: segment as the extractor does, label every block by the alignment rule
 (``labels.block_labels``), join the text of the content blocks as the extractor joins kept
@@ -19,12 +19,12 @@ from collections.abc import Iterable
 
 import numpy as np
 
-from ..decode import decode_html
-from ..progress import progress
-from ..segment import parse, segment
-from .corpus import Doc, Spec
-from .evaluate import Score, table
-from .labels import DEFAULT_RULE, LabelRule, block_labels
+from ce_filter.decode import decode_html
+from ce_filter.learn.corpus import Doc, Spec
+from ce_filter.learn.evaluate import Score, table
+from ce_filter.learn.labels import DEFAULT_RULE, LabelRule, block_labels
+from ce_filter.progress import progress
+from ce_filter.segment import parse, segment
 
 
 def oracle(docs: Iterable[Doc], rule: LabelRule = DEFAULT_RULE, comments: bool = False,
@@ -43,7 +43,7 @@ def oracle(docs: Iterable[Doc], rule: LabelRule = DEFAULT_RULE, comments: bool =
 
 
 def main(argv: list[str] | None = None) -> int:
-    ap = argparse.ArgumentParser(prog="python -m ce_filter.learn.oracle", description=__doc__,
+    ap = argparse.ArgumentParser(prog="python -m research.oracle", description=__doc__,
                                  formatter_class=argparse.RawDescriptionHelpFormatter)
     ap.add_argument("corpus", nargs="+", help="corpus dir[:split]")
     ap.add_argument("--plain-lcs", action="store_true",

@@ -1,6 +1,6 @@
 """Out-of-fold block probabilities, dumped once for studies of what is decided after the cut.
 
-    python -m ce_filter.learn.oofdump ../shared/data/dragnet:train ../shared/data/cleaneval-dev \
+    python -m research.oofdump ../shared/data/dragnet:train ../shared/data/cleaneval-dev \
         ../shared/data/wcxb-dev --config best+kind+pn.5+w1+shop05+ic30+thin --out /tmp/kd
 
 The folds are those of ``evaluate --cv`` (crossval.site_groups / assign_folds: 5 folds grouped
@@ -31,12 +31,12 @@ from typing import Any
 
 import numpy as np
 
-from ..api import Extractor
-from ..features.context import signature_groups
-from ..segment import Blocks
-from .corpus import Doc
-from .crossval import assign_folds, load_docs, site_groups
-from .evaluate import token_prf
+from ce_filter.api import Extractor
+from ce_filter.features.context import signature_groups
+from ce_filter.learn.corpus import Doc
+from ce_filter.learn.crossval import assign_folds, load_docs, site_groups
+from ce_filter.learn.evaluate import token_prf
+from ce_filter.segment import Blocks
 
 
 class CapturingExtractor(Extractor):
@@ -57,8 +57,8 @@ class CapturingExtractor(Extractor):
 def fold_models(docs: list[Doc], fold: np.ndarray, labels: list[str], config: str, out: str,
                 folds: int) -> list[str]:
     """The path of each fold's model, trained (and saved) where OUT does not hold it yet."""
-    from .configs import CONFIGS
-    from .fit import data_digest, prepare, train
+    from ce_filter.learn.configs import CONFIGS
+    from ce_filter.learn.fit import data_digest, prepare, train
 
     paths = [os.path.join(out, f"fold{k}.json") for k in range(folds)]
     if all(os.path.exists(p) for p in paths):
@@ -144,7 +144,7 @@ def write_dump(out: str, records: Iterable[dict[str, Any]]) -> int:
 
 
 def main(argv: list[str] | None = None) -> int:
-    ap = argparse.ArgumentParser(prog="python -m ce_filter.learn.oofdump", description=__doc__,
+    ap = argparse.ArgumentParser(prog="python -m research.oofdump", description=__doc__,
                                  formatter_class=argparse.RawDescriptionHelpFormatter)
     ap.add_argument("corpus", nargs="+")
     ap.add_argument("--config", default="best+kind+pn.5+w1+shop05+ic30+thin")
@@ -159,7 +159,7 @@ def main(argv: list[str] | None = None) -> int:
                     help="with --model: pages fed grouped by site (sorted by site, then id) to "
                          "one Extractor(site_memory=True), the first page of each site alone")
     a = ap.parse_args(argv)
-    from .configs import CONFIGS
+    from ce_filter.learn.configs import CONFIGS
 
     if a.config not in CONFIGS:
         print(f"unknown config {a.config!r}", file=sys.stderr)

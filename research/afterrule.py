@@ -3,7 +3,7 @@ by the adoption rule of docs/research/ARTICLE_PRECISION.md: the grid point chose
 cross-validation over the dump's folds on the article pages, then every page scored before and
 after (page F1 of the kept blocks' text against the gold, the same computation both times).
 
-    python -m ce_filter.learn.afterrule /tmp/art/kd/pages.jsonl.gz \\
+    python -m research.afterrule /tmp/art/kd/pages.jsonl.gz \\
         --confirm /tmp/art/ship/pages.jsonl.gz
 
 The rule: on article pages most of what the cut keeps and the gold leaves out comes after the
@@ -24,8 +24,8 @@ from typing import Any
 
 import numpy as np
 
-from ..words import tokens as words
-from .articlestudy import is_article, read_dump
+from ce_filter.words import tokens as words
+from research.articlestudy import is_article, read_dump
 
 
 def after_runs(keep: np.ndarray, scores: np.ndarray, counts: np.ndarray, gap: float, level: float
@@ -157,7 +157,7 @@ def report(pages: list[Page], before: np.ndarray, after: np.ndarray, title: str)
 
 
 def main(argv: list[str] | None = None) -> int:
-    ap = argparse.ArgumentParser(prog="python -m ce_filter.learn.afterrule", description=__doc__,
+    ap = argparse.ArgumentParser(prog="python -m research.afterrule", description=__doc__,
                                  formatter_class=argparse.RawDescriptionHelpFormatter)
     ap.add_argument("dump", help="the out-of-fold oofdump (pages.jsonl.gz)")
     ap.add_argument("--confirm", nargs="*", default=[],

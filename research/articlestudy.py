@@ -2,8 +2,8 @@
 transparent rules, from a block dump (``learn.oofdump``: out of fold, or a model run on corpora
 it was never trained on).
 
-    python -m ce_filter.learn.articlestudy /tmp/art/kd/pages.jsonl.gz /tmp/art/ship/pages.jsonl.gz
-    python -m ce_filter.learn.articlestudy /tmp/art/ship/pages.jsonl.gz \\
+    python -m research.articlestudy /tmp/art/kd/pages.jsonl.gz /tmp/art/ship/pages.jsonl.gz
+    python -m research.articlestudy /tmp/art/ship/pages.jsonl.gz \\
         --against /tmp/art/leaves/pages.jsonl.gz
 
 Article pages: every page of ``dragnet`` (train, or test where reported) and ``newspaper``, the
@@ -41,8 +41,8 @@ from typing import Any
 
 import numpy as np
 
-from ..segment import FLAG_NAMES, HEADINGS
-from ..words import tokens as words
+from ce_filter.segment import FLAG_NAMES, HEADINGS
+from ce_filter.words import tokens as words
 
 _FLAG = {n: 1 << i for i, n in enumerate(FLAG_NAMES)}
 _CJK_LANGS = {"zh", "ja", "ko"}
@@ -484,7 +484,7 @@ def comment_reader(folder: str) -> Callable[[str], str]:
 
 
 def main(argv: list[str] | None = None) -> int:
-    ap = argparse.ArgumentParser(prog="python -m ce_filter.learn.articlestudy", description=__doc__,
+    ap = argparse.ArgumentParser(prog="python -m research.articlestudy", description=__doc__,
                                  formatter_class=argparse.RawDescriptionHelpFormatter)
     ap.add_argument("dump", nargs="+", help="oofdump pages.jsonl.gz files")
     ap.add_argument("--against", nargs="+", default=None,

@@ -11,8 +11,8 @@ from typing import Any
 import numpy as np
 import pytest
 
-from ce_filter.learn import articlestudy as st
 from ce_filter.segment import FLAG_NAMES, HEADINGS
+from research import articlestudy as st
 
 P = 1 << FLAG_NAMES.index("p")
 GOLD = ("Storm hits the coast\n\nThe storm reached the coast on Monday night and cut power to "
@@ -115,7 +115,7 @@ def test_held_out_dump_with_site_memory(tmp_path: Path) -> None:
     """oofdump --model: every page by one model, fold -1; with the site memory, pages grouped
     by site and the link counts recorded."""
     from ce_filter.learn.corpus import Doc
-    from ce_filter.learn.oofdump import held_out
+    from research.oofdump import held_out
 
     html = "<html><body><nav><a href='/'>Home</a></nav><p>{}</p><p>Share this story</p></body></html>"
     docs = [Doc(f"n/{i}", html.format(f"Article number {i} tells a long story about the storm "
@@ -131,7 +131,7 @@ def test_held_out_dump_with_site_memory(tmp_path: Path) -> None:
 
 
 def test_after_runs_drops_unsure_runs_after_the_main_one() -> None:
-    from ce_filter.learn.afterrule import after_runs
+    from research.afterrule import after_runs
 
     keep = np.array([1, 0, 1, 1, 1, 0, 0, 1, 1, 0, 1], dtype=bool)
     score = np.array([.6, .1, .9, .9, .8, .1, .1, .45, .5, .2, .95])
@@ -145,7 +145,7 @@ def test_after_runs_drops_unsure_runs_after_the_main_one() -> None:
 
 
 def test_afterrule_cli_on_a_tiny_dump(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
-    from ce_filter.learn import afterrule
+    from research import afterrule
 
     path = tmp_path / "p.jsonl.gz"
     teaser = "Ten ways to save on heating this winter and more"

@@ -1,7 +1,7 @@
 """The page-kind decoding rules tried on the out-of-fold dump (learn/oofdump), chosen by nested
 CV over its folds (docs/research/KIND_DECODING.md has the rule of adoption and the figures).
 
-    python -m ce_filter.learn.kindstudy /tmp/kd [--write ce_filter/models/content.decoding.json]
+    python -m research.kindstudy /tmp/kd [--write ce_filter/models/content.decoding.json]
 
 Each page's blocks are kept as the extractor keeps them (api.select at the page's cut, the
 group rule, the thin-page rule: the same functions), and scored by the metric of
@@ -24,12 +24,12 @@ from typing import Any
 import numpy as np
 import scipy.sparse as sp
 
-from ..api import select
-from ..decode_kind import GROUP_KINDS, KindDecoding, decide_groups, jsonld_candidates, missing
-from ..model import thin_page
-from ..pagekind import KINDS
-from ..segment import FLAG_PRE
-from ..words import tokens
+from ce_filter.api import select
+from ce_filter.decode_kind import GROUP_KINDS, KindDecoding, decide_groups, jsonld_candidates, missing
+from ce_filter.model import thin_page
+from ce_filter.pagekind import KINDS
+from ce_filter.segment import FLAG_PRE
+from ce_filter.words import tokens
 
 LOS: tuple[float | None, ...] = (None, 0.1, 0.2, 0.3)
 HIS: tuple[float | None, ...] = (None, 0.3, 0.4, 0.5, 0.6)
@@ -220,10 +220,10 @@ def cost(decoding: str, corpus: str, limit: int | None = None, repeat: int = 5) 
     process, alternated, the best of ``repeat`` passes each (other processes share the CPU)."""
     import time
 
-    from ..api import Extractor
-    from ..decode import decode_html
-    from ..segment import parse, segment
-    from .corpus import Spec
+    from ce_filter.api import Extractor
+    from ce_filter.decode import decode_html
+    from ce_filter.learn.corpus import Spec
+    from ce_filter.segment import parse, segment
 
     on, off = Extractor(decoding=decoding), Extractor(decoding=False)
     pages = []
@@ -251,11 +251,11 @@ def report(decoding: str, corpora: list[str]) -> str:
     """``ce-filter evaluate``'s tables for ``corpora`` with the shipped model, without the
     decoding rules and with the rules file ``decoding`` (the same evaluate and metric): the
     report-only corpora are scored so, never chosen on."""
-    from ..api import Extractor
-    from .corpus import Spec
-    from .evaluate import evaluate as run
-    from .evaluate import table as score_table
-    from .evaluate import text_fn
+    from ce_filter.api import Extractor
+    from ce_filter.learn.corpus import Spec
+    from ce_filter.learn.evaluate import evaluate as run
+    from ce_filter.learn.evaluate import table as score_table
+    from ce_filter.learn.evaluate import text_fn
 
     out = []
     for name, ex in (("without the page-kind decoding", Extractor(decoding=False)),
@@ -269,7 +269,7 @@ def report(decoding: str, corpora: list[str]) -> str:
 
 
 def main(argv: list[str] | None = None) -> int:
-    ap = argparse.ArgumentParser(prog="python -m ce_filter.learn.kindstudy", description=__doc__,
+    ap = argparse.ArgumentParser(prog="python -m research.kindstudy", description=__doc__,
                                  formatter_class=argparse.RawDescriptionHelpFormatter)
     ap.add_argument("dump", nargs="?", help="the directory oofdump wrote")
     ap.add_argument("--cost", nargs=2, metavar=("DECODING", "CORPUS"),
@@ -372,7 +372,7 @@ def main(argv: list[str] | None = None) -> int:
         if not a.model:
             print("--write needs --model", file=sys.stderr)
             return 2
-        from ..model import Model
+        from ce_filter.model import Model
 
         KindDecoding(Model.load(a.model).digest, groups, jsonld, sure=sure).save(a.write)
         print(f"\nwritten: {a.write}")

@@ -1,6 +1,6 @@
 """Where the gold text is that no block holds: the candidate sources a segmenter could add.
 
-    python -m ce_filter.learn.outside ../shared/data/wcxb-dev
+    python -m research.outside ../shared/data/wcxb-dev
 
 Per page: the gold's word tokens minus the page blocks' tokens (a multiset difference) are the
 gold outside any block. Each candidate source (the text of a tag the walk skips, an attribute,
@@ -21,11 +21,11 @@ from collections.abc import Iterable
 
 from selectolax.lexbor import LexborHTMLParser
 
-from ..decode import decode_html
-from ..progress import progress
-from ..segment import parse, segment
-from .corpus import Doc, Spec
-from .labels import words
+from ce_filter.decode import decode_html
+from ce_filter.learn.corpus import Doc, Spec
+from ce_filter.learn.labels import words
+from ce_filter.progress import progress
+from ce_filter.segment import parse, segment
 
 SKIPPED = ("noscript", "button", "select", "textarea", "template", "svg", "math", "iframe", "object", "video",
            "audio", "canvas", "map")
@@ -123,7 +123,7 @@ def render(label: str, tallies: dict[str, Tally], top: int = 8) -> str:
 
 
 def main(argv: list[str] | None = None) -> int:
-    ap = argparse.ArgumentParser(prog="python -m ce_filter.learn.outside", description=__doc__,
+    ap = argparse.ArgumentParser(prog="python -m research.outside", description=__doc__,
                                  formatter_class=argparse.RawDescriptionHelpFormatter)
     ap.add_argument("corpus", nargs="+", help="corpus dir[:split]")
     a = ap.parse_args(argv)
