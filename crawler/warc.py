@@ -1,6 +1,6 @@
 """WARC in: ``.warc`` / ``.warc.gz`` (multi-member gzip) from paths, globs, directories or stdin.
 
-``iter_pages(source, stats)`` yields one :class:`~ce_filter.crawler.page.RawPage` per HTML-ish
+``iter_pages(source, stats)`` yields one :class:`~ce_filter.rawpage.RawPage` per HTML-ish
 ``response`` (or ``resource``) record, with HTTP chunking and content-encoding undone and the
 ``Content-Type`` charset kept as the filter's encoding hint. Everything else is skipped and
 counted by reason in :class:`WarcStats`, never silently. A broken or truncated file does not
@@ -32,7 +32,7 @@ from warcio.archiveiterator import ArchiveIterator
 from warcio.bufferedreaders import ChunkedDataReader, DecompressingBufferedReader
 from warcio.limitreader import LimitReader
 
-from .page import RawPage, is_html_type, media_type
+from ce_filter.rawpage import RawPage, is_html_type, media_type
 
 Source = str | os.PathLike | IO[bytes]
 WARC_SUFFIXES = (".warc", ".warc.gz", ".arc", ".arc.gz")
@@ -556,9 +556,12 @@ def _iter_stream(name: str, fh: IO[bytes], stats: WarcStats, all_statuses: bool,
         if damage is None:
             _progress(src, start, stop, name, stats)
             continue
-        if damage.kind == "truncated":
+        if damage.kind == "truncated" and (unit is None or unit.d is None):
             while src.take(_SCAN):  # what is left is the cut record
                 pass
+        elif damage.kind == "truncated":  # a cut member may have run on into the members
+            unit.rewind()  # after it (its deflate data need not fail on their bytes): look
+            src.skip_to(find, stop)  # again, as after a corrupt member
         elif unit is None or unit.damage is not None:
             if unit is not None:
                 unit.rewind()  # the member's end is unknown: look again from its start

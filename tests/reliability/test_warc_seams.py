@@ -313,3 +313,16 @@ def test_the_deflate_check_of_a_member_start_is_bounded():
     assert [p.url for p in read_all(junk, stats)] == ["http://p.test/0"]
     assert time.thread_time() - t0 < 3  # about 0.1 s; 30 s a MB when each try read 64 KiB
     assert zlib.decompress(gzip.compress(b"x")[10:], -15) == b"x"  # (the raw deflate it reads)
+
+
+def test_a_cut_member_that_runs_on_into_the_next_members_is_looked_at_again():
+    """Junk that opens a gzip member whose header never ends (``1f 8b 08 1f``: a name with no
+    end) reads on through the good members to the end of the input: the reader looks again
+    from the damage, as after a corrupt member, and the records after it come out (found by
+    the atheris run of fuzz/targets.py resync)."""
+    data, offsets = pages(4)
+    bad = data[:offsets[2]] + b"\x1f\x8b\x08" * 500 + data[offsets[2]:]
+    stats = WarcStats()
+    assert [p.url for p in read_all(bad, stats)] == [f"http://p.test/{i}" for i in range(4)]
+    assert stats.errors[0]["offset"] == offsets[2]
+    assert all(offsets[2] <= e["offset"] < offsets[3] for e in stats.errors), stats.errors
