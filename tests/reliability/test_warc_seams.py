@@ -311,7 +311,7 @@ def test_the_deflate_check_of_a_member_start_is_bounded():
     stats = WarcStats()
     t0 = time.thread_time()
     assert [p.url for p in read_all(junk, stats)] == ["http://p.test/0"]
-    assert time.thread_time() - t0 < 3  # about 0.1 s; 30 s a MB when each try read 64 KiB
+    assert time.thread_time() - t0 < 3  # about 0.2 s; 30 s a MB when each try read 64 KiB
     assert zlib.decompress(gzip.compress(b"x")[10:], -15) == b"x"  # (the raw deflate it reads)
 
 
