@@ -3,7 +3,7 @@
 (ce_filter/features/_dense.c), the tree-leaf walk (ce_filter/features/_leaves.c), the
 pre-parse cost scan (ce_filter/_precheck.c), the double-encoding test (ce_filter/_mojibake.c),
 the page-kind signals (ce_filter/_pagesig.c) and the site memory's block hashes
-(ce_filter/_sitehash.c).
+(ce_filter/site/_hash.c).
 
 Each is optional: where it does not build (no C compiler; the walk also needs dlopen, so
 Linux/macOS), the install still succeeds and the pure-Python versions run, which give the same
@@ -36,7 +36,7 @@ setup(
                   optional=True),
         Extension("ce_filter.features._leaves", ["ce_filter/features/_leaves.c"],
                   extra_compile_args=["-O2"], optional=True),
-        Extension("ce_filter._sitehash", ["ce_filter/_sitehash.c"], extra_compile_args=["-O2"],
+        Extension("ce_filter.site._hash", ["ce_filter/site/_hash.c"], extra_compile_args=["-O2"],
                   optional=True),
         Extension("ce_filter._pagesig", ["ce_filter/_pagesig.c"],
                   extra_compile_args=["-O2", "-ffp-contract=off"], optional=True),

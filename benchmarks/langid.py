@@ -234,7 +234,7 @@ def _prefix(text: str, n: int) -> str:
 
 def short_text(pages: list[dict[str, Any]]) -> str:
     """Two tables: the identifier on gold texts cut after n letters, and the page kind on the
-    labelled corpora, estimated and stated (kindgate)."""
+    labelled corpora, estimated and stated (kinds.gate)."""
     from ce_filter.api import Extractor
     from ce_filter.language import MIN_SCORE, identify
 
@@ -282,7 +282,7 @@ def short_text(pages: list[dict[str, Any]]) -> str:
             f"the answers with confidence {MIN_SCORE} or more, the share right (answers / texts).\n\n"
             f"{lang_table}\n\nPage kind on the corpora whose pages.tsv gives it (wcxb-dev: the "
             "training pages, in sample): the model's estimate on every page, and where the record "
-            f"states it (ce_filter/kindgate.py).\n\n{kind_table}")
+            f"states it (ce_filter/kinds/gate.py).\n\n{kind_table}")
 
 
 def main(argv: list[str] | None = None) -> int:

@@ -54,7 +54,7 @@ def measure(bodies: list[bytes], workers: int, clients: int, repeat: int, server
 
     ex = Extractor()
     port = free_port()
-    cmd = [sys.executable, "-m", "ce_filter.serve", "--port", str(port), "--workers", str(workers),
+    cmd = [sys.executable, "-m", "ce_filter.service.serve", "--port", str(port), "--workers", str(workers),
            "--no-fetch"]
     if server_cpu is not None:
         cmd = ["taskset", "-c", str(server_cpu), *cmd]

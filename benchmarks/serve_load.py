@@ -123,7 +123,7 @@ def _pct(xs: list[float], q: float) -> float:
 def run(bodies: list[bytes], seconds: float, rate: float, workers: int, hostile_every: int, slow: int,
         sample: float, timeout: float) -> dict[str, Any]:
     port = free_port()
-    cmd = [sys.executable, "-m", "ce_filter.serve", "--port", str(port), "--workers", str(workers),
+    cmd = [sys.executable, "-m", "ce_filter.service.serve", "--port", str(port), "--workers", str(workers),
            "--no-fetch", "--client-timeout", "30"]
     proc = subprocess.Popen(cmd, cwd=REPO, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL,
                             start_new_session=True)

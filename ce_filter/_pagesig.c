@@ -1,4 +1,4 @@
-/* The heavy parts of ce_filter/pagekind.py's page signals in C. That file's
+/* The heavy parts of ce_filter/kinds/model.py's page signals in C. That file's
  * ``_page_signals_py`` is the reference: the values must be the same bit for bit (the page-kind
  * model was fitted on them), and tests compare the two on every corpus page and on hostile ones.
  *

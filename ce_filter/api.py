@@ -13,7 +13,8 @@ import numpy as np
 
 from . import __version__
 from .decode import decode_bytes, looks_binary
-from .decode_kind import (
+from .features.context import signature_groups
+from .kinds.after_cut import (
     KindDecoding,
     decide_groups,
     decoding_for,
@@ -21,11 +22,10 @@ from .decode_kind import (
     jsonld_cover,
     missing,
 )
-from .features.context import signature_groups
-from .kindgate import kind_stated
+from .kinds.gate import kind_stated
+from .kinds.model import page_signals
 from .model import Model, load_default, thin_page
 from .mojibake import repair_str
-from .pagekind import page_signals
 from .precheck import DEFAULT_LIMITS, Limits, prepare
 from .render import to_text
 from .segment import FLAG_PRE, Blocks, _id, parse, segment
@@ -351,10 +351,10 @@ class Extractor:
     ``target_language`` (an ISO 639-1 code): a page whose kept text is identified as another
     language gives no text, and its reason names the language found; a page whose language is
     unknown keeps its text.
-    ``site_memory``: the site's other pages (ce_filter.sitememory): a SiteMemory (or True for
+    ``site_memory``: the site's other pages (ce_filter.site.memory): a SiteMemory (or True for
     one with its defaults) that remembers the pages this Extractor has seen, or an order-free
     SiteCounts; blocks seen on the host's other pages go through the model's site stage
-    (ce_filter.sitestage). None (the default): every page alone. A host's first page, and every
+    (ce_filter.site.stage). None (the default): every page alone. A host's first page, and every
     page under a model without a site stage, scores as without it.
     """
 
@@ -406,7 +406,7 @@ class Extractor:
         # comments model is trained on corpora without page types)
         self.kind_model = model.pagekind or load_default("content").pagekind
         self.site_memory, self.site_stage = _site_setup(model, site_memory)
-        # the page-kind decoding rules (decode_kind): the file made for this model (by its
+        # the page-kind decoding rules (kinds.after_cut): the file made for this model (by its
         # digest) where there is one, unless ``decoding=False``; an explicit one must match
         self.decoding = decoding_for(model, model_path, decoding)
 
@@ -542,7 +542,7 @@ class Extractor:
               ) -> tuple[np.ndarray, tuple[np.ndarray, np.ndarray, int, np.ndarray]]:
         """The page's scores through the site stage where its host has pages remembered, and
         the site inputs; the page is then remembered."""
-        from .sitememory import block_fingerprints, host_of
+        from .site.memory import block_fingerprints, host_of
 
         host = site or host_of(url)
         fps = block_fingerprints(blocks)
@@ -609,7 +609,7 @@ class Extractor:
 
     def _jsonld_text(self, blocks: Blocks, keep: np.ndarray, kind: np.ndarray, text: str
                      ) -> list[str]:
-        """The JSON-LD text the page-kind decoding adds to ``text`` (decode_kind): none unless
+        """The JSON-LD text the page-kind decoding adds to ``text`` (kinds.after_cut): none unless
         it has a rule for the page's estimated kind (or for an empty page)."""
         assert self.decoding is not None and self.kind_model is not None
         k = self.kind_model.kinds[int(np.argmax(kind))]
@@ -659,11 +659,11 @@ class Extractor:
 def _site_setup(model: Model, site_memory: Any) -> tuple[Any, Any]:
     """(the memory, the site stage) of ``Extractor(site_memory=...)``: True makes a SiteMemory
     with its defaults; the stage is the model's "site" section, else the one shipped for this
-    model (sitestage.shipped_stage), else None (the memory is kept but changes nothing)."""
+    model (site.stage.shipped_stage), else None (the memory is kept but changes nothing)."""
     if site_memory is None or site_memory is False:
         return None, None
-    from .sitememory import SiteMemory
-    from .sitestage import shipped_stage
+    from .site.memory import SiteMemory
+    from .site.stage import shipped_stage
 
     if site_memory is True:
         site_memory = SiteMemory()

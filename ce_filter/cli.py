@@ -198,8 +198,8 @@ class _Render:
         (the output is then only ``--with-metadata``'s front matter, or nothing)."""
         import dataclasses
 
-        from ce_filter.crawler.page import RawPage
-        from ce_filter.pipelines.record import dumps, filter_page
+        from ce_filter.rawpage import RawPage
+        from ce_filter.record import dumps, filter_page
 
         if not isinstance(item, RawPage):  # an input that could not be read
             return None
@@ -227,8 +227,8 @@ def _init_filter(ex: Any, render: _Render, budget: Any) -> None:
     global _pool_state
     # what a page's output is made with, imported before the cap (about 40 MB of address space):
     # the cap is the process's size plus the page budget, and an import is no page's cost
-    from ce_filter.crawler.page import RawPage  # noqa: F401
-    from ce_filter.pipelines.record import dumps, filter_page  # noqa: F401
+    from ce_filter.rawpage import RawPage  # noqa: F401
+    from ce_filter.record import dumps, filter_page  # noqa: F401
 
     bounded = InProcessBudget(ex, budget)
     bounded.cap_memory()  # a pool process of its own: its memory capped too
@@ -303,7 +303,7 @@ def build_parser() -> argparse.ArgumentParser:
                  "lists, code, tables); json (one object per page, trafilatura's field names), xml "
                  "(trafilatura's <doc>/<main>), csv (trafilatura's tab-separated columns); jsonl (the "
                  "pipeline's record, one per line; its JSON Schema is "
-                 "ce_filter/pipelines/record.schema.json in the package)")
+                 "ce_filter/record.schema.json in the package)")
     env_opt(p, "--links", action="store_true",
             help="markdown/html/xml: keep links, made absolute against the page's URL and <base href>")
     env_opt(p, "--images", action="store_true", help="markdown/html/xml: keep images (alt text, source)")
@@ -379,7 +379,7 @@ def build_parser() -> argparse.ArgumentParser:
                        "the page's address, ?format=markdown|html) -> the record as JSON, GET / (paste a "
                        "page, see the explain view), /healthz, /metrics (Prometheus). Needs the serve "
                        "extra: pip install 'ce-filter[serve]'.")
-    from .serve import add_arguments as serve_arguments
+    from .service.serve import add_arguments as serve_arguments
 
     serve_arguments(p)
     p.set_defaults(fn=cmd_serve, extras=("serve",))
@@ -427,7 +427,7 @@ def output_file(value: str) -> str:
 
 
 def cmd_serve(a: argparse.Namespace) -> int:
-    from .serve import serve_command
+    from .service.serve import serve_command
 
     return serve_command(a)
 

@@ -52,7 +52,7 @@ class BlockWhy:
     code: bool = False  # inside a <pre>: kept too between the first and the last kept block
     stage1_terms: list[Term] = field(default_factory=list)
     stage2_terms: list[Term] = field(default_factory=list)
-    site_terms: list[Term] = field(default_factory=list)  # the site stage's (sitestage.py)
+    site_terms: list[Term] = field(default_factory=list)  # the site stage's (site/stage.py)
     group: str = ""  # set where the page-kind decoding kept or dropped it with its group
 
 
@@ -163,7 +163,7 @@ def _site_terms(ex: Extractor, r: Extraction, whys: list[BlockWhy], cut: float, 
     stage = ex.site_stage
     if site is None or stage is None or site[2] <= 0 or len(site[0]) != len(in_code):
         return 0
-    from .sitestage import COLUMNS, NAMES, site_columns
+    from .site.stage import COLUMNS, NAMES, site_columns
 
     fps, k, n, model_scores = site
     x = site_columns(model_scores, fps, k, n)

@@ -38,7 +38,7 @@ from .features.context import (
 from .features.dense import context_inputs
 from .features.leaves import Trees, TreesError
 from .features.tokens import token_weight_sums
-from .pagekind import PageKindError, PageKindModel
+from .kinds.model import PageKindError, PageKindModel
 from .segment import PATH_LEN, Blocks, vocab_table
 
 FORMAT_VERSION = 1
@@ -149,7 +149,7 @@ class Model:
     # gives no text: the shell of a page whose content was not in its HTML (learn.fit chooses it
     # on CV); 0: off, and not in the file
     min_words: int = 0
-    # the site stage over the block scores and the site memory's columns (sitestage.py), read
+    # the site stage over the block scores and the site memory's columns (site/stage.py), read
     # only by an Extractor with a site memory; None: off, and not in the file
     site: Any = None
     # tree-leaf inputs of stage 1 (features/leaves.py): each block's leaf in each tree a 0/1
@@ -556,10 +556,10 @@ def _page_style(v: Any, spec: FeatureSpec, in_stage2: bool) -> PageKindModel | N
 
 
 def _site_stage(v: Any) -> Any:
-    """The "site" section (sitestage.SiteStage), None where absent."""
+    """The "site" section (site.stage.SiteStage), None where absent."""
     if v is None:
         return None
-    from .sitestage import SiteStage
+    from .site.stage import SiteStage
 
     try:
         return SiteStage.from_json(v)

@@ -39,6 +39,21 @@ from .values import (  # noqa: F401
 from .values import loaded_models as _models
 
 ENV_PREFIX = "CE_FILTER_"
+# Kafka's connection options, here so that the crawler's settings and every stage read one list.
+# (kafka-python option, help). Each is a CLI flag --opt-name, an env var CE_FILTER_OPT_NAME and
+# a Scrapy setting CE_FILTER_OPT_NAME.
+CONNECTION_OPTIONS: tuple[tuple[str, str], ...] = (
+    ("bootstrap_servers", "Kafka brokers, host:port[,host:port...]"),
+    ("security_protocol", "PLAINTEXT, SSL, SASL_PLAINTEXT or SASL_SSL"),
+    ("sasl_mechanism", "PLAIN, SCRAM-SHA-256, SCRAM-SHA-512, OAUTHBEARER or GSSAPI"),
+    ("sasl_plain_username", "SASL username"),
+    ("sasl_plain_password", "SASL password (prefer the environment variable)"),
+    ("ssl_cafile", "CA certificate file (PEM)"),
+    ("ssl_certfile", "client certificate file (PEM)"),
+    ("ssl_keyfile", "client private key file (PEM)"),
+    ("ssl_password", "password of the client private key"),
+    ("client_id", "client id sent to the broker"),
+)
 EXIT_USAGE = 2
 
 
@@ -162,7 +177,7 @@ class ExtractOptions:
     comments: bool = False
     recall: bool = False
     target_language: str | None = None
-    # the site memory (ce_filter.sitememory): True for a stream's (the pages this process has
+    # the site memory (ce_filter.site.memory): True for a stream's (the pages this process has
     # seen), a SiteCounts for a WARC run's order-free counts, None: each page alone
     site_memory: Any = None
 

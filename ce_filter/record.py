@@ -1,5 +1,5 @@
 """The output record: one JSON document per page, the same from every output path
-(schema: ``pipelines/record.schema.json``, versioning rule in docs/PIPELINE.md).
+(schema: ``ce_filter/record.schema.json``, versioning rule in docs/PIPELINE.md).
 
 One rule for what a page does not have: a field that is unknown or was not found is ``null``,
 never ``''`` (an unknown URL, no title, no reason because there is text, an unknown
@@ -13,9 +13,8 @@ from functools import lru_cache
 from pathlib import Path
 from typing import Any
 
-from ce_filter.crawler.page import RawPage, now_iso
-
 from ce_filter.api import META_FIELDS
+from ce_filter.rawpage import RawPage, now_iso
 
 SCHEMA_PATH = Path(__file__).with_name("record.schema.json")
 SCHEMA_ID = "ce-filter.record/4"

@@ -24,7 +24,7 @@ import numpy as np
 from .segment import FLAG_NAMES, FLAG_PRE, HEADINGS, Blocks, _id
 
 # The output formats, one list for the CLI (--format) and the service (?format=): ``jsonl`` is
-# the pipeline's record (pipelines/record.py), the others are made here from an Extraction.
+# the pipeline's record (ce_filter/record.py), the others are made here from an Extraction.
 FORMATS = ("text", "markdown", "html", "json", "xml", "csv", "jsonl")
 
 _BIT = {n: 1 << i for i, n in enumerate(FLAG_NAMES)}
@@ -535,7 +535,7 @@ def to_csv(r: Any) -> str:
 def render_extraction(r: Any, fmt: str, *, links: bool = False, images: bool = False,
                       with_metadata: bool = False) -> str:
     """An Extraction in one of FORMATS but ``jsonl`` (the pipeline's record, made by
-    pipelines/record.py from the fetched page): text, markdown or html as ``r.text`` /
+    ce_filter/record.py from the fetched page): text, markdown or html as ``r.text`` /
     ``to_markdown`` / ``to_html``, text and markdown after YAML front matter where
     ``with_metadata``; json, xml and csv always carry the metadata."""
     if fmt == "json":

@@ -8,15 +8,13 @@ same way: ``CE_FILTER_JSONL`` (path) and/or ``CE_FILTER_KAFKA_TOPIC`` (records),
 (raw pages as the worker's JSON envelope, for ``ce-filter worker``) with the Kafka connection options
 ``CE_FILTER_BOOTSTRAP_SERVERS``, ``CE_FILTER_SECURITY_PROTOCOL``, ``CE_FILTER_SASL_MECHANISM``,
 ``CE_FILTER_SASL_PLAIN_USERNAME``, ``CE_FILTER_SASL_PLAIN_PASSWORD``, ``CE_FILTER_SSL_CAFILE``,
-... (see ``ce_filter.pipelines.kafka_io.CONNECTION_OPTIONS``). Scrapy's own feed exports (``-o out.jsonl``)
+... (see ``ce_filter.options.CONNECTION_OPTIONS``). Scrapy's own feed exports (``-o out.jsonl``)
 also receive the cleaned records.
 """
 
 import os
 
-from ce_filter.pipelines.kafka_io import CONNECTION_OPTIONS
-
-from ce_filter.options import EXTRACTION_OPTIONS, env_name
+from ce_filter.options import CONNECTION_OPTIONS, EXTRACTION_OPTIONS, env_name
 
 BOT_NAME = "ce-filter"
 SPIDER_MODULES = ["ce_filter.crawler.spider"]

@@ -16,7 +16,8 @@ from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
 
-from .page import RawPage
+from ce_filter.rawpage import RawPage
+
 from .warc import GZIP_MAGIC, Halted, WarcStats, _iter_stream, _seconds, member_starts_record
 
 SHARD_BYTES = 8 << 20  # at most this much compressed input per shard (bounded memory per task)

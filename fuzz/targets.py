@@ -194,8 +194,9 @@ def _worker() -> Any:
 
 def message(data: bytes, key: bytes | None = b"http://fuzz.test/",
             headers: list[tuple[str, bytes]] | None = None) -> float:
-    from ce_filter.pipelines.record import validate
     from ce_filter.pipelines.worker import PoisonMessage
+
+    from ce_filter.record import validate
 
     t0 = time.perf_counter()
     try:

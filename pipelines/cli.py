@@ -26,6 +26,7 @@ from typing import IO, Any
 
 from ce_filter.extras import MissingExtra, missing, require
 from ce_filter.options import (
+    CONNECTION_OPTIONS,
     EXIT_USAGE,
     ExtractOptions,
     UsageError,
@@ -38,7 +39,7 @@ from ce_filter.options import (
     positive_number,
 )
 
-from .kafka_io import CONNECTION_OPTIONS, BrokerUnavailable, KafkaSettings
+from .kafka_io import BrokerUnavailable, KafkaSettings
 
 EXIT_LOST, EXIT_START = 1, EXIT_USAGE
 RAW_SPEC = "kafka-raw:"  # crawl: raw pages to the workers' input topic

@@ -13,23 +13,10 @@ import time
 from dataclasses import dataclass, field, fields
 from typing import Any
 
+from ce_filter.options import CONNECTION_OPTIONS as CONNECTION_OPTIONS
+
 log = logging.getLogger(__name__)
 
-# (kafka-python option, help). Each is a CLI flag --opt-name, an env var CE_FILTER_OPT_NAME and
-# a Scrapy setting CE_FILTER_OPT_NAME.
-CONNECTION_OPTIONS: tuple[tuple[str, str], ...] = (
-    ("bootstrap_servers", "Kafka brokers, host:port[,host:port...]"),
-    ("security_protocol", "PLAINTEXT, SSL, SASL_PLAINTEXT or SASL_SSL"),
-    ("sasl_mechanism", "PLAIN, SCRAM-SHA-256, SCRAM-SHA-512, OAUTHBEARER or GSSAPI"),
-    ("sasl_plain_username", "SASL username"),
-    ("sasl_plain_password", "SASL password (prefer the environment variable)"),
-    ("ssl_cafile", "CA certificate file (PEM)"),
-    ("ssl_certfile", "client certificate file (PEM)"),
-    ("ssl_keyfile", "client private key file (PEM)"),
-    ("ssl_password", "password of the client private key"),
-    ("client_id", "client id sent to the broker"),
-)
-ENV_PREFIX = "CE_FILTER_"
 DEFAULT_BOOTSTRAP = "localhost:9092"
 BOOTSTRAP_TIMEOUT_MS = 10_000
 REQUEST_TIMEOUT_MS = 30_000

@@ -28,7 +28,6 @@ from dataclasses import dataclass, field, replace
 from multiprocessing.connection import wait
 from typing import Any
 
-from ce_filter.crawler.page import RawPage
 from ce_filter.crawler.warc import WarcStats, expand_sources, iter_pages
 from ce_filter.crawler.warc_shards import GZIP_MAGIC, plan, read_shard
 
@@ -47,8 +46,9 @@ from ce_filter.budget import (
 )
 from ce_filter.options import ExtractOptions
 from ce_filter.progress import Ticker
+from ce_filter.rawpage import RawPage
+from ce_filter.record import make_record
 
-from .record import make_record
 from .sinks import Sink, SinkError
 from .sitecount import count_sites
 
@@ -158,7 +158,7 @@ def clean_warcs(
     processes even with one worker); ``stop``: a Stop that a signal handler sets.
     ``site_memory``: a first pass counts every host's block fingerprints over all the inputs
     (``count_sites``), and each page is then filtered with its host's other pages
-    (ce_filter.sitememory.SiteCounts: order-free, so the records do not depend on ``workers``);
+    (ce_filter.site.memory.SiteCounts: order-free, so the records do not depend on ``workers``);
     inputs that cannot be read twice (stdin) are filtered without it."""
     stats = RunStats()
     options = options or ExtractOptions()

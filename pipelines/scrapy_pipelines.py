@@ -1,7 +1,7 @@
 """Scrapy item pipelines (enable them through ``ITEM_PIPELINES``, as ``ce_filter.crawler.settings`` does):
 
 - ``FilterPipeline`` filters the page each item carries and adds the output record
-  (``ce_filter.pipelines.record``) to it. Your own items (a dict, a ``scrapy.Item``, a
+  (``ce_filter.record``) to it. Your own items (a dict, a ``scrapy.Item``, a
   dataclass or an attrs object: read and written through itemadapter) keep all their fields
   and gain one, ``CE_FILTER_ITEM_FIELD`` (default ``ce_filter``), holding the record; an item
   class must declare that field. The page is read from the item's ``url`` and ``body``: text
@@ -37,15 +37,15 @@ import logging
 import queue
 from typing import Any
 
-from ce_filter.crawler.page import RawPage
 from itemadapter import ItemAdapter
 from scrapy.exceptions import NotConfigured
 
 from ce_filter.budget import BoundedExtractor, Budget, guarded
 from ce_filter.options import ExtractOptions
+from ce_filter.rawpage import RawPage
+from ce_filter.record import SCHEMA_ID, make_record
 
 from .kafka_io import KafkaSettings
-from .record import SCHEMA_ID, make_record
 from .sinks import JsonlSink, KafkaSink, Sink
 
 log = logging.getLogger(__name__)
@@ -232,9 +232,9 @@ RAW_KEYS = ("host", "url")
 
 
 def raw_key(url: str, mode: str) -> bytes:
-    """A raw page's message key: its host (``ce_filter.sitememory.host_of``; the URL where it
+    """A raw page's message key: its host (``ce_filter.site.memory.host_of``; the URL where it
     has none) or its URL."""
-    from ce_filter.sitememory import host_of
+    from ce_filter.site.memory import host_of
 
     return ((host_of(url) if mode == "host" else "") or url).encode("utf-8")
 

@@ -16,10 +16,10 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import IO, Any
 
-from ce_filter.crawler.page import RawPage, now_iso
+from ce_filter.rawpage import RawPage, now_iso
+from ce_filter.record import dumps
 
 from .kafka_io import KafkaSettings, make_producer
-from .record import dumps
 
 log = logging.getLogger(__name__)
 MAX_KEPT_ERRORS = 20

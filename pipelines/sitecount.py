@@ -3,7 +3,7 @@
 ``ce-filter warc`` counts all its input files at once; the Spark job counts each task's file.
 Both then filter each page with ``replace(options, site_memory=counts)``: a SiteCounts reads a
 page's host's counts with the page itself left out, so the records do not depend on the order
-of the pages (ce_filter.sitememory).
+of the pages (ce_filter.site.memory).
 """
 
 from __future__ import annotations
@@ -18,13 +18,13 @@ from dataclasses import replace
 from typing import Any
 
 import numpy as np
-from ce_filter.crawler.page import RawPage
 from ce_filter.crawler.warc import WarcStats, iter_pages
 from ce_filter.crawler.warc_shards import plan, read_shard
 
 from ce_filter.budget import OverBudget, cpu_deadline
 from ce_filter.options import ExtractOptions
-from ce_filter.sitememory import SiteCounts
+from ce_filter.rawpage import RawPage
+from ce_filter.site.memory import SiteCounts
 
 log = logging.getLogger(__name__)
 
@@ -37,7 +37,7 @@ def _page_sets(pages: Iterable[RawPage], decoder: Any, seconds: float = 0.0,
     ``seconds`` of CPU time (0: no limit), is not counted: the second pass gives it its reason.
     ``stop`` (truthy once set, as offline.Stop): the pass ends at the next page."""
     from ce_filter.segment import parse, segment
-    from ce_filter.sitememory import block_fingerprints, host_of, page_set
+    from ce_filter.site.memory import block_fingerprints, host_of, page_set
 
     for p in pages:
         if stop:

@@ -8,8 +8,8 @@
 Work is distributed by file: the driver expands the inputs (paths, globs, directories, any
 Hadoop-readable URI, or ``@LIST`` files of paths such as Common Crawl's ``warc.paths.gz``),
 and each task streams one WARC file through the WARC reader (``ce_filter.crawler.warc.iter_pages``)
-and the filter, making the same record as every other stage (``ce_filter.pipelines.record``, schema
-``pipelines/record.schema.json``). The Spark schema of the output is derived from that
+and the filter, making the same record as every other stage (``ce_filter.record``, schema
+``ce_filter/record.schema.json``). The Spark schema of the output is derived from that
 JSON Schema, so Parquet columns and JSON lines have the Kafka output's fields and nesting.
 The model is loaded once per Python worker process (a module-level singleton; Spark reuses
 its Python workers across tasks), not once per file or page. The extraction options are the
@@ -24,7 +24,7 @@ or, with ``--reader arrow``, are streamed through ``pyarrow.fs``. With ``--reade
 ``file:`` URIs too are listed and read through the Hadoop file system, as an ``s3a://`` input
 is (the way to try a cluster's path on local files).
 
-The site memory (ce_filter.sitememory; on unless ``--no-site-memory`` or
+The site memory (ce_filter.site.memory; on unless ``--no-site-memory`` or
 ``CE_FILTER_NO_SITE_MEMORY``), per task: a first pass over the task's file counts every host's
 block fingerprints (``pipelines/sitecount.py``, as ``ce-filter warc`` does over its inputs),
 then each page is filtered with its host's other pages in that file, itself left out
@@ -144,7 +144,7 @@ def get_extractor(options: ExtractOptions | None = None, model_json: str | None 
 def new_extractor(options: ExtractOptions, model_json: str | None = None,
                   budget: tuple[float, int] = (10.0, 1024)) -> Any:
     """An Extractor of its own (``get_extractor``'s kind; the caller closes it): the one of a
-    file's site memory, whose counts (ce_filter.sitememory.SiteCounts, picklable) travel with
+    file's site memory, whose counts (ce_filter.site.memory.SiteCounts, picklable) travel with
     the options to the budget's child process, as ``ce-filter warc`` sends them to its
     filter processes."""
     from ce_filter.budget import BoundedExtractor, Budget
@@ -301,13 +301,13 @@ def filter_file(
 
     ``site_memory``: a first pass counts every host's block fingerprints over this file
     (``count_file``), and each page is then filtered with its host's other pages in the file,
-    itself left out (ce_filter.sitememory.SiteCounts): the records do not depend on the order
+    itself left out (ce_filter.site.memory.SiteCounts): the records do not depend on the order
     of the file's records, and equal ``ce-filter warc``'s on this file alone. How the file is
     read twice: ``two_pass_source`` (``buffer_mib``); the summary's ``site_memory`` says."""
     from ce_filter.crawler.warc import WarcStats, iter_pages
-    from ce_filter.pipelines.record import make_record
 
     from ce_filter.budget import FILTER_ERROR, PROCESS_DIED, guarded
+    from ce_filter.record import make_record
 
     t0 = time.monotonic()
     stats = WarcStats()
@@ -409,9 +409,10 @@ def _spark_type(prop: dict[str, Any]) -> tuple[Any, bool]:
 
 
 def record_struct(schema: dict[str, Any] | None = None) -> Any:
-    """The Spark StructType of ``pipelines/record.schema.json`` (field order kept)."""
-    from ce_filter.pipelines.record import schema as record_schema
+    """The Spark StructType of ``ce_filter/record.schema.json`` (field order kept)."""
     from pyspark.sql import types as T
+
+    from ce_filter.record import schema as record_schema
 
     schema = schema or record_schema()
     required = set(schema.get("required", ()))

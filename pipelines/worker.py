@@ -8,7 +8,7 @@ Input messages (key = URL, optional):
   ``fetch_time``, ``status``, ``content_type`` (or ``encoding`` for the charset alone).
   A value whose first non-blank byte is ``{`` is read as an envelope.
 
-Output: the record of ``pipelines/record.schema.json`` on the output topic, key = URL.
+Output: the record of ``ce_filter/record.schema.json`` on the output topic, key = URL.
 
 Dead letters: whatever a message does wrong other than fail its delivery: an empty message,
 an envelope that is not valid JSON (nested past the parser, lone surrogates, ...) or lacks the
@@ -27,7 +27,7 @@ cut there: the messages done are committed and the rest is polled again, so a sl
 never costs the worker its partitions (and never makes a redelivery loop).
 
 Site memory (on unless ``--no-site-memory``): the filter process remembers the blocks of the
-pages it has seen per host (ce_filter.sitememory.SiteMemory), so a site's repeated navigation
+pages it has seen per host (ce_filter.site.memory.SiteMemory), so a site's repeated navigation
 and footers weigh against those blocks; key the input by host to keep a site on one worker.
 
 Delivery: at-least-once. Offsets are committed only after every output and dead letter of
@@ -57,14 +57,13 @@ import time
 from dataclasses import dataclass, field
 from typing import Any
 
-from ce_filter.crawler.page import RawPage
-
 from ce_filter.budget import FILTER_ERROR, PROCESS_DIED, BoundedExtractor, Budget
 from ce_filter.options import ExtractOptions
+from ce_filter.rawpage import RawPage
+from ce_filter.record import dumps, filter_page, model_version
 
 from .kafka_io import KafkaSettings, make_consumer
 from .metrics import Metrics
-from .record import dumps, filter_page, model_version
 from .sinks import KafkaSink
 
 log = logging.getLogger("ce_filter.worker")

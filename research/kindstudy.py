@@ -7,7 +7,7 @@ Each page's blocks are kept as the extractor keeps them (api.select at the page'
 group rule, the thin-page rule: the same functions), and scored by the metric of
 learn/evaluate (a bag of word tokens against the gold) from each block's tokens, so a grid of
 cuts costs a sparse product per page, not an extraction. The rules' decisions are made by
-ce_filter.decode_kind, the code the extractor runs.
+ce_filter.kinds.after_cut, the code the extractor runs.
 """
 
 from __future__ import annotations
@@ -25,9 +25,9 @@ import numpy as np
 import scipy.sparse as sp
 
 from ce_filter.api import select
-from ce_filter.decode_kind import GROUP_KINDS, KindDecoding, decide_groups, jsonld_candidates, missing
+from ce_filter.kinds.after_cut import GROUP_KINDS, KindDecoding, decide_groups, jsonld_candidates, missing
+from ce_filter.kinds.model import KINDS
 from ce_filter.model import thin_page
-from ce_filter.pagekind import KINDS
 from ce_filter.segment import FLAG_PRE
 from ce_filter.words import tokens
 
@@ -348,7 +348,7 @@ def main(argv: list[str] | None = None) -> int:
         sub = [pages[i] for i in idx]
 
         def fn(p: PageData, c: float | None, kind: str = kind) -> float:
-            if kind == "empty" and p.kind in jsonld:  # its kind's rule first, as decode_kind
+            if kind == "empty" and p.kind in jsonld:  # its kind's rule first, as kinds.after_cut
                 return page_f1(p, rule_of(p), jsonld[p.kind])
             return page_f1(p, rule_of(p), c, only_empty=kind == "empty")
 

@@ -16,7 +16,7 @@ from typing import Any
 import numpy as np
 
 from .. import native
-from ..pagekind import KINDS
+from ..kinds.model import KINDS
 from ..segment import FLAG_NAMES, PATH_LEN, Blocks, parse, segment
 from .cetr import kmeans_verdict, smooth
 from .context import CONTAINER_LEVELS, CONTEXT, context_features

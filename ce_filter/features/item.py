@@ -8,7 +8,7 @@ from __future__ import annotations
 
 import numpy as np
 
-from ..pagekind import KINDS
+from ..kinds.model import KINDS
 
 ITEM_LEVELS = (0, 1, 2, 3)  # the element taken as the block's item: its opener (0), an ancestor
 RICH_BLOCKS = 1.5  # an item of at least this many blocks on average is a card, not a menu entry

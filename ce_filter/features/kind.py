@@ -1,5 +1,5 @@
 """The page kind as block-model input (group ``kind``): the page-kind model's probabilities
-(ce_filter.pagekind), the same on every block of the page, and their products with a few of
+(ce_filter.kinds.model), the same on every block of the page, and their products with a few of
 the block's own figures, so one weight vector can weigh a short link-heavy block one way on an
 article and another on a listing."""
 
@@ -7,7 +7,7 @@ from __future__ import annotations
 
 import numpy as np
 
-from ..pagekind import KINDS
+from ..kinds.model import KINDS
 
 # the block figures the kind probabilities multiply
 KIND_X = ("log_tok", "ld", "td")

@@ -12,7 +12,7 @@ import re
 
 import numpy as np
 
-from ..pagekind import KINDS
+from ..kinds.model import KINDS
 from ..segment import KIND_CONTAINS, Blocks, Patterns, token_matcher
 from .headings import _last_heading
 

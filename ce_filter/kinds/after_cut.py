@@ -28,8 +28,8 @@ from typing import Any
 
 import numpy as np
 
-from .metadata import ld_nodes
-from .words import tokens
+from ..metadata import ld_nodes
+from ..words import tokens
 
 MIN_GROUP = 3  # a group of fewer blocks is not a repeated structure
 GROUP_KINDS = ("listing", "collection", "forum", "product")
@@ -206,7 +206,7 @@ def decide_groups(keep: np.ndarray, scores: np.ndarray, groups: np.ndarray, lo: 
 def _as_text(v: Any) -> str:
     """A JSON-LD field as plain text: strings of a list joined, markup removed, references
     decoded, white space collapsed."""
-    from .metadata import _clean
+    from ..metadata import _clean
 
     if isinstance(v, list):
         v = " ".join(x for x in v if isinstance(x, str))
@@ -219,7 +219,7 @@ def jsonld_candidates(scripts: Sequence[str]) -> list[str]:
     """The page's JSON-LD text the rule may add: the fields _LD_FIELDS of objects of the types
     _LD_TYPES, and the names of ItemList items, each of at least MIN_CANDIDATE_WORDS words,
     once each, in document order (at most MAX_CANDIDATES)."""
-    from .metadata import MAX_JSONLD_CHARS, _json_loads, _types  # its regexes: on use
+    from ..metadata import MAX_JSONLD_CHARS, _json_loads, _types  # its regexes: on use
 
     out: list[str] = []
     seen: set[str] = set()

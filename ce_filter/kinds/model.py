@@ -26,8 +26,8 @@ from urllib.parse import urlsplit
 
 import numpy as np
 
-from . import native
-from .segment import FLAG_NAMES, HEADINGS, PATH_LEN, Blocks, _id, parse, segment
+from .. import native
+from ..segment import FLAG_NAMES, HEADINGS, PATH_LEN, Blocks, _id, parse, segment
 
 FORMAT_VERSION = 1
 KINDS = ("article", "documentation", "service", "forum", "collection", "listing", "product")

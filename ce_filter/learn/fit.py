@@ -28,8 +28,8 @@ from ..features import (
 from ..features.context import signature_columns, signature_groups, with_deep
 from ..features.style import style_names
 from ..features.tokens import select_tokens
+from ..kinds.model import KINDS, PageKindModel, page_signals
 from ..model import Linear, Model, sigmoid, thin_page
-from ..pagekind import KINDS, PageKindModel, page_signals
 from ..progress import Ticker, progress
 from ..segment import Blocks, parse, segment
 from . import logreg

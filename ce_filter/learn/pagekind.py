@@ -1,4 +1,4 @@
-"""Training the page-kind model (``ce_filter.pagekind``) on the corpora's page types.
+"""Training the page-kind model (``ce_filter.kinds.model``) on the corpora's page types.
 
     python -m ce_filter.learn.pagekind ../shared/data/wcxb-dev --out ce_filter/models/pagekind.json
 
@@ -17,7 +17,7 @@ import numpy as np
 
 from .. import __version__
 from ..decode import decode_html
-from ..pagekind import KINDS, PageKindModel, page_signals
+from ..kinds.model import KINDS, PageKindModel, page_signals
 from ..progress import progress
 from ..segment import parse, segment
 from .corpus import Doc, Spec, site_of

@@ -1,4 +1,4 @@
-"""Fit and measure the site stage (ce_filter.sitestage; docs/research/SITE_MEMORY.md).
+"""Fit and measure the site stage (ce_filter.site.stage; docs/research/SITE_MEMORY.md).
 
     python -m ce_filter.learn.sitefit fit ../shared/data/newspaper ../shared/data/magic-html \
         ../shared/data/zh-content --out site.json
@@ -29,8 +29,8 @@ import numpy as np
 from ..api import Extractor, _extras
 from ..render import to_text
 from ..segment import Blocks, parse, segment
-from ..sitememory import SiteCounts, SiteMemory, block_fingerprints, host_of
-from ..sitestage import COLUMNS, SiteStage, site_columns
+from ..site.memory import SiteCounts, SiteMemory, block_fingerprints, host_of
+from ..site.stage import COLUMNS, SiteStage, site_columns
 from .corpus import Doc, Spec, site_of
 from .crossval import assign_folds
 from .evaluate import token_prf

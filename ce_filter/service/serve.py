@@ -11,13 +11,13 @@
 - ``GET /healthz``: ``ok``; ``GET /metrics``: Prometheus text (requests by path and status,
   pages, bytes, time per request), summed over all worker processes.
 
-A front process (ce_filter.front) reads every request whole, within ``--client-timeout``,
+A front process (ce_filter.service.front) reads every request whole, within ``--client-timeout``,
 before a worker sees it, so slow clients hold no worker; gunicorn's pre-forked worker
 processes behind it, on a private Unix socket, handle one request at a time each (the work is
 CPU-bound, so a process per core is the right shape). The model is loaded once in the master
 and shared copy-on-write by the workers. Bounds: request bodies over ``max_body`` bytes get 413
 without being read whole; a URL is fetched from public addresses only unless
-``--allow-private-fetch`` (ce_filter.netguard), cut at the filter's own page limit, within its
+``--allow-private-fetch`` (ce_filter.service.netguard), cut at the filter's own page limit, within its
 fetch timeout; each page is filtered under the per-page budget (``--page-budget`` CPU seconds,
 ``--page-memory`` MiB; ce_filter.budget.InProcessBudget): past it the answer is the record with
 an empty text and its reason, and a worker that ran out of memory is replaced after answering.
@@ -37,14 +37,14 @@ from collections.abc import Callable, Iterable
 from dataclasses import dataclass
 from typing import Any
 
-from .api import MAX_BYTES, Extractor
-from .budget import DEFAULT_BUDGET, OVER_MEMORY, Budget, InProcessBudget
-from .render import FORMATS as CLI_FORMATS
-from .values import probability
+from ..api import MAX_BYTES, Extractor
+from ..budget import DEFAULT_BUDGET, OVER_MEMORY, Budget, InProcessBudget
+from ..render import FORMATS as CLI_FORMATS
+from ..values import probability
 
 MAX_BODY = MAX_BYTES + (1 << 20)  # a page at the filter's size limit, plus its JSON overhead
 FETCH_TIMEOUT = 10.0
-CLIENT_TIMEOUT = 30.0  # seconds a client has to send its whole request (ce_filter.front)
+CLIENT_TIMEOUT = 30.0  # seconds a client has to send its whole request (ce_filter.service.front)
 _JSON = "application/json"
 # ``format``: the command line's output format names (render.FORMATS). The answer is always the
 # record as JSON; json and jsonl are the record alone, every other format adds the page rendered
@@ -167,9 +167,9 @@ def fetch(url: str, timeout: float, private: bool = False) -> Any:
     """The page at ``url`` (a RawPage, body cut at the filter's page limit + 1 byte), or 400
     for a URL (or a redirect's) that is not http(s), 403 for one whose host (or a redirect's)
     is not a public address unless ``private``, 502 with why when it cannot be fetched. Every
-    hop goes through ce_filter.netguard's one opener."""
-    from .crawler.files import InputError
-    from .crawler.files import fetch as fetch_page
+    hop goes through ce_filter.service.netguard's one opener."""
+    from ..crawler.files import InputError
+    from ..crawler.files import fetch as fetch_page
     from .netguard import Refused, check_scheme, opener, refusal
 
     try:
@@ -225,9 +225,9 @@ class App:
     def worker_ready(self) -> None:
         """In each worker process once forked: its memory cap (the budget's), after the modules a
         request is answered with are imported (an import is no page's cost)."""
-        from .crawler.page import RawPage  # noqa: F401
-        from .explain import explain  # noqa: F401
-        from .pipelines.record import dumps, make_record  # noqa: F401
+        from ..explain import explain  # noqa: F401
+        from ..rawpage import RawPage  # noqa: F401
+        from ..record import dumps, make_record  # noqa: F401
 
         self.bounded.cap_memory()
 
@@ -301,8 +301,8 @@ class App:
 
     # -- handlers
     def extract(self, environ: dict[str, Any]) -> tuple[int, str, bytes, bool | None, int]:
-        from .crawler.page import RawPage, now_iso
-        from .pipelines.record import dumps, make_record
+        from ..rawpage import RawPage, now_iso
+        from ..record import dumps, make_record
 
         inp = self._inputs(environ)
         page = RawPage(url=inp["url"], body=inp["body"], content_type=inp["content_type"],
@@ -320,9 +320,9 @@ class App:
         """The explain view, under the per-page budget as /extract's filtering is (past it: the
         view with no blocks and the reason as its note); the view is bounded (explain.MAX_BLOCKS
         blocks, explain.MAX_TEXT characters of text)."""
-        from .budget import FILTER_ERROR, OVER_TIME, OverBudget, cpu_deadline, memory_exhausted
-        from .decode import charset_from_content_type
-        from .explain import explain, failed, render_view
+        from ..budget import FILTER_ERROR, OVER_TIME, OverBudget, cpu_deadline, memory_exhausted
+        from ..decode import charset_from_content_type
+        from ..explain import explain, failed, render_view
 
         inp = self._inputs(environ)
         enc = charset_from_content_type(inp["content_type"])
@@ -408,7 +408,7 @@ or <code>{"url"}</code> to fetch) returns the record as JSON;
 def run(host: str = "127.0.0.1", port: int = 8080, workers: int = 2, timeout: float = 30.0,
         extractor: Extractor | None = None, options: Options | None = None,
         client_timeout: float = CLIENT_TIMEOUT) -> None:
-    """Serve until stopped (SIGTERM / SIGINT stop gracefully): the front (ce_filter.front) on
+    """Serve until stopped (SIGTERM / SIGINT stop gracefully): the front (ce_filter.service.front) on
     ``host:port`` (port 0: a free one, said in the "listening on" line), gunicorn's worker
     processes behind it on a private Unix socket."""
     import os
@@ -512,9 +512,9 @@ def _stop_front(pid: int, grace: float = 15.0) -> None:
 
 
 def add_arguments(p: Any) -> None:
-    """The serve options (``ce-filter serve`` and ``python -m ce_filter.serve``); each also a
+    """The serve options (``ce-filter serve`` and ``python -m ce_filter.service.serve``); each also a
     ``CE_FILTER_<OPTION>`` variable."""
-    from .options import add_budget_options, add_extraction_options, env_opt, positive_int, positive_number
+    from ..options import add_budget_options, add_extraction_options, env_opt, positive_int, positive_number
 
     env_opt(p, "--host", default="127.0.0.1", help="address to listen on")
     env_opt(p, "--port", type=int, default=8080, help="port to listen on")
@@ -536,8 +536,8 @@ def add_arguments(p: Any) -> None:
 
 
 def serve_command(a: Any) -> int:
-    from .budget import budget_from_args
-    from .options import ExtractOptions
+    from ..budget import budget_from_args
+    from ..options import ExtractOptions
 
     run(a.host, a.port, a.workers, a.request_timeout, ExtractOptions.from_args(a).extractor(),
         Options(max_body=a.max_body, fetch=not a.no_fetch, fetch_timeout=a.fetch_timeout,
@@ -547,9 +547,10 @@ def serve_command(a: Any) -> int:
 
 
 def main(argv: list[str] | None = None) -> int:
-    from .options import Parser
+    from ..options import Parser
 
-    p = Parser(prog="python -m ce_filter.serve", description="The filter as an HTTP service (POST /extract).")
+    p = Parser(prog="python -m ce_filter.service.serve",
+               description="The filter as an HTTP service (POST /extract).")
     add_arguments(p)
     return serve_command(p.parse_args(argv))
 

@@ -89,6 +89,6 @@ static PyMethodDef methods[] = {
     {NULL, NULL, 0, NULL},
 };
 
-static struct PyModuleDef module = {PyModuleDef_HEAD_INIT, "_sitehash", NULL, -1, methods};
+static struct PyModuleDef module = {PyModuleDef_HEAD_INIT, "_hash", NULL, -1, methods};
 
-PyMODINIT_FUNC PyInit__sitehash(void) { return PyModule_Create(&module); }
+PyMODINIT_FUNC PyInit__hash(void) { return PyModule_Create(&module); }

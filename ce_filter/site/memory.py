@@ -29,7 +29,7 @@ from typing import Any, Protocol
 
 import numpy as np
 
-from . import native
+from .. import native
 
 # blocks shorter than this many bytes of UTF-8 (after normalising) carry no fingerprint: "|",
 # "»", "1." repeat on every page of every site and say nothing about this one
@@ -134,7 +134,7 @@ def fingerprints(texts: Sequence[str]) -> np.ndarray:
 
 def _hashes_numpy(utf8: bytes, n: int) -> tuple[np.ndarray, np.ndarray]:
     """Each of the n NUL-joined blocks' mixed hash and kept bytes, in numpy: the reference of
-    ce_filter/_sitehash.c."""
+    ce_filter/site/_hash.c."""
     raw = _BYTES[np.frombuffer(utf8, dtype=np.uint8)]
     # what normalise does, on the bytes: a digit after a digit goes, a space after a space or
     # at a block's start goes, then a space at a block's end
@@ -163,9 +163,9 @@ _PROBE = ["Posted  ON 12 March 2019 ", "", "ab", " x  1 23 ", "Straße 首页\t�
 
 
 def _c_hashes() -> Any:
-    """ce_filter._sitehash, or None: not built, switched off, or giving other values than
+    """ce_filter.site._hash, or None: not built, switched off, or giving other values than
     the numpy reference on a probe page."""
-    return native.probed("_sitehash", "the numpy block hashes", _hashes_agree)
+    return native.probed("site._hash", "the numpy block hashes", _hashes_agree)
 
 
 def _hashes_agree(mod: Any) -> bool:
@@ -421,6 +421,6 @@ def count_pages(pages: Iterable[tuple[str, Sequence[str]]]) -> SiteCounts:
 def host_of(url: str | None) -> str:
     """The memory's key: the URL's host, lower case, without "www." and port (metadata's
     ``hostname``); '' (no memory) for none."""
-    from .metadata import hostname
+    from ..metadata import hostname
 
     return hostname(url)

@@ -1,5 +1,5 @@
 """The site stage: a small logistic regression stacked on the model's block log-odds and the
-site memory's columns (ce_filter.sitememory), on pages whose host has other pages remembered.
+site memory's columns (ce_filter.site.memory), on pages whose host has other pages remembered.
 
     z_site = b + a * z + sum_j w_j * column_j,    score = sigmoid(z_site)
 
@@ -19,7 +19,7 @@ from typing import Any
 
 import numpy as np
 
-from .sitememory import NO_PRINT
+from .memory import NO_PRINT
 
 # the stage's columns, in order; "logit" is the model's block log-odds
 COLUMNS = ("logit", "share", "share_nb", "unique", "short", "share_x_logit")

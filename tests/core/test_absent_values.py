@@ -6,12 +6,12 @@ from __future__ import annotations
 import json
 
 import pytest
-from ce_filter.crawler.page import RawPage
-from ce_filter.pipelines.record import filter_page, make_record, schema, validate
 
 import ce_filter
 from ce_filter import Extractor
 from ce_filter.cli import main
+from ce_filter.rawpage import RawPage
+from ce_filter.record import filter_page, make_record, schema, validate
 
 from .test_api import ARTICLE
 

@@ -17,11 +17,11 @@ from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from pathlib import Path
 
 import pytest
-from ce_filter.pipelines.record import validate
 
 from ce_filter import Extractor
 from ce_filter.cli import build_parser, main
 from ce_filter.model import Model
+from ce_filter.record import validate
 
 from .test_api import ARTICLE, PARAS
 
@@ -528,14 +528,14 @@ def test_help_says_the_point_itself_not_a_docs_file_a_wheel_lacks(capsys):
 
     from ce_filter.pipelines.spark_job import build_parser as spark_parser
 
-    from ce_filter import serve
+    from ce_filter.service import serve
 
     texts = {f"ce-filter {k}": p.format_help() for k, p in _subcommands(build_parser()).items()}
     texts["ce-filter"] = build_parser().format_help()
     texts["spark_job"] = spark_parser().format_help()
     with pytest.raises(SystemExit):
         serve.main(["--help"])
-    texts["python -m ce_filter.serve"] = capsys.readouterr().out
+    texts["python -m ce_filter.service.serve"] = capsys.readouterr().out
     for name, text in texts.items():
         flat = " ".join(text.split())
         for m in re.finditer(r"docs/[\w/.-]+", flat):

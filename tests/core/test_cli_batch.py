@@ -10,12 +10,12 @@ from pathlib import Path
 from types import SimpleNamespace
 
 import pytest
-from ce_filter.pipelines.record import validate
 
 from ce_filter import Extractor
 from ce_filter.batch import OutputDir, read_input_file
 from ce_filter.cli import main
 from ce_filter.options import ExtractOptions, UsageError, language_code
+from ce_filter.record import validate
 
 from .test_api import ARTICLE
 

@@ -196,7 +196,7 @@ def serve_call(app: Any, query: str, body: bytes) -> dict[str, Any]:
 def test_serve_url_resolves_links() -> None:
     from urllib.parse import quote
 
-    from ce_filter.serve import App
+    from ce_filter.service.serve import App
 
     app = App(Extractor())
     rec = serve_call(app, f"format=markdown&links=1&url={quote(URL, safe='')}", PAGE)
@@ -205,8 +205,8 @@ def test_serve_url_resolves_links() -> None:
 
 
 def test_serve_renders_every_format_through_the_same_function(monkeypatch: pytest.MonkeyPatch) -> None:
-    from ce_filter import serve
     from ce_filter.render import FORMATS
+    from ce_filter.service import serve
 
     monkeypatch.setattr(serve, "_FORMATS", FORMATS, raising=False)  # the service takes render's list
     app = serve.App(Extractor())

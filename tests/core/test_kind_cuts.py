@@ -9,9 +9,9 @@ import numpy as np
 import pytest
 
 from ce_filter.api import Extractor
+from ce_filter.kinds.model import KINDS
 from ce_filter.learn.fit import Page, TrainConfig, kind_cuts
 from ce_filter.model import Model, load_default
-from ce_filter.pagekind import KINDS
 from ce_filter.segment import Blocks
 
 from .test_api import ARTICLE, PARAS

@@ -23,10 +23,10 @@ from ce_filter.features import (  # noqa: E402
     page_inputs,
 )
 from ce_filter.features.kind import MIX_COMPACT, MIX_WIDE  # noqa: E402
+from ce_filter.kinds.model import KINDS  # noqa: E402
 from ce_filter.learn.configs import CONFIGS, corpus_pages  # noqa: E402
 from ce_filter.learn.fit import build_design, train  # noqa: E402
 from ce_filter.model import Linear, Model, ModelError, load_default  # noqa: E402
-from ce_filter.pagekind import KINDS  # noqa: E402
 from ce_filter.segment import parse, segment  # noqa: E402
 
 from .test_pagekind import LISTING, PRODUCT  # noqa: E402

@@ -30,9 +30,9 @@ def test_no_import_by_folder_name():
 def test_stage_packages_import_under_ce_filter():
     import ce_filter.bench.run
     import ce_filter.crawler.warc
-    import ce_filter.pipelines.record
+    import ce_filter.pipelines.offline
 
-    for mod, folder in ((ce_filter.crawler.warc, "crawler"), (ce_filter.pipelines.record, "pipelines"),
+    for mod, folder in ((ce_filter.crawler.warc, "crawler"), (ce_filter.pipelines.offline, "pipelines"),
                         (ce_filter.bench.run, "benchmarks")):
         assert Path(mod.__file__).resolve().parent.name == folder
 

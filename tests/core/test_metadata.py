@@ -316,9 +316,8 @@ def test_image_tags_categories_hostname() -> None:
 
 
 def test_record_carries_the_new_fields() -> None:
-    from ce_filter.pipelines.record import make_record, validate
-
     from ce_filter import extract
+    from ce_filter.record import make_record, validate
 
     html = ("<html><head><title>Story</title><meta property='og:image' content='https://ex.org/a.jpg'>"
             "<meta name='keywords' content='fish, boats'></head><body><article><h1>Story</h1><p>"

@@ -7,17 +7,17 @@ import pytest
 
 from ce_filter import Extractor
 from ce_filter.features import FeatureSpec, feature_names, page_features
-from ce_filter.model import Linear, Model, ModelError
-from ce_filter.pagekind import (
+from ce_filter.kinds.model import (
     KINDS,
     N_FEATURES,
     PageKindError,
     PageKindModel,
     page_signals,
 )
-from ce_filter.pagekind import (
+from ce_filter.kinds.model import (
     feature_names as signal_names,
 )
+from ce_filter.model import Linear, Model, ModelError
 from ce_filter.segment import parse, segment
 
 PRODUCT = """<html><head><title>Blue kettle</title>
@@ -113,7 +113,7 @@ def test_extraction_and_record_carry_the_page_kind():
     about = "<p>" + "A kettle of brushed steel that boils a litre in three minutes and keeps it warm. " * 8
     r = ex.extract(PRODUCT.replace("</body>", about + "</p></body>"), "https://shop.example.com/products/blue-kettle")
     assert r.page_type in KINDS and 0 < r.page_type_prob <= 1
-    # too few words to tell (kindgate.MIN_WORDS): no kind stated
+    # too few words to tell (kinds.gate.MIN_WORDS): no kind stated
     assert ex.extract(PRODUCT).page_type == "" and ex.extract(PRODUCT).page_type_prob is None
     assert r.to_dict()["page_type"] == r.page_type
     empty = ex.extract("<html><body></body></html>")

@@ -13,7 +13,7 @@ import numpy as np
 import pytest
 from selectolax.lexbor import LexborHTMLParser
 
-from ce_filter import pagekind as P
+from ce_filter.kinds import model as P
 from ce_filter.segment import Blocks, parse, segment, segment_tree
 
 from .corpus_pages import every_page

@@ -11,7 +11,7 @@ import pytest
 
 from ce_filter.features import TOKEN_PREFIXES, FeatureSpec, dense, feature_names, page_features, page_inputs
 from ce_filter.features.shop import SHOP_NAMES, repeated
-from ce_filter.pagekind import KINDS
+from ce_filter.kinds.model import KINDS
 from ce_filter.segment import parse, segment
 
 SHOP = """<html><head><title>Blue kettle</title></head><body>

@@ -14,7 +14,7 @@ import pytest
 
 from ce_filter.api import Extractor
 from ce_filter.model import Model, load_default
-from ce_filter.sitememory import (
+from ce_filter.site.memory import (
     SiteCounts,
     SiteMemory,
     count_pages,
@@ -23,7 +23,7 @@ from ce_filter.sitememory import (
     host_of,
     normalise,
 )
-from ce_filter.sitestage import COLUMNS, SiteStage, site_columns
+from ce_filter.site.stage import COLUMNS, SiteStage, site_columns
 
 
 def test_fingerprint_normalises_case_digits_space():
@@ -36,7 +36,8 @@ def test_fingerprint_normalises_case_digits_space():
 
 def test_fingerprint_is_deterministic_across_processes():
     # not Python's salted hash(): another interpreter gives the same value
-    code = "from ce_filter.sitememory import fingerprint; print(fingerprint('Cookie notice: we use cookies'))"
+    code = ("from ce_filter.site.memory import fingerprint; "
+            "print(fingerprint('Cookie notice: we use cookies'))")
     out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True,
                          env={"PYTHONHASHSEED": "123"}).stdout.strip()
     assert int(out) == fingerprint("Cookie notice: we use cookies")
@@ -196,7 +197,7 @@ def test_extractor_with_memory_pickles():
 
 
 def test_shipped_stage_is_tied_to_the_shipped_model():
-    from ce_filter.sitestage import shipped_stage
+    from ce_filter.site.stage import shipped_stage
 
     assert shipped_stage(load_default().digest) is not None
     assert shipped_stage("000000000000") is None
@@ -276,7 +277,7 @@ def test_the_same_page_under_another_url_is_no_evidence():
 
 def test_a_headline_linked_elsewhere_is_not_the_article_headline():
     from ce_filter.segment import parse, segment
-    from ce_filter.sitememory import block_fingerprints
+    from ce_filter.site.memory import block_fingerprints
 
     front = segment(parse("<ul><li><a href='/a'>Old market hall to become a library</a></li></ul>"
                           "<footer><p>Copyright Example Media</p></footer>"))
@@ -301,7 +302,7 @@ def test_fingerprints_depend_on_the_normalised_text_only():
 
 
 def test_a_long_block_is_fingerprinted_by_its_start_and_length():
-    from ce_filter.sitememory import MAX_CHARS
+    from ce_filter.site.memory import MAX_CHARS
 
     head = "word " * (MAX_CHARS // 5 + 10)
     a, b = head + "tail one", head + "tail two"  # same start, same length: the same block here
@@ -314,11 +315,11 @@ def test_a_long_block_is_fingerprinted_by_its_start_and_length():
 
 
 def test_the_c_hashes_equal_the_numpy_reference():
-    from ce_filter import sitememory
+    from ce_filter.site import memory as sitememory
 
     c = sitememory._c_hashes()
     if c is None:
-        pytest.skip("ce_filter._sitehash is not built here")
+        pytest.skip("ce_filter.site._hash is not built here")
     rng = np.random.default_rng(3)
     alphabet = list("ab Z09 \t\n\r\x0b\x0c.-") + ["ß", "首", "\u3000", "\xa0", "É"]
     for _ in range(300):  # pages of random blocks: runs of digits and spaces, edges, empties

@@ -18,8 +18,8 @@ from ce_filter.features.context import (
     kind_context,
     stage2_columns,
 )
+from ce_filter.kinds.model import KINDS
 from ce_filter.model import Linear, Model, load_default, sigmoid
-from ce_filter.pagekind import KINDS
 from ce_filter.segment import parse, segment
 
 from .model_files import refused, reloaded

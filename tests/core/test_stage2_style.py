@@ -15,8 +15,8 @@ from ce_filter import Extractor
 from ce_filter.explain import explain_blocks
 from ce_filter.features import context_features, page_features, stage2_inputs
 from ce_filter.features.context import STAGE2_STYLE_COLUMNS, kind_context, stage2_columns
+from ce_filter.kinds.model import page_signals
 from ce_filter.model import Linear, Model, load_default, sigmoid
-from ce_filter.pagekind import page_signals
 from ce_filter.segment import parse, segment
 
 from .model_files import refused, reloaded

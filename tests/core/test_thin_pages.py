@@ -59,7 +59,7 @@ def test_a_thin_page_gives_no_text_and_says_why(monkeypatch):
     out = Extractor(_thin()).extract(SHELL)
     assert out.text == "" and out.reason == "too little main content"
     assert len(out.blocks) and out.blocks.kept() == 0 and not any(b.is_content for b in out.blocks)
-    assert out.page_type == ""  # the estimate sets the rule; a page this short states none (kindgate)
+    assert out.page_type == ""  # the estimate sets the rule; a page this short states none (kinds.gate)
     assert staged_extract(Extractor(_thin()), SHELL)[0] == ""
     # the same page with the rule off, or a lower limit, keeps its line
     assert Extractor(_thin(0)).extract(SHELL).text

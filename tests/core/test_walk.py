@@ -119,8 +119,9 @@ def test_compiled_parts_are_built_where_a_compiler_is():
     filter: where gcc/cc exists (CI does have one), they must have been built and be in use."""
     import shutil
 
-    from ce_filter import pagekind, precheck
+    from ce_filter import precheck
     from ce_filter.features import cetr, dense
+    from ce_filter.kinds import model as pagekind
     from ce_filter.model import load_default
 
     if not sys.platform.startswith("linux") or not (shutil.which("gcc") or shutil.which("cc")):

@@ -13,7 +13,8 @@ import time
 import urllib.request
 
 import pytest
-from ce_filter.pipelines.record import validate
+
+from ce_filter.record import validate
 
 from .test_readme import TIMEOUT, commands, env, quick_start, run
 

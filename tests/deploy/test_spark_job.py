@@ -12,7 +12,8 @@ from pathlib import Path
 from typing import Any
 
 import pytest
-from ce_filter.pipelines.record import validate
+
+from ce_filter.record import validate
 
 from .conftest import REPO
 from .warcs import write_warc

@@ -18,7 +18,8 @@ from http.server import SimpleHTTPRequestHandler, ThreadingHTTPServer
 from pathlib import Path
 
 import pytest
-from ce_filter.pipelines.record import validate
+
+from ce_filter.record import validate
 
 from .conftest import REPO, unique
 

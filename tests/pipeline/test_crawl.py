@@ -9,7 +9,8 @@ from pathlib import Path
 
 import pytest
 from ce_filter.pipelines.kafka_io import read_topic
-from ce_filter.pipelines.record import validate
+
+from ce_filter.record import validate
 
 from .conftest import SITE, dead_port, run_cli, unique
 

@@ -17,14 +17,14 @@ from pathlib import Path
 from typing import Any
 
 import pytest
-from ce_filter.crawler.page import RawPage
 from ce_filter.crawler.warc import iter_pages
 from ce_filter.pipelines.kafka_io import read_topic
-from ce_filter.pipelines.record import schema, validate
 from ce_filter.pipelines.worker import envelope
 
 from ce_filter import Extractor
 from ce_filter.model import Model
+from ce_filter.rawpage import RawPage
+from ce_filter.record import schema, validate
 
 from .conftest import REPO, cli_env, run_cli, unique
 from .test_worker import produce, worker_args

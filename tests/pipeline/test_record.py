@@ -7,8 +7,10 @@ import hashlib
 import json
 
 import pytest
-from ce_filter.crawler.page import RawPage
-from ce_filter.pipelines.record import (
+
+from ce_filter import Extractor
+from ce_filter.rawpage import RawPage
+from ce_filter.record import (
     SCHEMA_ID,
     SCHEMA_PATH,
     dumps,
@@ -17,8 +19,6 @@ from ce_filter.pipelines.record import (
     schema,
     validate,
 )
-
-from ce_filter import Extractor
 
 from .helpers import article, paras
 
@@ -108,8 +108,7 @@ def test_schema_is_versioned_and_evolvable(ex):
 def test_validate_without_jsonschema_names_the_extra(monkeypatch):
     import builtins
 
-    from ce_filter.pipelines import record
-
+    from ce_filter import record
     from ce_filter.extras import MissingExtra
 
     real_import = builtins.__import__

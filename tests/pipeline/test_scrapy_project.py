@@ -15,9 +15,9 @@ import textwrap
 from pathlib import Path
 
 import pytest
-from ce_filter.pipelines.record import SCHEMA_ID, validate
 
 from ce_filter import Extractor
+from ce_filter.record import SCHEMA_ID, validate
 
 from .conftest import REPO, SITE
 

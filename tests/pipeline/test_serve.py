@@ -16,7 +16,8 @@ from typing import Any
 
 import pytest
 from ce_filter.pipelines.metrics import parse_exposition
-from ce_filter.pipelines.record import validate
+
+from ce_filter.record import validate
 
 from .conftest import REPO, SITE, listening_ports
 
@@ -28,7 +29,7 @@ def _start(*extra: str) -> tuple[subprocess.Popen, int]:
     """The server on port 0 (the kernel picks a free one, no one can take it first), and the
     port it was given, read from the listening socket its front holds."""
     proc = subprocess.Popen(
-        [sys.executable, "-m", "ce_filter.serve", "--port", "0", "--workers", "2",
+        [sys.executable, "-m", "ce_filter.service.serve", "--port", "0", "--workers", "2",
          "--max-body", str(MAX_BODY), "--fetch-timeout", "5", *extra],
         cwd=REPO, stdout=subprocess.PIPE, stderr=subprocess.STDOUT, start_new_session=True,
         env={**os.environ, "PYTHONUNBUFFERED": "1"})

@@ -7,8 +7,9 @@ import json
 import pytest
 from ce_filter.crawler.warc import read_all
 from ce_filter.pipelines.kafka_io import read_topic
-from ce_filter.pipelines.record import validate
 from warcio.archiveiterator import ArchiveIterator
+
+from ce_filter.record import validate
 
 from .conftest import run_cli, unique
 from .helpers import make_warc

@@ -131,10 +131,10 @@ def test_a_page_that_fails_or_runs_long_in_the_first_pass_is_not_counted():
     past the page budget's CPU seconds, is left out of the counts and the pass goes on."""
     import time
 
-    from ce_filter.crawler.page import RawPage
     from ce_filter.pipelines.sitecount import count_pages
 
     from ce_filter import Extractor
+    from ce_filter.rawpage import RawPage
 
     real = Extractor()
 

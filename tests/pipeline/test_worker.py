@@ -294,7 +294,7 @@ def test_page_from_message_accepts_raw_and_envelopes():
     env = {
         "url": "http://e/",
         "html_b64": base64.b64encode(raw.value).decode(),
-        "encoding": "latin-1",
+        "encoding": "iso-8859-1",
         "status": 200,
         "fetch_time": "2024-01-01T00:00:00Z",
     }
@@ -318,9 +318,9 @@ def test_worker_serves_metrics_and_health(kafka, start_cli):
     through (records out, dead letters by reason, commits, lag), /healthz while it polls; the
     port is closed again after a clean stop."""
     from ce_filter.pipelines.metrics import parse_exposition, value
-    from ce_filter.pipelines.record import model_version
 
     from ce_filter import Extractor
+    from ce_filter.record import model_version
 
     src, out, group = unique("raw"), unique("clean"), unique("group")
     ensure_topics(kafka, [src], partitions=2)

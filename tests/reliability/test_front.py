@@ -1,4 +1,4 @@
-"""serve's front (ce_filter.front) on its own, against a stand-in worker: bodies are counted by
+"""serve's front (ce_filter.service.front) on its own, against a stand-in worker: bodies are counted by
 the bytes sent, so a client announcing a large body and sending little turns nobody away."""
 
 from __future__ import annotations
@@ -7,7 +7,7 @@ import asyncio
 import socket
 from pathlib import Path
 
-from ce_filter.front import Front, FrontOptions
+from ce_filter.service.front import Front, FrontOptions
 
 
 async def _worker(reader: asyncio.StreamReader, writer: asyncio.StreamWriter) -> None:

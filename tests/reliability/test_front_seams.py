@@ -1,4 +1,4 @@
-"""serve's front (ce_filter.front) against a stand-in worker: the connection cap does not let
+"""serve's front (ce_filter.service.front) against a stand-in worker: the connection cap does not let
 idle connections take the service down, the bytes held for clients that do not read their
 answers count against the memory cap, and the request framing is read as RFC 9112 says."""
 
@@ -14,7 +14,7 @@ from typing import Any
 
 import pytest
 
-from ce_filter.front import Front, FrontOptions
+from ce_filter.service.front import Front, FrontOptions
 
 WAIT_S = 30  # a hang guard for conditions, not a timing assertion
 

@@ -1,5 +1,5 @@
 """serve's fetch reaches public addresses only: the address checked is the one connected to,
-after DNS, and again on every redirect (ce_filter.netguard)."""
+after DNS, and again on every redirect (ce_filter.service.netguard)."""
 
 from __future__ import annotations
 
@@ -11,8 +11,8 @@ from collections.abc import Callable, Iterator
 
 import pytest
 
-from ce_filter import netguard
-from ce_filter.serve import HttpError, fetch
+from ce_filter.service import netguard
+from ce_filter.service.serve import HttpError, fetch
 
 
 @pytest.mark.parametrize(("address", "public"), [

@@ -22,9 +22,9 @@ from typing import Any
 
 import pytest
 
-from ce_filter import netguard
 from ce_filter.budget import Budget
-from ce_filter.serve import App, Options
+from ce_filter.service import netguard
+from ce_filter.service.serve import App, Options
 
 from .test_netguard import ftp_port, redirect_to  # noqa: F401 - fixtures
 
@@ -102,7 +102,8 @@ def _start(*extra: str) -> tuple[subprocess.Popen, int, queue.Queue[str]]:
     """``ce-filter serve`` on a port of its own choosing (--port 0), read from its "listening
     on" line; its output lines on the queue."""
     proc = subprocess.Popen(
-        [sys.executable, "-m", "ce_filter.serve", "--port", "0", "--workers", "2", "--no-fetch", *extra],
+        [sys.executable, "-m", "ce_filter.service.serve", "--port", "0", "--workers", "2", "--no-fetch",
+         *extra],
         cwd=REPO, stdout=subprocess.PIPE, stderr=subprocess.STDOUT, start_new_session=True,
         env={**os.environ, "PYTHONUNBUFFERED": "1"})
     lines: queue.Queue[str] = queue.Queue()
