@@ -27,6 +27,16 @@ async def _request(port: int, body: bytes, announce: int | None = None) -> bytes
     return out
 
 
+async def _until(cond, timeout: float = 10.0) -> None:
+    """Wait for ``cond()`` (the front's counters move as its event loop reads), at most
+    ``timeout`` seconds: a bound against a hang, not a timing assertion."""
+    loop = asyncio.get_running_loop()
+    end = loop.time() + timeout
+    while not cond():
+        assert loop.time() < end, "the front's counters never got there"
+        await asyncio.sleep(0.01)
+
+
 def test_bodies_are_counted_by_the_bytes_sent(tmp_path: Path) -> None:
     async def main() -> None:
         sock_path = str(tmp_path / "w.sock")
@@ -40,16 +50,14 @@ def test_bodies_are_counted_by_the_bytes_sent(tmp_path: Path) -> None:
             r, w = await asyncio.open_connection("127.0.0.1", port)  # announces 9,000, sends 100
             w.write(b"POST /extract HTTP/1.1\r\nHost: x\r\nContent-Length: 9000\r\n\r\n" + b"x" * 100)
             await w.drain()
-            await asyncio.sleep(0.2)
-            assert front.buffered == 100
+            await _until(lambda: front.buffered == 100)
             assert (await _request(port, b"y" * 500)).startswith(b"HTTP/1.1 200")
             assert (await _request(port, b"z" * 1_500)).startswith(b"HTTP/1.1 503")
             assert (await _request(port, b"", announce=20_000)).startswith(b"HTTP/1.1 413")
             out = await asyncio.wait_for(r.read(), 10)  # the slow one: 408 after client_timeout
             assert out.startswith(b"HTTP/1.1 408")
             w.close()
-            await asyncio.sleep(0.1)
-            assert front.buffered == 0 and front.active == 0
+            await _until(lambda: front.buffered == 0 and front.active == 0)
         finally:
             server.close()
             upstream.close()
