@@ -58,6 +58,25 @@ def kernels() -> str:
     return "; ".join(seen)
 
 
+def vector_unit() -> str:
+    """The widest vector instructions this CPU gives numpy (``avx512``, ``avx2``, or the
+    machine's name elsewhere). With the BLAS kernel pinned, weights fitted on an AVX-512 CPU and
+    on an AVX2 one still differ in their tenth digit (rebuilt on both), so a model file rebuilds
+    to the byte on a CPU of the kind it records."""
+    import importlib
+
+    try:
+        umath = importlib.import_module("numpy._core._multiarray_umath")
+    except ImportError:  # numpy < 2
+        umath = importlib.import_module("numpy.core._multiarray_umath")
+    features: dict[str, bool] = getattr(umath, "__cpu_features__", {})
+    if features.get("AVX512F"):
+        return "avx512"
+    if features.get("AVX2") and features.get("FMA3"):
+        return "avx2"
+    return platform.machine() or "unknown"
+
+
 def unpinned_note() -> str:
     """A line for the training log where the kernel could be pinned and is not ('' otherwise)."""
     if VAR in os.environ or not can_pin():

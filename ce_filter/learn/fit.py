@@ -630,12 +630,14 @@ def _stage2_rows(s: np.ndarray, p: Page, cfg: TrainConfig) -> np.ndarray:
 
 
 def _library_versions() -> dict[str, str]:
-    """What the weights' last digits depend on: the libraries and the BLAS kernel (learn/blas.py)."""
+    """What the weights' last digits depend on: the libraries, the BLAS kernel and the CPU's
+    vector unit (learn/blas.py)."""
     import sklearn
 
-    from .blas import kernels
+    from .blas import kernels, vector_unit
 
-    return {"numpy": np.__version__, "scikit-learn": sklearn.__version__, "blas": kernels()}
+    return {"numpy": np.__version__, "scikit-learn": sklearn.__version__, "blas": kernels(),
+            "cpu": vector_unit()}
 
 
 def data_digest(pages: list[Page]) -> str:
