@@ -51,68 +51,44 @@ def staged_extract(ex: Any, data: bytes, url: str | None = None, call: Call | No
     followed by reading every metadata field does it. ``call(i, fn)`` runs stage ``i``'s
     ``fn`` and returns its result (default: timed into the seconds returned)."""
     from ce_filter import api
-    from ce_filter.decode import decode_bytes
-    from ce_filter.precheck import prepare
-    from ce_filter.segment import parse, segment
 
     secs = [0.0] * len(STAGES)
     run = call or _timed(secs)
-    text, blocks = _staged(ex, data, url, run, api, decode_bytes, prepare, parse, segment)
+    text, blocks = _staged(ex, data, url, run)
     if blocks is not None and ex.metadata:
-        page_head, extract_metadata, page_language, declared = api._metadata_rules()
-        # as Extractor._metadata_fields: the language first, the dates read in it
+        page_head, extract_metadata, page_language, declared = api.metadata_rules()
+        # as api.metadata_fields: the language first, the dates read in it
         hd = run(8, lambda: page_head(blocks.head, blocks.title))
         lang = run(9, lambda: page_language(text, hd.lang))
-
-        def meta() -> Any:
-            h1_at = (api.np.asarray(blocks.tag, dtype=api.np.int64) == api.TAG_H1).nonzero()[0].tolist()
-            return extract_metadata(hd, url, blocks.texts, h1_at, (declared(hd.lang), lang))
-
-        run(8, meta)
+        run(8, lambda: extract_metadata(hd, url, blocks.texts, api.h1_positions(blocks),
+                                        (declared(hd.lang), lang)))
     return text, secs
 
 
-def _staged(ex: Any, data: bytes, url: str | None, run: Call, api: Any, decode_bytes: Any,
-            prepare: Any, parse: Any, segment: Any) -> tuple[str, Any]:
-    """Extractor._decode and Extractor.extract, stage by stage (bytes input only): the kept
-    text and the blocks (None where the page was refused before parsing)."""
-    def decode() -> Any:
-        if not data.strip():
-            return None
-        if api.looks_binary(data):
-            return None
-        d = data[: ex.max_bytes]
-        html, enc, repaired = decode_bytes(d, None)
-        raw = None if repaired or enc.startswith(("utf-16", "utf-32")) else d
-        if raw is None:
-            return html, enc, html.encode("utf-8", "surrogatepass"), "utf-8"
-        return html, enc, raw, enc
+def _staged(ex: Any, data: bytes, url: str | None, run: Call) -> tuple[str, Any]:
+    """Extractor.extract's steps (ce_filter.page, then the Extractor's), one by one (bytes
+    input only): the kept text and the blocks (None where the page was refused before
+    parsing)."""
+    from ce_filter import api
+    from ce_filter.features import page_inputs
+    from ce_filter.page import decode_input, parse_page, precheck, segment_page
 
-    got = run(0, decode)
-    if got is None:
+    d = run(0, lambda: decode_input(data, None, ex.max_bytes))
+    p = run(1, lambda: precheck(d, ex.limits))
+    if p.reason:
         return "", None
-    html, enc, raw, enc_raw = got
-    page, cut, why = run(1, lambda: prepare(raw, ex.limits))
-    if why:
-        return "", None
-    utf8 = None
-    if cut < len(raw) or page is not raw:
-        html = page[:cut].decode(enc_raw, "replace")
-    else:
-        utf8 = api._own_utf8(raw, html, enc)
-    tree = run(2, lambda: parse(html, utf8))
-    blocks = run(3, lambda: segment(tree))
+    p = run(2, lambda: parse_page(p))
+    p = run(3, lambda: segment_page(p))
+    blocks, html = p.blocks, p.text
     if not len(blocks):
         return "", blocks
     kind, style = run(4, lambda: ex.page_context(blocks, html, url))
-    from ce_filter.features import page_inputs
-
     x, tokens = run(5, lambda: page_inputs(blocks, ex.model.spec, kind, style))
     scores = run(6, lambda: ex.model.scores(x, tokens, blocks, kind, style))
 
     def select() -> str:
         keep = ex.keep(blocks, scores, kind, len(html))[0]
-        return api.to_text(blocks, keep, lambda: api._extras(blocks, html, tree))
+        return api.to_text(blocks, keep, lambda: api.extras_of(blocks, html, p.tree))
 
     return run(7, select), blocks
 

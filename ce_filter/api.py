@@ -1,18 +1,27 @@
-"""The public face: ``extract(html, url)`` and an ``Extractor`` that loads its model once."""
+"""The public face: ``extract(html, url)`` and an ``Extractor`` that loads its model once.
+
+The Extractor composes a page's steps (ce_filter.page: decode, precheck, parse, segment; then
+its own: context, scores, kept) and makes the Extraction (ce_filter.extraction) of the page."""
 
 from __future__ import annotations
 
-import functools
-import threading
-from codecs import BOM_UTF8
-from collections.abc import Sequence
-from dataclasses import dataclass, field
-from typing import Any, overload
+from dataclasses import replace
+from typing import Any
 
 import numpy as np
 
 from . import __version__
-from .decode import decode_bytes, looks_binary
+from .extraction import (
+    META_FIELDS,
+    Block,
+    BlockList,
+    Extraction,
+    extras_of,
+    h1_positions,
+    metadata_fields,
+    metadata_rules,
+    page_head,
+)
 from .features.context import signature_groups
 from .kinds.after_cut import (
     KindDecoding,
@@ -25,279 +34,20 @@ from .kinds.after_cut import (
 from .kinds.gate import kind_stated
 from .kinds.model import page_signals
 from .model import Model, load_default, thin_page
-from .mojibake import repair_str
-from .precheck import DEFAULT_LIMITS, Limits, prepare
+from .page import MAX_BYTES, Page, decode, read
+from .precheck import DEFAULT_LIMITS, Limits
 from .render import to_text
-from .segment import FLAG_PRE, Blocks, _id, parse, segment
+from .segment import FLAG_PRE, Blocks, parse, segment
 from .values import language_code, probability
 
-# Pages above this size are cut before parsing: a 50 MB "page" is a dump, not an article,
-# and the cut keeps memory and latency bounded for the stream.
-MAX_BYTES = 8 * 1024 * 1024
-
-
-@dataclass
-class Block:
-    """One block of the page: its text, the model's probability that it is content, and
-    whether the filter kept it (``score >= threshold``, or the page's fallback; none on a thin
-    page: model.thin_page)."""
-
-    text: str
-    score: float
-    is_content: bool
-
-
-class BlockList(Sequence[Block]):
-    """An Extraction's blocks, made into Block objects only when read: most callers want the
-    text, and a few hundred small objects per page were a measurable share of the time."""
-
-    __slots__ = ("_texts", "_scores", "_keep")
-
-    def __init__(self, texts: list[str], scores: np.ndarray, keep: np.ndarray) -> None:
-        self._texts, self._scores, self._keep = texts, scores, keep
-
-    def __len__(self) -> int:
-        return len(self._texts)
-
-    @overload
-    def __getitem__(self, i: int) -> Block: ...
-    @overload
-    def __getitem__(self, i: slice) -> list[Block]: ...
-    def __getitem__(self, i: int | slice) -> Block | list[Block]:
-        if isinstance(i, slice):
-            return [self[j] for j in range(*i.indices(len(self)))]
-        return Block(self._texts[i], float(self._scores[i]), bool(self._keep[i]))
-
-    def kept(self) -> int:
-        """How many blocks were kept (without making the Block objects)."""
-        return int(np.count_nonzero(self._keep))
-
-    def __eq__(self, other: object) -> bool:
-        return isinstance(other, Sequence) and list(self) == list(other)
-
-    def __repr__(self) -> str:
-        return repr(list(self))
-
-
-# The metadata fields of an Extraction and of the record (docs/OUTPUT.md), '' (tags, categories:
-# an empty list) where none
-META_FIELDS = ("html_title", "author", "date", "sitename", "description", "canonical_url", "language",
-               "image", "tags", "categories", "hostname")
-# the fields the metadata rules fill (Extractor._metadata_fields), on their first reading: the
-# article's title and every metadata field but the raw <title>, which the walk gives
-_RULE_FIELDS = ("title", *(k for k in META_FIELDS if k != "html_title"))
-
-
-# Guards the moment the rules' fields are written into an Extraction (_run_rules): two threads
-# reading fields of one Extraction may both run the rules, and only the first writes them.
-_RULES_APPLY = threading.Lock()
-
-
-class _RuleField:
-    """A field of an Extraction that the metadata rules fill: they run the first time any such
-    field is read (or set, or the Extraction compared, printed or pickled), not in ``extract``,
-    so a caller that reads only the text does not pay for them (about a tenth of a page's time:
-    the rules and the language identification)."""
-
-    def __init__(self, empty: Any = "") -> None:
-        self.empty = empty  # the value where the rules gave none ('' or an empty tuple)
-
-    def __set_name__(self, owner: type, name: str) -> None:
-        self.key = "_" + name
-
-    def __get__(self, obj: Any, owner: type | None = None) -> Any:
-        if obj is None:
-            return self.empty  # the dataclass's default
-        d = obj.__dict__
-        if "_rules" in d:
-            obj._run_rules()
-        return d.get(self.key, self.empty)
-
-    def __set__(self, obj: Any, value: Any) -> None:
-        if "_rules" in obj.__dict__:
-            obj._run_rules()  # a value set now must not be overwritten by the rules later
-        obj.__dict__[self.key] = value
-
-
-@dataclass
-class Extraction:
-    """What the filter made of one page. ``text`` is empty when ``reason`` says why.
-
-    ``url`` is the page's address as the caller gave it ('' when none): what relative links,
-    a canonical link and other page-level signals are resolved against (:meth:`resolve`).
-    ``title`` is the article's own title and ``html_title`` the raw ``<title>``; the other
-    metadata fields are '' where nothing credible was found (docs/OUTPUT.md). The metadata
-    rules run when one of their fields is first read."""
-
-    text: str
-    title: str = _RuleField()  # type: ignore[assignment]
-    blocks: Sequence[Block] = field(default_factory=list)
-    encoding: str = ""
-    reason: str = ""
-    truncated: bool = False
-    model: str = ""
-    url: str = ""
-    html_title: str = ""
-    author: str = _RuleField()  # type: ignore[assignment]
-    date: str = _RuleField()  # type: ignore[assignment]  # published, YYYY-MM-DD
-    sitename: str = _RuleField()  # type: ignore[assignment]
-    description: str = _RuleField()  # type: ignore[assignment]
-    canonical_url: str = _RuleField()  # type: ignore[assignment]
-    language: str = _RuleField()  # type: ignore[assignment]  # ISO 639-1
-    image: str = _RuleField()  # type: ignore[assignment]  # og:image and kin, absolute
-    # lists (as JSON has them), () where the rules did not run
-    tags: Sequence[str] = _RuleField(())  # type: ignore[assignment]  # article:tag, keywords
-    categories: Sequence[str] = _RuleField(())  # type: ignore[assignment]  # article:section
-    hostname: str = _RuleField()  # type: ignore[assignment]  # the URL's host without "www."
-    # the page kind (pagekind.KINDS: article, documentation, service, forum, collection, listing,
-    # product) and the page-kind model's probability for it; '' / None where no estimate was made
-    page_type: str = ""
-    page_type_prob: float | None = None
-    # the segmented page, the kept mask and the page's text, for to_markdown / to_html
-    _page: tuple[Blocks, np.ndarray, str] | None = field(default=None, repr=False, compare=False)
-
-    def to_markdown(self, *, links: bool = False, images: bool = False) -> str:
-        """The kept blocks as Markdown (headings, lists, code, tables; docs/OUTPUT.md); links
-        and images resolved against the page's ``url`` and ``<base href>``."""
-        from .render import to_markdown
-
-        blocks, keep, extras = self._rendered(links or images)
-        return to_markdown(blocks, keep, extras, links=links, images=images)
-
-    def to_html(self, *, links: bool = False, images: bool = False) -> str:
-        """The kept blocks as a small clean HTML document."""
-        from .render import to_html
-
-        blocks, keep, extras = self._rendered(links or images)
-        return to_html(blocks, keep, extras, links=links, images=images, title=self.title,
-                       lang=self.language)
-
-    def to_xml(self, *, links: bool = False, images: bool = False) -> str:
-        """The kept blocks and the metadata as trafilatura's XML (``<doc>``, ``<main>``)."""
-        from .render import to_xml, xml_meta
-
-        blocks, keep, extras = self._rendered(links or images)
-        return to_xml(blocks, keep, extras, links=links, images=images, meta=xml_meta(self))
-
-    def render(self, format: str = "text", *, links: bool = False, images: bool = False,
-               with_metadata: bool = False) -> str:
-        """The page in one of ``render.FORMATS`` but ``jsonl`` (text, markdown, html, json, xml,
-        csv: docs/OUTPUT.md); ``with_metadata`` puts YAML front matter before text and markdown."""
-        from .render import render_extraction
-
-        return render_extraction(self, format, links=links, images=images, with_metadata=with_metadata)
-
-    def _rendered(self, resolve: bool) -> tuple[Blocks, np.ndarray, Any]:
-        """(blocks, kept mask, render.Extras), the links made absolute where ``resolve``."""
-        from .render import base_url
-
-        blocks, keep, page = self._page or (Blocks(), np.zeros(0, dtype=bool), "")
-        extras = self.__dict__.get("_extras") or _extras(blocks, page)
-        return blocks, keep, extras.resolved(base_url(page, self.url)) if resolve else extras
-
-    @property
-    def blocks_kept(self) -> int:
-        """How many of ``blocks`` the filter kept."""
-        if isinstance(self.blocks, BlockList):
-            return self.blocks.kept()
-        return sum(b.is_content for b in self.blocks)
-
-    def resolve(self, link: str) -> str:
-        """``link`` (an href or src of the page) made absolute against the page's ``<base
-        href>`` and ``url``; unchanged when neither gives an absolute address or the link is
-        already absolute."""
-        from .render import absolute, base_url
-
-        base = base_url(self._page[2] if self._page else "", self.url)
-        return absolute(base, link) if base else link
-
-    def _run_rules(self) -> None:
-        """Fill the metadata fields from what the walk gathered (``_rules``: the blocks and the
-        url, set by Extractor.extract), once. The fields are set before ``_rules`` goes, so a
-        thread reading a field meanwhile runs the same rules rather than reading ''."""
-        src = self.__dict__.get("_rules")
-        if src is None:
-            return
-        blocks, url = src
-        fields = Extractor._metadata_fields(blocks, url, self.text)
-        with _RULES_APPLY:  # once: another thread's rules may have run meanwhile, and a value
-            if "_rules" in self.__dict__:  # set since then (__set__) must stay
-                self.__dict__.update({"_" + k: v for k, v in fields.items()})
-                self.__dict__.pop("_rules", None)
-
-    def settle(self) -> Extraction:
-        """Run the metadata rules now if they have not run (for a caller that must pay for them
-        in its own time, as a per-page budget does); returns the Extraction."""
-        self._run_rules()
-        return self
-
-    def __getstate__(self) -> dict[str, Any]:
-        # pickled (a worker process's answer): the rules run here, in the process that parsed
-        # the page
-        return dict(self.settle().__dict__)
-
-    def to_dict(self) -> dict[str, Any]:
-        """The plain fields and block counts (the pipeline's record is built from these)."""
-        return {
-            "url": self.url,
-            "text": self.text,
-            "title": self.title,
-            **{k: getattr(self, k) for k in META_FIELDS},
-            "encoding": self.encoding,
-            "reason": self.reason,
-            "truncated": self.truncated,
-            "model": self.model,
-            "blocks_kept": self.blocks_kept,
-            "blocks_total": len(self.blocks),
-            "page_type": self.page_type,
-            "page_type_prob": self.page_type_prob,
-        }
-
-
-def _extras(blocks: Blocks, page: str, tree: Any = None) -> Any:
-    """What the renderers need beyond the blocks (a code block's own line breaks, numbered
-    lists, link targets, image alt text): the walk records it when asked, so the page is
-    walked again (``tree``: its parse, where the caller still has it) only when a page keeps a
-    code block or Markdown, HTML or XML is asked for; other pages pay nothing."""
-    from .render import Extras
-
-    if not page or not len(blocks):
-        return Extras()
-    again = segment(tree if tree is not None else parse(page), extras=True)
-    if again.extras is None or again.texts != blocks.texts:  # cannot happen: the walk is pure
-        return Extras()
-    pre, ordered, links, images = again.extras
-    return Extras(pre, ordered, links, images)
-
-
-@functools.cache
-def _metadata_rules() -> tuple[Any, Any, Any, Any]:
-    """(page_head, extract_metadata, page_language, declared), imported on first use
-    (compiling the rules' regexes is a good share of the package's import time) and then once
-    only."""
-    from .language import declared, page_language
-    from .metadata import extract_metadata, page_head
-
-    return page_head, extract_metadata, page_language, declared
-
-
-def _page_head(blocks: Blocks) -> Any:
-    """What the metadata rules read besides the blocks: the head's <meta>/<link>/JSON-LD,
-    <time>s and byline elements, as the walk gathered them."""
-    return _metadata_rules()[0](blocks.head, blocks.title)
-
-
-def _own_utf8(raw: bytes, text: str, enc: str) -> bytes | None:
-    """``raw`` (the page's bytes, BOM and all) where, BOM aside, they are exactly ``text``'s
-    UTF-8: decoded as UTF-8 with no byte replaced (no U+FFFD in the text; a page with a U+FFFD
-    of its own just takes the slow way)."""
-    if enc != "utf-8" or "\ufffd" in text:
-        return None
-    return raw[len(BOM_UTF8):] if raw.startswith(BOM_UTF8) else raw
-
+__all__ = [
+    "FALLBACK_REL", "MAX_BYTES", "META_FIELDS", "PRECISE_THRESHOLD", "RECALL_THRESHOLD",
+    "THIN_REASON", "Block", "BlockList", "Extraction", "Extractor", "Page", "code_blocks",
+    "extract", "extras_of", "h1_positions", "metadata_fields", "metadata_rules", "page_head",
+    "select",
+]
 
 FALLBACK_REL = 0.8
-TAG_H1 = _id("h1")
 # The precision-leaning cut for a model file that does not record one (files from before
 # the training (learn.fit) chose it on CV: Model.precise_threshold).
 PRECISE_THRESHOLD = 0.65
@@ -425,48 +175,32 @@ class Extractor:
                ) -> tuple[str, str, bool, str]:
         """(page as text, encoding, truncated, reason): the bytes decoded and cut at
         ``max_bytes`` (or at the pre-parse element cap); the text is '' and reason says why for
-        input that is not a page or too costly to parse."""
-        return self._decode(html, encoding)[:4]
+        input that is not a page or too costly to parse (page.decode)."""
+        p = decode(html, encoding, self.max_bytes, self.limits)
+        return p.text, p.encoding, p.truncated, p.reason
 
-    def _decode(self, html: bytes | str | None, encoding: str | None = None
-                ) -> tuple[str, str, bool, str, bytes | None]:
-        """``decode``'s four, and the text's UTF-8 where the page's own bytes are exactly that
-        (for the parse), else None."""
-        if html is None:
-            return "", "", False, "no input", None
-        if not isinstance(html, (str, bytes, bytearray, memoryview)):  # a caller's mistake, not a page
-            raise TypeError(f"html must be str, bytes, bytearray or memoryview (or None), "
-                            f"not {type(html).__name__}")
-        truncated = False
-        if isinstance(html, (bytes, bytearray, memoryview)):
-            data = bytes(html)
-            if not data.strip():
-                return "", "", False, "empty input", None
-            if looks_binary(data):
-                return "", "", False, "binary content", None
-            if len(data) > self.max_bytes:
-                data, truncated = data[: self.max_bytes], True
-            text_html, enc, repaired = decode_bytes(data, encoding)
-            # the scan reads markup bytes: the page's own, unless it is UTF-16/32 (or the text
-            # is no longer theirs)
-            raw = None if repaired or enc.startswith(("utf-16", "utf-32")) else data
-        else:
-            text_html, enc, raw = repair_str(html), "str", None
-            if len(text_html) > self.max_bytes:
-                text_html, truncated = text_html[: self.max_bytes], True
-            if not text_html.strip():
-                return "", "", False, "empty input", None
-        if raw is None:
-            raw = text_html.encode("utf-8", "surrogatepass")
-            enc_raw = "utf-8"
-        else:
-            enc_raw = enc
-        page, cut, why = prepare(raw, self.limits)
-        if why:
-            return "", enc, truncated, why, None
-        if cut < len(raw) or page is not raw:  # past the element cap, or a select's options renamed
-            return page[:cut].decode(enc_raw, "replace"), enc, truncated or cut < len(raw), "", None
-        return text_html, enc, truncated, "", _own_utf8(raw, text_html, enc)
+    def read(self, html: bytes | str | None, encoding: str | None = None) -> Page:
+        """The page decoded, checked, parsed and segmented under this Extractor's caps
+        (page.read)."""
+        return read(html, encoding, self.max_bytes, self.limits)
+
+    def page(self, html: bytes | str | None, url: str | None = None, *,
+             encoding: str | None = None, site: str | None = None) -> Page:
+        """The page through every step: ``read``, then its context (kind and style), its
+        block scores (through the site stage with a site memory, which then remembers the
+        page) and its kept blocks (``kept``; ``reason`` says why none is)."""
+        p = self.read(html, encoding)
+        blocks = p.blocks
+        if blocks is None or not len(blocks):
+            return p
+        kind, style = self.page_context(blocks, p.text, url)
+        scores = self.model.block_scores(blocks, kind, style)
+        site_in = None
+        if self.site_memory is not None:
+            scores, site_in = self._site(blocks, scores, url, site)
+        keep, reason = self.keep(blocks, scores, kind, len(p.text))
+        return replace(p, kind=kind, style=style, scores=scores, site=site_in, kept=keep,
+                       reason=reason)
 
     def extract(
         self, html: bytes | str, url: str | None = None, *, encoding: str | None = None,
@@ -482,29 +216,26 @@ class Extractor:
         """
         if url is not None and not isinstance(url, str):
             raise TypeError(f"url must be str or None, not {type(url).__name__}")
-        text_html, enc, truncated, reason, utf8 = self._decode(html, encoding)
-        if reason:
-            return Extraction("", "", encoding=enc, reason=reason, truncated=truncated, model=self.version,
+        return self.extraction(self.page(html, url, encoding=encoding, site=site), url)
+
+    def extraction(self, p: Page, url: str | None = None) -> Extraction:
+        """The Extraction of a page through its steps (``page``)."""
+        blocks, enc, truncated = p.blocks, p.encoding, p.truncated
+        if blocks is None:
+            return Extraction("", "", encoding=enc, reason=p.reason, truncated=truncated, model=self.version,
                               url=url or "")
-        tree = parse(text_html, utf8)
-        blocks = segment(tree)
-        if not code_blocks(blocks).any():  # kept only to walk a page's code blocks again (to_text)
-            tree = None
-        if not len(blocks):
+        text_html = p.text
+        walked: list[Any] = []  # the page walked again for its code blocks' own lines
+        if p.kept is None or p.scores is None:
             out = Extraction("", blocks.title, encoding=enc, reason="no text in page",
                              truncated=truncated, model=self.version)
             keep = np.zeros(0, dtype=bool)
         else:
-            kind, style = self.page_context(blocks, text_html, url)
-            scores = self.model.block_scores(blocks, kind, style)
-            site_in = None
-            if self.site_memory is not None:
-                scores, site_in = self._site(blocks, scores, url, site)
-            keep, reason = self.keep(blocks, scores, kind, len(text_html))
-            walked: list[Any] = []  # the page walked again for its code blocks' own lines
+            keep, reason, kind, scores = p.kept, p.reason, p.kind, p.scores
+            tree = p.tree
 
             def rewalk() -> Any:
-                walked.append(_extras(blocks, text_html, tree))
+                walked.append(extras_of(blocks, text_html, tree))
                 return walked[0]
 
             text = to_text(blocks, keep, rewalk)
@@ -521,19 +252,15 @@ class Extractor:
                 model=self.version,
                 reason=reason,
             )
-            if walked:
-                out.__dict__["_extras"] = walked[0]
-            if site_in is not None:  # (fingerprints, k, n, model scores): what explain shows
-                out.__dict__["_site"] = site_in
             if (kind is not None and self.kind_model is not None
                     and kind_stated(int(blocks.token_counts().sum()), out.text, blocks.texts)):
                 i = int(np.argmax(kind))
                 out.page_type, out.page_type_prob = self.kind_model.kinds[i], round(float(kind[i]), 4)
-        out._page = (blocks, keep, text_html)
+        # the metadata rules run when one of their fields is first read (extraction._RuleField)
+        out.attach(blocks, keep, text_html, extras=walked[0] if walked else None,
+                   rules=self.metadata, url=url)
         out.url = url or ""
         out.html_title = blocks.title
-        if self.metadata:  # run when a metadata field is first read (_RuleField)
-            out.__dict__["_rules"] = (blocks, url)
         if self.target_language and out.text:
             self._language_gate(out, blocks)
         return out
@@ -556,32 +283,12 @@ class Extractor:
     def _language_gate(self, out: Extraction, blocks: Blocks) -> None:
         """Empty ``out`` (no block kept, reason naming the language found) when its text is
         identified as a language other than ``target_language``; unknown keeps it."""
-        lang = out.language if self.metadata else _metadata_rules()[2](out.text, _page_head(blocks).lang)
+        lang = out.language if self.metadata else metadata_rules()[2](out.text, page_head(blocks).lang)
         if not lang or lang == self.target_language:
             return
-        none = np.zeros(len(blocks), dtype=bool)
-        if isinstance(out.blocks, BlockList):
-            out.blocks = BlockList(blocks.texts, out.blocks._scores, none)
-        if out._page is not None:
-            out._page = (out._page[0], none, out._page[2])
-        out.text = ""
-        out.reason = f"language {lang}, not the target {self.target_language}"
+        out.drop_text(f"language {lang}, not the target {self.target_language}")
         if not self.metadata:
             out.language = lang
-
-    @staticmethod
-    def _metadata_fields(blocks: Blocks, url: str | None, text: str) -> dict[str, Any]:
-        """The metadata fields (_RULE_FIELDS) of a page from what the walk collected, its
-        blocks and its kept ``text`` (docs/OUTPUT.md). The language comes first: dates are read
-        in it (and in the declared one) besides English."""
-        page_head, extract_metadata, page_language, declared = _metadata_rules()
-        head = page_head(blocks.head, blocks.title)
-        h1_at = (np.asarray(blocks.tag, dtype=np.int64) == TAG_H1).nonzero()[0].tolist()
-        language = page_language(text, head.lang)
-        md = extract_metadata(head, url, blocks.texts, h1_at, (declared(head.lang), language))
-        out: dict[str, Any] = {k: getattr(md, k) for k in _RULE_FIELDS if k != "language"}
-        out["language"] = language
-        return out
 
     def keep(self, blocks: Blocks, scores: np.ndarray, kind: np.ndarray | None, page_chars: int
              ) -> tuple[np.ndarray, str]:

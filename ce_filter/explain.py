@@ -25,6 +25,7 @@ from .api import FALLBACK_REL, THIN_REASON, Extraction, Extractor, code_blocks, 
 from .features import CONTEXT, TOKEN_PREFIXES, feature_names, page_features, stage2_inputs
 from .features.context import stage2_columns
 from .model import Model, sigmoid
+from .page import Page
 from .segment import Blocks
 
 TOP = 5  # terms shown per block and stage
@@ -155,11 +156,11 @@ def explain_blocks(model: Model, blocks: Blocks, threshold: float, top: int = TO
     return out, score
 
 
-def _site_terms(ex: Extractor, r: Extraction, whys: list[BlockWhy], cut: float, in_code: np.ndarray) -> int:
+def _site_terms(ex: Extractor, p: Page, whys: list[BlockWhy], cut: float, in_code: np.ndarray) -> int:
     """With a site memory: each listed block's site-stage terms, its final score and kept flag
     from the stage (the page's own extraction's); the number of the host's other pages it read
     (0: none, the page scored alone)."""
-    site = r.__dict__.get("_site")
+    site = p.site
     stage = ex.site_stage
     if site is None or stage is None or site[2] <= 0 or len(site[0]) != len(in_code):
         return 0
@@ -183,19 +184,19 @@ def explain(html: bytes | str, url: str | None = None, *, extractor: Extractor |
     """The explain data of one page: its extraction, each block's why (the first
     ``max_blocks`` blocks, their texts cut at ``max_text`` characters in all; ``blocks_total``
     counts them all), the model's figures."""
-    from .segment import parse, segment
-
     ex = extractor or Extractor()
-    r: Extraction = ex.extract(html, url, encoding=encoding)
+    if url is not None and not isinstance(url, str):
+        raise TypeError(f"url must be str or None, not {type(url).__name__}")
+    p = ex.page(html, url, encoding=encoding)
+    r: Extraction = ex.extraction(p, url)
     whys: list[BlockWhy] = []
     cut = ex.threshold
     n_blocks = 0
     in_code = np.zeros(0, dtype=bool)
-    if r.blocks:
-        text, _, _, _ = ex.decode(html, encoding)
-        blocks = segment(parse(text))
+    blocks = p.blocks
+    if r.blocks and blocks is not None:
         n_blocks = len(blocks)
-        kind, style = ex.page_context(blocks, text, url)
+        kind, style = p.kind, p.style
         cut = ex.cut(kind)  # the page's own cut: its kind's, where the model has one
         whys, score = explain_blocks(ex.model, blocks, cut, top, kind, style, limit=max_blocks)
         in_code = code_blocks(blocks)
@@ -206,7 +207,7 @@ def explain(html: bytes | str, url: str | None = None, *, extractor: Extractor |
                 if c:
                     w.group = "kept whole with its repeated group" if k else \
                         "dropped whole with its repeated group"
-    site = _site_terms(ex, r, whys, cut, in_code)
+    site = _site_terms(ex, p, whys, cut, in_code)
     meta = {k: getattr(r, k) for k in ("title", "author", "date", "sitename", "language",
                                        "canonical_url") if getattr(r, k, None)}
     room = max(max_text, 0)

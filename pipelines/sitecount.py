@@ -32,11 +32,10 @@ log = logging.getLogger(__name__)
 def _page_sets(pages: Iterable[RawPage], decoder: Any, seconds: float = 0.0,
                stop: Any = None) -> Iterator[tuple[str, str, np.ndarray]]:
     """(host, URL, distinct block fingerprints) of each page with a host whose bytes give text:
-    each page decoded (``decoder``: an Extractor, whose ``_decode`` does not depend on its
-    model) and segmented as the extractor does. A page that fails, or takes more than
-    ``seconds`` of CPU time (0: no limit), is not counted: the second pass gives it its reason.
+    each page read (``decoder``: an Extractor, whose ``read``, ce_filter.page.read under its
+    caps, does not depend on its model) as the extractor reads it. A page that fails, or takes
+    more than ``seconds`` of CPU time (0: no limit), is not counted: the second pass gives it its reason.
     ``stop`` (truthy once set, as offline.Stop): the pass ends at the next page."""
-    from ce_filter.segment import parse, segment
     from ce_filter.site.memory import block_fingerprints, host_of, page_set
 
     for p in pages:
@@ -47,10 +46,10 @@ def _page_sets(pages: Iterable[RawPage], decoder: Any, seconds: float = 0.0,
             continue
         try:
             with cpu_deadline(seconds):
-                text, _enc, _cut, reason, utf8 = decoder._decode(p.body, p.encoding)
-                if reason:
+                page = decoder.read(p.body, p.encoding)
+                if page.blocks is None:
                     continue
-                s = page_set(block_fingerprints(segment(parse(text, utf8))))
+                s = page_set(block_fingerprints(page.blocks))
         except (Exception, OverBudget):  # noqa: BLE001 - one page's failure is that page's
             continue
         yield host, p.url, s
@@ -135,7 +134,7 @@ class _Halt:
         return bool(self.event.is_set())
 
 
-_CHILD: dict[str, Any] = {}  # a pool process's Extractor (for _decode) and its stop
+_CHILD: dict[str, Any] = {}  # a pool process's Extractor (for read) and its stop
 
 
 def _child_init(halt: Any) -> None:

@@ -23,10 +23,9 @@ from typing import Any
 ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT))
 
-from ce_filter.api import Extractor, _extras, code_blocks  # noqa: E402
+from ce_filter.api import Extractor, code_blocks, extras_of  # noqa: E402
 from ce_filter.learn.corpus import _html_bytes, corpus_ids  # noqa: E402
 from ce_filter.render import to_text  # noqa: E402
-from ce_filter.segment import parse, segment  # noqa: E402
 
 WORDS = re.compile(r"\w+")
 
@@ -57,9 +56,9 @@ def measure(spec: str, repeats: int) -> str:
             same += 1
             continue
         blocks, keep, page = r._page
-        text_html, _, _, _, utf8 = ex._decode(raw)
-        tree = parse(text_html, utf8)
-        again = segment(tree)
+        p = ex.read(raw)
+        tree, again = p.tree, p.blocks
+        assert again is not None
         assert again.texts == blocks.texts
         if not code_blocks(blocks).any():
             tree = None
@@ -71,7 +70,7 @@ def measure(spec: str, repeats: int) -> str:
             return "\n\n".join([t for t, k in zip(blocks.texts, keep) if k])
 
         def structured(blocks: Any = blocks, keep: Any = keep, page: str = page, tree: Any = tree) -> str:
-            return to_text(blocks, keep, lambda: _extras(blocks, page, tree))
+            return to_text(blocks, keep, lambda: extras_of(blocks, page, tree))
 
         t_join += best_time(join, repeats)
         t_text += best_time(structured, repeats)

@@ -26,9 +26,9 @@ from typing import Any
 
 import numpy as np
 
-from ..api import Extractor, _extras
+from ..api import Extractor, extras_of
 from ..render import to_text
-from ..segment import Blocks, parse, segment
+from ..segment import Blocks
 from ..site.memory import SiteCounts, SiteMemory, block_fingerprints, host_of
 from ..site.stage import COLUMNS, SiteStage, site_columns
 from .corpus import Doc, Spec, site_of
@@ -63,11 +63,9 @@ def read_pages(specs: list[str], ex: Extractor) -> list[SitePage]:
     for s in specs:
         spec = Spec.parse(s)
         for d in spec.load():
-            text_html, _, _, reason, utf8 = ex._decode(d.html)
-            if reason:
-                continue
-            blocks = segment(parse(text_html, utf8))
-            if not len(blocks):
+            page = ex.read(d.html)
+            blocks, text_html = page.blocks, page.text
+            if blocks is None or not len(blocks):
                 continue
             kind, style = ex.page_context(blocks, text_html, d.url or None)
             scores = ex.model.block_scores(blocks, kind, style)
@@ -128,7 +126,7 @@ def fit_stage(pages: list[SitePage], inputs: list[tuple[np.ndarray, int]], meta:
 def page_f1(ex: Extractor, p: SitePage, scores: np.ndarray) -> float:
     """The page's token F1 with these block scores (the extractor's cut and thin-page rule)."""
     keep, _ = ex.keep(p.blocks, scores, p.kind, len(p.html))
-    text = to_text(p.blocks, keep, lambda: _extras(p.blocks, p.html))
+    text = to_text(p.blocks, keep, lambda: extras_of(p.blocks, p.html))
     return token_prf(text, p.gold)[2]
 
 

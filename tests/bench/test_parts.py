@@ -78,12 +78,12 @@ def test_each_installed_tool_extracts_the_article(name):
 
 
 def test_ce_filter_with_metadata_is_the_same_text_with_every_field_read(monkeypatch):
-    from ce_filter import Extractor
 
     calls = []
-    real = Extractor._metadata_fields
-    monkeypatch.setattr(Extractor, "_metadata_fields",
-                        staticmethod(lambda *a: calls.append(1) or real(*a)))
+    import ce_filter.extraction as extraction
+
+    real = extraction.metadata_fields
+    monkeypatch.setattr(extraction, "metadata_fields", lambda *a: calls.append(1) or real(*a))
     html = page(3, TOPICS[3])[0].encode()
     plain, full = peers.make("ce-filter"), peers.make("ce-filter+metadata")
     assert plain(html) == full(html) and "supporters argued" in plain(html)

@@ -2,6 +2,7 @@
 
 import ce_filter
 from ce_filter import Extractor, extract
+from ce_filter.page import decode
 
 PARAS = [
     "The city council voted on Tuesday to expand the bicycle network across the northern "
@@ -201,7 +202,8 @@ def test_the_parse_takes_the_pages_own_bytes_only_where_they_are_exactly_its_utf
         "double-encoded": (double, right),  # the repaired text's UTF-8, not the page's bytes
     }
     for name, (data, own) in cases.items():
-        text, enc, _, reason, utf8 = ex._decode(data)
+        p = decode(data, max_bytes=ex.max_bytes, limits=ex.limits)
+        text, reason, utf8 = p.text, p.reason, p.utf8
         assert reason == "" and utf8 == own, name
         if utf8 is not None:
             assert utf8 == text.encode("utf-8"), name

@@ -5,9 +5,10 @@ import pickle
 
 import pytest
 
+import ce_filter.extraction as extraction
 from ce_filter import Extraction, Extractor
-from ce_filter.api import _RULE_FIELDS
 from ce_filter.budget import Budget, InProcessBudget, guarded
+from ce_filter.extraction import RULE_FIELDS
 
 PAGE = (
     "<html lang='en'><head><title>Council expands bike lanes | The Daily Planet</title>"
@@ -28,13 +29,13 @@ URL = "https://planet.example/2024/05/bike-lanes"
 def runs(monkeypatch):
     """How often the metadata rules ran."""
     count = [0]
-    real = Extractor._metadata_fields
+    real = extraction.metadata_fields
 
     def counted(blocks, url, text):
         count[0] += 1
         return real(blocks, url, text)
 
-    monkeypatch.setattr(Extractor, "_metadata_fields", staticmethod(counted))
+    monkeypatch.setattr(extraction, "metadata_fields", counted)
     return count
 
 
@@ -46,9 +47,9 @@ def eager(ex: Extractor) -> Extraction:
 def test_rules_run_on_the_first_read_of_any_field_and_once(runs):
     ex = Extractor()
     first = eager(ex)
-    want = {k: getattr(first, k) for k in _RULE_FIELDS}
+    want = {k: getattr(first, k) for k in RULE_FIELDS}
     assert runs[0] == 1 and want["author"] == "Jane Doe" and want["date"] == "2024-05-07"
-    for field in _RULE_FIELDS:
+    for field in RULE_FIELDS:
         r = ex.extract(PAGE, URL)
         before = runs[0]
         assert r.text  # the text, blocks, kind and reason need no rules
@@ -56,7 +57,7 @@ def test_rules_run_on_the_first_read_of_any_field_and_once(runs):
         assert runs[0] == before
         assert getattr(r, field) == want[field]  # this field first: the rules run
         assert runs[0] == before + 1
-        assert {k: getattr(r, k) for k in _RULE_FIELDS} == want
+        assert {k: getattr(r, k) for k in RULE_FIELDS} == want
         assert runs[0] == before + 1  # and never again
 
 
@@ -88,7 +89,7 @@ def test_a_reader_meanwhile_sees_the_rules_values_not_empty_fields(monkeypatch):
     rules) runs them too, and no field reads '' in between."""
     ex = Extractor()
     r = ex.extract(PAGE, URL)
-    real = Extractor._metadata_fields
+    real = extraction.metadata_fields
     seen = []
 
     def reentrant(blocks, url, text):
@@ -97,7 +98,7 @@ def test_a_reader_meanwhile_sees_the_rules_values_not_empty_fields(monkeypatch):
             seen[0] = r.author  # a read while the first run is still going
         return real(blocks, url, text)
 
-    monkeypatch.setattr(Extractor, "_metadata_fields", staticmethod(reentrant))
+    monkeypatch.setattr(extraction, "metadata_fields", reentrant)
     assert r.date == "2024-05-07" and seen == ["Jane Doe"] and r.author == "Jane Doe"
 
 
@@ -120,6 +121,6 @@ def test_guarded_and_budgeted_extraction_run_the_rules_inside(runs, monkeypatch)
     def broken(blocks, url, text):
         raise ValueError("a rule failed")
 
-    monkeypatch.setattr(Extractor, "_metadata_fields", staticmethod(broken))
+    monkeypatch.setattr(extraction, "metadata_fields", broken)
     r = guarded(ex, PAGE, URL)  # a failing rule is that page's result, inside the guard
     assert r.reason.endswith("ValueError") and not r.text

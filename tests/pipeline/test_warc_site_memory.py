@@ -139,14 +139,14 @@ def test_a_page_that_fails_or_runs_long_in_the_first_pass_is_not_counted():
     real = Extractor()
 
     class Decoder:
-        def _decode(self, body, encoding):
+        def read(self, body, encoding):
             if b"BOOM" in body:
                 raise RuntimeError("a bug on this page")
             if b"SLOW" in body:
                 t = time.process_time()
                 while time.process_time() - t < 5:  # Python work: the deadline can stop it
                     pass
-            return real._decode(body, encoding)
+            return real.read(body, encoding)
 
     def page(t: str, extra: str = "") -> RawPage:
         html = article(f"News about {t}", paras(t)[:2] + [PROMO, extra] + paras(t)[2:])
