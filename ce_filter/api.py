@@ -6,7 +6,7 @@ its own: context, scores, kept) and makes the Extraction (ce_filter.extraction) 
 from __future__ import annotations
 
 from dataclasses import replace
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 import numpy as np
 
@@ -39,6 +39,10 @@ from .precheck import DEFAULT_LIMITS, Limits
 from .render import to_text
 from .segment import FLAG_PRE, Blocks, parse, segment
 from .values import language_code, probability
+
+if TYPE_CHECKING:
+    from .site.memory import Memory
+    from .site.stage import SiteStage
 
 __all__ = [
     "FALLBACK_REL", "MAX_BYTES", "META_FIELDS", "PRECISE_THRESHOLD", "RECALL_THRESHOLD",
@@ -101,11 +105,11 @@ class Extractor:
     ``target_language`` (an ISO 639-1 code): a page whose kept text is identified as another
     language gives no text, and its reason names the language found; a page whose language is
     unknown keeps its text.
-    ``site_memory``: the site's other pages (ce_filter.site.memory): a SiteMemory (or True for
-    one with its defaults) that remembers the pages this Extractor has seen, or an order-free
-    SiteCounts; blocks seen on the host's other pages go through the model's site stage
-    (ce_filter.site.stage). None (the default): every page alone. A host's first page, and every
-    page under a model without a site stage, scores as without it.
+    ``site_memory``: the site's other pages (ce_filter.site.memory.Memory): a SiteMemory that
+    remembers the pages this Extractor has seen, or an order-free SiteCounts; blocks seen on
+    the host's other pages go through the model's site stage (ce_filter.site.stage). None (the
+    default): every page alone. A host's first page, and every page under a model without a
+    site stage, scores as without it.
     """
 
     def __init__(
@@ -120,7 +124,7 @@ class Extractor:
         metadata: bool = True,
         limits: Limits = DEFAULT_LIMITS,
         target_language: str | None = None,
-        site_memory: Any = None,
+        site_memory: Memory | None = None,
         decoding: KindDecoding | str | bool | None = None,
     ) -> None:
         model_path = model if isinstance(model, str) else None
@@ -196,8 +200,9 @@ class Extractor:
         kind, style = self.page_context(blocks, p.text, url)
         scores = self.model.block_scores(blocks, kind, style)
         site_in = None
-        if self.site_memory is not None:
-            scores, site_in = self._site(blocks, scores, url, site)
+        mem = self.site_memory
+        if mem is not None:
+            scores, site_in = self.site_scores(mem, blocks, scores, url, site)
         keep, reason = self.keep(blocks, scores, kind, len(p.text))
         return replace(p, kind=kind, style=style, scores=scores, site=site_in, kept=keep,
                        reason=reason)
@@ -265,15 +270,15 @@ class Extractor:
             self._language_gate(out, blocks)
         return out
 
-    def _site(self, blocks: Blocks, scores: np.ndarray, url: str | None, site: str | None = None
-              ) -> tuple[np.ndarray, tuple[np.ndarray, np.ndarray, int, np.ndarray]]:
+    def site_scores(self, mem: Memory, blocks: Blocks, scores: np.ndarray, url: str | None,
+                    site: str | None = None
+                    ) -> tuple[np.ndarray, tuple[np.ndarray, np.ndarray, int, np.ndarray]]:
         """The page's scores through the site stage where its host has pages remembered, and
         the site inputs; the page is then remembered."""
         from .site.memory import block_fingerprints, host_of
 
         host = site or host_of(url)
         fps = block_fingerprints(blocks)
-        mem = self.site_memory
         k, n = mem.seen(host, fps) if host else (np.zeros(len(fps)), 0)
         out = scores if self.site_stage is None else self.site_stage.apply(scores, fps, k, n)
         if host:
@@ -363,20 +368,19 @@ class Extractor:
         return self.model.block_scores(blocks, *self.page_context(blocks, html, url))
 
 
-def _site_setup(model: Model, site_memory: Any) -> tuple[Any, Any]:
-    """(the memory, the site stage) of ``Extractor(site_memory=...)``: True makes a SiteMemory
-    with its defaults; the stage is the model's "site" section, else the one shipped for this
-    model (site.stage.shipped_stage), else None (the memory is kept but changes nothing)."""
-    if site_memory is None or site_memory is False:
+def _site_setup(model: Model, site_memory: Memory | None) -> tuple[Memory | None, SiteStage | None]:
+    """(the memory, the site stage) of ``Extractor(site_memory=...)``: the stage is the model's
+    "site" section, else the one shipped for this model (site.stage.shipped_stage), else None
+    (the memory is kept but changes nothing)."""
+    if site_memory is None:
         return None, None
-    from .site.memory import SiteMemory
+    from .site.memory import Memory
     from .site.stage import shipped_stage
 
-    if site_memory is True:
-        site_memory = SiteMemory()
-    if not (hasattr(site_memory, "seen") and hasattr(site_memory, "observe")):
-        raise TypeError("site_memory must be a SiteMemory, a SiteCounts, True or None")
-    stage = getattr(model, "site", None) or shipped_stage(model.digest)
+    if not isinstance(site_memory, Memory):
+        raise TypeError(f"site_memory must be a site memory (SiteMemory, SiteCounts: "
+                        f"site.memory.Memory) or None, not {type(site_memory).__name__}")
+    stage: SiteStage | None = model.site or shipped_stage(model.digest)
     return site_memory, stage
 
 

@@ -20,8 +20,8 @@ import argparse
 import os
 import sys
 from collections.abc import Mapping
-from dataclasses import dataclass
-from typing import IO, Any
+from dataclasses import dataclass, replace
+from typing import IO, TYPE_CHECKING, Any, Literal, get_args
 
 # the value checks live in values.py (the API uses them too); options re-exports them
 from .values import (  # noqa: F401
@@ -37,6 +37,9 @@ from .values import (  # noqa: F401
     writable_file,
 )
 from .values import loaded_models as _models
+
+if TYPE_CHECKING:
+    from .site.memory import Memory, SiteCounts
 
 ENV_PREFIX = "CE_FILTER_"
 # Kafka's connection options, here so that the crawler's settings and every stage read one list.
@@ -166,6 +169,13 @@ def add_budget_options(p: argparse.ArgumentParser) -> None:
             help="MiB of memory one page may take beyond the filter's own (0 = no limit)")
 
 
+# The site memory's policy (ce_filter.site.memory): off, each page alone; stream, the pages this
+# process has seen (SiteMemory: worker, crawl, the datatrove step); two-pass, order-free counts
+# of a first pass over the whole input (SiteCounts: ce-filter warc, the Spark job)
+SitePolicy = Literal["off", "stream", "two-pass"]
+SITE_POLICIES: tuple[str, ...] = get_args(SitePolicy)
+
+
 @dataclass(frozen=True)
 class ExtractOptions:
     """How to filter: which model, which cut, which language. Picklable (sent to worker
@@ -179,9 +189,15 @@ class ExtractOptions:
     target_language: str | None = None
     # the site memory (ce_filter.site.memory): True for a stream's (the pages this process has
     # seen), a SiteCounts for a WARC run's order-free counts, None: each page alone
-    site_memory: Any = None
+    site_memory: SitePolicy = "off"
+    # the two-pass policy's first-pass counts (and only its: set them with ``with_counts``)
+    site_counts: SiteCounts | None = None
 
     def __post_init__(self) -> None:
+        if self.site_memory not in SITE_POLICIES:
+            raise UsageError(f"site memory: {self.site_memory!r} is not one of {', '.join(SITE_POLICIES)}")
+        if (self.site_counts is not None) != (self.site_memory == "two-pass"):
+            raise UsageError("site memory: the counts go with the two-pass policy, and it with them")
         if self.precise and self.recall:
             raise UsageError("--precise and --recall exclude each other: choose one")
         if self.threshold is not None:
@@ -216,6 +232,23 @@ class ExtractOptions:
         """As Scrapy settings (what ``from_settings`` reads)."""
         return {prefix + name.upper(): getattr(self, name) for name, _, _ in EXTRACTION_OPTIONS}
 
+    def with_counts(self, counts: SiteCounts) -> ExtractOptions:
+        """These options with the two-pass site memory reading ``counts`` (the first pass's)."""
+        return replace(self, site_memory="two-pass", site_counts=counts)
+
+    def alone(self) -> ExtractOptions:
+        """These options without a site memory: each page alone (the first pass's reader)."""
+        return replace(self, site_memory="off", site_counts=None)
+
+    def site_source(self) -> Memory | None:
+        """The site memory the policy gives an Extractor: none (off), a new stream memory
+        (stream: the pages this process sees), or the counts (two-pass)."""
+        if self.site_memory == "stream":
+            from .site.memory import SiteMemory
+
+            return SiteMemory()
+        return self.site_counts
+
     def extractor(self) -> Any:
         """The Extractor these options describe (a model file is loaded once per process)."""
         from .api import Extractor
@@ -229,10 +262,10 @@ class ExtractOptions:
     def extractor_options(self) -> dict[str, Any]:
         """The Extractor's keyword options besides the model (for a caller that loads the model
         its own way, as the Spark job does)."""
-        kw = {"comments": self.comments, "threshold": self.threshold, "precise": self.precise,
+        kw: dict[str, Any] = {"comments": self.comments, "threshold": self.threshold, "precise": self.precise,
               "recall": self.recall, "target_language": self.target_language}
-        if self.site_memory is not None:
-            kw["site_memory"] = self.site_memory
+        if self.site_memory != "off":
+            kw["site_memory"] = self.site_source()
         return kw
 
 

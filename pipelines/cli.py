@@ -187,7 +187,7 @@ def _site_memory(options: ExtractOptions, a: argparse.Namespace) -> ExtractOptio
     ``--no-site-memory``."""
     from dataclasses import replace
 
-    return options if a.no_site_memory else replace(options, site_memory=True)
+    return options if a.no_site_memory else replace(options, site_memory="stream")
 
 
 def cmd_worker(a: argparse.Namespace) -> int:

@@ -168,8 +168,8 @@ def clean_warcs(
         # files on disk; not with revisits, which need one reader that sees every record)
         files = None if revisits or workers <= 1 else _gzip_files(inputs)
         seconds = budget.seconds if budget is not None and budget.enabled else 0.0
-        options = replace(options, site_memory=count_sites(inputs, options, all_statuses, revisits,
-                                                           workers, files, seconds, stop))
+        options = options.with_counts(count_sites(inputs, options, all_statuses, revisits,
+                                                  workers, files, seconds, stop))
     # the reader stops at its next read once ``stop`` is set (a signal), and gives a body's
     # Content-Encoding the page's CPU seconds
     pages = iter_pages(inputs, stats.warc, all_statuses=all_statuses, revisits=revisits, halt=stop,

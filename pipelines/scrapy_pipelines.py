@@ -107,7 +107,7 @@ class FilterPipeline:
         if s.getbool("CE_FILTER_SITE_MEMORY", False):  # `ce-filter crawl` sets it (--no-site-memory)
             from dataclasses import replace
 
-            options = replace(options, site_memory=True)
+            options = replace(options, site_memory="stream")
         return cls(options, crawler.stats,
                    s.get("CE_FILTER_ITEM_FIELD") or DEFAULT_ITEM_FIELD,
                    Budget(s.getfloat("CE_FILTER_PAGE_BUDGET", 10.0), s.getint("CE_FILTER_PAGE_MEMORY", 1024)),

@@ -1,7 +1,7 @@
 """The first pass of a run with the site memory: every page's blocks counted under its host.
 
 ``ce-filter warc`` counts all its input files at once; the Spark job counts each task's file.
-Both then filter each page with ``replace(options, site_memory=counts)``: a SiteCounts reads a
+Both then filter each page with ``options.with_counts(counts)``: a SiteCounts reads a
 page's host's counts with the page itself left out, so the records do not depend on the order
 of the pages (ce_filter.site.memory).
 """
@@ -14,7 +14,6 @@ import signal
 from collections.abc import Iterable, Iterator
 from concurrent.futures import Future, ProcessPoolExecutor
 from concurrent.futures.process import BrokenProcessPool
-from dataclasses import replace
 from typing import Any
 
 import numpy as np
@@ -81,12 +80,12 @@ def count_sites(inputs: Any, options: ExtractOptions, all_statuses: bool = False
     at the next page or shard, with what it has counted (the pool processes ignore SIGINT, as
     the filter's do: the parent decides)."""
     if workers <= 1 or not files:
-        ex = replace(options, site_memory=None).extractor()
+        ex = options.alone().extractor()
         pages = iter_pages(inputs, WarcStats(), all_statuses=all_statuses, revisits=revisits,
                            halt=stop, seconds=seconds)
         return count_pages(pages, ex, seconds, stop)
     shards = [(f, a, b) for f in files for a, b in plan(f, workers)]
-    base = replace(options, site_memory=None)
+    base = options.alone()
     counts = SiteCounts()
     ctx = mp.get_context("spawn")  # as the filter pool: the parent may run threads
     halt = ctx.Event()  # set on stop: the pool processes end their shards at the next page

@@ -63,7 +63,6 @@ import sys
 import time
 import urllib.request
 from collections.abc import Iterable, Iterator
-from dataclasses import replace
 from typing import Any
 from urllib.parse import urlparse
 
@@ -239,7 +238,7 @@ def count_file(name: str, stream: Any, options: ExtractOptions, model_json: str 
     from ce_filter.crawler.warc import WarcStats, iter_pages
     from ce_filter.pipelines.sitecount import count_pages
 
-    decoder = _counter(replace(options, site_memory=None), model_json)
+    decoder = _counter(options.alone(), model_json)
     if stream is None:
         return count_pages(iter_pages(name, WarcStats(), all_statuses=all_statuses), decoder, seconds)
     at = stream.tell()
@@ -324,13 +323,13 @@ def filter_file(
                 # no host with two pages: every page is filtered as alone, by the extractor
                 # already running (no new filter process for this file)
                 if counts.counts:
-                    options = replace(options, site_memory=counts)
+                    options = options.with_counts(counts)
         except Exception as e:  # noqa: BLE001 - cannot open or read: the file's summary says so
             errors.append(f"cannot read: {type(e).__name__}: {e}")
             memory, readable = OFF, False
     # a file with its site memory gets a filter of its own for its counts (a new child process
     # under a budget), closed with the file; the process's filter stays for the other files
-    own = options.site_memory is not None
+    own = options.site_counts is not None
     ex = new_extractor(options, model_json, budget) if own else get_extractor(options, model_json, budget)
     try:
         source: Any = name if stream is None else _Named(stream, name)

@@ -15,7 +15,7 @@ gold text and the F1 of the real extraction. JSON, never pickle: the file is dat
 
 ``--model PATH`` (or ``default``) skips the folds: for corpora the model was never trained on,
 every page is extracted by that model; ``--site-memory`` then feeds them grouped by site through
-one Extractor(site_memory=True).
+one Extractor(site_memory=SiteMemory()).
 """
 
 from __future__ import annotations
@@ -37,6 +37,7 @@ from ce_filter.learn.corpus import Doc
 from ce_filter.learn.crossval import assign_folds, load_docs, site_groups
 from ce_filter.learn.evaluate import token_prf
 from ce_filter.segment import Blocks
+from ce_filter.site.memory import SiteMemory
 
 
 class CapturingExtractor(Extractor):
@@ -118,8 +119,9 @@ def page_record(d: Doc, label: str, k: int, ex: CapturingExtractor, site: str | 
 def held_out(docs: list[Doc], labels: list[str], model: str, site_memory: bool, out: str) -> int:
     """The dump of pages a model was not trained on, every page by that one model (fold -1);
     with ``site_memory`` the pages go grouped by site in a fixed order through one
-    Extractor(site_memory=True), so each page sees its site's earlier pages."""
-    ex = CapturingExtractor(None if model == "default" else model, site_memory=site_memory or None)
+    Extractor(site_memory=SiteMemory()), so each page sees its site's earlier pages."""
+    ex = CapturingExtractor(None if model == "default" else model,
+                            site_memory=SiteMemory() if site_memory else None)
     order = list(range(len(docs)))
     if site_memory:
         order.sort(key=lambda i: (docs[i].domain, docs[i].id))
@@ -157,7 +159,7 @@ def main(argv: list[str] | None = None) -> int:
                          "shipped one), for corpora it was not trained on (fold -1 in the dump)")
     ap.add_argument("--site-memory", action="store_true",
                     help="with --model: pages fed grouped by site (sorted by site, then id) to "
-                         "one Extractor(site_memory=True), the first page of each site alone")
+                         "one Extractor(site_memory=SiteMemory()), the first page of each site alone")
     a = ap.parse_args(argv)
     from ce_filter.learn.configs import CONFIGS
 

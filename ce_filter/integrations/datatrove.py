@@ -108,7 +108,7 @@ class CEFilter(BaseExtractor):  # type: ignore[misc, unused-ignore]  # datatrove
         super().__init__(timeout)
         self.options = _options(model, precise, threshold, comments, recall, target_language)
         if site_memory:
-            self.options = replace(self.options, site_memory=True)
+            self.options = replace(self.options, site_memory="stream")
         self.metadata = metadata
         self.keep_empty = keep_empty
         self.sandbox = sandbox

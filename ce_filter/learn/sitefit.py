@@ -174,18 +174,18 @@ def report(specs: list[str], stage: SiteStage, window: int = 50) -> dict[str, An
         mem = Extractor(site_memory=SiteMemory(pages=window))
         mem.site_stage = stage
         spent = [0.0]
-        site_part = mem._site
+        site_part = mem.site_scores
         prints: list[tuple[str, np.ndarray]] = []
 
-        def timed(blocks: Any, scores: Any, url: Any, site: Any = None, _f: Any = site_part,
-                  spent: list[float] = spent, prints: list[Any] = prints) -> Any:
+        def timed(memory: Any, blocks: Any, scores: Any, url: Any, site: Any = None,
+                  _f: Any = site_part, spent: list[float] = spent, prints: list[Any] = prints) -> Any:
             t0 = time.perf_counter()
-            r = _f(blocks, scores, url, site)
+            r = _f(memory, blocks, scores, url, site)
             spent[0] += time.perf_counter() - t0
             prints.append((site or host_of(url), r[1][0]))
             return r
 
-        mem._site = timed  # type: ignore[method-assign]
+        mem.site_scores = timed  # type: ignore[method-assign,assignment]
         f0: list[float] = []
         f1: list[float] = []
         per_site: dict[str, list[tuple[float, float]]] = {}

@@ -25,7 +25,7 @@ import threading
 from collections import Counter, OrderedDict, deque
 from collections.abc import Iterable, Sequence
 from itertools import repeat
-from typing import Any, Protocol
+from typing import Any, Protocol, runtime_checkable
 
 import numpy as np
 
@@ -212,8 +212,11 @@ def set_digest(s: np.ndarray) -> bytes:
     return hashlib.blake2b(np.ascontiguousarray(s, dtype=np.uint64).tobytes(), digest_size=16).digest()
 
 
+@runtime_checkable
 class Memory(Protocol):
-    """What ``Extractor`` needs of a site memory."""
+    """What ``Extractor`` needs of a site memory (``Extractor(site_memory=...)``): how many of
+    a host's other pages hold each fingerprint, and to remember a page. SiteMemory (a stream's)
+    and SiteCounts (a first pass's, whose ``observe`` does nothing) implement it."""
 
     def seen(self, host: str, fps: np.ndarray) -> tuple[np.ndarray, int]: ...
 

@@ -150,7 +150,7 @@ def stage_model(strength: float) -> Model:
 
 def test_first_page_unchanged_and_no_stage_unchanged():
     plain = Extractor()
-    with_mem = Extractor(site_memory=True)
+    with_mem = Extractor(site_memory=SiteMemory())
     r0, r1 = plain.extract(page(0), "https://example.com/0"), with_mem.extract(page(0), "https://example.com/0")
     assert r0.text == r1.text and r0.blocks == r1.blocks
     # the shipped content model without a shipped stage for it: later pages unchanged too
@@ -162,7 +162,7 @@ def test_first_page_unchanged_and_no_stage_unchanged():
 
 
 def test_stage_moves_repeated_blocks_only_after_the_first_page():
-    ex = Extractor(stage_model(30.0), site_memory=True)
+    ex = Extractor(stage_model(30.0), site_memory=SiteMemory())
     first = ex.extract(page(0), "https://example.com/0")
     assert first.blocks == Extractor().extract(page(0), "https://example.com/0").blocks
     second = ex.extract(page(1), "https://example.com/1")
@@ -203,7 +203,7 @@ def test_shipped_stage_is_tied_to_the_shipped_model():
     assert shipped_stage("000000000000") is None
     other = Model.from_json(load_default().to_json())
     other.threshold = 0.3  # another model file: another digest, no shipped stage
-    assert Extractor(other, site_memory=True).site_stage is None
+    assert Extractor(other, site_memory=SiteMemory()).site_stage is None
 
 
 def test_fit_logistic_recovers_weights():
@@ -241,7 +241,7 @@ def test_a_url_seen_again_is_one_page():
 def test_explain_shows_the_site_terms():
     from ce_filter.explain import explain, render_view
 
-    ex = Extractor(stage_model(30.0), site_memory=True)
+    ex = Extractor(stage_model(30.0), site_memory=SiteMemory())
     d0 = explain(page(0), "https://example.com/0", extractor=ex)
     assert d0["site_pages"] == 0 and all(not b["terms_site"] for b in d0["blocks"])
     d1 = explain(page(1), "https://example.com/1", extractor=ex)
@@ -269,7 +269,7 @@ def test_the_same_page_under_another_url_is_no_evidence():
     c.prune()
     k, n = c.seen("a.com", home)
     assert n == 1 and k.tolist() == [1, 0]
-    ex = Extractor(stage_model(30.0), site_memory=True)
+    ex = Extractor(stage_model(30.0), site_memory=SiteMemory())
     a = ex.extract(page(0), "https://example.com/")
     b = ex.extract(page(0), "https://example.com/index.html")
     assert a.text == b.text and "Sentence 0 of article 0" in b.text

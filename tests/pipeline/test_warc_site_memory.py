@@ -63,15 +63,15 @@ def test_streams_keep_the_pages_seen_so_far_unless_told_not_to():
 
     p = build_parser()
     a = p.parse_args(["worker", "--input-topic", "in", "--output-topic", "out"])
-    assert _site_memory(ExtractOptions(), a).site_memory is True
+    assert _site_memory(ExtractOptions(), a).site_memory == "stream"
     a = p.parse_args(["worker", "--input-topic", "in", "--output-topic", "out", "--no-site-memory"])
-    assert _site_memory(ExtractOptions(), a).site_memory is None
+    assert _site_memory(ExtractOptions(), a).site_memory == "off"
     a = p.parse_args(["crawl", "https://example.com/", "--to", "jsonl:x.jsonl"])
     assert _crawl_overrides(a)["CE_FILTER_SITE_MEMORY"] is True
     a = p.parse_args(["crawl", "https://example.com/", "--to", "jsonl:x.jsonl", "--no-site-memory"])
     assert _crawl_overrides(a)["CE_FILTER_SITE_MEMORY"] is False
     # the Extractor a stream's options make remembers the host's pages (one process)
-    ex = ExtractOptions(site_memory=True).extractor()
+    ex = ExtractOptions(site_memory="stream").extractor()
     for t in TOPICS[:3]:
         ex.extract(article(f"News about {t}", paras(t)), f"http://city.test/{t}.html")
     assert ex.site_memory.seen("city.test", np.zeros(0, dtype=np.uint64))[1] == 3
