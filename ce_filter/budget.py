@@ -9,17 +9,16 @@ budget is enforced by the operating system on a process that is expendable:
 - ``limit_memory``: an address-space limit (``RLIMIT_AS``) of the process's size when it is
   ready plus the budget; past it allocations fail (MemoryError, or Lexbor's own failure).
 
-Pool children of ``ce-filter warc`` run pages this way themselves (their parent replaces a
-child that died and records its page). ``BoundedExtractor`` gives single-process stages (the
-Kafka worker, the crawler, the Spark job) the same: an Extractor in a child process, killed
-and replaced when a page overruns, the page answered with an empty result and a reason.
+The children of ce_filter.runner run pages this way (their parent replaces a child that died
+and records its page). ``BoundedExtractor``, a runner pool of one, gives single-process stages
+(the Kafka worker, the crawler, the Spark job) the same: an Extractor in a child process,
+killed and replaced when a page overruns, the page answered with an empty result and a reason.
 ``guarded`` turns any exception of one page into such a result, so one page never stops a run.
 """
 
 from __future__ import annotations
 
 import argparse
-import multiprocessing as mp
 import resource
 import signal
 import threading
@@ -202,32 +201,6 @@ def died_reason(exitcode: int | None, budget: Budget) -> str:
     return f"{PROCESS_DIED} (exit {exitcode})"
 
 
-# ------------------------------------------------------------------ the child process
-
-
-def _child(conn: Any, make: Callable[[], Any], budget: Budget) -> None:
-    """Serve pages on ``conn``: (html, url, encoding) in, ('ok', Extraction) out; None ends."""
-    signal.signal(signal.SIGINT, signal.SIG_IGN)  # the parent decides when to stop
-    ex = make()
-    warm_up(ex)
-    cap = limit_memory(budget)
-    conn.send(("ready", ex.version, ex.model.name, ex.model.digest))
-    while True:
-        try:
-            job = conn.recv()
-        except (EOFError, OSError):
-            return
-        if job is None:
-            return
-        html, url, encoding = job
-        with page_timer(budget):
-            out = guarded(ex, html, url, encoding, cap)
-        out._page = None  # the parse (for to_markdown/to_html) stays here: records do not need it
-        conn.send(("ok", out))
-        if out.reason == OVER_MEMORY:
-            return  # a process that ran out of memory is not trusted with the next page
-
-
 @dataclass
 class ModelRef:
     """A model's name and digest, as a child process reported them (for the records)."""
@@ -237,7 +210,8 @@ class ModelRef:
 
 
 class BoundedExtractor:
-    """``Extractor.extract`` in a child process under a per-page budget.
+    """``Extractor.extract`` in a child process under a per-page budget: a pool of one of
+    ce_filter.runner.
 
     A page that runs past ``budget.seconds`` of CPU (or ``wall_s`` of wall time, for a child
     stuck without using CPU) has its child killed and replaced; the page gets an empty result
@@ -248,75 +222,47 @@ class BoundedExtractor:
 
     def __init__(self, budget: Budget = DEFAULT_BUDGET, *, wall_s: float | None = None,
                  options: ExtractOptions | None = None, factory: Callable[[], Any] | None = None) -> None:
+        from .runner import wall_limit
+
         self.budget = budget
-        self.wall_s = wall_s if wall_s is not None else max(3 * budget.seconds, budget.seconds + 30)
+        self.wall_s = wall_s if wall_s is not None else (wall_limit(budget) or 30.0)
         # what makes the child's Extractor: picklable (the child is spawned)
         self.factory = factory or (options or ExtractOptions()).extractor
-        self._ctx = mp.get_context("spawn")  # the parent may run threads (Kafka, Twisted)
-        self._proc: Any = None
-        self._conn: Any = None
         self._lock = threading.Lock()
-        self.restarts = 0
-        self.version = ""
-        self.model: ModelRef | None = None
+        self._pool: Any = None
+        self._restarted = -1  # children started again, besides those of the pool in use
         self._start()
 
     def _start(self) -> None:
-        parent, child = self._ctx.Pipe()
-        proc = self._ctx.Process(target=_child, args=(child, self.factory, self.budget),
-                                 daemon=True, name="ce-filter-page")
-        proc.start()
-        child.close()
-        # a child that cannot start (a bad model file, ...) is an error of the caller's setup
-        if not parent.poll(300):
-            proc.kill()
-            raise RuntimeError("the filter process did not start within 300 s")
-        try:
-            _, self.version, name, digest = parent.recv()
-        except (EOFError, OSError):
-            proc.join()
-            raise RuntimeError(f"the filter process failed to start (exit {proc.exitcode})") from None
-        self.model = ModelRef(name, digest)
-        self._proc, self._conn = proc, parent
+        from .runner import ExtractorSetup, Pool
 
-    def _stop_child(self) -> None:
-        if self._proc is not None:
-            if self._proc.is_alive():
-                self._proc.kill()
-            self._proc.join(10)
-            self._conn.close()
-        self._proc = self._conn = None
+        old, self._pool = self._pool, None
+        self._pool = Pool(ExtractorSetup(self.factory), 1, self.budget, wall_s=self.wall_s,
+                          wait_ready=True)
+        self._restarted += 1 + (old.restarts if old is not None else 0)
+        self.version, name, digest = self._pool.info
+        self.model: ModelRef | None = ModelRef(name, digest)
+
+    @property
+    def restarts(self) -> int:
+        """Children started in place of one that ended (a page over its budget, ...)."""
+        return self._restarted + (self._pool.restarts if self._pool is not None else 0)
 
     def extract(self, html: Any, url: str | None = None, *, encoding: str | None = None
                 ) -> Extraction:
         with self._lock:
-            if self._proc is None:
+            if not self._pool.children:  # closed: started again
                 self._start()
-                self.restarts += 1
-            try:
-                self._conn.send((html, url, encoding))
-                if self._conn.poll(self.wall_s):
-                    _, out = self._conn.recv()
-                    if out.reason == OVER_MEMORY:
-                        self._stop_child()  # it exits by itself; the next page gets a new one
-                    return out
-                self._proc.kill()  # stuck: no answer within the wall-clock deadline
-                reason = f"{OVER_TIME} ({self.wall_s:g} s wall clock)"
-            except (EOFError, OSError, BrokenPipeError):
-                self._proc.join(10)
-                reason = died_reason(self._proc.exitcode, self.budget)
-            self._stop_child()
-            return Extraction("", "", reason=reason, model=self.version)
+            for r in list(self._pool.run([(html, url, encoding)])):
+                if r.failed:
+                    return Extraction("", "", reason=r.failed, model=self.version)
+                return r.value
+            raise RuntimeError("the filter process gave no result")  # (never: a run ends with it)
 
     def close(self) -> None:
         with self._lock:
-            if self._conn is not None:
-                try:
-                    self._conn.send(None)
-                except OSError:
-                    pass
-                self._proc.join(5)
-            self._stop_child()
+            if self._pool is not None:
+                self._pool.close()
 
     def __enter__(self) -> BoundedExtractor:
         return self
@@ -326,8 +272,9 @@ class BoundedExtractor:
 
     def __del__(self) -> None:  # a forgotten close must not leave a child behind
         try:
-            self._stop_child()
-        except Exception:  # noqa: BLE001 - interpreter shutdown
+            for c in self._pool.children:
+                c.proc.kill()
+        except Exception:  # noqa: BLE001 - interpreter shutdown, a pool never made
             pass
 
 

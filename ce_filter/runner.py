@@ -1,0 +1,431 @@
+"""The one page runner: pages run in child processes under a per-page budget.
+
+Every stage that filters many pages runs them here (``extract --workers``, ``warc``'s two
+passes, the Kafka worker, the crawler and the Spark job through ``BoundedExtractor``, a pool of
+one). A ``Pool`` of N children (spawn context: the parent may run threads) hands out tasks and
+delivers results, in input order or as they come:
+
+- a child is built by a picklable ``setup()`` that returns its ``Handler``; the child ignores
+  SIGINT (the parent decides when to stop), warms the handler up, caps its memory
+  (``budget.limit_memory``), says it is ready, and runs each unit under ``budget.page_timer``
+  (CPU time: past it the kernel ends the child); a unit that ran into the memory cap is the
+  child's last;
+- a task is one unit (a page) or several (a byte range of a WARC file whose pages the child
+  reads itself): a child announces each unit of a multi-unit task before running it, so that a
+  death is attributed to that unit;
+- a child that dies is replaced; its unit gets a ``Result`` with ``failed`` set to the reason
+  (``budget.died_reason``; a child stuck past ``wall_limit`` of wall-clock time is killed), or,
+  with ``retry``, is run once more when the child was killed from outside; a multi-unit task is
+  then started again past the units already delivered;
+- a stop flag (anything truthy once set, as a signal handler's) ends a run at the next chance.
+"""
+
+from __future__ import annotations
+
+import collections
+import multiprocessing as mp
+import queue
+import signal
+import threading
+import time
+from collections.abc import Callable, Iterable, Iterator
+from dataclasses import dataclass, field
+from multiprocessing.connection import wait
+from typing import Any
+
+from .budget import (
+    OVER_MEMORY,
+    OVER_TIME,
+    Budget,
+    died_reason,
+    guarded,
+    limit_memory,
+    page_timer,
+    warm_up,
+)
+
+START_S = 300.0  # how long a child may take to get ready
+
+
+def wall_limit(budget: Budget) -> float | None:
+    """The wall-clock time a unit may take before its child is killed as stuck (a child that
+    waits without using CPU time): three times the CPU budget, and at least 30 s more than it."""
+    if budget.seconds <= 0:
+        return None
+    return max(3 * budget.seconds, budget.seconds + 30)
+
+
+class Handler:
+    """What a child runs, made in the child by the pool's ``setup``. Single-unit tasks need
+    ``run`` only; a multi-unit handler (``multi = True``) yields its units from ``units``."""
+
+    multi = False
+    info: Any = None  # sent to the parent once the child is ready (``Pool.info``)
+    memory_cap = 0  # the child's address-space cap, once set
+
+    def warm_up(self) -> None:
+        """Run once before the memory cap, so that lazy imports and caches count in its base."""
+
+    def units(self, task: Any) -> Iterator[tuple[Any, Any]]:
+        """(what the parent is told before the unit, what ``run`` is given) for each unit."""
+        yield None, task
+
+    def run(self, work: Any) -> Any:
+        raise NotImplementedError
+
+    def last(self, result: Any) -> bool:
+        """Whether this child must end after ``result`` (it ran out of memory)."""
+        return False
+
+    def note(self) -> Any:
+        """Sent with each unit of a multi-unit task (its progress so far)."""
+        return None
+
+    def finish(self, task: Any) -> Any:
+        """Sent with the end of a multi-unit task."""
+        return None
+
+
+def child_main(conn: Any, setup: Callable[[], Handler], budget: Budget) -> None:
+    """A child: (index, task, units to skip) in; ('unit', index, result, note, last),
+    ('begin', index, meta) and ('done', index, value) out; None ends."""
+    signal.signal(signal.SIGINT, signal.SIG_IGN)  # the parent decides when to stop
+    h = setup()
+    h.warm_up()
+    h.memory_cap = limit_memory(budget)
+    conn.send(("ready", h.info, h.multi))
+    while True:
+        try:
+            msg = conn.recv()
+        except (EOFError, OSError):
+            return
+        if msg is None:
+            return
+        index, task, skip = msg
+        for k, (meta, work) in enumerate(h.units(task)):
+            if k < skip:  # delivered before, by a child that died
+                continue
+            if h.multi:
+                conn.send(("begin", index, meta))
+            with page_timer(budget):
+                out = h.run(work)
+            last = h.last(out)
+            conn.send(("unit", index, out, h.note() if h.multi else None, last))
+            if last:
+                return
+        if h.multi:
+            conn.send(("done", index, h.finish(task)))
+
+
+@dataclass
+class Result:
+    """One unit's result (``value``), or why it has none (``failed``), or a task's end."""
+
+    index: int  # the task's position in the run's input
+    task: Any
+    value: Any = None
+    failed: str = ""  # the unit's child died: the reason (its unit has no value)
+    meta: Any = None  # the unit as its child announced it (multi-unit tasks)
+    note: Any = None  # the handler's note after the unit (multi-unit tasks)
+    end: bool = False  # a multi-unit task's end; ``value`` is its ``finish``
+
+
+@dataclass
+class _Child:
+    proc: Any
+    conn: Any
+    ready: bool = False
+    work: collections.deque = field(default_factory=collections.deque)  # [index, task, delivered]
+    meta: Any = None  # the announced unit in hand (multi)
+    busy: bool = False  # a unit in hand (wall clock applies)
+    since: float = 0.0
+    leaving: bool = False  # said its last unit was its last
+
+
+class Pool:
+    """N children of ``setup`` under ``budget``; ``run(tasks)`` yields their ``Result``s.
+    ``depth``: tasks in hand per child; ``retry``: a unit whose child was killed from outside
+    (not by its budget) runs once more; ``stop``: truthy once the run is to end; ``wall_s``:
+    the wall-clock limit (``wall_limit(budget)`` by default). ``info``: the last ready
+    child's ``Handler.info``; ``restarts``, ``retried``: counts."""
+
+    def __init__(self, setup: Callable[[], Handler], workers: int = 1, budget: Budget | None = None,
+                 *, depth: int = 1, retry: bool = False, stop: Any = None,
+                 wall_s: float | None = None, wait_ready: bool = False,
+                 name: str = "ce-filter-page") -> None:
+        self.setup, self.budget = setup, budget or Budget(0, 0)
+        self.depth, self.retry, self.stop, self.name = max(depth, 1), retry, stop, name
+        self.wall_s = wall_s if wall_s is not None else wall_limit(self.budget)
+        self.ctx = mp.get_context("spawn")  # the parent may run threads (Kafka, Twisted)
+        self.info: Any = None
+        self.multi = False  # the handler's (its children say so when ready)
+        self.restarts = self.retried = 0
+        self._retried: set[Any] = set()
+        self.children = [self._spawn() for _ in range(max(workers, 1))]
+        if wait_ready:
+            for c in self.children:
+                self._wait_ready(c)
+
+    # ---- children
+
+    def _spawn(self) -> _Child:
+        parent, child = self.ctx.Pipe()
+        proc = self.ctx.Process(target=child_main, args=(child, self.setup, self.budget),
+                                daemon=True, name=self.name)
+        proc.start()
+        child.close()
+        return _Child(proc, parent)
+
+    def _wait_ready(self, c: _Child) -> None:
+        """Wait for a child's ready message: one that cannot start (a bad model file, ...) is an
+        error of the caller's setup."""
+        if not c.conn.poll(START_S):
+            c.proc.kill()
+            raise RuntimeError(f"the filter process did not start within {START_S:g} s")
+        if self._recv(c) is None:
+            c.proc.join(10)
+            raise RuntimeError(f"the filter process failed to start (exit {c.proc.exitcode})")
+
+    def _recv(self, c: _Child) -> Any:
+        try:
+            msg = c.conn.recv()
+        except (EOFError, OSError):
+            return None
+        if msg[0] == "ready":
+            c.ready, self.info, self.multi = True, msg[1], msg[2]
+        return msg
+
+    def _replace(self, c: _Child) -> str:
+        """Reap a dead child and start another in its place; why it died."""
+        c.proc.join(10)
+        code = c.proc.exitcode
+        if not c.ready:  # it never served a unit: the setup is wrong, not a page
+            raise RuntimeError(f"a filter process failed to start (exit {code})")
+        reason = died_reason(code, self.budget)
+        if code == -signal.SIGKILL and self.wall_s and c.busy \
+                and time.monotonic() - c.since > self.wall_s:
+            reason = f"{OVER_TIME} ({self.wall_s:g} s wall clock)"
+        c.conn.close()
+        self.children[self.children.index(c)] = self._spawn()
+        self.restarts += 1
+        return reason
+
+    def close(self) -> None:
+        """End the children: asked to, then killed after 5 s (at once after a stop)."""
+        for c in self.children:
+            try:
+                c.conn.send(None)
+            except OSError:
+                pass
+        deadline = time.monotonic() + 5
+        for c in self.children:
+            c.proc.join(max(deadline - time.monotonic(), 0.1) if not self.stop else 0)
+            if c.proc.is_alive():
+                c.proc.kill()
+                c.proc.join(5)
+            c.conn.close()
+        self.children = []
+
+    def __enter__(self) -> Pool:
+        return self
+
+    def __exit__(self, *exc: Any) -> None:
+        self.close()
+
+    # ---- a run
+
+    def run(self, tasks: Iterable[Any], *, ordered: bool = False, read_ahead: int = 0
+            ) -> Iterator[Result]:
+        """The results of ``tasks`` (in input order with ``ordered``: a task's results once every
+        earlier task's are out). ``read_ahead``: a thread reads that many tasks ahead (for
+        inputs that may be slow, so that the results before them are not held back)."""
+        feed = _Feed(tasks, read_ahead)
+        todo: collections.deque = collections.deque()  # [index, task, delivered] to hand out
+        held: dict[int, list[Result]] = collections.defaultdict(list)
+        ended: set[int] = set()
+        head = opened = 0
+        try:
+            while not self.stop:
+                for c in self.children:
+                    while c.ready and not c.leaving and len(c.work) < self.depth:
+                        if not todo:
+                            nxt = feed.next()
+                            if nxt is None:
+                                break
+                            todo.append([nxt[0], nxt[1], 0])
+                            opened += 1
+                        w = todo.popleft()
+                        if not c.work:
+                            c.since, c.busy = time.monotonic(), True
+                        c.work.append(w)
+                        c.conn.send((w[0], w[1], w[2]))
+                if feed.done and not todo and len(ended) + head == opened and not held:
+                    return
+                for c in self._events(feed):
+                    for r, end in self._handle(c, todo):
+                        if end:
+                            ended.add(r.index)
+                        if not ordered:
+                            yield r
+                        elif r.index == head:
+                            yield r
+                        else:
+                            held[r.index].append(r)
+                while head in ended:  # ordered: the tasks after the first open one wait
+                    ended.discard(head)
+                    head += 1
+                    if ordered:
+                        yield from held.pop(head, [])
+                if not ordered:
+                    held.clear()
+        finally:
+            feed.close()
+
+    def _events(self, feed: _Feed) -> list[_Child]:
+        """Children with something to say (a message, or their end), waiting at most 0.5 s;
+        children past the wall-clock limit of their unit are killed first."""
+        now = time.monotonic()
+        for c in self.children:
+            if self.wall_s and c.busy and now - c.since > self.wall_s:
+                c.proc.kill()
+        ready = wait([c.conn for c in self.children] + feed.waitable(), timeout=0.5)
+        feed.drain(ready)
+        return [c for c in self.children if c.conn in ready]
+
+    def _handle(self, c: _Child, todo: collections.deque) -> list[tuple[Result, bool]]:
+        """A child's message as results, each with whether it ends its task."""
+        msg = self._recv(c)
+        if msg is None:
+            return self._died(c, todo)
+        if msg[0] == "begin":
+            c.meta, c.since, c.busy = msg[2], time.monotonic(), True
+            return []
+        if msg[0] == "unit":
+            w = c.work[0]
+            r = Result(w[0], w[1], msg[2], meta=c.meta, note=msg[3])
+            w[2] += 1
+            c.meta, c.leaving = None, bool(msg[4])
+            if not self.multi:
+                c.work.popleft()
+            c.since, c.busy = time.monotonic(), bool(c.work)
+            return [(r, not self.multi)]
+        if msg[0] == "done":
+            w = c.work.popleft()
+            c.since, c.busy = time.monotonic(), bool(c.work)
+            return [(Result(w[0], w[1], msg[2], end=True), True)]
+        return []
+
+    def _died(self, c: _Child, todo: collections.deque) -> list[tuple[Result, bool]]:
+        """A child died: replaced; the unit it was on failed or (``retry``) run once more, the
+        rest of its work handed out again (a multi-unit task past the units delivered)."""
+        reason = self._replace(c)
+        out: list[tuple[Result, bool]] = []
+        in_unit = c.work and not c.leaving and (c.meta is not None or not self.multi)
+        if in_unit:
+            w = c.work[0]
+            code = c.proc.exitcode
+            killed = code is not None and code < 0 and not reason.startswith(OVER_TIME)
+            if self.retry and killed and (w[0], w[2]) not in self._retried:
+                self._retried.add((w[0], w[2]))
+                self.retried += 1
+            else:
+                out.append((Result(w[0], w[1], failed=reason, meta=c.meta), not self.multi))
+                if self.multi:
+                    w[2] += 1
+                else:
+                    c.work.popleft()
+        todo.extendleft(reversed(c.work))
+        return out
+
+
+class _Feed:
+    """The run's tasks, numbered; read here, or by a thread ``ahead`` tasks ahead."""
+
+    def __init__(self, tasks: Iterable[Any], ahead: int) -> None:
+        self.source = enumerate(tasks)
+        self.done = False
+        self.thread: threading.Thread | None = None
+        self.halt = False
+        if ahead > 0:
+            self.q: queue.Queue[Any] = queue.Queue(maxsize=ahead)
+            self.r, self.w = mp.Pipe(duplex=False)
+            self.thread = threading.Thread(target=self._read, name="runner-feed", daemon=True)
+            self.thread.start()
+
+    def _read(self) -> None:
+        try:
+            for item in self.source:
+                while not self.halt:
+                    try:
+                        self.q.put(("ok", item), timeout=0.2)
+                        break
+                    except queue.Full:
+                        continue
+                if self.halt:
+                    return
+                self.w.send_bytes(b".")
+        except BaseException as e:  # noqa: BLE001 - raised again in the run
+            self.q.put(("error", e))
+        self.q.put(("end", None))
+        try:
+            self.w.send_bytes(b".")
+        except OSError:
+            pass
+
+    def next(self) -> tuple[int, Any] | None:
+        if self.done:
+            return None
+        if self.thread is None:
+            item = next(self.source, None)
+            self.done = item is None
+            return item
+        try:
+            kind, item = self.q.get_nowait()
+        except queue.Empty:
+            return None
+        if kind == "error":
+            raise item
+        if kind == "end":
+            self.done = True
+            return None
+        return item
+
+    def waitable(self) -> list[Any]:
+        return [self.r] if self.thread is not None and not self.done else []
+
+    def drain(self, ready: list[Any]) -> None:
+        if self.thread is not None and self.r in ready:
+            while self.r.poll():
+                self.r.recv_bytes()
+
+    def close(self) -> None:
+        self.halt = True
+
+
+class ExtractorSetup:
+    """A child that runs ``Extractor.extract`` on (html, url, encoding): its Extractor is what
+    ``factory()`` makes; the ready message says its version, model name and digest."""
+
+    def __init__(self, factory: Callable[[], Any]) -> None:
+        self.factory = factory
+
+    def __call__(self) -> Handler:
+        return _ExtractHandler(self.factory())
+
+
+class _ExtractHandler(Handler):
+    def __init__(self, ex: Any) -> None:
+        self.ex = ex
+        self.info = (ex.version, ex.model.name, ex.model.digest)
+
+    def warm_up(self) -> None:
+        warm_up(self.ex)
+
+    def run(self, work: Any) -> Any:
+        html, url, encoding = work
+        out = guarded(self.ex, html, url, encoding, self.memory_cap)
+        out._page = None  # the parse (for to_markdown/to_html) stays here: records do not need it
+        return out
+
+    def last(self, result: Any) -> bool:
+        return bool(result.reason == OVER_MEMORY)
