@@ -18,45 +18,37 @@ differ from input order; the counts always add up: ``records = pages + skipped``
 
 from __future__ import annotations
 
-import collections
-import multiprocessing as mp
 import os
 import signal
-import time
 from collections import Counter
-from dataclasses import dataclass, field, replace
-from multiprocessing.connection import wait
+from collections.abc import Iterator
+from dataclasses import dataclass, field
 from typing import Any
 
 from ce_filter.crawler.warc import WarcStats, expand_sources, iter_pages
 from ce_filter.crawler.warc_shards import GZIP_MAGIC, plan, read_shard
 
+from ce_filter.api import Extraction
 from ce_filter.budget import (
     FILTER_ERROR,
     OVER_MEMORY,
-    OVER_TIME,
     PROCESS_DIED,
     Budget,
     ModelRef,
-    died_reason,
     guarded,
-    limit_memory,
-    page_timer,
     warm_up,
 )
 from ce_filter.options import ExtractOptions
 from ce_filter.progress import Ticker
 from ce_filter.rawpage import RawPage
 from ce_filter.record import make_record
+from ce_filter.runner import Handler, Pool
 
 from .sinks import Sink, SinkError
 from .sitecount import count_sites
 
 FAILED = (FILTER_ERROR, PROCESS_DIED)  # reasons of pages the filter could not process
 IN_FLIGHT = 2  # pages handed to one child at a time (stream mode)
-# pages between the counts a child sends: every page, so that a run stopped early (a signal, a
-# sink that broke) reports exactly the records and pages behind the records it wrote
-SNAPSHOT_EVERY = 1
 
 
 @dataclass
@@ -214,14 +206,18 @@ def _run(pages: Any, inputs: Any, sink: Sink, stats: RunStats, workers: int,
     else:
         # resolving revisits needs one reader that has seen every earlier record, so no shards
         files = None if revisits else _gzip_files(inputs)
-        pool = _Pool(max(workers, 1), options, budget or Budget(0, 0), all_statuses, stats,
-                     sink, progress, stop)
+        shards = files is not None
+        pool = Pool(_Setup(options, all_statuses, budget.seconds if budget else 0.0, shards),
+                    max(workers, 1), budget or Budget(0, 0), depth=1 if shards else IN_FLIGHT,
+                    retry=True, stop=stop, name="ce-filter-worker")
         try:
             if files is not None:
-                pool.run_shards([(f, a, b) for f in files for a, b in plan(f, max(workers, 1))])
+                _run_shards(pool, [(f, a, b) for f in files for a, b in plan(f, max(workers, 1))],
+                            sink, stats, progress)
             else:
-                pool.run_pages(pages)
+                _run_pages(pool, pages, sink, stats, progress)
         finally:
+            stats.retried = pool.retried
             pool.close()
 
 
@@ -245,48 +241,63 @@ def _gzip_files(inputs: Any) -> list[str] | None:
     return out
 
 
-# ------------------------------------------------------------------ child side
+# ------------------------------------------------------------------ the runner's children
 
 
-def _child_main(conn: Any, options: ExtractOptions, budget: Budget, all_statuses: bool) -> None:
-    """A pool child: tasks in, records out. ('shard', path, start, stop, skip): read that byte
-    range, filter its pages after the first ``skip``, send ('page', meta, body size) before
-    each page and ('rec', record, the counts so far or None) after it, then ('done', counts).
-    ('pages', [(id, page)]): filter each, send ('rec', id, record). None ends."""
-    signal.signal(signal.SIGINT, signal.SIG_IGN)  # the parent decides when to stop
-    ex = options.extractor()
-    warm_up(ex)
-    cap = limit_memory(budget)
-    conn.send(("ready", ex.version, ex.model.name, ex.model.digest))
+class _Setup:
+    """A runner child's handler (picklable: the child is spawned): pages in, records out; with
+    ``shards``, a task is a byte range (path, start, stop) whose pages the child reads itself."""
 
-    def run(page: RawPage) -> dict[str, Any]:
-        with page_timer(budget):
-            out = guarded(ex, page.body, page.url, page.encoding, cap)
-        return make_record(page, out, ex)
+    def __init__(self, options: ExtractOptions, all_statuses: bool, seconds: float,
+                 shards: bool) -> None:
+        self.options, self.all_statuses, self.seconds, self.shards = options, all_statuses, seconds, shards
 
-    while True:
-        task = conn.recv()
-        if task is None:
-            return
-        if task[0] == "shard":
-            _, path, start, end, skip = task
-            part = WarcStats()
-            for k, page in enumerate(read_shard(path, start, end, part, all_statuses,
-                                                seconds=budget.seconds)):
-                if k < skip:  # done before, by a child that died: counted, not filtered again
-                    continue
-                conn.send(("page", _meta(page), len(page.body)))
-                rec = run(page)
-                conn.send(("rec", rec, part if k % SNAPSHOT_EVERY == 0 else None))
-                if rec["reason"] == OVER_MEMORY:
-                    return  # not trusted with the next page: the parent replaces this child
-            conn.send(("done", part))
-        else:
-            for pid, page in task[1]:
-                rec = run(page)
-                conn.send(("rec", pid, rec))
-                if rec["reason"] == OVER_MEMORY:
-                    return
+    def __call__(self) -> Handler:
+        ex = self.options.extractor()
+        if self.shards:
+            return _ShardHandler(ex, self.all_statuses, self.seconds)
+        return _PageHandler(ex)
+
+
+class _PageHandler(Handler):
+    def __init__(self, ex: Any) -> None:
+        self.ex = ex
+        self.info = (ex.version, ex.model.name, ex.model.digest)
+
+    def warm_up(self) -> None:
+        warm_up(self.ex)
+
+    def run(self, work: Any) -> dict[str, Any]:
+        page: RawPage = work
+        return make_record(page, guarded(self.ex, page.body, page.url, page.encoding, self.memory_cap),
+                           self.ex)
+
+    def last(self, result: Any) -> bool:
+        return bool(result["reason"] == OVER_MEMORY)  # not trusted with the next page
+
+
+class _ShardHandler(_PageHandler):
+    """A byte range's pages, each announced (without its body) before it is filtered, so that
+    a death is that page's; the range's counts go with each record and with its end."""
+
+    multi = True
+
+    def __init__(self, ex: Any, all_statuses: bool, seconds: float) -> None:
+        super().__init__(ex)
+        self.all_statuses, self.seconds = all_statuses, seconds
+        self.part = WarcStats()
+
+    def units(self, task: Any) -> Iterator[tuple[Any, Any]]:
+        path, start, end = task
+        self.part = WarcStats()
+        for page in read_shard(path, start, end, self.part, self.all_statuses, seconds=self.seconds):
+            yield (_meta(page), len(page.body)), page
+
+    def note(self) -> WarcStats:
+        return self.part
+
+    def finish(self, task: Any) -> WarcStats:
+        return self.part
 
 
 def _meta(page: RawPage) -> RawPage:
@@ -295,7 +306,7 @@ def _meta(page: RawPage) -> RawPage:
                    page.record_id, page.source, page.source_name, page.revisit_of)
 
 
-# ------------------------------------------------------------------ parent side
+# ------------------------------------------------------------------ the parent
 
 
 @dataclass
@@ -306,192 +317,43 @@ class _Info:
     model: Any = None
 
 
-@dataclass
-class _Child:
-    proc: Any
-    conn: Any
-    ready: bool = False
-    task: Any = None  # the shard task in hand: [path, start, stop, pages done]
-    part: WarcStats | None = None  # the counts of that task so far
-    current: tuple[RawPage, int] | None = None  # the shard page being filtered, its size
-    inflight: collections.deque = field(default_factory=collections.deque)  # (id, page) in stream mode
-    since: float = 0.0  # when the current page was handed over / started
+def _failed(pool: Pool, page: RawPage, size: int, reason: str, sink: Sink, stats: RunStats,
+            progress: Progress) -> None:
+    version, name, digest = pool.info
+    rec = make_record(page, Extraction("", "", reason=reason), _Info(version, ModelRef(name, digest)))
+    rec["stats"]["bytes_in"] = size
+    _write(rec, sink, stats, progress)
 
 
-class _Pool:
-    def __init__(self, n: int, options: ExtractOptions, budget: Budget, all_statuses: bool,
-                 stats: RunStats, sink: Sink, progress: Progress, stop: Stop) -> None:
-        self.ctx = mp.get_context("spawn")  # spawn, not fork: the parent may run a Kafka thread
-        self.args = (options, budget, all_statuses)
-        self.budget = budget
-        self.wall_s = max(3 * budget.seconds, budget.seconds + 30) if budget.seconds > 0 else None
-        self.stats, self.sink, self.progress, self.stop = stats, sink, progress, stop
-        self.info = _Info()
-        self.retried: set[Any] = set()  # pages (by shard position or id) already retried once
-        self.children = [self._spawn() for _ in range(n)]
-
-    def _spawn(self) -> _Child:
-        parent, child = self.ctx.Pipe()
-        proc = self.ctx.Process(target=_child_main, args=(child, *self.args), daemon=True,
-                                name="ce-filter-worker")
-        proc.start()
-        child.close()
-        return _Child(proc, parent)
-
-    def close(self) -> None:
-        for c in self.children:
-            try:
-                c.conn.send(None)
-            except OSError:
-                pass
-        deadline = time.monotonic() + 5
-        for c in self.children:
-            c.proc.join(max(deadline - time.monotonic(), 0.1) if not self.stop else 0)
-            if c.proc.is_alive():
-                c.proc.kill()
-                c.proc.join(5)
-            c.conn.close()
-
-    def _record(self, rec: dict[str, Any]) -> None:
-        _write(rec, self.sink, self.stats, self.progress)
-
-    def _failed(self, page: RawPage, size: int, reason: str) -> None:
-        from ce_filter.api import Extraction
-
-        rec = make_record(page, Extraction("", "", reason=reason), self.info)
-        rec["stats"]["bytes_in"] = size
-        self._record(rec)
-
-    def _events(self) -> list[_Child]:
-        """Children with something to say (a message, or their end), waiting at most 0.5 s;
-        children past the wall-clock deadline of their page are killed first."""
-        now = time.monotonic()
-        for c in self.children:
-            if self.wall_s and (c.current is not None or c.inflight) and now - c.since > self.wall_s:
-                c.proc.kill()
-        ready = wait([c.conn for c in self.children], timeout=0.5)
-        return [c for c in self.children if c.conn in ready]
-
-    def _recv(self, c: _Child) -> Any:
-        """The child's next message; None when it died (it is then replaced)."""
-        try:
-            msg = c.conn.recv()
-        except (EOFError, OSError):
-            return None
-        if msg[0] == "ready":
-            c.ready = True
-            self.info = _Info(msg[1], ModelRef(msg[2], msg[3]))
-        return msg
-
-    def _replace(self, c: _Child) -> tuple[str, bool]:
-        """Reap a dead child, start another in its place; (why it died, whether a retry of its
-        page makes sense: not when the budget ended it)."""
-        c.proc.join(10)
-        code = c.proc.exitcode
-        if not c.ready:  # it never served a page: the setup is wrong, not a page
-            raise RuntimeError(f"a filter process failed to start (exit {code})")
-        reason = died_reason(code, self.budget)
-        if code is not None and code < 0 and -code == signal.SIGKILL and self.wall_s \
-                and time.monotonic() - c.since > self.wall_s:
-            reason = f"{OVER_TIME} ({self.wall_s:g} s wall clock)"
-        c.conn.close()
-        self.children[self.children.index(c)] = self._spawn()
-        retry = not reason.startswith(OVER_TIME) and code not in (0,)
-        return reason, retry
-
-    # ---- byte-range shards, read by the children
-
-    def run_shards(self, tasks: list[tuple[str, int, int | None]]) -> None:
-        try:
-            self._shards(collections.deque([path, a, b, 0] for path, a, b in tasks))
-        finally:
-            for c in self.children:  # stopped early: what the unfinished ranges had read
-                if c.part is not None:
-                    self.stats.warc.merge(c.part)
-            # ranges finish in any order: errors in input order, as one reader gives them
-            files = {path: i for i, path in enumerate(dict.fromkeys(t[0] for t in tasks))}
-            self.stats.warc.errors.sort(key=lambda e: (files.get(e["source"], len(files)), e["offset"] or 0))
-
-    def _shards(self, todo: collections.deque) -> None:
-        while (todo or any(c.task for c in self.children)) and not self.stop:
-            for c in self.children:
-                if c.ready and c.task is None and todo:
-                    c.task = todo.popleft()
-                    c.conn.send(("shard", *c.task))
-                    c.since = time.monotonic()
-            for c in self._events():
-                msg = self._recv(c)
-                if msg is None:
-                    self._shard_child_died(c, todo)
-                elif msg[0] == "page":
-                    c.current, c.since = (msg[1], msg[2]), time.monotonic()
-                elif msg[0] == "rec":
-                    c.current = None
-                    c.task[3] += 1
-                    c.part = msg[2] or c.part
-                    self._record(msg[1])
-                elif msg[0] == "done":
-                    self.stats.warc.merge(msg[1])
-                    c.task = c.part = None
-
-    def _shard_child_died(self, c: _Child, todo: collections.deque) -> None:
-        reason, retry = self._replace(c)
-        task, page = c.task, c.current  # (its counts are read again by the next child)
-        if task is None:
-            return
-        if page is not None:
-            key = (task[0], task[1], task[3])
-            if retry and key not in self.retried:
-                self.retried.add(key)
-                self.stats.retried += 1
-            else:
-                self._failed(*page, reason)
-                task[3] += 1
-        todo.appendleft(task)  # read again from its start; the pages done are skipped
-
-    # ---- pages read here, filtered by the children
-
-    def run_pages(self, pages: Any) -> None:
-        source = iter(enumerate(pages))
-        queue: collections.deque = collections.deque()  # (id, page) to hand out (retries first)
-        exhausted = False
-        while not self.stop:
-            for c in self.children:
-                while c.ready and len(c.inflight) < IN_FLIGHT:
-                    if not queue and not exhausted:
-                        nxt = next(source, None)
-                        if nxt is None:
-                            exhausted = True
-                        else:
-                            queue.append(nxt)
-                    if not queue:
-                        break
-                    item = queue.popleft()
-                    if not c.inflight:
-                        c.since = time.monotonic()
-                    c.inflight.append(item)
-                    c.conn.send(("pages", [item]))
-            if exhausted and not queue and not any(c.inflight for c in self.children):
-                return
-            for c in self._events():
-                msg = self._recv(c)
-                if msg is None:
-                    self._page_child_died(c, queue)
-                elif msg[0] == "rec":
-                    c.inflight.popleft()
-                    c.since = time.monotonic()
-                    self._record(msg[2])
-
-    def _page_child_died(self, c: _Child, queue: collections.deque) -> None:
-        reason, retry = self._replace(c)
-        if not c.inflight:
-            return
-        pid, page = c.inflight.popleft()
-        rest = list(c.inflight)
-        if retry and pid not in self.retried:
-            self.retried.add(pid)
-            self.stats.retried += 1
-            rest.insert(0, (pid, page))
+def _run_pages(pool: Pool, pages: Any, sink: Sink, stats: RunStats, progress: Progress) -> None:
+    """Pages read here, filtered by the children (in any order)."""
+    for r in pool.run(pages):
+        if r.failed:
+            _failed(pool, r.task, len(r.task.body), r.failed, sink, stats, progress)
         else:
-            self._failed(page, len(page.body), reason)
-        queue.extendleft(reversed(rest))
+            _write(r.value, sink, stats, progress)
+
+
+def _run_shards(pool: Pool, tasks: list[tuple[str, int, int | None]], sink: Sink, stats: RunStats,
+                progress: Progress) -> None:
+    """Byte ranges read and filtered by the children; a range whose child died is read again
+    by the next one from its start, the pages done skipped (counted, not filtered again)."""
+    parts: dict[int, WarcStats] = {}  # the counts of the ranges in hand so far
+    try:
+        for r in pool.run(tasks):
+            if r.end:
+                parts.pop(r.index, None)
+                stats.warc.merge(r.value)
+            elif r.failed:
+                page, size = r.meta
+                _failed(pool, page, size, r.failed, sink, stats, progress)
+            else:
+                if r.note is not None:
+                    parts[r.index] = r.note
+                _write(r.value, sink, stats, progress)
+    finally:
+        for part in parts.values():  # stopped early: what the unfinished ranges had read
+            stats.warc.merge(part)
+        # ranges finish in any order: errors in input order, as one reader gives them
+        files = {path: i for i, path in enumerate(dict.fromkeys(t[0] for t in tasks))}
+        stats.warc.errors.sort(key=lambda e: (files.get(e["source"], len(files)), e["offset"] or 0))
