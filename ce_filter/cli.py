@@ -151,29 +151,13 @@ def _filter_pool(workers: int, ex: Any, render: _Render, budget: Any) -> Iterato
         bounded = InProcessBudget(ex, budget)
         yield lambda items: ((it, render(bounded, it)) for it in items)
         return
-    import multiprocessing as mp
-    import queue
-    import threading
+    from .runner import Pool
 
-    with mp.get_context("spawn").Pool(workers, initializer=_init_filter,
-                                         initargs=(ex, render, budget)) as pool:
+    with Pool(_FilterSetup(ex, render, budget), workers, budget, depth=2,
+              name="ce-filter-extract") as pool:
         def ordered(items: Iterable[Any]) -> Iterator[tuple[Any, Any]]:
-            pending: queue.Queue[Any] = queue.Queue(maxsize=4 * workers)
-
-            def feed() -> None:
-                try:
-                    for it in items:
-                        pending.put((it, pool.apply_async(_filter_in_pool, (it,))))
-                except BaseException as e:  # noqa: BLE001 - re-raised in the printing thread
-                    pending.put(e)
-                pending.put(None)
-
-            threading.Thread(target=feed, name="extract-inputs", daemon=True).start()
-            while (entry := pending.get()) is not None:
-                if isinstance(entry, BaseException):
-                    raise entry
-                it, res = entry
-                yield it, res.get()
+            for r in pool.run(items, ordered=True, read_ahead=4 * workers):
+                yield r.task, (render.failed(pool.info, r.task, r.failed) if r.failed else r.value)
 
         yield ordered
 
@@ -217,29 +201,53 @@ class _Render:
         # a csv row and an xml document are one after the other
         return (out.rstrip("\n") + "\n" if self.fmt in _HEADED else out.rstrip("\r\n")), None
 
+    def failed(self, info: Any, item: Any, reason: str) -> tuple[str, str | None] | None:
+        """The output of an input whose filter process died on it (ce_filter.runner)."""
+        from ce_filter.api import Extraction
+        from ce_filter.rawpage import RawPage
+        from ce_filter.record import dumps, make_record
 
-_pool_state: tuple[Any, _Render] | None = None
+        from .budget import ModelRef
+
+        if not isinstance(item, RawPage):
+            return None
+        if self.fmt == "jsonl":
+            version, name, digest = info
+            ref = type("Ref", (), {"version": version, "model": ModelRef(name, digest)})()
+            return dumps(make_record(item, Extraction("", "", reason=reason), ref)).decode("utf-8"), None
+        return "", reason
 
 
-def _init_filter(ex: Any, render: _Render, budget: Any) -> None:
-    from .budget import InProcessBudget
+class _FilterSetup:
+    """``extract --workers``' runner children (ce_filter.runner): each renders its inputs with
+    the pickled Extractor under the per-page budget, in its own memory cap."""
 
-    global _pool_state
-    # what a page's output is made with, imported before the cap (about 40 MB of address space):
-    # the cap is the process's size plus the page budget, and an import is no page's cost
-    from ce_filter.rawpage import RawPage  # noqa: F401
-    from ce_filter.record import dumps, filter_page  # noqa: F401
+    def __init__(self, ex: Any, render: _Render, budget: Any) -> None:
+        self.ex, self.render, self.budget = ex, render, budget
 
-    bounded = InProcessBudget(ex, budget)
-    bounded.cap_memory()  # a pool process of its own: its memory capped too
-    _pool_state = (bounded, render)
+    def __call__(self) -> Any:
+        # what a page's output is made with, imported before the cap (about 40 MB of address
+        # space): the cap is the process's size plus the page budget; an import is no page's cost
+        from ce_filter.rawpage import RawPage  # noqa: F401
+        from ce_filter.record import dumps, filter_page  # noqa: F401
 
+        from .budget import InProcessBudget, warm_up
+        from .runner import Handler
 
-def _filter_in_pool(item: Any) -> tuple[str, str | None] | None:
-    assert _pool_state is not None
-    ex, render = _pool_state
-    return render(ex, item)
+        bounded = InProcessBudget(self.ex, self.budget)
+        render = self.render
 
+        class _Filter(Handler):
+            info = (self.ex.version, self.ex.model.name, self.ex.model.digest)
+
+            def warm_up(self) -> None:
+                warm_up(bounded.extractor)
+
+            def run(self, work: Any) -> Any:
+                bounded.memory_cap = self.memory_cap
+                return render(bounded, work)
+
+        return _Filter()
 
 def cmd_train(a: argparse.Namespace) -> int:
     from .learn.configs import train_command
