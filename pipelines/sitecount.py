@@ -9,20 +9,17 @@ of the pages (ce_filter.site.memory).
 from __future__ import annotations
 
 import logging
-import multiprocessing as mp
-import signal
 from collections.abc import Iterable, Iterator
-from concurrent.futures import Future, ProcessPoolExecutor
-from concurrent.futures.process import BrokenProcessPool
 from typing import Any
 
 import numpy as np
 from ce_filter.crawler.warc import WarcStats, iter_pages
 from ce_filter.crawler.warc_shards import plan, read_shard
 
-from ce_filter.budget import OverBudget, cpu_deadline
+from ce_filter.budget import Budget, OverBudget, cpu_deadline
 from ce_filter.options import ExtractOptions
 from ce_filter.rawpage import RawPage
+from ce_filter.runner import Handler, Pool, wall_limit
 from ce_filter.site.memory import SiteCounts
 
 log = logging.getLogger(__name__)
@@ -74,11 +71,11 @@ def count_sites(inputs: Any, options: ExtractOptions, all_statuses: bool = False
 
     With ``workers`` > 1 and ``files`` (the inputs as gzip files on disk, which split into
     byte-range shards), the shards are read and segmented in that many processes and their
-    pages added here in the order one pass would add them, so the counts are the same. A shard
-    whose process dies (a page that crashes the parser) is left out with a warning: its pages
-    are filtered with the other pages' counts only. ``stop`` (truthy once set): the pass ends
-    at the next page or shard, with what it has counted (the pool processes ignore SIGINT, as
-    the filter's do: the parent decides)."""
+    pages added here in the order one pass would add them, so the counts are the same (the
+    shards run as tasks of ce_filter.runner, each page a unit). A page whose process dies (one
+    that crashes the parser) is left out with a warning, and its shard goes on in a new process
+    past it. ``stop`` (truthy once set): the pass ends at once, with what it has counted (the
+    runner's children ignore SIGINT: the parent decides)."""
     if workers <= 1 or not files:
         ex = options.alone().extractor()
         pages = iter_pages(inputs, WarcStats(), all_statuses=all_statuses, revisits=revisits,
@@ -87,66 +84,51 @@ def count_sites(inputs: Any, options: ExtractOptions, all_statuses: bool = False
     shards = [(f, a, b) for f in files for a, b in plan(f, workers)]
     base = options.alone()
     counts = SiteCounts()
-    ctx = mp.get_context("spawn")  # as the filter pool: the parent may run threads
-    halt = ctx.Event()  # set on stop: the pool processes end their shards at the next page
-    with ProcessPoolExecutor(max_workers=workers, mp_context=ctx, initializer=_child_init,
-                             initargs=(halt,)) as pool:
-        futures = [pool.submit(_shard_sets, path, a, b, base, all_statuses, seconds)
-                   for path, a, b in shards]
-        for (path, a, _b), fut in zip(shards, futures):
-            sets = _result(fut, stop)
-            if stop:
-                halt.set()
-                for f in futures:
-                    f.cancel()
-                break
-            if sets is None:
-                log.warning("site memory: the first pass lost %s from byte %d (its process died); "
-                            "its pages are not counted", path, a)
-                continue
-            for host, url, raw in sets:
+    # the shards' pages in the order one pass reads them (ordered results), so the counts are
+    # the same; each page within ``seconds`` of CPU time in its child (cpu_deadline), the
+    # wall-clock limit of that budget on a child stuck in a C call
+    pool = Pool(_SetsSetup(base, all_statuses, seconds), workers, Budget(0, 0), stop=stop,
+                wall_s=wall_limit(Budget(seconds, 0)), name="ce-filter-sites")
+    try:
+        for r in pool.run(shards, ordered=True):
+            if r.failed:
+                path, start, _stop = r.task
+                log.warning("site memory: the first pass lost a page of %s from byte %d (%s); "
+                            "it is not counted", path, start, r.failed)
+            elif not r.end and r.value is not None:
+                host, url, raw = r.value
                 counts.add(host, np.frombuffer(raw, dtype=np.uint64), url)
+    finally:
+        pool.close()
     counts.prune()
     return counts
 
 
-def _result(fut: Future, stop: Any) -> Any:
-    """The shard's result, None where its process died; waits in short steps so that a stop
-    set by a signal handler is seen (then None, and the caller checks ``stop``)."""
-    while not stop:
-        try:
-            return fut.result(timeout=0.2)
-        except TimeoutError:
-            continue
-        except BrokenProcessPool:
-            return None
-    return None
+class _SetsSetup:
+    """A runner child of the first pass: a task is a byte range of a gzip WARC file (path,
+    start, stop); its units are the range's pages, each giving (host, URL, fingerprints as
+    bytes) or None (``_page_sets``: a page without a host or text, or that failed, is not
+    counted)."""
+
+    def __init__(self, options: ExtractOptions, all_statuses: bool, seconds: float) -> None:
+        self.options, self.all_statuses, self.seconds = options, all_statuses, seconds
+
+    def __call__(self) -> Handler:
+        return _SetsHandler(self.options.extractor(), self.all_statuses, self.seconds)
 
 
-class _Halt:
-    """A pool process's stop: truthy once the parent has set the shared event."""
+class _SetsHandler(Handler):
+    multi = True
 
-    def __init__(self, event: Any) -> None:
-        self.event = event
+    def __init__(self, decoder: Any, all_statuses: bool, seconds: float) -> None:
+        self.decoder, self.all_statuses, self.seconds = decoder, all_statuses, seconds
 
-    def __bool__(self) -> bool:
-        return bool(self.event.is_set())
+    def units(self, task: Any) -> Iterator[tuple[Any, Any]]:
+        path, start, stop = task
+        for page in read_shard(path, start, stop, WarcStats(), self.all_statuses, seconds=self.seconds):
+            yield page.url, page
 
-
-_CHILD: dict[str, Any] = {}  # a pool process's Extractor (for read) and its stop
-
-
-def _child_init(halt: Any) -> None:
-    signal.signal(signal.SIGINT, signal.SIG_IGN)  # the parent decides when to stop
-    _CHILD["halt"] = _Halt(halt)
-
-
-def _shard_sets(path: str, start: int, stop: int | None, options: ExtractOptions,
-                all_statuses: bool, seconds: float = 0.0) -> list[tuple[str, str, bytes]]:
-    """One shard's ``_page_sets``, the fingerprints as bytes (what travels back to the parent)."""
-    if "decoder" not in _CHILD:
-        _CHILD["decoder"] = options.extractor()
-    pages = read_shard(path, start, stop, WarcStats(), all_statuses, halt=_CHILD.get("halt"),
-                       seconds=seconds)
-    return [(host, url, s.tobytes())
-            for host, url, s in _page_sets(pages, _CHILD["decoder"], seconds, _CHILD.get("halt"))]
+    def run(self, work: Any) -> tuple[str, str, bytes] | None:
+        for host, url, s in _page_sets([work], self.decoder, self.seconds):
+            return host, url, s.tobytes()
+        return None
