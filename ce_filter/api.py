@@ -5,7 +5,6 @@ its own: context, scores, kept) and makes the Extraction (ce_filter.extraction) 
 
 from __future__ import annotations
 
-from dataclasses import replace
 from typing import TYPE_CHECKING, Any
 
 import numpy as np
@@ -204,8 +203,8 @@ class Extractor:
         if mem is not None:
             scores, site_in = self.site_scores(mem, blocks, scores, url, site)
         keep, reason = self.keep(blocks, scores, kind, len(p.text))
-        return replace(p, kind=kind, style=style, scores=scores, site=site_in, kept=keep,
-                       reason=reason)
+        return Page(p.text, p.encoding, p.truncated, reason, p.utf8, p.tree, blocks, kind=kind,
+                    style=style, scores=scores, site=site_in, kept=keep)
 
     def extract(
         self, html: bytes | str, url: str | None = None, *, encoding: str | None = None,
