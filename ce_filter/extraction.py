@@ -13,9 +13,7 @@ from typing import Any, overload
 
 import numpy as np
 
-from .segment import Blocks, _id, parse, segment
-
-TAG_H1 = _id("h1")
+from .segment import TAG_H1, Blocks, parse, segment
 
 
 @dataclass

@@ -56,7 +56,7 @@ TAG_BR = _id("br")
 TAG_TITLE = _id("title")
 TAG_HEAD = _id("head")
 TAG_HTML, TAG_META, TAG_LINK, TAG_SCRIPT, TAG_TIME = (_id(n) for n in "html meta link script time".split())
-TAG_LI, TAG_OL, TAG_IMG = _id("li"), _id("ol"), _id("img")
+TAG_LI, TAG_OL, TAG_IMG, TAG_H1 = _id("li"), _id("ol"), _id("img"), _id("h1")
 LIST_TAGS = _ids("ul ol menu dir")
 HEADINGS = _ids("h1 h2 h3 h4 h5 h6")
 
