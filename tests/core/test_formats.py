@@ -107,7 +107,7 @@ def test_json_names_are_trafilaturas_where_it_has_the_field() -> None:
 def test_the_walk_for_code_lines_is_done_once(monkeypatch: pytest.MonkeyPatch) -> None:
     """A page that keeps a code block is walked again (on the same parse) for its lines, and
     Markdown reuses that walk; a page without code is walked once."""
-    from ce_filter import api, segment
+    from ce_filter import extraction, page, segment
 
     walks: list[bool] = []
     real = segment.segment
@@ -116,7 +116,8 @@ def test_the_walk_for_code_lines_is_done_once(monkeypatch: pytest.MonkeyPatch) -
         walks.append(extras)
         return real(tree, extras)
 
-    monkeypatch.setattr(api, "segment", counting)
+    monkeypatch.setattr(page, "segment", counting)  # the page's walk (page.read)
+    monkeypatch.setattr(extraction, "segment", counting)  # the walk again (extraction.extras_of)
     r = Extractor().extract(PAGE, URL)
     assert walks == [False, True]
     r.to_markdown(links=True)
