@@ -104,7 +104,7 @@ def test_a_reader_meanwhile_sees_the_rules_values_not_empty_fields(monkeypatch):
 
 def test_pickling_runs_the_rules_where_the_page_was_parsed(runs):
     r = Extractor().extract(PAGE, URL)
-    r._page = None  # as a worker process sends it (budget._child)
+    r._page = None  # as a worker process sends it (a runner child: ce_filter.runner)
     data = pickle.dumps(r)
     assert runs[0] == 1
     back = pickle.loads(data)
