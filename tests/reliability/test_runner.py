@@ -156,3 +156,12 @@ def test_only_the_runner_starts_child_processes() -> None:
                 if pattern.search(code):
                     offenders.append(f"{rel}: {line.strip()}")
     assert not offenders, offenders
+
+
+def test_a_multi_unit_task_retries_a_killed_unit_once() -> None:
+    with Pool(_shards, 1, retry=True) as pool:
+        got = list(pool.run([("bad", 4)]))
+        assert [(r.value, r.failed) for r in got if not r.end] == [
+            (("bad", 0), ""), (("bad", 1), ""), (None, "filter process died (SIGKILL)"),
+            (("bad", 3), "")]
+        assert got[-1].end and pool.retried == 1 and pool.restarts == 2
