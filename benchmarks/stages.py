@@ -1,6 +1,6 @@
 """ce-filter's own time, stage by stage, and the floor it is compared with.
 
-``staged_extract`` repeats ``Extractor.extract`` and the metadata rules (ce_filter/api.py) one
+``staged_extract`` repeats ``Extractor.extract`` and the metadata rules (ce_filter/extractor.py) one
 stage at a time, each stage run through ``call`` (by default: timed with the clock). It is the
 one place that knows the internal names, so when the filter's internals are renamed only this
 function changes; tests/bench checks that its text still equals ``Extractor.extract``'s and its
@@ -72,6 +72,7 @@ def _staged(ex: Any, data: bytes, url: str | None, run: Call) -> tuple[str, Any]
     from ce_filter import api
     from ce_filter.features import page_inputs
     from ce_filter.page import decode_input, parse_page, precheck, segment_page
+    from ce_filter.render import to_text
 
     d = run(0, lambda: decode_input(data, None, ex.max_bytes))
     p = run(1, lambda: precheck(d, ex.limits))
@@ -88,7 +89,7 @@ def _staged(ex: Any, data: bytes, url: str | None, run: Call) -> tuple[str, Any]
 
     def select() -> str:
         keep = ex.keep(blocks, scores, kind, len(html))[0]
-        return api.to_text(blocks, keep, lambda: api.extras_of(blocks, html, p.tree))
+        return to_text(blocks, keep, lambda: api.extras_of(blocks, html, p.tree))
 
     return run(7, select), blocks
 

@@ -1,5 +1,5 @@
 """What the filter made of one page: ``Extraction`` (its text, blocks and metadata, the
-metadata rules run on first reading), made by ``Extractor.extraction`` (api.py) from a page's
+metadata rules run on first reading), made by ``Extractor.extraction`` (extractor.py) from a page's
 steps (page.py). It holds what it needs (the blocks, the kept mask, the page's text) and reads
 the metadata with the public ``metadata_fields``."""
 

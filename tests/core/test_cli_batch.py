@@ -192,9 +192,9 @@ def test_target_language_in_the_api():
 
 
 def test_target_language_with_an_unknown_language_keeps_the_text(monkeypatch):
-    import ce_filter.api as api
+    import ce_filter.extractor as extractor
 
-    monkeypatch.setattr(api, "metadata_rules", lambda: (lambda *a: SimpleNamespace(lang=""), None,
+    monkeypatch.setattr(extractor, "metadata_rules", lambda: (lambda *a: SimpleNamespace(lang=""), None,
                                                          lambda text, lang: ""))
     r = Extractor(target_language="en", metadata=False).extract(GERMAN)
     assert r.text and not r.reason

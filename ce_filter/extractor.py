@@ -1,0 +1,387 @@
+"""The ``Extractor``: loads its model once and composes a page's steps (ce_filter/page.py:
+decode, precheck, parse, segment; then its own: context, scores, kept) into the page's
+``Extraction`` (ce_filter/extraction.py); ``extract`` with the shipped model. The public face
+is ce_filter/api.py."""
+
+from __future__ import annotations
+
+from typing import TYPE_CHECKING, Any
+
+import numpy as np
+
+from . import __version__
+from .extraction import (
+    BlockList,
+    Extraction,
+    extras_of,
+    metadata_rules,
+    page_head,
+)
+from .features.context import signature_groups
+from .kinds.after_cut import (
+    KindDecoding,
+    decide_groups,
+    decoding_for,
+    jsonld_candidates,
+    jsonld_cover,
+    missing,
+)
+from .kinds.gate import kind_stated
+from .kinds.model import page_signals
+from .model import Model, load_default, thin_page
+from .page import MAX_BYTES, Page, decode, read
+from .precheck import DEFAULT_LIMITS, Limits
+from .render import to_text
+from .segment import FLAG_PRE, Blocks, parse, segment
+from .values import language_code, probability
+
+if TYPE_CHECKING:
+    from .site.memory import Memory
+    from .site.stage import SiteStage
+
+
+FALLBACK_REL = 0.8
+# The precision-leaning cut for a model file that does not record one (files from before
+# the training (learn.fit) chose it on CV: Model.precise_threshold).
+PRECISE_THRESHOLD = 0.65
+# The recall-leaning cut for a model file that does not record one (Model.recall_threshold).
+RECALL_THRESHOLD = 0.2
+# the reason of a page the thin-page rule empties (model.thin_page)
+THIN_REASON = "too little main content"
+
+
+def select(scores: np.ndarray, threshold: float, in_code: np.ndarray | None = None) -> np.ndarray:
+    """Blocks at or above the threshold; on a page where none is, the best-scored ones
+    (within FALLBACK_REL of the top score), since an empty page is the worst answer.
+
+    ``in_code`` (blocks inside a ``<pre>``): a code block between the first and the last kept
+    block is kept too. The model scores code low (its text looks like nothing it keeps: 2 % of
+    the annotated code blocks of wcxb-dev's documentation pages were kept); inside the kept
+    span it belongs to the text. Mean word F1 on wcxb-dev documentation pages 0.628 -> 0.692,
+    all wcxb-dev 0.688 -> 0.694; dragnet train and cleaneval-dev unchanged."""
+    keep = scores >= threshold
+    if not keep.any() and len(scores):
+        keep = scores >= scores.max() * FALLBACK_REL
+    if in_code is not None and keep.any():
+        kept = np.flatnonzero(keep)
+        span = np.zeros(len(keep), dtype=bool)
+        span[kept[0] + 1: kept[-1]] = True
+        keep |= in_code & span
+    return keep
+
+
+def code_blocks(blocks: Blocks) -> np.ndarray:
+    """Which blocks sit inside a <pre>."""
+    return (np.asarray(blocks.flags, dtype=np.int64) & FLAG_PRE) != 0
+
+
+class Extractor:
+    """Loads a model once; ``extract`` is then cheap to call per page.
+
+    ``model``: a Model, the path of a model file, or None for the shipped one.
+    ``comments=True`` uses the model trained on article+comments gold.
+    ``threshold`` overrides the model's probability cut (higher = more precise);
+    ``precise=True`` is the precision-leaning preset: the model's CV-chosen cut (best mean
+    page F0.5 on the training pages), never below its default one; ``recall=True`` the
+    recall-leaning one (best mean page F2), never above it (trafilatura's favor_precision /
+    favor_recall). The two presets exclude each other.
+    ``max_bytes``: pages are cut there before parsing (``Extraction.truncated``).
+
+    An Extractor pickles (Spark closures, ``multiprocessing``): it travels as its model's JSON
+    and its options, and the receiving process rebuilds the native lookup tables on load.
+    ``metadata=False`` skips the metadata rules and the language identification (about a tenth
+    of a page's time: docs/OUTPUT.md): the fields stay empty and ``title`` is the raw <title>.
+    ``target_language`` (an ISO 639-1 code): a page whose kept text is identified as another
+    language gives no text, and its reason names the language found; a page whose language is
+    unknown keeps its text.
+    ``site_memory``: the site's other pages (ce_filter.site.memory.Memory): a SiteMemory that
+    remembers the pages this Extractor has seen, or an order-free SiteCounts; blocks seen on
+    the host's other pages go through the model's site stage (ce_filter.site.stage). None (the
+    default): every page alone. A host's first page, and every page under a model without a
+    site stage, scores as without it.
+    """
+
+    def __init__(
+        self,
+        model: Model | str | None = None,
+        *,
+        comments: bool = False,
+        threshold: float | None = None,
+        precise: bool = False,
+        recall: bool = False,
+        max_bytes: int = MAX_BYTES,
+        metadata: bool = True,
+        limits: Limits = DEFAULT_LIMITS,
+        target_language: str | None = None,
+        site_memory: Memory | None = None,
+        decoding: KindDecoding | str | bool | None = None,
+    ) -> None:
+        model_path = model if isinstance(model, str) else None
+        if model is None:
+            model = load_default("comments" if comments else "content")
+        elif isinstance(model, str):
+            model = Model.load(model)
+        self.model = model
+        # an explicit cut overrides the model's, per-kind ones included
+        self.fixed = threshold is not None
+        if precise and recall:
+            raise ValueError("precise and recall exclude each other: choose one")
+        self.precise = precise
+        self.recall = recall
+        if threshold is not None:
+            threshold = probability(threshold)  # a cut of 2 or nan would empty every page
+        elif precise:
+            pt = PRECISE_THRESHOLD if model.precise_threshold is None else model.precise_threshold
+            threshold = max(model.threshold, pt)
+        elif recall:
+            rt = RECALL_THRESHOLD if model.recall_threshold is None else model.recall_threshold
+            threshold = min(model.threshold, rt)
+        else:
+            threshold = model.threshold
+        self.threshold = threshold  # the cut of a page whose kind has none of its own
+        self.max_bytes = max_bytes
+        self.metadata = metadata
+        self.limits = limits  # the pre-parse caps (precheck.py)
+        # a page identified as another language gives no text (trafilatura's target_language)
+        self.target_language = None if target_language is None else language_code(target_language)
+        self.version = f"ce-filter/{__version__} model/{model.name}@{model.digest}"
+        # the page kind: the model's own page-kind model, else the shipped content model's (the
+        # comments model is trained on corpora without page types)
+        self.kind_model = model.pagekind or load_default("content").pagekind
+        self.site_memory, self.site_stage = _site_setup(model, site_memory)
+        # the page-kind decoding rules (kinds.after_cut): the file made for this model (by its
+        # digest) where there is one, unless ``decoding=False``; an explicit one must match
+        self.decoding = decoding_for(model, model_path, decoding)
+
+    def __getstate__(self) -> dict[str, Any]:
+        # the model holds C lookup tables (capsules) that cannot be pickled: send its JSON
+        state = dict(self.__dict__)
+        state["model"] = self.model.to_json()
+        return state
+
+    def __setstate__(self, state: dict[str, Any]) -> None:
+        state = dict(state)
+        state["model"] = Model.from_json(state["model"])
+        self.__dict__.update(state)
+
+    def decode(self, html: bytes | str | None, encoding: str | None = None
+               ) -> tuple[str, str, bool, str]:
+        """(page as text, encoding, truncated, reason): the bytes decoded and cut at
+        ``max_bytes`` (or at the pre-parse element cap); the text is '' and reason says why for
+        input that is not a page or too costly to parse (page.decode)."""
+        p = decode(html, encoding, self.max_bytes, self.limits)
+        return p.text, p.encoding, p.truncated, p.reason
+
+    def read(self, html: bytes | str | None, encoding: str | None = None) -> Page:
+        """The page decoded, checked, parsed and segmented under this Extractor's caps
+        (page.read)."""
+        return read(html, encoding, self.max_bytes, self.limits)
+
+    def page(self, html: bytes | str | None, url: str | None = None, *,
+             encoding: str | None = None, site: str | None = None) -> Page:
+        """The page through every step: ``read``, then its context (kind and style), its
+        block scores (through the site stage with a site memory, which then remembers the
+        page) and its kept blocks (``kept``; ``reason`` says why none is)."""
+        p = self.read(html, encoding)
+        blocks = p.blocks
+        if blocks is None or not len(blocks):
+            return p
+        kind, style = self.page_context(blocks, p.text, url)
+        scores = self.model.block_scores(blocks, kind, style)
+        site_in = None
+        mem = self.site_memory
+        if mem is not None:
+            scores, site_in = self.site_scores(mem, blocks, scores, url, site)
+        keep, reason = self.keep(blocks, scores, kind, len(p.text))
+        return Page(p.text, p.encoding, p.truncated, reason, p.utf8, p.tree, blocks, kind=kind,
+                    style=style, scores=scores, site=site_in, kept=keep)
+
+    def extract(
+        self, html: bytes | str, url: str | None = None, *, encoding: str | None = None,
+        site: str | None = None,
+    ) -> Extraction:
+        """Clean main-content text of one page. Never raises on bad input (a value that is not
+        a page at all, such as an int, is a TypeError).
+
+        ``url``: the page's address; it goes into ``Extraction.url`` (relative links resolve
+        against it) and the metadata rules read it. ``encoding``: the transport's charset (an
+        HTTP header's); only a byte-order mark overrides it, as in the HTML standard's order.
+        ``site``: with a site memory, the key of the page's site (default: the URL's host).
+        """
+        if url is not None and not isinstance(url, str):
+            raise TypeError(f"url must be str or None, not {type(url).__name__}")
+        return self.extraction(self.page(html, url, encoding=encoding, site=site), url)
+
+    def extraction(self, p: Page, url: str | None = None) -> Extraction:
+        """The Extraction of a page through its steps (``page``)."""
+        blocks, enc, truncated = p.blocks, p.encoding, p.truncated
+        if blocks is None:
+            return Extraction("", "", encoding=enc, reason=p.reason, truncated=truncated, model=self.version,
+                              url=url or "")
+        text_html = p.text
+        walked: list[Any] = []  # the page walked again for its code blocks' own lines
+        if p.kept is None or p.scores is None:
+            out = Extraction("", blocks.title, encoding=enc, reason="no text in page",
+                             truncated=truncated, model=self.version)
+            keep = np.zeros(0, dtype=bool)
+        else:
+            keep, reason, kind, scores = p.kept, p.reason, p.kind, p.scores
+            tree = p.tree
+
+            def rewalk() -> Any:
+                walked.append(extras_of(blocks, text_html, tree))
+                return walked[0]
+
+            text = to_text(blocks, keep, rewalk)
+            if self.decoding is not None and self.decoding.jsonld and kind is not None:
+                added = self._jsonld_text(blocks, keep, kind, text)
+                if added:  # the page's structured data where the kept blocks miss it
+                    text, reason = "\n\n".join(([text] if text else []) + added), ""
+            out = Extraction(
+                text,
+                blocks.title,
+                BlockList(blocks.texts, scores, keep),
+                encoding=enc,
+                truncated=truncated,
+                model=self.version,
+                reason=reason,
+            )
+            if (kind is not None and self.kind_model is not None
+                    and kind_stated(int(blocks.token_counts().sum()), out.text, blocks.texts)):
+                i = int(np.argmax(kind))
+                out.page_type, out.page_type_prob = self.kind_model.kinds[i], round(float(kind[i]), 4)
+        # the metadata rules run when one of their fields is first read (extraction._RuleField)
+        out.attach(blocks, keep, text_html, extras=walked[0] if walked else None,
+                   rules=self.metadata, url=url)
+        out.url = url or ""
+        out.html_title = blocks.title
+        if self.target_language and out.text:
+            self._language_gate(out, blocks)
+        return out
+
+    def site_scores(self, mem: Memory, blocks: Blocks, scores: np.ndarray, url: str | None,
+                    site: str | None = None
+                    ) -> tuple[np.ndarray, tuple[np.ndarray, np.ndarray, int, np.ndarray]]:
+        """The page's scores through the site stage where its host has pages remembered, and
+        the site inputs; the page is then remembered."""
+        from .site.memory import block_fingerprints, host_of
+
+        host = site or host_of(url)
+        fps = block_fingerprints(blocks)
+        k, n = mem.seen(host, fps) if host else (np.zeros(len(fps)), 0)
+        out = scores if self.site_stage is None else self.site_stage.apply(scores, fps, k, n)
+        if host:
+            mem.observe(host, fps, url or "")
+        return out, (fps, k, n, scores)
+
+    def _language_gate(self, out: Extraction, blocks: Blocks) -> None:
+        """Empty ``out`` (no block kept, reason naming the language found) when its text is
+        identified as a language other than ``target_language``; unknown keeps it."""
+        lang = out.language if self.metadata else metadata_rules()[2](out.text, page_head(blocks).lang)
+        if not lang or lang == self.target_language:
+            return
+        out.drop_text(f"language {lang}, not the target {self.target_language}")
+        if not self.metadata:
+            out.language = lang
+
+    def keep(self, blocks: Blocks, scores: np.ndarray, kind: np.ndarray | None, page_chars: int
+             ) -> tuple[np.ndarray, str]:
+        """The blocks a page keeps: those at its cut (``select``), none on a thin page
+        (model.thin_page: ``page_chars`` is its HTML's length); and why its text is empty, ''
+        when it is not."""
+        keep = self.decide(blocks, scores, kind)[0]
+        if thin_page(float(blocks.token_counts()[keep].sum()), kind, self.model.min_words, page_chars):
+            return np.zeros(len(keep), dtype=bool), THIN_REASON
+        return keep, "" if keep.any() else "no block classified as content"
+
+    def decide(self, blocks: Blocks, scores: np.ndarray, kind: np.ndarray | None
+               ) -> tuple[np.ndarray, np.ndarray | None]:
+        """(the blocks kept at the page's cut, then by the page-kind decoding's group rule for
+        the page's estimated kind; the mask of the blocks that rule changed, None where it did
+        not run). The thin-page rule comes after (``keep``)."""
+        keep = select(scores, self.cut(kind), code_blocks(blocks))
+        d = self.decoding
+        if d is None or not d.groups or kind is None or self.kind_model is None:
+            return keep, None
+        g = d.group_rule(self.kind_model.kinds, kind)
+        if g is None:
+            return keep, None
+        return decide_groups(keep, scores, signature_groups(blocks), *g, d.min_group)
+
+    def _jsonld_text(self, blocks: Blocks, keep: np.ndarray, kind: np.ndarray, text: str
+                     ) -> list[str]:
+        """The JSON-LD text the page-kind decoding adds to ``text`` (kinds.after_cut): none unless
+        it has a rule for the page's estimated kind (or for an empty page)."""
+        assert self.decoding is not None and self.kind_model is not None
+        k = self.kind_model.kinds[int(np.argmax(kind))]
+        cover = jsonld_cover(self.decoding, k, not keep.any())
+        if cover is None:
+            return []
+        scripts = [it[1] for it in blocks.head if it and it[0] == "ld"]
+        return missing(jsonld_candidates(scripts), text, cover) if scripts else []
+
+    def cut(self, kind: np.ndarray | None) -> float:
+        """The probability cut of a page with kind probabilities ``kind``: the model's cut for
+        the most probable kind where it has one (chosen on CV, learn.fit.kind_cuts; precise: that
+        kind's precise cut, never below its default one; recall: the lower of that kind's cut and
+        the recall cut), else ``threshold``; an explicit ``threshold`` always."""
+        m = self.model
+        if self.fixed or kind is None or m.kind_thresholds is None or self.kind_model is None:
+            return self.threshold
+        k = self.kind_model.kinds[int(np.argmax(kind))]
+        t = m.kind_thresholds.get(k)
+        if t is None:
+            return self.threshold
+        if self.precise:
+            pt = (m.kind_precise_thresholds or {}).get(k, self.threshold)
+            return max(t, pt)
+        if self.recall:
+            return min(t, self.threshold)
+        return t
+
+    def page_context(self, blocks: Blocks, html: str, url: str | None
+                     ) -> tuple[np.ndarray | None, np.ndarray | None]:
+        """The page's kind probabilities (pagekind.KINDS order; None without a kind model) and
+        its style probabilities (None unless the model has a page-style model), from one
+        reading of the page signals."""
+        style_model = self.model.pagestyle
+        if self.kind_model is None and style_model is None:
+            return None, None
+        sig = page_signals(blocks, html, url)
+        return (None if self.kind_model is None else self.kind_model.proba(sig),
+                None if style_model is None else style_model.proba(sig))
+
+    def scores(self, html: str, url: str | None = None) -> np.ndarray:
+        """Every block's content probability for a page given as text (no threshold applied)."""
+        blocks = segment(parse(html))
+        return self.model.block_scores(blocks, *self.page_context(blocks, html, url))
+
+
+def _site_setup(model: Model, site_memory: Memory | None) -> tuple[Memory | None, SiteStage | None]:
+    """(the memory, the site stage) of ``Extractor(site_memory=...)``: the stage is the model's
+    "site" section, else the one shipped for this model (site.stage.shipped_stage), else None
+    (the memory is kept but changes nothing)."""
+    if site_memory is None:
+        return None, None
+    from .site.memory import Memory
+    from .site.stage import shipped_stage
+
+    if not isinstance(site_memory, Memory):
+        raise TypeError(f"site_memory must be a site memory (SiteMemory, SiteCounts: "
+                        f"site.memory.Memory) or None, not {type(site_memory).__name__}")
+    stage: SiteStage | None = model.site or shipped_stage(model.digest)
+    return site_memory, stage
+
+
+_default: dict[bool, Extractor] = {}
+
+
+def extract(html: bytes | str, url: str | None = None, *, comments: bool = False) -> Extraction:
+    """Clean main-content text of one page with the shipped model (loaded on first use);
+    ``url`` as in :meth:`Extractor.extract`. For other options or a model of your own, make
+    an :class:`Extractor` once and call it per page. ``html`` must be str or bytes (bytearray,
+    memoryview); anything else is a TypeError."""
+    ex = _default.get(comments)
+    if ex is None:
+        ex = _default[comments] = Extractor(comments=comments)
+    return ex.extract(html, url)
