@@ -7,7 +7,6 @@ from __future__ import annotations
 
 import re
 import shlex
-import shutil
 import subprocess
 import sys
 from pathlib import Path
@@ -16,7 +15,7 @@ import pytest
 import tomllib
 
 from .conftest import REPO
-from .test_wheel import SOURCES, TIMEOUT, clean_env
+from .test_wheel import TIMEOUT, clean_env, copy_sources
 
 README = (REPO / "README.md").read_text(encoding="utf-8")
 PAGE = ("<html><body><nav><a href='/a'>Home</a></nav><article><h1>Harbour plan</h1>"
@@ -51,12 +50,7 @@ def test_every_install_line_names_the_checkout_with_declared_extras():
 def test_the_first_install_lines_run_as_written(tmp_path):
     src = tmp_path / "ce-filter"
     src.mkdir()
-    for name in SOURCES:
-        p = REPO / name
-        if p.is_dir():
-            shutil.copytree(p, src / name, ignore=shutil.ignore_patterns("__pycache__", "*.so", "*.pyc"))
-        else:
-            shutil.copy2(p, src / name)
+    copy_sources(src)
     venv = tmp_path / "venv"
     subprocess.run([sys.executable, "-m", "venv", str(venv)], check=True, timeout=TIMEOUT)
     env = clean_env()

@@ -74,15 +74,20 @@ class Venv:
         return {d["name"].lower() for d in json.loads(r.stdout)}
 
 
-@pytest.fixture(scope="module")
-def wheel(tmp_path_factory) -> Path:
-    src, dist = tmp_path_factory.mktemp("src"), tmp_path_factory.mktemp("dist")
+def copy_sources(dst: Path) -> None:
+    """What a build needs of the checkout, without its build products."""
     for name in SOURCES:
         p = REPO / name
         if p.is_dir():
-            shutil.copytree(p, src / name, ignore=shutil.ignore_patterns("__pycache__", "*.so", "*.pyc"))
+            shutil.copytree(p, dst / name, ignore=shutil.ignore_patterns("__pycache__", "*.so", "*.pyc"))
         else:
-            shutil.copy2(p, src / name)
+            shutil.copy2(p, dst / name)
+
+
+@pytest.fixture(scope="module")
+def wheel(tmp_path_factory) -> Path:
+    src, dist = tmp_path_factory.mktemp("src"), tmp_path_factory.mktemp("dist")
+    copy_sources(src)
     r = subprocess.run([sys.executable, "-m", "pip", "wheel", "-q", "--no-deps", "-w", str(dist), str(src)],
                        capture_output=True, text=True, timeout=TIMEOUT, env=clean_env())
     assert r.returncode == 0, r.stderr[-3000:]

@@ -26,6 +26,19 @@ def test_public_addresses(address: str, public: bool) -> None:
     assert netguard.is_public(address) is public
 
 
+def _serve(handler: type[http.server.BaseHTTPRequestHandler],
+           seen: list[str]) -> Iterator[tuple[str, list[str]]]:
+    """A loopback server of ``handler`` for one test: its address and the paths it was asked."""
+    srv = http.server.ThreadingHTTPServer(("127.0.0.1", 0), handler)
+    t = threading.Thread(target=srv.serve_forever, daemon=True)
+    t.start()
+    try:
+        yield f"http://127.0.0.1:{srv.server_address[1]}", seen
+    finally:
+        srv.shutdown()
+        srv.server_close()
+
+
 @pytest.fixture
 def redirecting() -> Iterator[tuple[str, list[str]]]:
     """A loopback server: /go redirects to 127.0.0.2, /page is a page."""
@@ -49,14 +62,7 @@ def redirecting() -> Iterator[tuple[str, list[str]]]:
         def log_message(self, *a: object) -> None:
             pass
 
-    srv = http.server.ThreadingHTTPServer(("127.0.0.1", 0), H)
-    t = threading.Thread(target=srv.serve_forever, daemon=True)
-    t.start()
-    try:
-        yield f"http://127.0.0.1:{srv.server_address[1]}", seen
-    finally:
-        srv.shutdown()
-        srv.server_close()
+    yield from _serve(H, seen)
 
 
 def test_a_redirect_to_a_private_address_is_refused(redirecting, monkeypatch) -> None:
@@ -114,14 +120,7 @@ def redirect_to() -> Iterator[tuple[str, list[str]]]:
         def log_message(self, *a: object) -> None:
             pass
 
-    srv = http.server.ThreadingHTTPServer(("127.0.0.1", 0), H)
-    t = threading.Thread(target=srv.serve_forever, daemon=True)
-    t.start()
-    try:
-        yield f"http://127.0.0.1:{srv.server_address[1]}", seen
-    finally:
-        srv.shutdown()
-        srv.server_close()
+    yield from _serve(H, seen)
 
 
 @pytest.fixture
