@@ -60,9 +60,9 @@ def sample(per_lang: int, limit: int | None) -> list[tuple[str, str, bytes]]:
                     n += 1
     if DEBREF.is_dir():
         for f in sorted(DEBREF.glob("*.html")):
-            m = re.search(r"\.([a-z]{2})(?:-[a-z]+)?\.html$", f.name)
-            if m:
-                out.append(("debian-reference", m.group(1), f.read_bytes()))
+            lm = re.search(r"\.([a-z]{2})(?:-[a-z]+)?\.html$", f.name)
+            if lm:
+                out.append(("debian-reference", lm.group(1), f.read_bytes()))
     return out
 
 

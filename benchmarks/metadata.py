@@ -117,6 +117,7 @@ def measure(pages: list[tuple[str, str, bytes, dict[str, Any]]], repeat: int) ->
             without.extract(raw, url)
             t2 = time.perf_counter()
             best_w, best_wo = min(best_w, t1 - t0), min(best_wo, t2 - t1)
+        assert r is not None, "measure needs repeat >= 1"
         t_with += best_w
         t_without += best_wo
         got["ce-filter"][pid] = {"title": r.title, "author": r.author, "date": r.date, "language": r.language,

@@ -88,20 +88,32 @@ def _ce_filter() -> Fn:
     from ce_filter import Extractor
 
     ex = Extractor()
-    return lambda data, url=None: ex.extract(data, url=url).text
+
+    def run(data: bytes, url: str | None = None) -> str:
+        return ex.extract(data, url=url).text
+
+    return run
 
 
 def _ce_filter_record() -> Fn:
     from ce_filter import Extractor
 
     ex = Extractor()
-    return lambda data, url=None: ex.extract(data, url=url).to_dict()["text"]
+
+    def run(data: bytes, url: str | None = None) -> str:
+        text: str = ex.extract(data, url=url).to_dict()["text"]
+        return text
+
+    return run
 
 
 def _trafilatura() -> Fn:
     import trafilatura
 
-    return lambda data, url=None: trafilatura.extract(data, url=url, include_comments=False) or ""
+    def run(data: bytes, url: str | None = None) -> str:
+        return trafilatura.extract(data, url=url, include_comments=False) or ""
+
+    return run
 
 
 def _resiliparse() -> Fn:
@@ -110,7 +122,9 @@ def _resiliparse() -> Fn:
     from resiliparse.parse.html import HTMLTree
 
     def run(data: bytes, url: str | None = None) -> str:
-        tree = HTMLTree.parse_from_bytes(data, detect_encoding(data))
+        # detect_encoding is typed str | None; in its default HTML5 mode it always names one
+        # (utf-8 when it knows nothing), which is also parse_from_bytes' own default
+        tree = HTMLTree.parse_from_bytes(data, detect_encoding(data) or "utf-8")
         return extract_plain_text(tree, main_content=True, comments=False)
 
     return run
@@ -131,7 +145,11 @@ def _readability() -> Fn:
     from readability import Document
 
     to_text = _summary_to_text()
-    return lambda data, url=None: to_text(Document(data, url=url).summary())
+
+    def run(data: bytes, url: str | None = None) -> str:
+        return to_text(Document(data, url=url).summary())
+
+    return run
 
 
 def _justext() -> Fn:
@@ -151,14 +169,24 @@ def _boilerpy3() -> Fn:
 
     ex = extractors.ArticleExtractor()
     decode = _decoder()
-    return lambda data, url=None: ex.get_content(decode(data))
+
+    def run(data: bytes, url: str | None = None) -> str:
+        content: str = ex.get_content(decode(data))
+        return content
+
+    return run
 
 
 def _html_text() -> Fn:
     import html_text
 
     decode = _decoder()
-    return lambda data, url=None: html_text.extract_text(decode(data))
+
+    def run(data: bytes, url: str | None = None) -> str:
+        text: str = html_text.extract_text(decode(data))
+        return text
+
+    return run
 
 
 _FACTORIES: dict[str, Callable[[], Fn]] = {

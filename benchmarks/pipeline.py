@@ -16,7 +16,7 @@ import sys
 import tempfile
 import time
 from pathlib import Path
-from typing import Any
+from typing import Any, Literal, overload
 
 from . import pages
 from .measure import child_env
@@ -38,6 +38,14 @@ def subcommands() -> dict[str, argparse.ArgumentParser]:
         if isinstance(a, argparse._SubParsersAction):
             return dict(a.choices)
     return {}
+
+
+@overload
+def _flag(p: argparse.ArgumentParser, cmd: str, *candidates: str, required: Literal[True] = ...) -> str: ...
+
+
+@overload
+def _flag(p: argparse.ArgumentParser, cmd: str, *candidates: str, required: bool) -> str | None: ...
 
 
 def _flag(p: argparse.ArgumentParser, cmd: str, *candidates: str, required: bool = True) -> str | None:
@@ -158,7 +166,9 @@ def kafka_worker(docs: list[Any], n_msgs: int, timeout: float) -> dict[str, Any]
         err = worker.stderr.read().decode("utf-8", "replace") if worker.stderr else ""
         tail = err.strip().splitlines()[-1:]
         raise NotAvailable(f"worker produced {got}/{n_msgs} outputs (exit {worker.returncode}; {tail[:1]})")
-    steady = (got - 1) / (last - first) if last and first and last > first else float("nan")
+    if first is None or last is None:  # n_msgs == 0: no output to time
+        raise NotAvailable("no messages to time (n_msgs = 0)")
+    steady = (got - 1) / (last - first) if last > first else float("nan")
     return {"messages": got, "startup_s": first - t0, "steady_mps": steady, "overall_mps": got / (last - t0)}
 
 

@@ -224,7 +224,8 @@ def run(a: argparse.Namespace) -> int:
         printed.append(body)
 
     speed_parts: list[str] = []
-    ratio_floor, fits, growth = math.nan, {}, math.nan
+    fits: dict[str, tuple[float, float, float]] = {}
+    ratio_floor, growth = math.nan, math.nan
     if "speed" in todo or "stages" in todo:
         from . import speed
 

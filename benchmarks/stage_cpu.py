@@ -18,6 +18,8 @@ import gc
 import statistics
 import time
 from collections.abc import Callable
+from functools import partial
+from operator import itemgetter
 from typing import Any
 
 from .stages import STAGES, bare_walk, staged_extract
@@ -61,11 +63,21 @@ def measure(spec: str, repeat: int, limit: int | None) -> tuple[int, dict[str, l
 
             staged_extract(ex, d.html, url, call)
             h, data = decoded[i], d.html
-            row = secs + [timed(lambda h=h: LexborHTMLParser(h)),
-                          timed(lambda h=h: bare_walk(LexborHTMLParser(h))),
-                          timed(lambda data=data, url=url: ex.extract(data, url).text),
-                          timed(lambda data=data, url=url: ex.extract(data, url).to_dict()),
-                          timed(lambda data=data, url=url: res(data, url))]
+
+            def walk(h: str = h) -> Any:
+                return bare_walk(LexborHTMLParser(h))
+
+            def text(data: bytes = data, url: str | None = url) -> str:
+                return ex.extract(data, url).text
+
+            def record(data: bytes = data, url: str | None = url) -> dict[str, Any]:
+                return ex.extract(data, url).to_dict()
+
+            def peer(data: bytes = data, url: str | None = url) -> Any:
+                return res(data, url)
+
+            row = secs + [timed(partial(LexborHTMLParser, h)), timed(walk), timed(text), timed(record),
+                          timed(peer)]
             if r:
                 for n, v in zip(names, row):
                     best[n][i] = min(best[n][i], v)
@@ -91,10 +103,10 @@ def main() -> None:
         print("| " + " | ".join(cells) + " |")
 
     for s in STAGES:
-        row(s, lambda b, s=s: b[s])
+        row(s, itemgetter(s))
     row("**sum of the stages (the whole record)**", lambda b: [sum(x) for x in zip(*(b[s] for s in STAGES))])
     for e in EXTRA:
-        row(e, lambda b, e=e: b[e])
+        row(e, itemgetter(e))
     for spec, (n, best) in cols.items():
         mean = {k: statistics.fmean(v) for k, v in best.items()}
         p50 = {k: statistics.median(v) for k, v in best.items()}

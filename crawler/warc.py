@@ -26,7 +26,7 @@ from collections import Counter, OrderedDict
 from collections.abc import Iterable, Iterator
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import IO, Any
+from typing import IO, Any, Protocol, cast
 
 from warcio.archiveiterator import ArchiveIterator
 from warcio.bufferedreaders import ChunkedDataReader, DecompressingBufferedReader
@@ -34,7 +34,15 @@ from warcio.limitreader import LimitReader
 
 from ce_filter.rawpage import RawPage, is_html_type, media_type
 
-Source = str | os.PathLike | IO[bytes]
+
+class Readable(Protocol):
+    """Any binary stream a source can be: expand_sources takes what has ``read`` as a stream
+    (its ``name``, where it has one, names the records' source)."""
+
+    def read(self, size: int = -1, /) -> bytes: ...
+
+
+Source = str | os.PathLike | IO[bytes] | Readable
 WARC_SUFFIXES = (".warc", ".warc.gz", ".arc", ".arc.gz")
 PAGE_TYPES = ("response", "resource")
 TRUNCATED = "truncated record"
@@ -161,10 +169,14 @@ def _uri_date(uri: str | None, date: str | None) -> str:
 def expand_sources(source: Source | Iterable[Source]) -> list[tuple[str, Any]]:
     """(name, path-or-stream) pairs. ``-`` is stdin; globs and directories expand (sorted).
     Raises FileNotFoundError for a path or glob that names nothing."""
+    # one path or stream, or an iterable of them (hasattr, as at run time, narrows no type)
+    sources: Iterable[Source]
     if isinstance(source, (str, os.PathLike)) or hasattr(source, "read"):
-        source = [source]  # type: ignore[list-item]
+        sources = [cast(Source, source)]
+    else:
+        sources = source
     out: list[tuple[str, Any]] = []
-    for s in source:  # type: ignore[union-attr]
+    for s in sources:
         if hasattr(s, "read"):
             out.append((getattr(s, "name", "<stream>"), s))
             continue
@@ -420,10 +432,12 @@ class _Unit:
 
     def _more(self) -> None:
         if self.d is None:  # plain: the record's own bytes
-            data = self._take(min(self.limit - self.size - len(self.out), _SCAN))
+            limit = self.limit
+            assert limit is not None  # no decompressor only where the record's length was given
+            data = self._take(min(limit - self.size - len(self.out), _SCAN))
             if not data:
                 self.done = True
-                if self.size + len(self.out) < self.limit:
+                if self.size + len(self.out) < limit:
                     self.damage = _Damage("truncated", "input ends inside a record (truncated file)")
             self.out += data
             return
@@ -559,7 +573,7 @@ def _iter_stream(name: str, fh: IO[bytes], stats: WarcStats, all_statuses: bool,
         if damage.kind == "truncated" and (unit is None or unit.d is None):
             while src.take(_SCAN):  # what is left is the cut record
                 pass
-        elif damage.kind == "truncated":  # a cut member may have run on into the members
+        elif damage.kind == "truncated" and unit is not None:  # a cut member may have run on into the members
             unit.rewind()  # after it (its deflate data need not fail on their bytes): look
             src.skip_to(find, stop)  # again, as after a corrupt member
         elif unit is None or unit.damage is not None:
@@ -962,12 +976,15 @@ def _inflate(data: bytes, wbits: int, limit: int, deadline: float | None = None)
 
 def _zstd(data: bytes, limit: int) -> bytes:
     try:
-        from compression import zstd  # Python 3.14+
+        if sys.version_info >= (3, 14):
+            try:
+                from compression import zstd
+            except ImportError:  # built without _zstd
+                from backports import zstd
+        else:
+            from backports import zstd
     except ImportError:
-        try:
-            from backports import zstd  # type: ignore[no-redef]
-        except ImportError:
-            raise LookupError("unsupported content-encoding zstd (no zstd module)") from None
+        raise LookupError("unsupported content-encoding zstd (no zstd module)") from None
     return zstd.ZstdDecompressor().decompress(data, max_length=limit)
 
 

@@ -1,12 +1,14 @@
 """The long fuzz run: random mutations of the seed corpus (fuzz/seeds.py) through the targets
 (fuzz/targets.py), for a given time, with a report of what ran and what broke.
 
-    python fuzz/run.py --minutes 60                 # all targets, time split between them
-    python fuzz/run.py --minutes 10 --target warc   # one target
-    python fuzz/run.py --atheris extract -- -max_total_time=600   # coverage-guided (atheris)
+    python -m fuzz.run --minutes 60                 # all targets, time split between them
+    python -m fuzz.run --minutes 10 --target warc   # one target
+    python -m fuzz.run --atheris extract -- -max_total_time=600   # coverage-guided (atheris)
 
-Inputs that break a property are written to fuzz/crashes/ (replay: ``python fuzz/run.py
---replay FILE``). The report gives, per target, executions, failures by kind, the slowest
+Run from the checkout's root (``-m`` makes fuzz/ and the tests' helpers importable) with the
+project installed (``pip install -e '.[test]'``): ce_filter.* is the installed package; no
+``sys.path`` is touched. Inputs that break a property are written to fuzz/crashes/ (replay:
+``python -m fuzz.run --replay FILE``). The report gives, per target, executions, failures by kind, the slowest
 input (its size and seconds) and the peak memory of the process.
 """
 
@@ -22,9 +24,8 @@ import traceback
 from collections import Counter
 from pathlib import Path
 
-sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
-from fuzz.seeds import SEEDS  # noqa: E402
-from fuzz.targets import TARGETS  # noqa: E402
+from fuzz.seeds import SEEDS
+from fuzz.targets import TARGETS
 
 CRASHES = Path(__file__).with_name("crashes")
 MAX_INPUT = 2 << 20
@@ -127,7 +128,7 @@ def _atheris(target: str, rest: list[str]) -> int:
     try:
         import atheris
     except ImportError:
-        print("fuzz/run.py: error: --atheris needs atheris: pip install -e '.[fuzz]' (Linux x86-64)",
+        print("fuzz.run: error: --atheris needs atheris: pip install -e '.[fuzz]' (Linux x86-64)",
               file=sys.stderr)
         return 2
 

@@ -1,7 +1,8 @@
 """The seed corpus of the fuzz targets: the shapes that broke the stream once (hostile HTML,
 charset labels that are codecs, damaged WARCs, poison Kafka messages) and ordinary inputs to
 mutate from. Made by code, not stored, so the repository carries no binary blobs:
-``python fuzz/seeds.py DIR`` writes them as files (for atheris/libFuzzer's corpus directory).
+``python -m fuzz.seeds DIR`` writes them as files (for atheris/libFuzzer's corpus directory).
+Run from the checkout's root with the project installed (see fuzz/run.py): no ``sys.path`` edit.
 """
 
 from __future__ import annotations
@@ -11,18 +12,14 @@ import json
 import sys
 from pathlib import Path
 
-REPO = Path(__file__).resolve().parents[1]
-
 
 def _hostile() -> dict[str, bytes]:
-    sys.path.insert(0, str(REPO))
     from tests.reliability.hostile import shapes
 
     return shapes()
 
 
 def _warcs() -> dict[str, bytes]:
-    sys.path.insert(0, str(REPO))
     from tests.reliability.warcs import bomb_member, damage, pages
 
     data, offsets = pages(6)

@@ -100,10 +100,7 @@ def warc(data: bytes) -> float:
 @lru_cache(maxsize=1)
 def _good() -> tuple[bytes, list[int], list[bytes]]:
     import gzip
-    import sys
-    from pathlib import Path
 
-    sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
     from tests.reliability.warcs import pages
 
     data, offsets = pages(4, "good")

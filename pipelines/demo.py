@@ -16,7 +16,7 @@ from ce_filter.extras import missing
 from .embedded_broker import EmbeddedBroker, broker_binary
 from .kafka_io import KafkaSettings, ensure_topics, read_topic
 from .offline import clean_warcs
-from .sinks import JsonlSink, KafkaSink
+from .sinks import JsonlSink, KafkaSink, Sink
 
 TOPIC = "ce-filter.demo.records"
 
@@ -45,7 +45,7 @@ def run_demo(warc: Path, show: int = 3, use_broker: bool = True, out: Any = None
         why = "asked not to" if not use_broker else "no Kafka broker here: pip install 'ce-filter[demo]'"
         path = Path(tempfile.mkdtemp(prefix="ce-filter-demo-")) / "records.jsonl"
         print(f"Kafka skipped ({why}): writing records to the file {path} instead.", file=out)
-        sink = JsonlSink(path)
+        sink: Sink = JsonlSink(path)
         stats = clean_warcs([warc], sink, progress=True)
         sink.close()
         print(stats.summary(), file=out)

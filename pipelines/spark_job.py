@@ -526,8 +526,7 @@ def expand_inputs(inputs: Iterable[str], spark: Any = None, prefix: str = "", re
                 if spark is None:
                     raise ValueError(f"{part!r}: a Hadoop URI needs the Spark session to expand")
                 out += _hadoop_expand(spark, part) if glob.has_magic(part) or part.endswith("/") else [part]
-    seen: set[str] = set()
-    return [x for x in out if not (x in seen or seen.add(x))]
+    return list(dict.fromkeys(out))  # each once, in first-seen order
 
 
 def _process_files(names: Iterator[str], opts: dict[str, Any], acc: Any, struct: Any) -> Iterator[tuple]:

@@ -5,6 +5,9 @@ crawlers see them: plain, chunked, gzip-encoded, chunked + gzip, and a charset-l
 plus a request record, a non-HTML (PNG) response, a revisit and a warcinfo record.
 
     python scripts/make_sample.py [--data ../shared/data/dragnet/html] [--out samples/sample.warc.gz]
+
+It runs with the project installed (``pip install -e '.[warc]'``): ce_filter.crawler is the
+installed package's (no ``sys.path`` edit; the checkout has no ce_filter.crawler).
 """
 
 from __future__ import annotations
@@ -12,14 +15,12 @@ from __future__ import annotations
 import argparse
 import io
 import struct
-import sys
 import zlib
 from pathlib import Path
 
-ROOT = Path(__file__).resolve().parents[1]
-sys.path.insert(0, str(ROOT))
+from ce_filter.crawler.warcgen import WarcBuilder
 
-from ce_filter.crawler.warcgen import WarcBuilder  # noqa: E402
+ROOT = Path(__file__).resolve().parents[1]
 
 # (Dragnet id, URL the page was crawled from (its canonical link), framing)
 PAGES = [

@@ -8,24 +8,23 @@ that keeps a code block (as ``Extractor.extract`` does). Pin a core for stable f
 
     taskset -c 1 python scripts/text_cost.py ../shared/data/dragnet:test ../shared/data/cleaneval-final \\
         ../shared/data/wcxb-dev
+
+It runs with the project installed (``pip install -e .``) and imports ``ce_filter.*`` as
+installed: no ``sys.path`` edit.
 """
 
 from __future__ import annotations
 
 import argparse
 import re
-import sys
 import time
 from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
-ROOT = Path(__file__).resolve().parents[1]
-sys.path.insert(0, str(ROOT))
-
-from ce_filter.api import Extractor, code_blocks, extras_of  # noqa: E402
-from ce_filter.learn.corpus import _html_bytes, corpus_ids  # noqa: E402
-from ce_filter.render import to_text  # noqa: E402
+from ce_filter.api import Extractor, code_blocks, extras_of
+from ce_filter.learn.corpus import _html_bytes, corpus_ids
+from ce_filter.render import to_text
 
 WORDS = re.compile(r"\w+")
 

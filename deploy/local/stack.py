@@ -20,6 +20,10 @@ Kafka security settings (SASL/SSL) come from the ``CE_FILTER_*`` environment var
 ``ce-filter`` CLI reads (``CE_FILTER_SECURITY_PROTOCOL``, ``CE_FILTER_SASL_MECHANISM``, ...);
 the workers inherit them. The state directory defaults to ``deploy/local/state`` (or
 ``$CE_FILTER_STACK_DIR``).
+
+It runs with the project installed (``pip install -e '.[kafka]'``, or ``'.[demo]'`` for the
+embedded broker): it imports ``ce_filter.*`` as installed, and touches no ``sys.path`` (the
+checkout has no ``ce_filter.pipelines``: pipelines/ becomes that only when installed).
 """
 
 from __future__ import annotations
@@ -38,8 +42,6 @@ from pathlib import Path
 from typing import Any
 
 REPO = Path(__file__).resolve().parents[2]
-if str(REPO) not in sys.path:  # run from a checkout without `pip install -e .`
-    sys.path.insert(0, str(REPO))
 
 DEFAULT_STATE = Path(os.environ.get("CE_FILTER_STACK_DIR") or Path(__file__).with_name("state"))
 EMBEDDED_MAX_POLL_INTERVAL_MS = 5_000  # Tansu finishes a group join only after this (see docs)
@@ -91,8 +93,7 @@ def alive(entry: dict[str, Any]) -> bool:
 
 
 def child_env() -> dict[str, str]:
-    env = dict(os.environ)
-    env["PYTHONPATH"] = os.pathsep.join(p for p in (str(REPO), env.get("PYTHONPATH", "")) if p)
+    env = dict(os.environ)  # the workers import the installed package, as this script does
     env.setdefault("PYTHONUNBUFFERED", "1")
     return env
 

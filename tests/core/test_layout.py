@@ -71,3 +71,25 @@ def test_the_architecture_page_names_every_module():
                         and f" {name}," not in doc and f" {name})" not in doc and f"({name}," not in doc:
                     missing.append(f"{folder}/{p.name}")
     assert not missing, f"not on docs/ARCHITECTURE.md: {missing}"
+
+
+def test_no_python_file_edits_sys_path():
+    """No .py file of the repository assigns to, extends or inserts into the import path: the
+    checkout's root on it shadows the installed ce_filter with one that has no crawler,
+    pipelines or bench (those are crawler/, pipelines/, benchmarks/ only once installed), so
+    every script, tool and test imports the installed package as it is."""
+    import re
+
+    edit = re.compile(r"\bsys\s*\.\s*path\s*(?:\.\s*(?:insert|append|extend|remove|pop|clear)\s*\("
+                      r"|\[[^\]]*\]\s*=(?!=)|[+]?=(?!=))")
+    skip = {".git", ".venv", "build", "dist", "node_modules", "__pycache__"}
+    found = []
+    for p in sorted(REPO.rglob("*.py")):
+        rel = p.relative_to(REPO)
+        if skip & set(rel.parts) or any(part.startswith(".") or part.endswith(".egg-info")
+                                        for part in rel.parts):
+            continue
+        for n, line in enumerate(p.read_text(encoding="utf-8", errors="replace").splitlines(), 1):
+            if edit.search(line):
+                found.append(f"{rel}:{n}: {line.strip()}")
+    assert not found, "sys.path edits:\n" + "\n".join(found)

@@ -37,8 +37,7 @@ stack = _load_stack()
 
 
 def env(**extra: str) -> dict[str, str]:
-    e = {k: v for k, v in os.environ.items() if not k.startswith("CE_FILTER_")}
-    e["PYTHONPATH"] = os.pathsep.join(p for p in (str(REPO), e.get("PYTHONPATH", "")) if p)
+    e = {k: v for k, v in os.environ.items() if not k.startswith("CE_FILTER_")}  # the installed package
     e.update(extra)
     return e
 

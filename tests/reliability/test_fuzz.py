@@ -1,7 +1,7 @@
 """The short fuzz run: the properties of fuzz/targets.py over inputs hypothesis makes from the
 seed corpus (fuzz/seeds.py: the hostile shapes, damaged WARCs, poison messages) by the long
 run's mutations and from HTML/WARC/JSON fragments. Derandomized with a fixed number of examples,
-so every run tries the same inputs and a failure replays; the long run is ``python fuzz/run.py``."""
+so every run tries the same inputs and a failure replays; the long run is ``python -m fuzz.run``."""
 
 from __future__ import annotations
 
@@ -9,8 +9,6 @@ import contextlib
 import gzip
 import random
 import signal
-import sys
-from pathlib import Path
 
 import pytest
 
@@ -18,7 +16,8 @@ hypothesis = pytest.importorskip("hypothesis", reason="in the test extra: pip in
 from hypothesis import HealthCheck, given, settings  # noqa: E402
 from hypothesis import strategies as st  # noqa: E402
 
-sys.path.insert(0, str(Path(__file__).resolve().parents[2]))
+# fuzz/ and tests/ import as packages from the checkout's root, which `python -m pytest` run
+# there (scripts/test.sh) has on its path; ce_filter.* is the installed package
 from fuzz import targets  # noqa: E402
 from fuzz.run import TOKENS, mutate  # noqa: E402
 from fuzz.seeds import SEEDS  # noqa: E402

@@ -36,16 +36,17 @@ def test_hostile_shapes_finish_within_a_memory_limit():
     """Unguarded, the formatting shape alone peaks at 3.4 GB: in a child with a 1 GiB address
     space every shape must finish (a timeout here is a hang guard, not a timing test)."""
     code = textwrap.dedent("""
-        import resource, sys
-        sys.path.insert(0, %r)
+        import resource
         import ce_filter
         from tests.reliability.hostile import shapes
         resource.setrlimit(resource.RLIMIT_AS, (1 << 30, 1 << 30))
         for name, page in shapes().items():
             r = ce_filter.extract(page)
             print(name, "|", r.reason, "|", r.truncated, flush=True)
-    """) % str(__import__("pathlib").Path(__file__).resolve().parents[2])
-    out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, timeout=300)
+    """)
+    # `python -c` has its working directory (the checkout's root) on its path: tests.* imports
+    root = __import__("pathlib").Path(__file__).resolve().parents[2]
+    out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, timeout=300, cwd=root)
     assert out.returncode == 0, out.stderr[-2000:]
     assert len(out.stdout.splitlines()) == len(shapes())
 

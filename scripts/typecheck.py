@@ -1,0 +1,77 @@
+"""Type-check every product line, in the layout the package installs as.
+
+crawler/, pipelines/ and benchmarks/ install as ce_filter.crawler, ce_filter.pipelines and
+ce_filter.bench through setuptools' package-dir (pyproject.toml), which mypy does not follow. So
+this script builds that layout in a temporary directory (symlinks to the checkout's files:
+ce_filter/ with crawler/ as ce_filter/crawler, pipelines/ as ce_filter/pipelines, benchmarks/ as
+ce_filter/bench, and research/ beside it), runs mypy there with the project's settings
+([tool.mypy] in pyproject.toml), prints mypy's report with each path mapped back to the checkout
+(ce_filter/crawler/warc.py -> crawler/warc.py) and exits with mypy's code.
+
+Usage: .venv/bin/python scripts/typecheck.py [extra mypy arguments]   (scripts/test.sh runs it)
+"""
+
+from __future__ import annotations
+
+import os
+import re
+import subprocess
+import sys
+import tempfile
+from pathlib import Path
+
+ROOT = Path(__file__).resolve().parents[1]
+
+# view path (under the temporary directory) -> checkout path (under ROOT)
+LAYOUT = {
+    "ce_filter": "ce_filter",
+    "ce_filter/crawler": "crawler",
+    "ce_filter/pipelines": "pipelines",
+    "ce_filter/bench": "benchmarks",
+    "research": "research",
+}
+
+
+def build_view(view: Path) -> None:
+    """Mirror the installed layout under `view`: real directories, each file a symlink."""
+    for dst, src in LAYOUT.items():
+        for path in sorted((ROOT / src).rglob("*")):
+            rel = path.relative_to(ROOT / src)
+            if "__pycache__" in rel.parts or path.is_dir():
+                continue
+            target = view / dst / rel
+            if target.exists():
+                continue
+            target.parent.mkdir(parents=True, exist_ok=True)
+            target.symlink_to(path)
+    (view / "pyproject.toml").symlink_to(ROOT / "pyproject.toml")
+
+
+def map_back(line: str) -> str:
+    """ce_filter/crawler/warc.py:3: ... -> crawler/warc.py:3: ... (longest view prefix first)."""
+    for dst in sorted(LAYOUT, key=len, reverse=True):
+        src = LAYOUT[dst]
+        if dst == src:
+            continue
+        pattern = re.compile(r"(?<![\w/.])" + re.escape(dst) + "/")
+        line = pattern.sub(src + "/", line)
+    return line
+
+
+def main(argv: list[str]) -> int:
+    with tempfile.TemporaryDirectory(prefix="ce-filter-typecheck-") as tmp:
+        view = Path(tmp)
+        build_view(view)
+        cache = ROOT / ".mypy_cache" / "view"
+        cmd = [sys.executable, "-m", "mypy", "--cache-dir", str(cache), *argv]
+        env = dict(os.environ, MYPY_FORCE_COLOR="0")
+        env.pop("MYPYPATH", None)
+        proc = subprocess.run(cmd, cwd=view, env=env, capture_output=True, text=True)
+    for line in proc.stdout.splitlines():
+        print(map_back(line))
+    sys.stderr.write(proc.stderr)
+    return proc.returncode
+
+
+if __name__ == "__main__":
+    sys.exit(main(sys.argv[1:]))
