@@ -10,5 +10,5 @@ set -euo pipefail
 cd "$(dirname "$0")/.."
 bash scripts/setup.sh
 .venv/bin/ruff check .
-.venv/bin/python scripts/typecheck.py  # mypy on the installed layout: ce_filter, crawler, pipelines, benchmarks, research
+.venv/bin/python scripts/typecheck.py  # mypy and the import contracts on the installed layout
 .venv/bin/python -m pytest -q -rs -n 2 "$@"

@@ -1,4 +1,5 @@
-"""Type-check every product line, in the layout the package installs as.
+"""Type-check every product line and check that its imports point inward, in the layout the
+package installs as.
 
 crawler/, pipelines/ and benchmarks/ install as ce_filter.crawler, ce_filter.pipelines and
 ce_filter.bench through setuptools' package-dir (pyproject.toml), which mypy does not follow. So
@@ -6,7 +7,9 @@ this script builds that layout in a temporary directory (symlinks to the checkou
 ce_filter/ with crawler/ as ce_filter/crawler, pipelines/ as ce_filter/pipelines, benchmarks/ as
 ce_filter/bench, and research/ beside it), runs mypy there with the project's settings
 ([tool.mypy] in pyproject.toml), prints mypy's report with each path mapped back to the checkout
-(ce_filter/crawler/warc.py -> crawler/warc.py) and exits with mypy's code.
+(ce_filter/crawler/warc.py -> crawler/warc.py), then runs import-linter on the same layout with
+the contracts of [tool.importlinter] (engine <- sources <- stages <- entry points,
+docs/ARCHITECTURE.md). Exits non-zero when either finds a fault.
 
 Usage: .venv/bin/python scripts/typecheck.py [extra mypy arguments]   (scripts/test.sh runs it)
 """
@@ -67,10 +70,18 @@ def main(argv: list[str]) -> int:
         env = dict(os.environ, MYPY_FORCE_COLOR="0")
         env.pop("MYPYPATH", None)
         proc = subprocess.run(cmd, cwd=view, env=env, capture_output=True, text=True)
+        # the view first on the path, so that import-linter reads ce_filter.crawler & co. there
+        lint = subprocess.run([str(Path(sys.executable).with_name("lint-imports")), "pyproject.toml",
+                               "--no-cache"], cwd=view,
+                              env=dict(env, PYTHONPATH=str(view)), capture_output=True, text=True)
     for line in proc.stdout.splitlines():
         print(map_back(line))
     sys.stderr.write(proc.stderr)
-    return proc.returncode
+    contracts = [ln for ln in lint.stdout.splitlines() if ln.endswith((" KEPT", " BROKEN")) or
+                 ln.startswith("Contracts:")]
+    print("\n".join(map_back(ln) for ln in contracts) if lint.returncode == 0 else map_back(lint.stdout))
+    sys.stderr.write(lint.stderr)
+    return proc.returncode or lint.returncode
 
 
 if __name__ == "__main__":

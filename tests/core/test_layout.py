@@ -73,6 +73,22 @@ def test_the_architecture_page_names_every_module():
     assert not missing, f"not on docs/ARCHITECTURE.md: {missing}"
 
 
+def test_every_module_has_a_room_in_the_import_contracts():
+    """The import contracts (pyproject.toml [tool.importlinter], checked by scripts/typecheck.py)
+    name each top-level module of ce_filter/ as engine or entry point: a new one must be placed,
+    or the rule that dependencies point inward would not reach it."""
+    import tomllib
+
+    contracts = tomllib.loads((REPO / "pyproject.toml").read_text())["tool"]["importlinter"]["contracts"]
+    engine = set(contracts[0]["source_modules"])
+    entry = set(contracts[0]["forbidden_modules"]) - {"ce_filter.crawler", "ce_filter.pipelines"}
+    assert not engine & entry
+    tops = {f"ce_filter.{p.stem if p.suffix == '.py' else p.name}" for p in (REPO / "ce_filter").iterdir()
+            if not p.name.startswith(("_", ".")) and (p.suffix == ".py" or (p / "__init__.py").exists())}
+    assert tops - {"ce_filter.bench"} == (engine | entry) - {"ce_filter.bench"}, \
+        (tops ^ (engine | entry)) - {"ce_filter.bench"}
+
+
 def test_no_python_file_edits_sys_path():
     """No .py file of the repository assigns to, extends or inserts into the import path: the
     checkout's root on it shadows the installed ce_filter with one that has no crawler,
