@@ -104,8 +104,9 @@ def dump_warc(data: Path, out: Path, names: list[str]) -> None:
                 print(f"{path}: written", file=sys.stderr)
 
 
-def compare(a: Path, b: Path) -> int:
-    """Prints, per file, how many records differ and in which fields; 1 when any differ."""
+def compare(a: Path, b: Path, ignore: frozenset[str] = frozenset()) -> int:
+    """Prints, per file, how many records differ and in which fields (but those in ``ignore``);
+    1 when any differ."""
     differ = 0
     for fa in sorted(a.glob("*.jsonl")):
         fb = b / fa.name
@@ -117,8 +118,10 @@ def compare(a: Path, b: Path) -> int:
         n, fields = 0, {}
         for ra, rb in zip(la, lb):
             if ra != rb:
-                n += 1
                 da, db = json.loads(ra), json.loads(rb)
+                if all(da.get(k) == db.get(k) for k in set(da) | set(db) if k not in ignore):
+                    continue
+                n += 1
                 for k in sorted(set(da) | set(db)):
                     if da.get(k) != db.get(k):
                         fields.setdefault(k, []).append(da.get("source_name") or da.get("url"))
@@ -140,11 +143,13 @@ def main(argv: list[str] | None = None) -> int:
     c = sub.add_parser("compare", help="which records differ between two dumps")
     c.add_argument("a", type=Path)
     c.add_argument("b", type=Path)
+    c.add_argument("--ignore", action="append", default=[], metavar="FIELD",
+                   help="a field whose difference does not count (repeatable), e.g. model")
     args = ap.parse_args(argv)
     if args.cmd == "dump":
         dump(args.data, args.out, args.corpus, warc=not args.no_warc)
         return 0
-    return compare(args.a, args.b)
+    return compare(args.a, args.b, frozenset(args.ignore))
 
 
 if __name__ == "__main__":
