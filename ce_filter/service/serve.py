@@ -469,6 +469,11 @@ def run(host: str = "127.0.0.1", port: int = 8080, workers: int = 2, timeout: fl
         say(f"listening on {address} with {workers} worker{'s' if workers != 1 else ''}; "
             "Ctrl-C or SIGTERM stops it")
 
+    def post_worker_init(worker: Any) -> None:
+        app.worker_ready()
+        # its signal handlers are in place from here on: a stop now ends it cleanly
+        worker.log.info("worker ready (pid: %s)", worker.pid)
+
     def post_request(worker: Any, req: Any, environ: dict[str, Any], resp: Any) -> None:
         if environ.get(RECYCLE):
             worker.log.warning("worker %s ran out of its page memory: replacing it", worker.pid)
@@ -483,7 +488,7 @@ def run(host: str = "127.0.0.1", port: int = 8080, workers: int = 2, timeout: fl
                          "accesslog": None, "errorlog": "-", "loglevel": "info",
                          "proc_name": "ce-filter-serve", "control_socket_disable": True,
                          "when_ready": when_ready,
-                         "post_worker_init": lambda worker: app.worker_ready(),
+                         "post_worker_init": post_worker_init,
                          "post_request": post_request,
                          "child_exit": lambda server, worker: process_dead(worker.pid)}.items():
                 if k in self.cfg.settings:  # control_socket_disable: only gunicorn >= 24 has one
