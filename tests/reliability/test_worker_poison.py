@@ -115,7 +115,9 @@ def test_slow_pages_never_make_a_redelivery_loop(kafka):
     CPU time alone is 1.5 times the batch limit and the budget sits halfway (geometrically)
     between a slow page and the one over it, on a faster or slower CPU alike."""
     slow_s, over_s = _cpu(SLOW), _cpu(OVER)
-    assert over_s > 3 * slow_s, (slow_s, over_s)  # the premise: the two are told apart
+    # the premise: the two are told apart (about 5x on an idle machine, 2.8x seen under load);
+    # the budget between them then leaves each page 40 % or more of margin
+    assert over_s > 2 * slow_s, (slow_s, over_s)
     budget = (slow_s * over_s) ** 0.5
     n_slow = max(8, math.ceil(1.5 * 1.2 / slow_s))  # CPU time alone: 1.5 times the batch limit
     src, out, group = unique("raw"), unique("clean"), unique("group")
