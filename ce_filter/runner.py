@@ -410,10 +410,14 @@ class ExtractorSetup:
         self.factory = factory
 
     def __call__(self) -> Handler:
-        return _ExtractHandler(self.factory())
+        return ExtractHandler(self.factory())
 
 
-class _ExtractHandler(Handler):
+class ExtractHandler(Handler):
+    """A child's Extractor: warmed up on the warm-up page, its version and model in the ready
+    message; a page is (html, url, encoding), its result the Extraction. Stages that make
+    something else of a page (a record) override ``run`` and ``last``."""
+
     def __init__(self, ex: Any) -> None:
         self.ex = ex
         self.info = (ex.version, ex.model.name, ex.model.digest)

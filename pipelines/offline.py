@@ -36,13 +36,12 @@ from ce_filter.budget import (
     Budget,
     ModelRef,
     guarded,
-    warm_up,
 )
 from ce_filter.options import ExtractOptions
 from ce_filter.progress import Ticker
 from ce_filter.rawpage import RawPage
 from ce_filter.record import make_record
-from ce_filter.runner import Handler, Pool
+from ce_filter.runner import ExtractHandler, Handler, Pool
 
 from .sinks import Sink, SinkError
 from .sitecount import count_sites
@@ -259,13 +258,8 @@ class _Setup:
         return _PageHandler(ex)
 
 
-class _PageHandler(Handler):
-    def __init__(self, ex: Any) -> None:
-        self.ex = ex
-        self.info = (ex.version, ex.model.name, ex.model.digest)
-
-    def warm_up(self) -> None:
-        warm_up(self.ex)
+class _PageHandler(ExtractHandler):
+    """A page in, its record out."""
 
     def run(self, work: Any) -> dict[str, Any]:
         page: RawPage = work
