@@ -18,6 +18,7 @@ from .extraction import (
     page_head,
 )
 from .features.context import signature_groups
+from .features.dense import select as fast_select
 from .kinds.after_cut import (
     KindDecoding,
     decide_groups,
@@ -299,7 +300,10 @@ class Extractor:
         """(the blocks kept at the page's cut, then by the page-kind decoding's group rule for
         the page's estimated kind; the mask of the blocks that rule changed, None where it did
         not run). The thin-page rule comes after (``keep``)."""
-        keep = select(scores, self.cut(kind), code_blocks(blocks))
+        keep = fast_select(scores, self.cut(kind), np.asarray(blocks.flags, dtype=np.int64),
+                           FLAG_PRE, FALLBACK_REL)
+        if keep is None:  # the C part not built: the reference
+            keep = select(scores, self.cut(kind), code_blocks(blocks))
         d = self.decoding
         if d is None or not d.groups or kind is None or self.kind_model is None:
             return keep, None

@@ -36,6 +36,7 @@ from .features.context import (
     with_deep,
 )
 from .features.dense import context_inputs
+from .features.dense import scores as dense_scores
 from .features.leaves import Trees, TreesError
 from .features.tokens import token_weight_sums
 from .kinds.model import PageKindError, PageKindModel
@@ -192,6 +193,30 @@ class Model:
         weights, plus each block's token weights summed (the same sum as the full matrix)."""
         if len(x) == 0:
             return np.zeros(0)
+        if self._plain():  # the page in one C call where the model's shape allows it
+            dense_w, token_w, tables = self._layout()
+            tok = None
+            for prefix, rows, vocab in tokens:
+                t = token_weight_sums(rows, vocab, token_w[prefix], tables[prefix])
+                tok = t if tok is None else tok + t
+            s2 = self.stage2
+            cont, weight = stage2_inputs(blocks)
+            out = dense_scores(x, dense_w, self.stage1._b, tok, None if s2 is None else s2._w,
+                               0.0 if s2 is None else s2._b, self.stage2_page_rel,
+                               np.ascontiguousarray(cont, dtype=np.int64),
+                               np.ascontiguousarray(weight, dtype=np.float64))
+            if out is not None:
+                return out
+        return self.reference_scores(x, tokens, blocks, kind, style)
+
+    def reference_scores(self, x: np.ndarray, tokens: list[TokenRows], blocks: Blocks,
+                         kind: np.ndarray | None = None, style: np.ndarray | None = None
+                         ) -> np.ndarray:
+        """``scores`` in numpy: the reference of the C call, and the path of every model shape
+        the C call does not cover (trees, kind or style in stage 2, deep or signature columns,
+        stage 3)."""
+        if len(x) == 0:
+            return np.zeros(0)
         dense_w, token_w, tables = self._layout()
         z = np.einsum("ij,j->i", x, dense_w) + self.stage1._b
         for prefix, rows, vocab in tokens:
@@ -200,6 +225,12 @@ class Model:
             z += self._leaf_weights()[self.trees.leaves(x)].sum(axis=1)
         return self._stage2(sigmoid(z), *stage2_inputs(blocks), kind, style,
                             self.signature_groups(blocks))
+
+    def _plain(self) -> bool:
+        """Whether the C call (features.dense.scores) covers this model: stage 1 without trees,
+        stage 2 (if any) over the context columns alone, no stage 3."""
+        return (self.trees is None and self.stage3 is None and not self.stage2_deep
+                and not self.stage2_sig and self.stage2_kind is None and self.stage2_style is None)
 
     def signature_groups(self, blocks: Blocks) -> np.ndarray | None:
         """The blocks' signature groups where stage 2 reads them (else None: not computed)."""

@@ -429,35 +429,16 @@ done:
 
 /* ------------------------------------------------------------------ context */
 
-/* context(s, cont, weight, page_rel, s_sum, path, out): context.context_features (stage 2's
- * input) into out (n x (2 CONTEXT + 7 + page_rel)). cont: None or the ancestor ids (n x
- * path); weight: None or n float64; s_sum: numpy's s.sum() (pairwise). */
-static PyObject *context(PyObject *self, PyObject *args) {
-    PyObject *os, *ocont, *ow, *oout;
-    int page_rel;
-    double s_sum;
-    Py_ssize_t n, path;
-    if (!PyArg_ParseTuple(args, "nOOOpdnO", &n, &os, &ocont, &ow, &page_rel, &s_sum, &path, &oout))
-        return NULL;
+/* context_fill: context.context_features (stage 2's input) of the scores s (n) into out (n x
+ * (2 CONTEXT + 7 + page_rel)); cont: NULL or the ancestor ids (n x path); w: NULL or n weights;
+ * s_sum: s.sum() as numpy adds it (pairwise). Runs without the GIL; returns OK or an error. */
+static int context_fill(Py_ssize_t n, const double *s, const int64_t *cont, Py_ssize_t path,
+                        const double *w, int page_rel, double s_sum, double *out) {
     Py_ssize_t width = 2 * CONTEXT + 7 + page_rel;
-    if (n < 1 || (ocont != Py_None && path < 4)) {
-        PyErr_SetString(PyExc_ValueError, "n >= 1 blocks, path >= 4 levels");
-        return NULL;
-    }
-    bufs_t b = {.n = 0};
-    PyObject *ret = NULL;
-    double *c = NULL, *num = NULL, *den = NULL;
-    const int64_t *cont = NULL;
-    const double *w = NULL, *s = get(&b, os, 8, n, 0, "s");
-    if (!s) goto done;
-    if (ocont != Py_None && !(cont = get(&b, ocont, 8, n * path, 0, "cont"))) goto done;
-    if (ow != Py_None && !(w = get(&b, ow, 8, n, 0, "weight"))) goto done;
-    double *out = get(&b, oout, 8, n * width, 1, "out");
-    if (!out) goto done;
     int err = OK;
-    PyThreadState *ts = unlock(n);
+    double *c = NULL, *num = NULL, *den = NULL;
     c = PyMem_RawMalloc((size_t)(n + 1) * sizeof(double));
-    if (!c) { err = E_MEM; goto computed; }
+    if (!c) { err = E_MEM; goto done; }
     c[0] = 0.0;
     double acc = 0.0, s_max = s[0];
     for (Py_ssize_t i = 0; i < n; i++) {
@@ -489,14 +470,14 @@ static PyObject *context(PyObject *self, PyObject *args) {
         int64_t cmax = 0;
         for (Py_ssize_t i = 0; i < n; i++) {
             int64_t e = cont[i * path + q + 1];
-            if (e < 0) { err = E_NEG; goto computed; }
+            if (e < 0) { err = E_NEG; goto done; }
             if (e > cmax) cmax = e;
         }
         PyMem_RawFree(num);
         PyMem_RawFree(den);
         num = PyMem_RawCalloc((size_t)cmax + 1, sizeof(double));
         den = PyMem_RawCalloc((size_t)cmax + 1, sizeof(double));
-        if (!num || !den) { err = E_MEM; goto computed; }
+        if (!num || !den) { err = E_MEM; goto done; }
         /* dom.group_sum: np.bincount in block order, of s * w and of w */
         for (Py_ssize_t i = 0; i < n; i++) {
             int64_t e = cont[i * path + q + 1];
@@ -513,13 +494,187 @@ static PyObject *context(PyObject *self, PyObject *args) {
         double m = dmax(s_max, 1e-6); /* max(float(s.max()), 1e-6) */
         for (Py_ssize_t i = 0; i < n; i++) out[i * width + width - 1] = s[i] / m;
     }
-computed:
-    relock(ts);
-    if (!raise_err(err)) ret = Py_NewRef(Py_None);
 done:
     PyMem_RawFree(c);
     PyMem_RawFree(num);
     PyMem_RawFree(den);
+    return err;
+}
+
+/* context(s, cont, weight, page_rel, s_sum, path, out): context_fill from Python (cont and
+ * weight may be None). */
+static PyObject *context(PyObject *self, PyObject *args) {
+    PyObject *os, *ocont, *ow, *oout;
+    int page_rel;
+    double s_sum;
+    Py_ssize_t n, path;
+    if (!PyArg_ParseTuple(args, "nOOOpdnO", &n, &os, &ocont, &ow, &page_rel, &s_sum, &path, &oout))
+        return NULL;
+    Py_ssize_t width = 2 * CONTEXT + 7 + page_rel;
+    if (n < 1 || (ocont != Py_None && path < 4)) {
+        PyErr_SetString(PyExc_ValueError, "n >= 1 blocks, path >= 4 levels");
+        return NULL;
+    }
+    bufs_t b = {.n = 0};
+    PyObject *ret = NULL;
+    const int64_t *cont = NULL;
+    const double *w = NULL, *s = get(&b, os, 8, n, 0, "s");
+    if (!s) goto done;
+    if (ocont != Py_None && !(cont = get(&b, ocont, 8, n * path, 0, "cont"))) goto done;
+    if (ow != Py_None && !(w = get(&b, ow, 8, n, 0, "weight"))) goto done;
+    double *out = get(&b, oout, 8, n * width, 1, "out");
+    if (!out) goto done;
+    PyThreadState *ts = unlock(n);
+    int err = context_fill(n, s, cont, path, w, page_rel, s_sum, out);
+    relock(ts);
+    if (!raise_err(err)) ret = Py_NewRef(Py_None);
+done:
+    release(&b);
+    return ret;
+}
+
+/* ------------------------------------------------------------------ scores and the cut */
+
+/* numpy's pairwise sum of a contiguous float64 array (ndarray.sum): the same additions in the
+ * same order (8 accumulators up to 128 items, halves above), so the same bits */
+static double pairwise_sum(const double *a, Py_ssize_t n) {
+    if (n < 8) {
+        double r = 0.0; /* -0.0 + ... as numpy starts; 0.0 for sums of probabilities */
+        for (Py_ssize_t i = 0; i < n; i++) r += a[i];
+        return r;
+    }
+    if (n <= 128) {
+        double r[8];
+        for (int k = 0; k < 8; k++) r[k] = a[k];
+        Py_ssize_t i;
+        for (i = 8; i < n - (n % 8); i += 8)
+            for (int k = 0; k < 8; k++) r[k] += a[i + k];
+        double res = ((r[0] + r[1]) + (r[2] + r[3])) + ((r[4] + r[5]) + (r[6] + r[7]));
+        for (; i < n; i++) res += a[i];
+        return res;
+    }
+    Py_ssize_t n2 = n / 2;
+    n2 -= n2 % 8;
+    return pairwise_sum(a, n2) + pairwise_sum(a + n2, n - n2);
+}
+
+/* a . b over n: 8 running sums (the additions' chain cut in eight, so the loop runs at the
+ * speed of the loads, not of one addition's latency), then added pairwise */
+static inline double dot(const double *a, const double *b, Py_ssize_t n) {
+    double r[8] = {0, 0, 0, 0, 0, 0, 0, 0};
+    Py_ssize_t j = 0;
+    for (; j + 8 <= n; j += 8)
+        for (int k = 0; k < 8; k++) r[k] += a[j + k] * b[j + k];
+    for (int k = 0; j < n; j++, k++) r[k] += a[j] * b[j];
+    return ((r[0] + r[1]) + (r[2] + r[3])) + ((r[4] + r[5]) + (r[6] + r[7]));
+}
+
+/* model.sigmoid: 1 / (1 + exp(-clip(z, -40, 40))) */
+static inline double sigmoid(double z) {
+    double c = z > 40.0 ? 40.0 : (z < -40.0 ? -40.0 : z);
+    return 1.0 / (1.0 + exp(-c));
+}
+
+/* score(n, x, width, w, b, tok, w2, b2, page_rel, cont, path, weight, out): Model.scores of a
+ * model whose stage 1 is one linear layer over the dense matrix x (n x width) with weights w
+ * (width) and intercept b, plus each block's token-weight sum tok (None: none), and whose stage
+ * 2 (w2: None for none; 2 CONTEXT + 7 + page_rel weights, intercept b2) reads context_fill of
+ * stage 1's probabilities (cont, weight: None or as context). The probabilities go into out
+ * (n). Dot products in column order (not numpy's einsum order: equal to ~1e-15). */
+static PyObject *score(PyObject *self, PyObject *args) {
+    PyObject *ox, *ow, *otok, *ow2, *ocont, *oweight, *oout;
+    Py_ssize_t n, width, path;
+    double b1, b2;
+    int page_rel;
+    if (!PyArg_ParseTuple(args, "nOnOdOOdpOnOO", &n, &ox, &width, &ow, &b1, &otok, &ow2, &b2,
+                          &page_rel, &ocont, &path, &oweight, &oout))
+        return NULL;
+    if (n < 1 || width < 0 || (ocont != Py_None && path < 4)) {
+        PyErr_SetString(PyExc_ValueError, "n >= 1 blocks, width >= 0, path >= 4 levels");
+        return NULL;
+    }
+    Py_ssize_t cw = 2 * CONTEXT + 7 + page_rel;
+    bufs_t b = {.n = 0};
+    PyObject *ret = NULL;
+    double *s1 = NULL, *ctx = NULL;
+    const int64_t *cont = NULL;
+    const double *tok = NULL, *w2 = NULL, *wt = NULL;
+    const double *x = get(&b, ox, 8, n * width, 0, "x");
+    const double *w = x ? get(&b, ow, 8, width, 0, "w") : NULL;
+    double *out = w ? get(&b, oout, 8, n, 1, "out") : NULL;
+    if (!out) goto done;
+    if (otok != Py_None && !(tok = get(&b, otok, 8, n, 0, "tok"))) goto done;
+    if (ow2 != Py_None && !(w2 = get(&b, ow2, 8, cw, 0, "w2"))) goto done;
+    if (ocont != Py_None && !(cont = get(&b, ocont, 8, n * path, 0, "cont"))) goto done;
+    if (oweight != Py_None && !(wt = get(&b, oweight, 8, n, 0, "weight"))) goto done;
+    int err = OK;
+    PyThreadState *ts = PyEval_SaveThread();
+    s1 = w2 ? PyMem_RawMalloc((size_t)n * sizeof(double)) : out;
+    ctx = w2 ? PyMem_RawMalloc((size_t)(n * cw) * sizeof(double)) : NULL;
+    if (!s1 || (w2 && !ctx)) { err = E_MEM; goto computed; }
+    for (Py_ssize_t i = 0; i < n; i++) {
+        double z = dot(x + i * width, w, width);
+        z += b1;
+        if (tok) z += tok[i];
+        s1[i] = sigmoid(z);
+    }
+    if (w2) {
+        err = context_fill(n, s1, cont, path, wt, page_rel, pairwise_sum(s1, n), ctx);
+        if (err) goto computed;
+        for (Py_ssize_t i = 0; i < n; i++) {
+            out[i] = sigmoid(dot(ctx + i * cw, w2, cw) + b2);
+        }
+    }
+computed:
+    if (w2) PyMem_RawFree(s1);
+    PyMem_RawFree(ctx);
+    PyEval_RestoreThread(ts);
+    if (!raise_err(err)) ret = Py_NewRef(Py_None);
+done:
+    release(&b);
+    return ret;
+}
+
+/* select(scores, threshold, flags, code_bit, fallback_rel, out): extractor.select into out (n
+ * bytes, 0/1): the blocks at or above the threshold, else those within fallback_rel of the best;
+ * then a block whose flags have code_bit (inside a <pre>) between the first and the last kept
+ * one. flags: None for no code rule. */
+static PyObject *select_blocks(PyObject *self, PyObject *args) {
+    PyObject *os, *of, *oout;
+    double t, rel;
+    long long code_bit;
+    if (!PyArg_ParseTuple(args, "OdOLdO", &os, &t, &of, &code_bit, &rel, &oout)) return NULL;
+    bufs_t b = {.n = 0};
+    PyObject *ret = NULL;
+    Py_buffer *sv = &b.v[0];
+    if (PyObject_GetBuffer(os, sv, PyBUF_C_CONTIGUOUS) < 0) return NULL;
+    b.n = 1;
+    if (sv->itemsize != 8) { PyErr_SetString(PyExc_ValueError, "scores: float64"); goto done; }
+    Py_ssize_t n = sv->len / 8;
+    const double *s = sv->buf;
+    const int64_t *fl = NULL;
+    if (of != Py_None && !(fl = get(&b, of, 8, n, 0, "flags"))) goto done;
+    uint8_t *out = get(&b, oout, 1, n, 1, "out");
+    if (!out) goto done;
+    Py_ssize_t first = -1, last = -1;
+    for (Py_ssize_t i = 0; i < n; i++) {
+        out[i] = s[i] >= t;
+        if (out[i]) { if (first < 0) first = i; last = i; }
+    }
+    if (first < 0 && n) {
+        double m = s[0];
+        for (Py_ssize_t i = 1; i < n; i++) if (s[i] > m) m = s[i];
+        double lim = m * rel;
+        for (Py_ssize_t i = 0; i < n; i++) {
+            out[i] = s[i] >= lim;
+            if (out[i]) { if (first < 0) first = i; last = i; }
+        }
+    }
+    if (fl && first >= 0)
+        for (Py_ssize_t i = first + 1; i < last; i++)
+            if (fl[i] & code_bit) out[i] = 1;
+    ret = Py_NewRef(Py_None);
+done:
     release(&b);
     return ret;
 }
@@ -528,6 +683,8 @@ static PyMethodDef methods[] = {
     {"dense_a", dense_a, METH_VARARGS, "st and the dom columns that need no transcendental"},
     {"dense_b", dense_b, METH_VARARGS, "CETR, the rest of dom, kind, from numpy's log1p/power/sums"},
     {"context", context, METH_VARARGS, "stage 2's context input (context.context_features)"},
+    {"score", score, METH_VARARGS, "stage 1 and 2 probabilities of a page (Model.scores)"},
+    {"select", select_blocks, METH_VARARGS, "the kept blocks at a cut (extractor.select)"},
     {NULL, NULL, 0, NULL},
 };
 

@@ -108,6 +108,37 @@ def context_inputs(s: np.ndarray, cont: np.ndarray | None = None,
     return out
 
 
+def scores(x: np.ndarray, w: np.ndarray, b: float, tok: np.ndarray | None,
+           w2: np.ndarray | None, b2: float, page_rel: bool, cont: np.ndarray | None,
+           weight: np.ndarray | None) -> np.ndarray | None:
+    """A page's block probabilities through the C part in one call without the GIL: stage 1
+    (the dense matrix ``x`` through weights ``w`` and intercept ``b``, plus the blocks'
+    token-weight sums ``tok``), then stage 2 (weights ``w2``, None: no stage 2) over the
+    context of stage 1's probabilities (context_inputs' columns). None where the C part is not
+    built: the caller runs Model.scores' numpy reference (the same values to ~1e-15: only the
+    order of the dot products' additions differs)."""
+    if _c is None:
+        return None
+    n = len(x)
+    out = np.empty(n)
+    _c.score(n, np.ascontiguousarray(x, dtype=np.float64), x.shape[1], w, b, tok, w2, b2,
+             page_rel, cont, PATH_LEN if cont is None else cont.shape[1], weight, out)
+    return out
+
+
+def select(s: np.ndarray, threshold: float, flags: np.ndarray | None, code_bit: int,
+           rel: float) -> np.ndarray | None:
+    """extractor.select through the C part (None where it is not built): the blocks at or
+    above ``threshold``, else those within ``rel`` of the best score; then the blocks whose
+    ``flags`` have ``code_bit`` between the first and the last kept one (flags None: not)."""
+    if _c is None:
+        return None
+    out = np.empty(len(s), dtype=np.bool_)
+    _c.select(np.ascontiguousarray(s, dtype=np.float64), threshold, flags, code_bit, rel,
+              out.view(np.uint8))
+    return out
+
+
 # a page with what the columns branch on: prose and link lists, headings, nesting, repeated
 # values (rank ties), a block under 80 and over 80 characters
 _PROBE = """<html><head><title>Probe</title></head><body><header class="masthead"><nav><ul>

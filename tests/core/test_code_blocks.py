@@ -30,3 +30,27 @@ def test_code_block_of_a_documentation_page_survives() -> None:
     r = Extractor().extract(ARTICLE.encode())
     assert 'fetch("/data.json")' in r.text
     assert "v1.2.3 build" not in r.text  # code after the last kept block is not pulled in
+
+
+def test_the_c_cut_keeps_the_blocks_the_reference_keeps() -> None:
+    """features.dense.select (the C cut the Extractor runs) against select (its reference) on
+    random pages: cuts above every score (the fallback), code blocks inside, before and after
+    the kept span, ties at the cut, empty pages."""
+    import pytest
+
+    from ce_filter.extractor import FALLBACK_REL
+    from ce_filter.features import dense
+    from ce_filter.segment import FLAG_PRE
+
+    if dense._c is None:
+        pytest.skip("ce_filter.features._dense not built or CE_FILTER_PURE_PYTHON set")
+    rng = np.random.default_rng(7)
+    for n in [0, 1, 2, 3, 5, 8, 40, 300] * 40:
+        scores = rng.choice([0.0, 0.25, 0.5, 0.75, 1.0], n) if rng.random() < 0.3 else rng.random(n)
+        flags = rng.integers(0, 4, n, dtype=np.int64) * (FLAG_PRE // 2) | rng.integers(0, 2, n)
+        code = (flags & FLAG_PRE) != 0
+        for t in (0.0, 0.25, 0.5, 0.9, 1.0, 1.5):
+            want = select(scores, t, code)
+            assert np.array_equal(dense.select(scores, t, flags, FLAG_PRE, FALLBACK_REL), want)
+            assert np.array_equal(dense.select(scores, t, None, FLAG_PRE, FALLBACK_REL),
+                                  select(scores, t))
