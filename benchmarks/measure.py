@@ -6,6 +6,9 @@
   next is the same for every tool), build the tool, one warm-up pass (its outputs go back to
   be scored against the gold), then ``repeat`` timed passes over all pages, one clock read
   per page.
+  A tool that needs a newer Python than the bench's (``peers.foreign``) gets this process in
+  that interpreter (``peers.interpreter``), run as ``python -m benchmarks.measure`` with only
+  this folder on its path: the standard library, the harness and the tool, no ce_filter.
 - ``stages``: the same passes over ``stages.staged_extract`` and ``stages.floor``.
 - ``memory``: stream a WARC through ``Extractor.extract``, sampling RSS as it goes.
 """
@@ -91,7 +94,7 @@ def time_tool(job: dict[str, Any]) -> dict[str, Any]:
     return {
         "tool": job["tool"], "pages": len(htmls), "runs": runs, "setup_s": setup_s, "warmup_s": warmup_s,
         "rss_base_kb": rss_base, "rss_peak_kb": peak_rss_kb(), "outputs": outputs,
-        "errors": errors, "last_error": last_error,
+        "errors": errors, "last_error": last_error, "python": sys.version.split()[0],
     }
 
 
@@ -157,15 +160,41 @@ def child_env() -> dict[str, str]:
     return env
 
 
+def foreign_child(tmp: str | Path) -> tuple[dict[str, str], str, str]:
+    """(environment, working directory, module) of a measuring child in another interpreter:
+    its path holds only a link named ``benchmarks`` to this folder (in a checkout and installed
+    alike), so it imports the standard library, the harness and the tool, never ce_filter."""
+    path = Path(tmp, "path")
+    path.mkdir()
+    (path / "benchmarks").symlink_to(Path(__file__).resolve().parent, target_is_directory=True)
+    env = {k: v for k, v in os.environ.items() if k not in ("PYTHONPATH", "PYTHONHOME")}
+    env["PYTHONPATH"] = str(path)
+    env.update({k: "1" for k in THREAD_VARS})
+    return env, str(tmp), "benchmarks.measure"
+
+
 def run_child(job: dict[str, Any], timeout: float | None = None) -> dict[str, Any]:
-    """Run ``job`` in a fresh interpreter (parent side); failures come back as ``ok: False``."""
+    """Run ``job`` in a fresh interpreter (parent side); failures come back as ``ok: False``.
+    A tool job for a ``peers.foreign`` tool runs in ``peers.interpreter``; where there is none,
+    the tool is reported missing (``peers.missing_hint``)."""
+    from . import peers
+
     repo = str(Path(__file__).resolve().parents[1])
+    tool = job.get("tool") if job.get("kind") == "tool" else None
+    python = sys.executable
+    if tool in peers.TOOLS and peers.foreign(tool):
+        found = peers.interpreter(tool)
+        if found is None:
+            return {"ok": False, "missing": True, "error": peers.missing_hint(tool)}
+        python = found
     with tempfile.TemporaryDirectory(prefix="ce-bench-") as tmp:
         job_path, out_path = Path(tmp, "job.json"), Path(tmp, "result.json")
         job_path.write_text(json.dumps(job))
-        cmd = [sys.executable, "-m", "ce_filter.bench.measure", str(job_path), str(out_path)]
+        env, cwd, module = (child_env(), repo, "ce_filter.bench.measure") if python == sys.executable \
+            else foreign_child(tmp)
+        cmd = [python, "-m", module, str(job_path), str(out_path)]
         try:
-            proc = subprocess.run(cmd, env=child_env(), cwd=repo, stdout=subprocess.DEVNULL,
+            proc = subprocess.run(cmd, env=env, cwd=cwd, stdout=subprocess.DEVNULL,
                                   stderr=subprocess.PIPE, timeout=timeout)
         except subprocess.TimeoutExpired:
             return {"ok": False, "error": f"timed out after {timeout:.0f} s"}
@@ -173,6 +202,18 @@ def run_child(job: dict[str, Any], timeout: float | None = None) -> dict[str, An
             tail = proc.stderr.decode("utf-8", "replace").strip().splitlines()[-1:] or ["no output"]
             return {"ok": False, "error": f"child exited {proc.returncode}: {tail[0][:200]}"}
         return json.loads(out_path.read_text())
+
+
+def tool_outputs(tool: str, htmls: list[tuple[bytes, str | None]],
+                 timeout: float | None = None) -> dict[str, Any]:
+    """One untimed pass of ``tool`` over ``htmls`` in a measuring child (in its own interpreter
+    where it needs another): ``run_child``'s result, the texts in ``outputs``, one per page."""
+    with tempfile.TemporaryDirectory(prefix="ce-bench-pages-") as tmp:
+        pages_file = Path(tmp, "pages.pickle")
+        with open(pages_file, "wb") as f:
+            pickle.dump(htmls, f, protocol=pickle.HIGHEST_PROTOCOL)
+        return run_child({"kind": "tool", "tool": tool, "pages_file": str(pages_file), "repeat": 0},
+                         timeout)
 
 
 KINDS = {"tool": time_tool, "stages": time_stages, "memory": stream_memory}

@@ -18,7 +18,8 @@ from . import pages, peers
 from .report import num, table
 
 # Rough relative cost per page, to start the slow tasks first.
-_COST = {"readability-lxml": 8, "trafilatura": 6, "justext": 4, "boilerpy3": 4, "html-text": 2}
+_COST = {"readability-lxml": 8, "trafilatura": 6, "justext": 4, "boilerpy3": 4, "rs-trafilatura": 3,
+         "html-text": 2}
 
 
 def _task(args: tuple[str, str, int | None]) -> dict[str, Any]:
@@ -31,11 +32,21 @@ def _task(args: tuple[str, str, int | None]) -> dict[str, Any]:
     logging.disable(logging.CRITICAL)
     warnings.filterwarnings("ignore")
     tool, spec, limit = args
+    path, split = pages.resolve(spec)
+    if peers.foreign(tool):  # runs in its own interpreter: one pass there, its texts scored here
+        from .measure import tool_outputs
+
+        docs = list(load_corpus(path, split, limit))
+        r = tool_outputs(tool, [(d.html, d.url or None) for d in docs])
+        if not r.get("ok"):
+            return {"tool": tool, "spec": spec, "error": r["error"]}
+        texts = iter(r["outputs"])
+        s = evaluate(lambda _html, _url: next(texts), docs, name=tool)
+        return {"tool": tool, "spec": spec, **s.as_dict(), "errors": r["errors"]}
     try:
         fn = peers.make(tool)
     except ImportError as e:
         return {"tool": tool, "spec": spec, "error": f"not installed ({e})"}
-    path, split = pages.resolve(spec)
     s = evaluate(fn, load_corpus(path, split, limit), name=tool)
     return {"tool": tool, "spec": spec, **s.as_dict(), "errors": fn.errors}
 
@@ -44,8 +55,8 @@ def measure(tools: list[str], corpora: list[str], limit: int | None, jobs: int) 
     for spec in corpora:
         pages.resolve(spec)  # fail early, with the hint, on a wrong corpus
     todo = [(t, c, limit) for c in corpora for t in tools if peers.available(t)]
-    missing = [{"tool": t, "spec": c, "error": "not installed"} for c in corpora for t in tools
-                if not peers.available(t)]
+    missing = [{"tool": t, "spec": c, "error": peers.missing_hint(t)} for c in corpora for t in tools
+               if not peers.available(t)]
     order = sorted(todo, key=lambda a: -_COST.get(a[0], 1))
     if jobs <= 1:
         done = [_task(a) for a in order]

@@ -231,6 +231,9 @@ def run(a: argparse.Namespace) -> int:
 
         if "speed" in todo:
             res["tools"] = speed.measure_tools(tools, docs, a.repeat, a.pin, a.timeout)
+            for name, r in res["tools"].items():  # one that needs another Python says which
+                if r.get("missing") and peers.foreign(name):
+                    r["error"] = peers.missing_hint(name)
             t = speed.speed_table(res["tools"], a.stat)
             lin, fits = speed.linearity_table(res["tools"])
             calls = table(["tool", "called as"], [[n, peers.TOOLS[n].how] for n in tools])

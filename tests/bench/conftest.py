@@ -3,6 +3,9 @@
 
 from __future__ import annotations
 
+import subprocess
+from pathlib import Path
+
 import pytest
 
 NAV = "<ul class='nav'>" + "".join(f"<li><a href='/s{i}'>Section {i}</a></li>" for i in range(12)) + "</ul>"
@@ -38,3 +41,28 @@ def mini_corpus(tmp_path):
         rows.append(f"p{i}\t{'test' if i else 'train'}")
     (root / "split.tsv").write_text("\n".join(rows) + "\n")
     return root
+
+
+REPO = Path(__file__).resolve().parents[2]
+
+
+@pytest.fixture(scope="session")
+def py312() -> str:
+    """The interpreter the bench measures rs-trafilatura in (its binding trafipy needs Python
+    >= 3.12): the one ``peers.interpreter`` finds, else .venv312, made here by
+    scripts/bench_py312.sh. Skips, saying why, only where no Python 3.12 can be had."""
+    from ce_filter.bench import peers
+
+    if not peers.foreign("rs-trafilatura"):
+        pytest.skip("the tests run on Python >= 3.12 themselves: no other interpreter to route to")
+    found = peers.interpreter("rs-trafilatura")
+    if found is None:
+        r = subprocess.run(["bash", str(REPO / "scripts" / "bench_py312.sh")], capture_output=True,
+                           text=True, timeout=900)
+        peers._probe_tool.cache_clear()
+        found = peers.interpreter("rs-trafilatura")
+        if found is None:
+            tail = (r.stderr.strip().splitlines() or ["no output"])[-1]
+            pytest.skip(f"no Python 3.12 with trafipy for rs-trafilatura: scripts/bench_py312.sh "
+                        f"exited {r.returncode}: {tail}")
+    return found

@@ -67,13 +67,21 @@ def test_guarded_counts_a_raising_peer():
 
 
 @pytest.mark.parametrize("name", peers.ALL)
-def test_each_installed_tool_extracts_the_article(name):
-    if not peers.available(name):
-        pytest.skip(f"{name} not installed (pip install -e '.[bench]')")
+def test_each_installed_tool_extracts_the_article(name, request):
     html, gold = page(3, TOPICS[3])
-    fn = peers.make(name)
-    text = fn(html.encode())
-    assert fn.errors == 0, fn.last_error
+    if peers.foreign(name):  # needs a newer Python: made (scripts/bench_py312.sh) and run there
+        from ce_filter.bench.measure import tool_outputs
+
+        request.getfixturevalue("py312")
+        r = tool_outputs(name, [(html.encode(), "https://example.org/news/1")], timeout=300)
+        assert r["ok"] and r["errors"] == 0, r
+        text = r["outputs"][0]
+    else:
+        if not peers.available(name):
+            pytest.skip(f"{name} not installed (pip install -e '.[bench]')")
+        fn = peers.make(name)
+        text = fn(html.encode())
+        assert fn.errors == 0, fn.last_error
     assert "supporters argued" in text, f"{name}: {text[:200]!r}"
 
 
