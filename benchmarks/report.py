@@ -11,7 +11,7 @@ from importlib import metadata
 from pathlib import Path
 
 LIBS = ("selectolax", "numpy", "lxml", "warcio", "charset-normalizer", "trafilatura", "resiliparse",
-        "readability-lxml", "justext", "boilerpy3", "html-text", "kafka-python")
+        "readability-lxml", "justext", "boilerpy3", "html-text", "turbohtml", "kafka-python")
 
 
 def table(header: list[str], rows: list[list[str]]) -> str:

@@ -17,8 +17,6 @@ from . import peers, stats
 from .measure import run_child
 from .report import num, table
 
-INSTALL_HINT = "not installed (`pip install -e '.[bench]'`)"
-
 
 def say(msg: str) -> None:
     print(msg, file=sys.stderr, flush=True)
@@ -38,8 +36,9 @@ def measure_tools(tools: list[str], docs: list[Doc], repeat: int, pin: int | Non
             pickle.dump([(d.html, d.url or None) for d in docs], f, protocol=pickle.HIGHEST_PROTOCOL)
         for name in tools:
             if not peers.available(name):
-                results[name] = {"ok": False, "missing": True, "error": INSTALL_HINT}
-                ticker.write(f"bench: {name}: {INSTALL_HINT}")
+                hint = peers.missing_hint(name)
+                results[name] = {"ok": False, "missing": True, "error": hint}
+                ticker.write(f"bench: {name}: {hint}")
                 ticker.tick()
                 continue
             t0 = time.perf_counter()
@@ -47,7 +46,7 @@ def measure_tools(tools: list[str], docs: list[Doc], repeat: int, pin: int | Non
             r = run_child({"kind": "tool", "tool": name, "pages_file": str(pages_file), "repeat": repeat,
                            "pin": pin}, timeout)
             if r.get("missing"):
-                r["error"] = INSTALL_HINT + f": {r['error']}"
+                r["error"] = peers.missing_hint(name) + f": {r['error']}"
             elif r.get("ok"):
                 _score(r, docs)
                 r["version"] = peers.version(name)
