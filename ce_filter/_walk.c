@@ -1505,6 +1505,7 @@ typedef struct {
     uint64_t *chars;  /* the pattern's characters as a charmask() */
     char *text;
     struct MatchMemo *memo;  /* MEMO tokens' flags, by hash: pages share their class names */
+    PyThread_type_lock lock; /* the memo's: flag_columns runs without the GIL */
 } Matcher;
 
 #define MEMO 4096
@@ -1530,6 +1531,7 @@ static void matcher_free_ptr(Matcher *m) {
     PyMem_RawFree(m->chars);
     PyMem_RawFree(m->text);
     PyMem_RawFree(m->memo);
+    if (m->lock) PyThread_free_lock(m->lock);
     PyMem_RawFree(m);
 }
 
@@ -1566,7 +1568,8 @@ static PyObject *py_token_matcher(PyObject *self, PyObject *arg) {
     }
     m->text = PyMem_RawMalloc(total + 1);
     m->memo = PyMem_RawCalloc(MEMO, sizeof *m->memo);
-    if (!m->memo || !m->pat || !m->plen || !m->kind || !m->bit || !m->chars || !m->text) { PyErr_NoMemory(); goto fail; }
+    m->lock = PyThread_allocate_lock();
+    if (!m->memo || !m->lock || !m->pat || !m->plen || !m->kind || !m->bit || !m->chars || !m->text) { PyErr_NoMemory(); goto fail; }
     char *at = m->text;
     for (Py_ssize_t i = 0; i < n; i++) {
         int bit, kind;
@@ -1646,7 +1649,16 @@ static PyObject *py_flag_columns(PyObject *self, PyObject *args) {
     own = PyMem_RawCalloc(2 * (R + 1), sizeof *own);  /* by record: own flags, then ancestors' */
     if (!tf || !own) { PyErr_NoMemory(); goto done; }
     uint32_t *anc = own + R + 1;
+    out = PyBytes_FromStringAndSize(NULL, (Py_ssize_t)(nb * width * sizeof(double)));
+    if (!out) goto done;
+    double *o = (double *)PyBytes_AS_STRING(out);
+    const int64_t *op = ob.buf;
+    /* the capsules (held by the caller's arguments) and the output stay alive; the memo,
+     * shared by the threads that use this matcher, is read and written under its lock */
+    Py_BEGIN_ALLOW_THREADS
+    PyThread_acquire_lock(m->lock, WAIT_LOCK);
     for (size_t k = 0; k < t->n_tok; k++) tf[k] = memo_flags(m, t->text + t->toff[k], t->tlen[k], t->thash[k]);
+    PyThread_release_lock(m->lock);
     for (size_t r = 1; r <= R; r++) {  /* parents come first */
         uint32_t f = 0;
         for (uint32_t j = t->first[r]; j < t->first[r + 1]; j++) f |= tf[t->ids[j]];
@@ -1654,10 +1666,6 @@ static PyObject *py_flag_columns(PyObject *self, PyObject *args) {
         int32_t p = t->par[r];
         anc[r] = p ? (anc[p] | own[p]) : 0;
     }
-    out = PyBytes_FromStringAndSize(NULL, (Py_ssize_t)(nb * width * sizeof(double)));
-    if (!out) goto done;
-    double *o = (double *)PyBytes_AS_STRING(out);
-    const int64_t *op = ob.buf;
     for (size_t b = 0; b < nb; b++, o += width) {
         int32_t r = opener_rec(t, op[b]);
         uint32_t a = anc[r];
@@ -1668,6 +1676,7 @@ static PyObject *py_flag_columns(PyObject *self, PyObject *args) {
         }
         for (int k = 0; k < n_bits; k++) o[(levels + 1) * n_bits + k] = (double)((a >> k) & 1u);
     }
+    Py_END_ALLOW_THREADS
 done:
     PyMem_RawFree(tf);
     PyMem_RawFree(own);
