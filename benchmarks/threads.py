@@ -27,7 +27,9 @@ from typing import Any
 GIL_FREE = (("ce_filter._walk", "parse"), ("ce_filter._walk", "segment"),
             ("ce_filter._walk", "page_tokens"), ("ce_filter._walk", "ic_sums"),
             ("ce_filter.features._dense", "dense_a"), ("ce_filter.features._dense", "dense_b"),
-            ("ce_filter.features._dense", "context"), ("ce_filter._pagesig", "scan_html"),
+            ("ce_filter.features._dense", "context"), ("ce_filter.features._dense", "score"),
+            ("ce_filter.features._dense", "select"), ("ce_filter._walk", "flag_columns"),
+            ("ce_filter._pagesig", "scan_html"),
             ("ce_filter._pagesig", "block_signals"), ("ce_filter._pagesig", "text_signals"),
             ("ce_filter.features._kmeans", "verdict"), ("ce_filter._mojibake", "suspect"),
             ("ce_filter._precheck", "scan"))
