@@ -67,6 +67,12 @@ def pytest_make_collect_report(collector: pytest.Collector):  # type: ignore[no-
         _fail_skip(rep, collector.nodeid)
 
 
+def pytest_collection_modifyitems(items: list[pytest.Item]) -> None:
+    """The tests that take minutes (marked ``slow`` or ``heavy``) run first: with two worker
+    processes, one started last would leave the other idle while it runs."""
+    items.sort(key=lambda it: 0 if it.get_closest_marker("slow") or it.get_closest_marker("heavy") else 1)
+
+
 @pytest.fixture(scope="session")
 def data_dir() -> Path:
     if not (DATA / "dragnet" / "split.tsv").exists():

@@ -49,6 +49,7 @@ def test_comments_model_keeps_comments(data_dir):
 
 
 @pytest.mark.corpus
+@pytest.mark.heavy
 def test_shipped_model_rebuilds_bit_for_bit(data_dir, tmp_path):
     pytest.importorskip("sklearn")
     out = tmp_path / "content.json"
