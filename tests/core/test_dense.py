@@ -72,7 +72,10 @@ def _close_scores(a: np.ndarray, b: np.ndarray) -> bool:
     """Block probabilities equal to 1e-12, and on the same side of every cut the model has."""
     if a.shape != b.shape or not np.allclose(a, b, rtol=0, atol=1e-12):
         return False
-    cuts = [0.5, *(m.threshold for m in _models()), *(m.precise_threshold or 0.5 for m in _models())]
+    cuts = [0.5]
+    for m in _models():
+        cuts += [m.threshold, m.precise_threshold or 0.5, m.recall_threshold or 0.5,
+                 *(m.kind_thresholds or {}).values(), *(m.kind_precise_thresholds or {}).values()]
     return all(np.array_equal(a >= t, b >= t) for t in cuts)
 
 
