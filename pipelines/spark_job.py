@@ -44,7 +44,9 @@ empty ones, the pages the filter could not process: their records carry the reas
 ``site_memory``: ``two passes``, ``read into memory``, ``off``, or ``off: ...`` with why).
 Each page is filtered in a child process of the Python worker under a per-page budget
 (``--page-budget`` CPU seconds, ``--page-memory`` MiB; ce_filter.budget): a page past it gets
-a record with an empty text and the reason, and the task goes on. Spark's readers skip
+a record with an empty text and the reason, and the task goes on. Undoing a body's
+Content-Encoding counts against the same CPU seconds, as in ``ce-filter warc``: a body past
+them is skipped and counted in the summary's ``skipped``. Spark's readers skip
 ``_``-prefixed paths, so ``spark.read.parquet(OUTPUT)`` reads records only. The totals go to
 stderr, ``--summary FILE`` also writes them as JSON. Exit 0, or 1 when a file was broken or a page failed.
 """
@@ -240,11 +242,12 @@ def count_file(name: str, stream: Any, options: ExtractOptions, model_json: str 
 
     decoder = _counter(options.alone(), model_json)
     if stream is None:
-        return count_pages(iter_pages(name, WarcStats(), all_statuses=all_statuses), decoder, seconds)
+        return count_pages(iter_pages(name, WarcStats(), all_statuses=all_statuses, seconds=seconds),
+                           decoder, seconds)
     at = stream.tell()
     try:
-        return count_pages(iter_pages(_Named(stream, name), WarcStats(), all_statuses=all_statuses),
-                           decoder, seconds)
+        return count_pages(iter_pages(_Named(stream, name), WarcStats(), all_statuses=all_statuses,
+                                      seconds=seconds), decoder, seconds)
     finally:
         stream.seek(at)
 
@@ -333,7 +336,8 @@ def filter_file(
     ex = new_extractor(options, model_json, budget) if own else get_extractor(options, model_json, budget)
     try:
         source: Any = name if stream is None else _Named(stream, name)
-        for page in iter_pages(source, stats, all_statuses=all_statuses) if readable else ():
+        pages = iter_pages(source, stats, all_statuses=all_statuses, seconds=budget[0]) if readable else ()
+        for page in pages:
             rec = make_record(page, guarded(ex, page.body, page.url, page.encoding), ex)
             if rec["text"]:
                 kept += 1
@@ -704,7 +708,7 @@ def build_parser() -> argparse.ArgumentParser:
     ap.add_argument("--all-statuses", action="store_true", help="also filter non-2xx responses")
     ap.add_argument("--page-budget", type=arg_type(non_negative_number), default=10.0,
                     help="CPU seconds one page may take (0 = no limit): past it, a record with "
-                    "the reason")  # fmt: skip
+                    "the reason; a body whose Content-Encoding takes longer to undo is skipped")  # fmt: skip
     ap.add_argument("--page-memory", type=arg_type(non_negative_int), default=1024,
                     help="MiB of memory one page may take beyond the filter's own (0 = no limit)")
     env_opt(ap, "--no-site-memory", action="store_true",

@@ -76,3 +76,24 @@ def test_spark_job_with_a_page_past_its_budget(tmp_path):
             recs[rec["url"]] = rec
     assert len(recs) == 8 and recs["http://hostile.test/slow"]["reason"] == "over budget: time (0.1 s)"
     assert json.loads(summary.read_text())["totals"]["pages"] == 8
+
+
+def test_the_page_budget_bounds_decoding_a_body_too(tmp_path):
+    """--page-budget is also the CPU time one body's Content-Encoding may take to undo (the
+    reader's budget, as in ``ce-filter warc``): a gzip body of 300,000 members is skipped and
+    counted under a small budget, and read under the default one."""
+    from ce_filter.pipelines import spark_job
+
+    from .test_warc_seams import _members_body, _response
+
+    data, offsets = pages(2)
+    path = tmp_path / "m.warc"
+    path.write_bytes(data[:offsets[1]] + _response("http://many.test/", _members_body(300_000), "gzip")
+                     + data[offsets[1]:])
+    for site_memory in (False, True):
+        records, summary = spark_job.filter_file(str(path), None, budget=(0.02, 1024),
+                                                 site_memory=site_memory)
+        assert sorted(r["url"] for r in records) == ["http://p.test/0", "http://p.test/1"]
+        assert summary["skipped"] == 1, summary
+    records, summary = spark_job.filter_file(str(path), None, budget=(10.0, 1024), site_memory=False)
+    assert "http://many.test/" in {r["url"] for r in records} and summary["skipped"] == 0
