@@ -3,12 +3,17 @@ or with ``--spark`` of one Spark task (the Spark job's per-file work, without Sp
 
     python -m ce_filter.bench.site_memory_warc ../shared/data/zh-finance [--workers 1]
     python -m ce_filter.bench.site_memory_warc ../shared/data/zh-finance --spark
+    python -m ce_filter.bench.site_memory_warc dragnet:test --synthetic 10000
+
 
 The corpus's pages (their URLs from pages.tsv, else http://SITE/ID) are written into one
 gzipped WARC under a temporary directory, grouped by nothing (the corpus's id order), and
 ``ce-filter warc`` runs on it twice in child processes, with and without ``--no-site-memory``,
 each timed and measured (the peak RSS of the run's largest process, from ``resource.getrusage``
-in the run's own interpreter). With ``--spark``, a fresh interpreter runs
+in the run's own interpreter). With ``--synthetic N``, the WARC is instead N pages of one
+host cycling over the corpus's pages (benchmarks/synthwarc.py, as the pipeline rows of
+``ce-filter bench``): one site of N pages, each of the corpus's pages repeated under N / pages
+URLs. With ``--spark``, a fresh interpreter runs
 ``spark_job.filter_file`` on the WARC as one task does (under the default per-page budget),
 after a warm-up that starts the process's filter as an earlier task would have: the time is
 the file's alone (with the memory: its first pass and the filter process started for its
@@ -33,8 +38,14 @@ from ce_filter.crawler.warcgen import WarcBuilder
 from ce_filter.learn.corpus import Spec
 
 
-def build_warc(spec: str, path: Path) -> int:
-    """The corpus's pages as one gzipped WARC; the number of pages."""
+def build_warc(spec: str, path: Path, synthetic: int = 0) -> int:
+    """The corpus's pages as one gzipped WARC (``synthetic``: that many pages of one host,
+    cycling over them); the number of pages."""
+    if synthetic:
+        from .synthwarc import write_warc
+
+        write_warc(path, list(Spec.parse(spec).load()), synthetic)
+        return synthetic
     buf = io.BytesIO()
     w = WarcBuilder(buf, gzip=True)
     n = 0
@@ -139,12 +150,14 @@ def main(argv: list[str] | None = None) -> int:
     ap.add_argument("corpus")
     ap.add_argument("--workers", default="1")
     ap.add_argument("--repeat", type=int, default=1, help="rounds, alternating; the fastest kept")
+    ap.add_argument("--synthetic", type=int, default=0, metavar="N",
+                    help="N pages of one host cycling over the corpus's pages, not the corpus as it is")
     ap.add_argument("--spark", action="store_true",
                     help="one Spark task's work on the file, not ce-filter warc")
     a = ap.parse_args(argv)
     with tempfile.TemporaryDirectory() as tmp:
         warc = Path(tmp) / "pages.warc.gz"
-        n = build_warc(a.corpus, warc)
+        n = build_warc(a.corpus, warc, a.synthetic)
         if a.spark:
             print(json.dumps(spark(warc, n, a.repeat), indent=1))
             return 0

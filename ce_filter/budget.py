@@ -22,7 +22,7 @@ import argparse
 import resource
 import signal
 import threading
-from collections.abc import Callable, Iterator
+from collections.abc import Callable, Iterable, Iterator
 from contextlib import contextmanager
 from dataclasses import dataclass
 from typing import Any
@@ -217,8 +217,10 @@ class BoundedExtractor:
     stuck without using CPU) has its child killed and replaced; the page gets an empty result
     with reason ``over budget: time (N s)``; one that runs out of memory ``over budget:
     memory``; a child that dies otherwise ``filter process died (SIGNAL)``. ``extract`` never
-    raises for a page. Not thread-safe: one caller at a time (a lock serialises calls).
-    The child's Extractor is ``options.extractor()``, or what ``factory()`` (picklable) makes."""
+    raises for a page; ``extract_many`` keeps a few pages in flight for a caller that has its
+    own work to do between pages (the Kafka worker). Not thread-safe: one caller at a time (a
+    lock serialises calls). The child's Extractor is ``options.extractor()``, or what
+    ``factory()`` (picklable) makes."""
 
     def __init__(self, budget: Budget = DEFAULT_BUDGET, *, wall_s: float | None = None,
                  options: ExtractOptions | None = None, factory: Callable[[], Any] | None = None) -> None:
@@ -258,6 +260,37 @@ class BoundedExtractor:
                     return Extraction("", "", reason=r.failed, model=self.version)
                 return r.value
             raise RuntimeError("the filter process gave no result")  # (never: a run ends with it)
+
+    def extract_many(self, pages: Iterable[tuple[Any, ...]], in_flight: int = 2
+                     ) -> Iterator[Extraction | None]:
+        """The Extraction of each of ``pages`` ((html, url, encoding), or (html, url, encoding,
+        until)), in their order, with up to ``in_flight`` pages handed to the child at a time:
+        while the child filters one page, the next is already in its pipe and the caller works
+        on the results before it (reads the next input, sends the last output). ``pages`` is
+        read lazily, one page as the child has room for it. A page given with ``until`` (a
+        ``time.monotonic()`` deadline) whose turn in the child comes after it is not run: its
+        result is None (and so, the clock moving on, is every later page's of that deadline).
+        Each page is under the budget as in ``extract``; a child that dies is replaced, the page
+        it was on gets its reason, the pages queued behind it go to the new child in order.
+        A run the caller leaves early (an exception, ``close()``) ends the child (pages it held
+        are not filtered) and the next call starts another."""
+        with self._lock:
+            if not self._pool.children:
+                self._start()
+            pool, finished = self._pool, False
+            pool.depth = max(in_flight, 1)
+            try:
+                for r in pool.run(pages, ordered=True):
+                    if r.failed:
+                        yield Extraction("", "", reason=r.failed, model=self.version)
+                    else:
+                        yield r.value
+                finished = True
+            finally:
+                pool.depth = 1
+                if not finished:  # results still in the child's pipe: not for the next run
+                    pool.stop = True  # (close kills at once)
+                    pool.close()
 
     def close(self) -> None:
         with self._lock:

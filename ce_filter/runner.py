@@ -415,7 +415,9 @@ class ExtractorSetup:
 
 class ExtractHandler(Handler):
     """A child's Extractor: warmed up on the warm-up page, its version and model in the ready
-    message; a page is (html, url, encoding), its result the Extraction. Stages that make
+    message; a page is (html, url, encoding), its result the Extraction; a page given as
+    (html, url, encoding, until) whose turn comes after ``until`` (``time.monotonic()``, the
+    same clock in every process of the machine) is not run, its result None. Stages that make
     something else of a page (a record) override ``run`` and ``last``."""
 
     def __init__(self, ex: Any) -> None:
@@ -426,10 +428,12 @@ class ExtractHandler(Handler):
         warm_up(self.ex)
 
     def run(self, work: Any) -> Any:
-        html, url, encoding = work
+        html, url, encoding, *until = work
+        if until and until[0] is not None and time.monotonic() > until[0]:
+            return None  # its turn came past the caller's deadline: not run (BoundedExtractor.extract_many)
         out = guarded(self.ex, html, url, encoding, self.memory_cap)
         out._page = None  # the parse (for to_markdown/to_html) stays here: records do not need it
         return out
 
     def last(self, result: Any) -> bool:
-        return bool(result.reason == OVER_MEMORY)
+        return result is not None and bool(result.reason == OVER_MEMORY)

@@ -26,6 +26,14 @@ record with an empty text and the reason. A batch that runs past 40% of max.poll
 cut there: the messages done are committed and the rest is polled again, so a slow batch
 never costs the worker its partitions (and never makes a redelivery loop).
 
+Pages in flight: the filter process holds IN_FLIGHT pages at a time (BoundedExtractor.
+extract_many): while it filters one, the next is in its pipe and this process reads the next
+messages and makes and sends the records before it. Records leave in each partition's order; a
+page that kills the filter process gets its record with the reason and the page queued behind
+it goes to the new process. No page is handed out past the batch's deadline, and one handed out
+before it whose turn comes after it is not filtered: it is read again at the next poll, so a
+batch takes no longer than with one page at a time.
+
 Site memory (on unless ``--no-site-memory``): the filter process remembers the blocks of the
 pages it has seen per host (ce_filter.site.memory.SiteMemory), so a site's repeated navigation
 and footers weigh against those blocks; key the input by host to keep a site on one worker.
@@ -49,18 +57,20 @@ from __future__ import annotations
 
 import base64
 import binascii
+import collections
 import json
 import logging
 import signal
 import threading
 import time
+from collections.abc import Generator, Iterator
 from dataclasses import dataclass, field
 from typing import Any
 
 from ce_filter.budget import FILTER_ERROR, PROCESS_DIED, BoundedExtractor, Budget
 from ce_filter.options import ExtractOptions
 from ce_filter.rawpage import RawPage
-from ce_filter.record import dumps, filter_page, model_version
+from ce_filter.record import dumps, make_record, model_version
 
 from .kafka_io import KafkaSettings, make_consumer
 from .metrics import Metrics
@@ -71,6 +81,7 @@ log = logging.getLogger("ce_filter.worker")
 EXIT_OK = 0
 EXIT_BROKER = 2
 EXIT_DELIVERY = 3
+IN_FLIGHT = 2  # pages in the filter process's hands at a time (the one it filters, the next)
 FAILED = (FILTER_ERROR, PROCESS_DIED)  # record reasons that make a dead letter, not a record
 DEAD_LETTER_SLACK = 64 * 1024  # room left in max_request_size for the batch framing and headers
 
@@ -369,16 +380,10 @@ class Worker:
             now = time.monotonic()
             if batch:
                 last_msg = now
-                deadline = now + self.cfg.batch_s
                 futures: list[Any] = []
                 done: dict[Any, int] = {}  # partition -> messages of it handled, in order
                 try:
-                    for tp, msgs in batch.items():
-                        for m in msgs:
-                            if futures and time.monotonic() > deadline:
-                                break
-                            futures.append(self._handle(m, sink))
-                            done[tp] = done.get(tp, 0) + 1
+                    self._batch(batch, sink, now + self.cfg.batch_s, futures, done)
                 except Exception as e:  # noqa: BLE001 - a delivery refused at once (even a dead letter)
                     log.error("cannot produce (%s: %s); stopping without commit", type(e).__name__, e)
                     return EXIT_DELIVERY
@@ -455,36 +460,84 @@ class Worker:
         except KafkaError as e:
             log.warning("offset commit failed (%s): those messages will be processed again", e)
 
-    def _handle(self, msg: Any, sink: KafkaSink) -> Any:
-        """Filter one message and send its record (or its dead letter); returns the delivery's
-        future. Only a delivery refused at once raises: everything a message can do wrong ends
-        as its dead letter, so no message can stop the worker or block its partition."""
+    def _batch(self, batch: dict[Any, list[Any]], sink: KafkaSink, deadline: float,
+               futures: list[Any], done: dict[Any, int]) -> None:
+        """Filter a batch's messages in order and send each one's record (or dead letter),
+        adding the deliveries' futures to ``futures`` and counting the messages handled per
+        partition in ``done`` (always a prefix of each partition's messages).
+
+        The pages overlap with the parent's work: IN_FLIGHT pages are in the filter process's
+        hands at a time (``BoundedExtractor.extract_many``), so while it filters one page this
+        process reads the next messages and makes and sends the records before it. No page is
+        handed out past ``deadline``, and a page handed out before it whose turn comes after it
+        is not filtered (the filter process skips it): it and the messages after it are left
+        for the next poll, so a batch takes no longer than with one page at a time. Only a
+        delivery refused at once raises: everything a message can do wrong ends as its dead
+        letter, so no message can stop the worker or block its partition."""
+        queue: collections.deque[_InFlight] = collections.deque()  # read, not yet sent, in order
+
+        def pages() -> Iterator[tuple[Any, ...]]:  # read lazily, as the filter process has room
+            for i, (tp, m) in enumerate((tp, m) for tp, msgs in batch.items() for m in msgs):
+                if i and time.monotonic() > deadline:
+                    return
+                item = _InFlight(tp, m, time.perf_counter())
+                try:
+                    item.page = page_from_message(m)
+                except PoisonMessage as p:
+                    item.poison = p
+                queue.append(item)
+                if item.page is not None:
+                    yield item.page.body, item.page.url or None, item.page.encoding, deadline
+
+        def send(item: _InFlight, ex: Any) -> None:
+            futures.append(self._handle(item, ex, sink))
+            done[item.tp] = done.get(item.tp, 0) + 1
+
+        skipped = False
+        results = _extract_many(self.extractor, pages())
+        try:
+            for ex in results:
+                while queue[0].poison is not None:  # the dead letters before this page
+                    send(queue.popleft(), None)
+                item = queue.popleft()
+                skipped = skipped or ex is None  # its turn came past the deadline: left, with the rest
+                if not skipped:
+                    send(item, ex)
+        finally:
+            results.close()
+        while queue and not skipped:  # the dead letters after the last page
+            send(queue.popleft(), None)
+
+    def _handle(self, item: _InFlight, ex: Any, sink: KafkaSink) -> Any:
+        """Send the record of one message whose page gave ``ex`` (or its dead letter); returns
+        the delivery's future."""
         from kafka.errors import MessageSizeTooLargeError
 
+        msg = item.msg
         self.stats.consumed += 1
-        t0 = time.perf_counter()
         bytes_in = len(msg.value or b"") if isinstance(msg.value, bytes) else 0
         try:
-            key, value = self._output(msg)
+            if item.poison is not None:
+                raise item.poison
+            key, value = self._output(msg, item.page, ex)
         except PoisonMessage as p:
-            self.metrics.observe(bytes_in, time.perf_counter() - t0, failed=p.reason)
+            self.metrics.observe(bytes_in, time.perf_counter() - item.t0, failed=p.reason)
             return self._dead_letter(msg, p, sink)
         try:
             fut = sink.send(value, key)
         except MessageSizeTooLargeError as e:  # the record is over max_request_size
-            self.metrics.observe(bytes_in, time.perf_counter() - t0, failed="output-error")
+            self.metrics.observe(bytes_in, time.perf_counter() - item.t0, failed="output-error")
             return self._dead_letter(msg, PoisonMessage("output-error", f"{type(e).__name__}: {e}"), sink)
         self.stats.produced += 1
-        self.metrics.observe(bytes_in, time.perf_counter() - t0, bytes_out=len(value))
+        self.metrics.observe(bytes_in, time.perf_counter() - item.t0, bytes_out=len(value))
         return fut
 
-    def _output(self, msg: Any) -> tuple[bytes | None, bytes]:
-        """(key, value) of the record of ``msg``, or PoisonMessage saying why there is none."""
-        stage = "invalid-envelope"
+    def _output(self, msg: Any, page: Any, ex: Any) -> tuple[bytes | None, bytes]:
+        """(key, value) of the record of ``msg``, whose page gave the Extraction ``ex``, or
+        PoisonMessage saying why there is none."""
+        stage = "filter-error"
         try:
-            page = page_from_message(msg)
-            stage = "filter-error"
-            rec = filter_page(self.extractor, page)
+            rec = make_record(page, ex, self.extractor)
             if rec["reason"] == "binary content" or _control_heavy(page.body):
                 raise PoisonMessage("undecodable", "binary content, not HTML")
             if (rec["reason"] or "").startswith(FAILED):  # (an error or a dead process, as the record says)
@@ -545,6 +598,32 @@ class Worker:
                 signal.signal(s, h)
 
         return restore
+
+
+@dataclass
+class _InFlight:
+    """A message of the batch in hand, read: its page, or why it has none."""
+
+    tp: Any
+    msg: Any
+    t0: float  # when it was read (the metrics' time per message runs from here)
+    page: RawPage | None = None
+    poison: PoisonMessage | None = None
+
+
+def _extract_many(extractor: Any, pages: Iterator[tuple[Any, ...]]) -> Generator[Any, None, None]:
+    """The Extractions of ``pages`` (html, url, encoding, until) in order: IN_FLIGHT at a time
+    in a BoundedExtractor's filter process, else one by one here (an Extractor given to the
+    Worker), a page whose turn comes after its ``until`` not filtered (None)."""
+    many = getattr(extractor, "extract_many", None)
+    if many is not None:
+        yield from many(pages, IN_FLIGHT)
+        return
+    for html, url, encoding, until in pages:
+        if time.monotonic() > until:
+            yield None
+        else:
+            yield extractor.extract(html, url, encoding=encoding)
 
 
 def _rebalance_logger() -> Any:
