@@ -47,14 +47,20 @@ BOILER_WORDS = (
     "follow", "newsletter", "subscribe", "sign up", "tags", "categories", "archives",
     "recent posts", "latest", "top stories", "elsewhere", "around the web", "from the web",
     "discussion", "leave a", "trackback", "trackbacks", "about the author", "links", "blogroll",
-    "sponsors", "partners", "connect", "search", "navigation", "menu")
+    "sponsors", "partners", "connect", "search", "navigation", "menu",
+    # from the boilerplate section titles of the MSc thesis's Appendix A and the like, each
+    # kept only where the pages it heads did not lose out of fold (docs/research/ABLATION.md,
+    # "The boilerplate headings"; research/headingstudy.py)
+    "editor's picks", "you might like", "more like this", "don't miss", "don’t miss",
+    "in case you missed", "more articles", "footnotes", "topics", "previous post", "next post",
+    "contact us", "featured")
 
 
 def _trie(words: list[str]) -> str:
     """An alternation of ``words`` as a prefix tree ("c(?:o(?:mment(?:s)?|nnect))..."): it
     matches the same strings as the flat "comment|comments|connect|..." (inside \\b...\\b the
     regex engine backtracks through every alternative either way), with one branch per first
-    letter instead of one per word, so a search tries ~20 alternatives per position, not 54
+    letter instead of one per word, so a search tries ~20 alternatives per position, not 66
     (a third less time per heading)."""
     tree: dict[str, dict] = {}
     for w in words:
