@@ -26,6 +26,7 @@ import re
 import sys
 from collections import defaultdict
 from pathlib import Path
+from typing import Any
 
 import numpy as np
 
@@ -68,7 +69,7 @@ def use(words: tuple[str, ...]) -> None:
     """Replace the lexicon in this process (both the numpy and the C-fed column paths)."""
     rx = lexicon(words)
     headings._BOILER_HEADING = rx
-    dense._BOILER_HEADING = rx  # type: ignore[attr-defined]
+    dense._BOILER_HEADING = rx
 
 
 def resolve(spec: str) -> tuple[str, ...]:
@@ -114,7 +115,7 @@ def stats(data: Path) -> str:
     base_rx = lexicon(PREVIOUS)
     agg: dict[str, dict[str, float]] = {w: defaultdict(float) for w in CANDIDATES}
     sites: dict[str, set[str]] = {w: set() for w in CANDIDATES}
-    tot = defaultdict(float)
+    tot: dict[str, float] = defaultdict(float)
     for spec in TRAINABLE:
         c = Spec.parse(f"{data}/{spec}")
         pages = prepare(c.load())
@@ -167,23 +168,24 @@ def cv(data: Path, words: tuple[str, ...], out: str | None) -> str:
     from ce_filter.learn.crossval import load_docs
 
     use(words)
-    seen: dict[str, object] = {}
+    seen: dict[str, Any] = {}
     original = fit.choose_min_words
 
-    def spy(pages, per, threshold, limits):  # type: ignore[no-untyped-def]
+    def spy(pages: list[fit.Page], per: list[np.ndarray], threshold: float,
+            limits: tuple[int, ...]) -> tuple[int, dict[str, float]]:
         seen.update(pages=pages, per=per, threshold=threshold)
         return original(pages, per, threshold, limits)
 
-    fit.choose_min_words = spy  # type: ignore[assignment]
+    fit.choose_min_words = spy
     labels, docs, _ = load_docs([f"{data}/{s}" for s in TRAIN])
     cfg = CONFIGS[SHIPPED]
     pages = fit.prepare(docs, rule=cfg.label_rule)
     model = fit.train(pages, cfg, name="content", data_desc={"corpora": labels})
-    pages_, per, thr = seen["pages"], seen["per"], float(seen["threshold"])  # type: ignore[arg-type]
-    f = fit.page_prf(pages_, per, thr)[:, 2]  # type: ignore[arg-type]
+    pages_, per, thr = seen["pages"], seen["per"], float(seen["threshold"])
+    f = fit.page_prf(pages_, per, thr)[:, 2]
     by: dict[str, list[float]] = defaultdict(list)
     rows = []
-    for p, v in zip(pages_, f.tolist()):  # type: ignore[call-overload]
+    for p, v in zip(pages_, f.tolist()):
         c = p.id.split("/", 1)[0]
         by[c].append(v)
         rows.append(f"default\t{c}\t{p.id}\t{p.page_type}\t0\t0\t{v:.6f}\t0\t\t{p.site}\n")
