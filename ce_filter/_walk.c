@@ -38,6 +38,7 @@ static struct {
     void *(*next_attr)(void *attr);
     void *(*class_attr)(void *el);
     void *(*id_attr)(void *el);
+    _Bool (*has_attr)(void *el, const lxb_char_t *name, size_t name_len);
 } L;
 
 /* Lexbor's node and character-data structs as selectolax's lexbor.pxd declares them. They are
@@ -72,6 +73,8 @@ static tag_id_t T_HTML, T_META, T_LINK, T_SCRIPT, T_TIME, T_A;
 /* what the renderers need (segment(doc, extras=True)); configure_extras */
 static tag_id_t T_LI, T_OL, T_IMG;
 static uint32_t FLAG_PRE;
+/* the flag of an element hidden from the reader and of all it holds (configure_extras) */
+static uint32_t FLAG_HIDDEN;
 static int max_by_items = 64, max_time_chars = 300;
 static size_t max_item_text = 2000;
 static uint32_t FLAG_A;
@@ -492,6 +495,45 @@ static Str attr(void *el, const char *name) {
     return r;
 }
 
+/* Whether `s` holds `word`, then optional ASCII white space, ':', white space and `val`
+ * (ASCII case-insensitive): "display: none" in a style attribute. */
+static int has_decl(const lxb_char_t *s, size_t n, const char *word, const char *val) {
+    size_t wl = strlen(word), vl = strlen(val);
+    for (size_t i = 0; i + wl <= n; i++) {
+        size_t k = 0;
+        while (k < wl && (s[i + k] | 0x20) == word[k]) k++;
+        if (k < wl) continue;
+        size_t j = i + wl;
+        while (j < n && (s[j] == ' ' || s[j] == '\t' || s[j] == '\n' || s[j] == '\r' || s[j] == '\f')) j++;
+        if (j >= n || s[j] != ':') continue;
+        j++;
+        while (j < n && (s[j] == ' ' || s[j] == '\t' || s[j] == '\n' || s[j] == '\r' || s[j] == '\f')) j++;
+        k = 0;
+        while (k < vl && j + k < n && (s[j + k] | 0x20) == val[k]) k++;
+        if (k == vl) return 1;
+    }
+    return 0;
+}
+
+/* Whether an element is hidden from the reader by its own attributes (segment.is_hidden):
+ * `hidden`, aria-hidden="true", or a style saying display:none or visibility:hidden. Read on
+ * the layout tags only (what hides a block's text is a box, not an inline element). */
+static int is_hidden(void *el) {
+    if (!FLAG_HIDDEN || !other_attrs(el)) return 0;
+    if (L.has_attr(el, (const lxb_char_t *)"hidden", 6)) return 1;
+    Str a = attr(el, "aria-hidden");
+    if (a.n) {
+        const lxb_char_t *p = a.p, *e = a.p + a.n;
+        while (p < e && (*p == ' ' || *p == '\t' || *p == '\n' || *p == '\r' || *p == '\f')) p++;
+        while (e > p && (e[-1] == ' ' || e[-1] == '\t' || e[-1] == '\n' || e[-1] == '\r' || e[-1] == '\f')) e--;
+        if (e - p == 4 && (p[0] | 0x20) == 't' && (p[1] | 0x20) == 'r' && (p[2] | 0x20) == 'u'
+                && (p[3] | 0x20) == 'e')
+            return 1;
+    }
+    Str st = attr(el, "style");
+    return st.n && (has_decl(st.p, st.n, "display", "none") || has_decl(st.p, st.n, "visibility", "hidden"));
+}
+
 /* The node after `node` in document order below `root`; NULL past root's last descendant. */
 static void *next_under(void *node, void *root) {
     void *c = FIRST_CHILD(node);
@@ -701,8 +743,9 @@ static int walk(W *w, void *root, long *n_nodes) {
                 Entry *top = w->sp ? &w->stack[w->sp - 1] : NULL;
                 w->parent[s] = top ? top->serial : 0;
                 w->enode[s] = (KIND(tid) & K_NOATTR) ? NULL : node;
-                Entry e = {tid < TAG_LIMIT ? tid : UNKNOWN_TAG, (top ? top->flags : 0) | FLAGS(tid),
-                           (int64_t)s};
+                uint32_t fl = (top ? top->flags : 0) | FLAGS(tid);
+                if (!(fl & FLAG_HIDDEN) && (KIND(tid) & K_BLOCK) && is_hidden(node)) fl |= FLAG_HIDDEN;
+                Entry e = {tid < TAG_LIMIT ? tid : UNKNOWN_TAG, fl, (int64_t)s};
                 if (KIND(tid) & K_BLOCK) {
                     if (w->cur.n && flush(w) < 0) return -1;
                     w->cur_tags = 0;
@@ -1782,12 +1825,12 @@ static PyObject *py_configure_head(PyObject *self, PyObject *args) {
     Py_RETURN_NONE;
 }
 
-/* configure_extras(li, ol, img, flag_pre) */
+/* configure_extras(li, ol, img, flag_pre, flag_hidden) */
 static PyObject *py_configure_extras(PyObject *self, PyObject *args) {
     unsigned long long li, ol, img;
-    unsigned int fp;
-    if (!PyArg_ParseTuple(args, "KKKI", &li, &ol, &img, &fp)) return NULL;
-    T_LI = (tag_id_t)li; T_OL = (tag_id_t)ol; T_IMG = (tag_id_t)img; FLAG_PRE = fp;
+    unsigned int fp, fh;
+    if (!PyArg_ParseTuple(args, "KKKII", &li, &ol, &img, &fp, &fh)) return NULL;
+    T_LI = (tag_id_t)li; T_OL = (tag_id_t)ol; T_IMG = (tag_id_t)img; FLAG_PRE = fp; FLAG_HIDDEN = fh;
     Py_RETURN_NONE;
 }
 
@@ -1894,6 +1937,7 @@ static int bind(void *h) {
     SYM(next_attr, "lxb_dom_element_next_attribute_noi")
     SYM(class_attr, "lxb_dom_element_class_attribute_noi")
     SYM(id_attr, "lxb_dom_element_id_attribute_noi")
+    SYM(has_attr, "lxb_dom_element_has_attribute")
 #undef SYM
     return 0;
 }

@@ -201,6 +201,13 @@ def explain(html: bytes | str, url: str | None = None, *, extractor: Extractor |
         whys, score = explain_blocks(ex.model, blocks, cut, top, kind, style, limit=max_blocks)
         in_code = code_blocks(blocks)
         keep, changed = ex.decide(blocks, score, kind)  # the page-kind decoding's group rule
+        if p.kept is not None and r.reason != THIN_REASON:  # the rules after the cut (articles.tidy)
+            for w, k, k0 in zip(whys, p.kept.tolist(), keep.tolist()):
+                if k != k0:
+                    w.kept = k
+                    w.group = ("kept whole with its table or list" if k else
+                               "dropped by the rules after the cut (repeat, hidden, label, byline, "
+                               "comments, table or list)")
         if changed is not None:
             for w, k, c in zip(whys, keep.tolist(), changed.tolist()):
                 w.kept = k

@@ -10,6 +10,7 @@ from typing import TYPE_CHECKING, Any
 import numpy as np
 
 from . import __version__
+from .articles import tidy
 from .extraction import (
     BlockList,
     Extraction,
@@ -95,6 +96,8 @@ class Extractor:
     ``target_language`` (an ISO 639-1 code): a page whose kept text is identified as another
     language gives no text, and its reason names the language found; a page whose language is
     unknown keeps its text.
+    ``bylines=True`` keeps the bylines, datelines and photo credits in an article's text (by
+    default they are left to the record's author and date: ce_filter/articles.py).
     ``site_memory``: the site's other pages (ce_filter.site.memory.Memory): a SiteMemory that
     remembers the pages this Extractor has seen, or an order-free SiteCounts; blocks seen on
     the host's other pages go through the model's site stage (ce_filter.site.stage). None (the
@@ -116,6 +119,7 @@ class Extractor:
         target_language: str | None = None,
         site_memory: Memory | None = None,
         decoding: KindDecoding | str | bool | None = None,
+        bylines: bool = False,
     ) -> None:
         model_path = model if isinstance(model, str) else None
         if model is None:
@@ -123,6 +127,9 @@ class Extractor:
         elif isinstance(model, str):
             model = Model.load(model)
         self.model = model
+        self.comments = comments
+        # bylines, datelines and photo credits stay in an article's text (ce_filter/articles.py)
+        self.bylines = bylines
         # an explicit cut overrides the model's, per-kind ones included
         self.fixed = threshold is not None
         if precise and recall:
@@ -287,13 +294,23 @@ class Extractor:
 
     def keep(self, blocks: Blocks, scores: np.ndarray, kind: np.ndarray | None, page_chars: int
              ) -> tuple[np.ndarray, str]:
-        """The blocks a page keeps: those at its cut (``select``), none on a thin page
+        """The blocks a page keeps: those at its cut (``select``) less what the rules after the
+        cut take back (articles.tidy: repeats, hidden text, labels, bylines, comments), none on a thin page
         (model.thin_page: ``page_chars`` is its HTML's length); and why its text is empty, ''
         when it is not."""
         keep = self.decide(blocks, scores, kind)[0]
+        keep = tidy(blocks, scores, keep, self.kind_name(kind), bylines=self.bylines,
+                    comments=self.comments)
         if thin_page(float(blocks.token_counts()[keep].sum()), kind, self.model.min_words, page_chars):
             return np.zeros(len(keep), dtype=bool), THIN_REASON
         return keep, "" if keep.any() else "no block classified as content"
+
+    def kind_name(self, kind: np.ndarray | None) -> str | None:
+        """The page's estimated kind: the most probable of the kind probabilities ``kind``
+        (None without them)."""
+        if kind is None or self.kind_model is None:
+            return None
+        return str(self.kind_model.kinds[int(np.argmax(kind))])
 
     def decide(self, blocks: Blocks, scores: np.ndarray, kind: np.ndarray | None
                ) -> tuple[np.ndarray, np.ndarray | None]:

@@ -1,7 +1,7 @@
 """Options shared by every ce-filter command, defined and checked here once.
 
 - The extraction options (``--model``, ``--precise``, ``--threshold``, ``--comments``,
-  ``--target-language``) of
+  ``--bylines``, ``--target-language``) of
   ``extract``, ``evaluate``, ``warc``, ``worker``, ``crawl`` and the Spark job, the Scrapy
   settings of the same names (``CE_FILTER_MODEL``, ...) and :class:`ExtractOptions`, which
   makes the Extractor from them.
@@ -140,6 +140,8 @@ EXTRACTION_OPTIONS: tuple[tuple[str, Any, str], ...] = (
     ("threshold", probability, "block probability cut in [0, 1] (higher = more precise; "
                                "default: the model's)"),
     ("comments", "flag", "keep user comments (the article+comments model)"),
+    ("bylines", "flag", "keep an article's bylines, datelines and photo credits in its text (by "
+                        "default they are left to the record's author and date)"),
     ("target_language", language_code, "ISO 639-1 code, e.g. en: a page whose text is identified "
                                        "as another language gives no text, its reason naming the "
                                        "language found (a page whose language is unknown is kept)"),
@@ -187,6 +189,7 @@ class ExtractOptions:
     comments: bool = False
     recall: bool = False
     target_language: str | None = None
+    bylines: bool = False
     # the site memory (ce_filter.site.memory): True for a stream's (the pages this process has
     # seen), a SiteCounts for a WARC run's order-free counts, None: each page alone
     site_memory: SitePolicy = "off"
@@ -208,7 +211,8 @@ class ExtractOptions:
     @classmethod
     def from_args(cls, a: argparse.Namespace) -> ExtractOptions:
         return cls(a.model or None, bool(a.precise), a.threshold, bool(a.comments),
-                   bool(getattr(a, "recall", False)), getattr(a, "target_language", None) or None)
+                   bool(getattr(a, "recall", False)), getattr(a, "target_language", None) or None,
+                   bool(getattr(a, "bylines", False)))
 
     @classmethod
     def from_settings(cls, s: Mapping[str, Any] | Any, prefix: str = ENV_PREFIX) -> ExtractOptions:
@@ -264,6 +268,8 @@ class ExtractOptions:
         its own way, as the Spark job does)."""
         kw: dict[str, Any] = {"comments": self.comments, "threshold": self.threshold, "precise": self.precise,
               "recall": self.recall, "target_language": self.target_language}
+        if self.bylines:
+            kw["bylines"] = True
         if self.site_memory != "off":
             kw["site_memory"] = self.site_source()
         return kw

@@ -116,13 +116,21 @@ def _items(blocks: Blocks, keep: np.ndarray, extras: Extras, links: bool, images
             if anchor and h:
                 by_block_links.setdefault(i, []).append((anchor, h))
     by_block_imgs: dict[int, list[tuple[str, str]]] = {}
+    imgs_before: dict[int, list[tuple[str, str]]] = {}
     if images:
+        n = len(keep)
         for i, alt, src in extras.images:
-            by_block_imgs.setdefault(i, []).append((alt, src))
+            if 0 <= i < n - 1 and not keep[i] and keep[i + 1]:
+                # the block it stands after is left out (a byline): it goes before the next one
+                imgs_before.setdefault(i + 1, []).append((alt, src))
+            else:
+                by_block_imgs.setdefault(i, []).append((alt, src))
     out: list[_Item] = []
     list_counter: dict[int, int] = {}  # list element serial -> items so far
     table_key = -1
     for i in np.flatnonzero(keep).tolist():
+        for alt, src in imgs_before.get(i, ()):
+            out.append(_Item("img", alt, rows=[[(src, False)]]))
         tag, fl = int(tags[i]), int(flags[i])
         text = texts[i]
         body = escape(text, by_block_links.get(i, ()))

@@ -76,6 +76,25 @@ for _bit, _names in enumerate(
         _FLAG_TAGS[_t] = _FLAG_TAGS.get(_t, 0) | (1 << _bit)
 FLAG_A = 1
 FLAG_PRE = 1 << FLAG_NAMES.index("pre")
+# Beyond the ancestor kinds (which the features read as columns, FLAG_NAMES only): the block
+# sits in a layout element (BLOCK_TAGS) hidden from the reader by its own attributes
+# (``is_hidden``), or inside one. The rules after the cut read it (ce_filter/articles.py); no feature does.
+FLAG_HIDDEN = 1 << 20
+_HIDDEN_STYLE = re.compile(r"display[ \t\n\r\f]*:[ \t\n\r\f]*none|visibility[ \t\n\r\f]*:[ \t\n\r\f]*hidden",
+                           re.I | re.A)
+
+
+def is_hidden(attrs: dict[str, str | None]) -> bool:
+    """Whether an element's own attributes hide it from the reader: ``hidden``,
+    ``aria-hidden="true"``, or a ``style`` with ``display: none`` or ``visibility: hidden``
+    (the reference of the C walk's is_hidden)."""
+    if "hidden" in attrs:
+        return True
+    a = attrs.get("aria-hidden")
+    if a and a.strip(" \t\n\r\f").lower() == "true":
+        return True
+    st = attrs.get("style")
+    return st is not None and _HIDDEN_STYLE.search(st) is not None
 PATH_LEN = 10  # ancestors remembered per block (bounded: deep pages cost no more)
 
 _NAME_SPLIT = re.compile(r"[^a-z0-9]+|(?<=[a-z])(?=[0-9])")
@@ -341,7 +360,7 @@ def _load_fast() -> Any:
     _walk.configure(bytes(kinds), flags.tobytes(), TAG_BR, TAG_TITLE, TAG_HEAD, FLAG_A, PATH_LEN)
     _walk.configure_head(TAG_HTML, TAG_META, TAG_LINK, TAG_SCRIPT, TAG_TIME, TAG_A, MAX_BYLINE_ITEMS,
                          MAX_TIME_CHARS, MAX_ITEM_TEXT)
-    _walk.configure_extras(TAG_LI, TAG_OL, TAG_IMG, FLAG_PRE)
+    _walk.configure_extras(TAG_LI, TAG_OL, TAG_IMG, FLAG_PRE, FLAG_HIDDEN)
     if not _blocks_from_c(_walk.segment(_walk.parse(_PROBE_PAGE), True), _walk).same_as(
             segment_tree(LexborHTMLParser(_PROBE_PAGE), True)):
         native.distrust("_walk", "the Python walk")
@@ -597,9 +616,11 @@ def segment_tree(tree: LexborHTMLParser, extras: bool = False) -> Blocks:
                     _, _, _, p_all, p_flags, p_ser = stack[-1]
                 else:
                     p_all, p_flags, p_ser = empty, 0, no_path
+                fl = p_flags | _FLAG_TAGS.get(tid, 0)
+                if not fl & FLAG_HIDDEN and tid in BLOCK_TAGS and is_hidden(attrs):
+                    fl |= FLAG_HIDDEN
                 entry = (tid if tid < _TAG_LIMIT else UNKNOWN_TAG, own, p_all,
-                         p_all + own if own else p_all,
-                         p_flags | _FLAG_TAGS.get(tid, 0), (serial,) + p_ser[:-1])
+                         p_all + own if own else p_all, fl, (serial,) + p_ser[:-1])
                 if tid in BLOCK_TAGS:
                     if cur:
                         flush()
@@ -651,6 +672,8 @@ _PROBE_PAGE = (
     "<div id='mainNav'><a href='/'>Home</a> <a>News</a></div><custom-tag class=c2>own tag</custom-tag>"
     "<article class='story'><h1>Title\u00a0here</h1><p>one <b class=no>bold</b> two<br>three<br><br>"
     "four</p><!-- c --><ul><li>a</li><li class=sel><span id=sp>b</span></li></ul><p></p>tail"
-    "<script>x</script><table><tr><td>cell \u2003 one</td></tr></table></article></body></html>"
+    "<script>x</script><table><tr><td>cell \u2003 one</td></tr></table></article>"
+    "<div style='Display : NONE'><p>copy</p></div><p hidden>h</p><em aria-hidden=' true '>a</em>"
+    "<span hidden>s</span><div aria-hidden=false>v</div></body></html>"
 )
 _fast = _load_fast()

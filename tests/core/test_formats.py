@@ -41,15 +41,18 @@ def test_code_lines_without_the_c_walk(monkeypatch: pytest.MonkeyPatch) -> None:
 
 
 def test_links_and_images_resolve_against_the_url_and_base_href() -> None:
-    md = extract(PAGE, URL).to_markdown(links=True, images=True)
+    # the byline (left to the record's author by default) holds the page's root-relative link
+    bylines = Extractor(bylines=True)
+    assert "Maria Lopez" not in extract(PAGE, URL).text
+    md = bylines.extract(PAGE, URL).to_markdown(links=True, images=True)
     assert "By [Maria Lopez](https://courier.example/authors/maria-lopez), March 5, 2024" in md
     assert "(https://courier.example/news/img/main-street.jpg)" in md
     assert "[three hundred signatures](https://courier.example/news/2024/petition.html)" in md
     assert "[traffic page](https://riverton.example/traffic)" in md
-    h = extract(PAGE, URL).to_html(links=True)
+    h = bylines.extract(PAGE, URL).to_html(links=True)
     assert '<a href="https://courier.example/authors/maria-lopez">Maria Lopez</a>' in h
     # no address: links stay as written
-    assert "[Maria Lopez](/authors/maria-lopez)" in extract(PAGE).to_markdown(links=True)
+    assert "[Maria Lopez](/authors/maria-lopez)" in bylines.extract(PAGE).to_markdown(links=True)
     # a <base href> wins over the url, and is itself resolved against it
     based = PAGE.replace(b"<head>", b"<head><base href='/archive/'>")
     r = extract(based, URL)
@@ -71,7 +74,7 @@ def test_json_xml_csv_and_front_matter() -> None:
     main_ = doc.find("main")
     assert main_ is not None and main_[0].tag == "head" and main_.find("table/row/cell").get("role") == "head"
     assert main_.find("code").text == CODE
-    assert main_.find("p/ref").get("target") == "https://courier.example/authors/maria-lopez"
+    assert main_.find("p/ref").get("target") == "https://courier.example/news/2024/petition.html"
     [row] = list(csv.reader(io.StringIO(r.render("csv")), delimiter="\t"))
     assert len(row) == 11 and row[0] == URL and row[7] == r.text and row[10] == "article"
     md = r.render("markdown", with_metadata=True)
@@ -142,7 +145,8 @@ def run(capsys: pytest.CaptureFixture[str], *args: str) -> str:
 
 
 def test_cli_url_resolves_links_of_a_saved_file_and_of_stdin(page_file: Path, capsys, monkeypatch) -> None:
-    out = run(capsys, "--format", "markdown", "--links", "--images", "--url", URL, str(page_file))
+    out = run(capsys, "--format", "markdown", "--links", "--images", "--bylines", "--url", URL,
+              str(page_file))
     assert "[Maria Lopez](https://courier.example/authors/maria-lopez)" in out
     assert "![Main Street on Monday morning, cars back between the planters]" \
            "(https://courier.example/news/img/main-street.jpg)" in out
@@ -199,7 +203,7 @@ def test_serve_url_resolves_links() -> None:
 
     from ce_filter.service.serve import App
 
-    app = App(Extractor())
+    app = App(Extractor(bylines=True))
     rec = serve_call(app, f"format=markdown&links=1&url={quote(URL, safe='')}", PAGE)
     assert "[Maria Lopez](https://courier.example/authors/maria-lopez)" in rec["content"]
     assert rec["url"] == URL and TABLE in rec["text"]
@@ -245,7 +249,7 @@ def test_cli_links_of_a_fetched_page_resolve_against_its_address(capsys) -> None
     threading.Thread(target=server.serve_forever, daemon=True).start()
     try:
         site = f"http://127.0.0.1:{server.server_address[1]}"
-        out = run(capsys, "--format", "markdown", "--links", "--images", f"{site}/latest")
+        out = run(capsys, "--format", "markdown", "--links", "--images", "--bylines", f"{site}/latest")
     finally:
         server.shutdown()
         server.server_close()

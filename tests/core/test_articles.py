@@ -1,0 +1,190 @@
+"""The story once and nothing that is not the story (ce_filter/articles.py): a page of each
+class of extra words, through the shipped model."""
+
+import numpy as np
+import pytest
+from selectolax.lexbor import LexborHTMLParser
+
+from ce_filter import Extractor
+from ce_filter import segment as seg
+from ce_filter.articles import is_byline, is_label, tidy
+from ce_filter.words import count_words
+
+PARAS = [
+    "The city council voted on Tuesday to expand the riverside park by another forty acres, "
+    "ending a debate that had divided the neighbourhood for more than three years.",
+    "Supporters said the new land would give families a place to walk and play, while critics "
+    "argued that the money should have gone to repairing roads and schools across the district.",
+    "The plan, which will cost about twelve million dollars, includes new trails, a boat launch "
+    "and a community garden that volunteers will run with help from the parks department.",
+    "Construction is expected to begin next spring and to take about two years, the mayor said, "
+    "adding that the city would hold public meetings before the final design is approved.",
+    "Residents who live near the river said they were relieved that the long fight was over and "
+    "hoped the work would not close the existing paths for too long during the summer months.",
+]
+
+
+def article(extra_top: str = "", between: str = "", after: str = "", hidden: str = "") -> str:
+    body = f"\n<p>{PARAS[0]}</p>\n<p>{PARAS[1]}</p>\n{between}\n" + "\n".join(
+        f"<p>{p}</p>" for p in PARAS[2:])
+    return (
+        "<html><head><title>Council votes to expand riverside park</title>"
+        '<meta property="og:type" content="article">'
+        '<script type="application/ld+json">{"@type": "NewsArticle", "headline": "Council votes"}'
+        "</script></head><body>"
+        '<nav><a href="/">Home</a> <a href="/news">News</a> <a href="/sport">Sport</a></nav>'
+        '<main><article class="story"><h1>Council votes to expand riverside park</h1>'
+        f"{extra_top}<div class='story-body'>{body}</div></article>"
+        f"{after}</main>{hidden}"
+        "<footer><p>Copyright 2019 The Daily Example. All rights reserved.</p>"
+        '<a href="/privacy">Privacy</a> <a href="/terms">Terms</a></footer></body></html>')
+
+
+URL = "https://www.example.com/news/2019/11/13/council-votes-to-expand-riverside-park.html"
+
+
+@pytest.fixture(scope="module")
+def ex():
+    return Extractor()
+
+
+def test_hidden_schema_copy_is_not_a_second_story(ex):
+    copy = ('<div style="display:none" itemscope itemtype="https://schema.org/NewsArticle">'
+            '<span itemprop="headline">Council votes to expand riverside park</span>'
+            '<span itemprop="keywords">park, council, river, budget</span>'
+            '<span itemprop="datePublished">2019-11-13T10:28:00-05:00</span>'
+            '<span itemprop="image">https://example.com/img/park.jpg</span>'
+            '<div itemprop="articleBody">' + "".join(f"<p>{p}</p>" for p in PARAS) + "</div></div>")
+    out = ex.extract(article(hidden=copy), URL).text
+    for p in PARAS:
+        assert out.count(p) == 1, out
+    assert "2019-11-13T10:28" not in out and "park.jpg" not in out
+    # the same copy as one hidden block (its paragraphs run together) goes too
+    one = copy.replace("</p><p>", " ").replace('"><p>', '">').replace("</p></div>", "</div>")
+    out = ex.extract(article(hidden=one), URL).text
+    assert all(out.count(p) == 1 for p in PARAS), out
+
+
+def test_ad_labels_and_promos_between_paragraphs(ex):
+    slots = ('<div class="ad-slot"><span>Advertisement</span></div>'
+             "<p>ADVERTISEMENT - Scroll to continue</p><div>Anzeige</div><div>广告</div>"
+             '<div class="promo"><h3>Sign up for our newsletter</h3></div><div>Video</div>')
+    out = ex.extract(article(between=slots), URL).text
+    assert all(p in out for p in PARAS)
+    for label in ("Advertisement", "ADVERTISEMENT", "Anzeige", "广告", "newsletter", "Video"):
+        assert label not in out, out
+
+
+def test_byline_and_credit_left_to_the_record(ex):
+    top = ('<div class="byline">By Maria Lopez · Updated Nov 13, 2019, 10:28am EST</div>'
+           '<figure><img src="p.jpg"><figcaption>Sanjeev Verma/Hindustan Times/Getty Images'
+           "</figcaption></figure>")
+    out = ex.extract(article(extra_top=top), URL).text
+    assert all(p in out for p in PARAS)
+    assert "Maria Lopez" not in out and "Getty" not in out, out
+    kept = Extractor(bylines=True).extract(article(extra_top=top), URL).text
+    assert "Maria Lopez" in kept
+
+
+def test_reader_comments_left_out_unless_asked(ex):
+    comments = ('<section id="comments" class="comments"><h3>Top Rated Comments</h3>'
+                + "".join(f'<div class="comment"><p class="comment-body">{t}</p></div>' for t in (
+                    "This is the best news I have heard all year, the park is where my kids learn "
+                    "to ride their bikes and we go there every single weekend.",
+                    "What a waste of money when the roads on my street have potholes big enough "
+                    "to swallow a car, the council never listens to anyone.",
+                    "I hope they keep the old oak trees by the water, they are the reason most of "
+                    "us go to the park in the first place."))
+                + "</section>")
+    out = ex.extract(article(after=comments), URL).text
+    assert all(p in out for p in PARAS)
+    assert "potholes" not in out and "oak trees" not in out, out
+
+
+def test_rules_alone():
+    assert is_label("Advertisement", 1) and is_label("Publicité", 1) and is_label("広告", 2)
+    assert not is_label("Advertisements for the new phone ran on every channel last week.", 10)
+    for t in ("By Maria Lopez · Updated Nov 13, 2019, 10:28am EST",
+              "Sanjeev Verma/Hindustan Times/Getty Images",
+              "October 15, 2018 / 0 Comments / in News / by admin"):
+        assert is_byline(t, count_words(t)), t
+    for t in ("Bypass surgery is common.", "The council met on Nov 13, 2019 and voted to expand the park."):
+        assert not is_byline(t, count_words(t)), t
+
+
+def test_repeats_keep_the_first_visible_copy():
+    b = seg.segment_tree(LexborHTMLParser(
+        "<body><p>" + PARAS[0] + "</p><p>" + PARAS[1] + "</p><p>" + PARAS[0]
+        + "</p><p>Yes</p><p>Yes</p><div hidden><p>" + PARAS[1] + "</p></div></body>"))
+    keep = np.ones(len(b), dtype=bool)
+    out = tidy(b, np.ones(len(b)), keep, "article")
+    assert out.tolist() == [True, True, False, True, True, False]
+    # off article pages (a forum's replies quote the posts) nothing goes
+    assert tidy(b, np.ones(len(b)), keep, "forum").all()
+    # a hidden tab panel between the visible paragraphs is part of the text
+    tabs = seg.segment_tree(LexborHTMLParser(
+        "<body><p>" + PARAS[0] + "</p><div hidden><p>" + PARAS[0] + "</p></div><p>" + PARAS[1]
+        + "</p></body>"))
+    assert tidy(tabs, np.ones(len(tabs)), np.ones(len(tabs), dtype=bool), "article").all()
+
+
+@pytest.mark.parametrize("html", [
+    "<div style='display:none'><p>a</p></div><p>b</p>",
+    "<div STYLE='visibility : Hidden'>a<span>b</span></div>",
+    "<p hidden>a</p><p aria-hidden='TRUE '>b</p><p aria-hidden='false'>c</p>",
+    "<section aria-hidden=true><div><p>a</p></div></section><b hidden>x</b><p>y</p>",
+])
+def test_hidden_flag_same_in_both_walks(html):
+    if seg._fast is None:
+        pytest.skip("C walk not built")
+    py = seg.segment_tree(LexborHTMLParser(html))
+    c = seg.segment(seg.parse(html))
+    assert py.same_as(c)
+    assert any(int(f) & seg.FLAG_HIDDEN for f in py.flags)
+
+
+def test_table_inside_the_story_decided_whole():
+    from ce_filter.render import to_markdown, to_text
+
+    html = ("<body><p>" + PARAS[0] + "</p><table><tr><th>Item</th><th>Cost</th></tr>"
+            "<tr><td>New trails</td><td>$4 million</td></tr>"
+            "<tr><td>Boat launch</td><td>$3 million</td></tr>"
+            "<tr><td>Community garden</td><td>$1 million</td></tr></table><p>" + PARAS[1]
+            + "</p><ul><li>one</li><li>two</li></ul><p>" + PARAS[2] + "</p></body>")
+    b = seg.segment(seg.parse(html), extras=True)
+    assert len(b) == 13
+    # the header kept, the rows under the cut (0.24-0.30), as the cut left a short article's table
+    scores = np.array([0.9, 0.6, 0.6, 0.3, 0.28, 0.26, 0.25, 0.3, 0.24, 0.9, 0.05, 0.06, 0.9])
+    keep = scores >= 0.35
+    out = tidy(b, scores, keep, "article")
+    assert out[:10].all()
+    assert not out[10:12].any()  # a list of mixed decisions is not made whole: none was kept
+    text = to_text(b, out)
+    assert ("Item | Cost\nNew trails | $4 million\nBoat launch | $3 million\n"
+            "Community garden | $1 million") in text
+    assert "| Community garden | $1 million |" in to_markdown(b, out)
+    # a table of low probability throughout is dropped whole, header included
+    low = scores.copy()
+    low[1:9] = 0.12
+    low[1] = 0.5
+    out = tidy(b, low, low >= 0.35, "article")
+    assert not out[1:9].any()
+
+
+def test_comments_after_the_story_go_where_the_model_kept_them():
+    html = ("<body><article>" + "".join(f"<p>{p}</p>" for p in PARAS) + "</article>"
+            '<div id="comments"><h3>Top Rated Comments</h3>'
+            '<div class="comment"><p>I have used this park for years and the new trails are '
+            "long overdue, thank you to the council.</p></div>"
+            '<div class="comment"><p>What a waste of money when the roads have potholes.</p></div>'
+            "</div></body>")
+    b = seg.segment(seg.parse(html))
+    keep = np.ones(len(b), dtype=bool)
+    out = tidy(b, np.ones(len(b)), keep, "article")
+    assert out.tolist() == [True] * len(PARAS) + [False] * 3
+    # the comments model, or a forum page, keeps them
+    assert tidy(b, np.ones(len(b)), keep, "article", comments=True).all()
+    assert tidy(b, np.ones(len(b)), keep, "forum").all()
+    # a page whose story itself sits in a "comments" container keeps everything
+    wrapped = seg.segment(seg.parse('<body><div id="comments">' + html[6:-7] + "</div></body>"))
+    assert tidy(wrapped, np.ones(len(wrapped)), np.ones(len(wrapped), dtype=bool), "article").all()
