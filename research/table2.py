@@ -83,6 +83,26 @@ class Result:
     seconds: float = 0.0
 
 
+def use_dragnet_cetr(kmeans: bool = False) -> None:
+    """Replace, in this process, the ``cetr`` group's columns by Dragnet's own (its
+    ``weninger_features``: the block's characters per tag, Gaussian-smoothed, and the absolute
+    smoothed derivative, no logarithm; with ``kmeans`` also the k-means verdict), computed by
+    the numpy path (the C part computes the shipped columns)."""
+    import ce_filter.features as feats
+    from ce_filter.features import dense
+    from ce_filter.features.cetr import derivative, kmeans_verdict, smooth
+
+    def columns(n_chr: np.ndarray, n_tags: np.ndarray) -> tuple[list[str], list[np.ndarray]]:
+        g = smooth(n_chr / np.maximum(n_tags, 1.0))
+        dg = derivative(g)
+        if kmeans:
+            return ["cetr_sx", "cetr_sdx", "cetr_km"], [g, dg, kmeans_verdict(g, dg)]
+        return ["cetr_sx", "cetr_sdx"], [g, dg]
+
+    feats.cetr_features = columns
+    dense.handles = lambda spec: False
+
+
 def _eval_pages(docs: list[Doc]) -> list[EvalPage]:
     out = []
     for d in docs:
@@ -236,10 +256,14 @@ def main(argv: list[str] | None = None) -> int:
     ap.add_argument("--render", default=None, help="only render this --json file")
     ap.add_argument("--tokens", action="store_true", help="only count the IC tokens of each rule")
     ap.add_argument("--limit", type=int, default=None, help="the first N pages of each corpus (a smoke run)")
+    ap.add_argument("--dragnet-cetr", choices=("plain", "kmeans"), default=None,
+                    help="the cetr group as Dragnet computes it (use_dragnet_cetr)")
     a = ap.parse_args(argv)
     if a.tokens:
         print(json.dumps(ic_token_counts(Path(a.data)), indent=1))
         return 0
+    if a.dragnet_cetr:
+        use_dragnet_cetr(a.dragnet_cetr == "kmeans")
     if a.render:
         results = [Result(**{**d, "scores": {c: {m: tuple(v) for m, v in ms.items()}
                                             for c, ms in d["scores"].items()}})
