@@ -110,18 +110,22 @@ def paper_selection() -> Iterator[None]:
         fit.select_tokens = saved
 
 
-def segment_paper(html: str) -> Blocks:
-    """The page's blocks with the paper's IC tokens (see the module's docstring)."""
-    return paper_segment(LexborHTMLParser(html))
+def segment_paper(html: str, runs_on: bool = False) -> Blocks:
+    """The page's blocks with the paper's IC tokens (see the module's docstring); ``runs_on``:
+    cut as Dragnet's blockifier cuts (``paper_segment``)."""
+    return paper_segment(LexborHTMLParser(html), runs_on)
 
 
 # The Python walk of ce_filter/segment.py (segment_tree), with the paper's tokens gathered per
 # block: ``acc`` collects the tokens of the elements opened since the block began (the block
 # tag's own first), and is emptied when a block is written or a block tag opens.
-def paper_segment(tree: LexborHTMLParser) -> Blocks:
+def paper_segment(tree: LexborHTMLParser, runs_on: bool = False) -> Blocks:
     """segment.segment_tree (the Python walk, the reference of the C walk: the same blocks),
     with ``own_tokens`` the paper's IC tokens of each block: "id:" and "class:" tokens of
-    every element opened in the block, its opening tag included (``anc_tokens`` empty)."""
+    every element opened in the block, its opening tag included (``anc_tokens`` empty).
+    ``runs_on``: blocks as Dragnet's blockifier cuts them, only where a block tag opens (the
+    text after a block tag closes runs on in the same block, which keeps its opener): other
+    blocks than the shipped segmenter's."""
     extras = False
     out = Blocks()
     pre: dict[int, str] = {}
@@ -251,7 +255,8 @@ def paper_segment(tree: LexborHTMLParser) -> Blocks:
                     opener = entry
                     br_run = 0
                     acc.clear()
-                acc.extend(paper_tokens(cls, idv))
+                # every tag's id and class, the inline ones too (Dragnet reads them all)
+                acc.extend(paper_tokens(attrs.get("class"), attrs.get("id")))
                 stack.append(entry)
                 cur_tags += 1
                 descend = True
@@ -261,12 +266,12 @@ def paper_segment(tree: LexborHTMLParser) -> Blocks:
                 node = child
                 continue
             # an empty block tag still separates blocks
-            if tid in BLOCK_TAGS:
+            if tid in BLOCK_TAGS and not runs_on:
                 if cur:
                     flush()
                 cur_tags = 0
             stack.pop()
-            if tid in BLOCK_TAGS and stack:
+            if tid in BLOCK_TAGS and stack and not runs_on:
                 opener = stack[-1]
         while True:
             nxt = node.next
@@ -278,11 +283,14 @@ def paper_segment(tree: LexborHTMLParser) -> Blocks:
                 break
             node = node.parent
             if stack[-1][0] in BLOCK_TAGS:
-                if cur:
-                    flush()
-                cur_tags = 0
+                if not runs_on:
+                    if cur:
+                        flush()
+                    cur_tags = 0
+                elif cur:
+                    cur.append(" ")  # the closed block's text and what runs on are two words
                 stack.pop()
-                if stack:
+                if stack and not runs_on:
                     opener = stack[-1]
             else:
                 stack.pop()

@@ -51,6 +51,7 @@ DATA = Path(__file__).resolve().parents[2] / "shared" / "data"
 ROWS = (("baseline", "", ""), ("cetr", "cetr", ""), ("ic", "ic", "ours"), ("ic", "ic", "paper"),
         ("st", "st", ""), ("st+ic", "st+ic", "ours"), ("st+ic", "st+ic", "paper"),
         ("st+ic+cetr", "st+ic+cetr", "ours"), ("st+ic+cetr", "st+ic+cetr", "paper"))
+_ROW_ORDER = ("baseline", "cetr", "ic", "st", "st+ic", "st+ic+cetr")
 COLUMNS = ("cleaneval-final", "2012 train", "2012 test", "big5 2009")
 # Table 2 of the paper, as far as the figures are known here (row -> column -> F1)
 PAPER = {
@@ -63,11 +64,18 @@ PAPER = {
 }
 
 
+# Readings of the blocks beyond the two IC ones, for the rows in EXTRA_ROWS: ``db`` the shipped
+# features over blocks cut as Dragnet's blockifier cuts them (paperic.paper_segment's
+# ``runs_on``), ``paper-db`` the paper's IC over those blocks
+EXTRA_ROWS = (("cetr", "cetr", "db"), ("ic", "ic", "paper-db"), ("st+ic+cetr", "st+ic+cetr", "paper-db"))
+
+
 @dataclass
 class EvalPage:
     gold: dict[str, str]  # target -> gold text
     blocks: Blocks
     paper_blocks: Blocks
+    dragnet_blocks: Blocks | None = None
 
 
 @dataclass
@@ -103,12 +111,35 @@ def use_dragnet_cetr(kmeans: bool = False) -> None:
     dense.handles = lambda spec: False
 
 
-def _eval_pages(docs: list[Doc]) -> list[EvalPage]:
+def _eval_pages(docs: list[Doc], dragnet_blocks: bool = False) -> list[EvalPage]:
     out = []
     for d in docs:
         html, _ = decode_html(d.html)
         out.append(EvalPage({"paper": d.target(True), "content": d.target(False)},
-                            segment(parse(html)), segment_paper(html)))
+                            segment(parse(html)), segment_paper(html),
+                            segment_paper(html, True) if dragnet_blocks else None))
+    return out
+
+
+def _dragnet_prepare(docs: list[Doc], comments: bool) -> list[Page]:
+    """fit.prepare over blocks cut as Dragnet's blockifier cuts them (labelled by the plain LCS
+    rule, as the paper's configurations are)."""
+    from ce_filter.kinds.model import page_signals
+    from ce_filter.learn.corpus import site_of
+    from ce_filter.learn.labels import block_labels, words
+
+    out = []
+    for d in docs:
+        html, _ = decode_html(d.html)
+        b = segment_paper(html, True)
+        if not len(b):
+            continue
+        gold = d.target(comments)
+        y, share = block_labels(b.texts, gold, runs=False)
+        nw = np.array([len(words(t)) for t in b.texts], dtype=np.float64)
+        out.append(Page(d.id, b, y, nw, np.round(share * nw), len(words(gold)),
+                        d.domain or site_of(d.html), d.page_type,
+                        page_signals(b, html, d.url or None), html_chars=len(html)))
     return out
 
 
@@ -132,10 +163,12 @@ def _all_text(ep: EvalPage) -> str:
     return "\n".join(ep.blocks.texts)
 
 
-def _chooser(model: Model, paper_blocks: bool) -> Callable[[EvalPage], str]:
+def _chooser(model: Model, reading: str) -> Callable[[EvalPage], str]:
     """The text a model keeps of a page (its blocks at or over its cut)."""
     def choose(ep: EvalPage) -> str:
-        b = ep.paper_blocks if paper_blocks else ep.blocks
+        b = (ep.dragnet_blocks if reading.endswith("db") else
+             ep.paper_blocks if reading == "paper" else ep.blocks)
+        assert b is not None
         if not len(b):
             return ""
         keep = select(model.block_scores(b), model.threshold)
@@ -164,8 +197,9 @@ def run(data: Path, rows: list[tuple[str, str, str]], targets: list[str],
     big5 = [d for d in load_corpus(data / "big5", None) if d.year == "2009"][:limit]
     ce = list(load_corpus(data / "cleaneval-final", None))[:limit]
     t0 = time.time()
-    evals = {"cleaneval-final": _eval_pages(ce), "2012 train": _eval_pages(train_docs),
-             "2012 test": _eval_pages(test_docs), "big5 2009": _eval_pages(big5)}
+    db = any(r[2].endswith("db") for r in rows)
+    evals = {"cleaneval-final": _eval_pages(ce, db), "2012 train": _eval_pages(train_docs, db),
+             "2012 test": _eval_pages(test_docs, db), "big5 2009": _eval_pages(big5, db)}
     if log:
         print(f"segmented the evaluation pages ({time.time() - t0:.0f}s)", file=sys.stderr, flush=True)
     train_pages: dict[tuple[str, str], list[Page]] = {}
@@ -181,11 +215,13 @@ def run(data: Path, rows: list[tuple[str, str, str]], targets: list[str],
                 key = (target, ic or "ours")
                 if key not in train_pages:
                     train_pages[key] = (_paper_prepare(train_docs, comments) if ic == "paper"
+                                        else _dragnet_prepare(train_docs, comments)
+                                        if ic.endswith("db")
                                         else prepare(train_docs, comments=comments,
                                                      rule=CONFIGS[config].label_rule))
                 cfg = replace(CONFIGS[config], log=False)
                 desc = {"corpora": ["dragnet:train"], "target": target, "config": config}
-                if ic == "paper":
+                if ic.startswith("paper"):
                     with paper_selection():
                         model = train(train_pages[key], cfg, name="content", data_desc=desc)
                 else:
@@ -193,7 +229,7 @@ def run(data: Path, rows: list[tuple[str, str, str]], targets: list[str],
                 res.threshold = float(model.threshold)
                 res.c = float(model.meta.get("C", 0.0) or 0.0)
                 res.ic_tokens = list(model.spec.ic_own)
-                choose = _chooser(model, ic == "paper")
+                choose = _chooser(model, ic)
             for col, pages in evals.items():
                 res.scores[col] = _score(pages, target, choose)
             res.seconds = time.time() - t0
@@ -253,7 +289,7 @@ def main(argv: list[str] | None = None) -> int:
     ap.add_argument("--rows", default="all", help="comma list of row[:ic] (default: all)")
     ap.add_argument("--targets", default="paper,content")
     ap.add_argument("--json", default=None, help="write the figures here")
-    ap.add_argument("--render", default=None, help="only render this --json file")
+    ap.add_argument("--render", nargs="+", default=None, help="only render these --json files")
     ap.add_argument("--tokens", action="store_true", help="only count the IC tokens of each rule")
     ap.add_argument("--limit", type=int, default=None, help="the first N pages of each corpus (a smoke run)")
     ap.add_argument("--dragnet-cetr", choices=("plain", "kmeans"), default=None,
@@ -265,14 +301,16 @@ def main(argv: list[str] | None = None) -> int:
     if a.dragnet_cetr:
         use_dragnet_cetr(a.dragnet_cetr == "kmeans")
     if a.render:
-        results = [Result(**{**d, "scores": {c: {m: tuple(v) for m, v in ms.items()}
-                                            for c, ms in d["scores"].items()}})
-                   for d in json.loads(Path(a.render).read_text())]
+        order = [(r[0], r[2]) for r in sorted(ROWS + EXTRA_ROWS, key=lambda r: _ROW_ORDER.index(r[0]))]
+        results = sorted((Result(**{**d, "scores": {c: {m: tuple(v) for m, v in ms.items()}
+                                                    for c, ms in d["scores"].items()}})
+                          for f in a.render for d in json.loads(Path(f).read_text())),
+                         key=lambda r: (r.target, order.index((r.row, r.ic))))
     else:
         rows = list(ROWS)
         if a.rows != "all":
             want = a.rows.split(",")
-            rows = [r for r in ROWS if r[0] in want or f"{r[0]}:{r[2]}" in want]
+            rows = [r for r in ROWS + EXTRA_ROWS if r[0] in want or f"{r[0]}:{r[2]}" in want]
         results = run(Path(a.data), rows, a.targets.split(","), limit=a.limit,
                       dump=Path(a.json) if a.json else None)
     for metric in ("positional", "bag"):

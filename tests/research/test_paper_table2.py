@@ -57,6 +57,16 @@ def test_paper_ic_tokens_accumulate_over_the_block() -> None:
     assert paper_rule(rows, y) == ["class:a", "class:b"]
 
 
+def test_dragnet_blocks_run_on_after_a_block_closes() -> None:
+    from research.paperic import segment_paper
+
+    page = "<html><body><div class=a><p id=b>one</p>tail <i class=c>text</i></div><p>next</p></body></html>"
+    assert segment_paper(page).texts == ["one", "tail text", "next"]
+    b = segment_paper(page, runs_on=True)
+    assert b.texts == ["one tail text", "next"]
+    assert b.own_tokens[0] == ("id:b", "class:c")
+
+
 def test_xcex_similarity_and_hamming() -> None:
     from research.xcex import _popcount, simhashes
 
