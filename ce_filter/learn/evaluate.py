@@ -1,4 +1,5 @@
-"""The paper's metric: per page, bag-of-words overlap of extracted and gold tokens; then means.
+"""The project's metric: per page, bag-of-words overlap of extracted and gold tokens; then means
+(the Dragnet paper's, CETR's positional word overlap, is ``positional.positional_prf``).
 Beside it, where the corpus has them, the snippet rates and every figure per page type, per
 language (where a corpus has more than one), per site (where a corpus is a few sites of many
 pages each) and per capture year.
