@@ -197,7 +197,7 @@ def message(data: bytes, key: bytes | None = b"http://fuzz.test/",
 
     t0 = time.perf_counter()
     try:
-        k, value = _worker()._output(Message(data, key, headers))
+        k, value = _worker().record_of(Message(data, key, headers))
     except PoisonMessage as p:
         assert p.reason in POISON_REASONS, p.reason
         return time.perf_counter() - t0

@@ -67,7 +67,7 @@ from collections.abc import Generator, Iterator
 from dataclasses import dataclass, field
 from typing import Any
 
-from ce_filter.budget import FILTER_ERROR, PROCESS_DIED, BoundedExtractor, Budget
+from ce_filter.budget import FILTER_ERROR, PROCESS_DIED, BoundedExtractor, Budget, guarded
 from ce_filter.options import ExtractOptions
 from ce_filter.rawpage import RawPage
 from ce_filter.record import dumps, make_record, model_version
@@ -532,6 +532,14 @@ class Worker:
         self.metrics.observe(bytes_in, time.perf_counter() - item.t0, bytes_out=len(value))
         return fut
 
+    def record_of(self, msg: Any) -> tuple[bytes | None, bytes]:
+        """(key, value) of one message's record, or PoisonMessage saying why there is none: a
+        batch's steps for a single message, without a broker (what the fuzzing target runs)."""
+        page = page_from_message(msg)
+        ex = next(_extract_many(self.extractor, iter([(page.body, page.url or None, page.encoding,
+                                                        float("inf"))])))
+        return self._output(msg, page, ex)
+
     def _output(self, msg: Any, page: Any, ex: Any) -> tuple[bytes | None, bytes]:
         """(key, value) of the record of ``msg``, whose page gave the Extraction ``ex``, or
         PoisonMessage saying why there is none."""
@@ -622,8 +630,8 @@ def _extract_many(extractor: Any, pages: Iterator[tuple[Any, ...]]) -> Generator
     for html, url, encoding, until in pages:
         if time.monotonic() > until:
             yield None
-        else:
-            yield extractor.extract(html, url, encoding=encoding)
+        else:  # an exception of the filter is that page's dead letter, not the worker's end
+            yield guarded(extractor, html, url, encoding)
 
 
 def _rebalance_logger() -> Any:

@@ -127,7 +127,7 @@ def test_the_targets_can_fail() -> None:
     with mock.patch("ce_filter.crawler.warc.read_all", return_value=[object()]):
         with pytest.raises(AssertionError):
             targets.warc(SEEDS["warc"]()["warc"])
-    with mock.patch("ce_filter.pipelines.worker.filter_page", side_effect=RecursionError):
+    with mock.patch.object(targets._extractor(), "extract", side_effect=RecursionError):
         targets.message(b"<p>x</p>")  # an exception of the filter is a dead letter, not a crash
 
 
