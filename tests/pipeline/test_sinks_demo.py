@@ -57,12 +57,12 @@ def test_sink_specs():
 
 
 def test_demo_runs_the_whole_chain(broker):
-    r = run_cli(["demo"])
+    r = run_cli(["demo", "--show", "5"])  # every record: the order read back is not fixed
     out = r.stdout.decode()
     assert r.returncode == 0, out + r.stderr.decode()
     assert "Started an embedded Kafka-protocol broker" in out and "Broker stopped." in out
     assert "5 delivered, 0 failed" in out and "Read 5 records back from Kafka" in out
-    assert "lasermotive.com" in out and "Lockheed Martin" in out  # a cleaned record, read back
+    assert "lasermotive.com" in out and "Lockheed" in out  # a cleaned record, read back (wrapped)
 
 
 def test_demo_without_broker_falls_back_to_a_file():
