@@ -29,7 +29,16 @@ import re
 
 import numpy as np
 
-from .segment import FLAG_HIDDEN, FLAG_NAMES, KIND_CONTAINS, KIND_EQUALS, Blocks, Patterns, _id, token_matcher
+from .segment import (
+    FLAG_HIDDEN,
+    FLAG_NAMES,
+    KIND_CONTAINS,
+    KIND_EQUALS,
+    Blocks,
+    Patterns,
+    tag_id,
+    token_matcher,
+)
 from .words import tokens
 
 RULES: frozenset[str] = frozenset({"repeats", "hidden", "labels", "bylines", "comments", "units"})
@@ -97,7 +106,7 @@ _DIGIT = re.compile(r"\d")
 
 
 # Tables and lists inside the story: decided whole (``_units``).
-TAG_TD, TAG_TH, TAG_LI = _id("td"), _id("th"), _id("li")
+TAG_TD, TAG_TH, TAG_LI = tag_id("td"), tag_id("th"), tag_id("li")
 UNIT_CUT = 0.2  # a table or list of mixed decisions inside the kept span is kept whole at this mean
 
 # Reader comments: class/id tokens of the container (one pattern bit; segment.Patterns).

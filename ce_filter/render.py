@@ -21,17 +21,17 @@ from urllib.parse import urljoin, urlsplit
 
 import numpy as np
 
-from .segment import FLAG_NAMES, FLAG_PRE, HEADINGS, Blocks, _id
+from .segment import FLAG_NAMES, FLAG_PRE, HEADINGS, Blocks, tag_id
 
 # The output formats, one list for the CLI (--format) and the service (?format=): ``jsonl`` is
 # the pipeline's record (ce_filter/record.py), the others are made here from an Extraction.
 FORMATS = ("text", "markdown", "html", "json", "xml", "csv", "jsonl")
 
 _BIT = {n: 1 << i for i, n in enumerate(FLAG_NAMES)}
-_HEADING_LEVEL = {_id(f"h{k}"): k for k in range(1, 7)}
+_HEADING_LEVEL = {tag_id(f"h{k}"): k for k in range(1, 7)}
 assert set(_HEADING_LEVEL) == set(HEADINGS)
-TAG_LI, TAG_TD, TAG_TH, TAG_PRE = _id("li"), _id("td"), _id("th"), _id("pre")
-TAG_DT, TAG_DD = _id("dt"), _id("dd")
+TAG_LI, TAG_TD, TAG_TH, TAG_PRE = tag_id("li"), tag_id("td"), tag_id("th"), tag_id("pre")
+TAG_DT, TAG_DD = tag_id("dt"), tag_id("dd")
 MAX_CELL_CHARS = 300  # a "table" with longer cells is a layout table: its cells become paragraphs
 
 

@@ -21,11 +21,11 @@ from .words import count_words
 _PROBE = LexborHTMLParser("")
 
 
-def _ids(names: str) -> frozenset[int]:
+def tag_ids(names: str) -> frozenset[int]:
     return frozenset(_PROBE.create_node(n).tag_id for n in names.split())
 
 
-def _id(name: str) -> int:
+def tag_id(name: str) -> int:
     return _PROBE.create_node(name).tag_id
 
 
@@ -34,31 +34,31 @@ def _id(name: str) -> int:
 # does): forum engines (Discourse) serve the whole thread there for clients without
 # JavaScript, 18 % of wcxb-dev's forum gold; elsewhere it holds short "enable JavaScript"
 # notices, which the model learns to drop like any other boilerplate.
-BLOCK_TAGS = _ids(
+BLOCK_TAGS = tag_ids(
     "html body div p h1 h2 h3 h4 h5 h6 li td th tr table tbody thead tfoot caption ul ol dl dt dd "
     "blockquote pre section article header footer nav aside form figure figcaption main address "
     "center fieldset legend hr details summary menu dir hgroup option textarea noscript"
 )
 # Tags whose content never becomes text.
-SKIP_TAGS = _ids(
+SKIP_TAGS = tag_ids(
     "script style template svg iframe object embed canvas math select button "
     "textarea input head audio video map frameset frame applet"
 )
 # Inline tags whose class/id carry nothing worth the attribute lookup.
-_NO_ATTR_TAGS = _ids("b i em strong br wbr u s small sup sub font code tt abbr")
+_NO_ATTR_TAGS = tag_ids("b i em strong br wbr u s small sup sub font code tt abbr")
 
 # Lexbor gives a tag it does not know an id that is an address (another one in each process):
 # blocks record one fixed id for all of them, so features and runs are reproducible.
 _TAG_LIMIT = 0x10000
 UNKNOWN_TAG = 0xFFFF
-TAG_A = _id("a")
-TAG_BR = _id("br")
-TAG_TITLE = _id("title")
-TAG_HEAD = _id("head")
-TAG_HTML, TAG_META, TAG_LINK, TAG_SCRIPT, TAG_TIME = (_id(n) for n in "html meta link script time".split())
-TAG_LI, TAG_OL, TAG_IMG, TAG_H1 = _id("li"), _id("ol"), _id("img"), _id("h1")
-LIST_TAGS = _ids("ul ol menu dir")
-HEADINGS = _ids("h1 h2 h3 h4 h5 h6")
+TAG_A = tag_id("a")
+TAG_BR = tag_id("br")
+TAG_TITLE = tag_id("title")
+TAG_HEAD = tag_id("head")
+TAG_HTML, TAG_META, TAG_LINK, TAG_SCRIPT, TAG_TIME = (tag_id(n) for n in "html meta link script time".split())
+TAG_LI, TAG_OL, TAG_IMG, TAG_H1 = tag_id("li"), tag_id("ol"), tag_id("img"), tag_id("h1")
+LIST_TAGS = tag_ids("ul ol menu dir")
+HEADINGS = tag_ids("h1 h2 h3 h4 h5 h6")
 
 # Ancestor flags: bit i set when the block sits inside a tag of kind i.
 FLAG_NAMES = (
@@ -72,7 +72,7 @@ for _bit, _names in enumerate(
      "article", "main", "h1 h2 h3 h4 h5 h6", "p", "blockquote", "pre", "figure figcaption",
      "section", "dl dt dd", "address", "label")
 ):
-    for _t in _ids(_names):
+    for _t in tag_ids(_names):
         _FLAG_TAGS[_t] = _FLAG_TAGS.get(_t, 0) | (1 << _bit)
 FLAG_A = 1
 FLAG_PRE = 1 << FLAG_NAMES.index("pre")

@@ -213,7 +213,7 @@ def iter_pages(
     inputs = expand_sources(source)
     stats = stats if stats is not None else WarcStats()
     index = _revisit_index(revisits)
-    return _iter_inputs(inputs, stats, all_statuses, index, halt, _seconds(seconds))
+    return _iter_inputs(inputs, stats, all_statuses, index, halt, decode_budget(seconds))
 
 
 def _revisit_index(revisits: bool | RevisitIndex | None) -> RevisitIndex | None:
@@ -222,7 +222,7 @@ def _revisit_index(revisits: bool | RevisitIndex | None) -> RevisitIndex | None:
     return RevisitIndex() if revisits else None
 
 
-def _seconds(seconds: float | None) -> float:
+def decode_budget(seconds: float | None) -> float:
     return DECODE_SECONDS if seconds is None else max(float(seconds), 0.0)
 
 
@@ -233,11 +233,11 @@ def _iter_inputs(inputs: list[tuple[str, Any]], stats: WarcStats, all_statuses: 
         for name, src in inputs:
             stats.files += 1
             if hasattr(src, "read"):
-                yield from _iter_stream(name, src, stats, all_statuses, revisits=revisits,
+                yield from iter_stream(name, src, stats, all_statuses, revisits=revisits,
                                         halt=halt, seconds=seconds)
             else:
                 with open(src, "rb") as fh:
-                    yield from _iter_stream(name, fh, stats, all_statuses, revisits=revisits,
+                    yield from iter_stream(name, fh, stats, all_statuses, revisits=revisits,
                                             halt=halt, seconds=seconds)
     except Halted:
         return  # stopped from outside: the caller says so (offline.RunStats.interrupted)
@@ -528,7 +528,7 @@ class _Records(ArchiveIterator):
         _linear_lines(self)
 
 
-def _iter_stream(name: str, fh: IO[bytes], stats: WarcStats, all_statuses: bool,
+def iter_stream(name: str, fh: IO[bytes], stats: WarcStats, all_statuses: bool,
                  base: int = 0, stop: int | None = None, revisits: RevisitIndex | None = None,
                  halt: Any = None, seconds: float = 0.0) -> Iterator[RawPage]:
     """``base``: the stream's offset in the file (error offsets are file offsets); ``stop``:

@@ -18,7 +18,7 @@ from typing import Any
 
 from ce_filter.rawpage import RawPage
 
-from .warc import GZIP_MAGIC, Halted, WarcStats, _iter_stream, _seconds, member_starts_record
+from .warc import GZIP_MAGIC, Halted, WarcStats, decode_budget, iter_stream, member_starts_record
 
 SHARD_BYTES = 8 << 20  # at most this much compressed input per shard (bounded memory per task)
 SCAN = 1 << 20  # how far past a split point to look for a member start
@@ -65,7 +65,7 @@ def read_shard(path: str, start: int, stop: int | None, stats: WarcStats,
     with open(path, "rb") as fh:
         fh.seek(start)
         try:
-            yield from _iter_stream(path, fh, stats, all_statuses, base=start, stop=stop,
-                                    halt=halt, seconds=_seconds(seconds))
+            yield from iter_stream(path, fh, stats, all_statuses, base=start, stop=stop,
+                                    halt=halt, seconds=decode_budget(seconds))
         except Halted:
             return

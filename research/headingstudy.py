@@ -68,8 +68,8 @@ def lexicon(words: tuple[str, ...]) -> re.Pattern[str]:
 def use(words: tuple[str, ...]) -> None:
     """Replace the lexicon in this process (both the numpy and the C-fed column paths)."""
     rx = lexicon(words)
-    headings._BOILER_HEADING = rx
-    dense._BOILER_HEADING = rx
+    headings.BOILER_HEADING = rx
+    dense.BOILER_HEADING = rx
 
 
 def resolve(spec: str) -> tuple[str, ...]:

@@ -26,7 +26,7 @@
 #include <string.h>
 
 #define N_FLAGS 20      /* segment.FLAG_NAMES */
-#define N_TAG_GROUPS 12 /* dom._TAG_GROUPS */
+#define N_TAG_GROUPS 12 /* dom.TAG_GROUPS */
 #define N_KINDS 7       /* pagekind.KINDS */
 #define MAIN_SHARE 0.5  /* dom.MAIN_SHARE */
 #define ALPHA 3         /* cetr.ALPHA */
@@ -97,7 +97,7 @@ static void argsort_desc(const double *key, Py_ssize_t *idx, Py_ssize_t *tmp, Py
 
 /* ------------------------------------------------------------------ dense_a */
 
-/* lut[np.minimum(tag, len(lut) - 1)] (dom._TAG_GROUP_LUT; a negative index counts from the end) */
+/* lut[np.minimum(tag, len(lut) - 1)] (dom.TAG_GROUP_LUT; a negative index counts from the end) */
 static inline int64_t tag_group(int64_t tag, const int64_t *lut, Py_ssize_t n_lut) {
     int64_t t = tag < n_lut - 1 ? tag : n_lut - 1;
     if (t < 0) t += n_lut;
@@ -107,7 +107,7 @@ static inline int64_t tag_group(int64_t tag, const int64_t *lut, Py_ssize_t n_lu
 /* dense_a(cnt, tag, n_tags, depth, flags, cont, lut, out, L, W, o_st, o_dom)
  *
  * cnt (n x 3 float64: characters, words, words in links), tag/flags (n int64), n_tags/depth
- * (n float64), cont (n x path int64), lut (int64: tag id -> tag group, dom._TAG_GROUP_LUT),
+ * (n float64), cont (n x path int64), lut (int64: tag id -> tag group, dom.TAG_GROUP_LUT),
  * out (n x width float64: the page's dense matrix), L (4n + 2 float64: log1p's inputs: words,
  * tags, depth, CETR's ratio, then the page's words and the block count), W (4n + 1 float64: td,
  * ld, the prose base (n_tok * (1 - ld), 0 under 8 words), the link words ld * n_tok, then

@@ -20,9 +20,9 @@ from ..kinds.model import KINDS
 from ..segment import FLAG_NAMES, PATH_LEN, Blocks, parse, segment
 from .cetr import kmeans_verdict, smooth
 from .context import CONTAINER_LEVELS, CONTEXT, context_features
-from .dom import _TAG_GROUP_LUT, _TAG_GROUPS
-from .headings import _BOILER_HEADING, _NEGATIVE, _UNLIKELY, HEADING_MAX_WORDS
-from .rx import _RX_MATCHER, RX, RX_LEVELS, RX_NAMES
+from .dom import TAG_GROUP_LUT, TAG_GROUPS
+from .headings import BOILER_HEADING, HEADING_MAX_WORDS, NEGATIVE, UNLIKELY
+from .rx import RX, RX_LEVELS, RX_MATCHER, RX_NAMES
 from .spec import AFTER_GROUPS, FeatureSpec, TokenRows
 
 # the groups the C part fills (with ic's token lists, which Model.scores sums itself), their
@@ -31,7 +31,7 @@ _ORDER = (("st", 6), ("cetr", 4), ("ic", 0), ("dom", 54), ("rx", 6 * len(RX_NAME
           ("kind", 4 * len(KINDS)))
 _WIDTH = dict(_ORDER)
 _AFTER = frozenset(AFTER_GROUPS)
-_HEAD_GROUP = [g for g, _ in _TAG_GROUPS].index("head")  # h1-h6, as headings.py's _IS_HEADING
+_HEAD_GROUP = [g for g, _ in TAG_GROUPS].index("head")  # h1-h6, as headings.py's _IS_HEADING
 _NO_RX = np.zeros((0, 0))
 
 
@@ -69,7 +69,7 @@ def page_inputs(b: Blocks, spec: FeatureSpec, kind: np.ndarray | None = None, ex
     heads, short = _c.dense_a(n, PATH_LEN, width, cnt, tag,
                               np.ascontiguousarray(b.n_tags, dtype=np.float64),
                               np.ascontiguousarray(b.depth, dtype=np.float64),
-                              np.ascontiguousarray(b.flags, dtype=np.int64), cont, _TAG_GROUP_LUT,
+                              np.ascontiguousarray(b.flags, dtype=np.int64), cont, TAG_GROUP_LUT,
                               out, lin, w, off["st"], off["dom"], _HEAD_GROUP, HEADING_MAX_WORDS)
     lg = np.log1p(lin)
     prose = w[2 * n:3 * n] ** 1.5
@@ -77,14 +77,14 @@ def page_inputs(b: Blocks, spec: FeatureSpec, kind: np.ndarray | None = None, ex
     p = np.zeros(len(KINDS)) if kind is None else np.ascontiguousarray(kind, dtype=np.float64)
     rx = _NO_RX  # read only for head
     if off["rx"] >= 0 or off["head"] >= 0:  # rx.rx_columns' matrix
-        rx = b.pattern_columns(RX, _RX_MATCHER, RX_LEVELS, len(RX_NAMES))
+        rx = b.pattern_columns(RX, RX_MATCHER, RX_LEVELS, len(RX_NAMES))
         if off["rx"] >= 0:
             out[:, off["rx"]:off["rx"] + rx.shape[1]] = rx
-    texts, search = b.texts, _BOILER_HEADING.search
+    texts, search = b.texts, BOILER_HEADING.search
     lex = [i for i in short if search(texts[i].lower()) is not None] if off["head"] >= 0 else []
     _c.dense_b(n, PATH_LEN, width, lg, w, prose, float(prose.sum()), float(w[3 * n:4 * n].sum()),
                g, cont, p, out, off["cetr"], off["dom"], off["kind"], np.ascontiguousarray(rx),
-               heads, lex, off["head"], rx.shape[1], _UNLIKELY, _NEGATIVE)
+               heads, lex, off["head"], rx.shape[1], UNLIKELY, NEGATIVE)
     if off["cetr"] >= 0:
         out[:, off["cetr"] + 3] = kmeans_verdict(g, out[:, off["cetr"] + 2])
     tokens: list[TokenRows] = []
@@ -158,7 +158,7 @@ def _load_c() -> Any:
     mod = native.load("features._dense")
     if mod is None:
         return None
-    if len(FLAG_NAMES) != 20 or len(_TAG_GROUPS) != 12 or len(KINDS) != 7:
+    if len(FLAG_NAMES) != 20 or len(TAG_GROUPS) != 12 or len(KINDS) != 7:
         return None  # the C part's constants no longer match
     from . import _columns, _stack  # the reference (features/__init__ is loaded by now)
 

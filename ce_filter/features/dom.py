@@ -7,19 +7,19 @@ from collections.abc import Sequence
 
 import numpy as np
 
-from ..segment import FLAG_NAMES, HEADINGS, Blocks, _ids
+from ..segment import FLAG_NAMES, HEADINGS, Blocks, tag_ids
 
-_TAG_GROUPS = [
-    ("p", _ids("p")), ("div", _ids("div")), ("li", _ids("li")), ("cell", _ids("td th")),
-    ("head", HEADINGS), ("dd", _ids("dd dt")), ("pre", _ids("pre blockquote")),
-    ("sect", _ids("article section main")), ("body", _ids("body html")),
-    ("fig", _ids("figure figcaption caption")), ("form", _ids("form fieldset legend label")),
-    ("hdrftr", _ids("header footer nav aside")),
+TAG_GROUPS = [
+    ("p", tag_ids("p")), ("div", tag_ids("div")), ("li", tag_ids("li")), ("cell", tag_ids("td th")),
+    ("head", HEADINGS), ("dd", tag_ids("dd dt")), ("pre", tag_ids("pre blockquote")),
+    ("sect", tag_ids("article section main")), ("body", tag_ids("body html")),
+    ("fig", tag_ids("figure figcaption caption")), ("form", tag_ids("form fieldset legend label")),
+    ("hdrftr", tag_ids("header footer nav aside")),
 ]
 # tag id -> its group's index (-1: none), as a lookup array (tag ids are < 0x10000)
-_TAG_GROUP_LUT = np.full(max(t for _, ids in _TAG_GROUPS for t in ids) + 2, -1, dtype=np.int64)
-for _k, (_, _ids_k) in enumerate(_TAG_GROUPS):
-    _TAG_GROUP_LUT[sorted(_ids_k)] = _k
+TAG_GROUP_LUT = np.full(max(t for _, ids in TAG_GROUPS for t in ids) + 2, -1, dtype=np.int64)
+for _k, (_, _ids_k) in enumerate(TAG_GROUPS):
+    TAG_GROUP_LUT[sorted(_ids_k)] = _k
 
 
 def _ranks(x: np.ndarray) -> np.ndarray:
@@ -87,9 +87,9 @@ def dom_columns(b: Blocks, n_chr: np.ndarray, n_tok: np.ndarray, n_tags: np.ndar
     # bit k of each block's flags as column k (the flags' low bytes unpacked: FLAG_NAMES < 32)
     bits = np.unpackbits(flags.astype("<u4").view(np.uint8).reshape(n, 4), axis=1, bitorder="little")
     add([f"in_{f}" for f in FLAG_NAMES], [bits[:, : len(FLAG_NAMES)].astype(np.float64)])
-    grp = _TAG_GROUP_LUT[np.minimum(tag, len(_TAG_GROUP_LUT) - 1)]
-    add([f"tag_{k}" for k, _ in _TAG_GROUPS],
-        [(grp[:, None] == np.arange(len(_TAG_GROUPS))).astype(np.float64)])
+    grp = TAG_GROUP_LUT[np.minimum(tag, len(TAG_GROUP_LUT) - 1)]
+    add([f"tag_{k}" for k, _ in TAG_GROUPS],
+        [(grp[:, None] == np.arange(len(TAG_GROUPS))).astype(np.float64)])
     depth = np.asarray(b.depth, dtype=np.float64)
     main = int(np.argmax(n_tok)) if n else 0
     cont = b.container_ids()

@@ -15,7 +15,7 @@ _IS_HEADING = np.zeros(max(HEADINGS) + 2, dtype=bool)  # by tag id (clipped: the
 _IS_HEADING[sorted(HEADINGS)] = True
 
 
-def _last_heading(tag: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+def last_heading(tag: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
     """Which blocks are headings (h1-h6), and for each block the index of the last heading at
     or before it (-1: none yet)."""
     is_h = _IS_HEADING[np.minimum(tag, len(_IS_HEADING) - 1)]
@@ -24,7 +24,7 @@ def _last_heading(tag: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
 
 def heading_words(texts: list[str], tag: np.ndarray) -> list[tuple[str, ...]]:
     """Words of the heading that governs each block (a heading is governed by the one before)."""
-    is_h, hi = _last_heading(np.asarray(tag, dtype=np.int64))
+    is_h, hi = last_heading(np.asarray(tag, dtype=np.int64))
     prev = np.where(is_h, np.concatenate(([-1], hi[:-1])), hi) if len(hi) else hi
     cache: dict[int, tuple[str, ...]] = {-1: ()}
     out = []
@@ -79,9 +79,9 @@ def _trie(words: list[str]) -> str:
     return emit(tree)
 
 
-_BOILER_HEADING = re.compile(r"\b(?:" + _trie(list(BOILER_WORDS)) + r")\b")
+BOILER_HEADING = re.compile(r"\b(?:" + _trie(list(BOILER_WORDS)) + r")\b")
 HEADING_MAX_WORDS = 10  # a longer "heading" is prose set in a heading tag, not a section title
-_UNLIKELY, _NEGATIVE = RX_NAMES.index("unlikely"), RX_NAMES.index("negative")
+UNLIKELY, NEGATIVE = RX_NAMES.index("unlikely"), RX_NAMES.index("negative")
 
 
 def heading_columns(texts: list[str], tag: np.ndarray, n_tok: np.ndarray, rx_own: np.ndarray
@@ -92,16 +92,16 @@ def heading_columns(texts: list[str], tag: np.ndarray, n_tok: np.ndarray, rx_own
     bits of each block's own element."""
     n = len(texts)
     names = ["head_lex", "head_rx", "gov_head_lex", "gov_head_rx"]
-    is_h, last = _last_heading(tag)
+    is_h, last = last_heading(tag)
     hs = np.flatnonzero(is_h)
     own = np.zeros((n, 2))
     gov = np.zeros((n, 2))
     if len(hs) == 0:
         return names, [own, gov]
-    search = _BOILER_HEADING.search
+    search = BOILER_HEADING.search
     own[hs, 0] = [k <= HEADING_MAX_WORDS and search(texts[i].lower()) is not None
                   for i, k in zip(hs.tolist(), n_tok[hs].tolist())]
-    own[hs, 1] = np.maximum(rx_own[hs, _UNLIKELY], rx_own[hs, _NEGATIVE])
+    own[hs, 1] = np.maximum(rx_own[hs, UNLIKELY], rx_own[hs, NEGATIVE])
     # the blocks after the first heading that are not headings take their governing heading's
     under = np.flatnonzero((last >= 0) & ~is_h)
     gov[under] = own[last[under]]

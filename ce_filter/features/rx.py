@@ -29,7 +29,7 @@ RX: Patterns = tuple(
     for w in words.split()
 )
 RX_LEVELS = 4  # the block's element and its nearest ancestors, each level on its own
-_RX_MATCHER = token_matcher(RX)
+RX_MATCHER = token_matcher(RX)
 
 
 def rx_columns(b: Blocks) -> tuple[list[str], list[np.ndarray]]:
@@ -37,4 +37,4 @@ def rx_columns(b: Blocks) -> tuple[list[str], list[np.ndarray]]:
     nearest ancestors apart (levels of ``container``), and of any ancestor at all."""
     names = [f"rx{lvl}_{r}" for lvl in range(RX_LEVELS + 1) for r in RX_NAMES]
     names += [f"rx_anc_{r}" for r in RX_NAMES]
-    return names, [b.pattern_columns(RX, _RX_MATCHER, RX_LEVELS, len(RX_NAMES))]
+    return names, [b.pattern_columns(RX, RX_MATCHER, RX_LEVELS, len(RX_NAMES))]

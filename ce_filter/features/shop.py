@@ -14,7 +14,7 @@ import numpy as np
 
 from ..kinds.model import KINDS
 from ..segment import KIND_CONTAINS, Blocks, Patterns, token_matcher
-from .headings import _last_heading
+from .headings import last_heading
 
 SHOP_NAMES = ("shop_dup*product", "shop_head*product", "shop_ic*product")
 _PRODUCT = KINDS.index("product")
@@ -53,7 +53,7 @@ def repeated(texts: list[str]) -> np.ndarray:
 def shop_heading(texts: list[str], tag: np.ndarray, n_tok: np.ndarray) -> np.ndarray:
     """1.0 for a block governed by (or itself) a heading that reads as a shop section's title:
     the last heading at or before it, of at most SHOP_HEADING_MAX_WORDS words."""
-    is_h, last = _last_heading(tag)
+    is_h, last = last_heading(tag)
     hs = np.flatnonzero(is_h)
     out = np.zeros(len(texts))
     if len(hs) == 0:

@@ -27,7 +27,7 @@ from urllib.parse import urlsplit
 import numpy as np
 
 from .. import native
-from ..segment import FLAG_NAMES, HEADINGS, PATH_LEN, Blocks, _id, parse, segment
+from ..segment import FLAG_NAMES, HEADINGS, PATH_LEN, Blocks, parse, segment, tag_id
 
 FORMAT_VERSION = 1
 KINDS = ("article", "documentation", "service", "forum", "collection", "listing", "product")
@@ -115,8 +115,8 @@ _DIGIT_START = re.compile(" [\\d" + "".join(chr(a) + (f"-{chr(b)}" if b > a else
                           + "]")
 
 _BIT = {n: 1 << i for i, n in enumerate(FLAG_NAMES)}
-_TAG_PRE = _id("pre")
-_TAG_H1 = _id("h1")
+_TAG_PRE = tag_id("pre")
+_TAG_H1 = tag_id("h1")
 
 
 def _text_prefix(texts: list[str]) -> str:

@@ -67,7 +67,7 @@ def test_unknown_tags_get_one_id(walk):
         pytest.skip("ce_filter._walk not built")
     b = S.segment(S.parse(html)) if walk == "c" else S.segment_tree(LexborHTMLParser(html))
     assert b.texts == ["one", "in", "tail", "b", "tail b"]
-    assert b.tag[1] == S._id("div") and b.tag[2] == b.tag[4] == S.UNKNOWN_TAG
+    assert b.tag[1] == S.tag_id("div") and b.tag[2] == b.tag[4] == S.UNKNOWN_TAG
 
 
 def test_sparse_scores_equal_dense_matrix():

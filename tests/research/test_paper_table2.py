@@ -80,7 +80,7 @@ def test_heading_lexicon_study_builds_the_shipped_regex() -> None:
     from ce_filter.features import headings
     from research.headingstudy import ADOPTED, CANDIDATES, PREVIOUS, lexicon, resolve
 
-    assert lexicon(resolve("shipped")).pattern == headings._BOILER_HEADING.pattern
+    assert lexicon(resolve("shipped")).pattern == headings.BOILER_HEADING.pattern
     assert set(ADOPTED) <= set(CANDIDATES) and set(resolve("shipped")) == set(PREVIOUS + ADOPTED)
     words = resolve("all")
     assert set(CANDIDATES) <= set(words) and words[:len(PREVIOUS)] == PREVIOUS
