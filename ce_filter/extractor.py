@@ -334,7 +334,8 @@ class Extractor:
         """The JSON-LD text the page-kind decoding adds to ``text`` (kinds.after_cut): none unless
         it has a rule for the page's estimated kind (or for an empty page)."""
         assert self.decoding is not None and self.kind_model is not None
-        k = self.kind_model.kinds[int(np.argmax(kind))]
+        k = self.kind_name(kind)
+        assert k is not None
         cover = jsonld_cover(self.decoding, k, not keep.any())
         if cover is None:
             return []
@@ -347,9 +348,9 @@ class Extractor:
         kind's precise cut, never below its default one; recall: the lower of that kind's cut and
         the recall cut), else ``threshold``; an explicit ``threshold`` always."""
         m = self.model
-        if self.fixed or kind is None or m.kind_thresholds is None or self.kind_model is None:
+        k = self.kind_name(kind)
+        if self.fixed or k is None or m.kind_thresholds is None:
             return self.threshold
-        k = self.kind_model.kinds[int(np.argmax(kind))]
         t = m.kind_thresholds.get(k)
         if t is None:
             return self.threshold
