@@ -17,6 +17,8 @@ delivers results, in input order or as they come:
   (``budget.died_reason``; a child stuck past ``wall_limit`` of wall-clock time is killed), or,
   with ``retry``, is run once more when the child was killed from outside; a multi-unit task is
   then started again past the units already delivered;
+- a run with a ``key`` gives each task the child of its slot (``key(task) % N``), so that
+  tasks that share state kept in a child (a site memory: one host's pages) meet it in order;
 - a stop flag (anything truthy once set, as a signal handler's) ends a run at the next chance.
 """
 
@@ -45,6 +47,7 @@ from .budget import (
 )
 
 START_S = 300.0  # how long a child may take to get ready
+KEY_BACKLOG = 8  # a run with a key: tasks read ahead of the children, per child
 
 
 def wall_limit(budget: Budget) -> float | None:
@@ -234,34 +237,51 @@ class Pool:
 
     # ---- a run
 
-    def run(self, tasks: Iterable[Any], *, ordered: bool = False, read_ahead: int = 0
-            ) -> Iterator[Result]:
+    def run(self, tasks: Iterable[Any], *, ordered: bool = False, read_ahead: int = 0,
+            key: Callable[[Any], int] | None = None) -> Iterator[Result]:
         """The results of ``tasks`` (in input order with ``ordered``: a task's results once every
         earlier task's are out). ``read_ahead``: a thread reads that many tasks ahead (for
-        inputs that may be slow, so that the results before them are not held back)."""
+        inputs that may be slow, so that the results before them are not held back). ``key``:
+        a task runs in child ``key(task) % N`` (its slot; a child that dies is replaced at its
+        slot), so that tasks of one key meet the same child state (a site memory) in their input
+        order; tasks are then read up to KEY_BACKLOG a child ahead of the children, so that a
+        child whose slot has nothing waiting is not held up by a busy one."""
         feed = _Feed(tasks, read_ahead)
-        todo: collections.deque = collections.deque()  # [index, task, delivered] to hand out
+        keyed = key is not None and len(self.children) > 1
+        # [index, task, delivered] to hand out: one queue for all children, or one a slot
+        todos: list[collections.deque] = [collections.deque()
+                                          for _ in (self.children if keyed else [None])]
+        backlog = KEY_BACKLOG * len(self.children) if keyed else 1
         held: dict[int, list[Result]] = collections.defaultdict(list)
         ended: set[int] = set()
         head = opened = 0
         try:
             while not self.stop:
-                for c in self.children:
-                    while c.ready and not c.leaving and len(c.work) < self.depth:
-                        if not todo:
-                            nxt = feed.next()
-                            if nxt is None:
+                again = True
+                while again:  # keyed: once more for the tasks read for a child passed already
+                    again = False
+                    for i, c in enumerate(self.children):
+                        todo = todos[i if keyed else 0]
+                        while c.ready and not c.leaving and len(c.work) < self.depth:
+                            while not todo and sum(map(len, todos)) < backlog:
+                                nxt = feed.next()
+                                if nxt is None:
+                                    break
+                                slot = key(nxt[1]) % len(self.children) if keyed and key else 0
+                                todos[slot].append([nxt[0], nxt[1], 0])
+                                opened += 1
+                            if not todo:
                                 break
-                            todo.append([nxt[0], nxt[1], 0])
-                            opened += 1
-                        w = todo.popleft()
-                        if not c.work:
-                            c.since, c.busy = time.monotonic(), True
-                        c.work.append(w)
-                        c.conn.send((w[0], w[1], w[2]))
-                if feed.done and not todo and len(ended) + head == opened and not held:
+                            w = todo.popleft()
+                            if not c.work:
+                                c.since, c.busy = time.monotonic(), True
+                            c.work.append(w)
+                            c.conn.send((w[0], w[1], w[2]))
+                            again = keyed
+                if feed.done and not any(todos) and len(ended) + head == opened and not held:
                     return
                 for c in self._events(feed):
+                    todo = todos[self.children.index(c) if keyed else 0]
                     for r, end in self._handle(c, todo):
                         if end:
                             ended.add(r.index)

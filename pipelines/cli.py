@@ -216,6 +216,7 @@ def cmd_worker(a: argparse.Namespace) -> int:
         metrics_port=a.metrics_port,
         page_budget_s=a.page_budget,
         page_memory_mb=a.page_memory,
+        filters=a.filters,
     )
     # A stop signal while the model loads and the filter child starts is kept, not fatal: the
     # worker then connects, consumes nothing, and exits 0 (Worker.run installs its own).
@@ -437,6 +438,9 @@ def register(sub: Any) -> None:
             help="filter each page alone, not with the blocks this process saw on the host's "
             "earlier pages (repeated navigation, footers, related lists); with it on, route a "
             "host's pages to one worker with the message key")
+    env_opt(p, "--filters", type=positive_int, default=1,
+            help="filter processes (about a core each); each host's pages go to one of them, so "
+            "the records are those of one")
     p.set_defaults(fn=cmd_worker, extras=("kafka",))
 
     p = sub.add_parser(

@@ -28,15 +28,20 @@ never costs the worker its partitions (and never makes a redelivery loop).
 
 Pages in flight: the filter process holds IN_FLIGHT pages at a time (BoundedExtractor.
 extract_many): while it filters one, the next is in its pipe and this process reads the next
-messages and makes and sends the records before it. Records leave in each partition's order; a
-page that kills the filter process gets its record with the reason and the page queued behind
-it goes to the new process. No page is handed out past the batch's deadline, and one handed out
-before it whose turn comes after it is not filtered: it is read again at the next poll, so a
-batch takes no longer than with one page at a time.
+messages and makes and sends the records before it. ``--filters N``: N filter processes, each
+page to the one of its host (``ce_filter.budget.page_slot``), so that a host's pages meet one
+site memory in their order and each record is what one filter process would have made.
+Records leave in each partition's order; a page that kills a filter process gets its record
+with the reason and the pages queued behind it go to the new process in its place. No page is
+handed out past the batch's deadline, and one handed out before it whose turn comes after it is
+not filtered: it is read again at the next poll, so a batch takes no longer than with one page
+at a time (with several filter processes, a page after it may have been filtered by another
+one: it is filtered again at the next poll, as a redelivered message is).
 
 Site memory (on unless ``--no-site-memory``): the filter process remembers the blocks of the
 pages it has seen per host (ce_filter.site.memory.SiteMemory), so a site's repeated navigation
-and footers weigh against those blocks; key the input by host to keep a site on one worker.
+and footers weigh against those blocks; key the input by host to keep a site on one worker
+(within a worker, ``--filters`` keeps a host on one filter process).
 
 Delivery: at-least-once. Offsets are committed only after every output and dead letter of
 the messages done is acknowledged (acks=all). A delivery failure stops the worker (exit 3)
@@ -199,6 +204,7 @@ class WorkerConfig:
     metrics_port: int | None = None  # serve /metrics, /healthz, /readyz here (0 = a free port)
     page_budget_s: float = 10.0  # CPU seconds per page (0 = no limit; at most a fifth of the poll interval)
     page_memory_mb: int = 1024  # memory per page beyond the filter's own (0 = no limit)
+    filters: int = 1  # filter processes (a host's pages all go to one of them)
 
     def __post_init__(self) -> None:
         self.dead_letter_topic = self.dead_letter_topic or f"{self.input_topic}.dlq"
@@ -271,7 +277,8 @@ class Worker:
         self._own_extractor = extractor is None
         if extractor is None:  # filtered in a child process under the page budget
             budget = config.budget()
-            extractor = BoundedExtractor(budget, wall_s=2 * budget.seconds + 1, options=config.extract)
+            extractor = BoundedExtractor(budget, wall_s=2 * budget.seconds + 1, options=config.extract,
+                                         workers=config.filters)
         self.extractor = extractor
         self.stats = WorkerStats()
         self.metrics = Metrics(info={"model": model_version(self.extractor)})
@@ -466,7 +473,7 @@ class Worker:
         adding the deliveries' futures to ``futures`` and counting the messages handled per
         partition in ``done`` (always a prefix of each partition's messages).
 
-        The pages overlap with the parent's work: IN_FLIGHT pages are in the filter process's
+        The pages overlap with the parent's work: IN_FLIGHT pages are in each filter process's
         hands at a time (``BoundedExtractor.extract_many``), so while it filters one page this
         process reads the next messages and makes and sends the records before it. No page is
         handed out past ``deadline``, and a page handed out before it whose turn comes after it
@@ -621,7 +628,7 @@ class _InFlight:
 
 def _extract_many(extractor: Any, pages: Iterator[tuple[Any, ...]]) -> Generator[Any, None, None]:
     """The Extractions of ``pages`` (html, url, encoding, until) in order: IN_FLIGHT at a time
-    in a BoundedExtractor's filter process, else one by one here (an Extractor given to the
+    in each of a BoundedExtractor's filter processes, else one by one here (an Extractor given to the
     Worker), a page whose turn comes after its ``until`` not filtered (None)."""
     many = getattr(extractor, "extract_many", None)
     if many is not None:
