@@ -26,16 +26,21 @@ studies switch them one by one).
 from __future__ import annotations
 
 import re
+from typing import Any
 
 import numpy as np
 
+from . import native
 from .segment import (
     FLAG_HIDDEN,
     FLAG_NAMES,
     KIND_CONTAINS,
     KIND_EQUALS,
+    PATH_LEN,
     Blocks,
     Patterns,
+    parse,
+    segment,
     tag_id,
     token_matcher,
 )
@@ -69,13 +74,14 @@ AD_LABELS = (
 AD_LABEL_SET = frozenset(AD_LABELS)
 _LEAD = " -–—*|·•([<>:"
 _LABEL_HEADS = frozenset(x[:3] for x in AD_LABELS)  # a label's first three characters
+SHORT_LABEL_WORDS, SHORT_LABEL_CHARS = 8, 60  # a label of AD_LABELS is shorter than both
 _NONWORD = re.compile(r"[\W_]+")
 # (read on the lower-cased text)
 _NEWSLETTER = re.compile(
     r"\b(?:sign(?:ing)?[ -]?up|subscribe|register|get|receive|join)\b.{0,60}\bnewsletters?\b"
     r"|\bnewsletters?\b.{0,40}\b(?:sign[ -]?up|subscribe|inbox)\b"
     r"|订阅|訂閱|newsletter abonnieren|inscrivez-vous|suscr[ií]bete")
-_NEWSLETTER_PRE = re.compile(r"newsletter|订阅|訂閱|suscr")
+NEWSLETTER_MARKERS = ("订阅", "訂閱")  # beside "newsletter" and "suscr": what a newsletter line holds
 MAX_LABEL_WORDS = 12  # a newsletter line longer than this is prose about newsletters
 
 # Bylines, datelines and photo credits: short blocks only (read on the lower-cased text).
@@ -133,10 +139,10 @@ def is_label(text: str, words: float, low: str | None = None) -> bool:
     if words > MAX_LABEL_WORDS:
         return False
     low = text.lower() if low is None else low
-    if (words <= 8 and len(low) < 60 and low.lstrip(_LEAD)[:3] in _LABEL_HEADS
-            and _norm(low) in AD_LABEL_SET):
+    if (words <= SHORT_LABEL_WORDS and len(low) < SHORT_LABEL_CHARS
+            and low.lstrip(_LEAD)[:3] in _LABEL_HEADS and _norm(low) in AD_LABEL_SET):
         return True
-    return (("newsletter" in low or "订阅" in low or "訂閱" in low or "suscr" in low)
+    return (("newsletter" in low or "suscr" in low or any(m in low for m in NEWSLETTER_MARKERS))
             and _NEWSLETTER.search(low) is not None)
 
 
@@ -167,7 +173,42 @@ def tidy(blocks: Blocks, scores: np.ndarray, keep: np.ndarray, kind: str | None,
     ``COMMENT_KINDS``, the others on an article (a forum's replies quote the posts they answer,
     documentation repeats its steps in hidden tabs, a collection's carousel hides its cards);
     ``bylines``: keep bylines, datelines and credits; ``comments``: the comments are wanted
-    (the comments model)."""
+    (the comments model). The block arithmetic runs in C where ce_filter.features._dense is
+    built (the regular expressions stay here); ``tidy_reference`` gives the same mask."""
+    if _c is None or (rules is not None and rules != RULES):
+        return tidy_reference(blocks, scores, keep, kind, bylines=bylines, comments=comments, rules=rules)
+    keep8 = keep.view(np.uint8)
+    if not keep8.any():
+        return keep
+    article = kind == "article"
+    out = keep.copy()
+    texts = blocks.texts
+    counts = blocks.counts()
+    n_words = counts[:, 1]
+    flags = np.ascontiguousarray(blocks.flags, dtype=np.int64)
+    for c in _c.tidy_plan(keep8, counts, flags, texts, article and not bylines, STORY_WORDS,
+                          MAX_BYLINE_WORDS, MAX_LABEL_WORDS, FLAG_FIGURE, SHORT_LABEL_WORDS,
+                          SHORT_LABEL_CHARS, _LEAD, _LABEL_HEADS, list(NEWSLETTER_MARKERS)):
+        i = c >> 1
+        t, w = texts[i], n_words[i]
+        low = t.lower()
+        if is_label(t, w, low) or (c & 1 and is_byline(t, w, low)):
+            out[i] = False
+    if kind in COMMENT_KINDS and not comments:
+        _drop_comments(blocks, out, n_words)
+    if article and _c.tidy_finish(keep8, out.view(np.uint8), np.ascontiguousarray(scores, dtype=np.float64),
+                                  np.ascontiguousarray(blocks.tag, dtype=np.int64),
+                                  blocks.container_ids(), PATH_LEN, flags, counts, texts,
+                                  FLAG_HIDDEN, TAG_TD, TAG_TH, TAG_LI, UNIT_CUT, MIN_REPEAT_WORDS,
+                                  MIN_REPEAT_CHARS):
+        _hidden_rules(blocks, scores, keep, out, RULES)  # some kept block is hidden
+    return out
+
+
+def tidy_reference(blocks: Blocks, scores: np.ndarray, keep: np.ndarray, kind: str | None, *,
+                   bylines: bool = False, comments: bool = False,
+                   rules: frozenset[str] | None = None) -> np.ndarray:
+    """The reference of ``tidy`` (numpy and Python), with any subset of ``RULES``."""
     rules = RULES if rules is None else rules
     kept = np.flatnonzero(keep)
     if not len(kept):
@@ -200,8 +241,17 @@ def tidy(blocks: Blocks, scores: np.ndarray, keep: np.ndarray, kind: str | None,
         _drop_comments(blocks, out, n_words)
     if article and "units" in rules:
         _units(blocks, scores, out)
-    if not article:
-        return out
+    if article:
+        _hidden_rules(blocks, scores, keep, out, rules)
+    return out
+
+
+def _hidden_rules(blocks: Blocks, scores: np.ndarray, keep: np.ndarray, out: np.ndarray,
+                  rules: frozenset[str]) -> None:
+    """An article's repeats and hidden rules (of ``rules``) on ``out``, in place."""
+    kept = np.flatnonzero(keep)
+    texts = blocks.texts
+    w_kept = blocks.token_counts()[kept]
     hidden = (np.asarray(blocks.flags, dtype=np.int64)[kept] & FLAG_HIDDEN) != 0
     any_hidden = bool(hidden.any())
     if "repeats" in rules:
@@ -218,7 +268,6 @@ def tidy(blocks: Blocks, scores: np.ndarray, keep: np.ndarray, kind: str | None,
             for i in kept[hidden & now].tolist():
                 if scores[i] < HIDDEN_CUT:
                     out[i] = False
-    return out
 
 
 def _drop_repeats(texts: list[str], out: np.ndarray, kept: np.ndarray, big: np.ndarray,
@@ -323,3 +372,40 @@ def _units(blocks: Blocks, scores: np.ndarray, out: np.ndarray) -> None:
             if k.all() or not k.any() or members[0] <= lo or members[-1] >= hi:
                 continue
             out[members] = scores[members].mean() >= UNIT_CUT
+
+
+# a page with what the rules branch on: a byline and a label before the story, a repeated
+# paragraph, a table and a list of mixed decisions inside the kept span, a figure's credit
+_PROBE = """<html><body><p>By Maria Lopez · Updated Nov 13, 2019</p><p>Advertisement</p>
+<p>The first paragraph of the story has enough words to be the story's prose for the rule that
+looks for it, and then some more words to be sure of it.</p><ul><li>one item of the list</li>
+<li>another item</li><li>a third item here</li></ul><table><tr><td>cell one</td><td>cell two</td>
+</tr><tr><td>cell three</td><td>cell four</td></tr></table><p>A paragraph said twice on the page,
+long enough.</p><figure><figcaption>Photo: Getty Images</figcaption></figure><p>A paragraph said
+twice on the page, long enough.</p><p>The last paragraph of the story has enough words to be the
+story's prose for the rule that looks for it, and then some more words.</p>
+<p>Sign up for our newsletter</p></body></html>"""
+
+
+def _agrees(mod: Any) -> bool:
+    """Whether the C part's tidy gives the reference's masks on the probe page."""
+    global _c
+    blocks = segment(parse(_PROBE))
+    n = len(blocks)
+    masks = []
+    for k in range(4):
+        scores = (np.arange(n) * (0.37 + 0.11 * k)) % 1.0
+        keep = scores >= 0.15
+        for kind in ("article", "forum", None):
+            for by in (False, True):
+                _c = mod
+                try:
+                    got = tidy(blocks, scores, keep, kind, bylines=by)
+                finally:
+                    _c = None
+                masks.append(np.array_equal(got, tidy_reference(blocks, scores, keep, kind, bylines=by)))
+    return all(masks)
+
+
+_c: Any = None
+_c = native.probed("features._dense", "the Python rules after the cut", _agrees)

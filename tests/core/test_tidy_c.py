@@ -1,0 +1,101 @@
+"""The rules after the cut through the C part (articles.tidy with ce_filter.features._dense's
+tidy_plan and tidy_finish) give the reference's mask (articles.tidy_reference): random pages
+built to hit every rule, and every corpus page through the shipped model."""
+
+from __future__ import annotations
+
+import random
+from collections.abc import Iterator
+from contextlib import contextmanager
+
+import numpy as np
+import pytest
+
+from ce_filter import articles as A
+from ce_filter.segment import FLAG_HIDDEN, PATH_LEN, Blocks
+
+from .corpus_pages import every_page
+
+needs_c = pytest.mark.skipif(A._c is None, reason="ce_filter.features._dense not built (no C "
+                             "compiler?) or CE_FILTER_PURE_PYTHON set: only the reference runs")
+
+SHORT = ["Advertisement", "By Maria Lopez · Updated Nov 13, 2019", "Photo: Getty Images", "Share",
+         "Sign up for our newsletter", "cell", "Yes", "March 3, 2020", "Anzeige", "Reuters"]
+LONG = ["The council voted on Tuesday to expand the riverside park by another forty acres today.",
+        "Supporters said the new land would give families a place to walk, and critics disagreed.",
+        "A paragraph said twice on the page, long enough to count as a repeat of the story."]
+
+
+@contextmanager
+def _no_c() -> Iterator[None]:
+    c, A._c = A._c, None
+    try:
+        yield
+    finally:
+        A._c = c
+
+
+def _page(rnd: random.Random) -> Blocks:
+    """Random blocks: paragraphs, short labels and bylines, list items and table cells under a
+    few shared containers, repeated texts, hidden and figure blocks."""
+    n = rnd.randrange(1, 40)
+    texts, tags, flags, cont = [], [], [], []
+    for i in range(n):
+        t = rnd.choice(SHORT) if rnd.random() < 0.4 else rnd.choice(LONG)
+        if rnd.random() < 0.2:
+            t += f" {i}" * rnd.randrange(1, 30)  # unique, of any length
+        texts.append(t)
+        tags.append(rnd.choice([A.TAG_LI, A.TAG_TD, A.TAG_TH, 3, 3, 3, 5]))
+        fl = A.FLAG_FIGURE if rnd.random() < 0.1 else 0
+        if rnd.random() < 0.06:
+            fl |= FLAG_HIDDEN
+        flags.append(fl)
+        c = [i + 100] + [rnd.choice([0, 1, 2, 3]) for _ in range(PATH_LEN - 1)]
+        cont.append(tuple(c))
+    return Blocks(texts=texts, anchor_texts=[""] * n, n_tags=[1] * n, tag=tags, depth=[1] * n,
+                  flags=flags, container=cont, own_tokens=[()] * n, anc_tokens=[()] * n)
+
+
+@needs_c
+def test_c_tidy_equals_the_reference_on_random_pages():
+    rnd = random.Random(7)
+    changed = 0
+    for _ in range(4000):
+        b = _page(rnd)
+        n = len(b)
+        scores = np.array([rnd.random() for _ in range(n)])
+        keep = scores >= rnd.choice([0.1, 0.3, 0.5])
+        kind = rnd.choice(["article", "article", "forum", "product", None])
+        by, cm = rnd.random() < 0.3, rnd.random() < 0.2
+        got = A.tidy(b, scores, keep, kind, bylines=by, comments=cm)
+        with _no_c():
+            ref = A.tidy(b, scores, keep, kind, bylines=by, comments=cm)
+        assert np.array_equal(got, ref), (b.texts, scores, keep, kind, by, cm)
+        assert np.array_equal(keep, scores >= scores[keep].min(initial=2.0))  # keep untouched
+        changed += not np.array_equal(got, keep)
+    assert changed > 1000  # the rules do drop blocks here
+
+
+@pytest.mark.corpus
+@needs_c
+def test_c_tidy_equals_the_reference_on_every_corpus_page(data_dir):
+    from ce_filter.api import Extractor
+
+    ex = Extractor()
+    pages, changed, differ = 0, 0, []
+    for corpus, doc, html, b in every_page(data_dir):
+        if not len(b):
+            continue
+        pages += 1
+        kind, _ = ex.page_context(b, html, doc.url or None)
+        scores = ex.model.block_scores(b, kind)
+        keep = ex.decide(b, scores, kind)[0]
+        name = ex.kind_name(kind)
+        for by in (False, True):
+            got = A.tidy(b, scores, keep, name, bylines=by)
+            with _no_c():
+                ref = A.tidy(b, scores, keep, name, bylines=by)
+            if not np.array_equal(got, ref):
+                differ.append(f"{corpus}/{doc.id} bylines={by}")
+            changed += not np.array_equal(got, keep)
+    assert pages > 3000 and changed > 1000 and not differ, (pages, changed, differ[:10])
