@@ -97,14 +97,15 @@ def _mix(z: np.ndarray) -> np.ndarray:
     return z ^ (z >> np.uint64(31))
 
 
-def fingerprints(texts: Sequence[str]) -> np.ndarray:
+def fingerprints(texts: Sequence[str], c: Any = True) -> np.ndarray:
     """Every block's 64-bit fingerprint (uint64; 0 where the block is under MIN_BYTES). The page
     is normalised in one pass over its joined text (``normalise`` per block, as C calls over the
     whole page) and every block hashed at once in numpy: a polynomial hash of its UTF-8 bytes
     modulo 2**64 (prefix sums, so a block's value does not depend on where it sits), mixed with
     its length by splitmix64's finaliser (a block over MAX_CHARS: its first MAX_CHARS, then
     its whole length mixed in). Deterministic across processes and runs, unlike the
-    salted ``hash()``; a blake2b call a block cost about twice as much."""
+    salted ``hash()``; a blake2b call a block cost about twice as much. ``c``: the C hashes
+    (True: where built; None: the numpy reference)."""
     n = len(texts)
     if not n:
         return np.zeros(0, dtype=np.uint64)
@@ -118,7 +119,8 @@ def fingerprints(texts: Sequence[str]) -> np.ndarray:
     if joined.count(_SEP) != n - 1:  # a block holding a NUL: read as a space
         joined = _SEP.join(t.replace(_SEP, " ") for t in texts)
     data = _spaces(joined.casefold()).encode("utf-8", "surrogatepass")
-    c = _c_hashes()
+    if c is True:
+        c = _c_hashes()
     if c is None:
         out, kept = _hashes_numpy(data, n)
     else:
@@ -173,7 +175,14 @@ def _hashes_agree(mod: Any) -> bool:
     out, kept = np.empty(len(_PROBE), dtype=np.uint64), np.empty(len(_PROBE), dtype=np.int64)
     mod.hashes(data, len(_PROBE), out, kept)
     ref = _hashes_numpy(data, len(_PROBE))
-    return bool(np.array_equal(out, ref[0]) and np.array_equal(kept, ref[1]))
+    if not hasattr(mod, "block_fingerprints"):  # (built on Python 3.13 or later)
+        return bool(np.array_equal(out, ref[0]) and np.array_equal(kept, ref[1]))
+    texts = [*_PROBE, "Straße \x00 ﬁne ÀÉ \U0001f600 " * 200, "\u0130stanbul 12", "ab\xa0\u3000 c"]
+    anchors = ["", "", "ab", " x  1 23 ", "", "", "0 0", "", "", "", "\u0130stanbul", "a"]
+    fps = np.empty(len(texts), dtype=np.uint64)
+    mod.block_fingerprints(texts, anchors, fps)
+    return bool(np.array_equal(out, ref[0]) and np.array_equal(kept, ref[1])
+                and np.array_equal(fps, _block_fingerprints_py(texts, anchors, None)))
 
 
 def fingerprint(text: str) -> int:
@@ -189,12 +198,24 @@ LINK_BITS = np.uint64(0x9E3779B97F4A7C15)
 
 def block_fingerprints(blocks: Any) -> np.ndarray:
     """The fingerprints of a segmented page's blocks (segment.Blocks): the text's, marked as
-    a link where at least half of the block's text is anchor text."""
-    fps = fingerprints(blocks.texts)
+    a link where at least half of the block's text is anchor text. In one C call from the
+    texts where ce_filter.site._hash is built (the same values as the reference here)."""
+    c = getattr(_c_hashes(), "block_fingerprints", None)
+    texts, anchors = blocks.texts, blocks.anchor_texts
+    if c is None or not isinstance(texts, list) or not isinstance(anchors, list):
+        return _block_fingerprints_py(texts, anchors)
+    out = np.empty(len(texts), dtype=np.uint64)
+    c(texts, anchors, out)
+    return out
+
+
+def _block_fingerprints_py(texts: Sequence[str], anchors: Sequence[str], c: Any = True) -> np.ndarray:
+    """The reference of block_fingerprints (``c`` as in ``fingerprints``)."""
+    fps = fingerprints(texts, c)
     if not len(fps):
         return fps
-    text_len = np.fromiter(map(len, blocks.texts), dtype=np.int64, count=len(fps))
-    link_len = np.fromiter(map(len, blocks.anchor_texts), dtype=np.int64, count=len(fps))
+    text_len = np.fromiter(map(len, texts), dtype=np.int64, count=len(fps))
+    link_len = np.fromiter(map(len, anchors), dtype=np.int64, count=len(fps))
     link = (2 * link_len >= text_len) & (link_len > 0) & (fps != NO_PRINT)
     fps[link] ^= LINK_BITS
     fps[link & (fps == NO_PRINT)] = 1

@@ -332,3 +332,102 @@ def test_the_c_hashes_equal_the_numpy_reference():
         assert out.tolist() == ref[0].tolist() and kept.tolist() == ref[1].tolist(), texts
     with pytest.raises(ValueError):  # the separators must match the blocks
         c.hashes(b"a\x00b", 3, np.empty(3, dtype=np.uint64), np.empty(3, dtype=np.int64))
+
+
+def _c_module():
+    from ce_filter.site import memory as sitememory
+
+    c = sitememory._c_hashes()
+    if c is None:
+        pytest.skip("ce_filter.site._hash is not built here")
+    return sitememory
+
+
+def test_the_c_block_fingerprints_equal_the_reference():
+    """block_fingerprints in one C call from the texts (CPython's case folding, the Unicode
+    spaces, UTF-8 with surrogates, cut blocks, links) equals the joined, folded, encoded text
+    through the numpy hashes."""
+    from types import SimpleNamespace
+
+    sitememory = _c_module()
+    rng = np.random.default_rng(11)
+    alphabet = (list("ab Z09 \t\n\r\x0b\x0c.-\x00AQ") + ["ß", "首", "\u3000", "\xa0", "É", "ﬁ", "İ", "Σ",
+                "ᾈ", "\U0001f600", "\ud800", "\u2009", "ǅ", "K"])
+    for _ in range(400):
+        texts = ["".join(rng.choice(alphabet, size=int(rng.integers(0, 14))))
+                 for _ in range(int(rng.integers(1, 9)))]
+        if rng.random() < 0.1:
+            texts.append("Ab1 " * int(rng.integers(1000, 1100)))  # past MAX_CHARS
+        anchors = [t[: int(rng.integers(0, len(t) + 1))] if rng.random() < 0.5 else "" for t in texts]
+        got = sitememory.block_fingerprints(SimpleNamespace(texts=texts, anchor_texts=anchors))
+        ref = sitememory._block_fingerprints_py(texts, anchors, None)
+        assert got.dtype == ref.dtype and got.tolist() == ref.tolist(), (texts, anchors)
+
+
+@pytest.mark.corpus
+def test_the_c_block_fingerprints_equal_the_reference_on_every_corpus_page(data_dir):
+    from .corpus_pages import every_page
+
+    sitememory = _c_module()
+    pages, differ = 0, []
+    for corpus, doc, _html, b in every_page(data_dir):
+        pages += 1
+        got = sitememory.block_fingerprints(b)
+        if got.tolist() != sitememory._block_fingerprints_py(b.texts, b.anchor_texts, None).tolist():
+            differ.append(f"{corpus}/{doc.id}")
+    assert pages > 3000 and not differ, differ[:10]
+
+
+def test_the_c_stage_equals_the_reference():
+    from ce_filter.site import stage as S
+
+    if S._c_stage() is None:
+        pytest.skip("ce_filter.site._hash is not built here")
+    rng = np.random.default_rng(8)
+    st = load_default("content").site or SiteStage(rng.normal(size=len(COLUMNS)), -0.2)
+    for _ in range(500):
+        m = int(rng.integers(1, 60))
+        scores = rng.random(m) ** rng.choice([0.5, 1, 4])
+        scores[rng.random(m) < 0.05] = rng.choice([0.0, 1.0])
+        fps = (rng.integers(0, 3, size=m) * rng.integers(1, 2**62, size=m)).astype(np.uint64)
+        n = int(rng.integers(1, 30))
+        k = rng.integers(0, n + 1, size=m).astype(np.float64) * (fps != 0)
+        got, ref = st.apply(scores, fps, k, n), st.apply_reference(scores, fps, k, n)
+        assert np.allclose(got, ref, rtol=0, atol=1e-12), np.abs(got - ref).max()
+
+
+@pytest.mark.corpus
+def test_the_c_stage_keeps_the_references_blocks_on_every_corpus_page(data_dir):
+    """Every corpus page through the shipped site stage, its corpus's pages counted by host:
+    the C stage's probabilities within 1e-12 of the reference's and on the same side of the
+    page's cut."""
+    from ce_filter.learn.corpus import load_corpus
+    from ce_filter.site import stage as S
+    from ce_filter.site.memory import block_fingerprints
+
+    if S._c_stage() is None:
+        pytest.skip("ce_filter.site._hash is not built here")
+    ex = Extractor()
+    st = ex.model.site or S.shipped_stage(ex.model.digest)
+    assert st is not None
+    pages = differ = 0
+    for corpus in sorted(p for p in data_dir.iterdir() if (p / "html").is_dir()):
+        seen: list = []
+        counts = SiteCounts()
+        for doc in load_corpus(corpus):
+            p = ex.page(doc.html, doc.url or None)
+            if p.blocks is None or not len(p.blocks) or p.scores is None:
+                continue
+            host = host_of(doc.url) or corpus.name
+            fps = block_fingerprints(p.blocks)
+            counts.add(host, fps, doc.id)
+            seen.append((host, fps, ex.model.block_scores(p.blocks, p.kind), ex.cut(p.kind)))
+        for host, fps, scores, cut in seen:
+            k, n = counts.seen(host, fps)
+            if n <= 0:
+                continue
+            pages += 1
+            got, ref = st.apply(scores, fps, k, n), st.apply_reference(scores, fps, k, n)
+            if not (np.allclose(got, ref, rtol=0, atol=1e-12) and np.array_equal(got >= cut, ref >= cut)):
+                differ += 1
+    assert pages > 2000 and differ == 0, (pages, differ)
