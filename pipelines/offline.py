@@ -203,8 +203,9 @@ def _run(pages: Any, inputs: Any, sink: Sink, stats: RunStats, workers: int,
                 break
             _write(make_record(p, guarded(ex, p.body, p.url, p.encoding), ex), sink, stats, progress)
     else:
-        # resolving revisits needs one reader that has seen every earlier record, so no shards
-        files = None if revisits else _gzip_files(inputs)
+        # resolving revisits needs one reader that has seen every earlier record, so no shards;
+        # with one child the pages are read here, while the child filters the one before
+        files = None if revisits or workers <= 1 else _gzip_files(inputs)
         shards = files is not None
         pool = Pool(_Setup(options, all_statuses, budget.seconds if budget else 0.0, shards),
                     max(workers, 1), budget or Budget(0, 0), depth=1 if shards else IN_FLIGHT,
