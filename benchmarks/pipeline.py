@@ -25,6 +25,7 @@ from .synthwarc import write_warc
 
 REPO = pages.REPO
 MAX_MESSAGE = 900_000  # bytes: stay under Kafka's default 1 MB message limit
+HOSTS = 8  # the Kafka stream's hosts: the worker's filter processes split the hosts between them
 
 
 class NotAvailable(Exception):
@@ -107,9 +108,12 @@ def _create_topics(bootstrap: str, names: tuple[str, ...]) -> None:
         admin.close()
 
 
-def kafka_worker(docs: list[Any], n_msgs: int, timeout: float) -> dict[str, Any]:
-    """Fill an input topic with ``n_msgs`` raw pages, start one ``ce-filter worker`` and time
-    the output topic filling up: steady msgs/s from first to last output, and the start-up."""
+def kafka_worker(docs: list[Any], n_msgs: int, timeout: float, filters: int = 1, hosts: int = HOSTS
+                 ) -> dict[str, Any]:
+    """Fill an input topic with ``n_msgs`` raw pages of ``hosts`` hosts (message i: the pages
+    cycled, host i mod hosts, so each host's site memory sees its pages again), start one
+    ``ce-filter worker`` with ``filters`` filter processes and time the output topic filling up:
+    steady msgs/s from first to last output, and the start-up."""
     p = _command("worker")
     boot = _flag(p, "worker", "--bootstrap-servers", "--bootstrap", "--brokers")
     f_in = _flag(p, "worker", "--input-topic", "--in-topic", "--input", "--in")
@@ -130,7 +134,8 @@ def kafka_worker(docs: list[Any], n_msgs: int, timeout: float) -> dict[str, Any]
                              max_request_size=4 * MAX_MESSAGE)
         for i in range(n_msgs):
             d = docs[i % len(docs)]
-            prod.send("bench-in", key=f"http://bench.invalid/{i}/{d.id}".encode(), value=d.html)
+            prod.send("bench-in", key=f"http://site{i % hosts}.bench.invalid/{i}/{d.id}".encode(),
+                      value=d.html)
         prod.flush()
         prod.close()
         cons = KafkaConsumer("bench-out", bootstrap_servers=broker.bootstrap, auto_offset_reset="earliest",
@@ -140,6 +145,8 @@ def kafka_worker(docs: list[Any], n_msgs: int, timeout: float) -> dict[str, Any]
             cmd += [f_group, "bench"]
         if f_poll:
             cmd += [f_poll, "10000"]
+        if filters > 1:
+            cmd += [_flag(p, "worker", "--filters"), str(filters)]
         t0 = time.perf_counter()
         worker = subprocess.Popen(cmd, env=child_env(), cwd=REPO, stdout=subprocess.DEVNULL,
                                   stderr=subprocess.PIPE)
@@ -184,10 +191,11 @@ def measure(docs: list[Any], n_pages: int, timeout: float) -> dict[str, Any]:
                 out[f"warc{w}"] = warc_to_jsonl(warc, w, tmp, timeout)
             except (NotAvailable, subprocess.TimeoutExpired) as e:
                 out[f"warc{w}"] = {"error": str(e)}
-    try:
-        out["kafka"] = kafka_worker(docs, n_pages, timeout)
-    except (NotAvailable, OSError, RuntimeError) as e:
-        out["kafka"] = {"error": str(e)}
+    for f in (1, 2):
+        try:
+            out[f"kafka{f}"] = kafka_worker(docs, n_pages, timeout, f)
+        except (NotAvailable, OSError, RuntimeError) as e:
+            out[f"kafka{f}"] = {"error": str(e)}
     return out
 
 
@@ -202,10 +210,15 @@ def pipeline_table(r: dict[str, Any]) -> str:
         else:
             rows.append([name, str(x["pages"]), num(x["seconds"], ".1f"), num(x["pps"]),
                          num(x["pps"] / one, ".2f") + "×" if one else "—"])
-    k = r.get("kafka", {})
-    name = "`ce-filter worker` (1 process, local Tansu broker), msgs/s first→last output"
-    if "error" in k:
-        rows.append([name, "—", "—", k["error"], "—"])
-    else:
-        rows.append([name, str(k["messages"]), f"start-up {k['startup_s']:.1f}", num(k["steady_mps"]), "—"])
-    return table(["pipeline", "pages / messages", "seconds", "pages/s (msgs/s)", "vs 1 worker"], rows)
+    one_k = r.get("kafka1", {}).get("steady_mps")
+    for f in (1, 2):
+        k = r.get(f"kafka{f}", {})
+        name = (f"`ce-filter worker --filters {f}` ({HOSTS} hosts, local Tansu broker), msgs/s "
+                "first→last output")
+        if "error" in k:
+            rows.append([name, "—", "—", k["error"], "—"])
+        else:
+            rows.append([name, str(k["messages"]), f"start-up {k['startup_s']:.1f}", num(k["steady_mps"]),
+                         num(k["steady_mps"] / one_k, ".2f") + "×" if one_k else "—"])
+    return table(["pipeline", "pages / messages", "seconds", "pages/s (msgs/s)", "vs 1 worker / filter"],
+                 rows)
