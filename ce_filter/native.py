@@ -29,14 +29,16 @@ def distrust(name: str, reference: str) -> None:
                   RuntimeWarning, stacklevel=3)
 
 
-_PROBED: dict[str, Any] = {}
+_PROBED: dict[tuple[str, str], Any] = {}
 
 
 def probed(name: str, reference: str, agrees: Callable[[Any], bool]) -> Any:
     """``ce_filter.<name>`` once ``agrees(module)`` has found it giving its reference's values
     on a probe (an error in the probe counts as disagreeing: ``distrust``), else None; probed
-    once per process."""
-    if name not in _PROBED:
+    once per process and reference (a module whose functions stand in for several references
+    is probed for each)."""
+    key = (name, reference)
+    if key not in _PROBED:
         mod = load(name)
         if mod is not None:
             try:
@@ -46,5 +48,5 @@ def probed(name: str, reference: str, agrees: Callable[[Any], bool]) -> Any:
             if not same:
                 distrust(name, reference)
                 mod = None
-        _PROBED[name] = mod
-    return _PROBED[name]
+        _PROBED[key] = mod
+    return _PROBED[key]
