@@ -24,6 +24,7 @@
  */
 #define PY_SSIZE_T_CLEAN
 #include <Python.h>
+#include <math.h>
 #include <stdint.h>
 #include <stdlib.h>
 #include <string.h>
@@ -600,38 +601,12 @@ static int repeats(const int64_t *cont, const int64_t *tag, const double *cnt, P
 
 #define N_BLOCK 28
 
-/* block_signals(counts, flags, tag, cont) -> the 28 block signals of page_signals
- * ("blocks" .. "rep2_words"), those that page_signals takes log1p of still without it */
-static PyObject *block_signals(PyObject *self, PyObject *args) {
-    PyObject *co, *fo, *to, *po;
-    if (!PyArg_ParseTuple(args, "OOOO", &co, &fo, &to, &po)) return NULL;
-    if (!need_config()) return NULL;
-    Py_buffer bc, bf, bt, bp;
-    if (get_buf(fo, &bf, -1, 0, "flags") < 0) return NULL;
-    Py_ssize_t n = bf.len / 8;
-    if (get_buf(co, &bc, 3 * n, 1, "counts") < 0) {
-        PyBuffer_Release(&bf);
-        return NULL;
-    }
-    if (get_buf(to, &bt, n, 0, "tag") < 0) {
-        PyBuffer_Release(&bf);
-        PyBuffer_Release(&bc);
-        return NULL;
-    }
-    if (get_buf(po, &bp, n * path_len, 0, "cont") < 0) {
-        PyBuffer_Release(&bf);
-        PyBuffer_Release(&bc);
-        PyBuffer_Release(&bt);
-        return NULL;
-    }
-    const double *cnt = bc.buf;
-    const int64_t *flags = bf.buf, *tag = bt.buf, *cont = bp.buf;
-    double v[N_BLOCK];
+/* the 28 block signals into v (log1p not taken): block_signals' and kind_proba's sums; no
+ * Python (runs without the GIL); -1 when out of memory */
+static int block_part(const double *cnt, const int64_t *flags, const int64_t *tag, const int64_t *cont,
+                      Py_ssize_t n, double *v) {
     double tok = 0.0, links = 0.0, long_words = 0.0, pre_words = 0.0, top = 0.0;
     Py_ssize_t linky = 0, shorts = 0, heads = 0, h1s = 0, pres = 0, fl[N_BITS] = {0};
-    int err;
-    /* the buffers are held (get_buf): the sums run without the GIL */
-    Py_BEGIN_ALLOW_THREADS
     for (Py_ssize_t i = 0; i < n; i++) {
         double w = cnt[3 * i + 1], a = cnt[3 * i + 2];
         tok += w;
@@ -676,7 +651,40 @@ static PyObject *block_signals(PyObject *self, PyObject *args) {
     v[19] = (double)fl[B_MAIN] / share_n;
     v[20] = (double)fl[B_NAVISH] / share_n;
     v[21] = (double)fl[B_A] / share_n;
-    err = repeats(cont, tag, cnt, n, 1, v + 22) < 0 || repeats(cont, tag, cnt, n, 2, v + 25) < 0;
+    return repeats(cont, tag, cnt, n, 1, v + 22) < 0 || repeats(cont, tag, cnt, n, 2, v + 25) < 0 ? -1 : 0;
+}
+
+/* block_signals(counts, flags, tag, cont) -> the 28 block signals of page_signals
+ * ("blocks" .. "rep2_words"), those that page_signals takes log1p of still without it */
+static PyObject *block_signals(PyObject *self, PyObject *args) {
+    PyObject *co, *fo, *to, *po;
+    if (!PyArg_ParseTuple(args, "OOOO", &co, &fo, &to, &po)) return NULL;
+    if (!need_config()) return NULL;
+    Py_buffer bc, bf, bt, bp;
+    if (get_buf(fo, &bf, -1, 0, "flags") < 0) return NULL;
+    Py_ssize_t n = bf.len / 8;
+    if (get_buf(co, &bc, 3 * n, 1, "counts") < 0) {
+        PyBuffer_Release(&bf);
+        return NULL;
+    }
+    if (get_buf(to, &bt, n, 0, "tag") < 0) {
+        PyBuffer_Release(&bf);
+        PyBuffer_Release(&bc);
+        return NULL;
+    }
+    if (get_buf(po, &bp, n * path_len, 0, "cont") < 0) {
+        PyBuffer_Release(&bf);
+        PyBuffer_Release(&bc);
+        PyBuffer_Release(&bt);
+        return NULL;
+    }
+    const double *cnt = bc.buf;
+    const int64_t *flags = bf.buf, *tag = bt.buf, *cont = bp.buf;
+    double v[N_BLOCK];
+    int err;
+    /* the buffers are held (get_buf): the sums run without the GIL */
+    Py_BEGIN_ALLOW_THREADS
+    err = block_part(cnt, flags, tag, cont, n, v) < 0;
     Py_END_ALLOW_THREADS
     PyBuffer_Release(&bc);
     PyBuffer_Release(&bf);
@@ -757,22 +765,32 @@ DEFINE_TOKENS(tokens1, Py_UCS1)
 DEFINE_TOKENS(tokens2, Py_UCS2)
 DEFINE_TOKENS(tokens4, Py_UCS4)
 
-/* text_signals(texts, limit) -> (tokens, tokens starting with a currency sign, tokens starting
- * with a digit, (lexicon words per group)): of (" ".join(texts)[:limit]).lower().split().
- * The joining spaces only end tokens, so each text's first characters are split on their own. */
-static PyObject *text_signals(PyObject *self, PyObject *args) {
-    PyObject *texts;
-    Py_ssize_t limit;
-    if (!PyArg_ParseTuple(args, "On", &texts, &limit)) return NULL;
-    if (!need_config()) return NULL;
-    /* a tuple of the texts (a list could change under another thread), checked with the GIL;
-     * then their characters (str does not change) are read without it */
+/* the tokens of the first ``limit`` characters of the first ``used`` str of the tuple seq
+ * joined by spaces, into t (no Python: runs without the GIL) */
+static void text_part(PyObject *seq, Py_ssize_t used, Py_ssize_t limit, words_t *t) {
+    Py_ssize_t rem = limit < 0 ? 0 : limit;
+    for (Py_ssize_t i = 0; i < used && rem > 0; i++) {
+        PyObject *o = PyTuple_GET_ITEM(seq, i);
+        if (i > 0) rem--; /* the joining space */
+        Py_ssize_t len = PyUnicode_GET_LENGTH(o);
+        if (len > rem) len = rem;
+        rem -= len;
+        int kind = PyUnicode_KIND(o);
+        const void *d = PyUnicode_DATA(o);
+        if (kind == PyUnicode_1BYTE_KIND) tokens1(t, d, len);
+        else if (kind == PyUnicode_2BYTE_KIND) tokens2(t, d, len);
+        else tokens4(t, d, len);
+    }
+}
+
+/* the texts as a tuple (a list could change under another thread), each checked to be a str,
+ * and how many of them the first ``limit`` characters (joined by spaces) reach; NULL on error */
+static PyObject *texts_tuple(PyObject *texts, Py_ssize_t limit, Py_ssize_t *used) {
     PyObject *seq = PySequence_Tuple(texts);
     if (seq == NULL) return NULL;
-    words_t t;
-    memset(&t, 0, sizeof t);
-    Py_ssize_t rem = limit < 0 ? 0 : limit, m = PyTuple_GET_SIZE(seq), used = 0;
-    for (Py_ssize_t i = 0; i < m && rem > 0; i++, used++) {
+    Py_ssize_t rem = limit < 0 ? 0 : limit, m = PyTuple_GET_SIZE(seq);
+    *used = 0;
+    for (Py_ssize_t i = 0; i < m && rem > 0; i++, (*used)++) {
         PyObject *o = PyTuple_GET_ITEM(seq, i);
         if (!PyUnicode_Check(o) || PyUnicode_READY(o) < 0) {
             Py_DECREF(seq);
@@ -782,20 +800,26 @@ static PyObject *text_signals(PyObject *self, PyObject *args) {
         if (i > 0) rem--; /* the joining space */
         rem -= PyUnicode_GET_LENGTH(o) < rem ? PyUnicode_GET_LENGTH(o) : rem;
     }
-    rem = limit < 0 ? 0 : limit;
+    return seq;
+}
+
+/* text_signals(texts, limit) -> (tokens, tokens starting with a currency sign, tokens starting
+ * with a digit, (lexicon words per group)): of (" ".join(texts)[:limit]).lower().split().
+ * The joining spaces only end tokens, so each text's first characters are split on their own. */
+static PyObject *text_signals(PyObject *self, PyObject *args) {
+    PyObject *texts;
+    Py_ssize_t limit;
+    if (!PyArg_ParseTuple(args, "On", &texts, &limit)) return NULL;
+    if (!need_config()) return NULL;
+    /* a tuple of the texts, checked with the GIL; then their characters (str does not change)
+     * are read without it */
+    Py_ssize_t used;
+    PyObject *seq = texts_tuple(texts, limit, &used);
+    if (seq == NULL) return NULL;
+    words_t t;
+    memset(&t, 0, sizeof t);
     Py_BEGIN_ALLOW_THREADS
-    for (Py_ssize_t i = 0; i < used && rem > 0; i++) {
-        PyObject *o = PyTuple_GET_ITEM(seq, i);
-        if (i > 0) rem--; /* the joining space */
-        Py_ssize_t len = PyUnicode_GET_LENGTH(o);
-        if (len > rem) len = rem;
-        rem -= len;
-        int kind = PyUnicode_KIND(o);
-        const void *d = PyUnicode_DATA(o);
-        if (kind == PyUnicode_1BYTE_KIND) tokens1(&t, d, len);
-        else if (kind == PyUnicode_2BYTE_KIND) tokens2(&t, d, len);
-        else tokens4(&t, d, len);
-    }
+    text_part(seq, used, limit, &t);
     Py_END_ALLOW_THREADS
     Py_DECREF(seq);
     PyObject *g = PyTuple_New(n_word_groups);
@@ -809,6 +833,93 @@ static PyObject *text_signals(PyObject *self, PyObject *args) {
         PyTuple_SET_ITEM(g, i, x);
     }
     return Py_BuildValue("(nnnN)", t.n_tok, t.n_cur, t.n_dig, g);
+}
+
+/* ------------------------------------------------------------------ the page-kind model */
+
+/* kind_proba(prefix, counts, flags, tag, cont, texts, limit, log_at, mean, scale, coef,
+ * intercept, out): PageKindModel.proba(page_signals(...)) in one call: the signals (prefix:
+ * the declared types, og:type and URL signals made in Python; then block_signals' and
+ * text_signals' values as page_signals assembles them, log1p at the positions log_at of that
+ * tail), standardised (mean, scale), one weight row per kind (coef: kinds x features,
+ * intercept) and the softmax, into out (kinds). Everything after the texts' check runs without
+ * the GIL. log1p and exp are libm's, and the products are added in feature order: equal to
+ * the numpy reference to ~1e-15 (bit for bit where numpy's log1p and exp are libm's). */
+static PyObject *kind_proba(PyObject *self, PyObject *args) {
+    PyObject *opre, *co, *fo, *to, *po, *texts, *olog, *omean, *oscale, *ocoef, *oicpt, *oout;
+    Py_ssize_t limit;
+    if (!PyArg_ParseTuple(args, "OOOOOOnOOOOOO", &opre, &co, &fo, &to, &po, &texts, &limit, &olog,
+                          &omean, &oscale, &ocoef, &oicpt, &oout))
+        return NULL;
+    if (!need_config()) return NULL;
+    Py_buffer b[12];
+    int nb = 0;
+    PyObject *ret = NULL, *seq = NULL;
+    double *x = NULL;
+#define GET(o, n, fl, what) (get_buf(o, &b[nb], n, fl, what) < 0 ? NULL : b[nb++].buf)
+    const int64_t *flags = GET(fo, -1, 0, "flags");
+    if (!flags) goto done;
+    Py_ssize_t n = b[0].len / 8;
+    const double *cnt = GET(co, 3 * n, 1, "counts");
+    const int64_t *tag = cnt ? GET(to, n, 0, "tag") : NULL;
+    const int64_t *cont = tag ? GET(po, n * path_len, 0, "cont") : NULL;
+    const double *pre = cont ? GET(opre, -1, 1, "prefix") : NULL;
+    if (!pre) goto done;
+    Py_ssize_t np_ = b[nb - 1].len / 8, nf = np_ + N_BLOCK + 2 + n_word_groups;
+    const double *mean = GET(omean, nf, 1, "mean");
+    const double *scale = mean ? GET(oscale, nf, 1, "scale") : NULL;
+    const int64_t *log_at = scale ? GET(olog, -1, 0, "log_at") : NULL;
+    if (!log_at) goto done;
+    Py_ssize_t n_log = b[nb - 1].len / 8;
+    const double *icpt = GET(oicpt, -1, 1, "intercept");
+    if (!icpt) goto done;
+    Py_ssize_t nk = b[nb - 1].len / 8;
+    const double *coef = GET(ocoef, nk * nf, 1, "coef");
+    double *out = coef ? GET(oout, nk, 1, "out") : NULL;
+#undef GET
+    if (!out) goto done;
+    for (Py_ssize_t j = 0; j < n_log; j++)
+        if (log_at[j] < 0 || log_at[j] >= nf - np_) {
+            PyErr_SetString(PyExc_ValueError, "kind_proba: log_at past the signals");
+            goto done;
+        }
+    Py_ssize_t used;
+    if (!(seq = texts_tuple(texts, limit, &used))) goto done;
+    if (!(x = PyMem_RawMalloc((size_t)nf * sizeof(double)))) { PyErr_NoMemory(); goto done; }
+    int err;
+    Py_BEGIN_ALLOW_THREADS
+    memcpy(x, pre, (size_t)np_ * sizeof(double));
+    double *v = x + np_;
+    err = block_part(cnt, flags, tag, cont, n, v) < 0;
+    if (!err) {
+        words_t t;
+        memset(&t, 0, sizeof t);
+        text_part(seq, used, limit, &t);
+        double n_read = (double)(t.n_tok > 1 ? t.n_tok : 1);
+        v[N_BLOCK] = (double)t.n_cur;
+        v[N_BLOCK + 1] = (double)t.n_dig / n_read;
+        for (int g = 0; g < n_word_groups; g++) v[N_BLOCK + 2 + g] = 1000.0 * (double)t.groups[g] / n_read;
+        for (Py_ssize_t j = 0; j < n_log; j++) v[log_at[j]] = log1p(v[log_at[j]]);
+        for (Py_ssize_t f = 0; f < nf; f++) x[f] = (x[f] - mean[f]) / scale[f];
+        double top = 0.0;
+        for (Py_ssize_t k = 0; k < nk; k++) {
+            double z = 0.0;
+            for (Py_ssize_t f = 0; f < nf; f++) z += x[f] * coef[k * nf + f];
+            out[k] = z + icpt[k];
+            if (k == 0 || out[k] > top) top = out[k];
+        }
+        double sum = 0.0;
+        for (Py_ssize_t k = 0; k < nk; k++) sum += (out[k] = exp(out[k] - top));
+        for (Py_ssize_t k = 0; k < nk; k++) out[k] /= sum;
+    }
+    Py_END_ALLOW_THREADS
+    if (err) PyErr_NoMemory();
+    else ret = Py_NewRef(Py_None);
+done:
+    PyMem_RawFree(x);
+    Py_XDECREF(seq);
+    for (int i = 0; i < nb; i++) PyBuffer_Release(&b[i]);
+    return ret;
 }
 
 /* ------------------------------------------------------------------ test hook */
@@ -844,6 +955,7 @@ static PyMethodDef methods[] = {
     {"scan_html", scan_html, METH_VARARGS, "Declared types, og:type and canonical link of a page."},
     {"block_signals", block_signals, METH_VARARGS, "The block-array signals of page_signals."},
     {"text_signals", text_signals, METH_VARARGS, "Token, currency, digit and lexicon counts."},
+    {"kind_proba", kind_proba, METH_VARARGS, "The page-kind model's probabilities in one call."},
     {"charclass", charclass, METH_VARARGS, "Character classes and folds (for the tests)."},
     {NULL, NULL, 0, NULL},
 };

@@ -369,6 +369,8 @@ class Extractor:
         style_model = self.model.pagestyle
         if self.kind_model is None and style_model is None:
             return None, None
+        if style_model is None and self.kind_model is not None:  # the kind alone: one C call
+            return self.kind_model.page_proba(blocks, html, url), None
         sig = page_signals(blocks, html, url)
         return (None if self.kind_model is None else self.kind_model.proba(sig),
                 None if style_model is None else style_model.proba(sig))

@@ -212,10 +212,7 @@ def page_signals(blocks: Blocks, html: str = "", url: str | None = None) -> np.n
     ce_filter._pagesig is built, else by ``_page_signals_py`` (the same values, bit for bit)."""
     if _c is None:
         return _page_signals_py(blocks, html, url)
-    mask, og, canonical = _c.scan_html(html, _SCAN_CHARS, not url)
-    x = [float(mask >> i & 1) for i in range(len(_LD_GROUPS) + 1)]
-    x += _og_signals(og.lower() if og else "")
-    x += _url_signals(url or canonical or "")
+    x = _head_signals(html, url)
     n = len(blocks)
     if n:
         cnt, cont = blocks.counts(), blocks.container_ids()
@@ -230,6 +227,16 @@ def page_signals(blocks: Blocks, html: str = "", url: str | None = None) -> np.n
     v = np.array(tail + (n_cur, n_dig / n_read) + tuple(1000.0 * g / n_read for g in groups))
     v[_C_LOG1P] = np.log1p(v[_C_LOG1P])
     return np.concatenate([x, v])
+
+
+def _head_signals(html: str, url: str | None) -> list[float]:
+    """The declared types, og:type and URL signals (the C part's scan of the HTML, then Python):
+    the signals before the blocks'."""
+    mask, og, canonical = _c.scan_html(html, _SCAN_CHARS, not url)
+    x = [float(mask >> i & 1) for i in range(len(_LD_GROUPS) + 1)]
+    x += _og_signals(og.lower() if og else "")
+    x += _url_signals(url or canonical or "")
+    return x
 
 
 def _page_signals_py(blocks: Blocks, html: str = "", url: str | None = None) -> np.ndarray:
@@ -344,10 +351,24 @@ class PageKindModel:
         e = np.exp(z)
         return e / e.sum(axis=-1, keepdims=True)
 
+    def page_proba(self, blocks: Blocks, html: str = "", url: str | None = None) -> np.ndarray:
+        """``proba(page_signals(blocks, html, url))``: after the HTML's scan, in one C call
+        without the GIL where ce_filter._pagesig is built (libm's log1p and exp, the products
+        added in feature order: the numpy reference's values to ~1e-15)."""
+        if _c is None or not len(blocks):
+            return self.proba(page_signals(blocks, html, url))
+        out = np.empty(len(self.kinds))
+        _c.kind_proba(np.array(_head_signals(html, url)), blocks.counts(),
+                      np.ascontiguousarray(blocks.flags, dtype=np.int64),
+                      np.ascontiguousarray(blocks.tag, dtype=np.int64), blocks.container_ids(),
+                      blocks.texts, _TEXT_SCAN, _C_LOG1P, self.mean, self.scale, self.coef,
+                      self.intercept, out)
+        return out
+
     def predict(self, blocks: Blocks, html: str = "", url: str | None = None
                 ) -> tuple[str, float, np.ndarray]:
         """(kind, its probability, all probabilities in ``kinds`` order)."""
-        p = self.proba(page_signals(blocks, html, url))
+        p = self.page_proba(blocks, html, url)
         i = int(np.argmax(p))
         return self.kinds[i], float(p[i]), p
 
@@ -382,7 +403,7 @@ class PageKindModel:
         arrs = np.concatenate([mean, scale, coef.ravel(), icpt])
         if not np.all(np.isfinite(arrs)) or np.any(scale == 0):
             raise PageKindError("page-kind model: non-finite weights or zero scale")
-        return cls(kinds, mean, scale, coef, icpt, dict(d.get("meta", {})))
+        return cls(kinds, mean, scale, np.ascontiguousarray(coef), icpt, dict(d.get("meta", {})))
 
     @classmethod
     def load(cls, path: str | Path) -> PageKindModel:

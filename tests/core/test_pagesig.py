@@ -1,7 +1,8 @@
 """The page signals in C (ce_filter/_pagesig.c) are the Python reference's, bit for bit: the
 page-kind model was fitted on the reference's values, so the C part must not move them by an
-ulp. Hand-made edge cases, hostile pages, the character classes the C matchers use on every code
-point, and every corpus page."""
+ulp; the model's probabilities in one C call (kind_proba) are the numpy reference's to 1e-12,
+with the same most probable kind. Hand-made edge cases, hostile pages, the character classes the
+C matchers use on every code point, and every corpus page."""
 
 from __future__ import annotations
 
@@ -14,6 +15,7 @@ import pytest
 from selectolax.lexbor import LexborHTMLParser
 
 from ce_filter.kinds import model as P
+from ce_filter.model import load_default
 from ce_filter.segment import Blocks, parse, segment, segment_tree
 
 from .corpus_pages import every_page
@@ -23,6 +25,17 @@ needs_c = pytest.mark.skipif(P._c is None, reason="ce_filter._pagesig not built 
 URL = "https://shop.example.com/products/blue-kettle-1-7l?ref=x"
 
 
+_KIND = load_default("content").pagekind
+
+
+def _same_kind(blocks: Blocks, html: str, url: str | None) -> bool:
+    """The page-kind model's probabilities in one C call (page_proba) are the numpy reference's
+    over the reference signals to 1e-12, with the same most probable kind."""
+    assert _KIND is not None
+    got, ref = _KIND.page_proba(blocks, html, url), _KIND.proba(P._page_signals_py(blocks, html, url))
+    return bool(np.allclose(got, ref, rtol=0, atol=1e-12) and np.argmax(got) == np.argmax(ref))
+
+
 def _same(blocks: Blocks, html: str) -> None:
     for url in (None, "", URL):
         c = P.page_signals(blocks, html, url)
@@ -30,6 +43,7 @@ def _same(blocks: Blocks, html: str) -> None:
         assert c.dtype == py.dtype == np.float64 and c.shape == py.shape == (P.N_FEATURES,)
         differ = [(P.feature_names()[i], c[i], py[i]) for i in np.flatnonzero(c != py)]
         assert np.array_equal(c, py), (url, differ)
+        assert _same_kind(blocks, html, url), url
 
 
 def _page(html: str) -> None:
@@ -180,6 +194,19 @@ def test_bad_arguments_raise_instead_of_crashing():
     with pytest.raises(TypeError):
         c.scan_html(b"<html>", 10, True)
     assert c.scan_html("<html>", -5, True) == (0, None, None)
+    k = _KIND
+    assert k is not None
+    args = (np.zeros(5), f8, i8, i8, np.zeros(30, dtype=np.int64), ["a", "b", "c"], 100, P._C_LOG1P,
+            k.mean, k.scale, k.coef, k.intercept, np.empty(len(k.kinds)))
+    with pytest.raises(ValueError):  # the prefix's width does not add up to the model's
+        c.kind_proba(*args)
+    good = (np.zeros(P.N_FEATURES - 30 - len(P._TEXT_WORDS)), *args[1:])
+    c.kind_proba(*good)
+    assert np.isclose(good[-1].sum(), 1.0)
+    with pytest.raises(ValueError):
+        c.kind_proba(*good[:7], np.array([10_000]), *good[8:])  # log1p past the signals
+    with pytest.raises(TypeError):
+        c.kind_proba(*good[:5], ["a", 1, "c"], *good[6:])
     assert c.text_signals([], 20_000)[:3] == (0, 0, 0)
 
 
@@ -239,7 +266,7 @@ def test_c_signals_equal_python_on_every_corpus_page(data_dir):
         pages += 1
         for url in {None, doc.url or None}:
             c, py = P.page_signals(blocks, html, url), P._page_signals_py(blocks, html, url)
-            if not np.array_equal(c, py):
+            if not (np.array_equal(c, py) and _same_kind(blocks, html, url)):
                 differ.append(f"{corpus}/{doc.id} url={url}")
     assert pages > 3000 and not differ, (pages, differ[:10])
 
