@@ -21,6 +21,7 @@ from urllib.parse import urljoin, urlsplit
 
 import numpy as np
 
+from . import native
 from .segment import FLAG_NAMES, FLAG_PRE, HEADINGS, Blocks, tag_id
 
 # The output formats, one list for the CLI (--format) and the service (?format=): ``jsonl`` is
@@ -176,7 +177,54 @@ def to_text(blocks: Blocks, keep: np.ndarray, extras: Extras | Callable[[], Extr
     per line (its cells joined by `` | ``, grouped as the Markdown table groups them) and a code
     block its own line breaks. ``extras`` (or a function making them, called only for a page
     that keeps a code block) gives the code blocks' text as written; without it a code block
-    is its one-line block text."""
+    is its one-line block text. Joined in C where ce_filter.features._dense is built
+    (``to_text_reference``'s text)."""
+    c = _c_text()
+    texts = blocks.texts
+    if c is None or not isinstance(texts, list):
+        return to_text_reference(blocks, keep, extras)
+    args = (keep.view(np.uint8), texts, np.ascontiguousarray(blocks.tag, dtype=np.int64),
+            np.ascontiguousarray(blocks.flags, dtype=np.int64), blocks.container_ids(),
+            blocks.container_ids().shape[1], FLAG_PRE, TAG_PRE, TAG_TD, TAG_TH, MAX_CELL_CHARS)
+    out: str | None = c.text(*args, None)
+    if out is None:  # a code block is kept: its lines as written
+        out = c.text(*args, ((extras() if callable(extras) else extras) or Extras()).pre)
+    assert out is not None
+    return out
+
+
+_TEXT_PROBE = """<html><body><p>First paragraph.</p><table><tr><td>a</td><td>b</td></tr><tr><td>c</td>
+<td>d</td></tr></table><pre>line one
+line two</pre><table><tr><td>next</td></tr></table><p>Last.</p><code>x = 1</code></body></html>"""
+
+
+def _text_agrees(mod: Any) -> bool:
+    """Whether the C part's text is the reference's on a probe page (every mask of its blocks)."""
+    from .segment import parse, segment
+
+    blocks = segment(parse(_TEXT_PROBE), extras=True)
+    n = len(blocks)
+    ex = Extras(pre=dict(blocks.extras[0]) if blocks.extras else {})
+    for m in range(64):  # 64 masks of the blocks, all and none among them
+        keep = np.array([((m * 2654435761) >> (i + 3)) & 1 for i in range(n)], dtype=bool) | (m == 1)
+        args = (keep.view(np.uint8), blocks.texts, np.ascontiguousarray(blocks.tag, dtype=np.int64),
+                np.ascontiguousarray(blocks.flags, dtype=np.int64), blocks.container_ids(),
+                blocks.container_ids().shape[1], FLAG_PRE, TAG_PRE, TAG_TD, TAG_TH, MAX_CELL_CHARS)
+        got = mod.text(*args, None)
+        if got is None:
+            got = mod.text(*args, ex.pre)
+        if got != to_text_reference(blocks, keep, ex):
+            return False
+    return True
+
+
+def _c_text() -> Any:
+    return native.probed("features._dense", "the Python text assembly", _text_agrees)
+
+
+def to_text_reference(blocks: Blocks, keep: np.ndarray,
+                      extras: Extras | Callable[[], Extras] | None = None) -> str:
+    """The reference of ``to_text`` (Python and numpy)."""
     kept = np.flatnonzero(keep)
     texts = blocks.texts
     tags = np.asarray(blocks.tag, dtype=np.int64)[kept]
