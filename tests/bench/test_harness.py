@@ -102,7 +102,7 @@ def test_pipeline_rows_say_not_available(mini_corpus, monkeypatch):
 
     r = pipeline.measure(list(load_corpus(mini_corpus)), n_pages=5, timeout=60)
     md = pipeline.pipeline_table(r)
-    assert md.count("not available yet") == 3 and "--workers 2" in md
+    assert md.count("not available yet") == 4 and "--workers 2" in md and "--filters 2" in md
 
 
 def test_bad_corpus_is_a_clear_error(tmp_path, capsys):
@@ -138,5 +138,6 @@ def test_pipeline_rows_run_when_the_pipeline_exists(mini_corpus):
     r = pipeline.measure(list(load_corpus(mini_corpus)), n_pages=8, timeout=180)
     assert r["warc1"].get("pages") == 8, r["warc1"]
     assert r["warc2"].get("pages") == 8, r["warc2"]
-    assert r["kafka"].get("messages") == 8, r["kafka"]
+    assert r["kafka1"].get("messages") == 8, r["kafka1"]
+    assert r["kafka2"].get("messages") == 8, r["kafka2"]
     assert "not available" not in pipeline.pipeline_table(r)

@@ -13,7 +13,7 @@ import sys
 from typing import Any
 
 import pytest
-from ce_filter.pipelines.kafka_io import ensure_topics, make_producer, read_topic
+from ce_filter.pipelines.kafka_io import ensure_topics, read_topic
 
 from ce_filter.budget import BoundedExtractor, Budget, page_slot
 from ce_filter.options import ExtractOptions
@@ -22,7 +22,7 @@ from ce_filter.runner import Handler, Pool
 from .conftest import REPO, cli_env, unique
 from .helpers import article, paras
 from .test_worker import header, worker_args
-from .test_worker_overlap import BUDGET_S, OVER, PROMO, TOPICS
+from .test_worker_overlap import BUDGET_S, OVER, PROMO, TOPICS, committed, produce
 
 
 def _page(t: str) -> str:
@@ -126,23 +126,6 @@ def test_pages_of_a_host_meet_one_memory_with_two_children_and_a_dead_child_forg
 # ------------------------------------------------------------------ the worker
 
 
-def _produce(kafka, topic: str, messages: list[tuple[int, bytes, bytes]]) -> None:
-    p = make_producer(kafka, max_request_size=16 << 20)
-    for f in [p.send(topic, key=k, value=v, partition=part) for part, k, v in messages]:
-        f.get(timeout=60)
-    p.close()
-
-
-def _committed(kafka, group: str, topic: str, partitions: int) -> list[int | None]:
-    from kafka import KafkaConsumer, TopicPartition
-
-    c = KafkaConsumer(bootstrap_servers=kafka.bootstrap_servers, group_id=group, enable_auto_commit=False)
-    try:
-        return [c.committed(TopicPartition(topic, i)) for i in range(partitions)]
-    finally:
-        c.close()
-
-
 def _run_worker(kafka, src: str, out: str, dlq: str, group: str, filters: int) -> str:
     args = worker_args(kafka, src, out, group, "--idle-exit", "2", "--dead-letter-topic", dlq,
                        "--max-poll-interval-ms", "10000", "--max-poll-records", "7",
@@ -184,7 +167,7 @@ def test_two_filter_processes_give_the_records_of_one(kafka):
     key = f"http://{HOSTS[1]}/broken".encode()
     msgs.append((1, key, b'{"url": "x", "html": '))
     poison[key] = "invalid-envelope"
-    _produce(kafka, src, msgs)
+    produce(kafka, src, msgs)
     counts = [sum(1 for p, _, _ in msgs if p == part) for part in (0, 1)]
     runs = {}
     for filters in (1, 2):
@@ -194,7 +177,7 @@ def test_two_filter_processes_give_the_records_of_one(kafka):
         runs[filters] = _records(kafka, out)
         dead = {m.key: header(m, "ce-filter-reason") for m in read_topic(kafka, dlq)}
         assert dead == poison, log[-3000:]
-        assert _committed(kafka, group, src, 2) == counts
+        assert committed(kafka, group, src, 2) == counts
     one, two = runs[1], runs[2]
     for part in (0, 1):
         want = [k.decode() for p, k, _ in msgs if p == part and k not in poison]

@@ -83,14 +83,14 @@ def test_a_run_left_early_leaves_nothing_for_the_next():
         assert bx.extract(pages[0][1].encode(), pages[0][0]).text
 
 
-def _produce(kafka, topic: str, messages: list[tuple[int, bytes, bytes]]) -> None:
+def produce(kafka, topic: str, messages: list[tuple[int, bytes, bytes]]) -> None:
     p = make_producer(kafka, max_request_size=16 << 20)
     for f in [p.send(topic, key=k, value=v, partition=part) for part, k, v in messages]:
         f.get(timeout=60)
     p.close()
 
 
-def _committed(kafka, group: str, topic: str, partitions: int) -> list[int | None]:
+def committed(kafka, group: str, topic: str, partitions: int) -> list[int | None]:
     from kafka import KafkaConsumer, TopicPartition
 
     c = KafkaConsumer(bootstrap_servers=kafka.bootstrap_servers, group_id=group, enable_auto_commit=False)
@@ -126,7 +126,7 @@ def test_the_worker_keeps_order_dead_letters_and_commits_with_pages_in_flight(ka
         key = f"http://p{part}.test/broken".encode()
         msgs.append((part, key, b'{"url": "x", "html": '))  # the partition's last message
         poison[key] = "invalid-envelope"
-    _produce(kafka, src, msgs)
+    produce(kafka, src, msgs)
     # a longer poll interval than the other tests' (a slower group join): on a loaded machine a
     # 3 s one can see the group rebalance, and a rebalance may repeat messages (at-least-once)
     args = worker_args(kafka, src, out, group, "--idle-exit", "2", "--page-budget", str(BUDGET_S),
@@ -149,4 +149,4 @@ def test_the_worker_keeps_order_dead_letters_and_commits_with_pages_in_flight(ka
     dead = {m.key: header(m, "ce-filter-reason") for m in read_topic(kafka, dlq)}
     assert dead == poison
     counts = [sum(1 for p, _, _ in msgs if p == part) for part in (0, 1)]
-    assert _committed(kafka, group, src, 2) == counts
+    assert committed(kafka, group, src, 2) == counts
