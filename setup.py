@@ -1,8 +1,9 @@
 """The compiled parts: the segmenter's walk (ce_filter/_walk.c), CETR's k-means
-(ce_filter/features/_kmeans.c), the dense block features and stage 2's context input
-(ce_filter/features/_dense.c), the tree-leaf walk (ce_filter/features/_leaves.c), the
-pre-parse cost scan (ce_filter/_precheck.c), the double-encoding test (ce_filter/_mojibake.c),
-the page-kind signals (ce_filter/_pagesig.c) and the site memory's block hashes
+(ce_filter/features/_kmeans.c), the dense block features, the block model's scores and cut,
+the rules after the cut and the kept text (ce_filter/features/_dense.c), the tree-leaf walk
+(ce_filter/features/_leaves.c), the pre-parse cost scan (ce_filter/_precheck.c), the
+double-encoding test (ce_filter/_mojibake.c), the page-kind signals and model
+(ce_filter/_pagesig.c) and the site memory's block fingerprints and stage
 (ce_filter/site/_hash.c).
 
 Each is optional: where it does not build (no C compiler; the walk also needs dlopen, so

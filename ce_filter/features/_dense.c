@@ -1,4 +1,7 @@
-/* The dense block features and stage 2's context input in C. The numpy code of
+/* The page after the walk in C: the dense block features and stage 2's context input, the
+ * block model's scores and cut (score, select), the arithmetic of the rules after the cut
+ * (tidy_plan, tidy_finish: articles.py's reference) and the kept text (text: render.py's
+ * to_text_reference). For the features: the numpy code of
  * ce_filter/features (shallow.py, cetr.py, dom.py, kind.py, context.py) is the reference: the
  * values must be the same bit for bit (the shipped models were fitted on them, and
  * scripts/train_models.sh must rebuild them byte for byte); tests compare the two on every

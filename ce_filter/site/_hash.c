@@ -1,4 +1,7 @@
-/* The site memory's block hashes in C. sitememory.fingerprints (numpy over the page's bytes:
+/* The site memory in C: the block hashes (hashes), the page's block fingerprints from its texts
+ * (block_fingerprints: the case folding, Unicode spaces and UTF-8 done here too) and the site
+ * stage (stage: its columns, weights and sigmoid; 1e-12 of site.stage's numpy reference, the
+ * terms added in column order). For the hashes: sitememory.fingerprints (numpy over the page's bytes:
  * ~25 array passes) is the reference, and the values must be the same: the memory and the
  * shipped site stage were built on them. Integer arithmetic modulo 2**64 only, so one pass
  * over the bytes gives exactly what the prefix sums give.
