@@ -9,7 +9,7 @@ and the best of each is kept. Wall-clock, so on a machine other processes load i
 bound on what the threads give; the number of cores bounds it (N threads on 2 cores: at most
 2x). The GIL-free share is measured on one thread by timing every call of the C functions that
 release the GIL for their work (the pre-parse scan, the parse, the walk, the class/id tokens
-and their weights, the dense features, the page signals, CETR's k-means, the mojibake
+and their weights, the dense features, the page signals and kind model, CETR's k-means, the mojibake
 test): the rest of a page holds the GIL, which bounds what threads can give (Amdahl: 2
 threads at most 1 / max(held share, 1/2) times one).
 """
@@ -31,6 +31,7 @@ GIL_FREE = (("ce_filter._walk", "parse"), ("ce_filter._walk", "segment"),
             ("ce_filter._walk", "flag_columns"),
             ("ce_filter._pagesig", "scan_html"),
             ("ce_filter._pagesig", "block_signals"), ("ce_filter._pagesig", "text_signals"),
+            ("ce_filter._pagesig", "kind_proba"),
             ("ce_filter.features._kmeans", "verdict"), ("ce_filter._mojibake", "suspect"),
             ("ce_filter._precheck", "scan"))
 
