@@ -227,11 +227,19 @@ class _SetsSetup:
         return _SetsHandler(self.options.extractor(), self.all_statuses, self.seconds)
 
 
+SHARD_MEMO = 4096  # page sets a shard child keeps by their bytes (a few kB each)
+
+
 class _SetsHandler(Handler):
+    """A shard's pages to (host, URL, distinct fingerprints); a page with the bytes (and charset
+    hint) of one this child has read gives the set it gave, without being read again (the
+    parent's SiteCounts.add decides, as for any page)."""
+
     multi = True
 
     def __init__(self, decoder: Any, all_statuses: bool, seconds: float) -> None:
         self.decoder, self.all_statuses, self.seconds = decoder, all_statuses, seconds
+        self.memo: dict[tuple[str, str, bytes], bytes] = {}
 
     def units(self, task: Any) -> Iterator[tuple[Any, Any]]:
         path, start, stop = task
@@ -239,8 +247,18 @@ class _SetsHandler(Handler):
             yield page.url, page
 
     def run(self, work: Any) -> tuple[str, str, bytes] | None:
+        host = host_of(work.url)
+        if not host:
+            return None
+        key = _Counted.key(host, work)
+        got = self.memo.get(key)
+        if got is not None:
+            return host, work.url, got
         for host, url, s in _page_sets([work], self.decoder, self.seconds):
-            return host, url, s.tobytes()
+            raw = s.tobytes()
+            if len(self.memo) < SHARD_MEMO:
+                self.memo[key] = raw
+            return host, url, raw
         return None
 
 
