@@ -82,6 +82,7 @@ _NEWSLETTER = re.compile(
     r"|\bnewsletters?\b.{0,40}\b(?:sign[ -]?up|subscribe|inbox)\b"
     r"|订阅|訂閱|newsletter abonnieren|inscrivez-vous|suscr[ií]bete")
 NEWSLETTER_MARKERS = ("订阅", "訂閱")  # beside "newsletter" and "suscr": what a newsletter line holds
+_MARKER_LIST = list(NEWSLETTER_MARKERS)  # (as the C part takes them)
 MAX_LABEL_WORDS = 12  # a newsletter line longer than this is prose about newsletters
 
 # Bylines, datelines and photo credits: short blocks only (read on the lower-cased text).
@@ -188,7 +189,7 @@ def tidy(blocks: Blocks, scores: np.ndarray, keep: np.ndarray, kind: str | None,
     flags = np.ascontiguousarray(blocks.flags, dtype=np.int64)
     for c in _c.tidy_plan(keep8, counts, flags, texts, article and not bylines, STORY_WORDS,
                           MAX_BYLINE_WORDS, MAX_LABEL_WORDS, FLAG_FIGURE, SHORT_LABEL_WORDS,
-                          SHORT_LABEL_CHARS, _LEAD, _LABEL_HEADS, list(NEWSLETTER_MARKERS)):
+                          SHORT_LABEL_CHARS, _LEAD, _LABEL_HEADS, _MARKER_LIST):
         i = c >> 1
         t, w = texts[i], n_words[i]
         low = t.lower()

@@ -183,9 +183,16 @@ def to_text(blocks: Blocks, keep: np.ndarray, extras: Extras | Callable[[], Extr
     texts = blocks.texts
     if c is None or not isinstance(texts, list):
         return to_text_reference(blocks, keep, extras)
-    args = (keep.view(np.uint8), texts, np.ascontiguousarray(blocks.tag, dtype=np.int64),
-            np.ascontiguousarray(blocks.flags, dtype=np.int64), blocks.container_ids(),
-            blocks.container_ids().shape[1], FLAG_PRE, TAG_PRE, TAG_TD, TAG_TH, MAX_CELL_CHARS)
+    return _text_c(c, blocks, keep, extras)
+
+
+def _text_c(c: Any, blocks: Blocks, keep: np.ndarray, extras: Extras | Callable[[], Extras] | None
+            ) -> str:
+    """``to_text`` through the C part ``c``: extras are made only where a code block is kept."""
+    cont = blocks.container_ids()
+    args = (keep.view(np.uint8), blocks.texts, np.ascontiguousarray(blocks.tag, dtype=np.int64),
+            np.ascontiguousarray(blocks.flags, dtype=np.int64), cont, cont.shape[1], FLAG_PRE,
+            TAG_PRE, TAG_TD, TAG_TH, MAX_CELL_CHARS)
     out: str | None = c.text(*args, None)
     if out is None:  # a code block is kept: its lines as written
         out = c.text(*args, ((extras() if callable(extras) else extras) or Extras()).pre)
@@ -207,13 +214,7 @@ def _text_agrees(mod: Any) -> bool:
     ex = Extras(pre=dict(blocks.extras[0]) if blocks.extras else {})
     for m in range(64):  # 64 masks of the blocks, all and none among them
         keep = np.array([((m * 2654435761) >> (i + 3)) & 1 for i in range(n)], dtype=bool) | (m == 1)
-        args = (keep.view(np.uint8), blocks.texts, np.ascontiguousarray(blocks.tag, dtype=np.int64),
-                np.ascontiguousarray(blocks.flags, dtype=np.int64), blocks.container_ids(),
-                blocks.container_ids().shape[1], FLAG_PRE, TAG_PRE, TAG_TD, TAG_TH, MAX_CELL_CHARS)
-        got = mod.text(*args, None)
-        if got is None:
-            got = mod.text(*args, ex.pre)
-        if got != to_text_reference(blocks, keep, ex):
+        if _text_c(mod, blocks, keep, ex) != to_text_reference(blocks, keep, ex):
             return False
     return True
 

@@ -684,6 +684,16 @@ done:
 
 /* ------------------------------------------------------------------ the rules after the cut */
 
+/* the first buffer of b: a page's block mask (n bytes, 0/1), its length in n; NULL (error
+ * set, nothing held) where it is not a contiguous buffer */
+static const uint8_t *mask(bufs_t *b, PyObject *o, Py_ssize_t *n) {
+    if (PyObject_GetBuffer(o, &b->v[0], PyBUF_C_CONTIGUOUS) < 0) return NULL;
+    b->n = 1;
+    *n = b->v[0].len;
+    return b->v[0].buf;
+}
+
+
 /* Whether str t (of the ASCII letters' case) holds needle (lower-case ASCII letters other than
  * i and k: the only letters that a non-ASCII character lower-cases into, U+0130 and U+212A, so
  * that this is ``needle in t.lower()``) */
@@ -760,11 +770,9 @@ static PyObject *tidy_plan(PyObject *self, PyObject *args) {
         return NULL;
     bufs_t b = {.n = 0};
     PyObject *ret = NULL;
-    Py_buffer *kv = &b.v[0];
-    if (PyObject_GetBuffer(ok, kv, PyBUF_C_CONTIGUOUS) < 0) return NULL;
-    b.n = 1;
-    Py_ssize_t n = kv->len;
-    const uint8_t *keep = kv->buf;
+    Py_ssize_t n;
+    const uint8_t *keep = mask(&b, ok, &n);
+    if (!keep) return NULL;
     const double *cnt = get(&b, oc, 8, 3 * n, 0, "counts");
     const int64_t *fl = cnt ? get(&b, of, 8, n, 0, "flags") : NULL;
     if (!fl) goto done;
@@ -873,11 +881,9 @@ static PyObject *tidy_finish(PyObject *self, PyObject *args) {
         return NULL;
     bufs_t b = {.n = 0};
     PyObject *ret = NULL;
-    Py_buffer *kv = &b.v[0];
-    if (PyObject_GetBuffer(ok, kv, PyBUF_C_CONTIGUOUS) < 0) return NULL;
-    b.n = 1;
-    Py_ssize_t n = kv->len;
-    const uint8_t *keep = kv->buf;
+    Py_ssize_t n;
+    const uint8_t *keep = mask(&b, ok, &n);
+    if (!keep) return NULL;
     uint8_t *out = get(&b, oo, 1, n, 1, "out");
     const double *s = out ? get(&b, os, 8, n, 0, "scores") : NULL;
     const int64_t *tag = s ? get(&b, ot, 8, n, 0, "tag") : NULL;
@@ -933,11 +939,9 @@ static PyObject *text_of(PyObject *self, PyObject *args) {
         return NULL;
     bufs_t b = {.n = 0};
     PyObject *ret = NULL, *parts = NULL, *sep2 = NULL, *bar = NULL, *nl = NULL, *empty = NULL;
-    Py_buffer *kv = &b.v[0];
-    if (PyObject_GetBuffer(ok, kv, PyBUF_C_CONTIGUOUS) < 0) return NULL;
-    b.n = 1;
-    Py_ssize_t n = kv->len;
-    const uint8_t *keep = kv->buf;
+    Py_ssize_t n;
+    const uint8_t *keep = mask(&b, ok, &n);
+    if (!keep) return NULL;
     const int64_t *tag = get(&b, ot, 8, n, 0, "tag");
     const int64_t *fl = tag ? get(&b, of, 8, n, 0, "flags") : NULL;
     const int64_t *cont = fl ? get(&b, oc, 8, n * path, 0, "cont") : NULL;

@@ -126,6 +126,8 @@ def shipped_stage(model_digest: str) -> SiteStage | None:
 
 def _stage_agrees(mod: Any) -> bool:
     """Whether the C stage gives the reference's probabilities (to 1e-12) on a probe page."""
+    if not hasattr(mod, "stage"):
+        return False
     rng = np.random.default_rng(5)
     st = SiteStage(rng.normal(size=len(COLUMNS)), 0.3)
     scores = np.concatenate((rng.random(40), [0.0, 1.0, 1e-13, 1 - 1e-13]))
@@ -136,17 +138,7 @@ def _stage_agrees(mod: Any) -> bool:
     return bool(np.allclose(out, st.apply_reference(scores, fps, k, 5), rtol=0, atol=1e-12))
 
 
-_C: Any = False  # not probed yet
-
-
 def _c_stage() -> Any:
     """ce_filter.site._hash where it is built, its stage agrees with the reference and it is
     not switched off (CE_FILTER_PURE_PYTHON); else None. Probed once."""
-    global _C
-    if _C is False:
-        mod = native.load("site._hash")
-        if mod is not None and not (hasattr(mod, "stage") and _stage_agrees(mod)):
-            native.distrust("site._hash", "the numpy site stage")
-            mod = None
-        _C = mod
-    return _C
+    return native.probed("site._hash", "the numpy site stage", _stage_agrees)
