@@ -92,10 +92,19 @@ class Handler:
 def child_main(conn: Any, setup: Callable[[], Handler], budget: Budget) -> None:
     """A child: (index, task, units to skip) in; ('unit', index, result, note, last),
     ('begin', index, meta) and ('done', index, value) out; None ends."""
-    signal.signal(signal.SIGINT, signal.SIG_IGN)  # the parent decides when to stop
+    for sig in (signal.SIGINT, signal.SIGTERM):  # the parent decides when to stop
+        signal.signal(sig, signal.SIG_IGN)
     h = setup()
     h.warm_up()
     h.memory_cap = limit_memory(budget)
+    try:
+        serve(conn, h, budget)
+    except (BrokenPipeError, ConnectionResetError):  # the parent is gone (stopped, killed)
+        return
+
+
+def serve(conn: Any, h: Handler, budget: Budget) -> None:
+    """A ready child's loop: its tasks in, their results out, until the parent says None."""
     conn.send(("ready", h.info, h.multi))
     while True:
         try:
@@ -133,10 +142,48 @@ class Result:
     end: bool = False  # a multi-unit task's end; ``value`` is its ``finish``
 
 
+class Sender:
+    """Writes one child's messages, in order, from a thread of its own. The run's loop never
+    writes to a pipe itself: a child blocked writing a result (a long page's) must find its
+    parent reading, never blocked on a full pipe to it, and the loop must get back to the
+    wall-clock limit whatever the pipes hold. A child that is gone ends the sending (its death
+    is seen on the reading side)."""
+
+    def __init__(self, conn: Any, name: str) -> None:
+        self.conn = conn
+        self.q: queue.SimpleQueue[tuple[bool, Any]] = queue.SimpleQueue()
+        self.thread = threading.Thread(target=self._loop, name=f"{name}-send", daemon=True)
+        self.thread.start()
+
+    def send(self, msg: Any) -> None:
+        self.q.put((True, msg))
+
+    def _loop(self) -> None:
+        gone = False
+        while True:
+            more, msg = self.q.get()
+            if not more:
+                return
+            if gone:
+                continue
+            try:
+                self.conn.send(msg)
+            except (OSError, ValueError):  # the child died (or its pipe was closed)
+                gone = True
+
+    def stop(self, timeout: float) -> bool:
+        """End the thread once what was queued is written (or the child is gone); whether it
+        ended within ``timeout`` seconds."""
+        self.q.put((False, None))
+        self.thread.join(timeout)
+        return not self.thread.is_alive()
+
+
 @dataclass
 class _Child:
     proc: Any
     conn: Any
+    sender: Sender
     ready: bool = False
     work: collections.deque = field(default_factory=collections.deque)  # [index, task, delivered]
     meta: Any = None  # the announced unit in hand (multi)
@@ -177,7 +224,7 @@ class Pool:
                                 daemon=True, name=self.name)
         proc.start()
         child.close()
-        return _Child(proc, parent)
+        return _Child(proc, parent, Sender(parent, self.name))
 
     def _wait_ready(self, c: _Child) -> None:
         """Wait for a child's ready message: one that cannot start (a bad model file, ...) is an
@@ -208,7 +255,8 @@ class Pool:
         if code == -signal.SIGKILL and self.wall_s and c.busy \
                 and time.monotonic() - c.since > self.wall_s:
             reason = f"{OVER_TIME} ({self.wall_s:g} s wall clock)"
-        c.conn.close()
+        if c.sender.stop(10):  # (a write still under way keeps the descriptor open)
+            c.conn.close()
         self.children[self.children.index(c)] = self._spawn()
         self.restarts += 1
         return reason
@@ -216,17 +264,15 @@ class Pool:
     def close(self) -> None:
         """End the children: asked to, then killed after 5 s (at once after a stop)."""
         for c in self.children:
-            try:
-                c.conn.send(None)
-            except OSError:
-                pass
+            c.sender.send(None)
         deadline = time.monotonic() + 5
         for c in self.children:
             c.proc.join(max(deadline - time.monotonic(), 0.1) if not self.stop else 0)
             if c.proc.is_alive():
                 c.proc.kill()
                 c.proc.join(5)
-            c.conn.close()
+            if c.sender.stop(5):
+                c.conn.close()
         self.children = []
 
     def __enter__(self) -> Pool:
@@ -276,7 +322,7 @@ class Pool:
                             if not c.work:
                                 c.since, c.busy = time.monotonic(), True
                             c.work.append(w)
-                            c.conn.send((w[0], w[1], w[2]))
+                            c.sender.send((w[0], w[1], w[2]))
                             again = keyed
                 if feed.done and not any(todos) and len(ended) + head == opened and not held:
                     return
