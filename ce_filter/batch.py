@@ -1,15 +1,17 @@
 """``ce-filter extract`` over many inputs: the input list of ``-i FILE`` and the one output file
 per input of ``-o DIR`` (named from the input, the extension by format; ``--keep-dirs`` keeps
-the input's folders)."""
+the input's folders). ``write_file`` writes one file the same way (``explain``'s view): never
+through a link, never over a file without ``overwrite``."""
 
 from __future__ import annotations
 
 import contextlib
 import errno
+import itertools
 import os
 import re
 import sys
-from collections.abc import Sequence
+from collections.abc import Iterator, Sequence
 from pathlib import Path, PurePath, PurePosixPath
 from typing import Any
 from urllib.parse import urlsplit
@@ -109,10 +111,8 @@ class OutputDir:
     def path_for(self, page: Any) -> Path:
         """A fresh output path for ``page`` (one no earlier input of this run was given)."""
         base = self.name(page)
-        out, n = self.root / (str(base) + self.ext), 1
-        while out in self.used:
-            n += 1
-            out = self.root / f"{base}-{n}{self.ext}"
+        out = next(p for p in (self.root / base.parent / n for n in _numbered(base.name, self.ext))
+                   if p not in self.used)
         self.used.add(out)
         return out
 
@@ -123,12 +123,8 @@ class OutputDir:
         ``overwrite``). OSError when it cannot be written."""
         dfd = self._open_folder(self.name(page).parent)
         try:
-            renamed = False
-            while True:
-                out = self.path_for(page)
-                if self._create(dfd, out.name, output):
-                    return out, renamed
-                renamed = True
+            return _write_first_free(dfd, iter(lambda: self.path_for(page), None), output,
+                                     overwrite=self.overwrite)
         finally:
             os.close(dfd)
 
@@ -154,27 +150,63 @@ class OutputDir:
             raise
         return fd
 
-    def _create(self, dfd: int, name: str, output: str) -> bool:
-        """Write ``name`` in the folder ``dfd`` as a new file; False when the name is taken (and
-        not ``overwrite``). With ``overwrite`` the new file replaces the name itself: a link
-        there is replaced, not written through."""
-        flags = os.O_WRONLY | os.O_CREAT | os.O_EXCL | os.O_NOFOLLOW | getattr(os, "O_CLOEXEC", 0)
-        target = name
-        if self.overwrite:
-            target = f".{name}.{os.getpid()}.tmp"
-            with contextlib.suppress(FileNotFoundError):
-                os.unlink(target, dir_fd=dfd)
-        try:
-            fd = os.open(target, flags, 0o666, dir_fd=dfd)
-        except FileExistsError:
-            return False
-        try:
-            with os.fdopen(fd, "w", encoding="utf-8") as fh:
-                fh.write(output)
-            if target != name:
-                os.replace(target, name, src_dir_fd=dfd, dst_dir_fd=dfd)
-        except BaseException:
-            with contextlib.suppress(OSError):
-                os.unlink(target, dir_fd=dfd)
-            raise
-        return True
+
+def _create(dfd: int, name: str, output: str, *, overwrite: bool) -> bool:
+    """Write ``name`` in the folder ``dfd`` as a new file; False when the name is taken (and
+    not ``overwrite``): a link with that name is never followed. With ``overwrite`` the new
+    file replaces the name itself: a link there is replaced, not written through."""
+    flags = os.O_WRONLY | os.O_CREAT | os.O_EXCL | os.O_NOFOLLOW | getattr(os, "O_CLOEXEC", 0)
+    target = name
+    if overwrite:
+        target = f".{name}.{os.getpid()}.tmp"
+        with contextlib.suppress(FileNotFoundError):
+            os.unlink(target, dir_fd=dfd)
+    try:
+        fd = os.open(target, flags, 0o666, dir_fd=dfd)
+    except FileExistsError:
+        return False
+    try:
+        with os.fdopen(fd, "w", encoding="utf-8") as fh:
+            fh.write(output)
+        if target != name:
+            os.replace(target, name, src_dir_fd=dfd, dst_dir_fd=dfd)
+    except BaseException:
+        with contextlib.suppress(OSError):
+            os.unlink(target, dir_fd=dfd)
+        raise
+    return True
+
+
+def _numbered(base: str, ext: str) -> Iterator[str]:
+    """The names an output takes in turn: ``BASE.EXT``, then ``BASE-2.EXT``, ``BASE-3.EXT``, ..."""
+    yield base + ext
+    for n in itertools.count(2):
+        yield f"{base}-{n}{ext}"
+
+
+def _write_first_free(dfd: int, paths: Iterator[Path], output: str, *, overwrite: bool) -> tuple[Path, bool]:
+    """Write ``output`` in the folder ``dfd`` under the name of the first of ``paths`` no file
+    has yet (with ``overwrite``: the first of them), by ``_create``; returns that path, and
+    whether an earlier one was taken by a file already there."""
+    renamed = False
+    for path in paths:
+        if _create(dfd, path.name, output, overwrite=overwrite):
+            return path, renamed
+        renamed = True
+    raise FileExistsError(errno.EEXIST, "no free name")  # paths never end
+
+
+def write_file(path: str | Path, output: str, *, ext: str = "", overwrite: bool = False) -> tuple[Path, bool]:
+    """Write ``output`` to ``path`` + ``ext`` as ``-o DIR`` writes its files: never through a
+    symbolic link with that name, and a file already there is never replaced unless
+    ``overwrite`` (then the name itself is replaced: a link's target stays as it was); a taken
+    name gives the next free one, ``PATH-2`` + ``ext``, ``PATH-3`` + ``ext``, ... Returns the
+    file written and whether its first name was taken. The folder of ``path`` is opened as
+    given, as ``-o DIR`` itself is. OSError when it cannot be written."""
+    path = Path(path)
+    dfd = os.open(path.parent, os.O_RDONLY | os.O_DIRECTORY | getattr(os, "O_CLOEXEC", 0))
+    try:
+        paths = (path.parent / n for n in _numbered(path.name, ext))
+        return _write_first_free(dfd, paths, output, overwrite=overwrite)
+    finally:
+        os.close(dfd)

@@ -374,8 +374,13 @@ def build_parser() -> argparse.ArgumentParser:
                        "that pushed it most, and a threshold slider to see what another cut would keep.")
     p.add_argument("page", help="an HTML file, an http(s) URL, or '-' for stdin")
     p.add_argument("-o", "--out", type=arg_type(output_file),
-                   help="the HTML file to write; '-' for stdout (default: NAME.explain.html beside a file "
-                        "given, stdout for a URL or stdin)")
+                   help="the HTML file to write, replaced if it exists (a link there is replaced, never "
+                        "written through); '-' for stdout (default: NAME.explain.html beside a file given, "
+                        "stdout for a URL or stdin)")
+    p.add_argument("--overwrite", action="store_true",
+                   help="replace a file named NAME.explain.html beside the page (by default the view gets "
+                        "the next free name, NAME-2.explain.html, ...); a link there is replaced, never "
+                        "written through, as with extract -o DIR")
     env_opt(p, "--encoding", type=text_codec, help="charset of the page, as an HTTP header would say it")
     env_opt(p, "--timeout", type=positive_number, default=DEFAULT_FETCH_TIMEOUT_S,
             help="seconds allowed to fetch a URL")
@@ -398,8 +403,11 @@ def build_parser() -> argparse.ArgumentParser:
 
 
 def cmd_explain(a: argparse.Namespace) -> int:
+    import os
+
     from ce_filter.crawler.files import InputError, iter_inputs
 
+    from .batch import write_file
     from .explain import explain, render_view
 
     ex = ExtractOptions.from_args(a).extractor()
@@ -407,24 +415,39 @@ def cmd_explain(a: argparse.Namespace) -> int:
     if not items or isinstance(items[0], InputError):
         return fail(f"explain: {items[0] if items else 'no page read'}")
     page = items[0]
-    if a.out is None:  # beside the file, or stdout for a URL or stdin
+    beside: Path | None = None  # the view beside the page: NAME.explain.html, or the next free name
+    if a.out is None:
         src = Path(a.page)
-        a.out = "-" if a.page == "-" or "://" in a.page or not src.is_file() else \
-            str(src.with_name(src.name.rsplit(".", 1)[0] + ".explain.html"))
-        try:
-            output_file(a.out)
-        except ValueError as e:
-            return fail(f"explain: {a.out}: {e} (-o FILE writes elsewhere)")
+        if a.page == "-" or "://" in a.page or not src.is_file():
+            a.out = "-"  # stdout for a URL or stdin
+        else:
+            beside = src.with_name(src.name.rsplit(".", 1)[0])
+            if not os.access(beside.parent, os.W_OK):
+                return fail(f"explain: {beside}.explain.html: permission denied (-o FILE writes elsewhere)")
+    if a.overwrite and a.out == "-":
+        return fail("explain: --overwrite goes with the view written to a file, not to stdout")
     data = explain(page.body, page.url or None, extractor=ex, encoding=a.encoding or page.encoding)
     view = render_view(data)
+    where = "stdout"
     if a.out == "-":  # stdout, as '-' means for the input
         sys.stdout.write(view)
         sys.stdout.flush()
-    else:
-        with open(a.out, "w", encoding="utf-8") as f:
-            f.write(view)
+    else:  # as extract -o DIR writes: never through a link; -o FILE replaces the file it names
+        first = f"{beside}.explain.html" if beside else str(a.out)
+        try:
+            if beside:
+                path, renamed = write_file(beside, view, ext=".explain.html", overwrite=a.overwrite)
+            else:
+                path, renamed = write_file(first, view, overwrite=True)
+        except OSError as e:
+            print(f"ce-filter: error: explain: {first}: cannot write the view: {e.strerror or e}",
+                  file=sys.stderr)
+            return 1
+        if renamed:
+            print(f"ce-filter: note: {first}: a file had its name; written to {path} "
+                  "(--overwrite replaces it)", file=sys.stderr)
+        where = str(path)
     kept = sum(b["kept"] for b in data["blocks"])
-    where = "stdout" if a.out == "-" else a.out
     print(f"{where}: {kept} of {len(data['blocks'])} blocks kept", file=sys.stderr)
     return 0
 

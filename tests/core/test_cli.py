@@ -122,6 +122,60 @@ def test_explain_without_out_writes_beside_the_file_or_to_stdout(tmp_path, capsy
     assert got.out.startswith("<!DOCTYPE html>") and got.err.startswith("stdout: ")
 
 
+def test_explain_beside_the_file_never_goes_through_a_link(tmp_path, capsys):
+    """A link named NAME.explain.html is never written through: without --overwrite the view gets
+    the next free name, with it the link itself is replaced by the view; its target stays as it was."""
+    f, theirs = tmp_path / "story.html", tmp_path / "theirs.html"
+    f.write_text(ARTICLE)
+    theirs.write_text("theirs")
+    link = tmp_path / "story.explain.html"
+    link.symlink_to(theirs)
+    assert main(["explain", str(f)]) == 0
+    assert theirs.read_text() == "theirs" and link.is_symlink()
+    view = tmp_path / "story-2.explain.html"
+    assert 'class="blk kept"' in view.read_text()
+    err = capsys.readouterr().err
+    assert f"a file had its name; written to {view} (--overwrite replaces it)" in err
+    assert err.splitlines()[-1].startswith(f"{view}: ")
+    assert main(["explain", str(f), "--overwrite"]) == 0
+    assert theirs.read_text() == "theirs" and not link.is_symlink()
+    assert 'class="blk kept"' in link.read_text()
+    assert sorted(p.name for p in tmp_path.iterdir()) == [
+        "story-2.explain.html", "story.explain.html", "story.html", "theirs.html"]
+
+
+def test_explain_beside_the_file_never_replaces_a_file_without_overwrite(tmp_path, capsys):
+    f = tmp_path / "story.html"
+    f.write_text(ARTICLE)
+    mine = tmp_path / "story.explain.html"
+    mine.write_text("mine")
+    (tmp_path / "story-2.explain.html").write_text("mine too")
+    assert main(["explain", str(f)]) == 0
+    assert mine.read_text() == "mine" and (tmp_path / "story-2.explain.html").read_text() == "mine too"
+    view = tmp_path / "story-3.explain.html"
+    assert 'class="blk kept"' in view.read_text()
+    assert f"written to {view}" in capsys.readouterr().err
+    assert main(["explain", str(f), "--overwrite"]) == 0
+    assert 'class="blk kept"' in mine.read_text()
+    assert capsys.readouterr().err.startswith(f"{mine}: ")
+    assert len(list(tmp_path.iterdir())) == 4  # no temporary file left
+
+
+def test_explain_to_a_named_file_replaces_it_but_not_a_links_target(tmp_path, capsys):
+    """-o FILE replaces FILE (the user named it); a link there is replaced, never written through."""
+    f, theirs, out = tmp_path / "a.html", tmp_path / "theirs.html", tmp_path / "view.html"
+    f.write_text(ARTICLE)
+    theirs.write_text("theirs")
+    out.symlink_to(theirs)
+    assert main(["explain", str(f), "-o", str(out)]) == 0
+    assert theirs.read_text() == "theirs" and not out.is_symlink()
+    assert 'class="blk kept"' in out.read_text()
+    out.write_text("old")
+    assert main(["explain", str(f), "-o", str(out)]) == 0
+    assert 'class="blk kept"' in out.read_text()
+    assert capsys.readouterr().err.count(f"{out}: ") == 2
+
+
 def test_every_subcommand_help_has_a_description(capsys):
     import argparse
 
