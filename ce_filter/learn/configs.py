@@ -8,7 +8,7 @@ from __future__ import annotations
 import argparse
 import sys
 from dataclasses import replace
-from typing import Any
+from typing import TypedDict
 
 from ..features import TOKEN_PREFIXES, FeatureSpec, feature_names
 from ..features.comments import CMT_NAMES
@@ -22,7 +22,24 @@ from .corpus import Spec
 from .fit import Page, TrainConfig, data_digest, prepare, train
 from .labels import DEFAULT_RULE, LabelRule
 
-_PAPER: dict[str, Any] = {"ic_ancestors": False, "heading_words": False, "stage2": False, "weight": "none",
+
+class _PaperRows(TypedDict):
+    """The TrainConfig fields the paper's rows share (keyword arguments)."""
+
+    ic_ancestors: bool
+    heading_words: bool
+    stage2: bool
+    weight: str
+    label_runs: bool
+    cs: tuple[float, ...]
+    ic_min_frac: float
+    ic_min_pages: int
+    ic_by_site: bool
+    cv_groups: str
+    corpus_weight: dict[str, float]
+
+
+_PAPER: _PaperRows = {"ic_ancestors": False, "heading_words": False, "stage2": False, "weight": "none",
           "label_runs": False, "cs": (0.01, 0.1, 1.0, 10.0), "ic_min_frac": 0.01, "ic_min_pages": 0,
           "ic_by_site": False, "cv_groups": "page", "corpus_weight": {}}
 

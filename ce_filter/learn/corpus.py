@@ -16,7 +16,12 @@ from collections.abc import Iterator
 from dataclasses import dataclass, field
 from html import unescape
 from pathlib import Path
-from typing import Any
+from typing import cast
+
+# a page's record in snippets.json: "with" and "without", lists of snippets
+PageSnippets = dict[str, list[str]]
+# a page's record in meta.json: title and url, author and publish_date (null where unknown)
+PageMeta = dict[str, "str | None"]
 
 
 @dataclass
@@ -32,7 +37,7 @@ class Doc:
     year: str = ""  # the year the page was captured (pages.tsv), "" where unknown
     must_have: tuple[str, ...] = ()  # snippets a correct extraction contains (snippets.json)
     must_not_have: tuple[str, ...] = ()  # snippets it does not contain
-    meta: dict[str, Any] = field(default_factory=dict)  # title, author, publish_date (meta.json)
+    meta: PageMeta = field(default_factory=dict)  # title, author, publish_date (meta.json)
 
     def target(self, comments: bool) -> str:
         return f"{self.gold}\n\n{self.comments}" if comments and self.comments else self.gold
@@ -116,7 +121,7 @@ def _pages_tsv(root: Path) -> dict[str, dict[str, str]]:
     return out
 
 
-def _json(path: Path) -> dict[str, Any]:
+def _json(path: Path) -> dict[str, object]:
     return json.loads(path.read_text(encoding="utf-8")) if path.exists() else {}
 
 
@@ -134,8 +139,8 @@ def load_corpus(root: str | Path, split: str | None = None, limit: int | None = 
     """Pages with gold text; pages whose html or gold is missing are skipped."""
     root = Path(root)
     info = _pages_tsv(root)
-    snippets = _json(root / "snippets.json")
-    meta = _json(root / "meta.json")
+    snippets = cast("dict[str, PageSnippets]", _json(root / "snippets.json"))
+    meta = cast("dict[str, PageMeta]", _json(root / "meta.json"))
     for i, doc_id in enumerate(corpus_ids(root, split)):
         if limit is not None and i >= limit:
             break

@@ -16,11 +16,14 @@ import time
 from collections import Counter
 from collections.abc import Callable, Iterable
 from dataclasses import dataclass, field
-from typing import Any
+from typing import TYPE_CHECKING
 
 from ..progress import progress
 from .corpus import Doc
 from .labels import words
+
+if TYPE_CHECKING:
+    from ..extractor import Extractor
 
 
 def token_prf(pred: str, gold: str) -> tuple[float, float, float]:
@@ -190,7 +193,7 @@ def _type_order(t: str) -> tuple[int, str]:
     return (PAGE_TYPES.index(t) if t in PAGE_TYPES else len(PAGE_TYPES), t)
 
 
-def text_fn(ex: Any) -> Callable[[bytes, str | None], str]:
+def text_fn(ex: Extractor) -> Callable[[bytes, str | None], str]:
     """``ex.extract(html, url=url).text`` as a function (binds ``ex`` now, not when a loop
     ends)."""
     def run(h: bytes, url: str | None = None) -> str:

@@ -8,9 +8,9 @@ from __future__ import annotations
 
 import hashlib
 import sys
-from collections.abc import Iterable
+from collections.abc import Callable, Iterable
 from dataclasses import asdict, dataclass, field, replace
-from typing import Any
+from typing import TYPE_CHECKING, TypedDict
 
 import numpy as np
 
@@ -37,6 +37,9 @@ from .corpus import Doc, site_of
 from .digits import significant
 from .labels import DEFAULT_RULE, LabelRule, block_labels, words
 from .logreg import Design
+
+if TYPE_CHECKING:
+    from ..features.leaves import Trees
 
 
 @dataclass
@@ -173,6 +176,16 @@ def prepare(docs: Iterable[Doc], comments: bool = False, rule: LabelRule = DEFAU
     return pages
 
 
+class _TokenRule(TypedDict):
+    """select_tokens' keyword arguments for the IC token lists."""
+
+    odds: float
+    min_frac: float
+    page_of_row: np.ndarray
+    min_pages: int
+    max_tokens: int | None
+
+
 def learn_spec(pages: list[Page], cfg: TrainConfig) -> FeatureSpec:
     """IC token lists from the training blocks (the paper's odds/frequency rule)."""
     y = np.concatenate([p.y for p in pages])
@@ -181,7 +194,7 @@ def learn_spec(pages: list[Page], cfg: TrainConfig) -> FeatureSpec:
         return spec
     unit = _group_ids(pages, "site" if cfg.ic_by_site else "page")
     page_of_row = np.repeat(unit, [len(p.y) for p in pages])
-    kw: dict[str, Any] = {"odds": cfg.ic_odds, "min_frac": cfg.ic_min_frac, "page_of_row": page_of_row,
+    kw: _TokenRule = {"odds": cfg.ic_odds, "min_frac": cfg.ic_min_frac, "page_of_row": page_of_row,
           "min_pages": cfg.ic_min_pages, "max_tokens": cfg.ic_max_tokens}
     spec.ic_own = select_tokens([t for p in pages for t in p.blocks.own_tokens], y, **kw)
     if cfg.ic_ancestors:
@@ -286,7 +299,7 @@ def _split(sizes: list[int], scores: np.ndarray) -> list[np.ndarray]:
 
 
 def _oof(design: Design, y: np.ndarray, w: np.ndarray, groups: np.ndarray, c: float,
-         folds: int, ticker: Ticker, leaves: Any = None) -> np.ndarray:
+         folds: int, ticker: Ticker, leaves: Callable[[np.ndarray], Design] | None = None) -> np.ndarray:
     """Out-of-fold scores; ``leaves(tr)`` (optional): the design with tree-leaf columns from
     trees fitted on the training rows ``tr`` alone, so no fold's trees saw its held-out sites."""
     from sklearn.model_selection import GroupKFold
@@ -300,13 +313,14 @@ def _oof(design: Design, y: np.ndarray, w: np.ndarray, groups: np.ndarray, c: fl
 
 
 def _leaf_designs(design: Design, y: np.ndarray, w: np.ndarray, spec: FeatureSpec,
-                  shape: tuple[int, ...]) -> tuple[Any, Any]:
+                  shape: tuple[int, ...]
+                  ) -> tuple[Callable[[np.ndarray], Design], Callable[[], tuple[Design, Trees]]]:
     """For TrainConfig.trees: the per-fold design maker for _oof (each fold's trees kept, so
     every C reuses them) and the fit on all rows, (design with leaves, trees)."""
     from .leaves import fit_trees, with_leaves
 
     inputs = tuple(n for n in feature_names(spec) if not n.startswith(TOKEN_PREFIXES))
-    memo: dict[bytes, Any] = {}
+    memo: dict[bytes, Trees] = {}
     three = (int(shape[0]), int(shape[1]), int(shape[2]))
 
     def fold(tr: np.ndarray) -> Design:
@@ -315,7 +329,7 @@ def _leaf_designs(design: Design, y: np.ndarray, w: np.ndarray, spec: FeatureSpe
             memo[key] = fit_trees(design.dense[tr], y[tr], w[tr], inputs, three)
         return with_leaves(design, memo[key])
 
-    def full() -> tuple[Design, Any]:
+    def full() -> tuple[Design, Trees]:
         trees = fit_trees(design.dense, y, w, inputs, three)
         return with_leaves(design, trees), trees
 
@@ -356,7 +370,7 @@ def kind_cuts(pages: list[Page], per: list[np.ndarray], kinds: tuple[str, ...], 
         sub, s = [pages[j] for j in idx], [per[j] for j in idx]
         n = len(idx)
         f_global = float(page_prf(sub, s, default)[:, 2].mean())
-        row: dict[str, Any] = {"pages": n, "page_f1_global": round(f_global, 4)}
+        row: dict[str, float] = {"pages": n, "page_f1_global": round(f_global, 4)}
         if n >= cfg.kind_min_pages:
             t, _ = _best_cut(sub, s, cfg.thresholds)
             tp, _ = _best_cut(sub, s, cfg.precise_thresholds, cfg.precise_beta)
@@ -431,7 +445,8 @@ def page_styles(pages: list[Page], log: bool = False, classes: dict | None = Non
 
 def _context_stage(key: str, ctx: Design, prev_f1: float, y: np.ndarray, w: np.ndarray,
                    groups: np.ndarray, pages: list[Page], sizes: list[int], cfg: TrainConfig,
-                   cv: dict, ticker: Ticker, say: Any) -> tuple[Linear | None, float, float, np.ndarray]:
+                   cv: dict, ticker: Ticker, say: Callable[[str], None]
+                   ) -> tuple[Linear | None, float, float, np.ndarray]:
     """A context stage (C = 1) over the previous stage's out-of-fold scores: its own CV, and
     its fit when that CV beats the previous stage's (else None); (fit, cut, CV F1, CV scores)."""
     s = _oof(ctx, y, w, groups, 1.0, cfg.folds, ticker)

@@ -21,8 +21,9 @@ import json
 import sys
 import time
 import tracemalloc
+from collections.abc import Callable
 from dataclasses import dataclass
-from typing import Any
+from typing import TYPE_CHECKING, TypedDict
 
 import numpy as np
 
@@ -35,6 +36,21 @@ from .corpus import Doc, Spec, site_of
 from .crossval import assign_folds
 from .evaluate import token_prf
 from .labels import DEFAULT_RULE, block_labels
+
+if TYPE_CHECKING:
+    from ..site.memory import Memory
+
+# Extractor.site_scores' result: the page's scores and the site inputs (fingerprints, counts,
+# pages, the scores before the stage)
+SiteScored = tuple[np.ndarray, tuple[np.ndarray, np.ndarray, int, np.ndarray]]
+# oof's figures of one corpus: mean F1 without and with the stage, over all pages and over the
+# pages with another page of their site (None where there is none)
+OofRow = TypedDict("OofRow", {"pages": int, "without": float, "with": float, "multi_pages": int,
+                              "multi_without": float | None, "multi_with": float | None})
+# report's figures of one corpus; sites: site -> [pages, mean F1 without, mean F1 with]
+SiteReport = TypedDict("SiteReport", {"pages": int, "without": float, "with": float,
+                                      "site_us_per_page": float, "memory_entries": int,
+                                      "memory_bytes": int, "sites": dict[str, list[float]]})
 
 
 @dataclass
@@ -103,8 +119,8 @@ def fit_logistic(x: np.ndarray, y: np.ndarray, w: np.ndarray, c: float = 1.0, it
     return beta[:-1], float(beta[-1])
 
 
-def fit_stage(pages: list[SitePage], inputs: list[tuple[np.ndarray, int]], meta: dict[str, Any] | None = None
-              ) -> SiteStage:
+def fit_stage(pages: list[SitePage], inputs: list[tuple[np.ndarray, int]],
+              meta: dict[str, object] | None = None) -> SiteStage:
     """The stage fitted on the blocks of the pages with n > 0 (block weight 1, each page's
     scaled by (mean page total / page total)^0.5)."""
     xs, ys, ws = [], [], []
@@ -131,7 +147,7 @@ def page_f1(ex: Extractor, p: SitePage, scores: np.ndarray) -> float:
 
 
 def oof(pages: list[SitePage], inputs: list[tuple[np.ndarray, int]], ex: Extractor, folds: int = 5
-        ) -> dict[str, Any]:
+        ) -> dict[str, OofRow]:
     """Out-of-fold mean F1 with and without the stage, per corpus and on multi-page sites."""
     hosts = {h: i for i, h in enumerate(sorted({p.host for p in pages}))}
     fold = assign_folds(np.array([hosts[p.host] for p in pages]), folds)
@@ -145,7 +161,7 @@ def oof(pages: list[SitePage], inputs: list[tuple[np.ndarray, int]], ex: Extract
             if n > 0:
                 site[i] = page_f1(ex, pages[i], stage.apply(pages[i].scores, pages[i].fps, k, n))
     multi = np.array([n > 0 for _, n in inputs])
-    rows = {}
+    rows: dict[str, OofRow] = {}
     for c in sorted({p.corpus for p in pages}) + ["all"]:
         m = np.array([c in ("all", p.corpus) for p in pages])
         mm = m & multi
@@ -156,17 +172,17 @@ def oof(pages: list[SitePage], inputs: list[tuple[np.ndarray, int]], ex: Extract
     return rows
 
 
-def adopted(rows: dict[str, Any]) -> bool:
+def adopted(rows: dict[str, OofRow]) -> bool:
     """The rule of docs/research/SITE_MEMORY.md, written before the run."""
     a = rows["all"]
     per = all(r["with"] >= r["without"] - 0.002 for c, r in rows.items() if c != "all")
     return a["with"] >= a["without"] and per and (a["multi_with"] or 0) > (a["multi_without"] or 0)
 
 
-def report(specs: list[str], stage: SiteStage, window: int = 50) -> dict[str, Any]:
+def report(specs: list[str], stage: SiteStage, window: int = 50) -> dict[str, SiteReport]:
     """Each corpus streamed grouped by site: mean F1 without and with the memory, the site
     part's time per page and the memory's size."""
-    out = {}
+    out: dict[str, SiteReport] = {}
     for s in specs:
         spec = Spec.parse(s)
         docs = sorted(spec.load(), key=lambda d: (site_key(spec.label, d), d.id))
@@ -177,8 +193,10 @@ def report(specs: list[str], stage: SiteStage, window: int = 50) -> dict[str, An
         site_part = mem.site_scores
         prints: list[tuple[str, np.ndarray]] = []
 
-        def timed(memory: Any, blocks: Any, scores: Any, url: Any, site: Any = None,
-                  _f: Any = site_part, spent: list[float] = spent, prints: list[Any] = prints) -> Any:
+        def timed(memory: Memory, blocks: Blocks, scores: np.ndarray, url: str | None,
+                  site: str | None = None,
+                  _f: Callable[[Memory, Blocks, np.ndarray, str | None, str | None], SiteScored] = site_part,
+                  spent: list[float] = spent, prints: list[tuple[str, np.ndarray]] = prints) -> SiteScored:
             t0 = time.perf_counter()
             r = _f(memory, blocks, scores, url, site)
             spent[0] += time.perf_counter() - t0
