@@ -27,7 +27,7 @@ import time
 from collections.abc import Callable
 from importlib import metadata
 from pathlib import Path
-from typing import Any
+from typing import TypedDict
 
 from .pages import REPO, data_root
 from .report import run_header, table, update_doc
@@ -121,7 +121,19 @@ def _code(c: str) -> str:
     return (c or "und").replace("_", "-").split("-")[0].lower()
 
 
-def measure(pages: list[tuple[str, str, bytes]], chars: list[int], repeat: int) -> dict:
+class LangidResult(TypedDict):
+    """measure's figures: the identifiers; pages identified right per (tool, chars, source) and
+    pages with text per source; seconds per (tool, chars) and of the extractions; the pages."""
+
+    tools: list[str]
+    hits: dict[tuple[str, int, str], int]
+    total: dict[str, int]
+    secs: dict[tuple[str, int], float]
+    extract: float
+    pages: int
+
+
+def measure(pages: list[tuple[str, str, bytes]], chars: list[int], repeat: int) -> LangidResult:
     """Accuracy per (tool, chars, source) and seconds per (tool, chars). Each identifier is
     timed on one call right after an extraction of the page, as in the pipeline: extraction
     evicts the identifier's model from the CPU caches, and a repeated call on the same text
@@ -136,7 +148,8 @@ def measure(pages: list[tuple[str, str, bytes]], chars: list[int], repeat: int) 
     secs: dict[tuple[str, int], float] = {}
     t_extract = 0.0
     for src, lab, html in pages:
-        best: dict[Any, float] = {}
+        # the extraction's seconds ("x"), each (tool, chars)'s, and each one's answer (as got)
+        best: dict[str | tuple[str, int] | tuple[str, str, int], float] = {}
         text = ""
         for _ in range(repeat):
             for n in chars:
@@ -165,7 +178,7 @@ def measure(pages: list[tuple[str, str, bytes]], chars: list[int], repeat: int) 
             "pages": len(pages)}
 
 
-def report(r: dict, chars: list[int]) -> str:
+def report(r: LangidResult, chars: list[int]) -> str:
     srcs = sorted(r["total"])
     n_all = sum(r["total"].values())
     rows = []
@@ -199,9 +212,22 @@ LABELLED = ("magic-html", "newspaper", "zh-content", "zh-finance", "big5")
 PREFIXES = (5, 10, 20, 30, 50)
 
 
-def labelled_pages() -> list[dict[str, Any]]:
+class LabelledPage(TypedDict):
+    """A page of LABELLED or wcxb-dev: pages.tsv's language and kind ('' where none), its URL
+    (None where none), gold text and bytes."""
+
+    corpus: str
+    id: str
+    lang: str
+    kind: str
+    url: str | None
+    gold: str
+    html: bytes
+
+
+def labelled_pages() -> list[LabelledPage]:
     """Each page of LABELLED (and wcxb-dev, for the kind): corpus, id, lang, kind, gold, bytes."""
-    out = []
+    out: list[LabelledPage] = []
     for corpus in (*LABELLED, "wcxb-dev"):
         root = data_root() / corpus
         if not (root / "pages.tsv").exists():
@@ -232,7 +258,7 @@ def _prefix(text: str, n: int) -> str:
     return text
 
 
-def short_text(pages: list[dict[str, Any]]) -> str:
+def short_text(pages: list[LabelledPage]) -> str:
     """Two tables: the identifier on gold texts cut after n letters, and the page kind on the
     labelled corpora, estimated and stated (kinds.gate)."""
     from ce_filter.api import Extractor

@@ -33,29 +33,66 @@ import re
 import statistics
 import time
 import unicodedata
-from collections.abc import Callable
-from typing import Any
+from collections.abc import Callable, Sequence
+from typing import TYPE_CHECKING, Literal, TypedDict, cast
 
 from .pages import REPO, data_root
 from .report import table
 
+if TYPE_CHECKING:
+    import argparse
+
+    from ce_filter.learn.corpus import PageMeta
+
 DOC = REPO / "docs" / "OUTPUT.md"
 BENCH_DOC = REPO / "docs" / "BENCHMARKS.md"  # the other sections' default --out
 
-FIELDS = (("title", "title"), ("author", "author"), ("date", "publish_date"))
+# (tool's field, meta.json's field) of the fields with an annotation
+FIELDS: tuple[tuple[Literal["title", "author", "date"], str], ...] = (
+    ("title", "title"), ("author", "author"), ("date", "publish_date"))
+
+
+class Fields(TypedDict, total=False):
+    """A tool's metadata of one page (a field it does not give: missing or None)."""
+
+    title: str | None
+    author: str | None
+    date: str | None
+    language: str | None
+    image: str | None
+    tags: Sequence[str] | None
+    categories: Sequence[str] | None
+    hostname: str | None
+
+
+# a tool's metadata of one page, from its bytes and URL
+MetadataFn = Callable[[bytes, "str | None"], Fields]
+# a wcxb-dev page: id, URL, raw bytes, meta.json's annotation
+MetaPage = tuple[str, str, bytes, "PageMeta"]
+
+
+class MetaResult(TypedDict):
+    """measure's figures: each tool's fields by page id, the pages, the seconds of ce-filter's
+    extraction with and without the metadata and of trafilatura's (None when not installed)."""
+
+    got: dict[str, dict[str, Fields]]
+    pages: int
+    t_with: float
+    t_without: float
+    t_traf: float | None
 
 
 def norm(s: str | None) -> str:
     return " ".join(re.findall(r"\w+", unicodedata.normalize("NFKC", s or "").casefold()))
 
 
-def hit(field: str, got: str | None, gold: str) -> bool:
+def hit(field: str, got: str | None, gold: str | None) -> bool:
     if field == "date":
         return bool(got) and str(got)[:10] == gold
     return bool(got) and norm(got) == norm(gold)
 
 
-def load(limit: int | None = None) -> list[tuple[str, str, bytes, dict[str, Any]]]:
+def load(limit: int | None = None) -> list[MetaPage]:
     """(id, url, raw bytes, annotation) of wcxb-dev's pages."""
     root = data_root() / "wcxb-dev"
     meta = json.loads((root / "meta.json").read_text(encoding="utf-8"))
@@ -66,13 +103,13 @@ def load(limit: int | None = None) -> list[tuple[str, str, bytes, dict[str, Any]
     return out
 
 
-def trafilatura_fn() -> Callable[[bytes, str | None], dict[str, Any]] | None:
+def trafilatura_fn() -> MetadataFn | None:
     try:
         from trafilatura.metadata import extract_metadata
     except ImportError:
         return None
 
-    def run(raw: bytes, url: str | None) -> dict[str, Any]:
+    def run(raw: bytes, url: str | None) -> Fields:
         try:
             m = extract_metadata(raw, default_url=url)
         except Exception:  # noqa: BLE001 - a peer's failure is a miss, not a crash
@@ -83,7 +120,7 @@ def trafilatura_fn() -> Callable[[bytes, str | None], dict[str, Any]] | None:
     return run
 
 
-def htmldate_fn() -> Callable[[bytes, str | None], dict[str, Any]] | None:
+def htmldate_fn() -> MetadataFn | None:
     """htmldate.find_date as trafilatura calls it by default (original date, no extensive
     search), alone."""
     try:
@@ -91,7 +128,7 @@ def htmldate_fn() -> Callable[[bytes, str | None], dict[str, Any]] | None:
     except ImportError:
         return None
 
-    def run(raw: bytes, url: str | None) -> dict[str, Any]:
+    def run(raw: bytes, url: str | None) -> Fields:
         try:
             return {"date": find_date(raw, url=url, original_date=True, extensive_search=False)}
         except Exception:  # noqa: BLE001
@@ -100,12 +137,12 @@ def htmldate_fn() -> Callable[[bytes, str | None], dict[str, Any]] | None:
     return run
 
 
-def measure(pages: list[tuple[str, str, bytes, dict[str, Any]]], repeat: int) -> dict[str, Any]:
+def measure(pages: list[MetaPage], repeat: int) -> MetaResult:
     from ce_filter.api import Extractor
 
     with_md, without = Extractor(), Extractor(metadata=False)
     traf = trafilatura_fn()
-    got: dict[str, dict[str, dict[str, Any]]] = {"ce-filter": {}, "trafilatura": {}}
+    got: dict[str, dict[str, Fields]] = {"ce-filter": {}, "trafilatura": {}}
     t_with = t_without = t_traf = 0.0
     for pid, url, raw, _ in pages:
         best_w = best_wo = 1e9
@@ -120,8 +157,9 @@ def measure(pages: list[tuple[str, str, bytes, dict[str, Any]]], repeat: int) ->
         assert r is not None, "measure needs repeat >= 1"
         t_with += best_w
         t_without += best_wo
-        got["ce-filter"][pid] = {"title": r.title, "author": r.author, "date": r.date, "language": r.language,
-                                 **{k: getattr(r, k) for k in NEW_FIELDS}}
+        got["ce-filter"][pid] = cast("Fields", {
+            "title": r.title, "author": r.author, "date": r.date, "language": r.language,
+            **{k: getattr(r, k) for k in NEW_FIELDS}})
         if traf is not None:
             t0 = time.perf_counter()
             got["trafilatura"][pid] = traf(raw, url)
@@ -130,10 +168,11 @@ def measure(pages: list[tuple[str, str, bytes, dict[str, Any]]], repeat: int) ->
             "t_traf": t_traf if traf is not None else None}
 
 
-NEW_FIELDS = ("image", "tags", "categories", "hostname")
+NEW_FIELDS: tuple[Literal["image", "tags", "categories", "hostname"], ...] = (
+    "image", "tags", "categories", "hostname")
 
 
-def new_fields(res: dict[str, Any], pages: list[tuple[str, str, bytes, dict[str, Any]]]) -> str:
+def new_fields(res: MetaResult, pages: list[MetaPage]) -> str:
     """image, tags, categories, hostname on wcxb-dev: how often each tool gives one, and how
     often the two agree where both do (no annotation: agreement, not accuracy)."""
     ce, tf = res["got"]["ce-filter"], res["got"].get("trafilatura") or {}
@@ -153,7 +192,7 @@ def new_fields(res: dict[str, Any], pages: list[tuple[str, str, bytes, dict[str,
     return table(["field", "ce-filter gives it", "trafilatura gives it", "the same where both give it"], rows)
 
 
-def date_by_language(res: dict[str, Any], pages: list[tuple[str, str, bytes, dict[str, Any]]]) -> str:
+def date_by_language(res: MetaResult, pages: list[MetaPage]) -> str:
     """Date accuracy on wcxb-dev by the page's language (ce-filter's ``language``)."""
     groups: dict[str, list[str]] = {}
     for pid, _, _, ann in pages:
@@ -162,11 +201,11 @@ def date_by_language(res: dict[str, Any], pages: list[tuple[str, str, bytes, dic
             groups.setdefault(lang if lang == "en" else "other", []).append(pid)
     rows = []
     for g, pids in sorted(groups.items()):
-        ann = {pid: a for pid, _, _, a in pages}
+        anns = {pid: a for pid, _, _, a in pages}
         cells = [g, str(len(pids))]
         for tool in ("ce-filter", "trafilatura"):
             got = res["got"].get(tool) or {}
-            ok = sum(hit("date", (got.get(p) or {}).get("date"), ann[p]["publish_date"]) for p in pids)
+            ok = sum(hit("date", (got.get(p) or {}).get("date"), anns[p]["publish_date"]) for p in pids)
             cells.append(f"{ok / len(pids):.3f}" if got else "—")
         rows.append(cells)
     return table(["language", "pages with a date", "ce-filter", "trafilatura"], rows)
@@ -177,6 +216,27 @@ def date_by_language(res: dict[str, Any], pages: list[tuple[str, str, bytes, dic
 OTHER = ("magic-html", "newspaper", "zh-content", "zh-finance", "big5")
 _URL_DAY = (re.compile(r"/((?:19|20)\d\d)[/-]?(\d\d)[/-]?(\d\d)(?=[/._-]|$)"),
             re.compile(r"/((?:19|20)\d\d)(\d\d)/(\d\d)/"))
+
+
+class OtherPage(TypedDict):
+    """A page of the OTHER corpora: its corpus, id, language (pages.tsv's, '?' where none), the
+    label (the URL's day, else the capture year) and its bytes."""
+
+    corpus: str
+    id: str
+    lang: str
+    day: str
+    year: str
+    raw: bytes
+
+
+class DatesResult(TypedDict):
+    """measure_dates' figures: each tool's date per page (in the pages' order), the seconds of
+    each (and of ce-filter's metadata rules alone, ``rules``) per page, the pages."""
+
+    got: dict[str, list[str]]
+    secs: dict[str, list[float]]
+    pages: int
 
 
 def url_day(url: str) -> str:
@@ -190,9 +250,9 @@ def url_day(url: str) -> str:
     return ""
 
 
-def other_pages(limit: int | None = None) -> list[dict[str, Any]]:
+def other_pages(limit: int | None = None) -> list[OtherPage]:
     """corpus, id, lang, label (day or year), bytes of the OTHER corpora present."""
-    out = []
+    out: list[OtherPage] = []
     for corpus in OTHER:
         root = data_root() / corpus
         if not (root / "pages.tsv").exists():
@@ -208,12 +268,12 @@ def other_pages(limit: int | None = None) -> list[dict[str, Any]]:
     return out
 
 
-def measure_dates(pages: list[dict[str, Any]]) -> dict[str, Any]:
+def measure_dates(pages: list[OtherPage]) -> DatesResult:
     """Each tool's date on each page, given without its URL, and the tool's time."""
     from ce_filter.api import Extractor
 
     ex = Extractor()
-    tools: dict[str, Callable[[bytes, str | None], dict[str, Any]]] = {}
+    tools: dict[str, MetadataFn] = {}
     for name, make in (("trafilatura", trafilatura_fn), ("htmldate", htmldate_fn)):
         fn = make()
         if fn is not None:
@@ -237,7 +297,7 @@ def measure_dates(pages: list[dict[str, Any]]) -> dict[str, Any]:
     return {"got": got, "secs": secs, "pages": len(pages)}
 
 
-def dates_report(pages: list[dict[str, Any]], res: dict[str, Any]) -> str:
+def dates_report(pages: list[OtherPage], res: DatesResult) -> str:
     tools = list(res["got"])
     groups: dict[tuple[str, str, str], list[int]] = {}
     for i, p in enumerate(pages):
@@ -274,12 +334,16 @@ def dates_report(pages: list[dict[str, Any]], res: dict[str, Any]) -> str:
         table(["tool", "median ms/page", "mean ms/page"], cost)])
 
 
-def scores(res: dict[str, Any], pages: list[tuple[str, str, bytes, dict[str, Any]]]) -> dict[str, Any]:
-    out: dict[str, Any] = {}
+# per tool and field: (right, annotated, given where none is annotated)
+Scores = dict[str, dict[str, tuple[int, int, int]]]
+
+
+def scores(res: MetaResult, pages: list[MetaPage]) -> Scores:
+    out: Scores = {}
     for tool, g in res["got"].items():
         if not g:
             continue
-        row = {}
+        row: dict[str, tuple[int, int, int]] = {}
         for field, key in FIELDS:
             n = ok = extra = 0
             for pid, _, _, ann in pages:
@@ -294,8 +358,7 @@ def scores(res: dict[str, Any], pages: list[tuple[str, str, bytes, dict[str, Any
     return out
 
 
-def report(res: dict[str, Any], sc: dict[str, Any],
-           pages: list[tuple[str, str, bytes, dict[str, Any]]]) -> str:
+def report(res: MetaResult, sc: Scores, pages: list[MetaPage]) -> str:
     rows = []
     for tool, row in sc.items():
         cells = [tool]
@@ -334,7 +397,7 @@ def report(res: dict[str, Any], sc: dict[str, Any],
     ])
 
 
-def run(a: Any) -> int:
+def run(a: argparse.Namespace) -> int:
     """``ce-filter bench --metadata`` (``--limit``, ``--repeat``, ``--pin``, ``--no-write``,
     ``--out`` as for the other sections; the pages are wcxb-dev's, the only corpus here with
     annotated metadata)."""
@@ -366,7 +429,7 @@ def run(a: Any) -> int:
     return 0
 
 
-def cmd_of(a: Any) -> str:
+def cmd_of(a: argparse.Namespace) -> str:
     return ("ce-filter bench --metadata" + (f" --limit {a.limit}" if a.limit else "")
             + (f" --pin {a.pin}" if a.pin is not None else ""))
 

@@ -17,12 +17,14 @@ import argparse
 import gc
 import statistics
 import time
-from collections.abc import Callable
+from collections.abc import Callable, Mapping
 from functools import partial
 from operator import itemgetter
-from typing import Any
+from typing import TypeVar
 
 from .stages import STAGES, bare_walk, staged_extract
+
+T = TypeVar("T")
 
 EXTRA = ("parse only", "parse + bare walk", "text (extract)", "record (extract + to_dict)", "resiliparse")
 
@@ -44,7 +46,7 @@ def measure(spec: str, repeat: int, limit: int | None) -> tuple[int, dict[str, l
     best = {n: [float("inf")] * len(docs) for n in names}
     decoded = [decode_html(d.html)[0] for d in docs]
 
-    def timed(f: Callable[[], Any]) -> float:
+    def timed(f: Callable[[], object]) -> float:
         t0 = clock()
         f()
         return clock() - t0
@@ -55,7 +57,7 @@ def measure(spec: str, repeat: int, limit: int | None) -> tuple[int, dict[str, l
             url = d.url or None
             secs = [0.0] * len(STAGES)
 
-            def call(k: int, fn: Callable[[], Any], secs: list[float] = secs) -> Any:
+            def call(k: int, fn: Callable[[], T], secs: list[float] = secs) -> T:
                 t0 = clock()
                 out = fn()
                 secs[k] += clock() - t0
@@ -64,16 +66,16 @@ def measure(spec: str, repeat: int, limit: int | None) -> tuple[int, dict[str, l
             staged_extract(ex, d.html, url, call)
             h, data = decoded[i], d.html
 
-            def walk(h: str = h) -> Any:
+            def walk(h: str = h) -> int:
                 return bare_walk(LexborHTMLParser(h))
 
             def text(data: bytes = data, url: str | None = url) -> str:
                 return ex.extract(data, url).text
 
-            def record(data: bytes = data, url: str | None = url) -> dict[str, Any]:
+            def record(data: bytes = data, url: str | None = url) -> Mapping[str, object]:
                 return ex.extract(data, url).to_dict()
 
-            def peer(data: bytes = data, url: str | None = url) -> Any:
+            def peer(data: bytes = data, url: str | None = url) -> str:
                 return res(data, url)
 
             row = secs + [timed(partial(LexborHTMLParser, h)), timed(walk), timed(text), timed(record),

@@ -12,7 +12,13 @@ from __future__ import annotations
 
 import time
 from collections.abc import Callable
-from typing import Any
+from typing import TYPE_CHECKING, Protocol, TypeVar
+
+if TYPE_CHECKING:
+    from selectolax.lexbor import LexborHTMLParser
+
+    from ce_filter.extractor import Extractor
+    from ce_filter.segment import Blocks
 
 STAGES = ("decode", "pre-scan", "parse", "walk", "page kind", "features", "model", "select",
           "metadata", "language")
@@ -30,13 +36,19 @@ STAGE_NOTES = {
     "metadata": "the metadata rules: head, JSON-LD, byline, date, title (metadata.extract_metadata)",
     "language": "the language of the kept text (language.page_language)",
 }
-Call = Callable[[int, Callable[[], Any]], Any]
+T = TypeVar("T")
+
+
+class Call(Protocol):
+    """``call(i, fn)``: runs stage ``i``'s ``fn`` and returns its result."""
+
+    def __call__(self, i: int, fn: Callable[[], T], /) -> T: ...
 
 
 def _timed(secs: list[float]) -> Call:
     clock = time.perf_counter
 
-    def call(i: int, fn: Callable[[], Any]) -> Any:
+    def call(i: int, fn: Callable[[], T]) -> T:
         t0 = clock()
         out = fn()
         secs[i] += clock() - t0
@@ -45,7 +57,7 @@ def _timed(secs: list[float]) -> Call:
     return call
 
 
-def staged_extract(ex: Any, data: bytes, url: str | None = None, call: Call | None = None,
+def staged_extract(ex: Extractor, data: bytes, url: str | None = None, call: Call | None = None,
                    ) -> tuple[str, list[float]]:
     """(text, seconds per stage in STAGES order) for one page, as ``ex.extract(data, url)``
     followed by reading every metadata field does it. ``call(i, fn)`` runs stage ``i``'s
@@ -65,7 +77,7 @@ def staged_extract(ex: Any, data: bytes, url: str | None = None, call: Call | No
     return text, secs
 
 
-def _staged(ex: Any, data: bytes, url: str | None, run: Call) -> tuple[str, Any]:
+def _staged(ex: Extractor, data: bytes, url: str | None, run: Call) -> tuple[str, Blocks | None]:
     """Extractor.extract's steps (ce_filter.page, then the Extractor's), one by one (bytes
     input only): the kept text and the blocks (None where the page was refused before
     parsing)."""
@@ -81,6 +93,7 @@ def _staged(ex: Any, data: bytes, url: str | None, run: Call) -> tuple[str, Any]
     p = run(2, lambda: parse_page(p))
     p = run(3, lambda: segment_page(p))
     blocks, html = p.blocks, p.text
+    assert blocks is not None  # a page not refused is parsed and segmented
     if not len(blocks):
         return "", blocks
     kind, style = run(4, lambda: ex.page_context(blocks, html, url))
@@ -94,7 +107,7 @@ def _staged(ex: Any, data: bytes, url: str | None, run: Call) -> tuple[str, Any]
     return run(7, select), blocks
 
 
-def bare_walk(tree: Any) -> int:
+def bare_walk(tree: LexborHTMLParser) -> int:
     """Visit every node once (first_child / next / parent, no stack), reading its tag id:
     the least any one-walk segmenter must do. Returns the node count."""
     node = tree.root
@@ -108,11 +121,11 @@ def bare_walk(tree: Any) -> int:
             depth += 1
             continue
         while depth > 0:
-            nxt = node.next
+            nxt = node.next  # type: ignore[union-attr]  # below the root (depth > 0) a node has a parent
             if nxt is not None:
                 node = nxt
                 break
-            node = node.parent
+            node = node.parent  # type: ignore[union-attr]  # (the same)
             depth -= 1
         else:
             break

@@ -21,7 +21,6 @@ import queue
 import threading
 import time
 from collections.abc import Callable
-from typing import Any
 
 # (module, function) of the C calls that release the GIL for their work
 GIL_FREE = (("ce_filter._walk", "parse"), ("ce_filter._walk", "segment"),
@@ -34,11 +33,13 @@ GIL_FREE = (("ce_filter._walk", "parse"), ("ce_filter._walk", "segment"),
             ("ce_filter._pagesig", "kind_proba"),
             ("ce_filter.features._kmeans", "verdict"), ("ce_filter._mojibake", "suspect"),
             ("ce_filter._precheck", "scan"))
+# a page as the passes hand it out: its bytes and its URL (None where the corpus has none)
+HtmlPage = tuple[bytes, str | None]
 
 
-def run_pass(fn: Callable[[Any], Any], pages: list[Any], threads: int) -> float:
+def run_pass(fn: Callable[[HtmlPage], object], pages: list[HtmlPage], threads: int) -> float:
     """Seconds for ``threads`` threads to take every page from one queue and run ``fn``."""
-    q: queue.SimpleQueue[Any] = queue.SimpleQueue()
+    q: queue.SimpleQueue[HtmlPage | None] = queue.SimpleQueue()
     for p in pages:
         q.put(p)
     for _ in range(threads):
@@ -60,7 +61,7 @@ def run_pass(fn: Callable[[Any], Any], pages: list[Any], threads: int) -> float:
     return time.perf_counter() - t0
 
 
-def gil_free_share(fn: Callable[[Any], Any], pages: list[Any]) -> tuple[float, dict[str, float]]:
+def gil_free_share(fn: Callable[[HtmlPage], object], pages: list[HtmlPage]) -> tuple[float, dict[str, float]]:
     """(share of one thread's time inside the GIL-releasing C calls, seconds per call name)."""
     import importlib
 
@@ -71,7 +72,8 @@ def gil_free_share(fn: Callable[[Any], Any], pages: list[Any]) -> tuple[float, d
         orig = getattr(mod, name)
         saved.append((mod, name, orig))
 
-        def timed(*a: Any, _o: Any = orig, _k: str = f"{mod_name.rsplit('.', 1)[1]}.{name}") -> Any:
+        def timed(*a: object, _o: Callable[..., object] = orig,
+                  _k: str = f"{mod_name.rsplit('.', 1)[1]}.{name}") -> object:
             t0 = time.perf_counter()
             try:
                 return _o(*a)
@@ -115,10 +117,10 @@ def main() -> None:
     pages = [(d.html, d.url or None) for d in docs]
     ex = Extractor()
     if a.text:
-        def fn(p: Any) -> Any:
+        def fn(p: HtmlPage) -> object:
             return ex.extract(p[0], p[1]).text
     else:
-        def fn(p: Any) -> Any:
+        def fn(p: HtmlPage) -> object:
             return ex.extract(p[0], p[1]).to_dict()
     fn_n = fn
     if a.scrapy:
@@ -128,10 +130,10 @@ def main() -> None:
 
         pipes = {n: FilterPipeline(budget=Budget(0, 0), threads=n) for n in (1, a.threads)}
 
-        def fn(p: Any) -> Any:
+        def fn(p: HtmlPage) -> object:
             return pipes[1].filter({"url": p[1] or "", "body": p[0]})
 
-        def fn_n(p: Any) -> Any:
+        def fn_n(p: HtmlPage) -> object:
             return pipes[a.threads].filter({"url": p[1] or "", "body": p[0]})
 
     run_pass(fn, pages[:50], 1)  # warm-up

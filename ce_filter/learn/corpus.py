@@ -21,7 +21,7 @@ from typing import cast
 # a page's record in snippets.json: "with" and "without", lists of snippets
 PageSnippets = dict[str, list[str]]
 # a page's record in meta.json: title and url, author and publish_date (null where unknown)
-PageMeta = dict[str, "str | None"]
+PageMeta = dict[str, str | None]
 
 
 @dataclass
