@@ -23,11 +23,16 @@ import tempfile
 import time
 import uuid
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, TypedDict, cast
 
 from . import pages
 from .measure import child_env, peak_rss_kb, single_core
 from .report import num, run_header, table, update_doc
+
+if TYPE_CHECKING:
+    from datatrove.pipeline.extractors.base import BaseExtractor
+
+    from ce_filter.learn.corpus import Doc
 
 # the report-only corpora (never trained or tuned on): every page once, 2,664 HTML records
 DEFAULT_CORPORA = ("dragnet:test", "cleaneval-final", "readability", "cleanportaleval", "big5", "zh-finance")
@@ -41,6 +46,58 @@ SECTION = "datatrove"
 URL = "http://bench.invalid/{corpus}/{id}.html"
 
 
+class StepJob(TypedDict):
+    """One run of a step, in a child (JSON): the step's name (STEPS), the core to pin it to, the
+    per-document timeout, the tasks, the WARC folder, the output and log folders."""
+
+    step: str
+    pin: int | None
+    doc_timeout: float
+    tasks: int
+    warcs: str
+    out: str
+    logs: str
+
+
+class StepScore(TypedDict):
+    """score's figures: mean token P/R/F1, documents written, mean F1 per corpus."""
+
+    p: float
+    r: float
+    f1: float
+    docs_out: int
+    per_corpus: dict[str, float]
+
+
+class StepRun(TypedDict, total=False):
+    """A step's run (child's JSON): wall and extractor seconds, datatrove's counts of the step,
+    peak RSS of the task and of its children; the parent adds documents per second and, for
+    the fastest run of the step, its StepScore."""
+
+    seconds: float
+    step_seconds: float
+    counts: dict[str, float]
+    task_rss_kb: int
+    children_rss_kb: int
+    docs_per_s: float
+    p: float
+    r: float
+    f1: float
+    docs_out: int
+    per_corpus: dict[str, float]
+
+
+class DatatroveResults(TypedDict):
+    """measure's figures: the WARC's records, the distinct pages, the corpora and the records of
+    each, each step's fastest run."""
+
+    pages: int
+    distinct: int
+    corpora: list[str]
+    per_corpus_pages: dict[str, int]
+    steps: dict[str, StepRun]
+
+
 # ------------------------------------------------------------------ the WARC
 
 
@@ -49,7 +106,7 @@ _CANONICAL = re.compile(
     rb"""=["']?(https?://[^"'\s>]+)""", re.I)
 
 
-def page_url(doc: Any, corpus: str) -> str:
+def page_url(doc: Doc, corpus: str) -> str:
     """The page's URL: the corpus's, else its canonical / og:url link, else a made-up one."""
     if doc.url:
         return str(doc.url)
@@ -64,7 +121,7 @@ def record_index(record_id: str) -> int:
     return uuid.UUID(record_id.strip("<>").removeprefix("urn:uuid:")).int
 
 
-def write_warcs(docs: list[Any], labels: list[str], folder: Path, files: int, n_pages: int) -> None:
+def write_warcs(docs: list[Doc], labels: list[str], folder: Path, files: int, n_pages: int) -> None:
     """``n_pages`` response records cycling over ``docs``, dealt round-robin into ``files`` WARC
     files (one per task). Each record has ``WARC-Identified-Payload-Type: text/html``, as Common
     Crawl's do: datatrove's WarcReader selects HTML by it (else by libmagic, which misses pages).
@@ -95,7 +152,7 @@ def write_warcs(docs: list[Any], labels: list[str], folder: Path, files: int, n_
 # ------------------------------------------------------------------ one step, in a child
 
 
-def _step(name: str, doc_timeout: float) -> Any:
+def _step(name: str, doc_timeout: float) -> BaseExtractor:
     if name == "trafilatura":
         import trafilatura  # noqa: F401 - imported in the task, so the forked sandbox starts warm
         from datatrove.pipeline.extractors import Trafilatura
@@ -106,7 +163,7 @@ def _step(name: str, doc_timeout: float) -> Any:
     return CEFilter(precise=name == "ce-filter-precise", timeout=doc_timeout)
 
 
-def child(job: dict[str, Any]) -> dict[str, Any]:
+def child(job: StepJob) -> StepRun:
     """Run the pipeline once with one extractor; counts, wall time and peak RSS."""
     single_core(job["pin"])
     from datatrove.executor import LocalPipelineExecutor
@@ -133,7 +190,7 @@ def child(job: dict[str, Any]) -> dict[str, Any]:
             "children_rss_kb": resource.getrusage(resource.RUSAGE_CHILDREN).ru_maxrss}
 
 
-def run_child(job: dict[str, Any], timeout: float) -> dict[str, Any]:
+def run_child(job: StepJob, timeout: float) -> StepRun:
     with tempfile.TemporaryDirectory() as tmp:
         jpath, rpath = Path(tmp) / "job.json", Path(tmp) / "result.json"
         jpath.write_text(json.dumps(job))
@@ -141,13 +198,13 @@ def run_child(job: dict[str, Any], timeout: float) -> dict[str, Any]:
         p = subprocess.run(cmd, env=child_env(), capture_output=True, text=True, timeout=timeout)
         if p.returncode != 0 or not rpath.exists():
             raise RuntimeError(f"{job['step']} run failed (exit {p.returncode}): {p.stderr[-2000:]}")
-        return dict(json.loads(rpath.read_text()))
+        return cast("StepRun", dict(json.loads(rpath.read_text())))
 
 
 # ------------------------------------------------------------------ scoring
 
 
-def score(out_dir: Path, docs: list[Any], labels: list[str], n_pages: int) -> dict[str, Any]:
+def score(out_dir: Path, docs: list[Doc], labels: list[str], n_pages: int) -> StepScore:
     """Mean token P/R/F1 (ce_filter.learn.evaluate.token_prf) over every record of the WARC; a
     dropped or timed-out record counts as an empty output."""
     from ce_filter.learn.evaluate import token_prf
@@ -173,8 +230,8 @@ def score(out_dir: Path, docs: list[Any], labels: list[str], n_pages: int) -> di
 # ------------------------------------------------------------------ the run
 
 
-def measure(a: argparse.Namespace) -> dict[str, Any]:
-    docs: list[Any] = []
+def measure(a: argparse.Namespace) -> DatatroveResults:
+    docs: list[Doc] = []
     labels: list[str] = []
     for spec in a.corpus:
         got = pages.load([spec], a.limit)
@@ -183,7 +240,7 @@ def measure(a: argparse.Namespace) -> dict[str, Any]:
     if not docs:
         raise SystemExit("no pages with gold in the corpora given")
     n_pages = max(a.pages, len(docs))
-    results: dict[str, Any] = {"pages": n_pages, "distinct": len(docs), "corpora": sorted(set(labels)),
+    results: DatatroveResults = {"pages": n_pages, "distinct": len(docs), "corpora": sorted(set(labels)),
                                "per_corpus_pages": {c: sum(labels[i % len(docs)] == c for i in range(n_pages))
                                                     for c in set(labels)}, "steps": {}}
     with tempfile.TemporaryDirectory(prefix="ce-dt-bench-") as tmp:
@@ -194,7 +251,7 @@ def measure(a: argparse.Namespace) -> dict[str, Any]:
         for rnd in range(a.repeat):
             for name, _ in STEPS:
                 out = Path(tmp) / f"{name}-{rnd}"
-                job = {"step": name, "pin": a.pin, "doc_timeout": a.doc_timeout, "tasks": a.tasks,
+                job: StepJob = {"step": name, "pin": a.pin, "doc_timeout": a.doc_timeout, "tasks": a.tasks,
                        "warcs": str(warcs), "out": str(out / "out"), "logs": str(out / "logs")}
                 r = run_child(job, a.timeout)
                 r["docs_per_s"] = n_pages / r["seconds"]
@@ -221,7 +278,7 @@ def command_line(a: argparse.Namespace) -> str:
     return shlex.join(parts)
 
 
-def report(r: dict[str, Any], a: argparse.Namespace) -> str:
+def report(r: DatatroveResults, a: argparse.Namespace) -> str:
     steps = r["steps"]
     base = steps["trafilatura"]["docs_per_s"]
     rows = []

@@ -26,11 +26,71 @@ import sys
 import tempfile
 import time
 import warnings
+from collections.abc import Callable, Sequence
 from pathlib import Path
-from typing import Any
+from typing import TypedDict
 
 THREAD_VARS = ("OMP_NUM_THREADS", "OPENBLAS_NUM_THREADS", "MKL_NUM_THREADS", "NUMEXPR_NUM_THREADS",
                "VECLIB_MAXIMUM_THREADS", "RAYON_NUM_THREADS")
+
+
+class Job(TypedDict, total=False):
+    """A measuring child's job (JSON): its ``kind`` (tool, stages or memory), the core to pin
+    it to, and the fields its kind reads."""
+
+    kind: str
+    pin: int | None
+    repeat: int  # tool and stages: the timed passes
+    tool: str  # tool: the tool's name (peers.TOOLS) and the pickled pages
+    pages_file: str
+    corpora: list[str]  # stages: the corpora and at most this many pages of each
+    limit: int | None
+    warc: str  # memory: the WARC and its pages
+    pages: int
+
+
+class ChildResult(TypedDict, total=False):
+    """A measuring child's result (JSON): ``ok``, else ``error`` (and ``missing`` for a tool that
+    is not installed); the figures of its job's kind; the figures the parent adds."""
+
+    ok: bool
+    missing: bool
+    error: str
+    pages: int
+    rss_peak_kb: int
+    # tool: seconds per [pass][page], setup and warm-up seconds, peak RSS before the tool, the
+    # warm-up's texts, pages the tool failed on, the last failure, the interpreter's version
+    tool: str
+    runs: list[list[float]]
+    setup_s: float
+    warmup_s: float
+    rss_base_kb: int
+    outputs: list[str]
+    errors: int
+    last_error: str
+    python: str
+    # tool, added by the parent (speed.py): the scores against the gold, page sizes, seconds
+    # per page over the passes and the headline figures
+    version: str
+    precision: float
+    recall: float
+    f1: float
+    empty: int
+    sizes: list[int]
+    secs: list[float]
+    pps: float
+    p50_ms: float
+    p95_ms: float
+    # stages: seconds per [pass][page][stage], (parse, parse + bare walk) seconds per
+    # [pass][page] (tuples in the child, lists once read back), DOM nodes per page
+    stages: list[str]
+    stage_runs: list[list[list[float]]]
+    floor_runs: Sequence[Sequence[Sequence[float]]]
+    nodes: list[int]
+    # memory: seconds, (pages streamed, RSS KiB) samples, the WARC's bytes (added by the parent)
+    seconds: float
+    samples: Sequence[Sequence[int]]
+    warc_bytes: int
 
 
 def single_core(pin: int | None = None) -> None:
@@ -63,7 +123,8 @@ def peak_rss_kb() -> int:
     return _status_kb("VmHWM:") or resource.getrusage(resource.RUSAGE_SELF).ru_maxrss
 
 
-def _passes(htmls: list[tuple[bytes, str | None]], fn: Any, repeat: int) -> list[list[float]]:
+def _passes(htmls: list[tuple[bytes, str | None]], fn: Callable[[bytes, str | None], object], repeat: int
+            ) -> list[list[float]]:
     clock = time.perf_counter
     runs = []
     for _ in range(repeat):
@@ -77,7 +138,7 @@ def _passes(htmls: list[tuple[bytes, str | None]], fn: Any, repeat: int) -> list
     return runs
 
 
-def time_tool(job: dict[str, Any]) -> dict[str, Any]:
+def time_tool(job: Job) -> ChildResult:
     from . import peers
 
     with open(job["pages_file"], "rb") as f:
@@ -98,7 +159,7 @@ def time_tool(job: dict[str, Any]) -> dict[str, Any]:
     }
 
 
-def time_stages(job: dict[str, Any]) -> dict[str, Any]:
+def time_stages(job: Job) -> ChildResult:
     from selectolax.lexbor import LexborHTMLParser
 
     from ce_filter import Extractor
@@ -123,7 +184,7 @@ def time_stages(job: dict[str, Any]) -> dict[str, Any]:
             "nodes": nodes, "pages": len(docs)}
 
 
-def stream_memory(job: dict[str, Any]) -> dict[str, Any]:
+def stream_memory(job: Job) -> ChildResult:
     from warcio.archiveiterator import ArchiveIterator
 
     from ce_filter import Extractor
@@ -173,7 +234,7 @@ def foreign_child(tmp: str | Path) -> tuple[dict[str, str], str, str]:
     return env, str(tmp), "benchmarks.measure"
 
 
-def run_child(job: dict[str, Any], timeout: float | None = None) -> dict[str, Any]:
+def run_child(job: Job, timeout: float | None = None) -> ChildResult:
     """Run ``job`` in a fresh interpreter (parent side); failures come back as ``ok: False``.
     A tool job for a ``peers.foreign`` tool runs in ``peers.interpreter``; where there is none,
     the tool is reported missing (``peers.missing_hint``)."""
@@ -205,7 +266,7 @@ def run_child(job: dict[str, Any], timeout: float | None = None) -> dict[str, An
 
 
 def tool_outputs(tool: str, htmls: list[tuple[bytes, str | None]],
-                 timeout: float | None = None) -> dict[str, Any]:
+                 timeout: float | None = None) -> ChildResult:
     """One untimed pass of ``tool`` over ``htmls`` in a measuring child (in its own interpreter
     where it needs another): ``run_child``'s result, the texts in ``outputs``, one per page."""
     with tempfile.TemporaryDirectory(prefix="ce-bench-pages-") as tmp:

@@ -16,16 +16,41 @@ import sys
 import tempfile
 import time
 from pathlib import Path
-from typing import Any, Literal, overload
+from typing import TYPE_CHECKING, Any, Literal, TypedDict, overload
 
 from . import pages
 from .measure import child_env
 from .report import num, table
 from .synthwarc import write_warc
 
+if TYPE_CHECKING:
+    from ce_filter.learn.corpus import Doc
+
 REPO = pages.REPO
 MAX_MESSAGE = 900_000  # bytes: stay under Kafka's default 1 MB message limit
 HOSTS = 8  # the Kafka stream's hosts: the worker's filter processes split the hosts between them
+
+
+# measure's figures: "pages_in", and per run ("warc1", "warc2": a WarcRow; "kafka1", "kafka2": a
+# KafkaRow) its figures or {"error": why not}
+PipelineResult = dict[str, Any]  # Any: an int and rows of two shapes, under f-string keys (no TypedDict)
+
+
+class WarcRow(TypedDict):
+    """``ce-filter warc ... --to jsonl``: pages filtered, seconds, pages per second."""
+
+    pages: int
+    seconds: float
+    pps: float
+
+
+class KafkaRow(TypedDict):
+    """``ce-filter worker``: messages out, seconds to the first, steady and overall msgs/s."""
+
+    messages: int
+    startup_s: float
+    steady_mps: float
+    overall_mps: float
 
 
 class NotAvailable(Exception):
@@ -70,7 +95,7 @@ def _cli(*args: str) -> list[str]:
     return [sys.executable, "-m", "ce_filter.cli", *args]
 
 
-def warc_to_jsonl(warc: Path, workers: int, tmp: Path, timeout: float) -> dict[str, Any]:
+def warc_to_jsonl(warc: Path, workers: int, tmp: Path, timeout: float) -> WarcRow:
     p = _command("warc")
     to = _flag(p, "warc", "--to")
     wk = _flag(p, "warc", "--workers")
@@ -108,8 +133,8 @@ def _create_topics(bootstrap: str, names: tuple[str, ...]) -> None:
         admin.close()
 
 
-def kafka_worker(docs: list[Any], n_msgs: int, timeout: float, filters: int = 1, hosts: int = HOSTS
-                 ) -> dict[str, Any]:
+def kafka_worker(docs: list[Doc], n_msgs: int, timeout: float, filters: int = 1, hosts: int = HOSTS
+                 ) -> KafkaRow:
     """Fill an input topic with ``n_msgs`` raw pages of ``hosts`` hosts (message i: the pages
     cycled, host i mod hosts, so each host's site memory sees its pages again), start one
     ``ce-filter worker`` with ``filters`` filter processes and time the output topic filling up:
@@ -179,9 +204,9 @@ def kafka_worker(docs: list[Any], n_msgs: int, timeout: float, filters: int = 1,
     return {"messages": got, "startup_s": first - t0, "steady_mps": steady, "overall_mps": got / (last - t0)}
 
 
-def measure(docs: list[Any], n_pages: int, timeout: float) -> dict[str, Any]:
+def measure(docs: list[Doc], n_pages: int, timeout: float) -> PipelineResult:
     """All pipeline rows; each one that cannot run says why instead."""
-    out: dict[str, Any] = {"pages_in": n_pages}
+    out: PipelineResult = {"pages_in": n_pages}
     with tempfile.TemporaryDirectory(prefix="ce-bench-pipe-") as tmp_s:
         tmp = Path(tmp_s)
         warc = tmp / "in.warc.gz"
@@ -199,7 +224,7 @@ def measure(docs: list[Any], n_pages: int, timeout: float) -> dict[str, Any]:
     return out
 
 
-def pipeline_table(r: dict[str, Any]) -> str:
+def pipeline_table(r: PipelineResult) -> str:
     rows = []
     one = r.get("warc1", {}).get("pps")
     for w in (1, 2):

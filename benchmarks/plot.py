@@ -3,10 +3,18 @@
 from __future__ import annotations
 
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, cast
+
+if TYPE_CHECKING:
+    from matplotlib.axes import Axes
+    from matplotlib.backends.backend_agg import FigureCanvasAgg
+    from matplotlib.figure import Figure
+    from matplotlib.transforms import Bbox
+
+    from .measure import ChildResult
 
 
-def speed_quality_png(results: dict[str, dict[str, Any]], path: str | Path, title: str) -> list[str]:
+def speed_quality_png(results: dict[str, ChildResult], path: str | Path, title: str) -> list[str]:
     """Draw the tools that ran (pages/s on a log axis, mean per-page token F1) into the PNG
     ``path``; returns the tools drawn. Needs matplotlib (the bench extra)."""
     import matplotlib
@@ -39,11 +47,11 @@ def speed_quality_png(results: dict[str, dict[str, Any]], path: str | Path, titl
     return list(ok)
 
 
-def _labels(fig: Any, ax: Any, points: dict[str, dict[str, Any]]) -> None:
+def _labels(fig: Figure, ax: Axes, points: dict[str, ChildResult]) -> None:
     """Each tool's name beside its point; a label that would overlap one already placed is
     moved down (then up) a line at a time, so close tools stay readable."""
-    renderer = fig.canvas.get_renderer()
-    placed: list[Any] = []
+    renderer = cast("FigureCanvasAgg", fig.canvas).get_renderer()  # the Agg backend's (speed_quality_png)
+    placed: list[Bbox] = []
     for name, r in sorted(points.items(), key=lambda kv: -kv[1]["f1"]):
         ours = name.startswith("ce-filter")
         for dy in (5, -13, -27, 19, 33, -41):

@@ -9,20 +9,30 @@ from __future__ import annotations
 
 import multiprocessing as mp
 from concurrent.futures import ProcessPoolExecutor
-from typing import Any
 
 from ce_filter.learn.corpus import load_corpus
-from ce_filter.learn.evaluate import evaluate
+from ce_filter.learn.evaluate import Breakdown, ScoreFigures, evaluate
 
 from . import pages, peers
 from .report import num, table
+
+
+class QualityRow(ScoreFigures, total=False):
+    """One (tool, corpus) row: the tool's figures (Score.as_dict) and the pages it failed on,
+    or ``error`` where it could not run."""
+
+    tool: str
+    spec: str
+    errors: int
+    error: str
+
 
 # Rough relative cost per page, to start the slow tasks first.
 _COST = {"readability-lxml": 8, "trafilatura": 6, "justext": 4, "boilerpy3": 4, "rs-trafilatura": 3,
          "html-text": 2}
 
 
-def _task(args: tuple[str, str, int | None]) -> dict[str, Any]:
+def _task(args: tuple[str, str, int | None]) -> QualityRow:
     import logging
     import warnings
 
@@ -51,12 +61,12 @@ def _task(args: tuple[str, str, int | None]) -> dict[str, Any]:
     return {"tool": tool, "spec": spec, **s.as_dict(), "errors": fn.errors}
 
 
-def measure(tools: list[str], corpora: list[str], limit: int | None, jobs: int) -> list[dict[str, Any]]:
+def measure(tools: list[str], corpora: list[str], limit: int | None, jobs: int) -> list[QualityRow]:
     for spec in corpora:
         pages.resolve(spec)  # fail early, with the hint, on a wrong corpus
     todo = [(t, c, limit) for c in corpora for t in tools if peers.available(t)]
-    missing = [{"tool": t, "spec": c, "error": peers.missing_hint(t)} for c in corpora for t in tools
-               if not peers.available(t)]
+    missing: list[QualityRow] = [{"tool": t, "spec": c, "error": peers.missing_hint(t)}
+                                 for c in corpora for t in tools if not peers.available(t)]
     order = sorted(todo, key=lambda a: -_COST.get(a[0], 1))
     if jobs <= 1:
         done = [_task(a) for a in order]
@@ -73,7 +83,7 @@ def measure(tools: list[str], corpora: list[str], limit: int | None, jobs: int) 
     return [by_key[(t, c)] for c in corpora for t in tools]
 
 
-def _cells(r: dict[str, Any]) -> list[str]:
+def _cells(r: ScoreFigures) -> list[str]:
     """pages, P, R, mean F1, F1 of means, must-have found, must-not-have absent, empty."""
     return [str(r["pages"]), num(r["precision"], ".3f"), num(r["recall"], ".3f"), num(r["mean_f1"], ".3f"),
             num(r["f1_of_means"], ".3f"), num(r.get("must_have"), ".3f"), num(r.get("must_not_have"), ".3f"),
@@ -90,7 +100,7 @@ def _bold_best(values: dict[str, float | None]) -> dict[str, str]:
             for t, v in values.items()}
 
 
-def quality_tables(results: list[dict[str, Any]], corpora: list[str], tools: list[str]) -> str:
+def quality_tables(results: list[QualityRow], corpora: list[str], tools: list[str]) -> str:
     by_key = {(r["tool"], r["spec"]): r for r in results}
     f1 = {k: r.get("mean_f1") for k, r in by_key.items()}
     cols = {c: _bold_best({t: f1.get((t, c)) for t in tools}) for c in corpora}
@@ -110,12 +120,12 @@ def quality_tables(results: list[dict[str, Any]], corpora: list[str], tools: lis
 
 
 # Score.as_dict's breakdowns (page type; language, site, year where the corpus shows them)
-_BREAKDOWNS = (("by_type", "page type"), ("by_lang", "language"), ("by_site", "site"),
-               ("by_year", "year"))
+_BREAKDOWNS: tuple[tuple[Breakdown, str], ...] = (
+    ("by_type", "page type"), ("by_lang", "language"), ("by_site", "site"), ("by_year", "year"))
 
 
-def _group_tables(spec: str, tools: list[str], by_key: dict[tuple[str, str], dict[str, Any]],
-                  key: str, what: str) -> list[str]:
+def _group_tables(spec: str, tools: list[str], by_key: dict[tuple[str, str], QualityRow],
+                  key: Breakdown, what: str) -> list[str]:
     """For a corpus with groups of pages (``key``: page types, languages, sites, years): mean
     F1 per tool and group (best in bold), then every figure per group and tool."""
     groups: list[str] = []

@@ -9,11 +9,16 @@ import os
 import shlex
 import sys
 import time
-from typing import Any
+from typing import TYPE_CHECKING, TypedDict
 
 from . import pages, peers
 from .measure import single_core
 from .report import num, read_section, read_table, run_header, table, update_doc
+
+if TYPE_CHECKING:
+    from .measure import ChildResult
+    from .pipeline import PipelineResult
+    from .quality import QualityRow
 
 SECTIONS = ("speed", "stages", "memory", "pipeline", "quality")
 DEFAULT_SECTIONS = "speed,stages,memory"
@@ -22,6 +27,17 @@ DEFAULT_SECTIONS = "speed,stages,memory"
 IN_CHECKOUT = (pages.REPO / "pyproject.toml").exists() and (pages.REPO / "docs").is_dir()
 DOC = pages.REPO / "docs" / "BENCHMARKS.md" if IN_CHECKOUT else None
 PLOT = pages.REPO / "docs" / "speed-quality.png" if IN_CHECKOUT else None
+
+
+class BenchResults(TypedDict, total=False):
+    """What a run measured (``--json``): the command and corpora, then each section's results."""
+
+    command: str
+    corpora: list[str]
+    quality: list[QualityRow]
+    tools: dict[str, ChildResult]  # the speed section: each tool's child
+    memory: ChildResult
+    pipeline: PipelineResult
 
 
 def add_arguments(p: argparse.ArgumentParser) -> None:
@@ -103,8 +119,8 @@ def smoke_note(a: argparse.Namespace) -> str:
             "they are not the benchmark. The full commands are under 'How to run' in docs/BENCHMARKS.md.\n\n")
 
 
-def _targets(res: dict[str, Any], ratio_floor: float, fits: dict[str, Any], growth: float,
-             pipe: dict[str, Any] | None) -> str:
+def _targets(res: BenchResults, ratio_floor: float, fits: dict[str, tuple[float, float, float]],
+             growth: float, pipe: PipelineResult | None) -> str:
     tools = res.get("tools", {})
     ce = tools.get("ce-filter", {})
 
@@ -139,7 +155,7 @@ def _targets(res: dict[str, Any], ratio_floor: float, fits: dict[str, Any], grow
     return table(["target", "reached", ""], rows)
 
 
-def _plot(results: dict[str, Any], path: str, doc: str | None, title: str) -> str:
+def _plot(results: dict[str, ChildResult], path: str, doc: str | None, title: str) -> str:
     """Draw the speed-vs-quality PNG; the markdown that shows it (a note when it cannot)."""
     from . import plot
 
@@ -166,8 +182,9 @@ def replot(a: argparse.Namespace) -> int:
         print("ce-filter bench --replot: needs --out with a speed section (a run of the speed section) "
               "and --plot", file=sys.stderr)
         return 2
-    results = {r["tool"]: {"ok": True, "pps": float(r["pages/s"]), "f1": float(r["mean F1"])}
-               for r in rows if r.get("version", "—") != "—"}  # a tool that did not run: no numbers
+    results: dict[str, ChildResult] = {
+        r["tool"]: {"ok": True, "pps": float(r["pages/s"]), "f1": float(r["mean F1"])}
+        for r in rows if r.get("version", "—") != "—"}  # a tool that did not run: no numbers
     heading = next(ln for ln in body.splitlines() if ln.startswith(SIDE_BY_SIDE))
     where = heading[len(SIDE_BY_SIDE):].rstrip(")")
     link = _plot(results, a.plot, a.out, f"Speed and quality, {where}")
@@ -204,7 +221,7 @@ def run(a: argparse.Namespace) -> int:
     single_core()
     cmd = command_line(a)
     t_start = time.perf_counter()
-    res: dict[str, Any] = {"command": cmd, "corpora": corpora}
+    res: BenchResults = {"command": cmd, "corpora": corpora}
     out: dict[str, str] = {}  # doc section -> markdown
     printed: list[str] = []
     try:

@@ -32,7 +32,7 @@ import threading
 import time
 from concurrent.futures import ThreadPoolExecutor
 from pathlib import Path
-from typing import Any
+from typing import TypedDict
 
 from .serve import free_port, stop_service, wait_healthy
 
@@ -113,6 +113,33 @@ def _slow_client(port: int, stop: threading.Event, counts: dict[str, int]) -> No
             time.sleep(0.5)
 
 
+class KindFigures(TypedDict):
+    """One kind of request's (page, hostile): how many, latency percentiles and maximum in
+    seconds, and the count of each HTTP status ("0": no answer)."""
+
+    requests: int
+    p50_s: float
+    p99_s: float
+    max_s: float
+    statuses: dict[str, int]
+
+
+class LoadResult(TypedDict):
+    """run's figures: the run's seconds, rate and workers, the slow clients and the connections
+    they opened, each kind of request's figures, /healthz's latency while loaded, and the
+    service's resident memory (seconds into the run, bytes)."""
+
+    seconds: float
+    rate: float
+    workers: int
+    slow_clients: int
+    slow_connections_opened: int
+    by_kind: dict[str, KindFigures]
+    healthz_p99_s: float
+    healthz_max_s: float
+    rss: list[tuple[float, int]]
+
+
 def _pct(xs: list[float], q: float) -> float:
     if not xs:
         return float("nan")
@@ -121,7 +148,7 @@ def _pct(xs: list[float], q: float) -> float:
 
 
 def run(bodies: list[bytes], seconds: float, rate: float, workers: int, hostile_every: int, slow: int,
-        sample: float, timeout: float) -> dict[str, Any]:
+        sample: float, timeout: float) -> LoadResult:
     port = free_port()
     cmd = [sys.executable, "-m", "ce_filter.service.serve", "--port", str(port), "--workers", str(workers),
            "--no-fetch", "--client-timeout", "30"]
@@ -186,7 +213,7 @@ def run(bodies: list[bytes], seconds: float, rate: float, workers: int, hostile_
             t.join(5)
     finally:
         stop_service(proc)
-    by_kind: dict[str, Any] = {}
+    by_kind: dict[str, KindFigures] = {}
     for kind in ("page", "hostile"):
         lat = [r[1] for r in results if r[0] == kind]
         statuses: dict[str, int] = {}
@@ -201,7 +228,7 @@ def run(bodies: list[bytes], seconds: float, rate: float, workers: int, hostile_
             "rss": [(round(t, 1), b) for t, b in rss]}
 
 
-def report(r: dict[str, Any]) -> str:
+def report(r: LoadResult) -> str:
     lines = [f"{r['seconds']:.0f} s at {r['rate']:g} requests/s, {r['workers']} workers, "
              f"{r['slow_clients']} slow clients held open ({r['slow_connections_opened']} connections "
              "opened in all)", "",

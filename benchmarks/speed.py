@@ -8,7 +8,7 @@ import sys
 import tempfile
 import time
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING
 
 from ce_filter.learn.corpus import Doc
 from ce_filter.learn.evaluate import Score
@@ -17,18 +17,21 @@ from . import peers, stats
 from .measure import run_child
 from .report import num, table
 
+if TYPE_CHECKING:
+    from .measure import ChildResult
+
 
 def say(msg: str) -> None:
     print(msg, file=sys.stderr, flush=True)
 
 
 def measure_tools(tools: list[str], docs: list[Doc], repeat: int, pin: int | None,
-                  timeout: float) -> dict[str, dict[str, Any]]:
+                  timeout: float) -> dict[str, ChildResult]:
     """One fresh child per tool; a tool that is not installed is reported, not run. Each
     tool's warm-up outputs are scored here against the gold (mean per-page token F1)."""
     from ce_filter.progress import Ticker
 
-    results: dict[str, dict[str, Any]] = {}
+    results: dict[str, ChildResult] = {}
     with tempfile.TemporaryDirectory(prefix="ce-bench-pages-") as tmp, \
             Ticker("bench: speed", len(tools), unit="tool") as ticker:
         pages_file = Path(tmp, "pages.pickle")
@@ -57,15 +60,16 @@ def measure_tools(tools: list[str], docs: list[Doc], repeat: int, pin: int | Non
     return results
 
 
-def _score(r: dict[str, Any], docs: list[Doc]) -> None:
+def _score(r: ChildResult, docs: list[Doc]) -> None:
     s = Score(r["tool"])
     for out, d in zip(r.pop("outputs"), docs):
         s.add(out, d.gold)
-    r.update(precision=s.precision, recall=s.recall, f1=s.mean_f1, empty=s.empty,
+    # the ignore: mypy takes TypedDict.update's keywords for unknown ones (python/mypy#6019)
+    r.update(precision=s.precision, recall=s.recall, f1=s.mean_f1, empty=s.empty,  # type: ignore[call-arg]
              sizes=[len(d.html) for d in docs])
 
 
-def summarise(r: dict[str, Any], stat: str) -> dict[str, Any]:
+def summarise(r: ChildResult, stat: str) -> ChildResult:
     """Adds per-page seconds and the headline figures to a tool result."""
     secs = stats.per_page(r["runs"], stat)
     r["secs"] = secs
@@ -76,7 +80,7 @@ def summarise(r: dict[str, Any], stat: str) -> dict[str, Any]:
     return r
 
 
-def speed_table(results: dict[str, dict[str, Any]], stat: str) -> str:
+def speed_table(results: dict[str, ChildResult], stat: str) -> str:
     ok = {k: summarise(v, stat) for k, v in results.items() if v.get("ok")}
     ref = ok.get("ce-filter", {}).get("pps")
     rows = []
@@ -97,7 +101,7 @@ def speed_table(results: dict[str, dict[str, Any]], stat: str) -> str:
                  rows)
 
 
-def breakdown_tables(st: dict[str, Any], e2e: dict[str, Any] | None, stat: str) -> tuple[str, str, float]:
+def breakdown_tables(st: ChildResult, e2e: ChildResult | None, stat: str) -> tuple[str, str, float]:
     """(stage table, floor table, ce-filter p50 / floor p50)."""
     names = st["stages"]
     per_stage = []
@@ -127,7 +131,7 @@ def breakdown_tables(st: dict[str, Any], e2e: dict[str, Any] | None, stat: str) 
     return stage_t, floor_t, ratio
 
 
-def linearity_table(results: dict[str, dict[str, Any]]) -> tuple[str, dict[str, tuple[float, float, float]]]:
+def linearity_table(results: dict[str, ChildResult]) -> tuple[str, dict[str, tuple[float, float, float]]]:
     ok = {k: v for k, v in results.items() if v.get("ok")}
     if not ok:
         return "(no tool ran)", {}
@@ -143,7 +147,7 @@ def linearity_table(results: dict[str, dict[str, Any]]) -> tuple[str, dict[str, 
                  + ["slope ms/100 KB", "intercept ms", "R²"], rows), fits
 
 
-def measure_memory(docs: list[Doc], n_pages: int, pin: int | None, timeout: float) -> dict[str, Any]:
+def measure_memory(docs: list[Doc], n_pages: int, pin: int | None, timeout: float) -> ChildResult:
     """Write a synthetic WARC of ``n_pages`` (temp dir, deleted after) and stream it in a child."""
     from .synthwarc import write_warc
 
@@ -157,7 +161,7 @@ def measure_memory(docs: list[Doc], n_pages: int, pin: int | None, timeout: floa
     return r
 
 
-def memory_table(r: dict[str, Any]) -> tuple[str, float]:
+def memory_table(r: ChildResult) -> tuple[str, float]:
     """(table, growth in MB from the 10 % mark to the end)."""
     if not r.get("ok"):
         return f"memory run failed: {r.get('error')}", float("nan")

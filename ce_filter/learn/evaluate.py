@@ -16,7 +16,7 @@ import time
 from collections import Counter
 from collections.abc import Callable, Iterable
 from dataclasses import dataclass, field
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Literal, TypedDict
 
 from ..progress import progress
 from .corpus import Doc
@@ -70,6 +70,30 @@ class PageResult:
     lang: str = ""
     site: str = ""
     year: str = ""
+
+
+# as_dict's keys of the breakdowns
+Breakdown = Literal["by_type", "by_lang", "by_site", "by_year"]
+
+
+class ScoreFigures(TypedDict, total=False):
+    """Score.as_dict: the score's figures (rounded), and its breakdowns' (by page type;
+    language, site, year where Score.breakdowns shows them), each group's without breakdowns."""
+
+    name: str
+    pages: int
+    precision: float
+    recall: float
+    f1_of_means: float
+    mean_f1: float
+    empty: int
+    ms_per_page: float
+    must_have: float | None
+    must_not_have: float | None
+    by_type: dict[str, ScoreFigures]
+    by_lang: dict[str, ScoreFigures]
+    by_site: dict[str, ScoreFigures]
+    by_year: dict[str, ScoreFigures]
 
 
 @dataclass
@@ -160,8 +184,8 @@ class Score:
     def mean_f1(self) -> float:
         return sum(r.f for r in self.pages) / max(self.n, 1)
 
-    def as_dict(self, types: bool = True) -> dict[str, object]:
-        d: dict[str, object] = {
+    def as_dict(self, types: bool = True) -> ScoreFigures:
+        d: ScoreFigures = {
             "name": self.name, "pages": self.n, "precision": round(self.precision, 4),
             "recall": round(self.recall, 4), "f1_of_means": round(self.f1_of_means, 4),
             "mean_f1": round(self.mean_f1, 4), "empty": self.empty,
@@ -174,7 +198,8 @@ class Score:
 
 
 # as_dict's key of each breakdown
-_BY_KEY = {"page_type": "by_type", "lang": "by_lang", "site": "by_site", "year": "by_year"}
+_BY_KEY: dict[str, Breakdown] = {"page_type": "by_type", "lang": "by_lang", "site": "by_site",
+                                 "year": "by_year"}
 # a corpus is reported per site when it has at most this many sites, with at least this many
 # pages each on average (zh-finance: 10 sites, big5: 9; the training corpora have hundreds)
 MAX_SITES = 20
