@@ -92,8 +92,7 @@ class Handler:
 def child_main(conn: Any, setup: Callable[[], Handler], budget: Budget) -> None:
     """A child: (index, task, units to skip) in; ('unit', index, result, note, last),
     ('begin', index, meta) and ('done', index, value) out; None ends."""
-    for sig in (signal.SIGINT, signal.SIGTERM):  # the parent decides when to stop
-        signal.signal(sig, signal.SIG_IGN)
+    signal.signal(signal.SIGINT, signal.SIG_IGN)  # the parent decides when to stop
     h = setup()
     h.warm_up()
     h.memory_cap = limit_memory(budget)
