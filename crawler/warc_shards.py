@@ -18,7 +18,11 @@ from typing import Any
 
 from ce_filter.rawpage import RawPage
 
-from .warc import GZIP_MAGIC, Halted, WarcStats, decode_budget, iter_stream, member_starts_record
+from .warc.bodies import decode_budget
+from .warc.rawinput import Halted
+from .warc.reader import iter_stream
+from .warc.resync import GZIP_MAGIC, member_starts_record
+from .warc.stats import WarcStats
 
 SHARD_BYTES = 8 << 20  # at most this much compressed input per shard (bounded memory per task)
 SCAN = 1 << 20  # how far past a split point to look for a member start

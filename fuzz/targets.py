@@ -26,7 +26,7 @@ import time
 from functools import lru_cache
 from typing import Any
 
-STALLED = "the reader made no progress here (a bug): one byte passed over"  # warc.STALLED
+STALLED = "the reader made no progress here (a bug): one byte passed over"  # ce_filter.crawler.warc.STALLED
 REFERENCE_MAX = 256 << 10  # largest input compared with the (slow) Python references
 KINDS = {"crc", "corrupt", "truncated", "content-length", "not-a-record", "too-large", "unreadable"}
 
@@ -153,16 +153,16 @@ def decode(data: bytes) -> float:
     import zlib
     from unittest import mock
 
-    from ce_filter.crawler import warc
+    from ce_filter.crawler.warc import decode_content
 
     took = 0.0
     real = zlib.decompressobj
     for coding in ("gzip", "deflate"):
         _Counted.fed = 0
-        with mock.patch.object(warc.zlib, "decompressobj", lambda *a: _Counted(real, *a)):
+        with mock.patch.object(zlib, "decompressobj", lambda *a: _Counted(real, *a)):
             t0 = time.perf_counter()
             try:
-                warc.decode_content(data, coding)
+                decode_content(data, coding)
             except (zlib.error, ValueError):
                 pass
             took += time.perf_counter() - t0

@@ -7,7 +7,7 @@ this script builds that layout in a temporary directory (symlinks to the checkou
 ce_filter/ with crawler/ as ce_filter/crawler, pipelines/ as ce_filter/pipelines, benchmarks/ as
 ce_filter/bench, and research/ beside it), runs mypy there with the project's settings
 ([tool.mypy] in pyproject.toml), prints mypy's report with each path mapped back to the checkout
-(ce_filter/crawler/warc.py -> crawler/warc.py), then runs import-linter on the same layout with
+(ce_filter/crawler/files.py -> crawler/files.py), then runs import-linter on the same layout with
 the contracts of [tool.importlinter] (engine <- sources <- stages <- entry points,
 docs/ARCHITECTURE.md). Exits non-zero when either finds a fault.
 
@@ -51,7 +51,7 @@ def build_view(view: Path) -> None:
 
 
 def map_back(line: str) -> str:
-    """ce_filter/crawler/warc.py:3: ... -> crawler/warc.py:3: ... (longest view prefix first)."""
+    """ce_filter/crawler/files.py:3: ... -> crawler/files.py:3: ... (longest view prefix first)."""
     for dst in sorted(LAYOUT, key=len, reverse=True):
         src = LAYOUT[dst]
         if dst == src:

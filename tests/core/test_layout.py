@@ -30,11 +30,14 @@ def test_no_import_by_folder_name():
 def test_stage_packages_import_under_ce_filter():
     import ce_filter.bench.run
     import ce_filter.crawler.warc
+    import ce_filter.crawler.warc_shards
     import ce_filter.pipelines.offline
 
-    for mod, folder in ((ce_filter.crawler.warc, "crawler"), (ce_filter.pipelines.offline, "pipelines"),
-                        (ce_filter.bench.run, "benchmarks")):
+    for mod, folder in ((ce_filter.crawler.warc_shards, "crawler"),
+                        (ce_filter.pipelines.offline, "pipelines"), (ce_filter.bench.run, "benchmarks")):
         assert Path(mod.__file__).resolve().parent.name == folder
+    # a package inside a stage folder (crawler/warc/) installs under it too
+    assert Path(ce_filter.crawler.warc.__file__).resolve().parent.parent.name == "crawler"
 
 
 def test_research_stays_apart_from_the_product():

@@ -123,12 +123,12 @@ def test_the_member_cap_reports_and_skips_the_member(tmp_path):
     """The member cap's path, with the cap set to 1 MiB (MEMBER_CAP is read when a member is
     opened): a member inflating to 3 MiB is reported too-large at its offset and skipped, and
     the records after it come out, from the whole file and from byte-range shards."""
-    assert warc.MEMBER_CAP == 1 << 30  # the cap the reader ships with
+    assert warc.units.MEMBER_CAP == 1 << 30  # the cap the reader ships with
     data, offsets = pages(4)
     big = _incompressible_member("http://big.test/", 3 << 20)
     path = tmp_path / "big.warc.gz"
     path.write_bytes(data[:offsets[2]] + big + data[offsets[2]:])
-    [got] = _read(path, setup="warc.MEMBER_CAP = 1 << 20")
+    [got] = _read(path, setup="warc.units.MEMBER_CAP = 1 << 20")
     assert got["urls"] == [f"http://p.test/{i}" for i in range(4)], got
     [err] = got["errors"]
     assert (err["kind"], err["offset"], err["skipped"]) == ("too-large", offsets[2], len(big)), err
@@ -137,7 +137,7 @@ def test_the_member_cap_reports_and_skips_the_member(tmp_path):
         import json, sys
         from ce_filter.crawler import warc
         from ce_filter.crawler.warc_shards import plan, read_shard
-        warc.MEMBER_CAP = 1 << 20
+        warc.units.MEMBER_CAP = 1 << 20
         path, stats = sys.argv[1], warc.WarcStats()
         shards = plan(path, 3)
         urls = [p.url for a, b in shards for p in read_shard(path, a, b, stats)]
