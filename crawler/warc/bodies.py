@@ -146,8 +146,8 @@ def _zstd(data: bytes, limit: int) -> bytes:
         if sys.version_info >= (3, 14):
             try:
                 from compression import zstd
-            except ImportError:  # built without _zstd
-                from backports import zstd
+            except ImportError:  # built without _zstd: the backport, same API (its stubs are a copy)
+                from backports import zstd  # type: ignore[no-redef]  # (a second module, to mypy)
         else:
             from backports import zstd
     except ImportError:

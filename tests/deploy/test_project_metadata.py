@@ -55,3 +55,11 @@ def test_the_test_extra_brings_the_bench_peers():
     assert "bench" in re.search(r"ce-filter\[([^\]]*)\]", test).group(1).split(",")
     assert {_name(r) for r in extras["bench"]} >= {"trafilatura", "resiliparse", "readability-lxml",
                                                    "justext", "boilerpy3", "html-text"}
+
+
+def test_the_warc_extra_brings_zstd_where_the_standard_library_has_none():
+    """The WARC body decoder (crawler/warc/bodies.py) takes zstd from backports.zstd below
+    Python 3.14 and from the standard library's compression.zstd from 3.14: the warc extra
+    installs the backport there and only there."""
+    [req] = [r for r in PROJECT["optional-dependencies"]["warc"] if _name(r) == "backports.zstd"]
+    assert req.split(";", 1)[1].strip().replace('"', "'") == "python_version < '3.14'"
