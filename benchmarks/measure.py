@@ -163,7 +163,7 @@ def time_stages(job: Job) -> ChildResult:
     from selectolax.lexbor import LexborHTMLParser
 
     from ce_filter import Extractor
-    from ce_filter.decode import decode_html
+    from ce_filter.read.decode import decode_html
 
     from . import pages, stages
 
@@ -188,7 +188,7 @@ def stream_memory(job: Job) -> ChildResult:
     from warcio.archiveiterator import ArchiveIterator
 
     from ce_filter import Extractor
-    from ce_filter.decode import charset_from_content_type
+    from ce_filter.read.decode import charset_from_content_type
 
     ex = Extractor()
     total = job["pages"]

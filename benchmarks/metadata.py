@@ -443,8 +443,8 @@ VARIANTS = (("with metadata", "full"), ("without the rules (metadata=False)", "n
 def _child(variant: str, n: int, base: bool) -> None:
     """One callgrind run: load n pages (spread over wcxb-dev), warm up, extract them all
     unless ``base``."""
-    from ce_filter import segment
     from ce_filter.api import Extractor
+    from ce_filter.read import segment
 
     pages = load()
     pages = pages[:: max(len(pages) // n, 1)][:n]

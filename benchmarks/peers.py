@@ -188,7 +188,7 @@ def _decoder() -> Callable[[bytes], str]:
 
         return lambda data: html_to_unicode(None, data)[1]
     except ImportError:
-        from ce_filter.decode import decode_html
+        from ce_filter.read.decode import decode_html
 
         return lambda data: decode_html(data)[0]
 

@@ -44,7 +44,7 @@ def machine_info(pin: int | None = None) -> list[tuple[str, str]]:
         except metadata.PackageNotFoundError:
             versions.append(f"{lib} (not installed)")
     try:
-        from ce_filter.model import load_default
+        from ce_filter.score.blockmodel import load_default
 
         m = load_default()
         model = f"{m.name}@{m.digest}"

@@ -4,7 +4,7 @@
 
 Per corpus, its pages decoded once and fed grouped by site (site, then id, as the study in
 docs/research/SITE_MEMORY.md does), timed interleaved page by page: the block fingerprints
-alone (``ce_filter.site.memory.block_fingerprints`` on a freshly segmented page, reading its texts
+alone (``ce_filter.score.site.memory.block_fingerprints`` on a freshly segmented page, reading its texts
 included), ``Extractor.extract`` without
 a memory, and ``Extractor.extract`` with a fresh streaming ``SiteMemory`` each round (so every
 round sees the same memory states). Best of ``--repeat`` per page; means over the pages in ms.
@@ -20,9 +20,9 @@ import time
 
 def main(argv: list[str] | None = None) -> int:
     from ce_filter import Extractor
-    from ce_filter.decode import decode_html
-    from ce_filter.segment import parse, segment
-    from ce_filter.site.memory import SiteMemory, block_fingerprints
+    from ce_filter.read.decode import decode_html
+    from ce_filter.read.segment import parse, segment
+    from ce_filter.score.site.memory import SiteMemory, block_fingerprints
 
     from . import pages
 

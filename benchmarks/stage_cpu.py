@@ -34,7 +34,7 @@ def measure(spec: str, repeat: int, limit: int | None) -> tuple[int, dict[str, l
     from selectolax.lexbor import LexborHTMLParser
 
     from ce_filter import Extractor
-    from ce_filter.decode import decode_html
+    from ce_filter.read.decode import decode_html
 
     from . import pages, peers
 

@@ -18,7 +18,7 @@ if TYPE_CHECKING:
     from selectolax.lexbor import LexborHTMLParser
 
     from ce_filter.extractor import Extractor
-    from ce_filter.segment import Blocks
+    from ce_filter.read.segment import Blocks
 
 STAGES = ("decode", "pre-scan", "parse", "walk", "page kind", "features", "model", "select",
           "metadata", "language")
@@ -78,13 +78,13 @@ def staged_extract(ex: Extractor, data: bytes, url: str | None = None, call: Cal
 
 
 def _staged(ex: Extractor, data: bytes, url: str | None, run: Call) -> tuple[str, Blocks | None]:
-    """Extractor.extract's steps (ce_filter.page, then the Extractor's), one by one (bytes
+    """Extractor.extract's steps (ce_filter.read.page, then the Extractor's), one by one (bytes
     input only): the kept text and the blocks (None where the page was refused before
     parsing)."""
     from ce_filter import api
-    from ce_filter.features import page_inputs
-    from ce_filter.page import decode_input, parse_page, precheck, segment_page
-    from ce_filter.render import to_text
+    from ce_filter.keep.render import to_text
+    from ce_filter.read.page import decode_input, parse_page, precheck, segment_page
+    from ce_filter.score.features import page_inputs
 
     d = run(0, lambda: decode_input(data, None, ex.max_bytes))
     p = run(1, lambda: precheck(d, ex.limits))

@@ -23,16 +23,16 @@ import time
 from collections.abc import Callable
 
 # (module, function) of the C calls that release the GIL for their work
-GIL_FREE = (("ce_filter._walk", "parse"), ("ce_filter._walk", "segment"),
-            ("ce_filter._walk", "page_tokens"), ("ce_filter._walk", "ic_sums"),
-            ("ce_filter.features._dense", "dense_a"), ("ce_filter.features._dense", "dense_b"),
-            ("ce_filter.features._dense", "context"), ("ce_filter.features._dense", "score"),
-            ("ce_filter._walk", "flag_columns"),
-            ("ce_filter._pagesig", "scan_html"),
-            ("ce_filter._pagesig", "block_signals"), ("ce_filter._pagesig", "text_signals"),
-            ("ce_filter._pagesig", "kind_proba"),
-            ("ce_filter.features._kmeans", "verdict"), ("ce_filter._mojibake", "suspect"),
-            ("ce_filter._precheck", "scan"))
+GIL_FREE = (("ce_filter.read._segment", "parse"), ("ce_filter.read._segment", "segment"),
+            ("ce_filter.read._segment", "page_tokens"), ("ce_filter.read._segment", "ic_sums"),
+            ("ce_filter.score.features._dense", "dense_a"), ("ce_filter.score.features._dense", "dense_b"),
+            ("ce_filter.score.features._dense", "context"), ("ce_filter.score.features._dense", "score"),
+            ("ce_filter.read._segment", "flag_columns"),
+            ("ce_filter.score._pagekind", "scan_html"),
+            ("ce_filter.score._pagekind", "block_signals"), ("ce_filter.score._pagekind", "text_signals"),
+            ("ce_filter.score._pagekind", "kind_proba"),
+            ("ce_filter.score.features._kmeans", "verdict"), ("ce_filter.read._mojibake", "suspect"),
+            ("ce_filter.read._precheck", "scan"))
 # a page as the passes hand it out: its bytes and its URL (None where the corpus has none)
 HtmlPage = tuple[bytes, str | None]
 
@@ -81,11 +81,11 @@ def gil_free_share(fn: Callable[[HtmlPage], object], pages: list[HtmlPage]) -> t
                 spent[_k] = spent.get(_k, 0.0) + time.perf_counter() - t0
 
         setattr(mod, name, timed)  # the callers look the function up on the module per call
-    import ce_filter.precheck as precheck  # (which holds its scan function itself)
+    import ce_filter.read.precheck as precheck  # (which holds its scan function itself)
 
     real_scan = precheck._c_scan
     if real_scan is not None:
-        precheck._c_scan = importlib.import_module("ce_filter._precheck").scan
+        precheck._c_scan = importlib.import_module("ce_filter.read._precheck").scan
     try:
         t0 = time.perf_counter()
         for p in pages:
@@ -126,7 +126,7 @@ def main() -> None:
     if a.scrapy:
         from ce_filter.pipelines.scrapy_pipelines import FilterPipeline
 
-        from ce_filter.budget import Budget
+        from ce_filter.run.budget import Budget
 
         pipes = {n: FilterPipeline(budget=Budget(0, 0), threads=n) for n in (1, a.threads)}
 

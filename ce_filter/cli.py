@@ -16,8 +16,8 @@ from collections.abc import Iterable, Iterator
 from pathlib import Path
 from typing import Any
 
-from . import __version__
 from .extras import MissingExtra, extra_for, require
+from .keep.render import FORMATS
 from .options import (
     EXIT_USAGE,
     ExtractOptions,
@@ -33,10 +33,10 @@ from .options import (
     text_codec,
     writable_file,
 )
-from .render import FORMATS
+from .version import __version__
 
 # Modules that add subcommands (each has ``register(subparsers)``).
-PLUGINS = ("ce_filter.pipelines.cli", "ce_filter.bench.cli")
+PLUGINS = ("ce_filter.pipelines.commands", "ce_filter.bench.command")
 DEFAULT_FETCH_TIMEOUT_S = 30.0
 
 
@@ -51,7 +51,7 @@ def cmd_extract(a: argparse.Namespace) -> int:
     if a.url is not None and (len(inputs) > 1 or Path(inputs[0]).is_dir()):
         return fail("extract: --url is the address of one page: give one file, URL or stdin")
     ex = ExtractOptions.from_args(a).extractor()
-    from .budget import budget_from_args
+    from .run.budget import budget_from_args
 
     budget = budget_from_args(a)
     mib = ex.max_bytes >> 20
@@ -141,17 +141,17 @@ def add_batch_options(p: argparse.ArgumentParser) -> None:
 def _filter_pool(workers: int, ex: Any, render: _Render, budget: Any) -> Iterator[Any]:
     """``filter_item(items) -> (item, output | None)`` in input order: here, or in ``workers``
     processes (each gets the pickled Extractor); either way under the per-page ``budget``
-    (ce_filter.budget.InProcessBudget: CPU time here, CPU time and memory in a worker). With
+    (ce_filter.run.budget.InProcessBudget: CPU time here, CPU time and memory in a worker). With
     workers, a thread reads the inputs and hands them out while this one prints, so a slow
     input (stdin, a URL) never holds back the output of those before it; at most a few pages
     per worker are in flight, so memory stays bounded however many inputs there are."""
-    from .budget import InProcessBudget
+    from .run.budget import InProcessBudget
 
     if workers <= 1:  # the CPU budget only: this process is not to be capped in memory
         bounded = InProcessBudget(ex, budget)
         yield lambda items: ((it, render(bounded, it)) for it in items)
         return
-    from .runner import Pool
+    from .run.pool import Pool
 
     with Pool(_FilterSetup(ex, render, budget), workers, budget, depth=2,
               name="ce-filter-extract") as pool:
@@ -182,7 +182,7 @@ class _Render:
         (the output is then only ``--with-metadata``'s front matter, or nothing)."""
         import dataclasses
 
-        from ce_filter.rawpage import RawPage
+        from ce_filter.read.rawpage import RawPage
         from ce_filter.record import dumps, filter_page
 
         if not isinstance(item, RawPage):  # an input that could not be read
@@ -202,12 +202,12 @@ class _Render:
         return (out.rstrip("\n") + "\n" if self.fmt in _HEADED else out.rstrip("\r\n")), None
 
     def failed(self, info: Any, item: Any, reason: str) -> tuple[str, str | None] | None:
-        """The output of an input whose filter process died on it (ce_filter.runner)."""
+        """The output of an input whose filter process died on it (ce_filter.run.pool)."""
         from ce_filter.api import Extraction
-        from ce_filter.rawpage import RawPage
+        from ce_filter.read.rawpage import RawPage
         from ce_filter.record import dumps, make_record
 
-        from .budget import ModelRef
+        from .run.budget import ModelRef
 
         if not isinstance(item, RawPage):
             return None
@@ -219,7 +219,7 @@ class _Render:
 
 
 class _FilterSetup:
-    """``extract --workers``' runner children (ce_filter.runner): each renders its inputs with
+    """``extract --workers``' runner children (ce_filter.run.pool): each renders its inputs with
     the pickled Extractor under the per-page budget, in its own memory cap."""
 
     def __init__(self, ex: Any, render: _Render, budget: Any) -> None:
@@ -228,11 +228,11 @@ class _FilterSetup:
     def __call__(self) -> Any:
         # what a page's output is made with, imported before the cap (about 40 MB of address
         # space): the cap is the process's size plus the page budget; an import is no page's cost
-        from ce_filter.rawpage import RawPage  # noqa: F401
+        from ce_filter.read.rawpage import RawPage  # noqa: F401
         from ce_filter.record import dumps, filter_page  # noqa: F401
 
-        from .budget import InProcessBudget, warm_up
-        from .runner import Handler
+        from .run.budget import InProcessBudget, warm_up
+        from .run.pool import Handler
 
         bounded = InProcessBudget(self.ex, self.budget)
         render = self.render

@@ -22,11 +22,11 @@ from typing import Any
 import numpy as np
 
 from .api import FALLBACK_REL, THIN_REASON, Extraction, Extractor, code_blocks, select
-from .features import CONTEXT, TOKEN_PREFIXES, feature_names, page_features, stage2_inputs
-from .features.context import stage2_columns
-from .model import Model, sigmoid
-from .page import Page
-from .segment import Blocks
+from .read.page import Page
+from .read.segment import Blocks
+from .score.blockmodel import Model, sigmoid
+from .score.features import CONTEXT, TOKEN_PREFIXES, feature_names, page_features, stage2_inputs
+from .score.features.context import stage2_columns
 
 TOP = 5  # terms shown per block and stage
 # The view lists at most MAX_BLOCKS blocks with their terms, and at most MAX_TEXT characters of
@@ -64,7 +64,7 @@ SIGNATURE_NAMES = ["mean stage-1 score of the blocks alike (signature group)",
 
 def stage2_names(page_rel: bool) -> list[str]:
     """Names of stage 2's inputs, in context_features' column order."""
-    from .features import CONTAINER_LEVELS
+    from .score.features import CONTAINER_LEVELS
 
     names = [f"stage-1 score of block {k:+d}" if k else "stage-1 score of this block"
              for k in range(-CONTEXT, CONTEXT + 1)]
@@ -164,7 +164,7 @@ def _site_terms(ex: Extractor, p: Page, whys: list[BlockWhy], cut: float, in_cod
     stage = ex.site_stage
     if site is None or stage is None or site[2] <= 0 or len(site[0]) != len(in_code):
         return 0
-    from .site.stage import COLUMNS, NAMES, site_columns
+    from .score.site.stage import COLUMNS, NAMES, site_columns
 
     fps, k, n, model_scores = site
     x = site_columns(model_scores, fps, k, n)

@@ -1,6 +1,6 @@
-"""The ``Extractor``: loads its model once and composes a page's steps (ce_filter/page.py:
+"""The ``Extractor``: loads its model once and composes a page's steps (ce_filter/read/page.py:
 decode, precheck, parse, segment; then its own: context, scores, kept) into the page's
-``Extraction`` (ce_filter/extraction.py); ``extract`` with the shipped model. The public face
+``Extraction`` (ce_filter/keep/result.py); ``extract`` with the shipped model. The public face
 is ce_filter/api.py."""
 
 from __future__ import annotations
@@ -9,18 +9,8 @@ from typing import TYPE_CHECKING, Any
 
 import numpy as np
 
-from . import __version__
-from .articles import tidy
-from .extraction import (
-    BlockList,
-    Extraction,
-    extras_of,
-    metadata_rules,
-    page_head,
-)
-from .features.context import signature_groups
-from .features.dense import select as fast_select
-from .kinds.after_cut import (
+from .keep.articles import tidy
+from .keep.kindrules import (
     KindDecoding,
     decide_groups,
     decoding_for,
@@ -28,18 +18,28 @@ from .kinds.after_cut import (
     jsonld_cover,
     missing,
 )
-from .kinds.gate import kind_stated
-from .kinds.model import page_signals
-from .model import Model, load_default, thin_page
-from .page import MAX_BYTES, Page, decode, read
-from .precheck import DEFAULT_LIMITS, Limits
-from .render import to_text
-from .segment import FLAG_PRE, Blocks, parse, segment
+from .keep.render import to_text
+from .keep.result import (
+    BlockList,
+    Extraction,
+    extras_of,
+    metadata_rules,
+    page_head,
+)
+from .read.page import MAX_BYTES, Page, decode, read
+from .read.precheck import DEFAULT_LIMITS, Limits
+from .read.segment import FLAG_PRE, Blocks, parse, segment
+from .score.blockmodel import Model, load_default, thin_page
+from .score.features.context import signature_groups
+from .score.features.dense import select as fast_select
+from .score.kindgate import kind_stated
+from .score.pagekind import page_signals
 from .values import language_code, probability
+from .version import __version__
 
 if TYPE_CHECKING:
-    from .site.memory import Memory
-    from .site.stage import SiteStage
+    from .score.site.memory import Memory
+    from .score.site.stage import SiteStage
 
 
 FALLBACK_REL = 0.8
@@ -97,10 +97,10 @@ class Extractor:
     language gives no text, and its reason names the language found; a page whose language is
     unknown keeps its text.
     ``bylines=True`` keeps the bylines, datelines and photo credits in an article's text (by
-    default they are left to the record's author and date: ce_filter/articles.py).
-    ``site_memory``: the site's other pages (ce_filter.site.memory.Memory): a SiteMemory that
+    default they are left to the record's author and date: ce_filter/keep/articles.py).
+    ``site_memory``: the site's other pages (ce_filter.score.site.memory.Memory): a SiteMemory that
     remembers the pages this Extractor has seen, or an order-free SiteCounts; blocks seen on
-    the host's other pages go through the model's site stage (ce_filter.site.stage). None (the
+    the host's other pages go through the model's site stage (ce_filter.score.site.stage). None (the
     default): every page alone. A host's first page, and every page under a model without a
     site stage, scores as without it.
     """
@@ -128,7 +128,7 @@ class Extractor:
             model = Model.load(model)
         self.model = model
         self.comments = comments
-        # bylines, datelines and photo credits stay in an article's text (ce_filter/articles.py)
+        # bylines, datelines and photo credits stay in an article's text (ce_filter/keep/articles.py)
         self.bylines = bylines
         # an explicit cut overrides the model's, per-kind ones included
         self.fixed = threshold is not None
@@ -272,7 +272,7 @@ class Extractor:
                     ) -> tuple[np.ndarray, tuple[np.ndarray, np.ndarray, int, np.ndarray]]:
         """The page's scores through the site stage where its host has pages remembered, and
         the site inputs; the page is then remembered."""
-        from .site.memory import block_fingerprints, host_of
+        from .score.site.memory import block_fingerprints, host_of
 
         host = site or host_of(url)
         fps = block_fingerprints(blocks)
@@ -387,8 +387,8 @@ def _site_setup(model: Model, site_memory: Memory | None) -> tuple[Memory | None
     (the memory is kept but changes nothing)."""
     if site_memory is None:
         return None, None
-    from .site.memory import Memory
-    from .site.stage import shipped_stage
+    from .score.site.memory import Memory
+    from .score.site.stage import shipped_stage
 
     if not isinstance(site_memory, Memory):
         raise TypeError(f"site_memory must be a site memory (SiteMemory, SiteCounts: "

@@ -39,7 +39,7 @@ from .values import (  # noqa: F401
 from .values import loaded_models as _models
 
 if TYPE_CHECKING:
-    from .site.memory import Memory, SiteCounts
+    from .score.site.memory import Memory, SiteCounts
 
 ENV_PREFIX = "CE_FILTER_"
 # Kafka's connection options, here so that the crawler's settings and every stage read one list.
@@ -163,7 +163,7 @@ def add_extraction_options(p: argparse.ArgumentParser) -> None:
 
 
 def add_budget_options(p: argparse.ArgumentParser) -> None:
-    """The per-page budget (ce_filter.budget): past it a page gets an empty result whose reason
+    """The per-page budget (ce_filter.run.budget): past it a page gets an empty result whose reason
     says so, and the run goes on."""
     env_opt(p, "--page-budget", type=non_negative_number, default=10.0,
             help="CPU seconds one page may take (0 = no limit)")
@@ -171,7 +171,7 @@ def add_budget_options(p: argparse.ArgumentParser) -> None:
             help="MiB of memory one page may take beyond the filter's own (0 = no limit)")
 
 
-# The site memory's policy (ce_filter.site.memory): off, each page alone; stream, the pages this
+# The site memory's policy (ce_filter.score.site.memory): off, each page alone; stream, the pages this
 # process has seen (SiteMemory: worker, crawl, the datatrove step); two-pass, order-free counts
 # of a first pass over the whole input (SiteCounts: ce-filter warc, the Spark job)
 SitePolicy = Literal["off", "stream", "two-pass"]
@@ -190,7 +190,7 @@ class ExtractOptions:
     recall: bool = False
     target_language: str | None = None
     bylines: bool = False
-    # the site memory (ce_filter.site.memory): True for a stream's (the pages this process has
+    # the site memory (ce_filter.score.site.memory): True for a stream's (the pages this process has
     # seen), a SiteCounts for a WARC run's order-free counts, None: each page alone
     site_memory: SitePolicy = "off"
     # the two-pass policy's first-pass counts (and only its: set them with ``with_counts``)
@@ -248,7 +248,7 @@ class ExtractOptions:
         """The site memory the policy gives an Extractor: none (off), a new stream memory
         (stream: the pages this process sees), or the counts (two-pass)."""
         if self.site_memory == "stream":
-            from .site.memory import SiteMemory
+            from .score.site.memory import SiteMemory
 
             return SiteMemory()
         return self.site_counts

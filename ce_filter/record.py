@@ -14,7 +14,7 @@ from pathlib import Path
 from typing import Any
 
 from ce_filter.api import META_FIELDS
-from ce_filter.rawpage import RawPage, now_iso
+from ce_filter.read.rawpage import RawPage, now_iso
 
 SCHEMA_PATH = Path(__file__).with_name("record.schema.json")
 SCHEMA_ID = "ce-filter.record/4"

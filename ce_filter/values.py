@@ -60,7 +60,7 @@ def text_codec(value: str) -> str:
     """A charset label a browser accepts (the WHATWG Encoding Standard's labels: ``utf-8``,
     ``latin1``, ``windows-1251``, ``gbk``, ...), the same rule as a page's own label.
     ``hex``, ``charmap`` or ``latin-1`` name Python codecs, not page charsets."""
-    from .decode import normalize_charset
+    from .read.decode import normalize_charset
 
     if normalize_charset(value) is None:
         raise ValueError(f"{value!r} is not a charset label browsers accept (WHATWG Encoding "
@@ -82,7 +82,7 @@ loaded_models: dict[str, Any] = {}  # model files checked in this process (path 
 
 def model_file(value: str) -> str:
     """A model JSON file that exists and loads (it is kept, so it is read once)."""
-    from .model import Model
+    from .score.blockmodel import Model
 
     if value in loaded_models:
         return value

@@ -20,7 +20,7 @@ from http.client import HTTPException
 from pathlib import Path
 from typing import Any, BinaryIO
 
-from ce_filter.rawpage import RawPage, now_iso
+from ce_filter.read.rawpage import RawPage, now_iso
 
 USER_AGENT = "ce-filter (main-content extraction)"
 HTML_GLOB = "*.htm*"

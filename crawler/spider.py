@@ -1,7 +1,7 @@
 """The Scrapy spider: crawl from start URLs (or a URL file) within allowed domains, follow
 links up to a depth and a page limit, obey robots.txt (``ROBOTSTXT_OBEY`` in
 ``ce_filter.crawler.settings``), skip non-HTML (counted in the crawl stats), and hand each HTML page to
-the item pipelines as a :class:`~ce_filter.rawpage.RawPage`.
+the item pipelines as a :class:`~ce_filter.read.rawpage.RawPage`.
 
 Spider arguments (``scrapy crawl cefilter -a name=value``; each defaults to the environment
 variable ``CE_FILTER_<NAME>``):
@@ -25,7 +25,7 @@ import scrapy
 from scrapy.exceptions import CloseSpider
 from scrapy.linkextractors import LinkExtractor
 
-from ce_filter.rawpage import RawPage, is_html_type, media_type, now_iso
+from ce_filter.read.rawpage import RawPage, is_html_type, media_type, now_iso
 
 DEFAULT_MAX_DEPTH = 2
 

@@ -16,7 +16,7 @@ from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
 
-from ce_filter.rawpage import RawPage
+from ce_filter.read.rawpage import RawPage
 
 from .warc.bodies import decode_budget
 from .warc.rawinput import Halted

@@ -1,4 +1,4 @@
-"""How far the pre-parse caps (ce_filter/precheck.py) sit from normal pages: every page of
+"""How far the pre-parse caps (ce_filter/read/precheck.py) sit from normal pages: every page of
 the labelled corpora is scanned without caps, and the largest count of each kind is set
 against its cap. Prints a markdown table (docs/RELIABILITY.md quotes it).
 
@@ -11,7 +11,7 @@ import gzip
 import sys
 from pathlib import Path
 
-from ce_filter.precheck import DEFAULT_LIMITS, Limits, check, scan
+from ce_filter.read.precheck import DEFAULT_LIMITS, Limits, check, scan
 
 NO_CAPS = Limits(*(1 << 62,) * 5)
 ROWS = (("elements", "max_elements", "start tags (past the cap: cut there)"),

@@ -1,6 +1,6 @@
 """A select with many options through ``extract`` against Lexbor's own parse of the same page
 (Lexbor inserts each option of one select at a cost that grows with the options before it;
-the pre-parse scan renames the options past ce_filter.precheck.MAX_SELECT_OPTIONS).
+the pre-parse scan renames the options past ce_filter.read.precheck.MAX_SELECT_OPTIONS).
 Prints a markdown table (docs/RELIABILITY.md quotes it).
 
     python fuzz/select_flood.py [N ...]     # default 10000 20000 50000 120000; the parse alone

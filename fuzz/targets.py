@@ -39,8 +39,8 @@ def _extractor() -> Any:
 
 
 def extract(data: bytes) -> float:
-    from ce_filter import precheck, segment
-    from ce_filter.decode import decode_html
+    from ce_filter.read import precheck, segment
+    from ce_filter.read.decode import decode_html
 
     t0 = time.perf_counter()
     r = _extractor().extract(data)

@@ -2,7 +2,7 @@
 
 With a budget (``ce-filter warc`` always sets one) or ``workers`` > 1, pages are filtered in N
 child processes, each with its own Extractor, a CPU-time timer per page and an address-space
-cap (ce_filter.budget). Gzip WARC files on disk are cut into byte ranges at record boundaries
+cap (ce_filter.run.budget). Gzip WARC files on disk are cut into byte ranges at record boundaries
 (crawler/warc_shards.py) and each child reads and filters its ranges; streams, plain ``.warc``
 files and runs that resolve revisits are read here and the pages handed to the children. The
 main process only writes the sinks.
@@ -29,7 +29,11 @@ from ce_filter.crawler.warc import WarcStats, expand_sources, iter_pages
 from ce_filter.crawler.warc_shards import GZIP_MAGIC, plan, read_shard
 
 from ce_filter.api import Extraction
-from ce_filter.budget import (
+from ce_filter.options import ExtractOptions
+from ce_filter.progress import Ticker
+from ce_filter.read.rawpage import RawPage
+from ce_filter.record import make_record
+from ce_filter.run.budget import (
     FILTER_ERROR,
     OVER_MEMORY,
     PROCESS_DIED,
@@ -37,11 +41,7 @@ from ce_filter.budget import (
     ModelRef,
     guarded,
 )
-from ce_filter.options import ExtractOptions
-from ce_filter.progress import Ticker
-from ce_filter.rawpage import RawPage
-from ce_filter.record import make_record
-from ce_filter.runner import ExtractHandler, Handler, Pool
+from ce_filter.run.pool import ExtractHandler, Handler, Pool
 
 from .sinks import Sink, SinkError
 from .sitecount import count_sites
@@ -149,7 +149,7 @@ def clean_warcs(
     processes even with one worker); ``stop``: a Stop that a signal handler sets.
     ``site_memory``: a first pass counts every host's block fingerprints over all the inputs
     (``count_sites``), and each page is then filtered with its host's other pages
-    (ce_filter.site.memory.SiteCounts: order-free, so the records do not depend on ``workers``);
+    (ce_filter.score.site.memory.SiteCounts: order-free, so the records do not depend on ``workers``);
     inputs that cannot be read twice (stdin) are filtered without it."""
     stats = RunStats()
     options = options or ExtractOptions()

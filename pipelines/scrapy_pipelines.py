@@ -40,10 +40,10 @@ from typing import Any
 from itemadapter import ItemAdapter
 from scrapy.exceptions import NotConfigured
 
-from ce_filter.budget import BoundedExtractor, Budget, guarded
 from ce_filter.options import ExtractOptions
-from ce_filter.rawpage import RawPage
+from ce_filter.read.rawpage import RawPage
 from ce_filter.record import SCHEMA_ID, make_record
+from ce_filter.run.budget import BoundedExtractor, Budget, guarded
 
 from .kafka_io import KafkaSettings
 from .sinks import JsonlSink, KafkaSink, Sink
@@ -232,9 +232,9 @@ RAW_KEYS = ("host", "url")
 
 
 def raw_key(url: str, mode: str) -> bytes:
-    """A raw page's message key: its host (``ce_filter.site.memory.host_of``; the URL where it
+    """A raw page's message key: its host (``ce_filter.score.site.memory.host_of``; the URL where it
     has none) or its URL."""
-    from ce_filter.site.memory import host_of
+    from ce_filter.score.site.memory import host_of
 
     return ((host_of(url) if mode == "host" else "") or url).encode("utf-8")
 

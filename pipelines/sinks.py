@@ -16,7 +16,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import IO, Any
 
-from ce_filter.rawpage import RawPage, now_iso
+from ce_filter.read.rawpage import RawPage, now_iso
 from ce_filter.record import dumps
 
 from .kafka_io import KafkaSettings, make_producer

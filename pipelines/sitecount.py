@@ -3,9 +3,9 @@
 ``ce-filter warc`` counts all its input files at once; the Spark job counts each task's file.
 Both then filter each page with ``options.with_counts(counts)``: a SiteCounts reads a
 page's host's counts with the page itself left out, so the records do not depend on the order
-of the pages (ce_filter.site.memory).
+of the pages (ce_filter.score.site.memory).
 
-A page is read as the filter reads it (``ce_filter.page.read``: decoded, checked, parsed,
+A page is read as the filter reads it (``ce_filter.read.page.read``: decoded, checked, parsed,
 segmented) and only its block fingerprints are kept. Two shortcuts leave the counts exactly as
 they would be: a page whose host, charset hint and bytes are those of a page already counted is
 not read again (its fingerprints would be the same, and ``SiteCounts.add`` counts a page with
@@ -28,11 +28,11 @@ import numpy as np
 from ce_filter.crawler.warc import WarcStats, expand_sources, iter_pages
 from ce_filter.crawler.warc_shards import plan, read_shard
 
-from ce_filter.budget import Budget, OverBudget, cpu_deadline
 from ce_filter.options import ExtractOptions
-from ce_filter.rawpage import RawPage
-from ce_filter.runner import Handler, Pool, wall_limit
-from ce_filter.site.memory import SiteCounts, host_of, page_set
+from ce_filter.read.rawpage import RawPage
+from ce_filter.run.budget import Budget, OverBudget, cpu_deadline
+from ce_filter.run.pool import Handler, Pool, wall_limit
+from ce_filter.score.site.memory import SiteCounts, host_of, page_set
 
 log = logging.getLogger(__name__)
 
@@ -54,11 +54,11 @@ def _size(inputs: Any) -> int:
 def _fingerprints(body: bytes, encoding: str | None, decoder: Any, seconds: float = 0.0
                   ) -> np.ndarray | None:
     """The block fingerprints of a page's bytes, read (``decoder``: an Extractor, whose ``read``,
-    ce_filter.page.read under its caps, does not depend on its model) as the extractor reads
+    ce_filter.read.page.read under its caps, does not depend on its model) as the extractor reads
     them; None for a page whose bytes give no text, that fails, or that takes more than
     ``seconds`` of CPU time (0: no limit): it is not counted, the second pass gives it its
     reason."""
-    from ce_filter.site.memory import block_fingerprints
+    from ce_filter.score.site.memory import block_fingerprints
 
     try:
         with cpu_deadline(seconds):
@@ -142,7 +142,7 @@ def count_sites(inputs: Any, options: ExtractOptions, all_statuses: bool = False
     With ``workers`` > 1 and ``files`` (the inputs as gzip files on disk, which split into
     byte-range shards), the shards are read and segmented in that many processes and their
     pages added here in the order one pass would add them, so the counts are the same (the
-    shards run as tasks of ce_filter.runner, each page a unit). Otherwise the pages are read
+    shards run as tasks of ce_filter.run.pool, each page a unit). Otherwise the pages are read
     here, and from CHILD_BYTES of input on segmented in one child process, IN_FLIGHT pages at a
     time, their results added in input order. A page whose process dies (one that crashes
     the parser) is left out with a warning, and the pass goes on in a new process past it.

@@ -24,7 +24,7 @@ or, with ``--reader arrow``, are streamed through ``pyarrow.fs``. With ``--reade
 ``file:`` URIs too are listed and read through the Hadoop file system, as an ``s3a://`` input
 is (the way to try a cluster's path on local files).
 
-The site memory (ce_filter.site.memory; on unless ``--no-site-memory`` or
+The site memory (ce_filter.score.site.memory; on unless ``--no-site-memory`` or
 ``CE_FILTER_NO_SITE_MEMORY``), per task: a first pass over the task's file counts every host's
 block fingerprints (``pipelines/sitecount.py``, as ``ce-filter warc`` does over its inputs),
 then each page is filtered with its host's other pages in that file, itself left out
@@ -43,7 +43,7 @@ seconds, site_memory`` (``pages`` = HTML pages in, ``kept`` = with text, ``faile
 empty ones, the pages the filter could not process: their records carry the reason;
 ``site_memory``: ``two passes``, ``read into memory``, ``off``, or ``off: ...`` with why).
 Each page is filtered in a child process of the Python worker under a per-page budget
-(``--page-budget`` CPU seconds, ``--page-memory`` MiB; ce_filter.budget): a page past it gets
+(``--page-budget`` CPU seconds, ``--page-memory`` MiB; ce_filter.run.budget): a page past it gets
 a record with an empty text and the reason, and the task goes on. Undoing a body's
 Content-Encoding counts against the same CPU seconds, as in ``ce-filter warc``: a body past
 them is skipped and counted in the summary's ``skipped``. Spark's readers skip
@@ -104,7 +104,7 @@ _extractor_key: tuple | None = None
 @functools.lru_cache(maxsize=2)
 def _model(model_json: str) -> Any:
     """The model of a ``--model`` file's text, parsed once per process (not once per file)."""
-    from ce_filter.model import Model
+    from ce_filter.score.blockmodel import Model
 
     return Model.from_json(json.loads(model_json))
 
@@ -127,7 +127,7 @@ def _counter(options: ExtractOptions, model_json: str | None) -> Any:
 def get_extractor(options: ExtractOptions | None = None, model_json: str | None = None,
                   budget: tuple[float, int] = (10.0, 1024)) -> Any:
     """The process's Extractor, made on first use (once per Python worker, not per task): a
-    ce_filter.budget.BoundedExtractor (a child process under the per-page budget of CPU
+    ce_filter.run.budget.BoundedExtractor (a child process under the per-page budget of CPU
     seconds and MiB) unless the budget is (0, 0). ``model_json``: the text of
     ``options.model``, read on the driver and shipped with the tasks, so executors need no
     copy of the file."""
@@ -145,10 +145,10 @@ def get_extractor(options: ExtractOptions | None = None, model_json: str | None 
 def new_extractor(options: ExtractOptions, model_json: str | None = None,
                   budget: tuple[float, int] = (10.0, 1024)) -> Any:
     """An Extractor of its own (``get_extractor``'s kind; the caller closes it): the one of a
-    file's site memory, whose counts (ce_filter.site.memory.SiteCounts, picklable) travel with
+    file's site memory, whose counts (ce_filter.score.site.memory.SiteCounts, picklable) travel with
     the options to the budget's child process, as ``ce-filter warc`` sends them to its
     filter processes."""
-    from ce_filter.budget import BoundedExtractor, Budget
+    from ce_filter.run.budget import BoundedExtractor, Budget
 
     b = Budget(*budget)
     # by its importable name: run as ``python -m``, this module is __main__, which the
@@ -303,13 +303,13 @@ def filter_file(
 
     ``site_memory``: a first pass counts every host's block fingerprints over this file
     (``count_file``), and each page is then filtered with its host's other pages in the file,
-    itself left out (ce_filter.site.memory.SiteCounts): the records do not depend on the order
+    itself left out (ce_filter.score.site.memory.SiteCounts): the records do not depend on the order
     of the file's records, and equal ``ce-filter warc``'s on this file alone. How the file is
     read twice: ``two_pass_source`` (``buffer_mib``); the summary's ``site_memory`` says."""
     from ce_filter.crawler.warc import WarcStats, iter_pages
 
-    from ce_filter.budget import FILTER_ERROR, PROCESS_DIED, guarded
     from ce_filter.record import make_record
+    from ce_filter.run.budget import FILTER_ERROR, PROCESS_DIED, guarded
 
     t0 = time.monotonic()
     stats = WarcStats()

@@ -21,7 +21,7 @@ A dead letter that would not fit max_request_size is cut to fit, with ``ce-filte
 (its original size). The stream goes on.
 
 Budget: pages are filtered in a child process under a per-page CPU and memory budget
-(ce_filter.budget; the CPU budget at most a fifth of max.poll.interval); a page past it gets a
+(ce_filter.run.budget; the CPU budget at most a fifth of max.poll.interval); a page past it gets a
 record with an empty text and the reason. A batch that runs past 40% of max.poll.interval is
 cut there: the messages done are committed and the rest is polled again, so a slow batch
 never costs the worker its partitions (and never makes a redelivery loop).
@@ -29,7 +29,7 @@ never costs the worker its partitions (and never makes a redelivery loop).
 Pages in flight: the filter process holds IN_FLIGHT pages at a time (BoundedExtractor.
 extract_many): while it filters one, the next is in its pipe and this process reads the next
 messages and makes and sends the records before it. ``--filters N``: N filter processes, each
-page to the one of its host (``ce_filter.budget.page_slot``), so that a host's pages meet one
+page to the one of its host (``ce_filter.run.budget.page_slot``), so that a host's pages meet one
 site memory in their order and each record is what one filter process would have made.
 Records leave in each partition's order; a page that kills a filter process gets its record
 with the reason and the pages queued behind it go to the new process in its place. No page is
@@ -39,7 +39,7 @@ at a time (with several filter processes, a page after it may have been filtered
 one: it is filtered again at the next poll, as a redelivered message is).
 
 Site memory (on unless ``--no-site-memory``): the filter process remembers the blocks of the
-pages it has seen per host (ce_filter.site.memory.SiteMemory), so a site's repeated navigation
+pages it has seen per host (ce_filter.score.site.memory.SiteMemory), so a site's repeated navigation
 and footers weigh against those blocks; key the input by host to keep a site on one worker
 (within a worker, ``--filters`` keeps a host on one filter process).
 
@@ -72,10 +72,10 @@ from collections.abc import Generator, Iterator
 from dataclasses import dataclass, field
 from typing import Any
 
-from ce_filter.budget import FILTER_ERROR, PROCESS_DIED, BoundedExtractor, Budget, guarded
 from ce_filter.options import ExtractOptions
-from ce_filter.rawpage import RawPage
+from ce_filter.read.rawpage import RawPage
 from ce_filter.record import dumps, make_record, model_version
+from ce_filter.run.budget import FILTER_ERROR, PROCESS_DIED, BoundedExtractor, Budget, guarded
 
 from .kafka_io import KafkaSettings, make_consumer
 from .metrics import Metrics

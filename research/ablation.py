@@ -17,12 +17,12 @@ from collections.abc import Callable
 from pathlib import Path
 
 from ce_filter.api import Extractor
-from ce_filter.decode import decode_html
 from ce_filter.learn.configs import CONFIGS, corpus_pages
 from ce_filter.learn.corpus import load_corpus
 from ce_filter.learn.evaluate import Score, evaluate, text_fn
 from ce_filter.learn.fit import train
-from ce_filter.segment import parse, segment
+from ce_filter.read.decode import decode_html
+from ce_filter.read.segment import parse, segment
 
 PAPER = {"st+ic+cetr": {"dragnet train": "0.848", "dragnet test": "0.836", "cleaneval-final": "0.907"}}
 ROWS = ("baseline", "cetr", "ic", "st", "st+ic", "st+ic+cetr", "best", "best-dom", "best+text",

@@ -24,7 +24,7 @@ from typing import Any
 
 import numpy as np
 
-from ce_filter.words import tokens as words
+from ce_filter.read.words import tokens as words
 from research.articlestudy import is_article, read_dump
 
 

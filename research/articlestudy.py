@@ -41,8 +41,8 @@ from typing import Any
 
 import numpy as np
 
-from ce_filter.segment import FLAG_NAMES, HEADINGS
-from ce_filter.words import tokens as words
+from ce_filter.read.segment import FLAG_NAMES, HEADINGS
+from ce_filter.read.words import tokens as words
 
 _FLAG = {n: 1 << i for i, n in enumerate(FLAG_NAMES)}
 _CJK_LANGS = {"zh", "ja", "ko"}

@@ -30,8 +30,8 @@ from typing import Any
 
 import numpy as np
 
-from ce_filter.features import dense, headings
-from ce_filter.segment import HEADINGS
+from ce_filter.read.segment import HEADINGS
+from ce_filter.score.features import dense, headings
 
 # Section titles over what is not the main content that the list before the study (PREVIOUS)
 # does not match. The first group is the phrases named from the MSc thesis's Appendix A; the

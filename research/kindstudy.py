@@ -7,7 +7,7 @@ Each page's blocks are kept as the extractor keeps them (api.select at the page'
 group rule, the thin-page rule: the same functions), and scored by the metric of
 learn/evaluate (a bag of word tokens against the gold) from each block's tokens, so a grid of
 cuts costs a sparse product per page, not an extraction. The rules' decisions are made by
-ce_filter.kinds.after_cut, the code the extractor runs.
+ce_filter.keep.kindrules, the code the extractor runs.
 """
 
 from __future__ import annotations
@@ -25,11 +25,11 @@ import numpy as np
 import scipy.sparse as sp
 
 from ce_filter.api import select
-from ce_filter.kinds.after_cut import GROUP_KINDS, KindDecoding, decide_groups, jsonld_candidates, missing
-from ce_filter.kinds.model import KINDS
-from ce_filter.model import thin_page
-from ce_filter.segment import FLAG_PRE
-from ce_filter.words import tokens
+from ce_filter.keep.kindrules import GROUP_KINDS, KindDecoding, decide_groups, jsonld_candidates, missing
+from ce_filter.read.segment import FLAG_PRE
+from ce_filter.read.words import tokens
+from ce_filter.score.blockmodel import thin_page
+from ce_filter.score.pagekind import KINDS
 
 LOS: tuple[float | None, ...] = (None, 0.1, 0.2, 0.3)
 HIS: tuple[float | None, ...] = (None, 0.3, 0.4, 0.5, 0.6)
@@ -221,9 +221,9 @@ def cost(decoding: str, corpus: str, limit: int | None = None, repeat: int = 5) 
     import time
 
     from ce_filter.api import Extractor
-    from ce_filter.decode import decode_html
     from ce_filter.learn.corpus import Spec
-    from ce_filter.segment import parse, segment
+    from ce_filter.read.decode import decode_html
+    from ce_filter.read.segment import parse, segment
 
     on, off = Extractor(decoding=decoding), Extractor(decoding=False)
     pages = []
@@ -372,7 +372,7 @@ def main(argv: list[str] | None = None) -> int:
         if not a.model:
             print("--write needs --model", file=sys.stderr)
             return 2
-        from ce_filter.model import Model
+        from ce_filter.score.blockmodel import Model
 
         KindDecoding(Model.load(a.model).digest, groups, jsonld, sure=sure).save(a.write)
         print(f"\nwritten: {a.write}")

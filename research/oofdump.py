@@ -32,12 +32,12 @@ from typing import Any
 import numpy as np
 
 from ce_filter.api import Extractor
-from ce_filter.features.context import signature_groups
 from ce_filter.learn.corpus import Doc
 from ce_filter.learn.crossval import assign_folds, load_docs, site_groups
 from ce_filter.learn.evaluate import token_prf
-from ce_filter.segment import Blocks
-from ce_filter.site.memory import SiteMemory
+from ce_filter.read.segment import Blocks
+from ce_filter.score.features.context import signature_groups
+from ce_filter.score.site.memory import SiteMemory
 
 
 class CapturingExtractor(Extractor):

@@ -19,12 +19,12 @@ from collections.abc import Iterable
 
 import numpy as np
 
-from ce_filter.decode import decode_html
 from ce_filter.learn.corpus import Doc, Spec
 from ce_filter.learn.evaluate import Score, table
 from ce_filter.learn.labels import DEFAULT_RULE, LabelRule, block_labels
 from ce_filter.progress import progress
-from ce_filter.segment import parse, segment
+from ce_filter.read.decode import decode_html
+from ce_filter.read.segment import parse, segment
 
 
 def oracle(docs: Iterable[Doc], rule: LabelRule = DEFAULT_RULE, comments: bool = False,

@@ -21,11 +21,11 @@ from collections.abc import Iterable
 
 from selectolax.lexbor import LexborHTMLParser
 
-from ce_filter.decode import decode_html
 from ce_filter.learn.corpus import Doc, Spec
 from ce_filter.learn.labels import words
 from ce_filter.progress import progress
-from ce_filter.segment import parse, segment
+from ce_filter.read.decode import decode_html
+from ce_filter.read.segment import parse, segment
 
 SKIPPED = ("noscript", "button", "select", "textarea", "template", "svg", "math", "iframe", "object", "video",
            "audio", "canvas", "map")

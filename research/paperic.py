@@ -35,7 +35,7 @@ from typing import Any
 import numpy as np
 from selectolax.lexbor import LexborHTMLParser
 
-from ce_filter.segment import (
+from ce_filter.read.segment import (
     _FLAG_TAGS,
     _NO_ATTR_TAGS,
     _TAG_LIMIT,
@@ -116,7 +116,7 @@ def segment_paper(html: str, runs_on: bool = False) -> Blocks:
     return paper_segment(LexborHTMLParser(html), runs_on)
 
 
-# The Python walk of ce_filter/segment.py (segment_tree), with the paper's tokens gathered per
+# The Python walk of ce_filter/read/segment.py (segment_tree), with the paper's tokens gathered per
 # block: ``acc`` collects the tokens of the elements opened since the block began (the block
 # tag's own first), and is emptied when a block is written or a block tag opens.
 def paper_segment(tree: LexborHTMLParser, runs_on: bool = False) -> Blocks:

@@ -34,15 +34,15 @@ from pathlib import Path
 
 import numpy as np
 
-from ce_filter.decode import decode_html
 from ce_filter.extractor import select
 from ce_filter.learn.configs import CONFIGS
 from ce_filter.learn.corpus import Doc, load_corpus
 from ce_filter.learn.evaluate import token_prf
 from ce_filter.learn.fit import Page, prepare, train
 from ce_filter.learn.positional import positional_prf
-from ce_filter.model import Model
-from ce_filter.segment import Blocks, parse, segment
+from ce_filter.read.decode import decode_html
+from ce_filter.read.segment import Blocks, parse, segment
+from ce_filter.score.blockmodel import Model
 
 from .paperic import paper_selection, segment_paper
 
@@ -96,9 +96,9 @@ def use_dragnet_cetr(kmeans: bool = False) -> None:
     ``weninger_features``: the block's characters per tag, Gaussian-smoothed, and the absolute
     smoothed derivative, no logarithm; with ``kmeans`` also the k-means verdict), computed by
     the numpy path (the C part computes the shipped columns)."""
-    import ce_filter.features as feats
-    from ce_filter.features import dense
-    from ce_filter.features.cetr import derivative, kmeans_verdict, smooth
+    import ce_filter.score.features as feats
+    from ce_filter.score.features import dense
+    from ce_filter.score.features.cetr import derivative, kmeans_verdict, smooth
 
     def columns(n_chr: np.ndarray, n_tags: np.ndarray) -> tuple[list[str], list[np.ndarray]]:
         g = smooth(n_chr / np.maximum(n_tags, 1.0))
@@ -124,9 +124,9 @@ def _eval_pages(docs: list[Doc], dragnet_blocks: bool = False) -> list[EvalPage]
 def _dragnet_prepare(docs: list[Doc], comments: bool) -> list[Page]:
     """fit.prepare over blocks cut as Dragnet's blockifier cuts them (labelled by the plain LCS
     rule, as the paper's configurations are)."""
-    from ce_filter.kinds.model import page_signals
     from ce_filter.learn.corpus import site_of
     from ce_filter.learn.labels import block_labels, words
+    from ce_filter.score.pagekind import page_signals
 
     out = []
     for d in docs:
@@ -244,7 +244,7 @@ def run(data: Path, rows: list[tuple[str, str, str]], targets: list[str],
 
 def ic_token_counts(data: Path, comments: bool = True) -> dict[str, int]:
     """How many tokens each reading's rule keeps on the 2012 train pages (labels of ``comments``)."""
-    from ce_filter.features.tokens import select_tokens
+    from ce_filter.score.features.tokens import select_tokens
 
     from .paperic import paper_rule
 

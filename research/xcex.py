@@ -45,8 +45,8 @@ import scipy.sparse as sp
 from ce_filter.api import Extractor
 from ce_filter.learn.labels import words
 from ce_filter.learn.sitefit import SitePage, page_f1, read_pages
-from ce_filter.site.memory import SiteCounts, block_fingerprints
-from ce_filter.site.stage import shipped_stage
+from ce_filter.score.site.memory import SiteCounts, block_fingerprints
+from ce_filter.score.site.stage import shipped_stage
 
 DATA = Path(__file__).resolve().parents[2] / "shared" / "data"
 TAU = 0.8

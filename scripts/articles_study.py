@@ -1,4 +1,4 @@
-"""What each rule after the cut (ce_filter/articles.py) does on labelled corpora
+"""What each rule after the cut (ce_filter/keep/articles.py) does on labelled corpora
 (docs/research/ARTICLE_CLEANUP.md).
 
     python scripts/articles_study.py run ../shared/data/dragnet:test --out /tmp/art/dt.jsonl
@@ -26,13 +26,13 @@ from collections import defaultdict
 
 import numpy as np
 
-from ce_filter import articles
 from ce_filter.api import Extractor
+from ce_filter.keep import articles
+from ce_filter.keep.render import to_text
 from ce_filter.learn.crossval import assign_folds, load_docs, site_groups
 from ce_filter.learn.evaluate import token_prf
-from ce_filter.model import thin_page
-from ce_filter.render import to_text
-from ce_filter.segment import KIND_CONTAINS, token_matcher
+from ce_filter.read.segment import KIND_CONTAINS, token_matcher
+from ce_filter.score.blockmodel import thin_page
 
 ALL = articles.RULES
 PATTERNS, MATCHER = articles.COMMENT_PATTERNS, articles._COMMENT_MATCHER

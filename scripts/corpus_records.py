@@ -26,7 +26,7 @@ from collections.abc import Iterator
 from pathlib import Path
 
 from ce_filter import Extractor
-from ce_filter.rawpage import RawPage
+from ce_filter.read.rawpage import RawPage
 from ce_filter.record import dumps, filter_page
 
 MODES = {"default": {}, "precise": {"precise": True}}

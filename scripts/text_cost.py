@@ -23,8 +23,8 @@ from pathlib import Path
 from typing import Any
 
 from ce_filter.api import Extractor, code_blocks, extras_of
+from ce_filter.keep.render import to_text
 from ce_filter.learn.corpus import _html_bytes, corpus_ids
-from ce_filter.render import to_text
 
 WORDS = re.compile(r"\w+")
 

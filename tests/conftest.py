@@ -86,7 +86,7 @@ def custom_model(tmp_path_factory) -> Path:
     a model file of one's own, to see the extraction options reach a stage."""
     import json
 
-    from ce_filter.model import load_default
+    from ce_filter.score.blockmodel import load_default
 
     d = load_default().to_json()
     d["name"] = "custom"
@@ -100,7 +100,7 @@ def c_part(request, monkeypatch) -> bool:
     """A test that takes it runs twice: with the dense features' C part, and with the numpy
     reference in its place (the two must give the same values)."""
     if not request.param:
-        from ce_filter.features import dense
+        from ce_filter.score.features import dense
 
         monkeypatch.setattr(dense, "_c", None)
     return request.param

@@ -91,7 +91,7 @@ class CEFilter(BaseExtractor):  # type: ignore[misc, unused-ignore]  # datatrove
             process under a timer, which saves the round trip to the child (a fifth of the
             step's time on one core). Off the main thread the sandbox is always used.
         site_memory: filter each page with the blocks the task has seen on the host's earlier
-            pages (ce_filter.site.memory.SiteMemory: the last 50 pages of each host), so a site's
+            pages (ce_filter.score.site.memory.SiteMemory: the last 50 pages of each host), so a site's
             repeated navigation, footers and "related" lists weigh against those blocks. Per
             task and in the order the reader gives the pages (a WARC file's pages are a crawl's
             order); the first page of each host is read alone. Off by default: a document's
@@ -244,7 +244,7 @@ class WarcReader(_DatatroveWarcReader):  # type: ignore[misc, unused-ignore]  # 
     def read_file(self, filepath: str) -> Iterator[Any]:
         from ce_filter.crawler.warc import WarcStats, iter_pages
 
-        from ..decode import decode_html
+        from ..read.decode import decode_html
 
         stats = WarcStats()
         try:

@@ -10,13 +10,13 @@ import sys
 from dataclasses import replace
 from typing import TypedDict
 
-from ..features import TOKEN_PREFIXES, FeatureSpec, feature_names
-from ..features.comments import CMT_NAMES
-from ..features.context import STAGE2_KIND_ANCESTORS, STAGE2_KIND_COLUMNS, STAGE2_STYLE_COLUMNS
-from ..features.item import NAMES as ITEM_NAMES
-from ..features.kind import MIX_COMPACT, MIX_WIDE
-from ..features.style import STYLE_MIX
 from ..progress import progress
+from ..score.features import TOKEN_PREFIXES, FeatureSpec, feature_names
+from ..score.features.comments import CMT_NAMES
+from ..score.features.context import STAGE2_KIND_ANCESTORS, STAGE2_KIND_COLUMNS, STAGE2_STYLE_COLUMNS
+from ..score.features.item import NAMES as ITEM_NAMES
+from ..score.features.kind import MIX_COMPACT, MIX_WIDE
+from ..score.features.style import STYLE_MIX
 from . import blas
 from .corpus import Spec
 from .fit import Page, TrainConfig, data_digest, prepare, train

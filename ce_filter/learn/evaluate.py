@@ -5,7 +5,7 @@ language (where a corpus has more than one), per site (where a corpus is a few s
 pages each) and per capture year.
 
 Tokens are lower-cased ``\\w+`` runs, and every character of the scripts written without spaces
-(CJK, Thai, Khmer, …) is a token of its own (``ce_filter.words.tokens``): a ``\\w+`` run there
+(CJK, Thai, Khmer, …) is a token of its own (``ce_filter.read.words.tokens``): a ``\\w+`` run there
 is a whole sentence, and one wrong character would cost the whole of it."""
 
 from __future__ import annotations

@@ -14,9 +14,11 @@ from typing import TYPE_CHECKING, TypedDict
 
 import numpy as np
 
-from .. import __version__
-from ..decode import decode_html
-from ..features import (
+from ..progress import Ticker, progress
+from ..read.decode import decode_html
+from ..read.segment import Blocks, parse, segment
+from ..score.blockmodel import Linear, Model, sigmoid, thin_page
+from ..score.features import (
     TOKEN_PREFIXES,
     FeatureSpec,
     context_features,
@@ -25,13 +27,11 @@ from ..features import (
     page_inputs,
     stage2_inputs,
 )
-from ..features.context import signature_columns, signature_groups, with_deep
-from ..features.style import style_names
-from ..features.tokens import select_tokens
-from ..kinds.model import KINDS, PageKindModel, page_signals
-from ..model import Linear, Model, sigmoid, thin_page
-from ..progress import Ticker, progress
-from ..segment import Blocks, parse, segment
+from ..score.features.context import signature_columns, signature_groups, with_deep
+from ..score.features.style import style_names
+from ..score.features.tokens import select_tokens
+from ..score.pagekind import KINDS, PageKindModel, page_signals
+from ..version import __version__
 from . import logreg
 from .corpus import Doc, site_of
 from .digits import significant
@@ -39,7 +39,7 @@ from .labels import DEFAULT_RULE, LabelRule, block_labels, words
 from .logreg import Design
 
 if TYPE_CHECKING:
-    from ..features.leaves import Trees
+    from ..score.features.leaves import Trees
 
 
 @dataclass

@@ -17,7 +17,7 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from ..words import tokens
+from ..read.words import tokens
 
 MATCH_FRAC = 0.10  # a block is content when more than this share of its tokens is matched
 

@@ -11,7 +11,7 @@ from dataclasses import replace
 import numpy as np
 import scipy.sparse as sp
 
-from ..features.leaves import Trees
+from ..score.features.leaves import Trees
 from .logreg import Design
 
 SEED = 0

@@ -20,7 +20,7 @@ import numpy as np
 import scipy.linalg
 import scipy.sparse as sp
 
-from ..model import Linear
+from ..score.blockmodel import Linear
 
 TOL = 1e-7  # scikit-learn's LogisticRegression(tol=1e-7, max_iter=200), as the models were fitted
 MAX_ITER = 200

@@ -1,4 +1,4 @@
-"""Training the page-kind model (``ce_filter.kinds.model``) on the corpora's page types.
+"""Training the page-kind model (``ce_filter.score.pagekind``) on the corpora's page types.
 
     python -m ce_filter.learn.pagekind ../shared/data/wcxb-dev --out ce_filter/models/pagekind.json
 
@@ -16,10 +16,10 @@ from collections.abc import Iterable
 import numpy as np
 
 from .. import __version__
-from ..decode import decode_html
-from ..kinds.model import KINDS, PageKindModel, page_signals
 from ..progress import progress
-from ..segment import parse, segment
+from ..read.decode import decode_html
+from ..read.segment import parse, segment
+from ..score.pagekind import KINDS, PageKindModel, page_signals
 from .corpus import Doc, Spec, site_of
 from .digits import significant
 

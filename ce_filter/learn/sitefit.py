@@ -1,4 +1,4 @@
-"""Fit and measure the site stage (ce_filter.site.stage; docs/research/SITE_MEMORY.md).
+"""Fit and measure the site stage (ce_filter.score.site.stage; docs/research/SITE_MEMORY.md).
 
     python -m ce_filter.learn.sitefit fit ../shared/data/newspaper ../shared/data/magic-html \
         ../shared/data/zh-content --out site.json
@@ -28,17 +28,17 @@ from typing import TYPE_CHECKING, TypedDict
 import numpy as np
 
 from ..api import Extractor, extras_of
-from ..render import to_text
-from ..segment import Blocks
-from ..site.memory import SiteCounts, SiteMemory, block_fingerprints, host_of
-from ..site.stage import COLUMNS, SiteStage, site_columns
+from ..keep.render import to_text
+from ..read.segment import Blocks
+from ..score.site.memory import SiteCounts, SiteMemory, block_fingerprints, host_of
+from ..score.site.stage import COLUMNS, SiteStage, site_columns
 from .corpus import Doc, Spec, site_of
 from .crossval import assign_folds
 from .evaluate import token_prf
 from .labels import DEFAULT_RULE, block_labels
 
 if TYPE_CHECKING:
-    from ..site.memory import Memory
+    from ..score.site.memory import Memory
 
 # Extractor.site_scores' result: the page's scores and the site inputs (fingerprints, counts,
 # pages, the scores before the stage)

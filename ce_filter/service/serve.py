@@ -20,7 +20,7 @@ and shared copy-on-write by the workers. Bounds: request bodies over ``max_body`
 without being read whole; a URL is fetched from public addresses only unless
 ``--allow-private-fetch`` (ce_filter.service.netguard), cut at the filter's own page limit, within its
 fetch timeout; each page is filtered under the per-page budget (``--page-budget`` CPU seconds,
-``--page-memory`` MiB; ce_filter.budget.InProcessBudget): past it the answer is the record with
+``--page-memory`` MiB; ce_filter.run.budget.InProcessBudget): past it the answer is the record with
 an empty text and its reason, and a worker that ran out of memory is replaced after answering.
 Behind that, a request that runs past ``--request-timeout`` seconds has its worker killed and
 replaced by gunicorn (the client gets 502, the service goes on).
@@ -40,8 +40,8 @@ from dataclasses import dataclass
 from typing import Any
 
 from ..api import MAX_BYTES, Extractor
-from ..budget import DEFAULT_BUDGET, OVER_MEMORY, Budget, InProcessBudget
-from ..render import FORMATS as CLI_FORMATS
+from ..keep.render import FORMATS as CLI_FORMATS
+from ..run.budget import DEFAULT_BUDGET, OVER_MEMORY, Budget, InProcessBudget
 from ..values import probability
 
 MAX_BODY = MAX_BYTES + (1 << 20)  # a page at the filter's size limit, plus its JSON overhead
@@ -237,7 +237,7 @@ class App:
         """In each worker process once forked: its memory cap (the budget's), after the modules a
         request is answered with are imported (an import is no page's cost)."""
         from ..explain import explain  # noqa: F401
-        from ..rawpage import RawPage  # noqa: F401
+        from ..read.rawpage import RawPage  # noqa: F401
         from ..record import dumps, make_record  # noqa: F401
 
         self.bounded.cap_memory()
@@ -312,7 +312,7 @@ class App:
 
     # -- handlers
     def extract(self, environ: dict[str, Any]) -> tuple[int, str, bytes, bool | None, int]:
-        from ..rawpage import RawPage, now_iso
+        from ..read.rawpage import RawPage, now_iso
         from ..record import dumps, make_record
 
         inp = self._inputs(environ)
@@ -331,9 +331,9 @@ class App:
         """The explain view, under the per-page budget as /extract's filtering is (past it: the
         view with no blocks and the reason as its note); the view is bounded (explain.MAX_BLOCKS
         blocks, explain.MAX_TEXT characters of text)."""
-        from ..budget import FILTER_ERROR, OVER_TIME, OverBudget, cpu_deadline, memory_exhausted
-        from ..decode import charset_from_content_type
         from ..explain import explain, failed, render_view
+        from ..read.decode import charset_from_content_type
+        from ..run.budget import FILTER_ERROR, OVER_TIME, OverBudget, cpu_deadline, memory_exhausted
 
         inp = self._inputs(environ)
         enc = charset_from_content_type(inp["content_type"])
@@ -558,8 +558,8 @@ def add_arguments(p: Any) -> None:
 
 
 def serve_command(a: Any) -> int:
-    from ..budget import budget_from_args
     from ..options import ExtractOptions
+    from ..run.budget import budget_from_args
 
     run(a.host, a.port, a.workers, a.request_timeout, ExtractOptions.from_args(a).extractor(),
         Options(max_body=a.max_body, fetch=not a.no_fetch, fetch_timeout=a.fetch_timeout,

@@ -1,6 +1,6 @@
 """WARC in: ``.warc`` / ``.warc.gz`` (multi-member gzip) from paths, globs, directories or stdin.
 
-``iter_pages(source, stats)`` yields one :class:`~ce_filter.rawpage.RawPage` per HTML-ish
+``iter_pages(source, stats)`` yields one :class:`~ce_filter.read.rawpage.RawPage` per HTML-ish
 ``response`` (or ``resource``) record, with HTTP chunking and content-encoding undone and the
 ``Content-Type`` charset kept as the filter's encoding hint. Everything else is skipped and
 counted by reason in :class:`WarcStats`, never silently. A broken or truncated file does not

@@ -10,7 +10,7 @@ from collections.abc import Iterator
 
 from warcio.archiveiterator import ArchiveIterator
 
-from ce_filter.rawpage import RawPage
+from ce_filter.read.rawpage import RawPage
 
 from .lines import linear_lines
 from .pages import TRUNCATED, page_from_record

@@ -11,7 +11,7 @@ from typing import Any
 
 from warcio.limitreader import LimitReader
 
-from ce_filter.rawpage import RawPage, is_html_type, media_type
+from ce_filter.read.rawpage import RawPage, is_html_type, media_type
 
 from .bodies import payload, sniff_html
 from .revisits import REVISIT_SKIPPED, REVISIT_UNRESOLVED, RevisitIndex

@@ -11,7 +11,7 @@ import io
 from collections.abc import Iterable, Iterator
 from typing import IO, Any
 
-from ce_filter.rawpage import RawPage
+from ce_filter.read.rawpage import RawPage
 
 from .arc import iter_arc
 from .bodies import decode_budget

@@ -10,7 +10,7 @@ from __future__ import annotations
 from collections import OrderedDict
 from typing import Any
 
-from ce_filter.rawpage import RawPage
+from ce_filter.read.rawpage import RawPage
 
 REVISIT_SKIPPED = "revisit (no payload)"
 REVISIT_UNRESOLVED = "revisit (original not in input)"

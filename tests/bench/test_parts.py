@@ -88,7 +88,7 @@ def test_each_installed_tool_extracts_the_article(name, request):
 def test_ce_filter_with_metadata_is_the_same_text_with_every_field_read(monkeypatch):
 
     calls = []
-    import ce_filter.extraction as extraction
+    import ce_filter.keep.result as extraction
 
     real = extraction.metadata_fields
     monkeypatch.setattr(extraction, "metadata_fields", lambda *a: calls.append(1) or real(*a))

@@ -7,8 +7,8 @@ from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
 
-from ce_filter.decode import decode_html
-from ce_filter.segment import Blocks, parse, segment
+from ce_filter.read.decode import decode_html
+from ce_filter.read.segment import Blocks, parse, segment
 
 
 def every_page(data_dir: Path) -> Iterator[tuple[str, Any, str, Blocks]]:

@@ -10,8 +10,8 @@ from typing import Any
 
 import pytest
 
-from ce_filter.features import feature_names
-from ce_filter.model import Linear, Model, ModelError
+from ce_filter.score.blockmodel import Linear, Model, ModelError
+from ce_filter.score.features import feature_names
 
 
 def reloaded(m: Model, tmp_path: Path) -> Model:

@@ -54,7 +54,7 @@ def assert_stage2_design(pages: list, design: np.ndarray, s1: np.ndarray,
                          extra: Callable[[np.ndarray, Any, np.ndarray, np.ndarray], np.ndarray]) -> None:
     """``design`` holds, page by page, context_features of the stage-1 out-of-fold scores
     ``s1`` and then ``extra(scores, blocks, ancestor ids, block sizes)``'s columns."""
-    from ce_filter.features import context_features, stage2_inputs
+    from ce_filter.score.features import context_features, stage2_inputs
 
     at = 0
     for p in pages:

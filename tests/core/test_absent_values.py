@@ -10,7 +10,7 @@ import pytest
 import ce_filter
 from ce_filter import Extractor
 from ce_filter.cli import main
-from ce_filter.rawpage import RawPage
+from ce_filter.read.rawpage import RawPage
 from ce_filter.record import filter_page, make_record, schema, validate
 
 from .test_api import ARTICLE

@@ -2,7 +2,7 @@
 
 import ce_filter
 from ce_filter import Extractor, extract
-from ce_filter.page import decode
+from ce_filter.read.page import decode
 
 PARAS = [
     "The city council voted on Tuesday to expand the bicycle network across the northern "
@@ -106,7 +106,7 @@ def test_precise_preset_uses_the_models_cv_cut():
     from dataclasses import replace
 
     from ce_filter.api import PRECISE_THRESHOLD
-    from ce_filter.model import load_default
+    from ce_filter.score.blockmodel import load_default
 
     m = load_default()
     ex = Extractor(precise=True)
@@ -150,7 +150,7 @@ def test_extractor_pickles_and_works_in_a_fresh_process(tmp_path):
     import multiprocessing as mp
     import pickle
 
-    from ce_filter.model import load_default
+    from ce_filter.score.blockmodel import load_default
 
     path = tmp_path / "m.json"
     path.write_text(load_default("comments").dumps())

@@ -1,4 +1,4 @@
-"""The story once and nothing that is not the story (ce_filter/articles.py): a page of each
+"""The story once and nothing that is not the story (ce_filter/keep/articles.py): a page of each
 class of extra words, through the shipped model."""
 
 import numpy as np
@@ -6,9 +6,9 @@ import pytest
 from selectolax.lexbor import LexborHTMLParser
 
 from ce_filter import Extractor
-from ce_filter import segment as seg
-from ce_filter.articles import is_byline, is_label, tidy
-from ce_filter.words import count_words
+from ce_filter.keep.articles import is_byline, is_label, tidy
+from ce_filter.read import segment as seg
+from ce_filter.read.words import count_words
 
 PARAS = [
     "The city council voted on Tuesday to expand the riverside park by another forty acres, "
@@ -144,7 +144,7 @@ def test_hidden_flag_same_in_both_walks(html):
 
 
 def test_table_inside_the_story_decided_whole():
-    from ce_filter.render import to_markdown, to_text
+    from ce_filter.keep.render import to_markdown, to_text
 
     html = ("<body><p>" + PARAS[0] + "</p><table><tr><th>Item</th><th>Cost</th></tr>"
             "<tr><td>New trails</td><td>$4 million</td></tr>"

@@ -20,8 +20,8 @@ import pytest
 
 from ce_filter import Extractor
 from ce_filter.cli import build_parser, main
-from ce_filter.model import Model
 from ce_filter.record import validate
+from ce_filter.score.blockmodel import Model
 
 from .test_api import ARTICLE, PARAS
 

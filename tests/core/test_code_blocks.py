@@ -39,11 +39,11 @@ def test_the_c_cut_keeps_the_blocks_the_reference_keeps() -> None:
     import pytest
 
     from ce_filter.extractor import FALLBACK_REL
-    from ce_filter.features import dense
-    from ce_filter.segment import FLAG_PRE
+    from ce_filter.read.segment import FLAG_PRE
+    from ce_filter.score.features import dense
 
     if dense._c is None:
-        pytest.skip("ce_filter.features._dense not built or CE_FILTER_PURE_PYTHON set")
+        pytest.skip("ce_filter.score.features._dense not built or CE_FILTER_PURE_PYTHON set")
     rng = np.random.default_rng(7)
     for n in [0, 1, 2, 3, 5, 8, 40, 300] * 40:
         scores = rng.choice([0.0, 0.25, 0.5, 0.75, 1.0], n) if rng.random() < 0.3 else rng.random(n)

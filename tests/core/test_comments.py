@@ -7,10 +7,10 @@ from dataclasses import replace
 
 import numpy as np
 
-from ce_filter.features import TOKEN_PREFIXES, dense, feature_names, page_features, page_inputs
-from ce_filter.features.comments import CMT_NAMES
-from ce_filter.model import load_default
-from ce_filter.segment import parse, segment
+from ce_filter.read.segment import parse, segment
+from ce_filter.score.blockmodel import load_default
+from ce_filter.score.features import TOKEN_PREFIXES, dense, feature_names, page_features, page_inputs
+from ce_filter.score.features.comments import CMT_NAMES
 
 PAGE = """<html><body><article class="post"><h1>A headline of the story</h1>
 <p>The article's own paragraph, long enough to be a block of its own on the page.</p></article>

@@ -6,7 +6,7 @@ from __future__ import annotations
 import pytest
 
 from ce_filter import extract
-from ce_filter.dates import ENGLISH, MONTH_NAMES, months_for, normalise_date
+from ce_filter.keep.dates import ENGLISH, MONTH_NAMES, months_for, normalise_date
 
 
 @pytest.mark.parametrize("lang, raw, want", [
@@ -98,6 +98,6 @@ def test_extraction_reads_dates_in_the_page_language() -> None:
     ("Republished 2024-03-01", (), [("", "2024-03-01")]),  # a label is a whole word
 ])
 def test_labelled_dates_say_which_date_is_which(line, langs, want) -> None:
-    from ce_filter.dates import labelled_dates, months_for
+    from ce_filter.keep.dates import labelled_dates, months_for
 
     assert labelled_dates(line, months_for(langs)) == want

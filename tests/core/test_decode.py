@@ -6,7 +6,7 @@ import random
 
 import pytest
 
-from ce_filter.decode import bare_utf16, charset_from_content_type, decode_html, looks_binary
+from ce_filter.read.decode import bare_utf16, charset_from_content_type, decode_html, looks_binary
 
 RU = "Привет, мир! Это длинный тестовый текст о погоде в Москве и новостях дня. " * 20
 

@@ -1,4 +1,4 @@
-"""The dense block features and stage 2's input in C (ce_filter/features/_dense.c) are the numpy
+"""The dense block features and stage 2's input in C (ce_filter/score/features/_dense.c) are the numpy
 reference's, bit for bit: the shipped models were fitted on the reference's values (and must
 rebuild byte for byte), so the C part must not move them by an ulp. The block probabilities
 of the one C scoring call (stage 1's dot products, stage 2, the sigmoids) add in another order
@@ -15,15 +15,15 @@ import numpy as np
 import pytest
 from selectolax.lexbor import LexborHTMLParser
 
-from ce_filter import features as F
-from ce_filter.features import dense
-from ce_filter.features.context import context_features
-from ce_filter.model import Model, load_default
-from ce_filter.segment import Blocks, parse, segment, segment_tree
+from ce_filter.read.segment import Blocks, parse, segment, segment_tree
+from ce_filter.score import features as F
+from ce_filter.score.blockmodel import Model, load_default
+from ce_filter.score.features import dense
+from ce_filter.score.features.context import context_features
 
 from .corpus_pages import every_page
 
-needs_c = pytest.mark.skipif(dense._c is None, reason="ce_filter.features._dense not built (no C "
+needs_c = pytest.mark.skipif(dense._c is None, reason="ce_filter.score.features._dense not built (no C "
                              "compiler?) or CE_FILTER_PURE_PYTHON set: only the numpy features run")
 KIND = np.array([0.4, 0.05, 0.1, 0.15, 0.1, 0.12, 0.08])
 
@@ -205,7 +205,7 @@ def test_heading_lexicon_trie_matches_the_flat_alternation():
     words inside words, spaces, digits, non-ASCII letters around them)."""
     import re
 
-    from ce_filter.features import headings as H
+    from ce_filter.score.features import headings as H
 
     flat = re.compile(r"\b(?:" + "|".join(re.escape(w) for w in H.BOILER_WORDS) + r")\b")
     rnd = random.Random(5)

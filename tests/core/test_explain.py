@@ -15,9 +15,9 @@ import pytest
 
 from ce_filter.api import Extractor, select
 from ce_filter.explain import _terms, explain, explain_blocks, render_view
-from ce_filter.features import context_features, page_features, stage2_inputs
-from ce_filter.model import sigmoid
-from ce_filter.segment import parse, segment
+from ce_filter.read.segment import parse, segment
+from ce_filter.score.blockmodel import sigmoid
+from ce_filter.score.features import context_features, page_features, stage2_inputs
 
 PAGE = """<html><head><title>Harbour news | Town Paper</title></head><body>
 <nav><a href="/">Home</a> <a href="/news">News</a> <a href="/sport">Sport</a>

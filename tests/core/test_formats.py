@@ -33,7 +33,7 @@ def test_text_keeps_the_table_rows_and_the_code_lines() -> None:
 
 
 def test_code_lines_without_the_c_walk(monkeypatch: pytest.MonkeyPatch) -> None:
-    from ce_filter import segment
+    from ce_filter.read import segment
 
     monkeypatch.setattr(segment, "_fast", None)  # the Python walk, the C walk's reference
     r = extract(PAGE)
@@ -110,7 +110,8 @@ def test_json_names_are_trafilaturas_where_it_has_the_field() -> None:
 def test_the_walk_for_code_lines_is_done_once(monkeypatch: pytest.MonkeyPatch) -> None:
     """A page that keeps a code block is walked again (on the same parse) for its lines, and
     Markdown reuses that walk; a page without code is walked once."""
-    from ce_filter import extraction, page, segment
+    from ce_filter.keep import result as extraction
+    from ce_filter.read import page, segment
 
     walks: list[bool] = []
     real = segment.segment
@@ -210,7 +211,7 @@ def test_serve_url_resolves_links() -> None:
 
 
 def test_serve_renders_every_format_through_the_same_function(monkeypatch: pytest.MonkeyPatch) -> None:
-    from ce_filter.render import FORMATS
+    from ce_filter.keep.render import FORMATS
     from ce_filter.service import serve
 
     monkeypatch.setattr(serve, "_FORMATS", FORMATS, raising=False)  # the service takes render's list

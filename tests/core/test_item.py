@@ -5,9 +5,16 @@ from __future__ import annotations
 
 import numpy as np
 
-from ce_filter.features import TOKEN_PREFIXES, FeatureSpec, dense, feature_names, page_features, page_inputs
-from ce_filter.features.item import NAMES, item_columns
-from ce_filter.segment import parse, segment
+from ce_filter.read.segment import parse, segment
+from ce_filter.score.features import (
+    TOKEN_PREFIXES,
+    FeatureSpec,
+    dense,
+    feature_names,
+    page_features,
+    page_inputs,
+)
+from ce_filter.score.features.item import NAMES, item_columns
 
 CARDS = 6
 MENU = 7

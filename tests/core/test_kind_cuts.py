@@ -9,10 +9,10 @@ import numpy as np
 import pytest
 
 from ce_filter.api import Extractor
-from ce_filter.kinds.model import KINDS
 from ce_filter.learn.fit import Page, TrainConfig, kind_cuts
-from ce_filter.model import Model, load_default
-from ce_filter.segment import Blocks
+from ce_filter.read.segment import Blocks
+from ce_filter.score.blockmodel import Model, load_default
+from ce_filter.score.pagekind import KINDS
 
 from .test_api import ARTICLE, PARAS
 from .test_model import assert_refused
@@ -109,6 +109,6 @@ def test_precise_kind_cut_is_never_below_the_kinds_default():
 
 
 def _page_of(html: str) -> tuple[Blocks, str, None]:
-    from ce_filter.segment import parse, segment
+    from ce_filter.read.segment import parse, segment
 
     return segment(parse(html)), html, None

@@ -1,4 +1,4 @@
-"""Page-kind decoding (ce_filter/kinds/after_cut.py): groups decided as wholes, JSON-LD candidates,
+"""Page-kind decoding (ce_filter/keep/kindrules.py): groups decided as wholes, JSON-LD candidates,
 the rules file tied to its model, the Extractor applying it, and the study's offline metric
 agreeing with the real extraction."""
 
@@ -10,10 +10,10 @@ import numpy as np
 import pytest
 
 from ce_filter.api import Extractor
-from ce_filter.features.context import signature_groups
-from ce_filter.kinds.after_cut import KindDecoding, decide_groups, jsonld_candidates, missing
-from ce_filter.model import Model
-from ce_filter.segment import parse, segment
+from ce_filter.keep.kindrules import KindDecoding, decide_groups, jsonld_candidates, missing
+from ce_filter.read.segment import parse, segment
+from ce_filter.score.blockmodel import Model
+from ce_filter.score.features.context import signature_groups
 
 CARD = ('<div class="card"><h3 class="t">Item number {i} in the grid</h3>'
         '<p class="s">A short description of item {i} with a few more words in it.</p></div>')

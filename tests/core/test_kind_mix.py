@@ -14,7 +14,11 @@ import pytest
 pytest.importorskip("sklearn")
 
 from ce_filter.api import Extractor  # noqa: E402
-from ce_filter.features import (  # noqa: E402
+from ce_filter.learn.configs import CONFIGS, corpus_pages  # noqa: E402
+from ce_filter.learn.fit import build_design, train  # noqa: E402
+from ce_filter.read.segment import parse, segment  # noqa: E402
+from ce_filter.score.blockmodel import Linear, Model, ModelError, load_default  # noqa: E402
+from ce_filter.score.features import (  # noqa: E402
     TOKEN_PREFIXES,
     FeatureSpec,
     dense,
@@ -22,12 +26,8 @@ from ce_filter.features import (  # noqa: E402
     page_features,
     page_inputs,
 )
-from ce_filter.features.kind import MIX_COMPACT, MIX_WIDE  # noqa: E402
-from ce_filter.kinds.model import KINDS  # noqa: E402
-from ce_filter.learn.configs import CONFIGS, corpus_pages  # noqa: E402
-from ce_filter.learn.fit import build_design, train  # noqa: E402
-from ce_filter.model import Linear, Model, ModelError, load_default  # noqa: E402
-from ce_filter.segment import parse, segment  # noqa: E402
+from ce_filter.score.features.kind import MIX_COMPACT, MIX_WIDE  # noqa: E402
+from ce_filter.score.pagekind import KINDS  # noqa: E402
 
 from .test_pagekind import LISTING, PRODUCT  # noqa: E402
 from .typed_corpus import make_typed_corpus  # noqa: E402
@@ -63,7 +63,7 @@ def test_mixed_columns_are_each_kinds_probability_times_the_column(c_part):
 
 def test_c_part_and_reference_agree_with_the_mix(monkeypatch):
     if dense._c is None:
-        pytest.skip("ce_filter.features._dense not built: only the numpy features run")
+        pytest.skip("ce_filter.score.features._dense not built: only the numpy features run")
     spec = _mixed()
     b = segment(parse(LISTING))
     x = page_inputs(b, spec, KIND)[0]

@@ -4,7 +4,7 @@ and a script written with spaces between words."""
 from __future__ import annotations
 
 from ce_filter import extract
-from ce_filter.kinds.gate import MIN_WORDS, kind_stated, unspaced
+from ce_filter.score.kindgate import MIN_WORDS, kind_stated, unspaced
 
 EN = "The town's fishing fleet returned on Thursday with its largest catch in a decade. "
 ZH = "本市渔船队周四返港，带回了十年来最大的一次渔获。渔民们说，今年的天气格外好。"

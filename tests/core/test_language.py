@@ -5,7 +5,15 @@ from __future__ import annotations
 
 import pytest
 
-from ce_filter.language import ISO639_1, MIN_LETTERS, declared, identify, iso639_1, letters, page_language
+from ce_filter.keep.language import (
+    ISO639_1,
+    MIN_LETTERS,
+    declared,
+    identify,
+    iso639_1,
+    letters,
+    page_language,
+)
 
 EN = "The town's fishing fleet returned on Thursday with its largest catch in a decade."
 DE = "Die Fischereiflotte der Stadt kehrte am Donnerstag mit ihrem größten Fang seit zehn Jahren zurück."
@@ -72,7 +80,7 @@ def test_noise_has_no_language() -> None:
 
 
 def test_cld2_first_fasttext_for_the_rest(monkeypatch: pytest.MonkeyPatch) -> None:
-    import ce_filter.language as lang
+    import ce_filter.keep.language as lang
 
     assert lang._cld2(EN) == ("en", pytest.approx(lang._cld2(EN)[1])) and lang._cld2(EN)[1] >= 0.8
     assert identify(DE, cld2=False)[0] == "de"  # fastText alone

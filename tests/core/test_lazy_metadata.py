@@ -5,10 +5,10 @@ import pickle
 
 import pytest
 
-import ce_filter.extraction as extraction
+import ce_filter.keep.result as extraction
 from ce_filter import Extraction, Extractor
-from ce_filter.budget import Budget, InProcessBudget, guarded
-from ce_filter.extraction import RULE_FIELDS
+from ce_filter.keep.result import RULE_FIELDS
+from ce_filter.run.budget import Budget, InProcessBudget, guarded
 
 PAGE = (
     "<html lang='en'><head><title>Council expands bike lanes | The Daily Planet</title>"
@@ -104,7 +104,7 @@ def test_a_reader_meanwhile_sees_the_rules_values_not_empty_fields(monkeypatch):
 
 def test_pickling_runs_the_rules_where_the_page_was_parsed(runs):
     r = Extractor().extract(PAGE, URL)
-    r._page = None  # as a worker process sends it (a runner child: ce_filter.runner)
+    r._page = None  # as a worker process sends it (a runner child: ce_filter.run.pool)
     data = pickle.dumps(r)
     assert runs[0] == 1
     back = pickle.loads(data)

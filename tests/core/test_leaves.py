@@ -14,8 +14,8 @@ from typing import Any
 import numpy as np
 import pytest
 
-from ce_filter.features.leaves import Trees, TreesError
-from ce_filter.model import load_default
+from ce_filter.score.blockmodel import load_default
+from ce_filter.score.features.leaves import Trees, TreesError
 
 from .model_files import refused, reloaded
 
@@ -76,12 +76,12 @@ def test_the_numpy_walk_finds_scikit_learns_leaves() -> None:
 
 def test_the_c_walk_finds_the_numpy_walks_leaves() -> None:
     pytest.importorskip("sklearn")
-    from ce_filter.features import leaves as features_leaves
     from ce_filter.learn import leaves as learn_leaves
+    from ce_filter.score.features import leaves as features_leaves
 
     c = features_leaves._c_walk()
     if c is None:
-        pytest.skip("ce_filter.features._leaves is not built here")
+        pytest.skip("ce_filter.score.features._leaves is not built here")
     x, y = _toy()
     x[::50, 0] = np.nan  # NaN on the first split's column too
     trees = learn_leaves.fit_trees(x, y, np.ones(len(y)), ("a", "b", "c", "d"), SHAPE)
@@ -150,7 +150,7 @@ def test_trees_fit_on_the_training_folds_then_on_all(tmp_path: Path, monkeypatch
 
 
 def test_serving_scores_match_the_reference_matrix(trained: Any) -> None:
-    from ce_filter.features import page_features, stage2_inputs
+    from ce_filter.score.features import page_features, stage2_inputs
 
     model, pages = trained
     for p in pages[:6]:
@@ -217,15 +217,16 @@ def test_a_c_part_that_disagrees_with_its_reference_is_not_used(monkeypatch) -> 
     from ce_filter import native
 
     monkeypatch.setattr(native, "_PROBED", {})
-    if native.load("features._leaves") is None:
-        pytest.skip("ce_filter.features._leaves is not built here")
+    if native.load("score.features._leaves") is None:
+        pytest.skip("ce_filter.score.features._leaves is not built here")
     with pytest.warns(RuntimeWarning, match="disagrees"):
-        assert native.probed("features._leaves", "the reference", lambda mod: False) is None
-    assert native.probed("features._leaves", "the reference", lambda mod: True) is None  # once a process
+        assert native.probed("score.features._leaves", "the reference", lambda mod: False) is None
+    # once a process
+    assert native.probed("score.features._leaves", "the reference", lambda mod: True) is None
 
     def broken(mod):
         raise ValueError("the probe's call failed")
 
     monkeypatch.setattr(native, "_PROBED", {})
     with pytest.warns(RuntimeWarning):
-        assert native.probed("features._leaves", "the reference", broken) is None
+        assert native.probed("score.features._leaves", "the reference", broken) is None

@@ -14,11 +14,11 @@ pytest.importorskip("sklearn")
 
 from sklearn.linear_model import LogisticRegression  # noqa: E402
 
-from ce_filter.features import page_features  # noqa: E402
 from ce_filter.learn import fit as F  # noqa: E402
 from ce_filter.learn import logreg  # noqa: E402
 from ce_filter.learn.configs import CONFIGS, corpus_pages  # noqa: E402
-from ce_filter.model import Linear  # noqa: E402
+from ce_filter.score.blockmodel import Linear  # noqa: E402
+from ce_filter.score.features import page_features  # noqa: E402
 
 from .typed_corpus import make_typed_corpus  # noqa: E402
 

@@ -8,8 +8,7 @@ import json
 import pytest
 from selectolax.lexbor import LexborHTMLParser
 
-from ce_filter import segment as S
-from ce_filter.metadata import (
+from ce_filter.keep.metadata import (
     PageHead,
     clean_author,
     clean_title,
@@ -18,6 +17,7 @@ from ce_filter.metadata import (
     normalise_date,
     page_head,
 )
+from ce_filter.read import segment as S
 
 
 def ld(obj: object) -> str:
@@ -161,7 +161,7 @@ def test_walk_collects_every_kind(walk: str) -> None:
     <meta itemprop="datePublished" content="2024-05-06">
     </body></html>"""
     if walk == "c" and S._fast is None:
-        pytest.skip("ce_filter._walk not built")
+        pytest.skip("ce_filter.read._segment not built")
     b = S.segment(S.parse(page)) if walk == "c" else S.segment_tree(LexborHTMLParser(page))
     h = page_head(b.head, b.title)
     assert h.title == "Der Titel | Seite" and h.lang == "de-AT"
@@ -178,7 +178,7 @@ def test_walk_gathers_body_scripts_and_skips_long_author_sections(walk: str) -> 
     """JSON-LD in the body counts; an element whose class says author but holds a whole
     section is not a byline (its text is not even gathered); rel=nofollow is no link."""
     if walk == "c" and S._fast is None:
-        pytest.skip("ce_filter._walk not built")
+        pytest.skip("ce_filter.read._segment not built")
     page = ("<html><body class='single author-7'><p>" + "word " * 1000 + "</p>"
             "<a rel=nofollow href=/x>x</a><div class=entry-author><a href=/a>Ann Lee</a></div>"
             '<script type="application/ld+json">{"@type":"NewsArticle","author":{"name":"Ann Lee"},'
@@ -217,7 +217,7 @@ def test_split_title_is_the_separator_regex() -> None:
     the _SEPS regex does, whitespace of every kind and "::" included."""
     import random
 
-    from ce_filter.metadata import _SEPS, split_title
+    from ce_filter.keep.metadata import _SEPS, split_title
 
     rng = random.Random(7)
     alphabet = list("ab ::|-–—·•»~/\t\u00a0\u2003") + [" | ", " - ", " :: ", "  "]
@@ -233,7 +233,7 @@ def test_norm_text_ascii_shortcut_is_the_general_rule() -> None:
     import re
     import unicodedata
 
-    from ce_filter.metadata import norm_text
+    from ce_filter.keep.metadata import norm_text
 
     def general(s: str) -> str:
         return " ".join(re.findall(r"\w+", unicodedata.normalize("NFKC", s).casefold()))
@@ -249,7 +249,7 @@ def test_block_start_patterns_know_every_ignorecase_letter() -> None:
     character that re.IGNORECASE matches to an ASCII letter is in _IGNORECASE_ALSO."""
     import re
 
-    from ce_filter.metadata import _IGNORECASE_ALSO
+    from ce_filter.keep.metadata import _IGNORECASE_ALSO
 
     everything = "".join(chr(c) for c in range(0x110000) if not 0xD800 <= c < 0xE000)
     for letter in "abcdefghijklmnopqrstuvwxyz":
@@ -273,7 +273,7 @@ def test_joined_search_finds_the_blocks_a_loop_would() -> None:
     with other scripts' digits, and across block ends), block starts, texts holding "\\n"."""
     import random
 
-    from ce_filter.metadata import _BYLINE_START, _YEAR, _Joined
+    from ce_filter.keep.metadata import _BYLINE_START, _YEAR, _Joined
 
     rng = random.Random(3)
     pieces = ["19", "20", "1", "9", "2", "0", "٢", "x", " ", "By ", "by", "Written", "\n", "posted ", "1999"]
@@ -290,7 +290,8 @@ def test_joined_search_finds_the_blocks_a_loop_would() -> None:
 
 
 def test_image_tags_categories_hostname() -> None:
-    from ce_filter.metadata import hostname, split_terms
+    from ce_filter.keep.metadata import split_terms
+    from ce_filter.read.address import hostname
 
     head = PageHead(title="Story | Site", metas=[
         ("og:image", "/img/a.jpg"), ("twitter:image", "https://cdn.ex.org/b.jpg"),
@@ -335,7 +336,7 @@ def test_hostname_is_urlsplits() -> None:
     import random
     from urllib.parse import urlsplit
 
-    from ce_filter.metadata import hostname
+    from ce_filter.read.address import hostname
 
     rng = random.Random(3)
 

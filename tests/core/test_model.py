@@ -5,8 +5,8 @@ import json
 import numpy as np
 import pytest
 
-from ce_filter.features import FeatureSpec, feature_names
-from ce_filter.model import Linear, Model, ModelError, load_default
+from ce_filter.score.blockmodel import Linear, Model, ModelError, load_default
+from ce_filter.score.features import FeatureSpec, feature_names
 
 
 def tiny_model() -> Model:

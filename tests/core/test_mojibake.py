@@ -8,8 +8,8 @@ import random
 import pytest
 
 import ce_filter
-from ce_filter import mojibake
-from ce_filter.decode import decode_bytes, decode_html
+from ce_filter.read import mojibake
+from ce_filter.read.decode import decode_bytes, decode_html
 
 TEXT = ("Don’t miss the café’s “crème brûlée” — it costs €4 … naïve señor. Ñandú, Øre, ß. "
         "Москва и Ελλάδα, 東京 and 😀.")
@@ -30,7 +30,7 @@ def byte_test(request, monkeypatch) -> bool:
     if not request.param:
         monkeypatch.setattr(mojibake, "_mod", None)
     elif mojibake._mod is None:
-        pytest.skip("ce_filter._mojibake is not built")
+        pytest.skip("ce_filter.read._mojibake is not built")
     return request.param
 
 
@@ -94,7 +94,7 @@ def test_legit_text_beside_mojibake_stays():
 
 def test_byte_test_in_c_equals_the_reference():
     if mojibake._mod is None:
-        pytest.skip("ce_filter._mojibake is not built")
+        pytest.skip("ce_filter.read._mojibake is not built")
     rng = random.Random(7)
     pieces = [b"\xc3", b"\xc2", b"\xe2", b"\xc5", b"\xc6", b"\xcb", b"\x80", b"\x82", b"\x84",
               b"\x92", b"\xa2", b"\xa9", b"\xb4", b"\xb5", b"\xbf", b"a", b"<p>"]

@@ -1,4 +1,4 @@
-"""A page's steps (ce_filter.page, Extractor.page) and the site memory's policy and protocol
+"""A page's steps (ce_filter.read.page, Extractor.page) and the site memory's policy and protocol
 (ExtractOptions.site_memory, site.memory.Memory)."""
 
 from __future__ import annotations
@@ -10,7 +10,7 @@ import pytest
 
 from ce_filter import Extractor
 from ce_filter.options import SITE_POLICIES, ExtractOptions, UsageError
-from ce_filter.page import (
+from ce_filter.read.page import (
     Page,
     decode,
     decode_input,
@@ -19,8 +19,8 @@ from ce_filter.page import (
     read,
     segment_page,
 )
-from ce_filter.precheck import Limits
-from ce_filter.site.memory import Memory, SiteCounts, SiteMemory
+from ce_filter.read.precheck import Limits
+from ce_filter.score.site.memory import Memory, SiteCounts, SiteMemory
 
 ARTICLE = ("<html><head><title>T</title></head><body><nav><a href='/'>Home</a></nav><article>"
            "<h1>A headline</h1>" + "".join(f"<p>Paragraph {i} of the article, with enough words "

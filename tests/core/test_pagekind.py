@@ -6,19 +6,19 @@ import numpy as np
 import pytest
 
 from ce_filter import Extractor
-from ce_filter.features import FeatureSpec, feature_names, page_features
-from ce_filter.kinds.model import (
+from ce_filter.read.segment import parse, segment
+from ce_filter.score.blockmodel import Linear, Model, ModelError
+from ce_filter.score.features import FeatureSpec, feature_names, page_features
+from ce_filter.score.pagekind import (
     KINDS,
     N_FEATURES,
     PageKindError,
     PageKindModel,
     page_signals,
 )
-from ce_filter.kinds.model import (
+from ce_filter.score.pagekind import (
     feature_names as signal_names,
 )
-from ce_filter.model import Linear, Model, ModelError
-from ce_filter.segment import parse, segment
 
 PRODUCT = """<html><head><title>Blue kettle</title>
 <meta property="og:type" content="product">

@@ -1,4 +1,4 @@
-"""The page signals in C (ce_filter/_pagesig.c) are the Python reference's, bit for bit: the
+"""The page signals in C (ce_filter/score/_pagekind.c) are the Python reference's, bit for bit: the
 page-kind model was fitted on the reference's values, so the C part must not move them by an
 ulp; the model's probabilities in one C call (kind_proba) are the numpy reference's to 1e-12,
 with the same most probable kind. Hand-made edge cases, hostile pages, the character classes the
@@ -14,13 +14,13 @@ import numpy as np
 import pytest
 from selectolax.lexbor import LexborHTMLParser
 
-from ce_filter.kinds import model as P
-from ce_filter.model import load_default
-from ce_filter.segment import Blocks, parse, segment, segment_tree
+from ce_filter.read.segment import Blocks, parse, segment, segment_tree
+from ce_filter.score import pagekind as P
+from ce_filter.score.blockmodel import load_default
 
 from .corpus_pages import every_page
 
-needs_c = pytest.mark.skipif(P._c is None, reason="ce_filter._pagesig not built (no C compiler?) "
+needs_c = pytest.mark.skipif(P._c is None, reason="ce_filter.score._pagekind not built (no C compiler?) "
                              "or CE_FILTER_PURE_PYTHON set: only the Python signals are in use")
 URL = "https://shop.example.com/products/blue-kettle-1-7l?ref=x"
 

@@ -1,6 +1,6 @@
 """No module calls another module's private function: ``x._name(...)`` where ``x`` is an
 imported module, or a class imported from another module (``Extractor._decode`` was one:
-explain, sitecount, sitefit and the bench stages now call the public steps of ce_filter.page).
+explain, sitecount, sitefit and the bench stages now call the public steps of ce_filter.read.page).
 A call on an instance (``self._x()``, ``obj._x()``) is not looked at: the check is about what
 a module imports."""
 
@@ -16,7 +16,7 @@ FOLDERS = ("ce_filter", "crawler", "pipelines", "benchmarks")
 ALLOWED: dict[tuple[str, str], str] = {
     ("ce_filter/service/serve.py", "os._exit("): "the standard library's documented exit without "
                                                  "clean-up (public despite its name)",
-    ("ce_filter/features/__init__.py", "dense._load_c("): "the package's own submodule: its C "
+    ("ce_filter/score/features/__init__.py", "dense._load_c("): "the package's own submodule: its C "
         "part is loaded once the package's reference columns it probes against are defined",
     ("benchmarks/stage_cpu.py", "peers._resiliparse("): "the bench's peer wrapper, a sibling "
         "benchmark module (peers.make('resiliparse') would be the public way)",

@@ -14,7 +14,7 @@ from ce_filter import Extractor
 from ce_filter.learn.blas import pinned_env
 from ce_filter.learn.corpus import load_corpus
 from ce_filter.learn.evaluate import evaluate, text_fn
-from ce_filter.model import load_default
+from ce_filter.score.blockmodel import load_default
 
 FLOORS = {  # corpus, split -> (min mean F1, max empty pages)
     ("dragnet", "test"): (0.89, 2),
@@ -108,11 +108,11 @@ def test_c_walk_equals_python_walk_on_every_corpus_page(data_dir):
     """Every page of every corpus: the C walk's blocks are the Python walk's, field for field."""
     from selectolax.lexbor import LexborHTMLParser
 
-    from ce_filter import segment as S
-    from ce_filter.decode import decode_html
+    from ce_filter.read import segment as S
+    from ce_filter.read.decode import decode_html
 
     if S._fast is None:
-        pytest.skip("ce_filter._walk not built: only the Python walk is in use")
+        pytest.skip("ce_filter.read._segment not built: only the Python walk is in use")
     pages = 0
     differ = []
     for corpus in sorted(p for p in data_dir.iterdir() if (p / "html").is_dir()):

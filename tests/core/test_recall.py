@@ -11,8 +11,8 @@ import pytest
 
 from ce_filter.api import RECALL_THRESHOLD, Extractor
 from ce_filter.cli import main
-from ce_filter.model import Model, ModelError, load_default
 from ce_filter.options import ExtractOptions, UsageError
+from ce_filter.score.blockmodel import Model, ModelError, load_default
 
 
 def test_recall_preset_uses_the_models_cv_cut():

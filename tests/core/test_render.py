@@ -11,7 +11,7 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 from selectolax.lexbor import LexborHTMLParser
 
-from ce_filter.render import (
+from ce_filter.keep.render import (
     CSV_COLUMNS,
     FORMATS,
     Extras,
@@ -26,7 +26,7 @@ from ce_filter.render import (
     to_text,
     to_xml,
 )
-from ce_filter.segment import segment_tree
+from ce_filter.read.segment import segment_tree
 
 
 def blocks_of(body: str):  # type: ignore[no-untyped-def]

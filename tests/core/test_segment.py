@@ -1,6 +1,6 @@
 """The segmenter cuts where layout changes and records what the features need."""
 
-from ce_filter.segment import name_tokens, parse, segment
+from ce_filter.read.segment import name_tokens, parse, segment
 
 
 def blocks_of(html: str):
@@ -59,7 +59,7 @@ def test_deep_nesting_does_not_recurse():
 def test_rx_flags_per_ancestor_level():
     """Readability's class/id patterns as features: each of the block's nearest elements apart,
     and any ancestor; compound names count (relatedPosts, entry-content)."""
-    from ce_filter.features import RX_LEVELS, FeatureSpec, feature_names, page_features
+    from ce_filter.score.features import RX_LEVELS, FeatureSpec, feature_names, page_features
 
     b = blocks_of('<div class="entry-content"><div id="relatedPosts"><p class="lead">a</p></div>'
                   '<span>no<br><br>class</span></div><div class="ad">x</div><p class="ads">y</p>')
@@ -80,8 +80,8 @@ def test_governing_heading_columns():
     in a heading tag) is not matched by the lexicon; the C and Python walks agree."""
     from selectolax.lexbor import LexborHTMLParser
 
-    from ce_filter.features import FeatureSpec, feature_names, page_features
-    from ce_filter.segment import segment_tree
+    from ce_filter.read.segment import segment_tree
+    from ce_filter.score.features import FeatureSpec, feature_names, page_features
 
     html = ("<p>before any heading</p><h1>Storm hits the coast</h1><p>article text</p>"
             "<h2 id='comments'>12 Responses</h2><div><p>first comment</p></div>"

@@ -9,10 +9,17 @@ from dataclasses import replace
 import numpy as np
 import pytest
 
-from ce_filter.features import TOKEN_PREFIXES, FeatureSpec, dense, feature_names, page_features, page_inputs
-from ce_filter.features.shop import SHOP_NAMES, repeated
-from ce_filter.kinds.model import KINDS
-from ce_filter.segment import parse, segment
+from ce_filter.read.segment import parse, segment
+from ce_filter.score.features import (
+    TOKEN_PREFIXES,
+    FeatureSpec,
+    dense,
+    feature_names,
+    page_features,
+    page_inputs,
+)
+from ce_filter.score.features.shop import SHOP_NAMES, repeated
+from ce_filter.score.pagekind import KINDS
 
 SHOP = """<html><head><title>Blue kettle</title></head><body>
 <nav><a href="/">Home</a> <a href="/kettles">Kettles</a></nav>
@@ -69,7 +76,7 @@ def test_cues_are_silent_off_product_pages(kind):
 def shop_blocks(request, monkeypatch):
     """The shop page's blocks and the spec's non-token columns, through the C part or numpy."""
     if request.param and dense._c is None:
-        pytest.skip("ce_filter.features._dense not built: only the numpy features run")
+        pytest.skip("ce_filter.score.features._dense not built: only the numpy features run")
     if not request.param:
         monkeypatch.setattr(dense, "_c", None)
     names = feature_names(SPEC)
@@ -120,7 +127,7 @@ def test_cues_need_the_spec_product_probability(shop_blocks):
 
 
 def test_shop_floor_survives_the_spec_file_and_a_bad_one_is_refused():
-    from ce_filter.model import Model, ModelError, load_default
+    from ce_filter.score.blockmodel import Model, ModelError, load_default
 
     assert "shop_min_p" not in SPEC.to_json()  # unset: spec files keep their bytes
     d = replace(SPEC, shop_min_p=0.05).to_json()

@@ -13,8 +13,8 @@ import numpy as np
 import pytest
 
 from ce_filter.api import Extractor
-from ce_filter.model import Model, load_default
-from ce_filter.site.memory import (
+from ce_filter.score.blockmodel import Model, load_default
+from ce_filter.score.site.memory import (
     SiteCounts,
     SiteMemory,
     count_pages,
@@ -23,7 +23,7 @@ from ce_filter.site.memory import (
     host_of,
     normalise,
 )
-from ce_filter.site.stage import COLUMNS, SiteStage, site_columns
+from ce_filter.score.site.stage import COLUMNS, SiteStage, site_columns
 
 
 def test_fingerprint_normalises_case_digits_space():
@@ -36,7 +36,7 @@ def test_fingerprint_normalises_case_digits_space():
 
 def test_fingerprint_is_deterministic_across_processes():
     # not Python's salted hash(): another interpreter gives the same value
-    code = ("from ce_filter.site.memory import fingerprint; "
+    code = ("from ce_filter.score.site.memory import fingerprint; "
             "print(fingerprint('Cookie notice: we use cookies'))")
     out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True,
                          env={"PYTHONHASHSEED": "123"}).stdout.strip()
@@ -182,7 +182,7 @@ def test_model_site_section_round_trip_and_errors():
     assert "site" not in load_default().to_json()  # no section, no key: the file keeps its bytes
     bad = m.to_json()
     bad["site"]["coef"] = [1.0]
-    from ce_filter.model import ModelError
+    from ce_filter.score.blockmodel import ModelError
     with pytest.raises(ModelError):
         Model.from_json(bad)
 
@@ -197,7 +197,7 @@ def test_extractor_with_memory_pickles():
 
 
 def test_shipped_stage_is_tied_to_the_shipped_model():
-    from ce_filter.site.stage import shipped_stage
+    from ce_filter.score.site.stage import shipped_stage
 
     assert shipped_stage(load_default().digest) is not None
     assert shipped_stage("000000000000") is None
@@ -276,8 +276,8 @@ def test_the_same_page_under_another_url_is_no_evidence():
 
 
 def test_a_headline_linked_elsewhere_is_not_the_article_headline():
-    from ce_filter.segment import parse, segment
-    from ce_filter.site.memory import block_fingerprints
+    from ce_filter.read.segment import parse, segment
+    from ce_filter.score.site.memory import block_fingerprints
 
     front = segment(parse("<ul><li><a href='/a'>Old market hall to become a library</a></li></ul>"
                           "<footer><p>Copyright Example Media</p></footer>"))
@@ -302,7 +302,7 @@ def test_fingerprints_depend_on_the_normalised_text_only():
 
 
 def test_a_long_block_is_fingerprinted_by_its_start_and_length():
-    from ce_filter.site.memory import MAX_CHARS
+    from ce_filter.score.site.memory import MAX_CHARS
 
     head = "word " * (MAX_CHARS // 5 + 10)
     a, b = head + "tail one", head + "tail two"  # same start, same length: the same block here
@@ -315,11 +315,11 @@ def test_a_long_block_is_fingerprinted_by_its_start_and_length():
 
 
 def test_the_c_hashes_equal_the_numpy_reference():
-    from ce_filter.site import memory as sitememory
+    from ce_filter.score.site import memory as sitememory
 
     c = sitememory._c_hashes()
     if c is None:
-        pytest.skip("ce_filter.site._hash is not built here")
+        pytest.skip("ce_filter.score.site._hash is not built here")
     rng = np.random.default_rng(3)
     alphabet = list("ab Z09 \t\n\r\x0b\x0c.-") + ["ß", "首", "\u3000", "\xa0", "É"]
     for _ in range(300):  # pages of random blocks: runs of digits and spaces, edges, empties
@@ -335,11 +335,11 @@ def test_the_c_hashes_equal_the_numpy_reference():
 
 
 def _c_module():
-    from ce_filter.site import memory as sitememory
+    from ce_filter.score.site import memory as sitememory
 
     c = sitememory._c_hashes()
     if c is None:
-        pytest.skip("ce_filter.site._hash is not built here")
+        pytest.skip("ce_filter.score.site._hash is not built here")
     return sitememory
 
 
@@ -379,10 +379,10 @@ def test_the_c_block_fingerprints_equal_the_reference_on_every_corpus_page(data_
 
 
 def test_the_c_stage_equals_the_reference():
-    from ce_filter.site import stage as S
+    from ce_filter.score.site import stage as S
 
     if S._c_stage() is None:
-        pytest.skip("ce_filter.site._hash is not built here")
+        pytest.skip("ce_filter.score.site._hash is not built here")
     rng = np.random.default_rng(8)
     st = load_default("content").site or SiteStage(rng.normal(size=len(COLUMNS)), -0.2)
     for _ in range(500):
@@ -402,11 +402,11 @@ def test_the_c_stage_keeps_the_references_blocks_on_every_corpus_page(data_dir):
     the C stage's probabilities within 1e-12 of the reference's and on the same side of the
     page's cut."""
     from ce_filter.learn.corpus import load_corpus
-    from ce_filter.site import stage as S
-    from ce_filter.site.memory import block_fingerprints
+    from ce_filter.score.site import stage as S
+    from ce_filter.score.site.memory import block_fingerprints
 
     if S._c_stage() is None:
-        pytest.skip("ce_filter.site._hash is not built here")
+        pytest.skip("ce_filter.score.site._hash is not built here")
     ex = Extractor()
     st = ex.model.site or S.shipped_stage(ex.model.digest)
     assert st is not None

@@ -10,11 +10,11 @@ import numpy as np
 import pytest
 
 from ce_filter.explain import explain_blocks
-from ce_filter.features import context_features, page_features, stage2_inputs
-from ce_filter.features.context import deep_columns
-from ce_filter.features.dom import group_sum
-from ce_filter.model import Linear, Model, load_default, sigmoid
-from ce_filter.segment import parse, segment
+from ce_filter.read.segment import parse, segment
+from ce_filter.score.blockmodel import Linear, Model, load_default, sigmoid
+from ce_filter.score.features import context_features, page_features, stage2_inputs
+from ce_filter.score.features.context import deep_columns
+from ce_filter.score.features.dom import group_sum
 
 from .model_files import refused, reloaded
 from .stage_training import assert_stage2_design, recording_training, stage2_beats_stage1

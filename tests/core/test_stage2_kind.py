@@ -11,16 +11,16 @@ import numpy as np
 import pytest
 
 from ce_filter.explain import explain_blocks
-from ce_filter.features import context_features, page_features, stage2_inputs
-from ce_filter.features.context import (
+from ce_filter.read.segment import parse, segment
+from ce_filter.score.blockmodel import Linear, Model, load_default, sigmoid
+from ce_filter.score.features import context_features, page_features, stage2_inputs
+from ce_filter.score.features.context import (
     STAGE2_KIND_ANCESTORS,
     STAGE2_KIND_COLUMNS,
     kind_context,
     stage2_columns,
 )
-from ce_filter.kinds.model import KINDS
-from ce_filter.model import Linear, Model, load_default, sigmoid
-from ce_filter.segment import parse, segment
+from ce_filter.score.pagekind import KINDS
 
 from .model_files import refused, reloaded
 from .test_pagekind import LISTING

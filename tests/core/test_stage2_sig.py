@@ -11,11 +11,11 @@ import numpy as np
 import pytest
 
 from ce_filter.explain import explain_blocks
-from ce_filter.features import context as context_mod
-from ce_filter.features import context_features, page_features, stage2_inputs
-from ce_filter.features.context import SIGNATURE_COLUMNS, signature_columns, signature_groups
-from ce_filter.model import Linear, Model, load_default, sigmoid
-from ce_filter.segment import parse, segment
+from ce_filter.read.segment import parse, segment
+from ce_filter.score.blockmodel import Linear, Model, load_default, sigmoid
+from ce_filter.score.features import context as context_mod
+from ce_filter.score.features import context_features, page_features, stage2_inputs
+from ce_filter.score.features.context import SIGNATURE_COLUMNS, signature_columns, signature_groups
 
 from .model_files import refused, reloaded
 from .stage_training import assert_stage2_design, recording_training, stage2_beats_stage1
@@ -135,7 +135,7 @@ def test_the_shipped_model_has_no_such_key_and_never_groups(monkeypatch):
         raise AssertionError("grouped without stage2_sig")
 
     monkeypatch.setattr(context_mod, "signature_groups", boom)
-    monkeypatch.setattr("ce_filter.model.signature_groups", boom)
+    monkeypatch.setattr("ce_filter.score.blockmodel.signature_groups", boom)
     assert len(m.block_scores(segment(parse(GRID_PAGE)), KIND)) > 0
 
 

@@ -13,11 +13,11 @@ import pytest
 
 from ce_filter import Extractor
 from ce_filter.explain import explain_blocks
-from ce_filter.features import context_features, page_features, stage2_inputs
-from ce_filter.features.context import STAGE2_STYLE_COLUMNS, kind_context, stage2_columns
-from ce_filter.kinds.model import page_signals
-from ce_filter.model import Linear, Model, load_default, sigmoid
-from ce_filter.segment import parse, segment
+from ce_filter.read.segment import parse, segment
+from ce_filter.score.blockmodel import Linear, Model, load_default, sigmoid
+from ce_filter.score.features import context_features, page_features, stage2_inputs
+from ce_filter.score.features.context import STAGE2_STYLE_COLUMNS, kind_context, stage2_columns
+from ce_filter.score.pagekind import page_signals
 
 from .model_files import refused, reloaded
 from .test_pagekind import LISTING

@@ -11,9 +11,9 @@ import numpy as np
 import pytest
 
 from ce_filter.explain import explain_blocks
-from ce_filter.features import context_features, page_features, stage2_inputs
-from ce_filter.model import Linear, Model, ModelError, load_default, sigmoid
-from ce_filter.segment import parse, segment
+from ce_filter.read.segment import parse, segment
+from ce_filter.score.blockmodel import Linear, Model, ModelError, load_default, sigmoid
+from ce_filter.score.features import context_features, page_features, stage2_inputs
 
 from .model_files import reloaded
 from .stage_training import recording_training

@@ -11,13 +11,13 @@ import pytest
 
 from ce_filter import Extractor
 from ce_filter.explain import explain_blocks
-from ce_filter.features import feature_names, page_features, page_inputs
-from ce_filter.features.spec import FeatureSpec
-from ce_filter.features.style import STYLE_MIX, style_columns
-from ce_filter.kinds.model import N_FEATURES, PageKindModel, page_signals
 from ce_filter.learn.fit import Page, page_styles
-from ce_filter.model import Linear, Model, load_default
-from ce_filter.segment import parse, segment
+from ce_filter.read.segment import parse, segment
+from ce_filter.score.blockmodel import Linear, Model, load_default
+from ce_filter.score.features import feature_names, page_features, page_inputs
+from ce_filter.score.features.spec import FeatureSpec
+from ce_filter.score.features.style import STYLE_MIX, style_columns
+from ce_filter.score.pagekind import N_FEATURES, PageKindModel, page_signals
 
 from .model_files import refused, reloaded, without_trees
 from .test_pagekind import LISTING

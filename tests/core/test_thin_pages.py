@@ -14,7 +14,7 @@ from ce_filter import Extractor
 from ce_filter.api import THIN_REASON
 from ce_filter.api import Extractor as ApiExtractor
 from ce_filter.explain import explain
-from ce_filter.model import THIN_ARTICLE_P, THIN_MIN_CHARS, load_default, thin_page
+from ce_filter.score.blockmodel import THIN_ARTICLE_P, THIN_MIN_CHARS, load_default, thin_page
 
 from .model_files import refused, reloaded
 

@@ -157,7 +157,7 @@ def test_scrapy_pipeline_filters_pages_in_threads(serial):
     pytest.importorskip("scrapy")
     from ce_filter.pipelines.scrapy_pipelines import FilterPipeline
 
-    from ce_filter.budget import Budget
+    from ce_filter.run.budget import Budget
 
     with pytest.raises(ValueError, match="CE_FILTER_THREADS"):
         FilterPipeline(budget=Budget(0, 0), threads=0)

@@ -1,4 +1,4 @@
-"""The C walk (ce_filter/_walk.c) and the Python walk give the same blocks, so the compiled part
+"""The C walk (ce_filter/read/_segment.c) and the Python walk give the same blocks, so the compiled part
 is a speed-up and never a different filter. The corpus-wide check is in test_quality.py."""
 
 import os
@@ -10,12 +10,12 @@ import numpy as np
 import pytest
 from selectolax.lexbor import LexborHTMLParser
 
-from ce_filter import segment as S
 from ce_filter.api import Extractor
-from ce_filter.decode import decode_html
-from ce_filter.features import page_features, stage2_inputs
+from ce_filter.read import segment as S
+from ce_filter.read.decode import decode_html
+from ce_filter.score.features import page_features, stage2_inputs
 
-needs_c = pytest.mark.skipif(S._fast is None, reason="ce_filter._walk not built (no C compiler?): "
+needs_c = pytest.mark.skipif(S._fast is None, reason="ce_filter.read._segment not built (no C compiler?): "
                                                      "the Python walk is in use")
 SITE = Path(__file__).parents[1] / "pipeline" / "site"
 WS = "".join(chr(c) for c in range(0x110000) if chr(c).isspace())
@@ -64,7 +64,7 @@ def test_unknown_tags_get_one_id(walk):
     one fixed id instead, so features and runs are reproducible."""
     html = "<x-a>one<div>in</div>tail</x-a><x-b><div>b</div>tail b</x-b>"
     if walk == "c" and S._fast is None:
-        pytest.skip("ce_filter._walk not built")
+        pytest.skip("ce_filter.read._segment not built")
     b = S.segment(S.parse(html)) if walk == "c" else S.segment_tree(LexborHTMLParser(html))
     assert b.texts == ["one", "in", "tail", "b", "tail b"]
     assert b.tag[1] == S.tag_id("div") and b.tag[2] == b.tag[4] == S.UNKNOWN_TAG
@@ -84,7 +84,7 @@ def test_sparse_scores_equal_dense_matrix():
 def test_pure_python_switch_gives_the_same_text():
     """CE_FILTER_PURE_PYTHON=1 runs the Python walk (what an install without the compiled
     part gets); the extracted text is the same."""
-    code = ("import sys, json, ce_filter, ce_filter.segment as s;"
+    code = ("import sys, json, ce_filter, ce_filter.read.segment as s;"
             "pages = json.load(sys.stdin);"
             "print(json.dumps([s._fast is None] + [ce_filter.extract(p).text for p in pages]))")
     import json
@@ -98,10 +98,10 @@ def test_pure_python_switch_gives_the_same_text():
 
 
 def test_c_kmeans_equals_numpy_kmeans():
-    from ce_filter.features import cetr
+    from ce_filter.score.features import cetr
 
     if cetr._kmeans is None:
-        pytest.skip("ce_filter.features._kmeans not built: the numpy version is in use")
+        pytest.skip("ce_filter.score.features._kmeans not built: the numpy version is in use")
     rng = np.random.default_rng(0)
     for _ in range(500):  # small integer grids: many ties in the seeds and the distances
         n = int(rng.integers(3, 60))
@@ -119,22 +119,23 @@ def test_compiled_parts_are_built_where_a_compiler_is():
     filter: where gcc/cc exists (CI does have one), they must have been built and be in use."""
     import shutil
 
-    from ce_filter import precheck
-    from ce_filter.features import cetr, dense
-    from ce_filter.kinds import model as pagekind
-    from ce_filter.model import load_default
+    from ce_filter.read import precheck
+    from ce_filter.score import pagekind
+    from ce_filter.score.blockmodel import load_default
+    from ce_filter.score.features import cetr, dense
 
     if not sys.platform.startswith("linux") or not (shutil.which("gcc") or shutil.which("cc")):
         pytest.skip("no C compiler here: the pure-Python versions are expected")
     if os.environ.get("CE_FILTER_PURE_PYTHON"):
         pytest.skip("CE_FILTER_PURE_PYTHON is set")
-    assert S._fast is not None, "ce_filter._walk did not build (see pip's output)"
-    assert cetr._kmeans is not None, "ce_filter.features._kmeans did not build"
+    assert S._fast is not None, "ce_filter.read._segment did not build (see pip's output)"
+    assert cetr._kmeans is not None, "ce_filter.score.features._kmeans did not build"
     # built, and agreeing with their references on the probe pages (else set aside at import)
-    assert pagekind._c is not None, "ce_filter._pagesig did not build or disagreed on its probe page"
-    assert dense._c is not None, "ce_filter.features._dense did not build or disagreed on its probe page"
+    assert pagekind._c is not None, "ce_filter.score._pagekind did not build or disagreed on its probe page"
+    assert dense._c is not None, \
+        "ce_filter.score.features._dense did not build or disagreed on its probe page"
     assert all(dense.handles(m.spec) for m in (load_default("content"), load_default("comments")))
-    assert precheck._c_scan is not None, "ce_filter._precheck did not build"
+    assert precheck._c_scan is not None, "ce_filter.read._precheck did not build"
     assert S._fast.direct(), "the layout probe failed: Lexbor's node struct is not as expected"
 
 
@@ -144,7 +145,7 @@ def test_walk_through_lexbor_functions_only_gives_the_same_blocks():
     runs if the layout probe fails): same blocks as the direct reads."""
     import json
 
-    code = ("import sys, json, ce_filter.segment as s;"
+    code = ("import sys, json, ce_filter.read.segment as s;"
             "assert not s._fast.direct();"
             "pages = json.load(sys.stdin);"
             "print(json.dumps([[b.texts, b.anchor_texts, list(map(int, b.tag)), b.title,"
@@ -180,7 +181,7 @@ def _names_page(names: list[str]) -> str:
 def test_c_token_sums_equal_python_sums(ancestors):
     """The C tokeniser and weight sums (serving) give the bit-identical sums of name_tokens'
     tokens (training): weights 2**-k make every token set's sum unique."""
-    from ce_filter.features.tokens import token_weight_sums
+    from ce_filter.score.features.tokens import token_weight_sums
 
     b = S.segment(S.parse(_names_page(NAMES)))
     rows = b.anc_tokens if ancestors else b.own_tokens
@@ -201,7 +202,7 @@ def test_c_tokeniser_equals_name_tokens_on_random_values():
     characters; one vocabulary token per case, so a sum says which tokens were found."""
     import random
 
-    from ce_filter.features.tokens import token_weight_sums
+    from ce_filter.score.features.tokens import token_weight_sums
 
     rng = random.Random(7)
     alphabet = "aBcDzZ09_- .\u00e9\u212a"
@@ -240,7 +241,7 @@ def test_packed_elements_reject_bad_bytes():
 def test_page_tokens_serve_every_call():
     """One tokenisation of the page serves the own and ancestors' sums and the flags, in any
     order, with the values of a fresh tokenisation for each."""
-    from ce_filter.features import RX
+    from ce_filter.score.features import RX
 
     html = _names_page(NAMES)
     vocab_list = sorted({t for n in NAMES + ["pageWrap"] for t in S.name_tokens(n)})
@@ -262,7 +263,7 @@ def test_c_pattern_flags_equal_python_flags():
     class values."""
     import random
 
-    from ce_filter.features import FeatureSpec, page_features
+    from ce_filter.score.features import FeatureSpec, page_features
 
     spec = FeatureSpec(groups=("rx",))
     rng = random.Random(3)
@@ -298,7 +299,7 @@ def test_token_matcher_rejects_bad_patterns():
 
 @needs_c
 def test_flag_columns_reject_bad_input():
-    from ce_filter.features import RX
+    from ce_filter.score.features import RX
 
     b = S.segment(S.parse(S._PROBE_PAGE))
     src = b.own_tokens._src

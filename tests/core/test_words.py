@@ -4,10 +4,10 @@ character of CJK / Thai / Khmer … is a word, and the metric's tokens split the
 import numpy as np
 import pytest
 
-from ce_filter import segment as S
 from ce_filter.learn.evaluate import token_prf
 from ce_filter.learn.labels import words
-from ce_filter.words import CONTINUA_RANGES, SEPARATOR_RANGES, count_words, tokens
+from ce_filter.read import segment as S
+from ce_filter.read.words import CONTINUA_RANGES, SEPARATOR_RANGES, count_words, tokens
 
 CASES = [
     ("plain words here", 3),
@@ -34,7 +34,7 @@ def test_ascii_count_is_whitespace_split():
     assert count_words(s) == len(s.split())
 
 
-@pytest.mark.skipif(S._fast is None, reason="ce_filter._walk not built")
+@pytest.mark.skipif(S._fast is None, reason="ce_filter.read._segment not built")
 def test_c_walk_counts_words_as_python():
     edge = "".join(chr(a) + chr(b) + "x" for a, b in CONTINUA_RANGES + SEPARATOR_RANGES)
     edge += "".join(chr(a - 1) + chr(b + 1) + " " for a, b in CONTINUA_RANGES + SEPARATOR_RANGES)

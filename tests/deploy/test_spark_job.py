@@ -211,7 +211,7 @@ def test_extraction_options_reach_the_job(tmp_path, custom_model):
     python -m, on the sample WARC's real pages (where each option changes what is kept): the
     records are what an Extractor with those options makes, equal `ce-filter warc`'s with the
     same options, and validate against the record schema."""
-    from ce_filter.model import Model
+    from ce_filter.score.blockmodel import Model
 
     job, inp = str(REPO / "pipelines" / "spark_job.py"), REPO / "samples" / "sample.warc.gz"
     opts = {"CE_FILTER_MODEL": str(custom_model), "CE_FILTER_THRESHOLD": "0.9"}

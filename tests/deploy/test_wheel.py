@@ -182,7 +182,7 @@ def test_2_with_the_extras_every_subcommand_works(venv, wheel, broker, kafka, ht
     r = v.cli("evaluate", "corpus", "--model", "m.json")
     assert r.returncode == 0 and "| corpus | 12 |" in r.stdout, r.stderr
 
-    sample = v.run(v.python, "-c", "from ce_filter.pipelines.cli import sample_warc as s; print(s())",
+    sample = v.run(v.python, "-c", "from ce_filter.pipelines.commands import sample_warc as s; print(s())",
                    check=True).stdout.strip()
     assert "site-packages" in sample  # the sample WARC is package data
     r = v.cli("warc", sample, "--to", "jsonl:w.jsonl", "-q")

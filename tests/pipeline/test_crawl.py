@@ -186,7 +186,7 @@ def test_crawl_raw_pages_to_kafka_feed_the_workers(site_server, kafka, start_cli
 
 
 def test_raw_pages_keyed_by_host_or_url():
-    from ce_filter.pipelines.cli import _crawl_overrides
+    from ce_filter.pipelines.commands import _crawl_overrides
     from ce_filter.pipelines.scrapy_pipelines import raw_key
 
     from ce_filter.cli import build_parser

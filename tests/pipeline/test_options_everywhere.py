@@ -22,9 +22,9 @@ from ce_filter.pipelines.kafka_io import read_topic
 from ce_filter.pipelines.worker import envelope
 
 from ce_filter import Extractor
-from ce_filter.model import Model
-from ce_filter.rawpage import RawPage
+from ce_filter.read.rawpage import RawPage
 from ce_filter.record import schema, validate
+from ce_filter.score.blockmodel import Model
 
 from .conftest import REPO, cli_env, run_cli, unique
 from .test_worker import produce, worker_args

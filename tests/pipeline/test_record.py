@@ -9,7 +9,7 @@ import json
 import pytest
 
 from ce_filter import Extractor
-from ce_filter.rawpage import RawPage
+from ce_filter.read.rawpage import RawPage
 from ce_filter.record import (
     SCHEMA_ID,
     SCHEMA_PATH,

@@ -61,7 +61,7 @@ def _every_page(files: list[str]):
     from ce_filter.pipelines.sitecount import _page_sets
 
     from ce_filter.options import ExtractOptions
-    from ce_filter.site.memory import SiteCounts
+    from ce_filter.score.site.memory import SiteCounts
 
     counts = SiteCounts()
     for host, url, s in _page_sets(iter_pages(files, WarcStats()), ExtractOptions().alone().extractor()):
@@ -140,7 +140,7 @@ def test_warc_records_are_the_same_with_the_pass_in_a_child(tmp_path, monkeypatc
     from ce_filter.pipelines.offline import clean_warcs
     from ce_filter.pipelines.sinks import JsonlSink
 
-    from ce_filter.budget import Budget
+    from ce_filter.run.budget import Budget
 
     files = [_warc(tmp_path, "a.warc.gz", _pages())]
     outs = []

@@ -56,7 +56,7 @@ def test_site_memory_drops_repeats_the_same_with_any_workers(tmp_path):
 
 
 def test_streams_keep_the_pages_seen_so_far_unless_told_not_to():
-    from ce_filter.pipelines.cli import _crawl_overrides, _site_memory
+    from ce_filter.pipelines.commands import _crawl_overrides, _site_memory
 
     from ce_filter.cli import build_parser
     from ce_filter.options import ExtractOptions
@@ -134,7 +134,7 @@ def test_a_page_that_fails_or_runs_long_in_the_first_pass_is_not_counted():
     from ce_filter.pipelines.sitecount import count_pages
 
     from ce_filter import Extractor
-    from ce_filter.rawpage import RawPage
+    from ce_filter.read.rawpage import RawPage
 
     real = Extractor()
 

@@ -1,5 +1,5 @@
 """Several filter processes in one worker (``--filters N``): each page goes to the child of its
-host (``ce_filter.budget.page_slot``), so a host's pages meet one site memory in their order and
+host (``ce_filter.run.budget.page_slot``), so a host's pages meet one site memory in their order and
 the records are those of one filter process; results still come in input order, and a child
 that dies is replaced at its slot (the later pages of its hosts go to the replacement)."""
 
@@ -15,9 +15,9 @@ from typing import Any
 import pytest
 from ce_filter.pipelines.kafka_io import ensure_topics, read_topic
 
-from ce_filter.budget import BoundedExtractor, Budget, page_slot
 from ce_filter.options import ExtractOptions
-from ce_filter.runner import Handler, Pool
+from ce_filter.run.budget import BoundedExtractor, Budget, page_slot
+from ce_filter.run.pool import Handler, Pool
 
 from .conftest import REPO, cli_env, unique
 from .helpers import article, paras

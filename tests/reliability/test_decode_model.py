@@ -9,8 +9,8 @@ import json
 import pytest
 
 import ce_filter
-from ce_filter.decode import charset_from_content_type, normalize_charset
-from ce_filter.model import Model, ModelError, load_default
+from ce_filter.read.decode import charset_from_content_type, normalize_charset
+from ce_filter.score.blockmodel import Model, ModelError, load_default
 
 # Python codecs that are not charsets of web pages: binary transforms, Python-only text codecs,
 # and text codecs no browser accepts as a page's label (WHATWG Encoding Standard)

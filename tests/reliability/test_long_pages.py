@@ -27,9 +27,9 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 from pipeline.conftest import REPO, cli_env, unique
 
-from ce_filter.budget import BoundedExtractor, Budget
-from ce_filter.page import MAX_BYTES
-from ce_filter.runner import Handler, Pool
+from ce_filter.read.page import MAX_BYTES
+from ce_filter.run.budget import BoundedExtractor, Budget
+from ce_filter.run.pool import Handler, Pool
 
 HANG_S = 60  # a run not ended by then is stuck (a hang guard, not a timing assertion: ~1 s)
 SMALL = st.integers(0, 4096)

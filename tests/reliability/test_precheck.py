@@ -13,8 +13,8 @@ import time
 import pytest
 
 import ce_filter
-from ce_filter import precheck
-from ce_filter.precheck import DEFAULT_LIMITS, Limits, _scan_py, check, scan
+from ce_filter.read import precheck
+from ce_filter.read.precheck import DEFAULT_LIMITS, Limits, _scan_py, check, scan
 
 from .hostile import shapes
 
@@ -167,7 +167,7 @@ def test_the_scan_is_bounded_by_its_caps():
 
 
 def test_token_cache_is_bounded_by_characters():
-    from ce_filter import segment
+    from ce_filter.read import segment
 
     for k in range(40):  # 40 pages of 2,000 unique class values of ~60 characters
         page = "".join(f'<div class="gen-{k}-{i}-{"x" * 50}">t</div>' for i in range(2000))

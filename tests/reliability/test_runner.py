@@ -1,4 +1,4 @@
-"""ce_filter.runner: the one page runner (children under a budget, replaced when they die)."""
+"""ce_filter.run.pool: the one page runner (children under a budget, replaced when they die)."""
 
 from __future__ import annotations
 
@@ -10,8 +10,8 @@ from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
 
-from ce_filter.budget import Budget
-from ce_filter.runner import Handler, Pool, wall_limit
+from ce_filter.run.budget import Budget
+from ce_filter.run.pool import Handler, Pool, wall_limit
 
 REPO = Path(__file__).resolve().parents[2]
 
@@ -140,9 +140,9 @@ def test_multi_unit_tasks_resume_past_the_units_delivered() -> None:
 
 
 def test_only_the_runner_starts_child_processes() -> None:
-    """Pages run in children of ce_filter.runner only; the service (gunicorn's workers) and the
+    """Pages run in children of ce_filter.run.pool only; the service (gunicorn's workers) and the
     benchmark harness (other tools, each in a process) are the exceptions."""
-    allowed = {"ce_filter/runner.py", "benchmarks/quality.py"}
+    allowed = {"ce_filter/run/pool.py", "benchmarks/quality.py"}
     pattern = re.compile(r"^\s*(import multiprocessing|from multiprocessing|import concurrent\.futures"
                          r"|from concurrent\.futures.*ProcessPool)|ProcessPoolExecutor\(|os\.fork\(")
     offenders = []

@@ -22,7 +22,7 @@ from typing import Any
 
 import pytest
 
-from ce_filter.budget import Budget
+from ce_filter.run.budget import Budget
 from ce_filter.service import netguard
 from ce_filter.service.serve import App, Options
 

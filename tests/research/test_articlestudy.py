@@ -11,7 +11,7 @@ from typing import Any
 import numpy as np
 import pytest
 
-from ce_filter.segment import FLAG_NAMES, HEADINGS
+from ce_filter.read.segment import FLAG_NAMES, HEADINGS
 from research import articlestudy as st
 
 P = 1 << FLAG_NAMES.index("p")

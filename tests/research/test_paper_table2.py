@@ -39,7 +39,7 @@ def test_positional_is_never_above_the_bag() -> None:
 
 
 def test_paper_ic_tokens_accumulate_over_the_block() -> None:
-    from ce_filter.segment import parse, segment
+    from ce_filter.read.segment import parse, segment
     from research.paperic import paper_rule, paper_tokens, segment_paper
 
     assert paper_tokens("post entry_content", "main-nav") == [
@@ -77,7 +77,7 @@ def test_xcex_similarity_and_hamming() -> None:
 
 
 def test_heading_lexicon_study_builds_the_shipped_regex() -> None:
-    from ce_filter.features import headings
+    from ce_filter.score.features import headings
     from research.headingstudy import ADOPTED, CANDIDATES, PREVIOUS, lexicon, resolve
 
     assert lexicon(resolve("shipped")).pattern == headings.BOILER_HEADING.pattern

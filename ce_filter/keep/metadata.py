@@ -1,0 +1,982 @@
+"""Page metadata (title, author, date, site name, description, canonical URL, image, tags,
+categories, hostname) from what the segmenter's walk collects on its way (``PageHead``) and
+from the blocks themselves. Dates are read by dates.py, in the page's languages.
+
+The rules are pure functions of that input, so they are tested on small hand-made heads and
+measured against trafilatura on wcxb-dev's annotated metadata (``ce-filter bench --metadata``,
+docs/OUTPUT.md). Evidence, strongest first: schema.org JSON-LD (incl. ``@graph`` and nested
+author objects), OpenGraph / ``<meta>`` name and property, ``<time datetime>``, byline elements
+(class/id/rel/itemprop saying author or byline), and the page's headings and ``<title>``.
+"""
+
+from __future__ import annotations
+
+import functools
+import html
+import json
+import re
+import unicodedata
+from collections.abc import Iterator, Mapping, Sequence
+from dataclasses import dataclass, field
+from typing import Any
+from urllib.parse import urljoin, urlsplit
+
+from ..read.address import hostname
+from .dates import ENGLISH, YEAR, date_label, labelled_dates, months_for, normalise_date, ymd
+
+MAX_BYLINES = 16  # byline candidates kept per page (the first ones in document order)
+MAX_BYLINE_CHARS = 300  # a longer "author box" is a biography, not a byline
+MAX_JSONLD_CHARS = 1 << 20  # a JSON-LD script longer than this is skipped, not parsed
+
+
+@dataclass
+class PageHead:
+    """What the walk collects beside the blocks, raw and in document order.
+
+    ``metas``: (key, content) of each ``<meta>`` with a content, the key being its ``property``,
+    ``name``, ``itemprop`` or ``http-equiv`` (the first present), lower-cased.
+    ``links``: (rel, href) of each ``<link>`` or ``<a>`` whose rel is canonical or author.
+    ``jsonld``: the text of each ``<script type="application/ld+json">``.
+    ``times``: (datetime attribute, itemprop + class, text) of each ``<time>``.
+    ``bylines``: (marker, text) of the first elements whose class or id contains "author" or
+    "byline", or whose rel or itemprop is author; marker is the matching attribute value.
+    """
+
+    title: str = ""
+    lang: str = ""
+    metas: list[tuple[str, str]] = field(default_factory=list)
+    links: list[tuple[str, str]] = field(default_factory=list)
+    jsonld: list[str] = field(default_factory=list)
+    times: list[tuple[str, str, str]] = field(default_factory=list)
+    bylines: list[tuple[str, str]] = field(default_factory=list)
+
+
+@dataclass
+class Metadata:
+    """The page's metadata; '' where nothing credible was found."""
+
+    title: str = ""  # the article's own title (not the site's name or suffix)
+    html_title: str = ""  # the raw <title>
+    author: str = ""
+    date: str = ""  # published, ISO 8601 (YYYY-MM-DD)
+    sitename: str = ""
+    description: str = ""
+    canonical_url: str = ""
+    language: str = ""
+    image: str = ""  # the page's own picture (og:image, twitter:image, JSON-LD image), absolute
+    tags: list[str] = field(default_factory=list)  # article:tag, keywords, JSON-LD keywords
+    categories: list[str] = field(default_factory=list)  # article:section, JSON-LD articleSection
+    hostname: str = ""  # the host of the page's URL (else its canonical URL), without "www."
+
+    def to_dict(self) -> dict[str, Any]:
+        return {k: (v or None) for k, v in self.__dict__.items()}
+
+
+# ---------------------------------------------------------------- the reference collector
+
+def byline_marker(cls: str | None, idv: str | None, rel: str | None, itemprop: str | None) -> str:
+    """The attribute value that makes an element a byline candidate, or ''."""
+    for v in (rel, itemprop):
+        if v and "author" in v.lower().split():
+            return v
+    for v in (cls, idv):
+        if v:
+            low = v.lower()
+            if "author" in low or "byline" in low:
+                return v
+    return ""
+
+
+def page_head(items: Sequence[tuple[str, ...]], title: str = "") -> PageHead:
+    """The PageHead of what the walk gathered (segment.head_items: raw values, loosely chosen):
+    keys lower-cased, rels and byline markers checked exactly, the first bylines kept."""
+    head = PageHead(title=title)
+    metas, bylines, times, links, jsonld = head.metas, head.bylines, head.times, head.links, head.jsonld
+    for it in items:
+        kind = it[0]
+        if kind == "meta":
+            metas.append((it[1].lower(), it[2]))
+        elif kind == "by":
+            if len(bylines) < MAX_BYLINES:
+                text = it[5]
+                if text and len(text) <= MAX_BYLINE_CHARS:
+                    m = byline_marker(it[1], it[2], it[3], it[4])
+                    if m:
+                        bylines.append((m, text))
+        elif kind == "time":
+            times.append((it[1], f"{it[2]} {it[3]}".strip(), it[4]))
+        elif kind == "link":
+            rel = it[1].lower()
+            words = rel.split()
+            if "canonical" in words or "author" in words:
+                links.append((rel, it[2]))
+        elif kind == "ld":
+            jsonld.append(it[1])
+        elif kind == "lang" and not head.lang:
+            head.lang = it[1]
+    return head
+
+
+# ---------------------------------------------------------------- JSON-LD
+
+_ARTICLE_TYPES = frozenset(
+    "article newsarticle blogposting techarticle report scholarlyarticle socialmediaposting "
+    "analysisnewsarticle opinionnewsarticle reportagenewsarticle reviewnewsarticle backgroundnewsarticle "
+    "liveblogposting discussionforumposting howto recipe review medicalwebpage "
+    "creativework".split())
+_PAGE_TYPES = frozenset("webpage itempage aboutpage faqpage collectionpage profilepage "
+                        "searchresultspage checkoutpage contactpage realestatelisting".split())
+_ORG_TYPES = frozenset("organization newsmediaorganization corporation localbusiness "
+                       "educationalorganization governmentorganization ngo".split())
+
+
+_JSON = json.JSONDecoder(strict=False)  # made once: json.loads(strict=False) makes one per call
+
+
+def _json_loads(text: str) -> Any:
+    s = text.strip()
+    if s.startswith("<!--"):
+        s = s[4:]
+    if s.endswith("-->"):
+        s = s[:-3]
+    s = s.strip().removeprefix("//<![CDATA[").removesuffix("//]]>").strip()
+    try:
+        return _JSON.decode(s)
+    except ValueError:
+        # trailing commas, the commonest hand-written mistake
+        try:
+            return _JSON.decode(re.sub(r",\s*([}\]])", r"\1", s))
+        except ValueError:
+            return None
+
+
+LD_NESTING = ("@graph", "mainEntity", "mainEntityOfPage", "itemListElement", "hasPart")
+
+
+def ld_nodes(obj: Any, keys: tuple[str, ...] = LD_NESTING, max_depth: int = 6,
+             depth: int = 0) -> Iterator[dict[str, Any]]:
+    """Every schema.org object in a JSON-LD document: through lists and the nesting ``keys``
+    (the metadata rules read the page's own objects; other readers descend further)."""
+    if depth > max_depth:
+        return
+    if isinstance(obj, list):
+        for x in obj:
+            yield from ld_nodes(x, keys, max_depth, depth + 1)
+    elif isinstance(obj, dict):
+        yield obj
+        for k, v in obj.items():  # in the document's order
+            if k in keys:
+                yield from ld_nodes(v, keys, max_depth, depth + 1)
+
+
+def _types(node: dict[str, Any]) -> set[str]:
+    t = node.get("@type")
+    if isinstance(t, str):  # the common case, without building a list
+        return {t.rsplit("/", 1)[-1].lower()}
+    ts = t if isinstance(t, list) else ()
+    return {x.rsplit("/", 1)[-1].lower() for x in ts if isinstance(x, str)}
+
+
+def _text(v: Any) -> str:
+    """A JSON-LD value as text: a string, the first string of a list, or an object's name."""
+    if isinstance(v, str):
+        return " ".join(v.split())
+    if isinstance(v, list):
+        for x in v:
+            t = _text(x)
+            if t:
+                return t
+        return ""
+    if isinstance(v, dict):
+        return _text(v.get("name") or v.get("@value") or "")
+    if isinstance(v, (int, float)) and not isinstance(v, bool):
+        return str(v)
+    return ""
+
+
+def _names(v: Any, ids: dict[str, dict[str, Any]], depth: int = 0) -> list[str]:
+    """Author names from a JSON-LD author value: a string, an object (its name, or given and
+    family names, or the object its ``@id`` points to elsewhere on the page), or a list."""
+    if depth > 3:
+        return []
+    if isinstance(v, list):
+        out: list[str] = []
+        for x in v:
+            out.extend(_names(x, ids, depth + 1))
+        return out
+    if isinstance(v, dict):
+        n = v.get("name")
+        if isinstance(n, (str, list)):
+            return _names(n, ids, depth + 1)
+        given, family = v.get("givenName"), v.get("familyName")
+        if isinstance(given, str) and isinstance(family, str):
+            return [f"{given} {family}"]
+        ref = v.get("@id")
+        if isinstance(ref, str) and ids.get(ref) is not None and ids[ref] is not v:
+            return _names(ids[ref], ids, depth + 1)
+        return []
+    if isinstance(v, str):
+        return [v]
+    return []
+
+
+def join_names(names: Sequence[str]) -> str:
+    """Several authors as a byline writes them: 'A and B', 'A, B, and C'."""
+    names = list(dict.fromkeys(n for n in names if n))
+    if len(names) <= 2:
+        return " and ".join(names)
+    return ", ".join(names[:-1]) + ", and " + names[-1]
+
+
+@dataclass
+class _LD:
+    title: str = ""
+    author: str = ""
+    date: str = ""
+    sitename: str = ""
+    description: str = ""
+    url: str = ""
+    page_title: str = ""  # a WebPage's name, weaker than an article's headline
+    author_is_org: bool = False  # the author is an Organization (a byline may name the person)
+    image: str = ""
+    keywords: list[str] = field(default_factory=list)
+    sections: list[str] = field(default_factory=list)
+
+
+def jsonld_fields(scripts: Sequence[str]) -> _LD:
+    """The main entity's fields from a page's JSON-LD scripts (articles before pages)."""
+    out = _LD()
+    found: list[tuple[bool, dict[str, Any]]] = []  # (is an article, node): articles, then pages
+    pages: list[tuple[bool, dict[str, Any]]] = []
+    orgs: list[dict[str, Any]] = []
+    ids: dict[str, dict[str, Any]] = {}
+    for s in scripts:
+        if len(s) > MAX_JSONLD_CHARS:
+            continue
+        for node in ld_nodes(_json_loads(s)):
+            ref = node.get("@id")
+            if isinstance(ref, str) and len(node) > 1:
+                ids.setdefault(ref, node)
+            if "@type" not in node:
+                continue
+            ts = _types(node)
+            if ts & _ARTICLE_TYPES:
+                found.append((True, node))
+            elif ts & _PAGE_TYPES:
+                pages.append((False, node))
+            elif "website" in ts:
+                out.sitename = out.sitename or _clean(_text(node.get("name")))
+            elif ts & _ORG_TYPES:
+                orgs.append(node)
+    for is_article, node in found + pages:
+        head = _text(node.get("headline")) or (_text(node.get("name")) if is_article else "")
+        if is_article and head and not out.title:
+            out.title = _clean(head)
+        if not is_article and not out.page_title:
+            out.page_title = _clean(_text(node.get("headline") or node.get("name")))
+        if not out.author:
+            who = node.get("author") or node.get("creator")
+            names = [_clean(x) for x in _names(who, ids)]
+            out.author = join_names([n for n in names if n and not _looks_like_url(n)])
+            first = who[0] if isinstance(who, list) and who else who
+            if isinstance(first, dict) and isinstance(first.get("@id"), str) and "@type" not in first:
+                first = ids.get(first["@id"], first)
+            out.author_is_org = isinstance(first, dict) and bool(_types(first) & _ORG_TYPES)
+        if not out.date:
+            out.date = normalise_date(_text(node.get("datePublished") or node.get("dateCreated")
+                                            or node.get("uploadDate")))
+        if not out.description:
+            out.description = _clean(_text(node.get("description")))
+        if not out.sitename:
+            pub = node.get("publisher")
+            if isinstance(pub, dict):
+                out.sitename = _clean(_text(pub.get("name") or ids.get(str(pub.get("@id")), {}).get("name")))
+        if not out.url:
+            u = node.get("url") or node.get("@id")
+            out.url = u if isinstance(u, str) and u.startswith("http") else ""
+        if not out.image:
+            out.image = _image_url(node.get("image") or node.get("thumbnailUrl"))
+        if not out.keywords:
+            out.keywords = split_terms(node.get("keywords"))
+        if not out.sections:
+            out.sections = split_terms(node.get("articleSection"))
+    if not out.sitename and orgs:
+        out.sitename = _clean(_text(orgs[0].get("name")))
+    return out
+
+
+def _image_url(v: Any, depth: int = 0) -> str:
+    """An image's address from a JSON-LD value: a URL, an ImageObject (url / contentUrl), or
+    the first of a list."""
+    if depth > 3:
+        return ""
+    if isinstance(v, str):
+        v = v.strip()
+        return v if v.startswith(("http://", "https://", "/")) else ""
+    if isinstance(v, list):
+        return next((u for u in (_image_url(x, depth + 1) for x in v) if u), "")
+    if isinstance(v, dict):
+        return _image_url(v.get("url") or v.get("contentUrl") or "", depth + 1)
+    return ""
+
+
+MAX_TERMS = 50  # tags or categories kept per page
+MAX_TERM_CHARS = 100  # a longer "tag" is a sentence
+
+
+def split_terms(v: Any) -> list[str]:
+    """Tags or categories from a value: a list of strings, or one string of them separated by
+    commas (semicolons, or the ideographic comma where there is no comma); blanks, overlong
+    ones and repeats (case-blind) dropped, the page's order kept."""
+    if isinstance(v, str):
+        sep = "," if "," in v else ";" if ";" in v else "、" if "、" in v else "，" if "，" in v else None
+        items: list[Any] = v.split(sep) if sep else [v]
+    elif isinstance(v, list):
+        items = v
+    else:
+        return []
+    out: dict[str, str] = {}
+    for x in items:
+        t = _clean(x) if isinstance(x, str) else _clean(_text(x))
+        if t and len(t) <= MAX_TERM_CHARS and t.casefold() not in out:
+            out[t.casefold()] = t
+            if len(out) >= MAX_TERMS:
+                break
+    return list(out.values())
+
+
+def _clean(s: str) -> str:
+    """A JSON-LD string as text: character references decoded (JSON-LD is often written
+    through an HTML escaper), whitespace collapsed."""
+    return " ".join(html.unescape(s).split()) if "&" in s else " ".join(s.split())
+
+
+# ---------------------------------------------------------------- dates
+
+# the English month names (the author rules cut a byline at one)
+_MONTHS = ENGLISH
+_YEAR = YEAR
+_URL_DATE = re.compile(r"/(20\d{2}|19\d{2})[/-](\d{1,2})[/-](\d{1,2})(?:/|-|$)")
+_ymd = ymd
+
+
+# ---------------------------------------------------------------- meta keys
+
+# A <meta> whose key says it dates the page (not its update, an event or a validity)
+_DATE_KEY = re.compile(r"date|time|publish|created", re.I)
+_NOT_DATE_KEY = re.compile(r"modif|updat|expir|valid|start|end|event|verif|birth", re.I)
+_MODIFIED_KEYS = ("article:modified_time", "og:updated_time", "datemodified")
+_AUTHOR_KEYS = ("author", "article:author", "og:article:author", "dc.creator", "dcterms.creator",
+                "citation_author", "parsely-author", "sailthru.author", "byl", "twitter:creator")
+_ONE_PER_AUTHOR = ("citation_author", "dc.creator", "dcterms.creator")  # repeated, one per author
+_TITLE_KEYS = ("og:title", "twitter:title", "dc.title", "citation_title", "parsely-title",
+               "sailthru.title", "headline")
+_SITE_KEYS = ("og:site_name", "application-name", "apple-mobile-web-app-title", "al:ios:app_name")
+_DESC_KEYS = ("description", "og:description", "twitter:description", "dc.description")
+
+
+def _first_values(head: PageHead) -> dict[str, str]:
+    """Each key's first non-blank value, raw (built once per page; whitespace is collapsed
+    only in the few values read)."""
+    first: dict[str, str] | None = head.__dict__.get("_first")
+    if first is None:
+        first = {}
+        for k, value in head.metas:
+            # isspace() and split() know the same whitespace: blank = nothing left by split()
+            if k not in first and value and not value.isspace():
+                first[k] = value
+        head.__dict__["_first"] = first
+    return first
+
+
+def _first_meta(head: PageHead, keys: Sequence[str]) -> str:
+    """The first non-blank value of the first of ``keys`` the page has, whitespace collapsed."""
+    first = _first_values(head)
+    for k in keys:
+        found = first.get(k)
+        if found:
+            return " ".join(found.split())
+    return ""
+
+
+@functools.lru_cache(maxsize=1024)
+def _is_date_key(key: str) -> bool:
+    """A <meta> key that dates the page (the same few keys recur on every page: memoized)."""
+    return bool(_DATE_KEY.search(key)) and not _NOT_DATE_KEY.search(key)
+
+
+def _looks_like_url(s: str) -> bool:
+    return s.startswith(("http://", "https://", "www.", "/")) or ("/" in s and " " not in s)
+
+
+# ---------------------------------------------------------------- author
+
+_BY = re.compile(r"^\s*(?:(?:written|authored|posted|published|reviewed|edited|story|words|text|photos?|"
+                 r"recipe|article|post|read the latest|more|guide|review|interview|report|analysis|"
+                 r"column|feature|opinion|video|podcast)\s*)?"
+                 r"(?:by|from|von|par|por|door|via)(?:\s*[:\-–]?\s+|(?=[A-Z]))", re.I)
+_AUTHOR_LABEL = re.compile(r"^\s*(?:authors?|auteur|autor|written by|posted by)\b\s*[:|\-–]?\s*", re.I)
+# A label before the name, in the languages a byline is commonly written in, with its colon (or
+# the slash of Chinese and Japanese bylines): "Text:", "Autorin:", "Texte :", "Testo:", "Tekst:",
+# "Текст:", "Автор:", "作者：", "文/", "文・写真：". Without the colon a word could be a name's.
+_LABELS = (
+    # en, de, fr, es, it, pt, nl
+    "author|authors|text|words|writer|written by|byline|reporter|reported by|story|"
+    "autor|autorin|autoren|verfasser|verfasserin|verfasst von|redaktion|"
+    "auteur|auteurs|autrice|texte|rédaction|redaction|propos recueillis par|"
+    "autora|autores|texto|redacción|redaccion|escrito por|"
+    "autore|autori|testo|a cura di|scritto da|"
+    "reportagem|"
+    "tekst|geschreven door|"
+    # ru, uk
+    "текст|автор|авторы|автор текста|текст и фото|фото и текст|материал подготовил|"
+    "материал подготовила|подготовил|подготовила|автор статьи|текст і фото|"
+    # zh, ja
+    "作者|撰文|文|记者|記者|著者|筆者|執筆|文・写真|取材・文|作者名")
+_LABEL = re.compile(r"^\s*(?:" + _LABELS + r")\s*(?:[:：]|(?<=[文者])\s*[/／|｜])\s*", re.I)
+# Prefixes that are a name's own in some languages and a byline's "by" in one: taken only on a
+# page in that language ("Di Mario Rossi" in Italian; "Di Caprio" elsewhere is a name).
+_BY_IN: dict[str, re.Pattern[str]] = {
+    "it": re.compile(r"^\s*di\s+(?=[A-ZÀ-Ý])", re.I),
+    "ru": re.compile(r"^\s*(?:автор|текст)\s+(?=[А-ЯЁ])", re.I),
+}
+# A second label later in a Chinese or Japanese byline: the name ends there ("作者：张三 编辑：李四")
+_CJK_NEXT_LABEL = re.compile(r"\s*(?:责任编辑|編集|编辑|来源|來源|摄影|攝影|图|圖|出典|写真|校对)\s*[:：/／]")
+_MONTH_ALT = "|".join(sorted(_MONTHS, key=len, reverse=True))
+_LEADING_DATE = re.compile(r"^\s*(?:(?:" + _MONTH_ALT + r")\.?\s+\d{1,2}(?:st|nd|rd|th)?,?\s+\d{4}|"
+                           r"\d{1,2}\s+(?:" + _MONTH_ALT + r")\.?,?\s+\d{4}|\d{4}-\d\d-\d\d)"
+                           r"\s*[,|•·-]?\s*", re.I)
+_CAP_WORDS = ("Published|Updated|Posted|Last|Reviewed|Staff|Senior|Former|Contributing|" +
+              "|".join(m.capitalize() for m in _MONTHS))
+# Where a byline's name ends: a separator, "on <date>", a glued-on label or month
+# ("Jane DoePublished", "Jane DoeDecember 3"), a number, a date, a job title after the name.
+_CUT_WORDS = (r"\s(?:[|•·—–»]|-\s|on\s|updated|published|posted|last\s)"
+              r"|(?-i:(?<=[a-z])(?=(?:" + _CAP_WORDS + r")\b))")
+_CUT = re.compile(_CUT_WORDS + r"|\s\d"
+                  r"|\s*(?:,\s*)?\b(?:" + _MONTH_ALT + r")\.?\s+\d{1,2}\b"
+                  r"|\s*[•·⋅∙|»]"
+                  r"|(?<=[a-z])(?=\d+(?:st|nd|rd|th)?\s+[A-Za-z])", re.I)
+# Every branch of _CUT but its first two needs a digit or one of •·|»; most bylines have
+# neither, and then the first two alone find the same cut at a fraction of the cost.
+_CUT_NEEDS = re.compile(r"[\d•·⋅∙|»]")
+_CUT_WORDS_ONLY = re.compile(_CUT_WORDS, re.I)
+# A job title or a link label after a name ("Keith Barry Senior Autos Reporter"): cut there,
+# when at least two words of name come first.
+_ROLE_WORDS = frozenset("Senior Staff Contributing Former Associate Content Managing Deputy Executive "
+                        "Chief Freelance Reporter Editor Writer Correspondent Columnist Contributor "
+                        "Coordinator Consultant Manager Director Specialist Expert Founder CEO View "
+                        "Read Follow Contact Email "
+                        # de, fr, es, it, pt, nl, ru: the job titles that follow a byline's name
+                        "Redakteur Redakteurin Chefredakteur Chefredakteurin Korrespondent "
+                        "Korrespondentin Journalist Journalistin Reporterin Autorin Volontär Volontärin "
+                        "Kolumnist Kolumnistin Journaliste Rédacteur Rédactrice Correspondant "
+                        "Correspondante Chroniqueur Chroniqueuse "
+                        "Envoyé Envoyée Periodista Redactor Redactora Corresponsal Columnista "
+                        "Enviado Enviada "
+                        "Giornalista Redattore Redattrice Corrispondente Inviato Inviata Editorialista "
+                        "Jornalista Repórter Redator Redatora Correspondente Colunista Editora "
+                        "Redacteur Redactrice Verslaggever Correspondente "
+                        "Корреспондент корреспондент Редактор редактор Журналист журналист Журналистка "
+                        "журналистка Обозреватель обозреватель".split())
+# Words of a job title before its last word ("Review Editor", "Senior Staff Writer", "Chef vom
+# Dienst"): cut there too, as long as two words of name are left.
+# Only words that are no part of a publication's name ("Stephanie Pappas, Live Science
+# Contributor" keeps "Live Science").
+_ROLE_MODIFIERS = frozenset("Review Senior Staff Contributing Former Associate Managing Deputy Executive "
+                            "Chief Freelance Assistant Lead Principal Head Junior Copy Desk Special "
+                            "Foreign Investigative Political Content Product Editorial".split())
+_WEEKDAYS = frozenset("mon tue tues wed thu thur thurs fri sat sun monday tuesday wednesday thursday friday "
+                      "saturday sunday".split())
+_NOT_NAMES = frozenset(("author", "authors", "admin", "about the author", "unknown", "staff", "guest",
+                        "the author", "written by", "by", "editor", "anonymous", "administrator",
+                        "topic author", "article by", "posted by", "undefined", "null", "none",
+                        "n/a", "webmaster", "name", "your name", "full name"))
+
+
+_SELF_PAREN = re.compile(r"^(.+?)\s*\((.+)\)$")
+
+
+def _is_role(words: Sequence[str]) -> bool:
+    """A job title alone ("Editor", "Senior Staff Writer", "Redakteurin")."""
+    return bool(words) and words[-1] in _ROLE_WORDS and all(
+        w in _ROLE_WORDS or w in _ROLE_MODIFIERS for w in words)
+
+
+def clean_author(s: str, langs: Sequence[str] = ()) -> str:
+    """A byline as a name: 'By Jane Doe | March 3, 2024' -> 'Jane Doe'; '' when what is left
+    does not look like one (too long, a sentence, a URL, a date). Labels and job titles are
+    taken off in the languages bylines are commonly written in ("Text:", "Autor:", "Par",
+    "Текст:", "作者：", "文/"; "Staff Writer", "Review Editor", "Redakteurin"), and, on a page
+    in ``langs`` (ISO 639-1), the ones that could also be a name's ("Di" in Italian)."""
+    s = " ".join(s.split())
+    if not s or (_looks_like_url(s) and not _LABEL.match(s)):  # ("文/李四" is no path)
+        return ""
+    low = s.lower()
+    at = low.find(" by ")
+    if 0 < at < 40 and normalise_date(s[:at]):  # "16 December 2025 by Sam O'Brien"
+        s = s[at + 4:]
+    s = _LEADING_DATE.sub("", s, count=1)
+    s = _BY.sub("", s, count=1)
+    s = _AUTHOR_LABEL.sub("", s, count=1)
+    s = _LABEL.sub("", s, count=1)
+    if _looks_like_url(s):
+        return ""
+    for lang in langs:
+        by = _BY_IN.get(lang)
+        if by is not None:
+            s = by.sub("", s, count=1)
+    if not s.isascii():
+        m = _CJK_NEXT_LABEL.search(s)
+        if m and m.start() > 0:
+            s = s[: m.start()]
+    m = (_CUT if _CUT_NEEDS.search(s) else _CUT_WORDS_ONLY).search(s)
+    if m and m.start() > 0:
+        s = s[: m.start()]
+    s = s.strip(" ,;:|-–—•·*").strip()  # * : a footnote mark, or a form's "Name *"
+    # a forum's "name (Name)": the handle, then the same as a name
+    m = _SELF_PAREN.match(s) if s.endswith(")") else None
+    if m and (m.group(1).casefold() == m.group(2).casefold() or _is_role(m.group(2).split())):
+        s = m.group(1)  # "name (Name)", or "Jo Lee (Editor)"
+    words = s.split()
+    for i in range(2, len(words)):
+        if words[i] in _ROLE_WORDS:
+            # back over the title's first words ("Review Editor") and a lone separator
+            while i > 2 and (words[i - 1] in _ROLE_MODIFIERS or not any(c.isalnum() for c in words[i - 1])):
+                i -= 1
+            words = words[:i]
+            s = " ".join(words).rstrip(",")
+            break
+    if not words or len(words) > 8 or len(s) > 80 or s.lower() in _NOT_NAMES:
+        return ""
+    if (not s[0].isalpha() or normalise_date(s) or s.lower() in _WEEKDAYS
+            or "©" in s  # a copyright line
+            or (s.endswith((".", "?", "!")) and len(words) > 4)):
+        return ""
+    return s
+
+
+# a marker containing one of these is a picture, a share button or a list of other authors
+_NOT_BYLINE = re.compile("avatar|image|img|photo|social|follow|share|more-from|other")
+
+
+def _author_from_bylines(bylines: Sequence[tuple[str, str]], langs: Sequence[str] = ()) -> str:
+    for marker, text in bylines:
+        if _NOT_BYLINE.search(marker.lower()):
+            continue
+        a = clean_author(text, langs)
+        if a:
+            return a
+    return ""
+
+
+# "By Jane Doe" near the title; "Written by Jane Doe" anywhere
+_BY_BLOCK = re.compile(r"^(?:(?:posted|reviewed|published)\s+)?by\s*\S", re.I)
+_WRITTEN_BY = re.compile(r"^(?:written|authored)\s+by\s*\S", re.I)
+
+# Blocks searched for a byline or a date line: this many before and after the title's block
+# (from the top of the page when no block shows the title)
+NEAR_TITLE = (10, 40)
+
+
+# What re.IGNORECASE lets match an ASCII letter besides its two cases (İ and ı for i, the
+# Kelvin sign for k, the long s for s; tests/core/test_metadata.py checks the list is whole).
+_IGNORECASE_ALSO = {"i": "\u0130\u0131", "k": "\u212a", "s": "\u017f"}
+
+
+def _block_start(*words: str) -> re.Pattern[str]:
+    """A block (after the "\n" that joins it to the one before) starting with one of ``words``,
+    in any case, as loosely as re.IGNORECASE would: every block one of the rules' case-blind
+    regexes matches at its start is found, and a few more (the rule itself then decides)."""
+    def loose(w: str) -> str:
+        return "".join(f"[{c}{c.upper()}{_IGNORECASE_ALSO.get(c, '')}]" for c in w)
+    return re.compile("\n(?:" + "|".join(loose(w) for w in words) + ")")
+
+
+# the blocks _BY_BLOCK or _WRITTEN_BY can match, and those _WRITTEN_BY can
+_BYLINE_START = _block_start("by", "posted", "reviewed", "published", "written", "authored")
+_WRITTEN_START = _block_start("written", "authored")
+
+
+class _Joined:
+    """Block texts as one string, "\n" before each: one search over it finds the few blocks a
+    rule can apply to, where a loop would call a regex on every block. Block texts from the
+    walk never hold a "\n"; texts that do are searched one by one."""
+
+    __slots__ = ("texts", "joined", "_plain")
+
+    def __init__(self, texts: Sequence[str]) -> None:
+        self.texts = texts
+        self.joined = ""  # made at the first search (many pages need none)
+        self._plain = False
+
+    def plain(self) -> bool:
+        """Every "\n" of ``joined`` opens a block (``joined`` is made here, once)."""
+        if not self.joined:
+            self.joined = "\n" + "\n".join(self.texts)
+            self._plain = self.joined.count("\n") == len(self.texts)
+        return self._plain
+
+    def starting(self, pattern: re.Pattern[str]) -> Iterator[int]:
+        """The indices, in order, of the blocks that ``pattern`` (led by the "\n" before a block)
+        matches at the start of."""
+        if not self.plain():
+            yield from (k for k, t in enumerate(self.texts) if pattern.match("\n" + t))
+            return
+        joined = self.joined
+        for m in pattern.finditer(joined):
+            yield joined.count("\n", 0, m.start() + 1) - 1
+
+    def with_year(self) -> Iterator[int]:
+        """The indices, in order, of the blocks where _YEAR matches: "19" or "20" then two
+        digits, found by substring search (a regex over the whole string costs more)."""
+        if not self.plain():
+            yield from (k for k, t in enumerate(self.texts) if _YEAR.search(t))
+            return
+        joined = self.joined
+        at = 0
+        a, b = joined.find("19"), joined.find("20")  # the next of each at or after ``at``
+        while a >= 0 or b >= 0:
+            i = a if b < 0 or 0 <= a < b else b
+            nxt = joined[i + 2: i + 4]
+            if len(nxt) == 2 and nxt.isdecimal():  # \d is a Unicode decimal digit
+                yield joined.count("\n", 0, i) - 1
+                at = joined.find("\n", i)  # on to the next block
+                if at < 0:
+                    return
+            else:
+                at = i + 1
+            if 0 <= a < at:
+                a = joined.find("19", at)
+            if 0 <= b < at:
+                b = joined.find("20", at)
+
+
+def _near_title(texts: Sequence[str], title_at: int) -> Sequence[str]:
+    at = max(title_at, 0)
+    return texts[max(at - NEAR_TITLE[0], 0): at + NEAR_TITLE[1]]
+
+
+def _author_from_blocks(texts: Sequence[str], near: _Joined, langs: Sequence[str] = ()) -> str:
+    """A "By ..." line among the blocks ``near`` the title, else a "Written by" line anywhere."""
+    for k in near.starting(_BYLINE_START):
+        t = near.texts[k]
+        if len(t) < 120 and (_BY_BLOCK.match(t) or _WRITTEN_BY.match(t)):
+            a = clean_author(t, langs)
+            if a:
+                return a
+    for i in _Joined(texts).starting(_WRITTEN_START):  # a "Written by" line anywhere
+        t = texts[i]
+        if t[:1] in "WwAa" and len(t) < 120:
+            if len(t) < 12 and t.lower() in ("written by", "authored by") and i + 1 < len(texts):
+                t = t + " " + texts[i + 1]  # the name in the next block
+            if _WRITTEN_BY.match(t):
+                a = clean_author(t, langs)
+                if a:
+                    return a
+    return ""
+
+
+# ---------------------------------------------------------------- title
+
+_SEPS = re.compile(r"\s+[|\-–—·•»:~/]\s+|\s+::\s+|\s*[|·•»]\s*")
+_SEP_CHAR = re.compile(r"[|\-–—·•»:~/]")  # every _SEPS match holds one of these
+_BARE_SEPS = frozenset("|·•»")  # the ones that separate without spaces around them
+
+
+def split_title(title: str) -> list[str]:
+    """``_SEPS.split(title)``, found from the separator characters: a regex tried at every
+    position of the title costs more than the rest of the title rules together.
+
+    A match of _SEPS starts at a separator character ``c`` that is one of _BARE_SEPS, or at
+    the start of the run of whitespace right before ``c`` when ``c`` is followed by whitespace
+    (or is "::" followed by whitespace) or is one of _BARE_SEPS; it takes the whitespace
+    after it. tests/core/test_metadata.py compares the two on many random titles."""
+    out: list[str] = []
+    n = len(title)
+    start = at = 0  # the current part's start; where the next match may start
+    while True:
+        m = _SEP_CHAR.search(title, at)
+        if m is None:
+            break
+        q = m.start()
+        p = q
+        while p > at and title[p - 1].isspace():  # \s is str.isspace()
+            p -= 1
+        c = title[q]
+        if p < q and q + 1 < n and title[q + 1].isspace():
+            end = q + 1
+        elif p < q and title.startswith("::", q) and q + 2 < n and title[q + 2].isspace():
+            end = q + 2
+        elif c in _BARE_SEPS:
+            end = q + 1
+        else:
+            at = q + 1
+            continue
+        while end < n and title[end].isspace():
+            end += 1
+        out.append(title[start:p])
+        start = at = end
+    out.append(title[start:])
+    return out
+
+
+_WORD = re.compile(r"\w+")
+# ASCII text is its own NFKC form, its casefold is its lower(), and its \w is [A-Za-z0-9_]:
+# there the words are what is left when every other character is made a space
+_ASCII_NOT_WORD = {i: " " for i in range(128) if not (chr(i).isalnum() or chr(i) == "_")}
+
+
+@functools.lru_cache(maxsize=4096)
+def norm_text(s: str) -> str:
+    """Word tokens, case-folded: what "the same title" means here and in the benchmark."""
+    if s.isascii():
+        return " ".join(s.lower().translate(_ASCII_NOT_WORD).split())
+    return " ".join(_WORD.findall(unicodedata.normalize("NFKC", s).casefold()))
+
+
+@functools.lru_cache(maxsize=256)
+def _title_parts(title: str) -> tuple[str, ...]:
+    """A title's parts between separators (the <title> is split for the site's name and for
+    the article's title: once)."""
+    return tuple(p for p in split_title(title) if p.strip())
+
+
+@functools.lru_cache(maxsize=256)
+def _domain_words(url: str | None) -> frozenset[str]:
+    if not url:
+        return frozenset()
+    host = (urlsplit(url).hostname or "").lower()
+    parts = [p for p in host.split(".") if p not in ("www", "com", "org", "net", "co", "uk", "io", "de")]
+    return frozenset(norm_text(p) for p in parts if p)
+
+
+def _is_site_part(part: str, site: str, domain: frozenset[str]) -> bool:
+    n = norm_text(part)
+    if not n:
+        return True
+    if site and (n == site or n in site or (site in n and len(n) <= len(site) + 12)):
+        return True
+    squashed = n.replace(" ", "")
+    return any(d and (squashed == d.replace(" ", "") or squashed.startswith(d.replace(" ", "")))
+               for d in domain)
+
+
+def clean_title(title: str, sitename: str = "", url: str | None = None) -> str:
+    """A <title> / og:title without the site's name: 'Story | Site' -> 'Story'. The part kept is
+    the longest one that is not the site's name or domain."""
+    title = " ".join(title.split())
+    if not title:
+        return ""
+    parts = _title_parts(title)
+    if len(parts) < 2:
+        return title
+    site = norm_text(sitename)
+    dom = _domain_words(url)
+    keep = [p for p in parts if not _is_site_part(p, site, dom)]
+    if not keep:
+        return title
+    if len(keep) == len(parts):
+        # nothing looks like the site: drop only a short last part (the usual suffix)
+        last = parts[-1]
+        if len(parts) >= 2 and len(last.split()) <= 4 and len(last) < len(" ".join(parts[:-1])):
+            return title[: title.rfind(last)].rstrip(" |-–—·•»:~/")
+        return title
+    # the kept parts as they stand in the title (separators inside the story's own title stay)
+    start = title.find(keep[0])
+    end = title.rfind(keep[-1]) + len(keep[-1])
+    return title[start:end].strip()
+
+
+def _sitename_from_title(title: str, url: str | None) -> str:
+    parts = _title_parts(title)
+    if len(parts) < 2:
+        return ""
+    dom = _domain_words(url)
+    for p in (parts[-1], parts[0]):
+        if _is_site_part(p, "", dom):
+            return p.strip()
+    return ""
+
+
+def choose_title(texts: Sequence[str], h1_at: Sequence[int], head: PageHead, ld: _LD, sitename: str,
+                 url: str | None) -> tuple[str, int]:
+    """The article's own title and the index of the block that shows it (-1: none does). A
+    visible h1 that the page's declared titles (JSON-LD headline, og:title, <title>) agree with
+    wins; then the declared title cleaned of the site's name; then the first h1."""
+    declared = [t for t in (ld.title, _first_meta(head, _TITLE_KEYS), head.title, ld.page_title) if t]
+    if h1_at:
+        site, dom = norm_text(sitename), _domain_words(url)
+        # the declared titles cleaned, and the words of all of them: made at the first heading
+        # that is not the site's name
+        cleaned: list[str] = []
+        dn: list[str] = []
+        for i in h1_at:
+            n = norm_text(texts[i])
+            if not n or len(n) <= 2 or _is_site_part(texts[i], site, dom):
+                continue
+            if not dn and declared:
+                cleaned = [clean_title(t, sitename, url) for t in declared]
+                dn = [norm_text(t) for t in declared + cleaned]
+            # the heading is a declared title, is inside one, or goes on where a cut one stops
+            if any(n == d or (len(n) >= 10 and n in d) or (len(d) >= 20 and n.startswith(d)) for d in dn):
+                return texts[i], i
+        if cleaned:
+            return cleaned[0], h1_at[0]
+    if declared:  # only the first declared title is cleaned when no heading is one of them
+        return clean_title(declared[0], sitename, url), (h1_at[0] if h1_at else -1)
+    return (texts[h1_at[0]], h1_at[0]) if h1_at else ("", -1)
+
+
+# ---------------------------------------------------------------- all together
+
+
+def extract_metadata(head: PageHead, url: str | None = None, texts: Sequence[str] = (),
+                     h1_at: Sequence[int] = (), languages: Sequence[str] = ()) -> Metadata:
+    """Metadata of one page from its PageHead and its blocks: ``texts`` the block texts in page
+    order, ``h1_at`` the indices of the blocks an h1 opens, ``languages`` the page's languages
+    (ISO 639-1: identified, declared), whose month names dates are read in besides English's.
+    The title's block anchors the search for a byline and a date line near it."""
+    ld = jsonld_fields(head.jsonld)
+    metas = head.metas
+    sitename = ld.sitename or _first_meta(head, _SITE_KEYS) or _sitename_from_title(head.title, url)
+    title, title_at = choose_title(texts, h1_at, head, ld, sitename, url)
+    near = _Joined(_near_title(texts, title_at))  # searched for a byline, then a date line
+
+    langs = tuple(dict.fromkeys(x for x in languages if x and x != "en"))
+    author = "" if ld.author_is_org else ld.author
+    if author and _LABEL.match(author):  # "Text: Jane Doe" as the JSON-LD name (its job title stays:
+        author = clean_author(author, langs) or author  # "Jane Doe, Sr. Director of ..." is the page's own)
+    if not author:
+        first = _first_values(head)
+        for k in _AUTHOR_KEYS:
+            v = first.get(k)
+            if not v:
+                continue
+            v = " ".join(v.split())
+            if not _looks_like_url(v) and not v.startswith("@"):
+                author = clean_author(v, langs) or ""
+                if author and k in _ONE_PER_AUTHOR:  # one <meta> per author: all of them
+                    author = ", ".join(dict.fromkeys(
+                        a for a in (clean_author(x, langs) for kk, x in metas if kk == k) if a))
+                if author:
+                    break
+    if not author:
+        author = _author_from_bylines(head.bylines, langs)
+    if not author:
+        author = _author_from_blocks(texts, near, langs) or ld.author
+
+    canonical = ""
+    for rel, href in head.links:
+        if "canonical" in rel.split():
+            h = href.strip()
+            canonical = h if h.startswith(("https://", "http://")) else urljoin(url or "", h)
+            break
+    if not canonical:
+        og = _first_meta(head, ("og:url",))
+        canonical = og if og.startswith("http") else (ld.url or "")
+
+    months = months_for(langs)
+    date = _choose_date(head, near, ld, url, canonical, months)
+    return Metadata(
+        title=title,
+        html_title=head.title,
+        author=author,
+        date=date,
+        sitename=sitename,
+        description=_first_meta(head, _DESC_KEYS) or ld.description,
+        canonical_url=canonical,
+        image=_image(head, ld, url),
+        tags=_terms(head, _TAG_KEYS) or ld.keywords,
+        categories=_terms(head, _CATEGORY_KEYS) or ld.sections,
+        hostname=hostname(url) or hostname(canonical),
+    )
+
+
+_IMAGE_KEYS = ("og:image", "og:image:url", "og:image:secure_url", "twitter:image", "twitter:image:src",
+               "thumbnailurl", "image")
+_TAG_KEYS = ("article:tag", "og:article:tag", "news_keywords", "keywords", "parsely-tags",
+             "sailthru.tags", "dc.subject")
+_CATEGORY_KEYS = ("article:section", "og:article:section", "parsely-section", "section", "category")
+
+
+def _image(head: PageHead, ld: _LD, url: str | None) -> str:
+    """The page's own picture: og:image and its kin, else the article's JSON-LD image;
+    resolved against the page's URL."""
+    v = _first_meta(head, _IMAGE_KEYS) or ld.image
+    if not v or v.startswith("data:"):
+        return ""
+    return v if v.startswith(("https://", "http://")) else (urljoin(url, v) if url else v)
+
+
+def _terms(head: PageHead, keys: Sequence[str]) -> list[str]:
+    """The terms of the first of ``keys`` the page has: every <meta> with that key (article:tag
+    is one <meta> per tag), each split at commas."""
+    first = _first_values(head)
+    for k in keys:
+        if k in first:
+            out: list[str] = []
+            for kk, v in head.metas:
+                if kk == k:
+                    out.extend(split_terms(v))
+            return split_terms(out)
+    return []
+
+
+_PUBLISHED = re.compile(r"publish|posted|created|date-?pub|entry-date|post-date|article-date", re.I)
+_UPDATED = re.compile(r"updat|modif|edit", re.I)
+
+
+def _url_date(url: str | None) -> str:
+    if not url or not _YEAR.search(url):  # no year, no date: most URLs stop here
+        return ""
+    try:
+        m = _URL_DATE.search(urlsplit(url).path)
+    except ValueError:  # an unparsable URL (a canonical link of the page's own making)
+        return ""
+    return _ymd(int(m.group(1)), int(m.group(2)), int(m.group(3))) if m else ""
+
+
+def _choose_date(head: PageHead, near: _Joined, ld: _LD, url: str | None, canonical: str = "",
+                 months: Mapping[str, int] = ENGLISH) -> str:
+    """The publication date as the page shows it. Order of the evidence chosen on wcxb-dev
+    (held-out halves by domain: 0.880 and 0.879 against 0.88 in-sample): a date in the URL's
+    path (the page's, else its canonical URL's), a dating <meta>, a <time>, a short date line
+    near the title, JSON-LD datePublished, a modification <meta>. Month names are read in
+    ``months`` (dates.months_for)."""
+    d = _url_date(url) or _url_date(canonical)  # a /2024/03/05/ path: the publication date by convention
+    if d:
+        return d
+    for k, v in head.metas:
+        if _is_date_key(k):
+            d = normalise_date(v, months)
+            if d:
+                return d
+    d = _date_from_times(head.times, months)
+    if d:
+        return d
+    updated = ""  # a date line marked as an update: only where the page marks no publication
+    for i in near.with_year():  # a block without a year has no date
+        t = near.texts[i]
+        if len(t) < 150:
+            dates = labelled_dates(t, months)
+            d = next((d for kind, d in dates if kind != "updated"), "")
+            if d:
+                return d  # the first date line's publication date (marked, or not marked at all)
+            updated = updated or (dates[0][1] if dates else "")
+    return ld.date or updated or normalise_date(_first_meta(head, _MODIFIED_KEYS))
+
+
+def _date_from_times(times: Sequence[tuple[str, str, str]], months: Mapping[str, int] = ENGLISH) -> str:
+    """The <time> marked as the publication (itemprop/class), else the first one not marked
+    as an update."""
+    first = ""
+    for dt, marker, text in times:
+        d = normalise_date(dt) or normalise_date(text, months)
+        if not d:
+            continue
+        label = date_label(text) if text else ""  # <time>Updated March 5, 2024</time>
+        if _PUBLISHED.search(marker) or label == "published":
+            return d
+        if not first and not _UPDATED.search(marker) and label != "updated":
+            first = d
+    return first

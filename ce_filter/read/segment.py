@@ -1,0 +1,680 @@
+"""One parse, one walk: cut a page into Dragnet-style blocks and record what the features need.
+
+A block is the text between two layout tags. The walk is iterative (an explicit
+stack, no recursion) so absurdly deep documents cost memory, not a crash, and it
+touches each node once: everything the features use is gathered on the way.
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Iterator, Sequence
+from dataclasses import dataclass, field
+from typing import Any
+
+import numpy as np
+from selectolax.lexbor import LexborHTMLParser
+
+from .. import native
+from .words import count_words
+
+_PROBE = LexborHTMLParser("")
+
+
+def tag_ids(names: str) -> frozenset[int]:
+    return frozenset(_PROBE.create_node(n).tag_id for n in names.split())
+
+
+def tag_id(name: str) -> int:
+    return _PROBE.create_node(name).tag_id
+
+
+# Tags that change the on-screen layout: each opens and closes a block.
+# <noscript> is walked (Lexbor parses its content as markup, as a browser without scripts
+# does): forum engines (Discourse) serve the whole thread there for clients without
+# JavaScript, 18 % of wcxb-dev's forum gold; elsewhere it holds short "enable JavaScript"
+# notices, which the model learns to drop like any other boilerplate.
+BLOCK_TAGS = tag_ids(
+    "html body div p h1 h2 h3 h4 h5 h6 li td th tr table tbody thead tfoot caption ul ol dl dt dd "
+    "blockquote pre section article header footer nav aside form figure figcaption main address "
+    "center fieldset legend hr details summary menu dir hgroup option textarea noscript"
+)
+# Tags whose content never becomes text.
+SKIP_TAGS = tag_ids(
+    "script style template svg iframe object embed canvas math select button "
+    "textarea input head audio video map frameset frame applet"
+)
+# Inline tags whose class/id carry nothing worth the attribute lookup.
+_NO_ATTR_TAGS = tag_ids("b i em strong br wbr u s small sup sub font code tt abbr")
+
+# Lexbor gives a tag it does not know an id that is an address (another one in each process):
+# blocks record one fixed id for all of them, so features and runs are reproducible.
+_TAG_LIMIT = 0x10000
+UNKNOWN_TAG = 0xFFFF
+TAG_A = tag_id("a")
+TAG_BR = tag_id("br")
+TAG_TITLE = tag_id("title")
+TAG_HEAD = tag_id("head")
+TAG_HTML, TAG_META, TAG_LINK, TAG_SCRIPT, TAG_TIME = (tag_id(n) for n in "html meta link script time".split())
+TAG_LI, TAG_OL, TAG_IMG, TAG_H1 = tag_id("li"), tag_id("ol"), tag_id("img"), tag_id("h1")
+LIST_TAGS = tag_ids("ul ol menu dir")
+HEADINGS = tag_ids("h1 h2 h3 h4 h5 h6")
+
+# Ancestor flags: bit i set when the block sits inside a tag of kind i.
+FLAG_NAMES = (
+    "a", "li", "list", "table", "nav", "header", "footer", "aside", "form",
+    "article", "main", "heading", "p", "blockquote", "pre", "figure", "section", "dl",
+    "address", "label",
+)
+_FLAG_TAGS: dict[int, int] = {}
+for _bit, _names in enumerate(
+    ("a", "li", "ul ol menu dir", "table td th tr", "nav", "header", "footer", "aside", "form",
+     "article", "main", "h1 h2 h3 h4 h5 h6", "p", "blockquote", "pre", "figure figcaption",
+     "section", "dl dt dd", "address", "label")
+):
+    for _t in tag_ids(_names):
+        _FLAG_TAGS[_t] = _FLAG_TAGS.get(_t, 0) | (1 << _bit)
+FLAG_A = 1
+FLAG_PRE = 1 << FLAG_NAMES.index("pre")
+# Beyond the ancestor kinds (which the features read as columns, FLAG_NAMES only): the block
+# sits in a layout element (BLOCK_TAGS) hidden from the reader by its own attributes
+# (``is_hidden``), or inside one. The rules after the cut read it (ce_filter/keep/articles.py);
+# no feature does.
+FLAG_HIDDEN = 1 << 20
+_HIDDEN_STYLE = re.compile(r"display[ \t\n\r\f]*:[ \t\n\r\f]*none|visibility[ \t\n\r\f]*:[ \t\n\r\f]*hidden",
+                           re.I | re.A)
+
+
+def is_hidden(attrs: dict[str, str | None]) -> bool:
+    """Whether an element's own attributes hide it from the reader: ``hidden``,
+    ``aria-hidden="true"``, or a ``style`` with ``display: none`` or ``visibility: hidden``
+    (the reference of the C walk's is_hidden)."""
+    if "hidden" in attrs:
+        return True
+    a = attrs.get("aria-hidden")
+    if a and a.strip(" \t\n\r\f").lower() == "true":
+        return True
+    st = attrs.get("style")
+    return st is not None and _HIDDEN_STYLE.search(st) is not None
+PATH_LEN = 10  # ancestors remembered per block (bounded: deep pages cost no more)
+
+_NAME_SPLIT = re.compile(r"[^a-z0-9]+|(?<=[a-z])(?=[0-9])")
+_CAMEL = re.compile(r"(?<=[a-z])(?=[A-Z])")
+_token_cache: dict[str, tuple[str, ...]] = {}
+# The cache is bounded by the characters it holds, not by entries: pages with unique long
+# class values (generated CSS names) would otherwise keep ~100 KB each. Past the cap it starts
+# over, so it keeps what recent pages use; values longer than _CACHE_VALUE_MAX are not kept.
+TOKEN_CACHE_CHARS = 8 << 20
+_CACHE_VALUE_MAX = 256
+_token_cache_chars = 0
+
+
+def name_tokens(value: str) -> tuple[str, ...]:
+    """Tokens of a class/id value: 'postBody main-col2' -> ('post', 'body', 'main', 'col')."""
+    global _token_cache_chars
+    hit = _token_cache.get(value)
+    if hit is not None:
+        return hit
+    parts = _NAME_SPLIT.split(_CAMEL.sub(" ", value).lower())
+    toks = tuple(dict.fromkeys(p for p in parts if 1 < len(p) < 30 and not p.isdigit()))
+    if len(value) <= _CACHE_VALUE_MAX:
+        if _token_cache_chars > TOKEN_CACHE_CHARS:
+            _token_cache.clear()
+            _token_cache_chars = 0
+        _token_cache[value] = toks
+        _token_cache_chars += 2 * len(value) + 64  # key + tokens (at most as long) + overhead
+    return toks
+
+
+# Literal patterns over class/id tokens: (flag bit, kind, text); a token sets the bit when it
+# contains (KIND_CONTAINS), equals (KIND_EQUALS) or ends with (KIND_ENDS) the text.
+KIND_CONTAINS, KIND_EQUALS, KIND_ENDS = 0, 1, 2
+Patterns = tuple[tuple[int, int, str], ...]
+
+
+def token_pattern_flags(toks: tuple[str, ...], patterns: Patterns) -> int:
+    """The OR of the bits of ``patterns`` that one of ``toks`` matches (the reference of the
+    C walk's flag_columns)."""
+    out = 0
+    for bit, kind, text in patterns:
+        m = 1 << bit
+        if out & m:
+            continue
+        for t in toks:
+            if (text in t if kind == KIND_CONTAINS else t == text if kind == KIND_EQUALS
+                    else t.endswith(text)):
+                out |= m
+                break
+    return out
+
+
+def element_tokens(cls: str | None, idv: str | None) -> tuple[str, ...]:
+    """An element's own class/id tokens: its class's, then its id's."""
+    own: tuple[str, ...] = name_tokens(cls) if cls else ()
+    if idv:
+        own = own + name_tokens(idv) if own else name_tokens(idv)
+    return own
+
+
+# What the metadata rules read beside the blocks (metadata.page_head turns it into a PageHead),
+# gathered on the same walk so the page is walked once: raw attribute values and texts of
+# the <html> root, <meta>, <link>/<a> whose rel may say canonical or author, JSON-LD
+# <script>s, <time>s and byline candidates (class/id saying author or byline, rel/itemprop
+# author), as tuples led by their kind. The checks here are loose and ASCII-only (the C walk
+# makes the same ones); metadata.py applies the exact rules.
+MAX_BYLINE_ITEMS = 64  # byline candidates gathered per page, the first in document order
+MAX_TIME_CHARS = 300  # a <time>'s text is kept up to this many characters
+# A byline candidate with more text than this (UTF-8 bytes, before whitespace is collapsed)
+# is a whole section, not a byline: its text is not gathered (it would be refused anyway).
+MAX_ITEM_TEXT = 2000
+_REL_WORDS = re.compile(r"canonical|author", re.I | re.A)
+_BY_WORDS = re.compile(r"author|byline", re.I | re.A)
+_AUTHOR_WORD = re.compile(r"author", re.I | re.A)
+_LD_JSON = re.compile(r"ld\+json", re.I | re.A)
+HeadItem = tuple[str, ...]
+RenderExtras = tuple[dict[int, str], set[int], list[tuple[int, str, str]], list[tuple[int, str, str]]]
+
+
+def head_items(node: Any, tid: int, attrs: dict[str, str | None], out: list[HeadItem],
+               body: bool) -> None:
+    """Append what one element says about the page (the reference of the C walk's collect)."""
+    def get(k: str) -> str:
+        return attrs.get(k) or ""
+
+    if tid == TAG_META:
+        key = get("property") or get("name") or get("itemprop") or get("http-equiv")
+        content = get("content")
+        if key and content:
+            out.append(("meta", key, content))
+    elif tid == TAG_LINK or tid == TAG_A:
+        rel, href = get("rel"), get("href")
+        if rel and href and _REL_WORDS.search(rel):
+            out.append(("link", rel, href))
+    elif tid == TAG_SCRIPT:
+        if _LD_JSON.search(get("type")):
+            out.append(("ld", node.text()))
+    elif tid == TAG_TIME:
+        out.append(("time", get("datetime"), get("itemprop"), get("class"),
+                    _short_text(node)[:MAX_TIME_CHARS]))
+    if body:  # rel is read on <a> and <link> only (where it means something)
+        cls, idv, prop = get("class"), get("id"), get("itemprop")
+        rel = get("rel") if tid == TAG_A or tid == TAG_LINK else ""
+        if ((_BY_WORDS.search(cls) or _BY_WORDS.search(idv) or _AUTHOR_WORD.search(rel)
+             or _AUTHOR_WORD.search(prop))
+                and sum(1 for x in out if x[0] == "by") < MAX_BYLINE_ITEMS):
+            out.append(("by", cls, idv, rel, prop, _short_text(node)))
+
+
+def _render_items(node: Any, tid: int, attrs: dict[str, str | None], n_blocks: int, has_text: bool,
+                  links: list[tuple[int, str, str]], images: list[tuple[int, str, str]]) -> None:
+    """A link's target or an image's alt text, with the block it stands in: the block being
+    made (the next one), or for an image between blocks the one before it."""
+    if tid == TAG_A:
+        href = attrs.get("href") or ""
+        if href:
+            links.append((n_blocks, " ".join(node.text().split()), href))
+    else:
+        src = attrs.get("src") or attrs.get("data-src") or ""
+        alt = " ".join((attrs.get("alt") or "").split())
+        if src or alt:
+            images.append((n_blocks if has_text else max(n_blocks - 1, 0), alt, src))
+
+
+def _short_text(node: Any) -> str:
+    """The element's text, whitespace collapsed; '' when it is over MAX_ITEM_TEXT."""
+    t = node.text()
+    if len(t) > MAX_ITEM_TEXT // 4 and len(t.encode("utf-8", "ignore")) > MAX_ITEM_TEXT:
+        return ""
+    return " ".join(t.split())
+
+
+def _head_walk(head: Any, out: list[HeadItem]) -> str:
+    """The <head>'s items, and the text of its first <title>."""
+    title = None
+    nodes = head.traverse(include_text=False)
+    next(nodes)  # the <head> itself
+    for node in nodes:
+        tid = node.tag_id
+        if tid == TAG_TITLE:
+            if title is None:
+                title = " ".join(node.text().split())
+        elif tid > 5:
+            head_items(node, tid, node.attributes, out, False)
+    return title or ""
+
+
+@dataclass
+class Blocks:
+    """The page as blocks, columnar: lists for text, numpy arrays for numbers."""
+
+    texts: list[str] = field(default_factory=list)
+    anchor_texts: list[str] = field(default_factory=list)
+    # lists from the Python walk, int64 arrays from the C walk
+    n_tags: Any = field(default_factory=list)  # list[int] or an int64 array, as tag/depth/flags
+    tag: Any = field(default_factory=list)
+    depth: Any = field(default_factory=list)
+    flags: Any = field(default_factory=list)
+    # serials of the opener and its nearest ancestors, nearest first, PATH_LEN long (0-padded);
+    # the C walk leaves it empty and fills container_ids() directly
+    container: list[tuple[int, ...]] = field(default_factory=list)
+    # class/id tokens of the opener and of its ancestors (the C walk gives lazy ElementTokens)
+    own_tokens: Any = field(default_factory=list)  # list[tuple[str, ...]] or ElementTokens
+    anc_tokens: Any = field(default_factory=list)
+    title: str = ""
+    n_nodes: int = 0
+    head: list[HeadItem] = field(default_factory=list)  # see head_items
+    # segment(..., extras=True) only: (code blocks' raw text by block, indices of list items
+    # whose nearest list is an <ol>, (block, anchor text, href) of each <a href>, (block, alt,
+    # src) of each <img>): what render.Extras holds
+    extras: RenderExtras | None = None
+
+    def __len__(self) -> int:
+        return len(self.texts)
+
+    def container_ids(self) -> np.ndarray:
+        """``container`` as a (blocks x PATH_LEN) array, built once per page: the features and
+        stage 2 both read it (cached; blocks are not changed after ``segment``)."""
+        a = self.__dict__.get("_container_ids")
+        if a is None:
+            a = np.asarray(self.container, dtype=np.int64).reshape(len(self.texts), PATH_LEN)
+            self.__dict__["_container_ids"] = a
+        return a
+
+    def counts(self) -> np.ndarray:
+        """(blocks x 3): characters, words, words inside links. The C walk counts them while it
+        normalises the text; otherwise they are counted here the same way (``words.count_words``:
+        one word per character of the scripts written without spaces). Cached: blocks are not
+        changed after ``segment``."""
+        a = self.__dict__.get("_counts")
+        if a is None:
+            n = len(self.texts)
+            a = np.empty((n, 3))
+            a[:, 0] = np.fromiter(map(len, self.texts), dtype=np.float64, count=n)
+            a[:, 1] = np.fromiter(map(count_words, self.texts), dtype=np.float64, count=n)
+            a[:, 2] = np.fromiter(map(count_words, self.anchor_texts), dtype=np.float64, count=n)
+            self.__dict__["_counts"] = a
+        return a
+
+    def token_counts(self) -> np.ndarray:
+        """Whitespace tokens per block, for the features and stage 2's weights."""
+        return self.counts()[:, 1]
+
+    def pattern_columns(self, patterns: Patterns, matcher: Any, levels: int, n_bits: int
+                        ) -> np.ndarray:
+        """0/1 columns of ``patterns`` (bits 0..n_bits-1; ``matcher``: the same patterns as a
+        token_matcher, or None): for the block's opener and each of its ``levels`` nearest
+        ancestors, the bits its own class/id tokens match, then the bits of all its ancestors'
+        tokens together. C-walked blocks get them from the packed elements in one C call."""
+        if isinstance(self.own_tokens, ElementTokens) and matcher is not None:
+            return self.own_tokens._src.flag_columns(matcher, levels, n_bits)
+        own, anc = self.pattern_flags(patterns)
+        bits = np.arange(n_bits)
+        lv = own[self.container_ids()[:, : levels + 1]]  # blocks x levels, bit masks
+        return np.hstack([((lv[:, :, None] >> bits) & 1).reshape(len(self), -1),
+                          (anc[:, None] >> bits) & 1]).astype(np.float64)
+
+    def pattern_flags(self, patterns: Patterns) -> tuple[np.ndarray, np.ndarray]:
+        """The reference of pattern_columns: (by element serial, the bits its own class/id
+        tokens match; by block, the bits its opener's ancestors' tokens match). Serials index
+        ``container_ids``; 0 = no element."""
+        cont = self.container_ids()
+        named: dict[int, tuple[str, ...]] = self.__dict__.get("_elem_tokens") or {}
+        if not named and isinstance(self.own_tokens, ElementTokens):
+            named = self.own_tokens._src.elem_tokens()
+        own = np.zeros(int(cont.max(initial=0)) + 1, dtype=np.int64)
+        for s, toks in named.items():
+            if s < len(own):
+                own[s] = token_pattern_flags(toks, patterns)
+        memo: dict[int, int] = {}
+        anc = np.zeros(len(self), dtype=np.int64)
+        for i, toks in enumerate(self.anc_tokens):
+            v = memo.get(id(toks))
+            if v is None:
+                v = memo[id(toks)] = token_pattern_flags(toks, patterns)
+            anc[i] = v
+        return own, anc
+
+    def same_as(self, other: Blocks) -> bool:
+        """Equal block for block (``container`` compared through ``container_ids``, which the
+        C walk fills without building the tuples)."""
+        ints = {"n_tags", "tag", "depth", "flags"}
+        return (all(np.array_equal(getattr(self, f), getattr(other, f)) if f in ints
+                    else getattr(self, f) == getattr(other, f)
+                    for f in self.__dataclass_fields__ if f != "container")
+                and np.array_equal(self.container_ids(), other.container_ids())
+                and np.array_equal(self.counts(), other.counts()))
+
+
+def _load_fast() -> Any:
+    """The C walk (ce_filter/read/_segment.c), or None: not built, switched off, or disagreeing with
+    the Python walk on the probe page (then it is not trusted at all)."""
+    _walk = native.load("read._segment")
+    if _walk is None:
+        return None
+    kinds = bytearray(max(BLOCK_TAGS | SKIP_TAGS | _NO_ATTR_TAGS | set(_FLAG_TAGS)) + 1)
+    for bit, ids in ((1, BLOCK_TAGS), (2, SKIP_TAGS), (4, _NO_ATTR_TAGS), (8, LIST_TAGS)):
+        for t in ids:
+            kinds[t] |= bit
+    flags = np.zeros(len(kinds), dtype=np.uint32)
+    for t, f in _FLAG_TAGS.items():
+        flags[t] = f
+    _walk.configure(bytes(kinds), flags.tobytes(), TAG_BR, TAG_TITLE, TAG_HEAD, FLAG_A, PATH_LEN)
+    _walk.configure_head(TAG_HTML, TAG_META, TAG_LINK, TAG_SCRIPT, TAG_TIME, TAG_A, MAX_BYLINE_ITEMS,
+                         MAX_TIME_CHARS, MAX_ITEM_TEXT)
+    _walk.configure_extras(TAG_LI, TAG_OL, TAG_IMG, FLAG_PRE, FLAG_HIDDEN)
+    if not _blocks_from_c(_walk.segment(_walk.parse(_PROBE_PAGE), True), _walk).same_as(
+            segment_tree(LexborHTMLParser(_PROBE_PAGE), True)):
+        native.distrust("read._segment", "the Python walk")
+        return None
+    return _walk
+
+
+def parse(html: str, utf8: bytes | None = None) -> Any:
+    """The parsed page: a Lexbor document for the C walk, else a selectolax parser. ``utf8``:
+    exactly ``html.encode("utf-8")`` where the caller has it (a page that was valid UTF-8),
+    so the C parse need not encode the text again."""
+    if _fast is not None:
+        return _fast.parse(html, utf8)
+    return LexborHTMLParser(html)
+
+
+def segment(tree: Any, extras: bool = False) -> Blocks:
+    """Walk the DOM once, cutting blocks at layout tags (and at runs of <br>). With ``extras``
+    the walk also records what the renderers need (``Blocks.extras``)."""
+    if isinstance(tree, LexborHTMLParser):
+        return segment_tree(tree, extras)
+    return _blocks_from_c(_fast.segment(tree, extras), _fast)
+
+
+class _Elements:
+    """The class/id of the elements that open a block or are ancestors of one, as the C walk
+    packed them, and the blocks' openers. Serving only needs the summed weights of their
+    tokens (``weight_sums``) and their pattern flags (``flag_columns``), both in C from one
+    tokenisation of the page (``page_tokens``); the token tuples are made only when asked for."""
+
+    __slots__ = ("packed", "openers", "_c", "_tokens", "_rows", "_by_serial")
+
+    def __init__(self, packed: bytes, openers: bytes, c: Any) -> None:
+        self.packed, self.openers, self._c = packed, openers, c  # c: the _walk module
+        self._tokens: Any = None
+        self._rows: tuple[list[tuple[str, ...]], list[tuple[str, ...]]] | None = None
+        self._by_serial: tuple[dict[int, tuple[str, ...]], dict[int, tuple[str, ...]]] | None = None
+
+    def page_tokens(self) -> Any:
+        """The packed elements tokenised once (a capsule the C sums and flags read)."""
+        if self._tokens is None:
+            self._tokens = self._c.page_tokens(self.packed, name_tokens)
+        return self._tokens
+
+    def by_serial(self) -> tuple[dict[int, tuple[str, ...]], dict[int, tuple[str, ...]]]:
+        """By element serial (0: none): its own tokens, and its ancestors' (name_tokens stays
+        the one tokeniser)."""
+        if self._by_serial is None:
+            own: dict[int, tuple[str, ...]] = {0: ()}
+            anc: dict[int, tuple[str, ...]] = {0: ()}
+            full: dict[int, tuple[str, ...]] = {0: ()}
+            for s, parent, cls, idv in self._c.elem_list(self.packed):  # parents come first
+                o = element_tokens(cls, idv)
+                a = full[parent]
+                own[s] = o
+                anc[s] = a
+                full[s] = a + o if o else a
+            self._by_serial = own, anc
+        return self._by_serial
+
+    def rows(self) -> tuple[list[tuple[str, ...]], list[tuple[str, ...]]]:
+        """Each block's own and ancestors' tokens."""
+        if self._rows is None:
+            own, anc = self.by_serial()
+            ops = np.frombuffer(self.openers, dtype=np.int64).tolist()
+            self._rows = [own[s] for s in ops], [anc[s] for s in ops]
+        return self._rows
+
+    def weight_sums(self, ancestors: bool, table: Any) -> np.ndarray:
+        return np.frombuffer(self._c.ic_sums(self.page_tokens(), self.openers, table, ancestors),
+                             dtype=np.float64)
+
+    def flag_columns(self, matcher: Any, levels: int, n_bits: int) -> np.ndarray:
+        """Blocks.pattern_columns in C."""
+        raw = self._c.flag_columns(self.page_tokens(), self.openers, matcher, levels, n_bits)
+        return np.frombuffer(raw, dtype=np.float64).reshape(len(self.openers) // 8, -1)
+
+    def elem_tokens(self) -> dict[int, tuple[str, ...]]:
+        """Own class/id tokens by element serial, for the elements that have some."""
+        return {s: o for s, o in self.by_serial()[0].items() if o}
+
+
+class ElementTokens(Sequence[tuple[str, ...]]):
+    """``Blocks.own_tokens`` / ``anc_tokens`` of a C-walked page: a list of token tuples when
+    read, or (``weight_sums``) each block's summed token weights without making them."""
+
+    __slots__ = ("_src", "_anc")
+
+    def __init__(self, src: _Elements, ancestors: bool) -> None:
+        self._src, self._anc = src, ancestors
+
+    def _list(self) -> list[tuple[str, ...]]:
+        return self._src.rows()[self._anc]
+
+    def __len__(self) -> int:
+        return len(self._src.openers) // 8
+
+    def __getitem__(self, i: Any) -> Any:
+        return self._list()[i]
+
+    def __iter__(self) -> Iterator[tuple[str, ...]]:
+        return iter(self._list())
+
+    def __eq__(self, other: object) -> bool:
+        return isinstance(other, Sequence) and self._list() == list(other)
+
+    __hash__ = None  # type: ignore[assignment]
+
+    def weight_sums(self, table: Any) -> np.ndarray:
+        """features.tokens.token_weight_sums for a ``vocab_table``, in C."""
+        return self._src.weight_sums(self._anc, table)
+
+
+def token_matcher(patterns: Patterns) -> Any:
+    """``patterns`` in the form Blocks.pattern_columns takes for the C walk's blocks; None
+    without the C walk."""
+    return None if _fast is None else _fast.token_matcher(list(patterns))
+
+
+def vocab_table(tokens: list[str], weights: list[float]) -> Any:
+    """A token list and its weights in the form ElementTokens.weight_sums takes; None without
+    the C walk (then the sums are made in Python)."""
+    return None if _fast is None else _fast.vocab_table(list(tokens), [float(w) for w in weights])
+
+
+def _blocks_from_c(raw: tuple, c: Any) -> Blocks:
+    """The C walk's columns as Blocks (tokens stay packed until read: see _Elements)."""
+    texts, anchors, ints, openers, paths, counts, packed, title, n_nodes, head, extras = raw
+    src = _Elements(packed, openers, c)
+    n_tags, tags, depth, flags = np.frombuffer(ints, dtype=np.int64).reshape(4, len(texts))
+    b = Blocks(texts, anchors, n_tags, tags, depth, flags, [], ElementTokens(src, False),
+               ElementTokens(src, True), title, n_nodes, head,
+               None if extras is None else (extras[0], set(extras[1]), extras[2], extras[3]))
+    b.__dict__["_container_ids"] = np.frombuffer(paths, dtype=np.int64).reshape(len(texts), PATH_LEN)
+    b.__dict__["_counts"] = np.frombuffer(counts, dtype=np.float64).reshape(len(texts), 3)
+    return b
+
+
+def segment_tree(tree: LexborHTMLParser, extras: bool = False) -> Blocks:
+    """The walk in Python over selectolax's node API: the reference the C walk is checked
+    against, and the fallback where the C walk is not built."""
+    out = Blocks()
+    pre: dict[int, str] = {}
+    ordered: set[int] = set()
+    links: list[tuple[int, str, str]] = []
+    images: list[tuple[int, str, str]] = []
+    if extras:
+        out.extras = (pre, ordered, links, images)
+    root = tree.root
+    if root is None:
+        return out
+    texts, anchors, ntags = out.texts, out.anchor_texts, out.n_tags
+    tags, depths, flags_l, owns, ancs = out.tag, out.depth, out.flags, out.own_tokens, out.anc_tokens
+    conts = out.container
+    head = out.head
+    if root.tag_id == TAG_HTML:
+        lang = root.attributes.get("lang")
+        if lang:
+            head.append(("lang", lang))
+    elem_tokens: dict[int, tuple[str, ...]] = {}
+
+    # Stack entry: (tag_id, own tokens, ancestors' tokens (excl. own), tokens incl. own, flags,
+    #               (serial of this element, of its parent, of its grandparent))
+    empty: tuple[str, ...] = ()
+    stack: list[tuple[int, tuple[str, ...], tuple[str, ...], tuple[str, ...], int, tuple[int, ...]]] = []
+    serial = 0
+    cur: list[str] = []
+    cur_a: list[str] = []
+    cur_tags = 0
+    no_path: tuple[int, ...] = (0,) * PATH_LEN
+    opener = (0, empty, empty, empty, 0, no_path)
+    br_run = 0
+    n_nodes = 0
+    has_text = False  # cur holds more than whitespace
+
+    def flush() -> None:
+        nonlocal cur, cur_a, cur_tags, has_text
+        if has_text:
+            text = " ".join("".join(cur).split())
+            if text:
+                if extras:
+                    i = len(texts)
+                    if opener[4] & FLAG_PRE:
+                        pre[i] = "".join(cur)
+                    if opener[0] == TAG_LI:
+                        for e in reversed(stack):
+                            if e[0] in LIST_TAGS:
+                                if e[0] == TAG_OL:
+                                    ordered.add(i)
+                                break
+                texts.append(text)
+                anchors.append(" ".join(cur_a))
+                ntags.append(cur_tags)
+                tags.append(opener[0])
+                depths.append(len(stack))
+                flags_l.append(opener[4])
+                owns.append(opener[1])
+                conts.append(opener[5])
+                ancs.append(opener[2])
+        cur = []
+        cur_a = []
+        has_text = False
+        cur_tags = 0
+
+    node: Any = root
+    while node is not None:
+        n_nodes += 1
+        tid = node.tag_id
+        descend = False
+        if tid == 2:  # text
+            s = node.text_content
+            if s:
+                cur.append(s)
+                if not s.isspace():
+                    has_text = True
+                    br_run = 0
+                    if stack and stack[-1][4] & FLAG_A:
+                        cur_a.append(s)
+        elif tid == TAG_BR:
+            br_run += 1
+            cur_tags += 1
+            if br_run >= 2:
+                flush()
+                opener = stack[-1] if stack else opener
+                br_run = 0
+            else:
+                cur.append(" ")
+        elif tid in SKIP_TAGS:
+            if tid == TAG_HEAD:  # <head>: its <title> and what the metadata reads
+                t = _head_walk(node, head)
+                if not out.title:
+                    out.title = t
+            elif tid > 5:
+                head_items(node, tid, node.attributes, head, True)
+        elif tid > 5:  # 0-5: undef, EOF, text, document, comment, doctype
+            if tid == TAG_TITLE:
+                if not out.title:
+                    out.title = " ".join(node.text().split())
+            else:
+                attrs = node.attributes
+                head_items(node, tid, attrs, head, True)
+                if extras and (tid == TAG_A or tid == TAG_IMG):
+                    _render_items(node, tid, attrs, len(texts), has_text, links, images)
+                cls = idv = None
+                if tid not in _NO_ATTR_TAGS:
+                    cls = attrs.get("class")
+                    idv = attrs.get("id")
+                own = element_tokens(cls, idv)
+                serial += 1
+                if own:
+                    elem_tokens[serial] = own
+                if stack:
+                    _, _, _, p_all, p_flags, p_ser = stack[-1]
+                else:
+                    p_all, p_flags, p_ser = empty, 0, no_path
+                fl = p_flags | _FLAG_TAGS.get(tid, 0)
+                if not fl & FLAG_HIDDEN and tid in BLOCK_TAGS and is_hidden(attrs):
+                    fl |= FLAG_HIDDEN
+                entry = (tid if tid < _TAG_LIMIT else UNKNOWN_TAG, own, p_all,
+                         p_all + own if own else p_all, fl, (serial,) + p_ser[:-1])
+                if tid in BLOCK_TAGS:
+                    if cur:
+                        flush()
+                    cur_tags = 0
+                    opener = entry
+                    br_run = 0
+                stack.append(entry)
+                cur_tags += 1
+                descend = True
+        if descend:
+            child = node.first_child
+            if child is not None:
+                node = child
+                continue
+            # an empty block tag still separates blocks
+            if tid in BLOCK_TAGS:
+                if cur:
+                    flush()
+                cur_tags = 0
+            stack.pop()
+            if tid in BLOCK_TAGS and stack:
+                opener = stack[-1]
+        while True:
+            nxt = node.next
+            if nxt is not None:
+                node = nxt
+                break
+            if not stack:
+                node = None
+                break
+            node = node.parent
+            if stack[-1][0] in BLOCK_TAGS:
+                if cur:
+                    flush()
+                cur_tags = 0
+                stack.pop()
+                if stack:
+                    opener = stack[-1]
+            else:
+                stack.pop()
+    flush()
+    out.n_nodes = n_nodes
+    out.__dict__["_elem_tokens"] = elem_tokens  # by serial, for Blocks.pattern_flags
+    return out
+
+
+_PROBE_PAGE = (
+    "<html><head><title> A  page </title><style>p{}</style></head><body class='postBody x'>"
+    "<div id='mainNav'><a href='/'>Home</a> <a>News</a></div><custom-tag class=c2>own tag</custom-tag>"
+    "<article class='story'><h1>Title\u00a0here</h1><p>one <b class=no>bold</b> two<br>three<br><br>"
+    "four</p><!-- c --><ul><li>a</li><li class=sel><span id=sp>b</span></li></ul><p></p>tail"
+    "<script>x</script><table><tr><td>cell \u2003 one</td></tr></table></article>"
+    "<div style='Display : NONE'><p>copy</p></div><p hidden>h</p><em aria-hidden=' true '>a</em>"
+    "<span hidden>s</span><div aria-hidden=false>v</div></body></html>"
+)
+_fast = _load_fast()

@@ -1,0 +1,225 @@
+"""Block features, one module per group, assembled here into the page's matrix.
+
+Groups (each switchable, for the ablation): ``st`` shallow text (shallow.py), ``cetr`` tag
+ratios (cetr.py), ``ic`` class/id tokens (tokens.py), ``dom`` tree and page position
+(dom.py), ``text`` characters and words (text.py), ``ctx`` windowed neighbours (context.py),
+``rx`` readability's class/id patterns (rx.py), ``head`` the governing heading (headings.py),
+``kind`` the page-kind probabilities and their products with block figures (kind.py),
+``struct`` repeated structures (struct.py), ``cmt`` comment sections (comments.py), ``shop``
+shop-page boilerplate cues (shop.py), ``item`` repeated multi-block items (item.py; ``itemg``
+the same off product pages). A spec's
+``kind_mix`` appends, after every group, the products of the named dense columns with each
+kind's probability (kind.py); its ``style`` the page's probabilities of resembling each
+training corpus and their products with the ``style_mix`` columns (style.py), after those.
+Stage 2's context input is in context.py too.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from typing import Any
+
+import numpy as np
+
+from ...read.segment import PATH_LEN, Blocks
+from . import dense
+from .cetr import cetr_features
+from .comments import CMT_NAMES, cmt_columns
+from .context import CONTAINER_LEVELS, CONTEXT, context_features, ctx_columns, stage2_inputs
+from .dom import dom_columns, group_sum
+from .headings import heading_columns, heading_words
+from .item import NAMES as ITEM_NAMES
+from .item import gated_item_columns, item_columns
+from .kind import kind_columns, kind_mix_columns, kind_mix_names
+from .rx import RX, RX_LEVELS, RX_NAMES, rx_columns
+from .shallow import link_density, st_features, text_density
+from .shop import SHOP_NAMES, shop_columns, shop_matrix
+from .spec import AFTER_GROUPS, GROUPS, TOKEN_PREFIXES, FeatureSpec, TokenRows
+from .struct import struct_columns
+from .style import style_columns, style_names
+from .text import text_columns
+from .tokens import token_matrix
+
+__all__ = [
+    "CONTAINER_LEVELS", "CONTEXT", "GROUPS", "RX", "RX_LEVELS", "RX_NAMES", "TOKEN_PREFIXES",
+    "FeatureSpec", "TokenRows", "context_features", "feature_names", "group_sum", "heading_words",
+    "page_features", "page_inputs", "stage2_inputs",
+]
+
+
+def page_features(b: Blocks, spec: FeatureSpec, kind: np.ndarray | None = None,
+                  style: np.ndarray | None = None) -> np.ndarray:
+    """The page's feature matrix (blocks x features), columns in ``feature_names`` order.
+    ``kind``: the page-kind probabilities (the ``kind`` group's input); ``style``: the
+    page-style probabilities (the spec's ``style`` columns)."""
+    x = _stack(len(b), _columns(b, spec, kind=kind))
+    return _with_mix(x, spec, kind, style, dense=False)
+
+
+# spec.AFTER_GROUPS (page_inputs fills them after the C part's columns): width, blocks x width
+_AFTER: dict[str, tuple[int, Callable[[Blocks, FeatureSpec, np.ndarray | None], np.ndarray]]] = {
+    "cmt": (len(CMT_NAMES), lambda b, spec, kind: cmt_columns(b)[1][0]),
+    "shop": (len(SHOP_NAMES), lambda b, spec, kind: shop_matrix(b, kind, spec.shop_min_p)),
+    "item": (len(ITEM_NAMES),
+             lambda b, spec, kind: item_columns(b.container_ids(), b.token_counts())[1][0]),
+    "itemg": (len(ITEM_NAMES), lambda b, spec, kind: gated_item_columns(
+        b.container_ids(), b.token_counts(), kind)[1][0]),
+}
+assert tuple(_AFTER) == AFTER_GROUPS
+
+
+def page_inputs(b: Blocks, spec: FeatureSpec, kind: np.ndarray | None = None,
+                style: np.ndarray | None = None) -> tuple[np.ndarray, list[TokenRows]]:
+    """For serving: the dense columns (``feature_names`` minus the token-list columns, in
+    order) and, per token list, (name prefix, each block's tokens, vocab). A block has a
+    handful of a list's hundreds of tokens, so the model adds their weights (Model.scores)
+    instead of filling and multiplying a mostly-zero blocks x vocab matrix. Computed by the C
+    part where it is built and covers the model's groups (features/dense.py: the same values)."""
+    if len(b) and dense.handles(spec):
+        # the last groups' columns, after the C part's, in their order
+        after = [_AFTER[g] for g in AFTER_GROUPS if g in spec.groups]
+        extra = sum(w for w, _ in after)
+        x, tokens = dense.page_inputs(b, spec, kind, extra)
+        j = x.shape[1] - extra
+        for w, fill in after:
+            x[:, j:j + w] = fill(b, spec, kind)
+            j += w
+    else:
+        tokens = []
+        x = _stack(len(b), _columns(b, spec, tokens=tokens, kind=kind))
+    return _with_mix(x, spec, kind, style, dense=True), tokens
+
+
+def _with_mix(x: np.ndarray, spec: FeatureSpec, kind: np.ndarray | None,
+              style: np.ndarray | None, dense: bool) -> np.ndarray:
+    """``x`` (the groups' columns: all of them, or the dense ones) with the spec's ``kind_mix``
+    and ``style`` columns appended (none: ``x`` itself)."""
+    parts = [x]
+    if spec.kind_mix:
+        parts.append(kind_mix_columns(x[:, _mix_at(spec, "kind_mix")[int(dense)]], kind))
+    if spec.style:
+        at = _mix_at(spec, "style_mix")[int(dense)]
+        parts.append(style_columns(x[:, at], style, len(spec.style)))
+    return x if len(parts) == 1 else np.hstack(parts)
+
+
+def _mix_at(spec: FeatureSpec, key: str) -> tuple[np.ndarray, np.ndarray]:
+    """Where the columns named by the spec's ``key`` (kind_mix, style_mix) sit among the
+    groups' columns: among all of them, and among the dense ones (cached on the spec).
+    ValueError for a name that is no dense column of the spec's groups, or kind_mix in a
+    spec without the ``kind`` group."""
+    at = spec.__dict__.get("_at_" + key)
+    if at is None:
+        if key == "kind_mix" and "kind" not in spec.groups:
+            raise ValueError("kind_mix needs the kind feature group")
+        names = _columns(_probe(), spec, names_only=True)
+        dense_names = [n for n in names if not n.startswith(TOKEN_PREFIXES)]
+        mix = getattr(spec, key)
+        for n in mix:
+            if n not in dense_names:
+                raise ValueError(f"{key}: {n!r} is not a dense column of {spec.groups}")
+        at = spec.__dict__["_at_" + key] = tuple(np.array([ns.index(n) for n in mix], dtype=np.int64)
+                                                 for ns in (names, dense_names))
+    return at
+
+
+def _stack(n: int, cols: list[Any]) -> np.ndarray:
+    """The columns side by side. A column is an array (n,) or (n, k), or a float: the same
+    value on every block (page-level figures), written by broadcasting instead of filled."""
+    widths = [c.shape[1] if isinstance(c, np.ndarray) and c.ndim == 2 else 1 for c in cols]
+    out = np.empty((n, sum(widths)))
+    j = 0
+    for c, w in zip(cols, widths):
+        if w == 1:
+            out[:, j] = c
+        else:
+            out[:, j:j + w] = c
+        j += w
+    return out
+
+
+def _probe() -> Blocks:
+    """A one-block page: what the names of the columns are read from."""
+    return Blocks(texts=["x"], anchor_texts=[""], n_tags=[1], tag=[0], depth=[0], flags=[0],
+                  container=[(1,) + (0,) * (PATH_LEN - 1)], own_tokens=[()], anc_tokens=[()])
+
+
+def feature_names(spec: FeatureSpec) -> list[str]:
+    names = _columns(_probe(), spec, names_only=True)
+    if spec.kind_mix:
+        _mix_at(spec, "kind_mix")  # checks the names
+        names += kind_mix_names(spec.kind_mix)
+    if spec.style:
+        _mix_at(spec, "style_mix")  # likewise
+        names += style_names(spec.style, spec.style_mix)
+    return names
+
+
+def _columns(b: Blocks, spec: FeatureSpec, names_only: bool = False,
+             tokens: list[TokenRows] | None = None, kind: np.ndarray | None = None) -> list[Any]:
+    """The groups of ``spec`` in their fixed order. A token list is named (``names_only``),
+    handed to the serving path as rows (``tokens``) or filled in as a 0/1 matrix."""
+    g = set(spec.groups)
+    names: list[str] = []
+    cols: list[Any] = []  # arrays, or floats for page-level figures (_stack)
+
+    def add(ns: list[str], cs: list[Any]) -> None:
+        names.extend(ns)
+        cols.extend(cs)
+
+    def token_list(prefix: str, vocab_list: list[str], rows: Any, vocab: dict[str, int]) -> None:
+        if names_only:
+            names.extend(f"{prefix}{t}" for t in vocab_list)
+        elif tokens is not None:
+            tokens.append((prefix, rows, vocab))
+        else:
+            cols.append(token_matrix(rows, vocab))
+
+    cnt = b.counts()
+    n_chr, n_tok = cnt[:, 0], cnt[:, 1]
+    tag = np.asarray(b.tag, dtype=np.int64)
+    n_tags = np.asarray(b.n_tags, dtype=np.float64)
+    ld = link_density(n_tok, cnt[:, 2])
+    td = text_density(n_tok, n_chr)
+    log_tok = np.log1p(n_tok)
+
+    if "st" in g:
+        add(*st_features(td, ld))
+    if "cetr" in g:
+        add(*cetr_features(n_chr, n_tags))
+    if "ic" in g:
+        v_own, v_anc, _ = spec.vocabs()
+        token_list("ic_own:", spec.ic_own, b.own_tokens, v_own)
+        token_list("ic_anc:", spec.ic_anc, b.anc_tokens, v_anc)
+    if "dom" in g:
+        add(*dom_columns(b, n_chr, n_tok, n_tags, tag, ld, td, log_tok))
+    if "text" in g:
+        add(*text_columns(b, n_chr, n_tok))
+        if "ic" in g:
+            rows = [] if names_only else heading_words(b.texts, tag)
+            token_list("head:", spec.heading_words, rows, spec.vocabs()[2])
+    if "rx" in g or "head" in g:
+        rx_names, rx_cols = rx_columns(b)
+        if "rx" in g:
+            add(rx_names, rx_cols)
+        if "head" in g:  # the first RX_NAMES columns: the block's own element's bits
+            add(*heading_columns(b.texts, tag, n_tok, rx_cols[0][:, : len(RX_NAMES)]))
+    if "ctx" in g:
+        add(*ctx_columns(log_tok, ld, td))
+    if "kind" in g:
+        add(*kind_columns(kind, len(b), log_tok, ld, td))
+    if "struct" in g:
+        add(*struct_columns(b.container_ids(), tag, n_tok, cnt[:, 2]))
+    # the last groups (spec.AFTER_GROUPS): the serving path appends them to the C part's columns
+    if "cmt" in g:
+        add(*cmt_columns(b))
+    if "shop" in g:
+        add(*shop_columns(b, tag, n_tok, kind, spec.shop_min_p))
+    if "item" in g:
+        add(*item_columns(b.container_ids(), n_tok))
+    if "itemg" in g:
+        add(*gated_item_columns(b.container_ids(), n_tok, kind))
+    return names if names_only else cols
+
+
+dense._c = dense._load_c()  # here: its probe compares with _columns above

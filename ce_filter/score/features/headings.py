@@ -1,0 +1,108 @@
+"""Headings: the heading that governs each block (the last one before it), its words (a learned
+token list) and whether it reads as the title of a boilerplate section."""
+
+from __future__ import annotations
+
+import re
+
+import numpy as np
+
+from ...read.segment import HEADINGS
+from .rx import RX_NAMES
+
+_WORD = re.compile(r"\w+")
+_IS_HEADING = np.zeros(max(HEADINGS) + 2, dtype=bool)  # by tag id (clipped: the last is False)
+_IS_HEADING[sorted(HEADINGS)] = True
+
+
+def last_heading(tag: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+    """Which blocks are headings (h1-h6), and for each block the index of the last heading at
+    or before it (-1: none yet)."""
+    is_h = _IS_HEADING[np.minimum(tag, len(_IS_HEADING) - 1)]
+    return is_h, np.maximum.accumulate(np.where(is_h, np.arange(len(tag)), -1))
+
+
+def heading_words(texts: list[str], tag: np.ndarray) -> list[tuple[str, ...]]:
+    """Words of the heading that governs each block (a heading is governed by the one before)."""
+    is_h, hi = last_heading(np.asarray(tag, dtype=np.int64))
+    prev = np.where(is_h, np.concatenate(([-1], hi[:-1])), hi) if len(hi) else hi
+    cache: dict[int, tuple[str, ...]] = {-1: ()}
+    out = []
+    for j in prev.tolist():
+        w = cache.get(j)
+        if w is None:
+            w = cache[j] = tuple(dict.fromkeys(_WORD.findall(texts[j].lower())))[:8]
+        out.append(w)
+    return out
+
+
+# Headings over what is not the article: a block whose governing heading (the last heading
+# before it, of any level) reads "Comments", "Related stories", "More from ..." is boilerplate
+# whatever its own markup (comment threads are often bare <div><p>; docs/RESULTS.md, "head").
+BOILER_WORDS = (
+    "comment", "comments", "responses", "response", "replies", "reply", "related", "see also",
+    "more from", "more on", "more stories", "more news", "popular", "most read", "most viewed",
+    "most emailed", "most shared", "trending", "sponsored", "advertisement", "recommended",
+    "you may also like", "you might also like", "also read", "read more", "read next", "share",
+    "follow", "newsletter", "subscribe", "sign up", "tags", "categories", "archives",
+    "recent posts", "latest", "top stories", "elsewhere", "around the web", "from the web",
+    "discussion", "leave a", "trackback", "trackbacks", "about the author", "links", "blogroll",
+    "sponsors", "partners", "connect", "search", "navigation", "menu",
+    # from the boilerplate section titles of the MSc thesis's Appendix A and the like, each
+    # kept only where the pages it heads did not lose out of fold (docs/research/ABLATION.md,
+    # "The boilerplate headings"; research/headingstudy.py)
+    "editor's picks", "you might like", "more like this", "don't miss", "don’t miss",
+    "in case you missed", "more articles", "footnotes", "topics", "previous post", "next post",
+    "contact us", "featured")
+
+
+def _trie(words: list[str]) -> str:
+    """An alternation of ``words`` as a prefix tree ("c(?:o(?:mment(?:s)?|nnect))..."): it
+    matches the same strings as the flat "comment|comments|connect|..." (inside \\b...\\b the
+    regex engine backtracks through every alternative either way), with one branch per first
+    letter instead of one per word, so a search tries ~20 alternatives per position, not 66
+    (a third less time per heading)."""
+    tree: dict[str, dict] = {}
+    for w in words:
+        node = tree
+        for ch in w:
+            node = node.setdefault(ch, {})
+        node[""] = {}
+
+    def emit(node: dict[str, dict]) -> str:
+        parts = [re.escape(ch) + emit(node[ch]) for ch in sorted(node) if ch]
+        if not parts:
+            return ""
+        body = parts[0] if len(parts) == 1 else "(?:" + "|".join(parts) + ")"
+        return f"(?:{body})?" if "" in node else body
+
+    return emit(tree)
+
+
+BOILER_HEADING = re.compile(r"\b(?:" + _trie(list(BOILER_WORDS)) + r")\b")
+HEADING_MAX_WORDS = 10  # a longer "heading" is prose set in a heading tag, not a section title
+UNLIKELY, NEGATIVE = RX_NAMES.index("unlikely"), RX_NAMES.index("negative")
+
+
+def heading_columns(texts: list[str], tag: np.ndarray, n_tok: np.ndarray, rx_own: np.ndarray
+                    ) -> tuple[list[str], list[np.ndarray]]:
+    """For a heading block: its own title reads as boilerplate (the lexicon) / its class or id
+    does (rx unlikely or negative). For any other block: the same two of the heading that
+    governs it (the last heading before it; none: 0). ``rx_own``: blocks x RX_NAMES, the rx
+    bits of each block's own element."""
+    n = len(texts)
+    names = ["head_lex", "head_rx", "gov_head_lex", "gov_head_rx"]
+    is_h, last = last_heading(tag)
+    hs = np.flatnonzero(is_h)
+    own = np.zeros((n, 2))
+    gov = np.zeros((n, 2))
+    if len(hs) == 0:
+        return names, [own, gov]
+    search = BOILER_HEADING.search
+    own[hs, 0] = [k <= HEADING_MAX_WORDS and search(texts[i].lower()) is not None
+                  for i, k in zip(hs.tolist(), n_tok[hs].tolist())]
+    own[hs, 1] = np.maximum(rx_own[hs, UNLIKELY], rx_own[hs, NEGATIVE])
+    # the blocks after the first heading that are not headings take their governing heading's
+    under = np.flatnonzero((last >= 0) & ~is_h)
+    gov[under] = own[last[under]]
+    return names, [own, gov]

@@ -1,0 +1,144 @@
+"""The site stage: a small logistic regression stacked on the model's block log-odds and the
+site memory's columns (ce_filter.score.site.memory), on pages whose host has other pages remembered.
+
+    z_site = b + a * z + sum_j w_j * column_j,    score = sigmoid(z_site)
+
+where z is the model's final block log-odds. A host's first page (n = 0) never reaches the
+stage: its scores are the model's, unchanged. The stage is one linear sum before a sigmoid,
+so ``explain`` shows its terms one by one (``terms``). Stored as the "site" section of a model
+file, or beside the shipped model as ``models/content-site.json`` (tied to that model's
+digest), as JSON: no pickle.
+"""
+
+from __future__ import annotations
+
+import json
+from dataclasses import dataclass
+from importlib import resources
+from typing import Any
+
+import numpy as np
+
+from ... import native
+from .memory import NO_PRINT
+
+# the stage's columns, in order; "logit" is the model's block log-odds
+COLUMNS = ("logit", "share", "share_nb", "unique", "short", "share_x_logit")
+NAMES = {
+    "logit": "model's log-odds of this block",
+    "share": "site: share of the host's other pages holding this block",
+    "share_nb": "site: mean share of the two neighbouring blocks",
+    "unique": "site: block on none of the host's other pages",
+    "short": "site: block too short to fingerprint",
+    "share_x_logit": "site: share x model's log-odds",
+}
+
+
+def logit(p: np.ndarray) -> np.ndarray:
+    p = np.clip(np.asarray(p, dtype=np.float64), 1e-12, 1 - 1e-12)
+    return np.log(p / (1 - p))
+
+
+def site_columns(scores: np.ndarray, fps: np.ndarray, k: np.ndarray, n: int) -> np.ndarray:
+    """The stage's input matrix (COLUMNS order) of a page's blocks: model probabilities
+    ``scores``, fingerprints ``fps`` and the memory's (k, n) with n > 0."""
+    z = logit(scores)
+    has = fps != NO_PRINT
+    share = np.where(has, k / max(n, 1), 0.0)
+    pad = np.concatenate(([0.0], share, [0.0]))
+    cnt = np.concatenate(([0.0], has.astype(np.float64), [0.0]))
+    nb = (pad[:-2] + pad[2:]) / np.maximum(cnt[:-2] + cnt[2:], 1.0)
+    unique = (has & (k == 0)).astype(np.float64)
+    return np.column_stack((z, share, nb, unique, (~has).astype(np.float64), share * z))
+
+
+def sigmoid(z: np.ndarray) -> np.ndarray:
+    return 1.0 / (1.0 + np.exp(-np.clip(z, -40.0, 40.0)))
+
+
+@dataclass
+class SiteStage:
+    coef: np.ndarray  # one weight per COLUMNS entry
+    intercept: float
+    model_digest: str = ""  # the model whose scores it was fitted on ('' in a model's own section)
+    meta: dict[str, Any] | None = None
+
+    def decision(self, x: np.ndarray) -> np.ndarray:
+        return x @ self.coef + self.intercept
+
+    def apply(self, scores: np.ndarray, fps: np.ndarray, k: np.ndarray, n: int) -> np.ndarray:
+        """The blocks' probabilities with the site columns; the model's ``scores`` where n = 0.
+        In one C call without the GIL where ce_filter.score.site._hash is built (``apply_reference``'s
+        values to ~1e-15: only the order of the terms' additions differs)."""
+        if n <= 0 or not len(scores):
+            return scores
+        c = _c_stage()
+        if c is None:
+            return self.apply_reference(scores, fps, k, n)
+        out = np.empty(len(scores))
+        c.stage(np.ascontiguousarray(scores, dtype=np.float64), np.ascontiguousarray(fps, dtype=np.uint64),
+                np.ascontiguousarray(k, dtype=np.float64), n,
+                np.ascontiguousarray(self.coef, dtype=np.float64), float(self.intercept), out)
+        return out
+
+    def apply_reference(self, scores: np.ndarray, fps: np.ndarray, k: np.ndarray, n: int) -> np.ndarray:
+        """``apply`` in numpy: the reference (n > 0)."""
+        return sigmoid(self.decision(site_columns(scores, fps, k, n)))
+
+    def terms(self, x: np.ndarray) -> np.ndarray:
+        """Per block and column, its term in the stage's log-odds."""
+        return x * self.coef
+
+    def to_json(self) -> dict[str, Any]:
+        d: dict[str, Any] = {"columns": list(COLUMNS), "coef": [float(c) for c in self.coef],
+                             "intercept": float(self.intercept)}
+        if self.model_digest:
+            d["model_digest"] = self.model_digest
+        if self.meta:
+            d["meta"] = self.meta
+        return d
+
+    @classmethod
+    def from_json(cls, d: Any) -> SiteStage:
+        """The stage of a "site" section; ValueError for anything else."""
+        if not isinstance(d, dict) or d.get("columns") != list(COLUMNS):
+            raise ValueError(f"site: expected an object with columns {list(COLUMNS)}")
+        coef = np.asarray(d.get("coef"), dtype=np.float64)
+        b = d.get("intercept")
+        if coef.shape != (len(COLUMNS),) or not np.all(np.isfinite(coef)) \
+                or isinstance(b, bool) or not isinstance(b, (int, float)) or not np.isfinite(b):
+            raise ValueError("site: coef must be one finite number per column, intercept finite")
+        digest = d.get("model_digest", "")
+        if not isinstance(digest, str):
+            raise ValueError("site: model_digest must be a string")
+        return cls(coef, float(b), digest, d.get("meta"))
+
+
+def shipped_stage(model_digest: str) -> SiteStage | None:
+    """The site stage shipped beside the content model (models/content-site.json), when it was
+    fitted on the model of ``model_digest``; None otherwise."""
+    ref = resources.files("ce_filter") / "models" / "content-site.json"
+    if not ref.is_file():
+        return None
+    stage = SiteStage.from_json(json.loads(ref.read_text(encoding="utf-8")))
+    return stage if stage.model_digest == model_digest else None
+
+
+def _stage_agrees(mod: Any) -> bool:
+    """Whether the C stage gives the reference's probabilities (to 1e-12) on a probe page."""
+    if not hasattr(mod, "stage"):
+        return False
+    rng = np.random.default_rng(5)
+    st = SiteStage(rng.normal(size=len(COLUMNS)), 0.3)
+    scores = np.concatenate((rng.random(40), [0.0, 1.0, 1e-13, 1 - 1e-13]))
+    fps = rng.integers(0, 4, size=len(scores)).astype(np.uint64)
+    k = rng.integers(0, 6, size=len(scores)).astype(np.float64)
+    out = np.empty(len(scores))
+    mod.stage(scores, fps, k, 5, st.coef, st.intercept, out)
+    return bool(np.allclose(out, st.apply_reference(scores, fps, k, 5), rtol=0, atol=1e-12))
+
+
+def _c_stage() -> Any:
+    """ce_filter.score.site._hash where it is built, its stage agrees with the reference and it is
+    not switched off (CE_FILTER_PURE_PYTHON); else None. Probed once."""
+    return native.probed("score.site._hash", "the numpy site stage", _stage_agrees)
