@@ -16,8 +16,8 @@ from collections.abc import Iterable, Iterator
 from pathlib import Path
 from typing import Any
 
+from .version import __version__
 from .extras import MissingExtra, extra_for, require
-from .keep.render import FORMATS
 from .options import (
     EXIT_USAGE,
     ExtractOptions,
@@ -33,7 +33,7 @@ from .options import (
     text_codec,
     writable_file,
 )
-from .version import __version__
+from .keep.render import FORMATS
 
 # Modules that add subcommands (each has ``register(subparsers)``).
 PLUGINS = ("ce_filter.pipelines.commands", "ce_filter.bench.command")
@@ -180,15 +180,12 @@ class _Render:
     def __call__(self, ex: Any, item: Any) -> tuple[str, str | None] | None:
         """The output and, for a page without text in a format read by people, why it has none
         (the output is then only ``--with-metadata``'s front matter, or nothing)."""
-        import dataclasses
-
         from ce_filter.read.rawpage import RawPage
         from ce_filter.record import dumps, filter_page
 
         if not isinstance(item, RawPage):  # an input that could not be read
             return None
-        if self.url is not None:
-            item = dataclasses.replace(item, url=self.url)
+        item = self.page(item)
         if self.fmt == "jsonl":  # the pipeline's own record, one JSON document a line
             return dumps(filter_page(ex, item, encoding=self.encoding)).decode("utf-8"), None
         r = ex.extract(item.body, item.url or None, encoding=self.encoding or item.encoding)
@@ -201,20 +198,23 @@ class _Render:
         # a csv row and an xml document are one after the other
         return (out.rstrip("\n") + "\n" if self.fmt in _HEADED else out.rstrip("\r\n")), None
 
+    def page(self, item: Any) -> Any:
+        """The input's page, at ``url`` where one was given for it."""
+        import dataclasses
+
+        return item if self.url is None else dataclasses.replace(item, url=self.url)
+
     def failed(self, info: Any, item: Any, reason: str) -> tuple[str, str | None] | None:
         """The output of an input whose filter process died on it (ce_filter.run.pool)."""
         from ce_filter.api import Extraction
         from ce_filter.read.rawpage import RawPage
-        from ce_filter.record import dumps, make_record
-
-        from .run.budget import ModelRef
+        from ce_filter.record import ExtractorRef, dumps, make_record
 
         if not isinstance(item, RawPage):
             return None
         if self.fmt == "jsonl":
-            version, name, digest = info
-            ref = type("Ref", (), {"version": version, "model": ModelRef(name, digest)})()
-            return dumps(make_record(item, Extraction("", "", reason=reason), ref)).decode("utf-8"), None
+            rec = make_record(self.page(item), Extraction("", "", reason=reason), ExtractorRef(*info))
+            return dumps(rec).decode("utf-8"), None
         return "", reason
 
 

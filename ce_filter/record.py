@@ -1,5 +1,7 @@
 """The output record: one JSON document per page, the same from every output path
-(schema: ``ce_filter/record.schema.json``, versioning rule in docs/PIPELINE.md).
+(schema: ``ce_filter/record.schema.json``, versioning rule in docs/PIPELINE.md), made by one
+step, ``make_record(page, extraction, extractor)``, which every stage calls: how a stage gets the
+page's Extraction (here, in a filter process, under which budget) is its own; the record is not.
 
 One rule for what a page does not have: a field that is unknown or was not found is ``null``,
 never ``''`` (an unknown URL, no title, no reason because there is text, an unknown
@@ -9,6 +11,7 @@ from __future__ import annotations
 
 import hashlib
 import json
+from dataclasses import dataclass
 from functools import lru_cache
 from pathlib import Path
 from typing import Any
@@ -27,12 +30,39 @@ def model_version(extractor: Any) -> str:
     return str(getattr(extractor, "version", "")).rpartition("model/")[2]
 
 
-def make_record(page: RawPage | Any, extraction: Any, extractor: Any) -> dict[str, Any]:
-    """The output record of one page. ``page`` is a RawPage or a dict-like with the same keys
-    (url, body, fetch_time, status, headers, content_type, record_id, source, source_name)."""
+@dataclass(frozen=True)
+class ExtractorRef:
+    """The extractor a record names (its ``model`` and ``extractor`` fields) as a filter process
+    reported it: ce_filter.run.pool's ready info ``(version, model name, model digest)``. What a
+    stage gives ``make_record`` for a page whose filter process died on it (no Extractor here)."""
+
+    version: str
+    name: str
+    digest: str
+
+    @property
+    def model(self) -> ExtractorRef:
+        """As an Extractor's ``model``: ``name`` and ``digest``."""
+        return self
+
+
+def make_record(page: RawPage | Any, extraction: Any, extractor: Any, *, bytes_in: int | None = None,
+                content: str | None = None) -> dict[str, Any]:
+    """The output record of one page: the one step every stage makes its records with (``ce-filter
+    extract`` and ``warc``, the crawl's Scrapy pipeline, the Kafka worker, the Spark job, ``ce-filter
+    serve``; the datatrove step derives its documents' metadata from it), whoever made the
+    ``extraction`` (this process, a filter process of ce_filter.run.pool, BoundedExtractor).
+
+    ``page``: a RawPage or a dict-like with the same keys (url, body, fetch_time, status, headers,
+    content_type, record_id, source, source_name, revisit_of): where the page came from is its
+    fields (``source``, ``source_name``: the WARC file, the Kafka topic/partition/offset, ...).
+    ``extractor``: what made the extraction (its ``version`` and ``model``), or an ExtractorRef.
+    ``bytes_in``: the page's size where ``page`` no longer holds its body (a page announced by a
+    filter process that then died on it; default ``len(page.body)``). ``content``: the page
+    rendered in another format (``ce-filter serve``'s ``format``), added as ``content``."""
     page = RawPage.from_mapping(page)
     text = extraction.text or ""
-    return {
+    rec = {
         "schema": SCHEMA_ID,
         "url": page.url or None,
         "fetch_time": page.fetch_time or None,
@@ -47,7 +77,7 @@ def make_record(page: RawPage | Any, extraction: Any, extractor: Any) -> dict[st
             "blocks_kept": int(extraction.blocks_kept),
             "blocks_total": len(extraction.blocks),
             "chars": len(text),
-            "bytes_in": len(page.body),
+            "bytes_in": len(page.body) if bytes_in is None else bytes_in,
             "truncated": bool(extraction.truncated),
         },
         "text_sha256": hashlib.sha256(text.encode("utf-8")).hexdigest(),
@@ -58,6 +88,9 @@ def make_record(page: RawPage | Any, extraction: Any, extractor: Any) -> dict[st
         "extractor": str(getattr(extractor, "version", "")),
         "processed_at": now_iso(),
     }
+    if content is not None:
+        rec["content"] = content
+    return rec
 
 
 def _source(page: RawPage) -> dict[str, Any]:
@@ -68,8 +101,9 @@ def _source(page: RawPage) -> dict[str, Any]:
 
 
 def filter_page(extractor: Any, page: RawPage, encoding: str | None = None) -> dict[str, Any]:
-    """Run the filter on one page and make its record (the one step every stage shares).
-    ``encoding`` overrides the page's own charset hint (``extract --encoding``)."""
+    """Filter one page with ``extractor`` here and make its record (``make_record``): for a caller
+    with an Extractor in hand (``ce-filter extract --format jsonl``). ``encoding`` overrides the
+    page's own charset hint (``extract --encoding``)."""
     ex = extractor.extract(page.body, page.url or None, encoding=encoding or page.encoding)
     return make_record(page, ex, extractor)
 

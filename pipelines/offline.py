@@ -29,18 +29,17 @@ from ce_filter.crawler.warc import WarcStats, expand_sources, iter_pages
 from ce_filter.crawler.warc_shards import GZIP_MAGIC, plan, read_shard
 
 from ce_filter.api import Extraction
-from ce_filter.options import ExtractOptions
-from ce_filter.progress import Ticker
-from ce_filter.read.rawpage import RawPage
-from ce_filter.record import make_record
 from ce_filter.run.budget import (
     FILTER_ERROR,
     OVER_MEMORY,
     PROCESS_DIED,
     Budget,
-    ModelRef,
     guarded,
 )
+from ce_filter.options import ExtractOptions
+from ce_filter.progress import Ticker
+from ce_filter.read.rawpage import RawPage
+from ce_filter.record import ExtractorRef, make_record
 from ce_filter.run.pool import ExtractHandler, Handler, Pool
 
 from .sinks import Sink, SinkError
@@ -304,19 +303,11 @@ def _meta(page: RawPage) -> RawPage:
 # ------------------------------------------------------------------ the parent
 
 
-@dataclass
-class _Info:
-    """What make_record needs of an extractor, as a child reported it."""
-
-    version: str = ""
-    model: Any = None
-
-
 def _failed(pool: Pool, page: RawPage, size: int, reason: str, sink: Sink, stats: RunStats,
             progress: Progress) -> None:
-    version, name, digest = pool.info
-    rec = make_record(page, Extraction("", "", reason=reason), _Info(version, ModelRef(name, digest)))
-    rec["stats"]["bytes_in"] = size
+    """The record of a page whose filter process died on it (``page`` may be the body-less
+    announcement of a shard's page: ``size`` is its body's)."""
+    rec = make_record(page, Extraction("", "", reason=reason), ExtractorRef(*pool.info), bytes_in=size)
     _write(rec, sink, stats, progress)
 
 

@@ -34,6 +34,8 @@ from typing import Any
 
 from ..extras import MissingExtra
 from ..options import ExtractOptions, model_file
+from ..read.rawpage import RawPage
+from ..record import make_record
 
 try:
     from datatrove.pipeline.extractors.base import BaseExtractor, ExtractorSandbox  # type: ignore[import-untyped, import-not-found, unused-ignore]
@@ -45,8 +47,9 @@ except ImportError as e:  # pragma: no cover - exercised only without the extra
 
 __all__ = ["CEFilter", "METADATA_KEYS", "WarcReader"]
 
-# doc.metadata key -> Extraction attribute. ``date_published`` is the page's own date (the
-# reader's ``date`` is the crawl date and stays); ``reason`` is set only when there is one.
+# doc.metadata key -> the field of the page's record (ce_filter.record) it holds, set where the
+# record's is not null. ``date_published`` is the page's own date (the reader's ``date`` is the
+# crawl date and stays); ``reason`` is set only when there is one.
 METADATA_KEYS: dict[str, str] = {
     "title": "title",
     "author": "author",
@@ -66,6 +69,20 @@ def _options(model: str | None, precise: bool, threshold: float | None, comments
     if model is not None:
         model_file(model)
     return ExtractOptions(model, precise, threshold, comments, recall, target_language)
+
+
+def document_fields(record: dict[str, Any], metadata: bool = True) -> tuple[str, dict[str, Any]]:
+    """A datatrove document's text and metadata fields from the page's record: its text and the
+    record's fields METADATA_KEYS names, where not null (``metadata=False``: the page kind alone,
+    where there is one), and its ``reason`` where there is one."""
+    meta: dict[str, Any] = {}
+    if metadata:
+        meta.update((key, record[field]) for key, field in METADATA_KEYS.items() if record[field] is not None)
+    elif record["page_type"]:
+        meta["page_type"], meta["page_type_prob"] = record["page_type"], record["page_type_prob"]
+    if record["reason"]:
+        meta["reason"] = record["reason"]
+    return record["text"], meta
 
 
 class CEFilter(BaseExtractor):  # type: ignore[misc, unused-ignore]  # datatrove is untyped
@@ -129,20 +146,14 @@ class CEFilter(BaseExtractor):  # type: ignore[misc, unused-ignore]  # datatrove
         return self._extractor
 
     def extract(self, text: str, url: str | None = None) -> tuple[str, dict[str, Any]]:
-        """(clean text, metadata fields) of one page. Runs in the sandbox's child: the result
-        is what travels back through its pipe."""
-        ex = self.extractor().extract(text, url or None)
-        meta: dict[str, Any] = {}
-        if self.metadata:
-            for key, attr in METADATA_KEYS.items():
-                value = getattr(ex, attr, None)
-                if value not in (None, ""):
-                    meta[key] = value
-        elif ex.page_type:
-            meta["page_type"], meta["page_type_prob"] = ex.page_type, ex.page_type_prob
-        if ex.reason:
-            meta["reason"] = ex.reason
-        return ex.text or "", meta
+        """(clean text, metadata fields) of one page: the text and fields of the record every
+        other stage makes of it (``ce_filter.record.make_record``). Runs in the sandbox's child:
+        the result is what travels back through its pipe."""
+        extractor = self.extractor()
+        # the page as the record knows it: its address (the HTML is the document's decoded text)
+        page = RawPage(url=url or "", body=b"", source="datatrove")
+        return document_fields(make_record(page, extractor.extract(text, url or None), extractor),
+                               self.metadata)
 
     @contextlib.contextmanager
     def _runner(self) -> Iterator[Callable[[str, str | None], tuple[str, dict[str, Any]]]]:

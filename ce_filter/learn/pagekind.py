@@ -15,7 +15,7 @@ from collections.abc import Iterable
 
 import numpy as np
 
-from .. import __version__
+from ..version import __version__
 from ..progress import progress
 from ..read.decode import decode_html
 from ..read.segment import parse, segment

@@ -322,9 +322,10 @@ class App:
         r = bounded.extract(page.body, page.url or None, encoding=page.encoding)
         if r.reason == OVER_MEMORY:
             environ[RECYCLE] = True  # not trusted with the next page: gunicorn replaces it
-        rec = make_record(page, r, bounded.extractor)
-        if inp["format"] not in ("json", "jsonl"):  # those are the record itself
-            rec["content"] = r.render(inp["format"], links=inp["links"], images=inp["images"])
+        # json and jsonl are the record itself; another format adds the page rendered in it
+        content = (None if inp["format"] in ("json", "jsonl")
+                   else r.render(inp["format"], links=inp["links"], images=inp["images"]))
+        rec = make_record(page, r, bounded.extractor, content=content)
         return 200, _JSON, dumps(rec), bool(rec["text"]), len(page.body)
 
     def explain(self, environ: dict[str, Any]) -> tuple[int, str, bytes, bool | None, int]:
