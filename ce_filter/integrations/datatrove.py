@@ -32,6 +32,7 @@ from collections.abc import Callable, Iterator
 from dataclasses import replace
 from typing import Any
 
+from ..decode import BINARY_HEAD, looks_binary
 from ..extras import MissingExtra
 from ..options import ExtractOptions, model_file
 from ..read.rawpage import RawPage
@@ -150,9 +151,14 @@ class CEFilter(BaseExtractor):  # type: ignore[misc, unused-ignore]  # datatrove
         other stage makes of it (``ce_filter.record.make_record``). Runs in the sandbox's child:
         the result is what travels back through its pipe."""
         extractor = self.extractor()
+        html: str | bytes = text
+        if looks_binary(text[:BINARY_HEAD].encode("utf-8", "surrogatepass")):
+            # binary data the reader decoded as text (a body labelled HTML that is not): as bytes,
+            # so the filter says so as for every other stage (no text, reason "binary content")
+            html = text.encode("utf-8", "surrogatepass")
         # the page as the record knows it: its address (the HTML is the document's decoded text)
         page = RawPage(url=url or "", body=b"", source="datatrove")
-        return document_fields(make_record(page, extractor.extract(text, url or None), extractor),
+        return document_fields(make_record(page, extractor.extract(html, url or None), extractor),
                                self.metadata)
 
     @contextlib.contextmanager
