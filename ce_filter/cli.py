@@ -16,8 +16,8 @@ from collections.abc import Iterable, Iterator
 from pathlib import Path
 from typing import Any
 
-from .version import __version__
 from .extras import MissingExtra, extra_for, require
+from .keep.render import FORMATS
 from .options import (
     EXIT_USAGE,
     ExtractOptions,
@@ -33,7 +33,7 @@ from .options import (
     text_codec,
     writable_file,
 )
-from .keep.render import FORMATS
+from .version import __version__
 
 # Modules that add subcommands (each has ``register(subparsers)``).
 PLUGINS = ("ce_filter.pipelines.commands", "ce_filter.bench.command")

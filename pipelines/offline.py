@@ -29,6 +29,10 @@ from ce_filter.crawler.warc import WarcStats, expand_sources, iter_pages
 from ce_filter.crawler.warc_shards import GZIP_MAGIC, plan, read_shard
 
 from ce_filter.api import Extraction
+from ce_filter.options import ExtractOptions
+from ce_filter.progress import Ticker
+from ce_filter.read.rawpage import RawPage
+from ce_filter.record import ExtractorRef, make_record
 from ce_filter.run.budget import (
     FILTER_ERROR,
     OVER_MEMORY,
@@ -36,10 +40,6 @@ from ce_filter.run.budget import (
     Budget,
     guarded,
 )
-from ce_filter.options import ExtractOptions
-from ce_filter.progress import Ticker
-from ce_filter.read.rawpage import RawPage
-from ce_filter.record import ExtractorRef, make_record
 from ce_filter.run.pool import ExtractHandler, Handler, Pool
 
 from .sinks import Sink, SinkError

@@ -32,9 +32,9 @@ from collections.abc import Callable, Iterator
 from dataclasses import replace
 from typing import Any
 
-from ..decode import BINARY_HEAD, looks_binary
 from ..extras import MissingExtra
 from ..options import ExtractOptions, model_file
+from ..read.decode import BINARY_HEAD, looks_binary
 from ..read.rawpage import RawPage
 from ..record import make_record
 

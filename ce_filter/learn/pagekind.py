@@ -15,11 +15,11 @@ from collections.abc import Iterable
 
 import numpy as np
 
-from ..version import __version__
 from ..progress import progress
 from ..read.decode import decode_html
 from ..read.segment import parse, segment
 from ..score.pagekind import KINDS, PageKindModel, page_signals
+from ..version import __version__
 from .corpus import Doc, Spec, site_of
 from .digits import significant
 

@@ -31,7 +31,7 @@ from typing import Any
 
 import pytest
 
-from ce_filter.rawpage import RawPage
+from ce_filter.read.rawpage import RawPage
 from ce_filter.record import schema
 
 from .conftest import REPO, run_cli
