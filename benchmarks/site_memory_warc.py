@@ -79,7 +79,7 @@ def run(warc: Path, out: Path, *extra: str) -> tuple[float, float]:
 # filter processes (read before each is closed), and the time of the first pass and of starting
 # the file's own filter process
 _TASK = """import json, sys, time
-from ce_filter.run.budget import BoundedExtractor
+from ce_filter.run.bounded import BoundedExtractor
 from ce_filter.pipelines import spark_job
 
 def hwm(pid):

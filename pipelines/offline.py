@@ -33,6 +33,7 @@ from ce_filter.options import ExtractOptions
 from ce_filter.progress import Ticker
 from ce_filter.read.rawpage import RawPage
 from ce_filter.record import ExtractorRef, make_record
+from ce_filter.run.bounded import ExtractHandler
 from ce_filter.run.budget import (
     FILTER_ERROR,
     OVER_MEMORY,
@@ -40,7 +41,7 @@ from ce_filter.run.budget import (
     Budget,
     guarded,
 )
-from ce_filter.run.pool import ExtractHandler, Handler, Pool
+from ce_filter.run.pool import Handler, Pool
 
 from .sinks import Sink, SinkError
 from .sitecount import count_sites

@@ -43,7 +43,8 @@ from scrapy.exceptions import NotConfigured
 from ce_filter.options import ExtractOptions
 from ce_filter.read.rawpage import RawPage
 from ce_filter.record import SCHEMA_ID, make_record
-from ce_filter.run.budget import BoundedExtractor, Budget, guarded
+from ce_filter.run.bounded import BoundedExtractor
+from ce_filter.run.budget import Budget, guarded
 
 from .kafka_io import KafkaSettings
 from .sinks import JsonlSink, KafkaSink, Sink

@@ -127,7 +127,7 @@ def _counter(options: ExtractOptions, model_json: str | None) -> Any:
 def get_extractor(options: ExtractOptions | None = None, model_json: str | None = None,
                   budget: tuple[float, int] = (10.0, 1024)) -> Any:
     """The process's Extractor, made on first use (once per Python worker, not per task): a
-    ce_filter.run.budget.BoundedExtractor (a child process under the per-page budget of CPU
+    ce_filter.run.bounded.BoundedExtractor (a child process under the per-page budget of CPU
     seconds and MiB) unless the budget is (0, 0). ``model_json``: the text of
     ``options.model``, read on the driver and shipped with the tasks, so executors need no
     copy of the file."""
@@ -148,7 +148,8 @@ def new_extractor(options: ExtractOptions, model_json: str | None = None,
     file's site memory, whose counts (ce_filter.score.site.memory.SiteCounts, picklable) travel with
     the options to the budget's child process, as ``ce-filter warc`` sends them to its
     filter processes."""
-    from ce_filter.run.budget import BoundedExtractor, Budget
+    from ce_filter.run.bounded import BoundedExtractor
+    from ce_filter.run.budget import Budget
 
     b = Budget(*budget)
     # by its importable name: run as ``python -m``, this module is __main__, which the

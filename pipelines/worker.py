@@ -29,7 +29,7 @@ never costs the worker its partitions (and never makes a redelivery loop).
 Pages in flight: the filter process holds IN_FLIGHT pages at a time (BoundedExtractor.
 extract_many): while it filters one, the next is in its pipe and this process reads the next
 messages and makes and sends the records before it. ``--filters N``: N filter processes, each
-page to the one of its host (``ce_filter.run.budget.page_slot``), so that a host's pages meet one
+page to the one of its host (``ce_filter.run.bounded.page_slot``), so that a host's pages meet one
 site memory in their order and each record is what one filter process would have made.
 Records leave in each partition's order; a page that kills a filter process gets its record
 with the reason and the pages queued behind it go to the new process in its place. No page is
@@ -75,7 +75,8 @@ from typing import Any
 from ce_filter.options import ExtractOptions
 from ce_filter.read.rawpage import RawPage
 from ce_filter.record import dumps, make_record, model_version
-from ce_filter.run.budget import FILTER_ERROR, PROCESS_DIED, BoundedExtractor, Budget, guarded
+from ce_filter.run.bounded import BoundedExtractor
+from ce_filter.run.budget import FILTER_ERROR, PROCESS_DIED, Budget, guarded
 
 from .kafka_io import KafkaSettings, make_consumer
 from .metrics import Metrics

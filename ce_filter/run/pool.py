@@ -1,8 +1,8 @@
 """The one page runner: pages run in child processes under a per-page budget.
 
 Every stage that filters many pages runs them here (``extract --workers``, ``warc``'s two
-passes, the Kafka worker, the crawler and the Spark job through ``BoundedExtractor``, a pool of
-one). A ``Pool`` of N children (spawn context: the parent may run threads) hands out tasks and
+passes, the Kafka worker, the crawler and the Spark job through ``bounded.BoundedExtractor``, a
+pool of one). A ``Pool`` of N children (spawn context: the parent may run threads) hands out tasks and
 delivers results, in input order or as they come:
 
 - a child is built by a picklable ``setup()`` that returns its ``Handler``; the child ignores
@@ -36,14 +36,11 @@ from multiprocessing.connection import wait
 from typing import Any
 
 from .budget import (
-    OVER_MEMORY,
     OVER_TIME,
     Budget,
     died_reason,
-    guarded,
     limit_memory,
     page_timer,
-    warm_up,
 )
 
 START_S = 300.0  # how long a child may take to get ready
@@ -465,40 +462,3 @@ class _Feed:
 
     def close(self) -> None:
         self.halt = True
-
-
-class ExtractorSetup:
-    """A child that runs ``Extractor.extract`` on (html, url, encoding): its Extractor is what
-    ``factory()`` makes; the ready message says its version, model name and digest."""
-
-    def __init__(self, factory: Callable[[], Any]) -> None:
-        self.factory = factory
-
-    def __call__(self) -> Handler:
-        return ExtractHandler(self.factory())
-
-
-class ExtractHandler(Handler):
-    """A child's Extractor: warmed up on the warm-up page, its version and model in the ready
-    message; a page is (html, url, encoding), its result the Extraction; a page given as
-    (html, url, encoding, until) whose turn comes after ``until`` (``time.monotonic()``, the
-    same clock in every process of the machine) is not run, its result None. Stages that make
-    something else of a page (a record) override ``run`` and ``last``."""
-
-    def __init__(self, ex: Any) -> None:
-        self.ex = ex
-        self.info = (ex.version, ex.model.name, ex.model.digest)
-
-    def warm_up(self) -> None:
-        warm_up(self.ex)
-
-    def run(self, work: Any) -> Any:
-        html, url, encoding, *until = work
-        if until and until[0] is not None and time.monotonic() > until[0]:
-            return None  # its turn came past the caller's deadline: not run (BoundedExtractor.extract_many)
-        out = guarded(self.ex, html, url, encoding, self.memory_cap)
-        out._page = None  # the parse (for to_markdown/to_html) stays here: records do not need it
-        return out
-
-    def last(self, result: Any) -> bool:
-        return result is not None and bool(result.reason == OVER_MEMORY)

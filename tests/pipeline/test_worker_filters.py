@@ -1,5 +1,5 @@
 """Several filter processes in one worker (``--filters N``): each page goes to the child of its
-host (``ce_filter.run.budget.page_slot``), so a host's pages meet one site memory in their order and
+host (``ce_filter.run.bounded.page_slot``), so a host's pages meet one site memory in their order and
 the records are those of one filter process; results still come in input order, and a child
 that dies is replaced at its slot (the later pages of its hosts go to the replacement)."""
 
@@ -16,7 +16,8 @@ import pytest
 from ce_filter.pipelines.kafka_io import ensure_topics, read_topic
 
 from ce_filter.options import ExtractOptions
-from ce_filter.run.budget import BoundedExtractor, Budget, page_slot
+from ce_filter.run.bounded import BoundedExtractor, page_slot
+from ce_filter.run.budget import Budget
 from ce_filter.run.pool import Handler, Pool
 
 from .conftest import REPO, cli_env, unique

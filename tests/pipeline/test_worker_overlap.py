@@ -33,7 +33,8 @@ def _page(t: str) -> str:
 
 def _bounded():
     from ce_filter.options import ExtractOptions
-    from ce_filter.run.budget import BoundedExtractor, Budget
+    from ce_filter.run.bounded import BoundedExtractor
+    from ce_filter.run.budget import Budget
 
     return BoundedExtractor(Budget(BUDGET_S, 1024), wall_s=2 * BUDGET_S + 1,
                             options=ExtractOptions(site_memory="stream"))

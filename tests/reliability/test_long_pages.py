@@ -28,7 +28,8 @@ from hypothesis import strategies as st
 from pipeline.conftest import REPO, cli_env, unique
 
 from ce_filter.read.page import MAX_BYTES
-from ce_filter.run.budget import BoundedExtractor, Budget
+from ce_filter.run.bounded import BoundedExtractor
+from ce_filter.run.budget import Budget
 from ce_filter.run.pool import Handler, Pool
 
 HANG_S = 60  # a run not ended by then is stuck (a hang guard, not a timing assertion: ~1 s)
