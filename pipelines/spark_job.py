@@ -109,7 +109,7 @@ def _model(model_json: str) -> Any:
     return Model.from_json(json.loads(model_json))
 
 
-def _make_extractor(options: ExtractOptions, model_json: str | None) -> Any:
+def make_extractor(options: ExtractOptions, model_json: str | None) -> Any:
     """The Extractor of ``options``; ``model_json``: the model file's text (see get_extractor)."""
     if model_json is None:
         return options.extractor()
@@ -121,7 +121,7 @@ def _make_extractor(options: ExtractOptions, model_json: str | None) -> Any:
 @functools.lru_cache(maxsize=2)
 def _counter(options: ExtractOptions, model_json: str | None) -> Any:
     """The in-process Extractor whose decoding the site memory's first pass uses."""
-    return _make_extractor(options, model_json)
+    return make_extractor(options, model_json)
 
 
 def get_extractor(options: ExtractOptions | None = None, model_json: str | None = None,
@@ -154,7 +154,7 @@ def new_extractor(options: ExtractOptions, model_json: str | None = None,
     b = Budget(*budget)
     # by its importable name: run as ``python -m``, this module is __main__, which the
     # budget's spawned child cannot import
-    from ce_filter.pipelines.spark_job import _make_extractor as make_extractor
+    from ce_filter.pipelines.spark_job import make_extractor
 
     make = functools.partial(make_extractor, options, model_json)
     return BoundedExtractor(b, factory=make) if b.enabled else make()

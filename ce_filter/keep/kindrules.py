@@ -206,20 +206,20 @@ def decide_groups(keep: np.ndarray, scores: np.ndarray, groups: np.ndarray, lo: 
 def _as_text(v: Any) -> str:
     """A JSON-LD field as plain text: strings of a list joined, markup removed, references
     decoded, white space collapsed."""
-    from .metadata import _clean
+    from .metadata import clean_ld_text
 
     if isinstance(v, list):
         v = " ".join(x for x in v if isinstance(x, str))
     if not isinstance(v, str):
         return ""
-    return _clean(_TAG.sub(" ", v)) if "<" in v else _clean(v)
+    return clean_ld_text(_TAG.sub(" ", v)) if "<" in v else clean_ld_text(v)
 
 
 def jsonld_candidates(scripts: Sequence[str]) -> list[str]:
     """The page's JSON-LD text the rule may add: the fields _LD_FIELDS of objects of the types
     _LD_TYPES, and the names of ItemList items, each of at least MIN_CANDIDATE_WORDS words,
     once each, in document order (at most MAX_CANDIDATES)."""
-    from .metadata import MAX_JSONLD_CHARS, _json_loads, _types  # its regexes: on use
+    from .metadata import MAX_JSONLD_CHARS, ld_types, load_json_ld  # its regexes: on use
 
     out: list[str] = []
     seen: set[str] = set()
@@ -232,8 +232,8 @@ def jsonld_candidates(scripts: Sequence[str]) -> list[str]:
     for s in scripts:
         if len(s) > MAX_JSONLD_CHARS or len(out) >= MAX_CANDIDATES:
             continue
-        for node in ld_nodes(_json_loads(s), _LD_DESCEND, 8):
-            ts = _types(node) if "@type" in node else set()
+        for node in ld_nodes(load_json_ld(s), _LD_DESCEND, 8):
+            ts = ld_types(node) if "@type" in node else set()
             if ts & _LD_TYPES:
                 for k in _LD_FIELDS:
                     add(_as_text(node.get(k)))

@@ -133,7 +133,7 @@ _ORG_TYPES = frozenset("organization newsmediaorganization corporation localbusi
 _JSON = json.JSONDecoder(strict=False)  # made once: json.loads(strict=False) makes one per call
 
 
-def _json_loads(text: str) -> Any:
+def load_json_ld(text: str) -> Any:
     s = text.strip()
     if s.startswith("<!--"):
         s = s[4:]
@@ -169,7 +169,7 @@ def ld_nodes(obj: Any, keys: tuple[str, ...] = LD_NESTING, max_depth: int = 6,
                 yield from ld_nodes(v, keys, max_depth, depth + 1)
 
 
-def _types(node: dict[str, Any]) -> set[str]:
+def ld_types(node: dict[str, Any]) -> set[str]:
     t = node.get("@type")
     if isinstance(t, str):  # the common case, without building a list
         return {t.rsplit("/", 1)[-1].lower()}
@@ -253,44 +253,45 @@ def jsonld_fields(scripts: Sequence[str]) -> _LD:
     for s in scripts:
         if len(s) > MAX_JSONLD_CHARS:
             continue
-        for node in ld_nodes(_json_loads(s)):
+        for node in ld_nodes(load_json_ld(s)):
             ref = node.get("@id")
             if isinstance(ref, str) and len(node) > 1:
                 ids.setdefault(ref, node)
             if "@type" not in node:
                 continue
-            ts = _types(node)
+            ts = ld_types(node)
             if ts & _ARTICLE_TYPES:
                 found.append((True, node))
             elif ts & _PAGE_TYPES:
                 pages.append((False, node))
             elif "website" in ts:
-                out.sitename = out.sitename or _clean(_text(node.get("name")))
+                out.sitename = out.sitename or clean_ld_text(_text(node.get("name")))
             elif ts & _ORG_TYPES:
                 orgs.append(node)
     for is_article, node in found + pages:
         head = _text(node.get("headline")) or (_text(node.get("name")) if is_article else "")
         if is_article and head and not out.title:
-            out.title = _clean(head)
+            out.title = clean_ld_text(head)
         if not is_article and not out.page_title:
-            out.page_title = _clean(_text(node.get("headline") or node.get("name")))
+            out.page_title = clean_ld_text(_text(node.get("headline") or node.get("name")))
         if not out.author:
             who = node.get("author") or node.get("creator")
-            names = [_clean(x) for x in _names(who, ids)]
+            names = [clean_ld_text(x) for x in _names(who, ids)]
             out.author = join_names([n for n in names if n and not _looks_like_url(n)])
             first = who[0] if isinstance(who, list) and who else who
             if isinstance(first, dict) and isinstance(first.get("@id"), str) and "@type" not in first:
                 first = ids.get(first["@id"], first)
-            out.author_is_org = isinstance(first, dict) and bool(_types(first) & _ORG_TYPES)
+            out.author_is_org = isinstance(first, dict) and bool(ld_types(first) & _ORG_TYPES)
         if not out.date:
             out.date = normalise_date(_text(node.get("datePublished") or node.get("dateCreated")
                                             or node.get("uploadDate")))
         if not out.description:
-            out.description = _clean(_text(node.get("description")))
+            out.description = clean_ld_text(_text(node.get("description")))
         if not out.sitename:
             pub = node.get("publisher")
             if isinstance(pub, dict):
-                out.sitename = _clean(_text(pub.get("name") or ids.get(str(pub.get("@id")), {}).get("name")))
+                name = pub.get("name") or ids.get(str(pub.get("@id")), {}).get("name")
+                out.sitename = clean_ld_text(_text(name))
         if not out.url:
             u = node.get("url") or node.get("@id")
             out.url = u if isinstance(u, str) and u.startswith("http") else ""
@@ -301,7 +302,7 @@ def jsonld_fields(scripts: Sequence[str]) -> _LD:
         if not out.sections:
             out.sections = split_terms(node.get("articleSection"))
     if not out.sitename and orgs:
-        out.sitename = _clean(_text(orgs[0].get("name")))
+        out.sitename = clean_ld_text(_text(orgs[0].get("name")))
     return out
 
 
@@ -337,7 +338,7 @@ def split_terms(v: Any) -> list[str]:
         return []
     out: dict[str, str] = {}
     for x in items:
-        t = _clean(x) if isinstance(x, str) else _clean(_text(x))
+        t = clean_ld_text(x) if isinstance(x, str) else clean_ld_text(_text(x))
         if t and len(t) <= MAX_TERM_CHARS and t.casefold() not in out:
             out[t.casefold()] = t
             if len(out) >= MAX_TERMS:
@@ -345,7 +346,7 @@ def split_terms(v: Any) -> list[str]:
     return list(out.values())
 
 
-def _clean(s: str) -> str:
+def clean_ld_text(s: str) -> str:
     """A JSON-LD string as text: character references decoded (JSON-LD is often written
     through an HTML escaper), whitespace collapsed."""
     return " ".join(html.unescape(s).split()) if "&" in s else " ".join(s.split())
