@@ -22,8 +22,7 @@ import numpy as np
 
 def main(argv: list[str] | None = None) -> int:
     from ce_filter import Extractor
-    from ce_filter.read.decode import decode_html
-    from ce_filter.read.segment import parse, segment
+    from ce_filter.read.page import read
     from ce_filter.score.blockmodel import Model, load_default
     from ce_filter.score.features import page_inputs
 
@@ -44,10 +43,10 @@ def main(argv: list[str] | None = None) -> int:
     ex0 = Extractor(model=shipped)
     work = []
     for d in pages.load(a.corpus, a.limit):
-        html = decode_html(d.html)[0]
-        b = segment(parse(html))
-        if not len(b):
+        page = read(d.html)
+        if page.blocks is None or not len(page.blocks):
             continue
+        html, b = page.text, page.blocks
         kind, style = ex.page_context(b, html, None)
         x, tokens = page_inputs(b, model.spec, kind, style)
         k0, s0 = ex0.page_context(b, html, None)

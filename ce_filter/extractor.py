@@ -28,7 +28,7 @@ from .keep.result import (
 )
 from .read.page import MAX_BYTES, Page, decode, read
 from .read.precheck import DEFAULT_LIMITS, Limits
-from .read.segment import FLAG_PRE, Blocks, parse, segment
+from .read.segment import FLAG_PRE, Blocks
 from .score.blockmodel import Model, load_default, thin_page
 from .score.features.context import signature_groups
 from .score.features.dense import select as fast_select
@@ -374,11 +374,6 @@ class Extractor:
         sig = page_signals(blocks, html, url)
         return (None if self.kind_model is None else self.kind_model.proba(sig),
                 None if style_model is None else style_model.proba(sig))
-
-    def scores(self, html: str, url: str | None = None) -> np.ndarray:
-        """Every block's content probability for a page given as text (no threshold applied)."""
-        blocks = segment(parse(html))
-        return self.model.block_scores(blocks, *self.page_context(blocks, html, url))
 
 
 def _site_setup(model: Model, site_memory: Memory | None) -> tuple[Memory | None, SiteStage | None]:

@@ -15,8 +15,8 @@ from typing import TYPE_CHECKING, TypedDict
 import numpy as np
 
 from ..progress import Ticker, progress
-from ..read.decode import decode_html
-from ..read.segment import Blocks, parse, segment
+from ..read.page import read
+from ..read.segment import Blocks
 from ..score.blockmodel import Linear, Model, sigmoid, thin_page
 from ..score.features import (
     TOKEN_PREFIXES,
@@ -164,10 +164,10 @@ def prepare(docs: Iterable[Doc], comments: bool = False, rule: LabelRule = DEFAU
     """Segment and label each page (pages without blocks are left out)."""
     pages = []
     for d in docs:
-        html, _ = decode_html(d.html)
-        b = segment(parse(html))
-        if not len(b):
+        page = read(d.html)  # the page steps every stage takes (page.read)
+        if page.blocks is None or not len(page.blocks):
             continue
+        html, b = page.text, page.blocks
         y, share = block_labels(b.texts, d.target(comments), runs=rule.runs, lines=rule.lines)
         nw = np.array([len(words(t)) for t in b.texts], dtype=np.float64)
         pages.append(Page(d.id, b, y, nw, np.round(share * nw), len(words(d.target(comments))),

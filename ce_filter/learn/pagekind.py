@@ -16,8 +16,7 @@ from collections.abc import Iterable
 import numpy as np
 
 from ..progress import progress
-from ..read.decode import decode_html
-from ..read.segment import parse, segment
+from ..read.page import read
 from ..score.pagekind import KINDS, PageKindModel, page_signals
 from ..version import __version__
 from .corpus import Doc, Spec, site_of
@@ -34,8 +33,10 @@ def signals(docs: Iterable[Doc]) -> tuple[np.ndarray, list[str], list[str], list
     for d in docs:
         if d.page_type not in KINDS:
             continue
-        html, _ = decode_html(d.html)
-        xs.append(page_signals(segment(parse(html)), html, d.url or None))
+        page = read(d.html)  # the page steps every stage takes (page.read)
+        if page.blocks is None:  # refused before parsing: nothing to learn from
+            continue
+        xs.append(page_signals(page.blocks, page.text, d.url or None))
         ys.append(d.page_type)
         groups.append(d.domain or site_of(d.html) or d.id)
         ids.append(d.id)

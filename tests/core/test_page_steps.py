@@ -104,3 +104,29 @@ def test_the_extractor_takes_what_implements_the_protocol():
     for bad in (True, 42, "stream"):
         with pytest.raises(TypeError):
             Extractor(site_memory=bad)  # type: ignore[arg-type]
+
+
+def test_every_page_of_input_goes_through_the_page_steps():
+    """No product module parses and walks a page of input by itself (``segment(parse(html))``
+    skips the decode and the pre-parse caps every stage goes through): only ce_filter/read/page.py
+    does, and the C parts' probes on their own fixed probe pages (names ending in PROBE...)."""
+    import ast
+    from pathlib import Path
+
+    root = Path(__file__).resolve().parents[2]
+    found = []
+    for folder in ("ce_filter", "crawler", "pipelines", "benchmarks"):
+        for path in (root / folder).rglob("*.py"):
+            rel = path.relative_to(root).as_posix()
+            if rel == "ce_filter/read/page.py":
+                continue
+            for node in ast.walk(ast.parse(path.read_text(encoding="utf-8"))):
+                if not (isinstance(node, ast.Call) and getattr(node.func, "id", "") == "segment"
+                        and node.args and isinstance(node.args[0], ast.Call)
+                        and getattr(node.args[0].func, "id", "") == "parse"):
+                    continue
+                arg = node.args[0].args[0] if node.args[0].args else None
+                if isinstance(arg, ast.Name) and "PROBE" in arg.id:
+                    continue
+                found.append(f"{rel}:{node.lineno}")
+    assert not found, found
