@@ -2,16 +2,16 @@
 snippet rates where the corpus has snippets, and all of it per page type where it has types (and
 per language, site and year where ``Score.breakdowns`` shows them).
 
-No timing here, so the (tool, corpus) tasks run in parallel processes (``--jobs``).
+No timing here, so the (tool, corpus) tasks run in parallel processes (``--jobs``), children
+of the page runner (ce_filter.run.pool): a task whose child dies gets a row that says why.
 """
 
 from __future__ import annotations
 
-import multiprocessing as mp
-from concurrent.futures import ProcessPoolExecutor
-
 from ce_filter.learn.corpus import load_corpus
 from ce_filter.learn.evaluate import Breakdown, ScoreFigures, evaluate
+from ce_filter.run.budget import Budget
+from ce_filter.run.pool import Handler, Pool
 
 from . import pages, peers
 from .report import num, table
@@ -61,6 +61,17 @@ def _task(args: tuple[str, str, int | None]) -> QualityRow:
     return {"tool": tool, "spec": spec, **s.as_dict(), "errors": fn.errors}
 
 
+class _Tasks(Handler):
+    """A runner child's handler: one (tool, corpus, limit) task, its row."""
+
+    def run(self, work: tuple[str, str, int | None]) -> QualityRow:
+        return _task(work)
+
+
+def _tasks() -> Handler:
+    return _Tasks()
+
+
 def measure(tools: list[str], corpora: list[str], limit: int | None, jobs: int) -> list[QualityRow]:
     for spec in corpora:
         pages.resolve(spec)  # fail early, with the hint, on a wrong corpus
@@ -70,15 +81,12 @@ def measure(tools: list[str], corpora: list[str], limit: int | None, jobs: int) 
     order = sorted(todo, key=lambda a: -_COST.get(a[0], 1))
     if jobs <= 1:
         done = [_task(a) for a in order]
-    else:  # a pool whose worker dies says so (BrokenProcessPool) instead of hanging
+    else:  # whole corpora, no per-page budget: a child that dies is that task's row, with why
         done = []
-        with ProcessPoolExecutor(jobs, mp_context=mp.get_context("spawn")) as pool:
-            futures = {pool.submit(_task, a): a for a in order}
-            for fut, (tool, spec, _) in futures.items():
-                try:
-                    done.append(fut.result())
-                except Exception as e:  # noqa: BLE001 - one row says what went wrong
-                    done.append({"tool": tool, "spec": spec, "error": f"{type(e).__name__}: {e}"[:200]})
+        with Pool(_tasks, jobs, Budget(0, 0), name="ce-filter-bench-quality") as pool:
+            for r in pool.run(order):
+                tool, spec, _ = r.task
+                done.append({"tool": tool, "spec": spec, "error": r.failed} if r.failed else r.value)
     by_key = {(d["tool"], d["spec"]): d for d in done + missing}
     return [by_key[(t, c)] for c in corpora for t in tools]
 
