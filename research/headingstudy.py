@@ -171,7 +171,7 @@ def cv(data: Path, words: tuple[str, ...], out: str | None) -> str:
     seen: dict[str, Any] = {}
     original = fit.choose_min_words
 
-    def spy(pages: list[fit.Page], per: list[np.ndarray], threshold: float,
+    def spy(pages: list[fit.LabelledPage], per: list[np.ndarray], threshold: float,
             limits: tuple[int, ...]) -> tuple[int, dict[str, float]]:
         seen.update(pages=pages, per=per, threshold=threshold)
         return original(pages, per, threshold, limits)

@@ -38,7 +38,7 @@ from ce_filter.extractor import select
 from ce_filter.learn.configs import CONFIGS
 from ce_filter.learn.corpus import Doc, load_corpus
 from ce_filter.learn.evaluate import token_prf
-from ce_filter.learn.fit import Page, prepare, train
+from ce_filter.learn.fit import LabelledPage, prepare, train
 from ce_filter.learn.positional import positional_prf
 from ce_filter.read.decode import decode_html
 from ce_filter.read.segment import Blocks, parse, segment
@@ -121,7 +121,7 @@ def _eval_pages(docs: list[Doc], dragnet_blocks: bool = False) -> list[EvalPage]
     return out
 
 
-def _dragnet_prepare(docs: list[Doc], comments: bool) -> list[Page]:
+def _dragnet_prepare(docs: list[Doc], comments: bool) -> list[LabelledPage]:
     """fit.prepare over blocks cut as Dragnet's blockifier cuts them (labelled by the plain LCS
     rule, as the paper's configurations are)."""
     from ce_filter.learn.corpus import site_of
@@ -137,13 +137,13 @@ def _dragnet_prepare(docs: list[Doc], comments: bool) -> list[Page]:
         gold = d.target(comments)
         y, share = block_labels(b.texts, gold, runs=False)
         nw = np.array([len(words(t)) for t in b.texts], dtype=np.float64)
-        out.append(Page(d.id, b, y, nw, np.round(share * nw), len(words(gold)),
+        out.append(LabelledPage(d.id, b, y, nw, np.round(share * nw), len(words(gold)),
                         d.domain or site_of(d.html), d.page_type,
                         page_signals(b, html, d.url or None), html_chars=len(html)))
     return out
 
 
-def _paper_prepare(docs: list[Doc], comments: bool) -> list[Page]:
+def _paper_prepare(docs: list[Doc], comments: bool) -> list[LabelledPage]:
     """fit.prepare with the paper's blocks (the same blocks, the paper's IC tokens)."""
     base = {p.id: p for p in prepare(docs, comments=comments, rule=CONFIGS["ic"].label_rule)}
     out = []
@@ -202,7 +202,7 @@ def run(data: Path, rows: list[tuple[str, str, str]], targets: list[str],
              "2012 test": _eval_pages(test_docs, db), "big5 2009": _eval_pages(big5, db)}
     if log:
         print(f"segmented the evaluation pages ({time.time() - t0:.0f}s)", file=sys.stderr, flush=True)
-    train_pages: dict[tuple[str, str], list[Page]] = {}
+    train_pages: dict[tuple[str, str], list[LabelledPage]] = {}
     out = []
     for target in targets:
         comments = target == "paper"

@@ -19,7 +19,7 @@ from ..score.features.kind import MIX_COMPACT, MIX_WIDE
 from ..score.features.style import STYLE_MIX
 from . import blas
 from .corpus import Spec
-from .fit import Page, TrainConfig, data_digest, prepare, train
+from .fit import LabelledPage, TrainConfig, data_digest, prepare, train
 from .labels import DEFAULT_RULE, LabelRule
 
 
@@ -205,9 +205,9 @@ CONFIGS["best+kind+s2ka"] = replace(_with("kind"), stage2_kind=STAGE2_KIND_ANCES
 
 
 def corpus_pages(specs: list[str], comments: bool, rule: LabelRule = DEFAULT_RULE,
-                 log: bool = False) -> tuple[list[Page], dict]:
+                 log: bool = False) -> tuple[list[LabelledPage], dict]:
     """The training pages of ``specs`` (``dir[:split]``), segmented and labelled."""
-    pages: list[Page] = []
+    pages: list[LabelledPage] = []
     names = []
     for spec in specs:
         c = Spec.parse(spec)

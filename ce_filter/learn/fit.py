@@ -43,7 +43,7 @@ if TYPE_CHECKING:
 
 
 @dataclass
-class Page:
+class LabelledPage:
     id: str
     blocks: Blocks
     y: np.ndarray  # block labels
@@ -160,7 +160,8 @@ class TrainConfig:
         return LabelRule(runs=self.label_runs, lines=self.label_lines)
 
 
-def prepare(docs: Iterable[Doc], comments: bool = False, rule: LabelRule = DEFAULT_RULE) -> list[Page]:
+def prepare(docs: Iterable[Doc], comments: bool = False,
+            rule: LabelRule = DEFAULT_RULE) -> list[LabelledPage]:
     """Segment and label each page (pages without blocks are left out)."""
     pages = []
     for d in docs:
@@ -170,7 +171,7 @@ def prepare(docs: Iterable[Doc], comments: bool = False, rule: LabelRule = DEFAU
         html, b = page.text, page.blocks
         y, share = block_labels(b.texts, d.target(comments), runs=rule.runs, lines=rule.lines)
         nw = np.array([len(words(t)) for t in b.texts], dtype=np.float64)
-        pages.append(Page(d.id, b, y, nw, np.round(share * nw), len(words(d.target(comments))),
+        pages.append(LabelledPage(d.id, b, y, nw, np.round(share * nw), len(words(d.target(comments))),
                           d.domain or site_of(d.html), d.page_type,
                           page_signals(b, html, d.url or None), html_chars=len(html)))
     return pages
@@ -186,7 +187,7 @@ class _TokenRule(TypedDict):
     max_tokens: int | None
 
 
-def learn_spec(pages: list[Page], cfg: TrainConfig) -> FeatureSpec:
+def learn_spec(pages: list[LabelledPage], cfg: TrainConfig) -> FeatureSpec:
     """IC token lists from the training blocks (the paper's odds/frequency rule)."""
     y = np.concatenate([p.y for p in pages])
     spec = FeatureSpec(groups=cfg.groups, kind_mix=tuple(cfg.kind_mix), shop_min_p=cfg.shop_min_p)
@@ -205,7 +206,7 @@ def learn_spec(pages: list[Page], cfg: TrainConfig) -> FeatureSpec:
     return spec
 
 
-def _group_ids(pages: list[Page], by: str) -> np.ndarray:
+def _group_ids(pages: list[LabelledPage], by: str) -> np.ndarray:
     if by == "site":
         keys = [p.site or p.id for p in pages]  # a page with no site is its own group
     else:
@@ -214,7 +215,7 @@ def _group_ids(pages: list[Page], by: str) -> np.ndarray:
     return np.array([index.setdefault(k, len(index)) for k in keys], dtype=np.int64)
 
 
-def _weights(pages: list[Page], cfg: TrainConfig) -> np.ndarray:
+def _weights(pages: list[LabelledPage], cfg: TrainConfig) -> np.ndarray:
     nw = np.concatenate([p.n_words for p in pages])
     if cfg.weight == "tokens":
         w = np.minimum(np.maximum(nw, 1.0), cfg.weight_cap)
@@ -232,7 +233,7 @@ def _weights(pages: list[Page], cfg: TrainConfig) -> np.ndarray:
     return w
 
 
-def page_prf(pages: list[Page], scores: list[np.ndarray], threshold: float,
+def page_prf(pages: list[LabelledPage], scores: list[np.ndarray], threshold: float,
              beta: float = 1.0) -> np.ndarray:
     """Per page (precision, recall, F-beta) of the blocks at or over ``threshold``, from the
     LCS match counts (fast proxy of the metric). A page with no match scores 0 (1 when both
@@ -251,7 +252,7 @@ def page_prf(pages: list[Page], scores: list[np.ndarray], threshold: float,
     return out
 
 
-def build_design(pages: list[Page], spec: FeatureSpec, log: bool = False) -> Design:
+def build_design(pages: list[LabelledPage], spec: FeatureSpec, log: bool = False) -> Design:
     """Every block's features as a Design: the dense columns in one float64 matrix, filled page
     by page (no per-page copies stacked at the end), and the token-list columns as a sparse 0/1
     matrix (a block has a handful of a list's hundreds of tokens)."""
@@ -336,13 +337,13 @@ def _leaf_designs(design: Design, y: np.ndarray, w: np.ndarray, spec: FeatureSpe
     return fold, full
 
 
-def _best_threshold(pages: list[Page], sizes: list[int], s: np.ndarray,
+def _best_threshold(pages: list[LabelledPage], sizes: list[int], s: np.ndarray,
                     thresholds: tuple[float, ...], beta: float = 1.0) -> tuple[float, float]:
     """The threshold with the best CV mean page F-beta (ties: the higher one)."""
     return _best_cut(pages, _split(sizes, s), thresholds, beta)
 
 
-def _best_cut(pages: list[Page], per: list[np.ndarray], thresholds: tuple[float, ...],
+def _best_cut(pages: list[LabelledPage], per: list[np.ndarray], thresholds: tuple[float, ...],
               beta: float = 1.0) -> tuple[float, float]:
     """``_best_threshold`` over each page's own scores."""
     res = [(float(page_prf(pages, per, t, beta)[:, 2].mean()), t) for t in thresholds]
@@ -350,9 +351,9 @@ def _best_cut(pages: list[Page], per: list[np.ndarray], thresholds: tuple[float,
     return t, f
 
 
-def kind_cuts(pages: list[Page], per: list[np.ndarray], kinds: tuple[str, ...], cfg: TrainConfig,
+def kind_cuts(pages: list[LabelledPage], per: list[np.ndarray], kinds: tuple[str, ...], cfg: TrainConfig,
               default: float, precise: float) -> tuple[dict[str, float], dict[str, float], dict]:
-    """The default and the precise cut per predicted page kind (the argmax of ``Page.kind``,
+    """The default and the precise cut per predicted page kind (the argmax of ``LabelledPage.kind``,
     what serving sees, for every page: dragnet and cleaneval pages have no gold kind), each
     chosen like the global one on the pages of that kind; a kind with fewer than
     ``cfg.kind_min_pages`` pages is left out (it keeps the global cuts). One global cut does
@@ -384,7 +385,7 @@ def kind_cuts(pages: list[Page], per: list[np.ndarray], kinds: tuple[str, ...], 
     return cut, pcut, seen
 
 
-def train(pages: list[Page], cfg: TrainConfig, name: str, data_desc: dict) -> Model:
+def train(pages: list[LabelledPage], cfg: TrainConfig, name: str, data_desc: dict) -> Model:
     """Fit with single-threaded BLAS: a multi-threaded BLAS may sum in another order from run
     to run, and the model file must rebuild bit-for-bit."""
     from threadpoolctl import threadpool_limits
@@ -393,9 +394,9 @@ def train(pages: list[Page], cfg: TrainConfig, name: str, data_desc: dict) -> Mo
         return _train(pages, cfg, name, data_desc)
 
 
-def page_kinds(pages: list[Page], log: bool = False) -> PageKindModel | None:
+def page_kinds(pages: list[LabelledPage], log: bool = False) -> PageKindModel | None:
     """The page-kind model fitted on the pages with a page type (None: no page has one), and
-    every page's kind probabilities set (``Page.kind``): out of fold (folds grouped by site) for
+    every page's kind probabilities set (``LabelledPage.kind``): out of fold (folds grouped by site) for
     the pages it was fitted on, so the block model learns from estimates as good as a new
     page's, and from the fitted model for the others."""
     from . import pagekind
@@ -415,17 +416,17 @@ def page_kinds(pages: list[Page], log: bool = False) -> PageKindModel | None:
     return model
 
 
-def corpus_of(p: Page) -> str:
+def corpus_of(p: LabelledPage) -> str:
     """The training corpus a page comes from (ids carry it: ``corpus/page``)."""
     return p.id.split("/")[0]
 
 
-def page_styles(pages: list[Page], log: bool = False, classes: dict | None = None
+def page_styles(pages: list[LabelledPage], log: bool = False, classes: dict | None = None
                 ) -> PageKindModel | None:
     """The page-style model: which training corpus a page resembles, a softmax over the page
     signals fitted on every training page with its corpus as the class (``classes`` maps a
     corpus to another class name; C and folds as the page-kind model's, grouped by site);
-    every page's probabilities set (``Page.style``) out of fold, so the block model learns
+    every page's probabilities set (``LabelledPage.style``) out of fold, so the block model learns
     from estimates as good as a new page gets. None: fewer than two classes, or one site."""
     from . import pagekind
 
@@ -444,7 +445,7 @@ def page_styles(pages: list[Page], log: bool = False, classes: dict | None = Non
 
 
 def _context_stage(key: str, ctx: Design, prev_f1: float, y: np.ndarray, w: np.ndarray,
-                   groups: np.ndarray, pages: list[Page], sizes: list[int], cfg: TrainConfig,
+                   groups: np.ndarray, pages: list[LabelledPage], sizes: list[int], cfg: TrainConfig,
                    cv: dict, ticker: Ticker, say: Callable[[str], None]
                    ) -> tuple[Linear | None, float, float, np.ndarray]:
     """A context stage (C = 1) over the previous stage's out-of-fold scores: its own CV, and
@@ -458,7 +459,7 @@ def _context_stage(key: str, ctx: Design, prev_f1: float, y: np.ndarray, w: np.n
     return fit, t, f, s
 
 
-def _train(pages: list[Page], cfg: TrainConfig, name: str, data_desc: dict) -> Model:
+def _train(pages: list[LabelledPage], cfg: TrainConfig, name: str, data_desc: dict) -> Model:
     say = (lambda *a: print(*a, file=sys.stderr, flush=True)) if cfg.log else (lambda *a: None)
     kind_model = page_kinds(pages, cfg.log)
     if ("kind" in cfg.groups or cfg.stage2_kind is not None) and kind_model is None:
@@ -615,7 +616,7 @@ _RECORDED_WHEN_SET = ("stage2_page_rel", "label_lines", "kind_cuts", "kind_mix",
 _RECORDED_WHEN_NOT_NONE = ("cv_seed", "stage2_kind", "stage2_style")
 
 
-def choose_min_words(pages: list[Page], per: list[np.ndarray], threshold: float,
+def choose_min_words(pages: list[LabelledPage], per: list[np.ndarray], threshold: float,
                      limits: tuple[int, ...]) -> tuple[int, dict[str, float]]:
     """The thin-page limit (model.thin_page) with the best CV mean page F1 at ``threshold``
     (ties: the smaller), and each limit's: a dropped page scores 1 where its gold is empty too,
@@ -633,7 +634,7 @@ def choose_min_words(pages: list[Page], per: list[np.ndarray], threshold: float,
     return best, by
 
 
-def _stage2_rows(s: np.ndarray, p: Page, cfg: TrainConfig) -> np.ndarray:
+def _stage2_rows(s: np.ndarray, p: LabelledPage, cfg: TrainConfig) -> np.ndarray:
     """Stage 2's own columns of page ``p`` for its scores ``s`` (the reference: Model.context_columns
     gives the same through the C part)."""
     cont, weight = stage2_inputs(p.blocks)
@@ -655,7 +656,7 @@ def _library_versions() -> dict[str, str]:
             "cpu": vector_unit()}
 
 
-def data_digest(pages: list[Page]) -> str:
+def data_digest(pages: list[LabelledPage]) -> str:
     h = hashlib.sha256()
     for p in pages:
         h.update(p.id.encode())

@@ -9,7 +9,7 @@ import numpy as np
 import pytest
 
 from ce_filter.api import Extractor
-from ce_filter.learn.fit import Page, TrainConfig, kind_cuts
+from ce_filter.learn.fit import LabelledPage, TrainConfig, kind_cuts
 from ce_filter.read.segment import Blocks
 from ce_filter.score.blockmodel import Model, load_default
 from ce_filter.score.pagekind import KINDS
@@ -18,16 +18,16 @@ from .test_api import ARTICLE, PARAS
 from .test_model import assert_refused
 
 
-def _page(i: int, kind: str, scores: list[float], content: list[bool]) -> tuple[Page, np.ndarray]:
+def _page(i: int, kind: str, scores: list[float], content: list[bool]) -> tuple[LabelledPage, np.ndarray]:
     """A page of 10-word blocks: the content ones fully matched to the gold, the others not."""
     n = np.full(len(scores), 10.0)
     matched = np.where(content, 10.0, 0.0)
-    p = Page(f"c/{i}", Blocks(), np.asarray(content, dtype=int), n, matched, int(matched.sum()))
+    p = LabelledPage(f"c/{i}", Blocks(), np.asarray(content, dtype=int), n, matched, int(matched.sum()))
     p.kind = np.eye(len(KINDS))[KINDS.index(kind)] * 0.9 + 0.1 / len(KINDS)
     return p, np.asarray(scores)
 
 
-def _synthetic() -> tuple[list[Page], list[np.ndarray]]:
+def _synthetic() -> tuple[list[LabelledPage], list[np.ndarray]]:
     # articles: boilerplate at 0.4, content at 0.9 (best cut above 0.4); listings: content at
     # 0.3, boilerplate at 0.1 (best cut in (0.1, 0.3]); three forum pages (too few for a cut)
     made = ([_page(i, "article", [0.9, 0.9, 0.4], [True, True, False]) for i in range(10)]

@@ -11,7 +11,7 @@ import pytest
 
 from ce_filter import Extractor
 from ce_filter.explain import explain_blocks
-from ce_filter.learn.fit import Page, page_styles
+from ce_filter.learn.fit import LabelledPage, page_styles
 from ce_filter.read.segment import parse, segment
 from ce_filter.score.blockmodel import Linear, Model, load_default
 from ce_filter.score.features import feature_names, page_features, page_inputs
@@ -115,10 +115,11 @@ def test_the_shipped_model_has_no_style():
     assert "pagestyle" not in m.to_json() and "style" not in m.to_json()["features"]["spec"]
 
 
-def _page(pid: str, html: str, site: str) -> Page:
+def _page(pid: str, html: str, site: str) -> LabelledPage:
     b = segment(parse(html))
     n = len(b)
-    return Page(pid, b, np.zeros(n), np.ones(n), np.zeros(n), 1, site, "", page_signals(b, html, None))
+    return LabelledPage(pid, b, np.zeros(n), np.ones(n), np.zeros(n), 1, site, "",
+                        page_signals(b, html, None))
 
 
 def test_page_styles_are_out_of_fold_over_the_training_corpora():
