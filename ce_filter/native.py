@@ -8,12 +8,13 @@ import importlib
 import os
 import warnings
 from collections.abc import Callable
-from typing import Any
+from types import ModuleType
 
 
-def load(name: str) -> Any:
+def load(name: str) -> ModuleType | None:
     """The extension ``ce_filter.<name>``, or None where it is not built or
-    ``CE_FILTER_PURE_PYTHON`` is set (the reference runs instead)."""
+    ``CE_FILTER_PURE_PYTHON`` is set (the reference runs instead). Its functions are untyped:
+    the caller gives the module the type of a Protocol of the functions it calls."""
     if os.environ.get("CE_FILTER_PURE_PYTHON"):
         return None
     try:
@@ -29,10 +30,10 @@ def distrust(name: str, reference: str) -> None:
                   RuntimeWarning, stacklevel=3)
 
 
-_PROBED: dict[tuple[str, str], Any] = {}
+_PROBED: dict[tuple[str, str], ModuleType | None] = {}
 
 
-def probed(name: str, reference: str, agrees: Callable[[Any], bool]) -> Any:
+def probed(name: str, reference: str, agrees: Callable[[ModuleType], bool]) -> ModuleType | None:
     """``ce_filter.<name>`` once ``agrees(module)`` has found it giving its reference's values
     on a probe (an error in the probe counts as disagreeing: ``distrust``), else None; probed
     once per process and reference (a module whose functions stand in for several references
