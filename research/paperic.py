@@ -30,7 +30,7 @@ import re
 from collections import Counter
 from collections.abc import Iterable, Iterator, Sequence
 from contextlib import contextmanager
-from typing import Any
+from typing import Any, cast
 
 import numpy as np
 from selectolax.lexbor import LexborHTMLParser
@@ -137,8 +137,10 @@ def paper_segment(tree: LexborHTMLParser, runs_on: bool = False) -> Blocks:
     root = tree.root
     if root is None:
         return out
-    texts, anchors, ntags = out.texts, out.anchor_texts, out.n_tags
-    tags, depths, flags_l, owns, ancs = out.tag, out.depth, out.flags, out.own_tokens, out.anc_tokens
+    texts, anchors, ntags = out.texts, out.anchor_texts, cast("list[int]", out.n_tags)
+    tags, depths = cast("list[int]", out.tag), cast("list[int]", out.depth)
+    flags_l = cast("list[int]", out.flags)
+    owns, ancs = cast("list[tuple[str, ...]]", out.own_tokens), cast("list[tuple[str, ...]]", out.anc_tokens)
     conts = out.container
     head = out.head
     if root.tag_id == TAG_HTML:

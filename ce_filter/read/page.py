@@ -9,14 +9,17 @@ from __future__ import annotations
 
 from codecs import BOM_UTF8
 from dataclasses import dataclass, replace
+from typing import TYPE_CHECKING
 
 import numpy as np
-from selectolax.lexbor import LexborHTMLParser
 
 from .decode import decode_bytes, looks_binary
 from .mojibake import repair_str
 from .precheck import DEFAULT_LIMITS, Limits, prepare
 from .segment import Blocks, parse, segment
+
+if TYPE_CHECKING:
+    from .segment import Tree
 
 # Pages above this size are cut before parsing: a 50 MB "page" is a dump, not an article,
 # and the cut keeps memory and latency bounded for the stream.
@@ -51,7 +54,7 @@ class Page:
     truncated: bool = False
     reason: str = ""
     utf8: bytes | None = None
-    tree: LexborHTMLParser | None = None
+    tree: Tree | None = None
     blocks: Blocks | None = None
     kind: np.ndarray | None = None
     style: np.ndarray | None = None
