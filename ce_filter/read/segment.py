@@ -8,15 +8,19 @@ touches each node once: everything the features use is gathered on the way.
 from __future__ import annotations
 
 import re
-from collections.abc import Iterator, Sequence
+from collections.abc import Callable, Iterator, Sequence
 from dataclasses import dataclass, field
-from typing import Any
+from typing import TYPE_CHECKING, NewType, Protocol, Union, cast, overload
 
 import numpy as np
 from selectolax.lexbor import LexborHTMLParser
 
 from .. import native
 from .words import count_words
+
+if TYPE_CHECKING:
+    from numpy.typing import NDArray
+    from selectolax.lexbor import LexborNode
 
 _PROBE = LexborHTMLParser("")
 
@@ -173,9 +177,57 @@ _AUTHOR_WORD = re.compile(r"author", re.I | re.A)
 _LD_JSON = re.compile(r"ld\+json", re.I | re.A)
 HeadItem = tuple[str, ...]
 RenderExtras = tuple[dict[int, str], set[int], list[tuple[int, str, str]], list[tuple[int, str, str]]]
+# an int column of Blocks: a list from the Python walk, an int64 array from the C walk
+IntColumn = Union[list[int], "NDArray[np.int64]"]
+
+# What the C walk hands back and takes again without Python looking inside (capsules).
+LexborDoc = NewType("LexborDoc", object)  # a page parsed by the C walk's Lexbor (``parse``)
+PageTokens = NewType("PageTokens", object)  # a page's packed elements tokenised once
+TokenMatcher = NewType("TokenMatcher", object)  # class/id token patterns (``token_matcher``)
+VocabTable = NewType("VocabTable", object)  # a token list and its weights (``vocab_table``)
+# segment()'s raw columns: texts, anchor texts, n_tags/tag/depth/flags (int64 bytes), openers,
+# container paths (int64 bytes), counts (float64 bytes), packed elements, title, node count,
+# head items, and with extras ({block: code text}, [numbered list items], links, images)
+RawExtras = tuple[dict[int, str], list[int], list[tuple[int, str, str]], list[tuple[int, str, str]]]
+RawBlocks = tuple[list[str], list[str], bytes, bytes, bytes, bytes, bytes, str, int, list[HeadItem],
+                  "RawExtras | None"]
+# a parsed page: a selectolax parser (the Python walk) or the C walk's document
+Tree = LexborHTMLParser | LexborDoc
 
 
-def head_items(node: Any, tid: int, attrs: dict[str, str | None], out: list[HeadItem],
+class SegmentC(Protocol):
+    """The functions of the C walk (ce_filter/read/_segment.c) that Python calls."""
+
+    def configure(self, kinds: bytes, flags: bytes, tag_br: int, tag_title: int, tag_head: int,
+                  flag_a: int, path_len: int, /) -> None: ...
+
+    def configure_head(self, tag_html: int, tag_meta: int, tag_link: int, tag_script: int,
+                       tag_time: int, tag_a: int, max_byline_items: int, max_time_chars: int,
+                       max_item_text: int, /) -> None: ...
+
+    def configure_extras(self, tag_li: int, tag_ol: int, tag_img: int, flag_pre: int,
+                         flag_hidden: int, /) -> None: ...
+
+    def parse(self, html: str, utf8: bytes | None = None, /) -> LexborDoc: ...
+
+    def segment(self, doc: LexborDoc, extras: bool, /) -> RawBlocks: ...
+
+    def elem_list(self, packed: bytes, /) -> list[tuple[int, int, str | None, str | None]]: ...
+
+    def page_tokens(self, packed: bytes, tokenise: Callable[[str], tuple[str, ...]], /) -> PageTokens: ...
+
+    def ic_sums(self, tokens: PageTokens, openers: bytes, table: VocabTable, ancestors: bool, /
+                ) -> bytes: ...
+
+    def flag_columns(self, tokens: PageTokens, openers: bytes, matcher: TokenMatcher, levels: int,
+                     n_bits: int, /) -> bytes: ...
+
+    def token_matcher(self, patterns: list[tuple[int, int, str]], /) -> TokenMatcher: ...
+
+    def vocab_table(self, tokens: list[str], weights: list[float], /) -> VocabTable: ...
+
+
+def head_items(node: LexborNode, tid: int, attrs: dict[str, str | None], out: list[HeadItem],
                body: bool) -> None:
     """Append what one element says about the page (the reference of the C walk's collect)."""
     def get(k: str) -> str:
@@ -205,7 +257,7 @@ def head_items(node: Any, tid: int, attrs: dict[str, str | None], out: list[Head
             out.append(("by", cls, idv, rel, prop, _short_text(node)))
 
 
-def _render_items(node: Any, tid: int, attrs: dict[str, str | None], n_blocks: int, has_text: bool,
+def _render_items(node: LexborNode, tid: int, attrs: dict[str, str | None], n_blocks: int, has_text: bool,
                   links: list[tuple[int, str, str]], images: list[tuple[int, str, str]]) -> None:
     """A link's target or an image's alt text, with the block it stands in: the block being
     made (the next one), or for an image between blocks the one before it."""
@@ -220,7 +272,7 @@ def _render_items(node: Any, tid: int, attrs: dict[str, str | None], n_blocks: i
             images.append((n_blocks if has_text else max(n_blocks - 1, 0), alt, src))
 
 
-def _short_text(node: Any) -> str:
+def _short_text(node: LexborNode) -> str:
     """The element's text, whitespace collapsed; '' when it is over MAX_ITEM_TEXT."""
     t = node.text()
     if len(t) > MAX_ITEM_TEXT // 4 and len(t.encode("utf-8", "ignore")) > MAX_ITEM_TEXT:
@@ -228,7 +280,7 @@ def _short_text(node: Any) -> str:
     return " ".join(t.split())
 
 
-def _head_walk(head: Any, out: list[HeadItem]) -> str:
+def _head_walk(head: LexborNode, out: list[HeadItem]) -> str:
     """The <head>'s items, and the text of its first <title>."""
     title = None
     nodes = head.traverse(include_text=False)
@@ -250,16 +302,16 @@ class Blocks:
     texts: list[str] = field(default_factory=list)
     anchor_texts: list[str] = field(default_factory=list)
     # lists from the Python walk, int64 arrays from the C walk
-    n_tags: Any = field(default_factory=list)  # list[int] or an int64 array, as tag/depth/flags
-    tag: Any = field(default_factory=list)
-    depth: Any = field(default_factory=list)
-    flags: Any = field(default_factory=list)
+    n_tags: IntColumn = field(default_factory=list)
+    tag: IntColumn = field(default_factory=list)
+    depth: IntColumn = field(default_factory=list)
+    flags: IntColumn = field(default_factory=list)
     # serials of the opener and its nearest ancestors, nearest first, PATH_LEN long (0-padded);
     # the C walk leaves it empty and fills container_ids() directly
     container: list[tuple[int, ...]] = field(default_factory=list)
     # class/id tokens of the opener and of its ancestors (the C walk gives lazy ElementTokens)
-    own_tokens: Any = field(default_factory=list)  # list[tuple[str, ...]] or ElementTokens
-    anc_tokens: Any = field(default_factory=list)
+    own_tokens: Sequence[tuple[str, ...]] = field(default_factory=list)  # a list or ElementTokens
+    anc_tokens: Sequence[tuple[str, ...]] = field(default_factory=list)
     title: str = ""
     n_nodes: int = 0
     head: list[HeadItem] = field(default_factory=list)  # see head_items
@@ -299,7 +351,7 @@ class Blocks:
         """Whitespace tokens per block, for the features and stage 2's weights."""
         return self.counts()[:, 1]
 
-    def pattern_columns(self, patterns: Patterns, matcher: Any, levels: int, n_bits: int
+    def pattern_columns(self, patterns: Patterns, matcher: TokenMatcher | None, levels: int, n_bits: int
                         ) -> np.ndarray:
         """0/1 columns of ``patterns`` (bits 0..n_bits-1; ``matcher``: the same patterns as a
         token_matcher, or None): for the block's opener and each of its ``levels`` nearest
@@ -345,10 +397,10 @@ class Blocks:
                 and np.array_equal(self.counts(), other.counts()))
 
 
-def _load_fast() -> Any:
+def _load_fast() -> SegmentC | None:
     """The C walk (ce_filter/read/_segment.c), or None: not built, switched off, or disagreeing with
     the Python walk on the probe page (then it is not trusted at all)."""
-    _walk = native.load("read._segment")
+    _walk: SegmentC | None = native.load("read._segment")
     if _walk is None:
         return None
     kinds = bytearray(max(BLOCK_TAGS | SKIP_TAGS | _NO_ATTR_TAGS | set(_FLAG_TAGS)) + 1)
@@ -369,7 +421,7 @@ def _load_fast() -> Any:
     return _walk
 
 
-def parse(html: str, utf8: bytes | None = None) -> Any:
+def parse(html: str, utf8: bytes | None = None) -> Tree:
     """The parsed page: a Lexbor document for the C walk, else a selectolax parser. ``utf8``:
     exactly ``html.encode("utf-8")`` where the caller has it (a page that was valid UTF-8),
     so the C parse need not encode the text again."""
@@ -378,11 +430,12 @@ def parse(html: str, utf8: bytes | None = None) -> Any:
     return LexborHTMLParser(html)
 
 
-def segment(tree: Any, extras: bool = False) -> Blocks:
+def segment(tree: Tree, extras: bool = False) -> Blocks:
     """Walk the DOM once, cutting blocks at layout tags (and at runs of <br>). With ``extras``
     the walk also records what the renderers need (``Blocks.extras``)."""
     if isinstance(tree, LexborHTMLParser):
         return segment_tree(tree, extras)
+    assert _fast is not None  # a LexborDoc comes from _fast.parse only
     return _blocks_from_c(_fast.segment(tree, extras), _fast)
 
 
@@ -394,13 +447,13 @@ class _Elements:
 
     __slots__ = ("packed", "openers", "_c", "_tokens", "_rows", "_by_serial")
 
-    def __init__(self, packed: bytes, openers: bytes, c: Any) -> None:
-        self.packed, self.openers, self._c = packed, openers, c  # c: the _walk module
-        self._tokens: Any = None
+    def __init__(self, packed: bytes, openers: bytes, c: SegmentC) -> None:
+        self.packed, self.openers, self._c = packed, openers, c
+        self._tokens: PageTokens | None = None
         self._rows: tuple[list[tuple[str, ...]], list[tuple[str, ...]]] | None = None
         self._by_serial: tuple[dict[int, tuple[str, ...]], dict[int, tuple[str, ...]]] | None = None
 
-    def page_tokens(self) -> Any:
+    def page_tokens(self) -> PageTokens:
         """The packed elements tokenised once (a capsule the C sums and flags read)."""
         if self._tokens is None:
             self._tokens = self._c.page_tokens(self.packed, name_tokens)
@@ -430,11 +483,11 @@ class _Elements:
             self._rows = [own[s] for s in ops], [anc[s] for s in ops]
         return self._rows
 
-    def weight_sums(self, ancestors: bool, table: Any) -> np.ndarray:
+    def weight_sums(self, ancestors: bool, table: VocabTable) -> np.ndarray:
         return np.frombuffer(self._c.ic_sums(self.page_tokens(), self.openers, table, ancestors),
                              dtype=np.float64)
 
-    def flag_columns(self, matcher: Any, levels: int, n_bits: int) -> np.ndarray:
+    def flag_columns(self, matcher: TokenMatcher, levels: int, n_bits: int) -> np.ndarray:
         """Blocks.pattern_columns in C."""
         raw = self._c.flag_columns(self.page_tokens(), self.openers, matcher, levels, n_bits)
         return np.frombuffer(raw, dtype=np.float64).reshape(len(self.openers) // 8, -1)
@@ -459,7 +512,13 @@ class ElementTokens(Sequence[tuple[str, ...]]):
     def __len__(self) -> int:
         return len(self._src.openers) // 8
 
-    def __getitem__(self, i: Any) -> Any:
+    @overload
+    def __getitem__(self, i: int) -> tuple[str, ...]: ...
+
+    @overload
+    def __getitem__(self, i: slice) -> list[tuple[str, ...]]: ...
+
+    def __getitem__(self, i: int | slice) -> tuple[str, ...] | list[tuple[str, ...]]:
         return self._list()[i]
 
     def __iter__(self) -> Iterator[tuple[str, ...]]:
@@ -470,24 +529,24 @@ class ElementTokens(Sequence[tuple[str, ...]]):
 
     __hash__ = None  # type: ignore[assignment]
 
-    def weight_sums(self, table: Any) -> np.ndarray:
+    def weight_sums(self, table: VocabTable) -> np.ndarray:
         """features.tokens.token_weight_sums for a ``vocab_table``, in C."""
         return self._src.weight_sums(self._anc, table)
 
 
-def token_matcher(patterns: Patterns) -> Any:
+def token_matcher(patterns: Patterns) -> TokenMatcher | None:
     """``patterns`` in the form Blocks.pattern_columns takes for the C walk's blocks; None
     without the C walk."""
     return None if _fast is None else _fast.token_matcher(list(patterns))
 
 
-def vocab_table(tokens: list[str], weights: list[float]) -> Any:
+def vocab_table(tokens: list[str], weights: list[float]) -> VocabTable | None:
     """A token list and its weights in the form ElementTokens.weight_sums takes; None without
     the C walk (then the sums are made in Python)."""
     return None if _fast is None else _fast.vocab_table(list(tokens), [float(w) for w in weights])
 
 
-def _blocks_from_c(raw: tuple, c: Any) -> Blocks:
+def _blocks_from_c(raw: RawBlocks, c: SegmentC) -> Blocks:
     """The C walk's columns as Blocks (tokens stay packed until read: see _Elements)."""
     texts, anchors, ints, openers, paths, counts, packed, title, n_nodes, head, extras = raw
     src = _Elements(packed, openers, c)
@@ -513,8 +572,11 @@ def segment_tree(tree: LexborHTMLParser, extras: bool = False) -> Blocks:
     root = tree.root
     if root is None:
         return out
-    texts, anchors, ntags = out.texts, out.anchor_texts, out.n_tags
-    tags, depths, flags_l, owns, ancs = out.tag, out.depth, out.flags, out.own_tokens, out.anc_tokens
+    # Blocks()'s own lists (the C walk's columns are arrays and ElementTokens)
+    texts, anchors, ntags = out.texts, out.anchor_texts, cast("list[int]", out.n_tags)
+    tags, depths = cast("list[int]", out.tag), cast("list[int]", out.depth)
+    flags_l = cast("list[int]", out.flags)
+    owns, ancs = cast("list[tuple[str, ...]]", out.own_tokens), cast("list[tuple[str, ...]]", out.anc_tokens)
     conts = out.container
     head = out.head
     if root.tag_id == TAG_HTML:
@@ -566,7 +628,7 @@ def segment_tree(tree: LexborHTMLParser, extras: bool = False) -> Blocks:
         has_text = False
         cur_tags = 0
 
-    node: Any = root
+    node: LexborNode | None = root
     while node is not None:
         n_nodes += 1
         tid = node.tag_id
@@ -652,7 +714,7 @@ def segment_tree(tree: LexborHTMLParser, extras: bool = False) -> Blocks:
             if not stack:
                 node = None
                 break
-            node = node.parent
+            node = cast("LexborNode", node.parent)  # an element on the stack: it has a parent
             if stack[-1][0] in BLOCK_TAGS:
                 if cur:
                     flush()
