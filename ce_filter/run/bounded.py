@@ -10,19 +10,26 @@ import time
 import zlib
 from collections.abc import Callable, Iterable, Iterator
 from dataclasses import dataclass
-from typing import Any
+from typing import TYPE_CHECKING, cast
 
 from ..api import Extraction
 from ..options import ExtractOptions
 from .budget import DEFAULT_BUDGET, OVER_MEMORY, Budget, guarded, warm_up
 from .pool import Handler, Pool, wall_limit
 
+if TYPE_CHECKING:
+    from ..extractor import Extractor
+
+# a page for the child: (html, url, encoding), or with a time.monotonic() deadline for its turn
+PageWork = (tuple[bytes | str, str | None, str | None]
+            | tuple[bytes | str, str | None, str | None, float | None])
+
 
 class ExtractorSetup:
     """A child that runs ``Extractor.extract`` on (html, url, encoding): its Extractor is what
     ``factory()`` makes; the ready message says its version, model name and digest."""
 
-    def __init__(self, factory: Callable[[], Any]) -> None:
+    def __init__(self, factory: Callable[[], Extractor]) -> None:
         self.factory = factory
 
     def __call__(self) -> Handler:
@@ -36,14 +43,14 @@ class ExtractHandler(Handler):
     same clock in every process of the machine) is not run, its result None. Stages that make
     something else of a page (a record) override ``run`` and ``last``."""
 
-    def __init__(self, ex: Any) -> None:
+    def __init__(self, ex: Extractor) -> None:
         self.ex = ex
         self.info = (ex.version, ex.model.name, ex.model.digest)
 
     def warm_up(self) -> None:
         warm_up(self.ex)
 
-    def run(self, work: Any) -> Any:
+    def run(self, work: PageWork) -> object:
         html, url, encoding, *until = work
         if until and until[0] is not None and time.monotonic() > until[0]:
             return None  # its turn came past the caller's deadline: not run (BoundedExtractor.extract_many)
@@ -51,8 +58,8 @@ class ExtractHandler(Handler):
         out._page = None  # the parse (for to_markdown/to_html) stays here: records do not need it
         return out
 
-    def last(self, result: Any) -> bool:
-        return result is not None and bool(result.reason == OVER_MEMORY)
+    def last(self, result: object) -> bool:
+        return isinstance(result, Extraction) and result.reason == OVER_MEMORY
 
 
 @dataclass
@@ -63,7 +70,7 @@ class ModelRef:
     digest: str
 
 
-def page_slot(page: tuple[Any, ...]) -> int:
+def page_slot(page: PageWork) -> int:
     """The slot of a page (html, url, ...) among a BoundedExtractor's children: a stable hash
     (crc32, the same in every process and run) of the host its site memory files it under, so
     that every page of a host meets the same memory, in its input order; no host: slot 0."""
@@ -87,7 +94,7 @@ class BoundedExtractor:
     ``factory()`` (picklable) makes."""
 
     def __init__(self, budget: Budget = DEFAULT_BUDGET, *, wall_s: float | None = None,
-                 options: ExtractOptions | None = None, factory: Callable[[], Any] | None = None,
+                 options: ExtractOptions | None = None, factory: Callable[[], Extractor] | None = None,
                  workers: int = 1) -> None:
         self.budget = budget
         self.workers = max(workers, 1)
@@ -95,18 +102,23 @@ class BoundedExtractor:
         # what makes the child's Extractor: picklable (the child is spawned)
         self.factory = factory or (options or ExtractOptions()).extractor
         self._lock = threading.Lock()
-        self._pool: Any = None
+        self._pool: Pool | None = None
         self._restarted = 0  # children started again, besides those of the pool in use
         self._start()
 
-    def _start(self) -> None:
+    def _start(self) -> Pool:
         old, self._pool = self._pool, None
-        self._pool = Pool(ExtractorSetup(self.factory), self.workers, self.budget,
-                          wall_s=self.wall_s, wait_ready=True)
+        pool = self._pool = Pool(ExtractorSetup(self.factory), self.workers, self.budget,
+                                 wall_s=self.wall_s, wait_ready=True)
         if old is not None:
             self._restarted += self.workers + old.restarts
-        self.version, name, digest = self._pool.info
+        self.version, name, digest = cast(tuple[str, str, str], pool.info)
         self.model: ModelRef | None = ModelRef(name, digest)
+        return pool
+
+    def _open(self) -> Pool:
+        """The pool, started again if it was closed."""
+        return self._pool if self._pool is not None and self._pool.children else self._start()
 
     @property
     def restarts(self) -> int:
@@ -114,18 +126,16 @@ class BoundedExtractor:
         over the children."""
         return self._restarted + (self._pool.restarts if self._pool is not None else 0)
 
-    def extract(self, html: Any, url: str | None = None, *, encoding: str | None = None
+    def extract(self, html: bytes | str, url: str | None = None, *, encoding: str | None = None
                 ) -> Extraction:
         with self._lock:
-            if not self._pool.children:  # closed: started again
-                self._start()
-            for r in list(self._pool.run([(html, url, encoding)], key=page_slot)):
+            for r in list(self._open().run([(html, url, encoding)], key=page_slot)):
                 if r.failed:
                     return Extraction("", "", reason=r.failed, model=self.version)
                 return r.value
             raise RuntimeError("the filter process gave no result")  # (never: a run ends with it)
 
-    def extract_many(self, pages: Iterable[tuple[Any, ...]], in_flight: int = 2
+    def extract_many(self, pages: Iterable[PageWork], in_flight: int = 2
                      ) -> Iterator[Extraction | None]:
         """The Extraction of each of ``pages`` ((html, url, encoding), or (html, url, encoding,
         until)), in their order, with up to ``in_flight`` pages handed to the child at a time:
@@ -142,9 +152,7 @@ class BoundedExtractor:
         A run the caller leaves early (an exception, ``close()``) ends the child (pages it held
         are not filtered) and the next call starts another."""
         with self._lock:
-            if not self._pool.children:
-                self._start()
-            pool, finished = self._pool, False
+            pool, finished = self._open(), False
             pool.depth = max(in_flight, 1)
             try:
                 for r in pool.run(pages, ordered=True, key=page_slot):
@@ -167,12 +175,12 @@ class BoundedExtractor:
     def __enter__(self) -> BoundedExtractor:
         return self
 
-    def __exit__(self, *exc: Any) -> None:
+    def __exit__(self, *exc: object) -> None:
         self.close()
 
     def __del__(self) -> None:  # a forgotten close must not leave a child behind
         try:
-            for c in self._pool.children:
+            for c in self._pool.children if self._pool is not None else ():
                 c.proc.kill()
         except Exception:  # noqa: BLE001 - interpreter shutdown, a pool never made
             pass

@@ -24,7 +24,8 @@ import threading
 from collections.abc import Iterator
 from contextlib import contextmanager
 from dataclasses import dataclass
-from typing import Any
+from types import FrameType
+from typing import Any, Protocol
 
 from ..api import Extraction
 
@@ -95,6 +96,13 @@ def page_timer(budget: Budget) -> Iterator[None]:
         signal.setitimer(signal.ITIMER_PROF, 0)
 
 
+class PageFilter(Protocol):
+    """What a budget runs pages through: an ``Extractor``, or a wrapper of one."""
+
+    def extract(self, html: bytes | str, url: str | None = None, *, encoding: str | None = None
+                ) -> Extraction: ...
+
+
 class OverBudget(BaseException):
     """Raised in the page's own Python code when its CPU time is up (``cpu_deadline``); a
     BaseException so that no ``except Exception`` on the way swallows it."""
@@ -110,7 +118,7 @@ def cpu_deadline(seconds: float) -> Iterator[None]:
         yield
         return
 
-    def expire(signum: int, frame: Any) -> None:
+    def expire(signum: int, frame: FrameType | None) -> None:
         raise OverBudget
 
     previous = signal.signal(signal.SIGPROF, expire)
@@ -132,12 +140,12 @@ class InProcessBudget:
     guarantee (a C call that never returns is stopped too). Every other attribute is the
     wrapped Extractor's."""
 
-    def __init__(self, extractor: Any, budget: Budget = DEFAULT_BUDGET) -> None:
+    def __init__(self, extractor: PageFilter, budget: Budget = DEFAULT_BUDGET) -> None:
         self.extractor = extractor
         self.budget = budget
         self.memory_cap = 0
 
-    def __getattr__(self, name: str) -> Any:
+    def __getattr__(self, name: str) -> Any:  # Any: whatever the wrapped Extractor has
         if name.startswith("__") or name == "extractor":  # (copy/pickle probing a bare instance)
             raise AttributeError(name)
         return getattr(self.extractor, name)
@@ -149,7 +157,8 @@ class InProcessBudget:
             warm_up(self.extractor)
             self.memory_cap = limit_memory(self.budget)
 
-    def extract(self, html: Any, url: str | None = None, *, encoding: str | None = None) -> Extraction:
+    def extract(self, html: bytes | str, url: str | None = None, *, encoding: str | None = None
+                ) -> Extraction:
         try:
             with cpu_deadline(self.budget.seconds):
                 return guarded(self.extractor, html, url, encoding, self.memory_cap)
@@ -168,12 +177,12 @@ WARM_UP = (b"<html><head><title>Warm-up</title></head><body><article><h1>Warming
            b"is added to.</p></article></body></html>")
 
 
-def warm_up(extractor: Any) -> None:
+def warm_up(extractor: PageFilter) -> None:
     """Filter WARM_UP once, its metadata rules included (they run on first reading)."""
     extractor.extract(WARM_UP).settle()
 
 
-def guarded(extractor: Any, html: Any, url: str | None = None, encoding: str | None = None,
+def guarded(extractor: PageFilter, html: bytes | str, url: str | None = None, encoding: str | None = None,
             memory_cap: int = 0) -> Extraction:
     """``extractor.extract`` that never raises: an exception becomes an empty result whose
     reason names it (memory, when the process ran into its address-space cap). The metadata

@@ -30,9 +30,10 @@ import queue
 import signal
 import threading
 import time
-from collections.abc import Callable, Iterable, Iterator
+from collections.abc import Callable, Iterable, Iterator, Sequence
 from dataclasses import dataclass, field
-from multiprocessing.connection import wait
+from multiprocessing.connection import Connection, wait
+from multiprocessing.process import BaseProcess
 from typing import Any
 
 from .budget import (
@@ -60,33 +61,33 @@ class Handler:
     ``run`` only; a multi-unit handler (``multi = True``) yields its units from ``units``."""
 
     multi = False
-    info: Any = None  # sent to the parent once the child is ready (``Pool.info``)
+    info: Any = None  # Any: the handler's own, sent to the parent once ready (``Pool.info``)
     memory_cap = 0  # the child's address-space cap, once set
 
     def warm_up(self) -> None:
         """Run once before the memory cap, so that lazy imports and caches count in its base."""
 
-    def units(self, task: Any) -> Iterator[tuple[Any, Any]]:
+    def units(self, task: Any) -> Iterator[tuple[object, Any]]:  # Any: the handler's tasks, its units
         """(what the parent is told before the unit, what ``run`` is given) for each unit."""
         yield None, task
 
-    def run(self, work: Any) -> Any:
+    def run(self, work: Any) -> Any:  # Any: each handler runs and answers units of its own
         raise NotImplementedError
 
-    def last(self, result: Any) -> bool:
+    def last(self, result: Any) -> bool:  # Any: the handler's own result
         """Whether this child must end after ``result`` (it ran out of memory)."""
         return False
 
-    def note(self) -> Any:
+    def note(self) -> object:
         """Sent with each unit of a multi-unit task (its progress so far)."""
         return None
 
-    def finish(self, task: Any) -> Any:
+    def finish(self, task: Any) -> object:  # Any: the handler's own task
         """Sent with the end of a multi-unit task."""
         return None
 
 
-def child_main(conn: Any, setup: Callable[[], Handler], budget: Budget) -> None:
+def child_main(conn: Connection, setup: Callable[[], Handler], budget: Budget) -> None:
     """A child: (index, task, units to skip) in; ('unit', index, result, note, last),
     ('begin', index, meta) and ('done', index, value) out; None ends."""
     signal.signal(signal.SIGINT, signal.SIG_IGN)  # the parent decides when to stop
@@ -99,7 +100,7 @@ def child_main(conn: Any, setup: Callable[[], Handler], budget: Budget) -> None:
         return
 
 
-def serve(conn: Any, h: Handler, budget: Budget) -> None:
+def serve(conn: Connection, h: Handler, budget: Budget) -> None:
     """A ready child's loop: its tasks in, their results out, until the parent says None."""
     conn.send(("ready", h.info, h.multi))
     while True:
@@ -130,11 +131,11 @@ class Result:
     """One unit's result (``value``), or why it has none (``failed``), or a task's end."""
 
     index: int  # the task's position in the run's input
-    task: Any
-    value: Any = None
+    task: Any  # Any: the caller's task, as it gave it
+    value: Any = None  # Any: the handler's result, as it made it
     failed: str = ""  # the unit's child died: the reason (its unit has no value)
-    meta: Any = None  # the unit as its child announced it (multi-unit tasks)
-    note: Any = None  # the handler's note after the unit (multi-unit tasks)
+    meta: Any = None  # Any: the unit as its handler announced it (multi-unit tasks)
+    note: Any = None  # Any: the handler's note after the unit (multi-unit tasks)
     end: bool = False  # a multi-unit task's end; ``value`` is its ``finish``
 
 
@@ -145,13 +146,13 @@ class Sender:
     wall-clock limit whatever the pipes hold. A child that is gone ends the sending (its death
     is seen on the reading side)."""
 
-    def __init__(self, conn: Any, name: str) -> None:
+    def __init__(self, conn: Connection, name: str) -> None:
         self.conn = conn
-        self.q: queue.SimpleQueue[tuple[bool, Any]] = queue.SimpleQueue()
+        self.q: queue.SimpleQueue[tuple[bool, object]] = queue.SimpleQueue()
         self.thread = threading.Thread(target=self._loop, name=f"{name}-send", daemon=True)
         self.thread.start()
 
-    def send(self, msg: Any) -> None:
+    def send(self, msg: object) -> None:
         self.q.put((True, msg))
 
     def _loop(self) -> None:
@@ -177,12 +178,12 @@ class Sender:
 
 @dataclass
 class _Child:
-    proc: Any
-    conn: Any
+    proc: BaseProcess
+    conn: Connection
     sender: Sender
     ready: bool = False
     work: collections.deque = field(default_factory=collections.deque)  # [index, task, delivered]
-    meta: Any = None  # the announced unit in hand (multi)
+    meta: object = None  # the announced unit in hand (multi)
     busy: bool = False  # a unit in hand (wall clock applies)
     since: float = 0.0
     leaving: bool = False  # said its last unit was its last
@@ -196,17 +197,17 @@ class Pool:
     child's ``Handler.info``; ``restarts``, ``retried``: counts."""
 
     def __init__(self, setup: Callable[[], Handler], workers: int = 1, budget: Budget | None = None,
-                 *, depth: int = 1, retry: bool = False, stop: Any = None,
+                 *, depth: int = 1, retry: bool = False, stop: object = None,
                  wall_s: float | None = None, wait_ready: bool = False,
                  name: str = "ce-filter-page") -> None:
         self.setup, self.budget = setup, budget or Budget(0, 0)
         self.depth, self.retry, self.stop, self.name = max(depth, 1), retry, stop, name
         self.wall_s = wall_s if wall_s is not None else wall_limit(self.budget)
         self.ctx = mp.get_context("spawn")  # the parent may run threads (Kafka, Twisted)
-        self.info: Any = None
+        self.info: Any = None  # Any: the handler's ready message (Handler.info)
         self.multi = False  # the handler's (its children say so when ready)
         self.restarts = self.retried = 0
-        self._retried: set[Any] = set()
+        self._retried: set[tuple[int, int]] = set()
         self.children = [self._spawn() for _ in range(max(workers, 1))]
         if wait_ready:
             for c in self.children:
@@ -232,7 +233,7 @@ class Pool:
             c.proc.join(10)
             raise RuntimeError(f"the filter process failed to start (exit {c.proc.exitcode})")
 
-    def _recv(self, c: _Child) -> Any:
+    def _recv(self, c: _Child) -> tuple[Any, ...] | None:  # Any: the child's message fields
         try:
             msg = c.conn.recv()
         except (EOFError, OSError):
@@ -274,13 +275,14 @@ class Pool:
     def __enter__(self) -> Pool:
         return self
 
-    def __exit__(self, *exc: Any) -> None:
+    def __exit__(self, *exc: object) -> None:
         self.close()
 
     # ---- a run
 
-    def run(self, tasks: Iterable[Any], *, ordered: bool = False, read_ahead: int = 0,
-            key: Callable[[Any], int] | None = None) -> Iterator[Result]:
+    def run(self, tasks: Iterable[object], *, ordered: bool = False, read_ahead: int = 0,
+            key: Callable[[Any], int] | None = None  # Any: a key of the caller's tasks
+            ) -> Iterator[Result]:
         """The results of ``tasks`` (in input order with ``ordered``: a task's results once every
         earlier task's are out). ``read_ahead``: a thread reads that many tasks ahead (for
         inputs that may be slow, so that the results before them are not held back). ``key``:
@@ -403,13 +405,13 @@ class Pool:
 class _Feed:
     """The run's tasks, numbered; read here, or by a thread ``ahead`` tasks ahead."""
 
-    def __init__(self, tasks: Iterable[Any], ahead: int) -> None:
+    def __init__(self, tasks: Iterable[object], ahead: int) -> None:
         self.source = enumerate(tasks)
         self.done = False
         self.thread: threading.Thread | None = None
         self.halt = False
         if ahead > 0:
-            self.q: queue.Queue[Any] = queue.Queue(maxsize=ahead)
+            self.q: queue.Queue[tuple[str, Any]] = queue.Queue(maxsize=ahead)  # Any: a task or an error
             self.r, self.w = mp.Pipe(duplex=False)
             self.thread = threading.Thread(target=self._read, name="runner-feed", daemon=True)
             self.thread.start()
@@ -434,7 +436,7 @@ class _Feed:
         except OSError:
             pass
 
-    def next(self) -> tuple[int, Any] | None:
+    def next(self) -> tuple[int, object] | None:
         if self.done:
             return None
         if self.thread is None:
@@ -452,10 +454,10 @@ class _Feed:
             return None
         return item
 
-    def waitable(self) -> list[Any]:
+    def waitable(self) -> list[Connection]:
         return [self.r] if self.thread is not None and not self.done else []
 
-    def drain(self, ready: list[Any]) -> None:
+    def drain(self, ready: Sequence[object]) -> None:
         if self.thread is not None and self.r in ready:
             while self.r.poll():
                 self.r.recv_bytes()
