@@ -19,9 +19,9 @@ from __future__ import annotations
 import argparse
 import os
 import sys
-from collections.abc import Mapping
+from collections.abc import Callable, Iterable
 from dataclasses import dataclass, replace
-from typing import IO, TYPE_CHECKING, Any, Literal, get_args
+from typing import IO, TYPE_CHECKING, Any, Literal, NoReturn, Protocol, TypedDict, TypeVar, cast, get_args
 
 # the value checks live in values.py (the API uses them too); options re-exports them
 from .values import (  # noqa: F401
@@ -39,7 +39,13 @@ from .values import (  # noqa: F401
 from .values import loaded_models as _models
 
 if TYPE_CHECKING:
+    from typing_extensions import Unpack
+
+    from .api import Extractor
+    from .score.blockmodel import Model
     from .score.site.memory import Memory, SiteCounts
+
+T = TypeVar("T")
 
 ENV_PREFIX = "CE_FILTER_"
 # Kafka's connection options, here so that the crawler's settings and every stage read one list.
@@ -87,12 +93,12 @@ class _FromEnv(str):
     env = ""
 
 
-def arg_type(type: Any) -> Any:
+def arg_type(type: Callable[[str], T]) -> Callable[[str], T]:
     """``type`` as argparse calls it, also on a string default: a value that does not convert
     is a one-line usage error (exit 2) with the check's own words, naming the variable when
     the value came from one."""
 
-    def convert(value: str) -> Any:
+    def convert(value: str) -> T:
         try:
             return type(value)
         except (TypeError, ValueError) as e:
@@ -109,7 +115,26 @@ def env_name(dest: str) -> str:
     return ENV_PREFIX + dest.upper()
 
 
-def env_opt(p: Any, flag: str, *, type: Any = str, default: Any = None, help: str = "", **kw: Any) -> None:
+class ArgOptions(TypedDict, total=False):
+    """What a caller may give ``env_opt`` besides its own arguments: ``add_argument``'s, passed on
+    (``dest`` also names the environment variable)."""
+
+    action: str
+    choices: Iterable[object]
+    dest: str
+
+
+class _Argument(TypedDict, total=False):
+    """What ``add_argument`` gets as it is: ArgOptions without ``dest`` (env_opt took it), and
+    env_opt's ``type`` through ``arg_type``."""
+
+    action: str
+    choices: Iterable[object]
+    type: Callable[[str], object]
+
+
+def env_opt(p: argparse._ActionsContainer, flag: str, *, type: Callable[[str], object] = str,
+            default: object = None, help: str = "", **kw: Unpack[ArgOptions]) -> None:
     """An option whose default comes from ``CE_FILTER_<DEST>`` when that is set. The
     variable's value is converted at parse time (argparse converts string defaults of options
     not given on the command line), so a flag wins even over a bad value."""
@@ -121,18 +146,22 @@ def env_opt(p: Any, flag: str, *, type: Any = str, default: Any = None, help: st
     elif kw.get("action") == "append":
         default = raw.split(",") if raw not in (None, "") else default
     else:
-        kw["type"] = arg_type(type)
+        cast("_Argument", kw)["type"] = arg_type(type)
         if raw not in (None, ""):
             default = _FromEnv(raw)
             default.env = env
-    p.add_argument(flag, dest=dest, default=default, help=f"{help} [env {env}]".strip(), **kw)
+    p.add_argument(flag, dest=dest, default=default, help=f"{help} [env {env}]".strip(),
+                   **cast("_Argument", kw))
 
 
 # ------------------------------------------------------------------ the extraction options
 
-# (option, argparse type or "flag", help): the one definition behind the flags, their
+# A check of an extraction option's value: argparse gives it the flag's string, from_settings
+# the setting's value as it is (a ValueError says what is wrong with it).
+Check = Callable[[Any], object]  # Any: a flag's string, or a Scrapy setting's value of any type
+# (option, check or "flag", help): the one definition behind the flags, their
 # CE_FILTER_* variables, the Scrapy settings and the Spark job's options.
-EXTRACTION_OPTIONS: tuple[tuple[str, Any, str], ...] = (
+EXTRACTION_OPTIONS: tuple[tuple[str, Check | Literal["flag"], str], ...] = (
     ("model", model_file, "model JSON file, e.g. made by `ce-filter train` (default: the shipped model)"),
     ("precise", "flag", "precision-leaning cut chosen on CV (for indexers)"),
     ("recall", "flag", "recall-leaning cut chosen on CV (keeps more; not with --precise, but "
@@ -178,6 +207,24 @@ SitePolicy = Literal["off", "stream", "two-pass"]
 SITE_POLICIES: tuple[str, ...] = get_args(SitePolicy)
 
 
+class Settings(Protocol):
+    """Where ``ExtractOptions.from_settings`` reads: Scrapy settings, ``os.environ``, a dict."""
+
+    def get(self, name: str, /) -> object: ...
+
+
+class ExtractorOptions(TypedDict, total=False):
+    """``ExtractOptions.extractor_options``: the Extractor's keyword arguments besides the model."""
+
+    comments: bool
+    threshold: float | None
+    precise: bool
+    recall: bool
+    target_language: str | None
+    bylines: bool
+    site_memory: Memory | None
+
+
 @dataclass(frozen=True)
 class ExtractOptions:
     """How to filter: which model, which cut, which language. Picklable (sent to worker
@@ -215,10 +262,10 @@ class ExtractOptions:
                    bool(getattr(a, "bylines", False)))
 
     @classmethod
-    def from_settings(cls, s: Mapping[str, Any] | Any, prefix: str = ENV_PREFIX) -> ExtractOptions:
+    def from_settings(cls, s: Settings, prefix: str = ENV_PREFIX) -> ExtractOptions:
         """From Scrapy settings or ``os.environ`` (``CE_FILTER_MODEL``, ...); a bad value is a
         UsageError naming the setting."""
-        kw: dict[str, Any] = {}
+        kw: dict[str, Any] = {}  # Any: each option's checked value by its field's name (cls(**kw))
         for name, typ, _ in EXTRACTION_OPTIONS:
             raw = s.get(prefix + name.upper())
             if raw in (None, ""):
@@ -232,7 +279,7 @@ class ExtractOptions:
                 raise UsageError(f"{prefix}{name.upper()}: {e}") from None
         return cls(**kw)
 
-    def settings(self, prefix: str = ENV_PREFIX) -> dict[str, Any]:
+    def settings(self, prefix: str = ENV_PREFIX) -> dict[str, object]:
         """As Scrapy settings (what ``from_settings`` reads)."""
         return {prefix + name.upper(): getattr(self, name) for name, _, _ in EXTRACTION_OPTIONS}
 
@@ -253,21 +300,22 @@ class ExtractOptions:
             return SiteMemory()
         return self.site_counts
 
-    def extractor(self) -> Any:
+    def extractor(self) -> Extractor:
         """The Extractor these options describe (a model file is loaded once per process)."""
         from .api import Extractor
 
-        model: Any = self.model
-        if model is not None:
-            model_file(model)
-            model = _models[model]
+        model: Model | None = None
+        if self.model is not None:
+            model_file(self.model)
+            model = _models[self.model]
         return Extractor(model, **self.extractor_options())
 
-    def extractor_options(self) -> dict[str, Any]:
+    def extractor_options(self) -> ExtractorOptions:
         """The Extractor's keyword options besides the model (for a caller that loads the model
         its own way, as the Spark job does)."""
-        kw: dict[str, Any] = {"comments": self.comments, "threshold": self.threshold, "precise": self.precise,
-              "recall": self.recall, "target_language": self.target_language}
+        kw: ExtractorOptions = {"comments": self.comments, "threshold": self.threshold,
+                                "precise": self.precise, "recall": self.recall,
+                                "target_language": self.target_language}
         if self.bylines:
             kw["bylines"] = True
         if self.site_memory != "off":
@@ -295,11 +343,11 @@ class HelpFormatter(argparse.HelpFormatter):
 class Parser(argparse.ArgumentParser):
     """An ArgumentParser whose help shows defaults and whose usage errors are one line."""
 
-    def __init__(self, *args: Any, **kw: Any) -> None:
+    def __init__(self, *args: Any, **kw: Any) -> None:  # Any: ArgumentParser's own arguments
         kw.setdefault("formatter_class", HelpFormatter)
         super().__init__(*args, **kw)
 
-    def error(self, message: str) -> Any:
+    def error(self, message: str) -> NoReturn:
         self.exit(EXIT_USAGE, f"{self.prog}: error: {message}\n")
 
 

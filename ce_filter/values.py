@@ -7,7 +7,13 @@ from __future__ import annotations
 
 import math
 import os
-from typing import Any
+from collections.abc import Callable
+from typing import TYPE_CHECKING, Any, TypeVar
+
+if TYPE_CHECKING:
+    from .score.blockmodel import Model
+
+N = TypeVar("N", int, float)
 
 
 class UsageError(ValueError):
@@ -17,8 +23,10 @@ class UsageError(ValueError):
 # ------------------------------------------------------------------ value checks
 
 
-def _checked(value: Any, convert: Any, what: str, ok: Any, why: str) -> Any:
-    """``convert(value)`` when that works and ``ok`` of it holds; else ValueError naming ``value``."""
+def _checked(value: object, convert: Callable[[Any], N],  # Any: int or float, given what the user gave
+             what: str, ok: Callable[[N], bool], why: str) -> N:
+    """``convert(value)`` when that works and ``ok`` of it holds; else ValueError naming ``value``
+    (``convert`` takes any value: a TypeError is one of its answers)."""
     try:
         x = convert(value)
     except (TypeError, ValueError):
@@ -28,30 +36,30 @@ def _checked(value: Any, convert: Any, what: str, ok: Any, why: str) -> Any:
     return x
 
 
-def probability(value: Any) -> float:
+def probability(value: object) -> float:
     """A block-probability cut: a finite number in [0, 1] (nan, inf and 2 are mistakes)."""
     return _checked(value, float, "a number", lambda x: math.isfinite(x) and 0.0 <= x <= 1.0,
                     " is not a number in [0, 1]")
 
 
-def positive_int(value: Any) -> int:
+def positive_int(value: object) -> int:
     """A count of processes, pages, ...: 1 or more."""
     return _checked(value, int, "a whole number", lambda n: n >= 1, ": must be 1 or more")
 
 
-def positive_number(value: Any) -> float:
+def positive_number(value: object) -> float:
     """A duration: a finite number above 0."""
     return _checked(value, float, "a number", lambda x: math.isfinite(x) and x > 0,
                     ": must be a number above 0")
 
 
-def non_negative_number(value: Any) -> float:
+def non_negative_number(value: object) -> float:
     """A budget in seconds: a finite number, 0 (no limit) or more."""
     return _checked(value, float, "a number", lambda x: math.isfinite(x) and x >= 0,
                     ": must be 0 (no limit) or more")
 
 
-def non_negative_int(value: Any) -> int:
+def non_negative_int(value: object) -> int:
     """A budget in MiB: a whole number, 0 (no limit) or more."""
     return _checked(value, int, "a whole number", lambda n: n >= 0, ": must be 0 (no limit) or more")
 
@@ -77,7 +85,7 @@ def language_code(value: str) -> str:
     return code
 
 
-loaded_models: dict[str, Any] = {}  # model files checked in this process (path -> Model)
+loaded_models: dict[str, Model] = {}  # model files checked in this process (path -> Model)
 
 
 def model_file(value: str) -> str:
