@@ -449,9 +449,9 @@ def _child(variant: str, n: int, base: bool) -> None:
     pages = load()
     pages = pages[:: max(len(pages) // n, 1)][:n]
     if variant == "nohead":
-        if segment._fast is None:
+        if segment._c is None:
             raise SystemExit("the walk's collection can be switched off only in the C walk")
-        segment._fast.configure_head(0, 0, 0, 0, 0, 0, 0, 0, 0)
+        segment._c.configure_head(0, 0, 0, 0, 0, 0, 0, 0, 0)
     ex = Extractor(metadata=variant == "full")
     for _, url, raw, _ in pages[:5]:
         ex.extract(raw, url).settle()

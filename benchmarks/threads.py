@@ -26,7 +26,7 @@ from collections.abc import Callable
 GIL_FREE = (("ce_filter.read._segment", "parse"), ("ce_filter.read._segment", "segment"),
             ("ce_filter.read._segment", "page_tokens"), ("ce_filter.read._segment", "ic_sums"),
             ("ce_filter.score.features._dense", "dense_a"), ("ce_filter.score.features._dense", "dense_b"),
-            ("ce_filter.score.features._dense", "context"), ("ce_filter.score.features._dense", "score"),
+            ("ce_filter.score.features._dense", "context"), ("ce_filter.score._blockmodel", "score"),
             ("ce_filter.read._segment", "flag_columns"),
             ("ce_filter.score._pagekind", "scan_html"),
             ("ce_filter.score._pagekind", "block_signals"), ("ce_filter.score._pagekind", "text_signals"),
@@ -81,11 +81,6 @@ def gil_free_share(fn: Callable[[HtmlPage], object], pages: list[HtmlPage]) -> t
                 spent[_k] = spent.get(_k, 0.0) + time.perf_counter() - t0
 
         setattr(mod, name, timed)  # the callers look the function up on the module per call
-    import ce_filter.read.precheck as precheck  # (which holds its scan function itself)
-
-    real_scan = precheck._c_scan
-    if real_scan is not None:
-        precheck._c_scan = importlib.import_module("ce_filter.read._precheck").scan
     try:
         t0 = time.perf_counter()
         for p in pages:
@@ -94,7 +89,6 @@ def gil_free_share(fn: Callable[[HtmlPage], object], pages: list[HtmlPage]) -> t
     finally:
         for mod, name, orig in saved:
             setattr(mod, name, orig)
-        precheck._c_scan = real_scan
     return sum(spent.values()) / total, spent
 
 

@@ -29,9 +29,8 @@ from .keep.result import (
 from .read.page import MAX_BYTES, Page, decode, read
 from .read.precheck import DEFAULT_LIMITS, Limits
 from .read.segment import FLAG_PRE, Blocks
-from .score.blockmodel import Model, load_default, thin_page
+from .score.blockmodel import FALLBACK_REL, Model, load_default, select, select_c, thin_page
 from .score.features.context import signature_groups
-from .score.features.dense import select as fast_select
 from .score.kindgate import kind_stated
 from .score.pagekind import page_signals
 from .values import language_code, probability
@@ -42,7 +41,6 @@ if TYPE_CHECKING:
     from .score.site.stage import SiteStage
 
 
-FALLBACK_REL = 0.8
 # The precision-leaning cut for a model file that does not record one (files from before
 # the training (learn.fit) chose it on CV: Model.precise_threshold).
 PRECISE_THRESHOLD = 0.65
@@ -50,26 +48,6 @@ PRECISE_THRESHOLD = 0.65
 RECALL_THRESHOLD = 0.2
 # the reason of a page the thin-page rule empties (model.thin_page)
 THIN_REASON = "too little main content"
-
-
-def select(scores: np.ndarray, threshold: float, in_code: np.ndarray | None = None) -> np.ndarray:
-    """Blocks at or above the threshold; on a page where none is, the best-scored ones
-    (within FALLBACK_REL of the top score), since an empty page is the worst answer.
-
-    ``in_code`` (blocks inside a ``<pre>``): a code block between the first and the last kept
-    block is kept too. The model scores code low (its text looks like nothing it keeps: 2 % of
-    the annotated code blocks of wcxb-dev's documentation pages were kept); inside the kept
-    span it belongs to the text. Mean word F1 on wcxb-dev documentation pages 0.628 -> 0.692,
-    all wcxb-dev 0.688 -> 0.694; dragnet train and cleaneval-dev unchanged."""
-    keep = scores >= threshold
-    if not keep.any() and len(scores):
-        keep = scores >= scores.max() * FALLBACK_REL
-    if in_code is not None and keep.any():
-        kept = np.flatnonzero(keep)
-        span = np.zeros(len(keep), dtype=bool)
-        span[kept[0] + 1: kept[-1]] = True
-        keep |= in_code & span
-    return keep
 
 
 def code_blocks(blocks: Blocks) -> np.ndarray:
@@ -317,8 +295,8 @@ class Extractor:
         """(the blocks kept at the page's cut, then by the page-kind decoding's group rule for
         the page's estimated kind; the mask of the blocks that rule changed, None where it did
         not run). The thin-page rule comes after (``keep``)."""
-        keep = fast_select(scores, self.cut(kind), np.asarray(blocks.flags, dtype=np.int64),
-                           FLAG_PRE, FALLBACK_REL)
+        keep = select_c(scores, self.cut(kind), np.asarray(blocks.flags, dtype=np.int64),
+                        FLAG_PRE, FALLBACK_REL)
         if keep is None:  # the C part not built: the reference
             keep = select(scores, self.cut(kind), code_blocks(blocks))
         d = self.decoding

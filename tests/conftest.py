@@ -97,10 +97,13 @@ def custom_model(tmp_path_factory) -> Path:
 
 @pytest.fixture(params=[True, False], ids=["c-part", "numpy"])
 def c_part(request, monkeypatch) -> bool:
-    """A test that takes it runs twice: with the dense features' C part, and with the numpy
-    reference in its place (the two must give the same values)."""
+    """A test that takes it runs twice: with the C parts of the dense features and of the block
+    model's scores and cut, and with the numpy references in their place (the two must give the
+    same values)."""
     if not request.param:
+        from ce_filter.score import blockmodel
         from ce_filter.score.features import dense
 
-        monkeypatch.setattr(dense, "_c", None)
+        monkeypatch.setattr(dense, "_c_part", lambda: None)
+        monkeypatch.setattr(blockmodel, "_c", None)
     return request.param

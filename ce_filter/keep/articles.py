@@ -174,7 +174,7 @@ def tidy(blocks: Blocks, scores: np.ndarray, keep: np.ndarray, kind: str | None,
     ``COMMENT_KINDS``, the others on an article (a forum's replies quote the posts they answer,
     documentation repeats its steps in hidden tabs, a collection's carousel hides its cards);
     ``bylines``: keep bylines, datelines and credits; ``comments``: the comments are wanted
-    (the comments model). The block arithmetic runs in C where ce_filter.score.features._dense is
+    (the comments model). The block arithmetic runs in C where ce_filter.keep._articles is
     built (the regular expressions stay here); ``tidy_reference`` gives the same mask."""
     if _c is None or (rules is not None and rules != RULES):
         return tidy_reference(blocks, scores, keep, kind, bylines=bylines, comments=comments, rules=rules)
@@ -409,4 +409,4 @@ def _agrees(mod: Any) -> bool:
 
 
 _c: Any = None
-_c = native.probed("score.features._dense", "the Python rules after the cut", _agrees)
+_c = native.probed("keep._articles", "the Python rules after the cut", _agrees)

@@ -177,9 +177,9 @@ def to_text(blocks: Blocks, keep: np.ndarray, extras: Extras | Callable[[], Extr
     per line (its cells joined by `` | ``, grouped as the Markdown table groups them) and a code
     block its own line breaks. ``extras`` (or a function making them, called only for a page
     that keeps a code block) gives the code blocks' text as written; without it a code block
-    is its one-line block text. Joined in C where ce_filter.score.features._dense is built
+    is its one-line block text. Joined in C where ce_filter.keep._render is built
     (``to_text_reference``'s text)."""
-    c = _c_text()
+    c = _c_part()
     texts = blocks.texts
     if c is None or not isinstance(texts, list):
         return to_text_reference(blocks, keep, extras)
@@ -205,7 +205,7 @@ _TEXT_PROBE = """<html><body><p>First paragraph.</p><table><tr><td>a</td><td>b</
 line two</pre><table><tr><td>next</td></tr></table><p>Last.</p><code>x = 1</code></body></html>"""
 
 
-def _text_agrees(mod: Any) -> bool:
+def _agrees(mod: Any) -> bool:
     """Whether the C part's text is the reference's on a probe page (every mask of its blocks)."""
     from ..read.segment import parse, segment
 
@@ -219,8 +219,10 @@ def _text_agrees(mod: Any) -> bool:
     return True
 
 
-def _c_text() -> Any:
-    return native.probed("score.features._dense", "the Python text assembly", _text_agrees)
+def _c_part() -> Any:
+    """ce_filter.keep._render, or None: not built, switched off, or giving other text than the
+    reference on the probe page. Probed at first use."""
+    return native.probed("keep._render", "the Python text assembly", _agrees)
 
 
 def to_text_reference(blocks: Blocks, keep: np.ndarray,

@@ -18,6 +18,7 @@ regular expression here is its reference.
 from __future__ import annotations
 
 import re
+from types import ModuleType
 
 from .. import native
 
@@ -42,9 +43,6 @@ _PLAUSIBLE = ((0x00A0, 0x024F), (0x02B0, 0x02FF), (0x0370, 0x06FF), (0x0900, 0x0
               (0x1E00, 0x2BFF), (0x3000, 0x9FFF), (0xAC00, 0xD7AF), (0xFF00, 0xFFEF),
               (0x10000, 0x10FFFF))
 
-_mod = native.load("read._mojibake")
-
-
 def _suspect_py(data: bytes) -> bool:
     return _SUSPECT.search(data) is not None
 
@@ -52,7 +50,7 @@ def _suspect_py(data: bytes) -> bool:
 def suspect(data: bytes) -> bool:
     """Whether the bytes may hold double-encoded UTF-8 (cheap; a yes is confirmed by
     :func:`repair`)."""
-    return bool(_mod.suspect(data)) if _mod is not None else _suspect_py(data)
+    return bool(_c.suspect(data)) if _c is not None else _suspect_py(data)
 
 
 def _undo(run: str) -> str | None:
@@ -110,3 +108,17 @@ def repair_str(text: str) -> str:
     if "Ã" in text or "Â" in text or "â" in text:
         return repair(text)
     return text
+
+
+# the byte test's edges: each lead and continuation kind, and bytes just outside them
+_PROBE = (b"", b"plain ascii", "don\u00e2\u20ac\u2122t caf\u00c3\u00a9".encode(), b"\xc3\x82\xc2\x80",
+          b"\xc3\x81\xc2\x80", b"\xc3\xb4\xe2\x84", b"\xc3\xb5\xc5", b"\xc3\xb4\xe2\x81", b"\xc3\x82",
+          b"x\xc3\xa9\xc6\x92", b"\xc3\xa9\xc6\x93", b"\xc3\xa9\xcb", b"\xc3\xa9\xc2\xc0")
+
+
+def _agrees(mod: ModuleType) -> bool:
+    """Whether the C test answers as the regular expression on the probe's bytes."""
+    return all(bool(mod.suspect(d)) == _suspect_py(d) for d in _PROBE)
+
+
+_c = native.probed("read._mojibake", "the regular expression", _agrees)

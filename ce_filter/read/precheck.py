@@ -29,6 +29,7 @@ from __future__ import annotations
 
 import re
 from dataclasses import dataclass, field
+from types import ModuleType
 from typing import Any
 
 from .. import native
@@ -114,7 +115,7 @@ def scan(data: bytes, limits: Limits = DEFAULT_LIMITS) -> Scan:
     data = bytes(data)
     args = (limits.max_elements, limits.max_attr_work, limits.max_nesting_work, limits.max_reconstructed,
             limits.max_select_options)
-    fn = _c_scan if _c_scan is not None else _scan_py
+    fn = _c.scan if _c is not None else _scan_py
     return Scan(*fn(data, *args))
 
 
@@ -382,9 +383,22 @@ class _State:
         self.push(name, flags)
 
 
-def _load_c() -> Any:
-    mod = native.load("read._precheck")
-    return None if mod is None else mod.scan
+# a page with what the scan counts: attributes, nesting, formatting tags left open across
+# blocks, raw text, a comment, a table, a select's options
+_PROBE = (b"<!DOCTYPE html><html><head><title>a <b> t</title><script>if (a<b) f('</div>')</script>"
+          b"</head><body><div class=a id=b data-x='1' data-y=\"2\" hidden><p><b><i>open</p>"
+          b"<p>again</p><div>x</div><div>y</div><!-- <div> --><table><tr><td><a href=/>l</a>"
+          b"<td>m</table><select><option>1<option>2<option>3<option>4</select><ul><li>a<li>b</ul>"
+          b"<font><b>c</b><div>z</div></p></div><plaintext><b>raw</body></html>")
 
 
-_c_scan = _load_c()
+def _agrees(mod: ModuleType) -> bool:
+    """Whether the C scan gives the Python scan's counts on the probe page, within the default
+    caps and past each of them."""
+    d = DEFAULT_LIMITS
+    caps = (d.max_elements, d.max_attr_work, d.max_nesting_work, d.max_reconstructed, d.max_select_options)
+    tight = [caps] + [caps[:i] + (v,) + caps[i + 1:] for i, v in enumerate((3, 5, 20, 1, 2))]
+    return all(mod.scan(_PROBE, *c) == _scan_py(_PROBE, *c) for c in tight)
+
+
+_c = native.probed("read._precheck", "the Python scan", _agrees)

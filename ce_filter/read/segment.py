@@ -10,6 +10,7 @@ from __future__ import annotations
 import re
 from collections.abc import Callable, Iterator, Sequence
 from dataclasses import dataclass, field
+from types import ModuleType
 from typing import TYPE_CHECKING, NewType, Protocol, Union, cast, overload
 
 import numpy as np
@@ -397,12 +398,10 @@ class Blocks:
                 and np.array_equal(self.counts(), other.counts()))
 
 
-def _load_fast() -> SegmentC | None:
-    """The C walk (ce_filter/read/_segment.c), or None: not built, switched off, or disagreeing with
-    the Python walk on the probe page (then it is not trusted at all)."""
-    _walk: SegmentC | None = native.load("read._segment")
-    if _walk is None:
-        return None
+def _agrees(mod: ModuleType) -> bool:
+    """The C walk (ce_filter/read/_segment.c) configured with this module's tables, and whether
+    it gives the Python walk's blocks on the probe page."""
+    c: SegmentC = mod
     kinds = bytearray(max(BLOCK_TAGS | SKIP_TAGS | _NO_ATTR_TAGS | set(_FLAG_TAGS)) + 1)
     for bit, ids in ((1, BLOCK_TAGS), (2, SKIP_TAGS), (4, _NO_ATTR_TAGS), (8, LIST_TAGS)):
         for t in ids:
@@ -410,23 +409,20 @@ def _load_fast() -> SegmentC | None:
     flags = np.zeros(len(kinds), dtype=np.uint32)
     for t, f in _FLAG_TAGS.items():
         flags[t] = f
-    _walk.configure(bytes(kinds), flags.tobytes(), TAG_BR, TAG_TITLE, TAG_HEAD, FLAG_A, PATH_LEN)
-    _walk.configure_head(TAG_HTML, TAG_META, TAG_LINK, TAG_SCRIPT, TAG_TIME, TAG_A, MAX_BYLINE_ITEMS,
-                         MAX_TIME_CHARS, MAX_ITEM_TEXT)
-    _walk.configure_extras(TAG_LI, TAG_OL, TAG_IMG, FLAG_PRE, FLAG_HIDDEN)
-    if not _blocks_from_c(_walk.segment(_walk.parse(_PROBE_PAGE), True), _walk).same_as(
-            segment_tree(LexborHTMLParser(_PROBE_PAGE), True)):
-        native.distrust("read._segment", "the Python walk")
-        return None
-    return _walk
+    c.configure(bytes(kinds), flags.tobytes(), TAG_BR, TAG_TITLE, TAG_HEAD, FLAG_A, PATH_LEN)
+    c.configure_head(TAG_HTML, TAG_META, TAG_LINK, TAG_SCRIPT, TAG_TIME, TAG_A, MAX_BYLINE_ITEMS,
+                     MAX_TIME_CHARS, MAX_ITEM_TEXT)
+    c.configure_extras(TAG_LI, TAG_OL, TAG_IMG, FLAG_PRE, FLAG_HIDDEN)
+    return _blocks_from_c(c.segment(c.parse(_PROBE_PAGE), True), c).same_as(
+        segment_tree(LexborHTMLParser(_PROBE_PAGE), True))
 
 
 def parse(html: str, utf8: bytes | None = None) -> Tree:
     """The parsed page: a Lexbor document for the C walk, else a selectolax parser. ``utf8``:
     exactly ``html.encode("utf-8")`` where the caller has it (a page that was valid UTF-8),
     so the C parse need not encode the text again."""
-    if _fast is not None:
-        return _fast.parse(html, utf8)
+    if _c is not None:
+        return _c.parse(html, utf8)
     return LexborHTMLParser(html)
 
 
@@ -435,8 +431,8 @@ def segment(tree: Tree, extras: bool = False) -> Blocks:
     the walk also records what the renderers need (``Blocks.extras``)."""
     if isinstance(tree, LexborHTMLParser):
         return segment_tree(tree, extras)
-    assert _fast is not None  # a LexborDoc comes from _fast.parse only
-    return _blocks_from_c(_fast.segment(tree, extras), _fast)
+    assert _c is not None  # a LexborDoc comes from _c.parse only
+    return _blocks_from_c(_c.segment(tree, extras), _c)
 
 
 class _Elements:
@@ -537,13 +533,13 @@ class ElementTokens(Sequence[tuple[str, ...]]):
 def token_matcher(patterns: Patterns) -> TokenMatcher | None:
     """``patterns`` in the form Blocks.pattern_columns takes for the C walk's blocks; None
     without the C walk."""
-    return None if _fast is None else _fast.token_matcher(list(patterns))
+    return None if _c is None else _c.token_matcher(list(patterns))
 
 
 def vocab_table(tokens: list[str], weights: list[float]) -> VocabTable | None:
     """A token list and its weights in the form ElementTokens.weight_sums takes; None without
     the C walk (then the sums are made in Python)."""
-    return None if _fast is None else _fast.vocab_table(list(tokens), [float(w) for w in weights])
+    return None if _c is None else _c.vocab_table(list(tokens), [float(w) for w in weights])
 
 
 def _blocks_from_c(raw: RawBlocks, c: SegmentC) -> Blocks:
@@ -739,4 +735,5 @@ _PROBE_PAGE = (
     "<div style='Display : NONE'><p>copy</p></div><p hidden>h</p><em aria-hidden=' true '>a</em>"
     "<span hidden>s</span><div aria-hidden=false>v</div></body></html>"
 )
-_fast = _load_fast()
+# the C walk, configured and probed; None: the Python walk runs
+_c: SegmentC | None = native.probed("read._segment", "the Python walk", _agrees)

@@ -21,6 +21,7 @@ import re
 from collections import Counter
 from dataclasses import dataclass, field
 from pathlib import Path
+from types import ModuleType
 from typing import Any
 from urllib.parse import urlsplit
 
@@ -299,12 +300,9 @@ _PROBE = """<html><head><link rel="canonical" href="https://example.com/blog/202
 </body></html>"""
 
 
-def _load_c() -> Any:
-    """ce_filter.score._pagekind configured, or None: not built, switched off, or disagreeing with
-    the Python reference on the probe page (then it is not trusted at all)."""
-    _pagesig = native.load("score._pagekind")
-    if _pagesig is None:
-        return None
+def _agrees(mod: ModuleType) -> bool:
+    """ce_filter.score._pagekind configured with this module's tables, and whether it gives the
+    Python reference's page signals on the probe page."""
     words: dict[str, int] = {}
     for g, ws in enumerate(_TEXT_WORDS.values()):
         for w in ws:
@@ -312,21 +310,19 @@ def _load_c() -> Any:
     bits = [_BIT[k] for k in ("li", "table", "form", "label", "pre", "blockquote", "dl", "article",
                                "main")]
     bits += [_BIT["nav"] | _BIT["header"] | _BIT["footer"] | _BIT["aside"], _BIT["a"]]
-    _pagesig.configure(_LD_INDEX, len(_LD_GROUPS), words, len(_TEXT_WORDS), "".join(_CURRENCY),
-                       list(_DIGIT_EXTRA), sorted(HEADINGS), _TAG_H1, _TAG_PRE, bits, PATH_LEN)
+    mod.configure(_LD_INDEX, len(_LD_GROUPS), words, len(_TEXT_WORDS), "".join(_CURRENCY),
+                  list(_DIGIT_EXTRA), sorted(HEADINGS), _TAG_H1, _TAG_PRE, bits, PATH_LEN)
     global _c
-    _c, blocks = _pagesig, segment(parse(_PROBE))
-    same = all(np.array_equal(page_signals(blocks, _PROBE, u), _page_signals_py(blocks, _PROBE, u))
-               for u in (None, "https://example.com/shop/p/blue-kettle?x=1"))
-    _c = None
-    if not same:
-        native.distrust("score._pagekind", "the Python page signals")
-        return None
-    return _pagesig
+    _c, blocks = mod, segment(parse(_PROBE))
+    try:
+        return all(np.array_equal(page_signals(blocks, _PROBE, u), _page_signals_py(blocks, _PROBE, u))
+                   for u in (None, "https://example.com/shop/p/blue-kettle?x=1"))
+    finally:
+        _c = None
 
 
 _c: Any = None
-_c = _load_c()
+_c = native.probed("score._pagekind", "the Python page signals", _agrees)
 
 
 class PageKindError(ValueError):

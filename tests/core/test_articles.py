@@ -135,7 +135,7 @@ def test_repeats_keep_the_first_visible_copy():
     "<section aria-hidden=true><div><p>a</p></div></section><b hidden>x</b><p>y</p>",
 ])
 def test_hidden_flag_same_in_both_walks(html):
-    if seg._fast is None:
+    if seg._c is None:
         pytest.skip("C walk not built")
     py = seg.segment_tree(LexborHTMLParser(html))
     c = seg.segment(seg.parse(html))

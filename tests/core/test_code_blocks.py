@@ -33,17 +33,17 @@ def test_code_block_of_a_documentation_page_survives() -> None:
 
 
 def test_the_c_cut_keeps_the_blocks_the_reference_keeps() -> None:
-    """features.dense.select (the C cut the Extractor runs) against select (its reference) on
+    """blockmodel.select_c (the C cut the Extractor runs) against select (its reference) on
     random pages: cuts above every score (the fallback), code blocks inside, before and after
     the kept span, ties at the cut, empty pages."""
     import pytest
 
-    from ce_filter.extractor import FALLBACK_REL
     from ce_filter.read.segment import FLAG_PRE
-    from ce_filter.score.features import dense
+    from ce_filter.score import blockmodel
+    from ce_filter.score.blockmodel import FALLBACK_REL, select_c
 
-    if dense._c is None:
-        pytest.skip("ce_filter.score.features._dense not built or CE_FILTER_PURE_PYTHON set")
+    if blockmodel._c is None:
+        pytest.skip("ce_filter.score._blockmodel not built or CE_FILTER_PURE_PYTHON set")
     rng = np.random.default_rng(7)
     for n in [0, 1, 2, 3, 5, 8, 40, 300] * 40:
         scores = rng.choice([0.0, 0.25, 0.5, 0.75, 1.0], n) if rng.random() < 0.3 else rng.random(n)
@@ -51,6 +51,6 @@ def test_the_c_cut_keeps_the_blocks_the_reference_keeps() -> None:
         code = (flags & FLAG_PRE) != 0
         for t in (0.0, 0.25, 0.5, 0.9, 1.0, 1.5):
             want = select(scores, t, code)
-            assert np.array_equal(dense.select(scores, t, flags, FLAG_PRE, FALLBACK_REL), want)
-            assert np.array_equal(dense.select(scores, t, None, FLAG_PRE, FALLBACK_REL),
+            assert np.array_equal(select_c(scores, t, flags, FLAG_PRE, FALLBACK_REL), want)
+            assert np.array_equal(select_c(scores, t, None, FLAG_PRE, FALLBACK_REL),
                                   select(scores, t))

@@ -1,9 +1,9 @@
 """The dense block features and stage 2's input in C (ce_filter/score/features/_dense.c) are the numpy
 reference's, bit for bit: the shipped models were fitted on the reference's values (and must
 rebuild byte for byte), so the C part must not move them by an ulp. The block probabilities
-of the one C scoring call (stage 1's dot products, stage 2, the sigmoids) add in another order
-than numpy's einsum: equal to 1e-12, and the same blocks on either side of every cut. Edge
-pages, random pages, and every corpus page."""
+of the one C scoring call (ce_filter/score/_blockmodel.c: stage 1's dot products, stage 2, the
+sigmoids) add in another order than numpy's einsum: equal to 1e-12, and the same blocks on
+either side of every cut. Edge pages, random pages, and every corpus page."""
 
 from __future__ import annotations
 
@@ -16,6 +16,7 @@ import pytest
 from selectolax.lexbor import LexborHTMLParser
 
 from ce_filter.read.segment import Blocks, parse, segment, segment_tree
+from ce_filter.score import blockmodel
 from ce_filter.score import features as F
 from ce_filter.score.blockmodel import Model, load_default
 from ce_filter.score.features import dense
@@ -23,19 +24,21 @@ from ce_filter.score.features.context import context_features
 
 from .corpus_pages import every_page
 
-needs_c = pytest.mark.skipif(dense._c is None, reason="ce_filter.score.features._dense not built (no C "
-                             "compiler?) or CE_FILTER_PURE_PYTHON set: only the numpy features run")
+needs_c = pytest.mark.skipif(dense._c_part() is None or blockmodel._c is None,
+                             reason="ce_filter.score.features._dense or ce_filter.score._blockmodel not "
+                             "built (no C compiler?) or CE_FILTER_PURE_PYTHON set: only numpy runs")
 KIND = np.array([0.4, 0.05, 0.1, 0.15, 0.1, 0.12, 0.08])
 
 
 @contextmanager
 def _reference() -> Iterator[None]:
-    """The numpy reference in place of the C part, for the duration."""
-    c, dense._c = dense._c, None
+    """The numpy references in place of the C parts (the features', the scores'), for the duration."""
+    part, c = dense._c_part, blockmodel._c
+    dense._c_part, blockmodel._c = lambda: None, None
     try:
         yield
     finally:
-        dense._c = c
+        dense._c_part, blockmodel._c = part, c
 
 
 def _models() -> list[Model]:
@@ -158,7 +161,8 @@ def test_random_pages_equal_reference():
 @needs_c
 def test_a_broken_c_part_is_caught(monkeypatch):
     """The comparison can fail: a C part that gets one column wrong differs from the reference."""
-    real = dense._c.dense_b
+    c = dense._c_part()
+    real = c.dense_b
 
     def off_by_an_ulp(*a):
         real(*a)
@@ -166,11 +170,10 @@ def test_a_broken_c_part_is_caught(monkeypatch):
         out[:, 0] = np.nextafter(out[:, 0], np.inf)
 
     class Broken:
-        dense_a, context = dense._c.dense_a, dense._c.context
-        score, select = dense._c.score, dense._c.select
+        dense_a, context = c.dense_a, c.context
         dense_b = staticmethod(off_by_an_ulp)
 
-    monkeypatch.setattr(dense, "_c", Broken)
+    monkeypatch.setattr(dense, "_c_part", lambda: Broken)
     with pytest.raises(AssertionError):
         _same(segment(parse(PROSE * 3)))
 

@@ -35,7 +35,7 @@ def test_text_keeps_the_table_rows_and_the_code_lines() -> None:
 def test_code_lines_without_the_c_walk(monkeypatch: pytest.MonkeyPatch) -> None:
     from ce_filter.read import segment
 
-    monkeypatch.setattr(segment, "_fast", None)  # the Python walk, the C walk's reference
+    monkeypatch.setattr(segment, "_c", None)  # the Python walk, the C walk's reference
     r = extract(PAGE)
     assert CODE in r.text and TABLE in r.text and r.text == extract(PAGE).text
 

@@ -79,7 +79,7 @@ def test_the_c_walk_finds_the_numpy_walks_leaves() -> None:
     from ce_filter.learn import leaves as learn_leaves
     from ce_filter.score.features import leaves as features_leaves
 
-    c = features_leaves._c_walk()
+    c = features_leaves._c_part()
     if c is None:
         pytest.skip("ce_filter.score.features._leaves is not built here")
     x, y = _toy()

@@ -160,7 +160,7 @@ def test_walk_collects_every_kind(walk: str) -> None:
     <time datetime="2024-05-06" class="published">6. Mai</time>
     <meta itemprop="datePublished" content="2024-05-06">
     </body></html>"""
-    if walk == "c" and S._fast is None:
+    if walk == "c" and S._c is None:
         pytest.skip("ce_filter.read._segment not built")
     b = S.segment(S.parse(page)) if walk == "c" else S.segment_tree(LexborHTMLParser(page))
     h = page_head(b.head, b.title)
@@ -177,7 +177,7 @@ def test_walk_collects_every_kind(walk: str) -> None:
 def test_walk_gathers_body_scripts_and_skips_long_author_sections(walk: str) -> None:
     """JSON-LD in the body counts; an element whose class says author but holds a whole
     section is not a byline (its text is not even gathered); rel=nofollow is no link."""
-    if walk == "c" and S._fast is None:
+    if walk == "c" and S._c is None:
         pytest.skip("ce_filter.read._segment not built")
     page = ("<html><body class='single author-7'><p>" + "word " * 1000 + "</p>"
             "<a rel=nofollow href=/x>x</a><div class=entry-author><a href=/a>Ann Lee</a></div>"

@@ -16,8 +16,6 @@ FOLDERS = ("ce_filter", "crawler", "pipelines", "benchmarks")
 ALLOWED: dict[tuple[str, str], str] = {
     ("ce_filter/service/serve.py", "os._exit("): "the standard library's documented exit without "
                                                  "clean-up (public despite its name)",
-    ("ce_filter/score/features/__init__.py", "dense._load_c("): "the package's own submodule: its C "
-        "part is loaded once the package's reference columns it probes against are defined",
     ("benchmarks/stage_cpu.py", "peers._resiliparse("): "the bench's peer wrapper, a sibling "
         "benchmark module (peers.make('resiliparse') would be the public way)",
 }

@@ -75,10 +75,10 @@ def test_cues_are_silent_off_product_pages(kind):
 @pytest.fixture(params=[True, False], ids=["c", "numpy"])
 def shop_blocks(request, monkeypatch):
     """The shop page's blocks and the spec's non-token columns, through the C part or numpy."""
-    if request.param and dense._c is None:
+    if request.param and dense._c_part() is None:
         pytest.skip("ce_filter.score.features._dense not built: only the numpy features run")
     if not request.param:
-        monkeypatch.setattr(dense, "_c", None)
+        monkeypatch.setattr(dense, "_c_part", lambda: None)
     names = feature_names(SPEC)
     return segment(parse(SHOP)), names, np.array([n.startswith(TOKEN_PREFIXES) for n in names])
 

@@ -317,9 +317,9 @@ def test_a_long_block_is_fingerprinted_by_its_start_and_length():
 def test_the_c_hashes_equal_the_numpy_reference():
     from ce_filter.score.site import memory as sitememory
 
-    c = sitememory._c_hashes()
+    c = sitememory._c_part()
     if c is None:
-        pytest.skip("ce_filter.score.site._hash is not built here")
+        pytest.skip("ce_filter.score.site._memory is not built here")
     rng = np.random.default_rng(3)
     alphabet = list("ab Z09 \t\n\r\x0b\x0c.-") + ["ß", "首", "\u3000", "\xa0", "É"]
     for _ in range(300):  # pages of random blocks: runs of digits and spaces, edges, empties
@@ -337,9 +337,9 @@ def test_the_c_hashes_equal_the_numpy_reference():
 def _c_module():
     from ce_filter.score.site import memory as sitememory
 
-    c = sitememory._c_hashes()
+    c = sitememory._c_part()
     if c is None:
-        pytest.skip("ce_filter.score.site._hash is not built here")
+        pytest.skip("ce_filter.score.site._memory is not built here")
     return sitememory
 
 
@@ -381,8 +381,8 @@ def test_the_c_block_fingerprints_equal_the_reference_on_every_corpus_page(data_
 def test_the_c_stage_equals_the_reference():
     from ce_filter.score.site import stage as S
 
-    if S._c_stage() is None:
-        pytest.skip("ce_filter.score.site._hash is not built here")
+    if S._c_part() is None:
+        pytest.skip("ce_filter.score.site._stage is not built here")
     rng = np.random.default_rng(8)
     st = load_default("content").site or SiteStage(rng.normal(size=len(COLUMNS)), -0.2)
     for _ in range(500):
@@ -405,8 +405,8 @@ def test_the_c_stage_keeps_the_references_blocks_on_every_corpus_page(data_dir):
     from ce_filter.score.site import stage as S
     from ce_filter.score.site.memory import block_fingerprints
 
-    if S._c_stage() is None:
-        pytest.skip("ce_filter.score.site._hash is not built here")
+    if S._c_part() is None:
+        pytest.skip("ce_filter.score.site._stage is not built here")
     ex = Extractor()
     st = ex.model.site or S.shipped_stage(ex.model.digest)
     assert st is not None

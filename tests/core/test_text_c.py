@@ -1,4 +1,4 @@
-"""The kept text joined in C (render.to_text through ce_filter.score.features._dense's text) is
+"""The kept text joined in C (render.to_text through ce_filter.keep._render's text) is
 render.to_text_reference's: tables a row per line, code blocks as written, paragraphs; random
 masks over every corpus page and over pages made of tables and code."""
 
@@ -14,7 +14,7 @@ from ce_filter.learn.corpus import load_corpus
 from ce_filter.read.decode import decode_html
 from ce_filter.read.segment import parse, segment
 
-needs_c = pytest.mark.skipif(R._c_text() is None, reason="ce_filter.score.features._dense not built (no C "
+needs_c = pytest.mark.skipif(R._c_part() is None, reason="ce_filter.keep._render not built (no C "
                              "compiler?) or CE_FILTER_PURE_PYTHON set: only the reference runs")
 
 

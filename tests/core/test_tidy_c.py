@@ -1,4 +1,4 @@
-"""The rules after the cut through the C part (articles.tidy with ce_filter.score.features._dense's
+"""The rules after the cut through the C part (articles.tidy with ce_filter.keep._articles's
 tidy_plan and tidy_finish) give the reference's mask (articles.tidy_reference): random pages
 built to hit every rule, and every corpus page through the shipped model."""
 
@@ -16,7 +16,7 @@ from ce_filter.read.segment import FLAG_HIDDEN, PATH_LEN, Blocks
 
 from .corpus_pages import every_page
 
-needs_c = pytest.mark.skipif(A._c is None, reason="ce_filter.score.features._dense not built (no C "
+needs_c = pytest.mark.skipif(A._c is None, reason="ce_filter.keep._articles not built (no C "
                              "compiler?) or CE_FILTER_PURE_PYTHON set: only the reference runs")
 
 SHORT = ["Advertisement", "By Maria Lopez · Updated Nov 13, 2019", "Photo: Getty Images", "Share",

@@ -15,7 +15,7 @@ from ce_filter.read import segment as S
 from ce_filter.read.decode import decode_html
 from ce_filter.score.features import page_features, stage2_inputs
 
-needs_c = pytest.mark.skipif(S._fast is None, reason="ce_filter.read._segment not built (no C compiler?): "
+needs_c = pytest.mark.skipif(S._c is None, reason="ce_filter.read._segment not built (no C compiler?): "
                                                      "the Python walk is in use")
 SITE = Path(__file__).parents[1] / "pipeline" / "site"
 WS = "".join(chr(c) for c in range(0x110000) if chr(c).isspace())
@@ -63,7 +63,7 @@ def test_unknown_tags_get_one_id(walk):
     """Lexbor numbers an unknown tag by an address, another in each process: the blocks record
     one fixed id instead, so features and runs are reproducible."""
     html = "<x-a>one<div>in</div>tail</x-a><x-b><div>b</div>tail b</x-b>"
-    if walk == "c" and S._fast is None:
+    if walk == "c" and S._c is None:
         pytest.skip("ce_filter.read._segment not built")
     b = S.segment(S.parse(html)) if walk == "c" else S.segment_tree(LexborHTMLParser(html))
     assert b.texts == ["one", "in", "tail", "b", "tail b"]
@@ -86,7 +86,7 @@ def test_pure_python_switch_gives_the_same_text():
     part gets); the extracted text is the same."""
     code = ("import sys, json, ce_filter, ce_filter.read.segment as s;"
             "pages = json.load(sys.stdin);"
-            "print(json.dumps([s._fast is None] + [ce_filter.extract(p).text for p in pages]))")
+            "print(json.dumps([s._c is None] + [ce_filter.extract(p).text for p in pages]))")
     import json
     env = {**os.environ, "CE_FILTER_PURE_PYTHON": "1"}
     out = subprocess.run([sys.executable, "-c", code], input=json.dumps(PAGES[4:]), env=env,
@@ -100,7 +100,7 @@ def test_pure_python_switch_gives_the_same_text():
 def test_c_kmeans_equals_numpy_kmeans():
     from ce_filter.score.features import cetr
 
-    if cetr._kmeans is None:
+    if cetr._c is None:
         pytest.skip("ce_filter.score.features._kmeans not built: the numpy version is in use")
     rng = np.random.default_rng(0)
     for _ in range(500):  # small integer grids: many ties in the seeds and the distances
@@ -119,24 +119,28 @@ def test_compiled_parts_are_built_where_a_compiler_is():
     filter: where gcc/cc exists (CI does have one), they must have been built and be in use."""
     import shutil
 
-    from ce_filter.read import precheck
-    from ce_filter.score import pagekind
+    from ce_filter.keep import articles, render
+    from ce_filter.read import mojibake, precheck
+    from ce_filter.score import blockmodel, pagekind
     from ce_filter.score.blockmodel import load_default
-    from ce_filter.score.features import cetr, dense
+    from ce_filter.score.features import cetr, dense, leaves
+    from ce_filter.score.site import memory, stage
 
     if not sys.platform.startswith("linux") or not (shutil.which("gcc") or shutil.which("cc")):
         pytest.skip("no C compiler here: the pure-Python versions are expected")
     if os.environ.get("CE_FILTER_PURE_PYTHON"):
         pytest.skip("CE_FILTER_PURE_PYTHON is set")
-    assert S._fast is not None, "ce_filter.read._segment did not build (see pip's output)"
-    assert cetr._kmeans is not None, "ce_filter.score.features._kmeans did not build"
-    # built, and agreeing with their references on the probe pages (else set aside at import)
-    assert pagekind._c is not None, "ce_filter.score._pagekind did not build or disagreed on its probe page"
-    assert dense._c is not None, \
-        "ce_filter.score.features._dense did not build or disagreed on its probe page"
+    # built, and agreeing with their references on their probes (else set aside: None)
+    parts = {"read._segment": S._c, "read._precheck": precheck._c, "read._mojibake": mojibake._c,
+             "score.features._kmeans": cetr._c, "score.features._dense": dense._c_part(),
+             "score.features._leaves": leaves._c_part(), "score._pagekind": pagekind._c,
+             "score._blockmodel": blockmodel._c, "score.site._memory": memory._c_part(),
+             "score.site._stage": stage._c_part(), "keep._articles": articles._c,
+             "keep._render": render._c_part()}
+    missing = [f"ce_filter.{name}" for name, c in parts.items() if c is None]
+    assert not missing, f"did not build (see pip's output) or disagreed on their probes: {missing}"
     assert all(dense.handles(m.spec) for m in (load_default("content"), load_default("comments")))
-    assert precheck._c_scan is not None, "ce_filter.read._precheck did not build"
-    assert S._fast.direct(), "the layout probe failed: Lexbor's node struct is not as expected"
+    assert S._c.direct(), "the layout probe failed: Lexbor's node struct is not as expected"
 
 
 @needs_c
@@ -146,7 +150,7 @@ def test_walk_through_lexbor_functions_only_gives_the_same_blocks():
     import json
 
     code = ("import sys, json, ce_filter.read.segment as s;"
-            "assert not s._fast.direct();"
+            "assert not s._c.direct();"
             "pages = json.load(sys.stdin);"
             "print(json.dumps([[b.texts, b.anchor_texts, list(map(int, b.tag)), b.title,"
             " b.counts().tolist()]"
@@ -228,13 +232,13 @@ def test_packed_elements_reject_bad_bytes():
     assert src.weight_sums(True, table).shape == (len(b),)
     for bad in (b"", src.packed[:-3], b"\xff" * 16):
         with pytest.raises(ValueError):
-            S._fast.elem_list(bad)
+            S._c.elem_list(bad)
         with pytest.raises(ValueError):
-            S._fast.page_tokens(bad, S.name_tokens)
+            S._c.page_tokens(bad, S.name_tokens)
     for args in ((src.page_tokens(), src.openers, "not a table", False),
                  (table, src.openers, table, False)):  # a vocabulary is not a page's tokens
         with pytest.raises(ValueError):
-            S._fast.ic_sums(*args)
+            S._c.ic_sums(*args)
 
 
 @needs_c
@@ -294,7 +298,7 @@ def test_token_pattern_kinds():
 def test_token_matcher_rejects_bad_patterns():
     for bad in ([(32, 0, "x")], [(0, 3, "x")], [(0, 0, "")], [("a", 0, "x")], "not a list"):
         with pytest.raises((ValueError, TypeError)):
-            S._fast.token_matcher(bad)
+            S._c.token_matcher(bad)
 
 
 @needs_c
@@ -309,7 +313,7 @@ def test_flag_columns_reject_bad_input():
     for args in ((tok, src.openers, m, -1, 3), (tok, src.openers, m, 4, 33),
                  (src.packed, src.openers, m, 4, 3), (tok, src.openers, "no matcher", 4, 3)):
         with pytest.raises(ValueError):
-            S._fast.flag_columns(*args)
+            S._c.flag_columns(*args)
 
 
 @needs_c

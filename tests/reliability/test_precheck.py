@@ -21,7 +21,7 @@ from .hostile import shapes
 CAPS = (DEFAULT_LIMITS.max_elements, DEFAULT_LIMITS.max_attr_work, DEFAULT_LIMITS.max_nesting_work,
         DEFAULT_LIMITS.max_reconstructed)
 NO_CAPS = (1 << 62,) * 4
-c_scan = precheck._c_scan
+c_scan = None if precheck._c is None else precheck._c.scan
 
 
 def test_every_hostile_shape_is_refused_or_cut():

@@ -221,5 +221,3 @@ def _columns(b: Blocks, spec: FeatureSpec, names_only: bool = False,
         add(*gated_item_columns(b.container_ids(), n_tok, kind))
     return names if names_only else cols
 
-
-dense._c = dense._load_c()  # here: its probe compares with _columns above

@@ -2,13 +2,11 @@
 
 from __future__ import annotations
 
-from typing import Any
+from types import ModuleType
 
 import numpy as np
 
 from ... import native
-
-_kmeans: Any = native.load("score.features._kmeans")
 
 SIGMA = 1.0  # Gaussian smoothing, in blocks
 ALPHA = 3  # derivative look-ahead, in blocks
@@ -48,9 +46,9 @@ def kmeans_verdict(a: np.ndarray, b: np.ndarray, iters: int = 4) -> np.ndarray:
 
     Seeds are deterministic (lowest, median, highest point) so the verdict is reproducible.
     The C version (_kmeans.c) is used where it is built; it computes the same verdicts."""
-    if _kmeans is not None and len(a) >= 3:
-        raw = _kmeans.verdict(np.ascontiguousarray(a, dtype=np.float64),
-                              np.ascontiguousarray(b, dtype=np.float64), iters)
+    if _c is not None and len(a) >= 3:
+        raw = _c.verdict(np.ascontiguousarray(a, dtype=np.float64),
+                         np.ascontiguousarray(b, dtype=np.float64), iters)
         return np.frombuffer(raw, dtype=np.float64)
     return kmeans_verdict_numpy(a, b, iters)
 
@@ -81,3 +79,17 @@ def cetr_features(n_chr: np.ndarray, n_tags: np.ndarray) -> tuple[list[str], lis
     g = smooth(ttr)
     dg = derivative(g)
     return ["cetr_ttr", "cetr_smooth", "cetr_deriv", "cetr_cluster"], [ttr, g, dg, kmeans_verdict(g, dg)]
+
+
+def _agrees(mod: ModuleType) -> bool:
+    """Whether the C k-means gives the numpy verdicts on probe pages (ties in the seeds and the
+    distances, a flat page, random values)."""
+    rng = np.random.default_rng(0)
+    pages = [(np.zeros(4), np.zeros(4)),
+             (rng.integers(0, 4, 40).astype(float), rng.integers(0, 3, 40).astype(float)),
+             (rng.random(200), rng.random(200))]
+    return all(np.array_equal(np.frombuffer(mod.verdict(a, b, 4), dtype=np.float64),
+                              kmeans_verdict_numpy(a, b)) for a, b in pages)
+
+
+_c = native.probed("score.features._kmeans", "the numpy k-means", _agrees)

@@ -6,7 +6,8 @@ is the reference: ``page_inputs`` and ``context_inputs`` give the same values bi
 (log1p, ** 1.5, pairwise sums, the smoothing convolution, CETR's k-means) numpy still does
 them, once per page on stacked inputs; the C part does the rest in two passes instead of
 ~150 array calls. Used where ce_filter.score.features._dense is built, not switched off
-(CE_FILTER_PURE_PYTHON) and agrees with the reference on a probe page at import.
+(CE_FILTER_PURE_PYTHON) and agrees with the reference on a probe page (at first use: the probe
+compares with the package's reference columns, features/__init__, which imports this module).
 """
 
 from __future__ import annotations
@@ -37,7 +38,7 @@ _NO_RX = np.zeros((0, 0))
 
 def handles(spec: FeatureSpec) -> bool:
     """Whether the C part computes this model's inputs (the shipped models' groups)."""
-    return _c is not None and set(spec.groups) - _AFTER <= _WIDTH.keys()
+    return _c_part() is not None and set(spec.groups) - _AFTER <= _WIDTH.keys()
 
 
 def _layout(spec: FeatureSpec) -> tuple[dict[str, int], int]:
@@ -57,6 +58,12 @@ def page_inputs(b: Blocks, spec: FeatureSpec, kind: np.ndarray | None = None, ex
     """features.page_inputs for a page of at least one block and a spec that ``handles``.
     ``extra`` columns are left at the end of each row, unset, for the groups the C part leaves
     to the caller (_AFTER): filled in place, not appended by a copy of the whole matrix."""
+    return _page_inputs(_c_part(), b, spec, kind, extra)
+
+
+def _page_inputs(c: Any, b: Blocks, spec: FeatureSpec, kind: np.ndarray | None, extra: int
+                 ) -> tuple[np.ndarray, list[TokenRows]]:
+    """``page_inputs`` through the C part ``c``."""
     n = len(b)
     off, width = _layout(spec)
     cnt = b.counts()
@@ -66,11 +73,11 @@ def page_inputs(b: Blocks, spec: FeatureSpec, kind: np.ndarray | None = None, ex
     width += extra  # the C part's row stride; its groups sit at their offsets within a row
     lin = np.empty(4 * n + 2)  # log1p's inputs
     w = np.empty(4 * n + 1)  # td, ld, prose base, link words, the page's words
-    heads, short = _c.dense_a(n, PATH_LEN, width, cnt, tag,
-                              np.ascontiguousarray(b.n_tags, dtype=np.float64),
-                              np.ascontiguousarray(b.depth, dtype=np.float64),
-                              np.ascontiguousarray(b.flags, dtype=np.int64), cont, TAG_GROUP_LUT,
-                              out, lin, w, off["st"], off["dom"], _HEAD_GROUP, HEADING_MAX_WORDS)
+    heads, short = c.dense_a(n, PATH_LEN, width, cnt, tag,
+                             np.ascontiguousarray(b.n_tags, dtype=np.float64),
+                             np.ascontiguousarray(b.depth, dtype=np.float64),
+                             np.ascontiguousarray(b.flags, dtype=np.int64), cont, TAG_GROUP_LUT,
+                             out, lin, w, off["st"], off["dom"], _HEAD_GROUP, HEADING_MAX_WORDS)
     lg = np.log1p(lin)
     prose = w[2 * n:3 * n] ** 1.5
     g = smooth(lg[3 * n:4 * n]) if off["cetr"] >= 0 else lg
@@ -82,9 +89,9 @@ def page_inputs(b: Blocks, spec: FeatureSpec, kind: np.ndarray | None = None, ex
             out[:, off["rx"]:off["rx"] + rx.shape[1]] = rx
     texts, search = b.texts, BOILER_HEADING.search
     lex = [i for i in short if search(texts[i].lower()) is not None] if off["head"] >= 0 else []
-    _c.dense_b(n, PATH_LEN, width, lg, w, prose, float(prose.sum()), float(w[3 * n:4 * n].sum()),
-               g, cont, p, out, off["cetr"], off["dom"], off["kind"], np.ascontiguousarray(rx),
-               heads, lex, off["head"], rx.shape[1], UNLIKELY, NEGATIVE)
+    c.dense_b(n, PATH_LEN, width, lg, w, prose, float(prose.sum()), float(w[3 * n:4 * n].sum()),
+              g, cont, p, out, off["cetr"], off["dom"], off["kind"], np.ascontiguousarray(rx),
+              heads, lex, off["head"], rx.shape[1], UNLIKELY, NEGATIVE)
     if off["cetr"] >= 0:
         out[:, off["cetr"] + 3] = kmeans_verdict(g, out[:, off["cetr"] + 2])
     tokens: list[TokenRows] = []
@@ -97,45 +104,21 @@ def page_inputs(b: Blocks, spec: FeatureSpec, kind: np.ndarray | None = None, ex
 def context_inputs(s: np.ndarray, cont: np.ndarray | None = None,
                    weight: np.ndarray | None = None, page_rel: bool = False) -> np.ndarray:
     """context.context_features (stage 2's input), through the C part where it is built."""
-    n = len(s)
-    if _c is None or n == 0:
+    c = _c_part()
+    if c is None or len(s) == 0:
         return context_features(s, cont, weight, page_rel)
+    return _context_inputs(c, s, cont, weight, page_rel)
+
+
+def _context_inputs(c: Any, s: np.ndarray, cont: np.ndarray | None, weight: np.ndarray | None,
+                    page_rel: bool) -> np.ndarray:
+    """``context_inputs`` of a page of at least one block through the C part ``c``."""
+    n = len(s)
     out = np.empty((n, 2 * CONTEXT + 4 + len(CONTAINER_LEVELS) + int(page_rel)))
     s = np.ascontiguousarray(s, dtype=np.float64)
-    _c.context(n, s, None if cont is None else np.ascontiguousarray(cont, dtype=np.int64),
-               None if weight is None else np.ascontiguousarray(weight, dtype=np.float64),
-               page_rel, float(s.sum()), PATH_LEN if cont is None else cont.shape[1], out)
-    return out
-
-
-def scores(x: np.ndarray, w: np.ndarray, b: float, tok: np.ndarray | None,
-           w2: np.ndarray | None, b2: float, page_rel: bool, cont: np.ndarray | None,
-           weight: np.ndarray | None) -> np.ndarray | None:
-    """A page's block probabilities through the C part in one call without the GIL: stage 1
-    (the dense matrix ``x`` through weights ``w`` and intercept ``b``, plus the blocks'
-    token-weight sums ``tok``), then stage 2 (weights ``w2``, None: no stage 2) over the
-    context of stage 1's probabilities (context_inputs' columns). None where the C part is not
-    built: the caller runs Model.scores' numpy reference (the same values to ~1e-15: only the
-    order of the dot products' additions differs)."""
-    if _c is None:
-        return None
-    n = len(x)
-    out = np.empty(n)
-    _c.score(n, np.ascontiguousarray(x, dtype=np.float64), x.shape[1], w, b, tok, w2, b2,
-             page_rel, cont, PATH_LEN if cont is None else cont.shape[1], weight, out)
-    return out
-
-
-def select(s: np.ndarray, threshold: float, flags: np.ndarray | None, code_bit: int,
-           rel: float) -> np.ndarray | None:
-    """extractor.select through the C part (None where it is not built): the blocks at or
-    above ``threshold``, else those within ``rel`` of the best score; then the blocks whose
-    ``flags`` have ``code_bit`` between the first and the last kept one (flags None: not)."""
-    if _c is None:
-        return None
-    out = np.empty(len(s), dtype=np.bool_)
-    _c.select(np.ascontiguousarray(s, dtype=np.float64), threshold, flags, code_bit, rel,
-              out.view(np.uint8))
+    c.context(n, s, None if cont is None else np.ascontiguousarray(cont, dtype=np.int64),
+              None if weight is None else np.ascontiguousarray(weight, dtype=np.float64),
+              page_rel, float(s.sum()), PATH_LEN if cont is None else cont.shape[1], out)
     return out
 
 
@@ -152,35 +135,25 @@ _PROBE = """<html><head><title>Probe</title></head><body><header class="masthead
 <footer><p>Footer text &copy; 2024</p></footer></body></html>"""
 
 
-def _load_c() -> Any:
+def _c_part() -> Any:
     """ce_filter.score.features._dense, or None: not built, switched off, or disagreeing with the
-    reference on the probe page (then it is not trusted at all)."""
-    mod = native.load("score.features._dense")
-    if mod is None:
-        return None
+    reference on the probe page (then it is not trusted at all). Probed at first use."""
+    return native.probed("score.features._dense", "the numpy features", _agrees)
+
+
+def _agrees(mod: Any) -> bool:
+    """Whether the C part's columns and context input are the reference's on the probe page."""
     if len(FLAG_NAMES) != 20 or len(TAG_GROUPS) != 12 or len(KINDS) != 7:
-        return None  # the C part's constants no longer match
+        return False  # the C part's constants no longer match
     from . import _columns, _stack  # the reference (features/__init__ is loaded by now)
 
-    global _c
     blocks = segment(parse(_PROBE))
     spec = FeatureSpec(tuple(g for g, _ in _ORDER), ["post", "body"], ["comment"])
     kind = np.linspace(0.05, 0.3, len(KINDS))
     s = np.linspace(0.1, 0.9, len(blocks)) ** 2
-    _c = mod
-    try:
-        x = page_inputs(blocks, spec, kind)[0]
-        c = [context_inputs(s, *a) for a in ((blocks.container_ids(), blocks.token_counts(), True),
-                                             (None, None, False))]
-    finally:
-        _c = None
-    same = (np.array_equal(x, _stack(len(blocks), _columns(blocks, spec, tokens=[], kind=kind)))
-            and all(np.array_equal(u, context_features(s, *a)) for u, a in
-                    zip(c, ((blocks.container_ids(), blocks.token_counts(), True), (None, None, False)))))
-    if not same:
-        native.distrust("score.features._dense", "the numpy features")
-        return None
-    return mod
-
-
-_c: Any = None
+    x = _page_inputs(mod, blocks, spec, kind, 0)[0]
+    c = [_context_inputs(mod, s, *a) for a in ((blocks.container_ids(), blocks.token_counts(), True),
+                                               (None, None, False))]
+    return bool(np.array_equal(x, _stack(len(blocks), _columns(blocks, spec, tokens=[], kind=kind)))
+                and all(np.array_equal(u, context_features(s, *a)) for u, a in
+                        zip(c, ((blocks.container_ids(), blocks.token_counts(), True), (None, None, False)))))

@@ -83,7 +83,7 @@ class Trees:
 
     def leaves(self, x: np.ndarray) -> np.ndarray:
         """Per block (row of the dense columns ``x``) and tree, the block's leaf column."""
-        c = _c_walk()
+        c = _c_part()
         if c is None:
             return self.leaves_numpy(x)
         feat, thr, child, miss, leaf, roots, (depth, _) = self._flat
@@ -184,13 +184,13 @@ class Trees:
         return cls(tuple(inputs), trees)
 
 
-def _c_walk() -> Any:
+def _c_part() -> Any:
     """ce_filter.score.features._leaves, or None: not built, switched off, or giving other leaves than
     the numpy walk on a probe of random trees and inputs (NaN, ties on thresholds included)."""
-    return native.probed("score.features._leaves", "the numpy tree walk", _walk_agrees)
+    return native.probed("score.features._leaves", "the numpy tree walk", _agrees)
 
 
-def _walk_agrees(mod: Any) -> bool:
+def _agrees(mod: Any) -> bool:
     probe = _probe_trees()
     rng = np.random.default_rng(7)
     x = rng.integers(0, 4, size=(64, 3)).astype(np.float64)  # values on the thresholds

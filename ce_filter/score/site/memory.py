@@ -121,7 +121,7 @@ def fingerprints(texts: Sequence[str], c: Any = True) -> np.ndarray:
         joined = _SEP.join(t.replace(_SEP, " ") for t in texts)
     data = _spaces(joined.casefold()).encode("utf-8", "surrogatepass")
     if c is True:
-        c = _c_hashes()
+        c = _c_part()
     if c is None:
         out, kept = _hashes_numpy(data, n)
     else:
@@ -137,7 +137,7 @@ def fingerprints(texts: Sequence[str], c: Any = True) -> np.ndarray:
 
 def _hashes_numpy(utf8: bytes, n: int) -> tuple[np.ndarray, np.ndarray]:
     """Each of the n NUL-joined blocks' mixed hash and kept bytes, in numpy: the reference of
-    ce_filter/score/site/_hash.c."""
+    ce_filter/score/site/_memory.c."""
     raw = _BYTES[np.frombuffer(utf8, dtype=np.uint8)]
     # what normalise does, on the bytes: a digit after a digit goes, a space after a space or
     # at a block's start goes, then a space at a block's end
@@ -165,13 +165,13 @@ _PROBE = ["Posted  ON 12 March 2019 ", "", "ab", " x  1 23 ", "Straße 首页\t�
           "tail space ", "a" * 300]
 
 
-def _c_hashes() -> Any:
-    """ce_filter.score.site._hash, or None: not built, switched off, or giving other values than
-    the numpy reference on a probe page."""
-    return native.probed("score.site._hash", "the numpy block hashes", _hashes_agree)
+def _c_part() -> Any:
+    """ce_filter.score.site._memory, or None: not built, switched off, or giving other values than
+    the numpy reference on a probe page. Probed at first use."""
+    return native.probed("score.site._memory", "the numpy block hashes", _agrees)
 
 
-def _hashes_agree(mod: Any) -> bool:
+def _agrees(mod: Any) -> bool:
     data = _SEP.join(_PROBE).casefold().encode("utf-8")
     out, kept = np.empty(len(_PROBE), dtype=np.uint64), np.empty(len(_PROBE), dtype=np.int64)
     mod.hashes(data, len(_PROBE), out, kept)
@@ -200,8 +200,8 @@ LINK_BITS = np.uint64(0x9E3779B97F4A7C15)
 def block_fingerprints(blocks: Any) -> np.ndarray:
     """The fingerprints of a segmented page's blocks (segment.Blocks): the text's, marked as
     a link where at least half of the block's text is anchor text. In one C call from the
-    texts where ce_filter.score.site._hash is built (the same values as the reference here)."""
-    c = getattr(_c_hashes(), "block_fingerprints", None)
+    texts where ce_filter.score.site._memory is built (the same values as the reference here)."""
+    c = getattr(_c_part(), "block_fingerprints", None)
     texts, anchors = blocks.texts, blocks.anchor_texts
     if c is None or not isinstance(texts, list) or not isinstance(anchors, list):
         return _block_fingerprints_py(texts, anchors)

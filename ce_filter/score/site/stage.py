@@ -68,11 +68,11 @@ class SiteStage:
 
     def apply(self, scores: np.ndarray, fps: np.ndarray, k: np.ndarray, n: int) -> np.ndarray:
         """The blocks' probabilities with the site columns; the model's ``scores`` where n = 0.
-        In one C call without the GIL where ce_filter.score.site._hash is built (``apply_reference``'s
+        In one C call without the GIL where ce_filter.score.site._stage is built (``apply_reference``'s
         values to ~1e-15: only the order of the terms' additions differs)."""
         if n <= 0 or not len(scores):
             return scores
-        c = _c_stage()
+        c = _c_part()
         if c is None:
             return self.apply_reference(scores, fps, k, n)
         out = np.empty(len(scores))
@@ -124,10 +124,8 @@ def shipped_stage(model_digest: str) -> SiteStage | None:
     return stage if stage.model_digest == model_digest else None
 
 
-def _stage_agrees(mod: Any) -> bool:
+def _agrees(mod: Any) -> bool:
     """Whether the C stage gives the reference's probabilities (to 1e-12) on a probe page."""
-    if not hasattr(mod, "stage"):
-        return False
     rng = np.random.default_rng(5)
     st = SiteStage(rng.normal(size=len(COLUMNS)), 0.3)
     scores = np.concatenate((rng.random(40), [0.0, 1.0, 1e-13, 1 - 1e-13]))
@@ -138,7 +136,7 @@ def _stage_agrees(mod: Any) -> bool:
     return bool(np.allclose(out, st.apply_reference(scores, fps, k, 5), rtol=0, atol=1e-12))
 
 
-def _c_stage() -> Any:
-    """ce_filter.score.site._hash where it is built, its stage agrees with the reference and it is
-    not switched off (CE_FILTER_PURE_PYTHON); else None. Probed once."""
-    return native.probed("score.site._hash", "the numpy site stage", _stage_agrees)
+def _c_part() -> Any:
+    """ce_filter.score.site._stage where it is built, agrees with the reference and is not
+    switched off (CE_FILTER_PURE_PYTHON); else None. Probed at first use."""
+    return native.probed("score.site._stage", "the numpy site stage", _agrees)

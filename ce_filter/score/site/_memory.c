@@ -1,12 +1,11 @@
-/* The site memory in C: the block hashes (hashes), the page's block fingerprints from its texts
- * (block_fingerprints: the case folding, Unicode spaces and UTF-8 done here too) and the site
- * stage (stage: its columns, weights and sigmoid; 1e-12 of site.stage's numpy reference, the
- * terms added in column order). For the hashes: sitememory.fingerprints (numpy over the page's bytes:
- * ~25 array passes) is the reference, and the values must be the same: the memory and the
- * shipped site stage were built on them. Integer arithmetic modulo 2**64 only, so one pass
- * over the bytes gives exactly what the prefix sums give.
+/* The site memory's block hashes in C (memory.py): the block hashes (hashes) and the page's
+ * block fingerprints from its texts (block_fingerprints: the case folding, Unicode spaces and
+ * UTF-8 done here too). memory.fingerprints (numpy over the page's bytes: ~25 array passes) is
+ * the reference, and the values must be the same: the memory and the shipped site stage were
+ * built on them. Integer arithmetic modulo 2**64 only, so one pass over the bytes gives exactly
+ * what the prefix sums give. memory.py probes it at first use.
  *
- * In: the UTF-8 of the page's block texts, case-folded, joined by NUL (sitememory does that in
+ * In: the UTF-8 of the page's block texts, case-folded, joined by NUL (memory does that in
  * Python). Per byte, as the reference: ASCII digits read as "0", ASCII whitespace as " "; a "0"
  * after a "0" goes, a " " after a " " or at a block's start goes (both against the byte before
  * it in the input, removed or not), then a " " at a block's end goes. Per block: the polynomial
@@ -15,7 +14,6 @@
  */
 #define PY_SSIZE_T_CLEAN
 #include <Python.h>
-#include <math.h>
 #include <stdint.h>
 
 #define P 0x9E3779B97F4A7C15ULL
@@ -91,13 +89,13 @@ done:
 /* ------------------------------------------------------------------ from the texts */
 
 /* CPython's case-folding table is in its C API up to 3.12 (internal from 3.13: there the
- * module has no block_fingerprints and sitememory does the folding in Python) */
+ * module has no block_fingerprints and memory does the folding in Python) */
 #if PY_VERSION_HEX < 0x030D0000
 #define HAVE_FOLD 1
 
-#define MAX_CHARS 4096 /* sitememory.MAX_CHARS */
-#define MIN_BYTES 3    /* sitememory.MIN_BYTES */
-#define LINK_BITS 0x9E3779B97F4A7C15ULL /* sitememory.LINK_BITS */
+#define MAX_CHARS 4096 /* memory.MAX_CHARS */
+#define MIN_BYTES 3    /* memory.MIN_BYTES */
+#define LINK_BITS 0x9E3779B97F4A7C15ULL /* memory.LINK_BITS */
 
 /* the hash's state over one block's bytes (hashes' loop, one byte at a time) */
 typedef struct { uint64_t h, pw; int64_t len; int pending; uint8_t prev; } hstate_t;
@@ -127,12 +125,12 @@ static inline void feed_utf8(hstate_t *st, Py_UCS4 c) {
     }
 }
 
-static inline int is_uspace(Py_UCS4 c) { /* sitememory._USPACES */
+static inline int is_uspace(Py_UCS4 c) { /* memory._USPACES */
     return c == 0xA0 || c == 0x3000 || c == 0x2002 || c == 0x2003 || c == 0x2009 || c == 0x202F
            || c == 0x205F || c == 0x1680;
 }
 
-/* block_fingerprints(texts, anchor_texts, out): sitememory.block_fingerprints of a page's
+/* block_fingerprints(texts, anchor_texts, out): memory.block_fingerprints of a page's
  * blocks into out (n uint64), from the texts themselves: each block's first MAX_CHARS
  * characters (a NUL read as a space) case-folded as str.casefold (CPython's own table), the
  * Unicode spaces of _USPACES as " ", as UTF-8 through the hash of ``hashes``; a cut block's
@@ -194,64 +192,14 @@ done:
 }
 #endif
 
-/* ------------------------------------------------------------------ the site stage */
-
-/* stage(scores, fps, k, n, coef, intercept, out): SiteStage.apply of a page with n > 0 other
- * pages into out: the stage's columns (site.stage.site_columns: the model's log-odds, the
- * share of the host's other pages holding the block, its neighbours' mean share, unique,
- * short, share x log-odds) through its weights coef (6) and intercept, then the sigmoid.
- * scores, k: n_blocks float64; fps: n_blocks uint64. Terms added in column order (numpy's
- * matrix product may add them in another: equal to ~1e-15). */
-static PyObject *stage(PyObject *self, PyObject *args) {
-    Py_buffer sc, fp, kk, cf, out;
-    Py_ssize_t n_pages;
-    double b;
-    if (!PyArg_ParseTuple(args, "y*y*y*ny*dw*", &sc, &fp, &kk, &n_pages, &cf, &b, &out)) return NULL;
-    PyObject *ret = NULL;
-    Py_ssize_t n = sc.len / 8;
-    if (sc.itemsize != 8 || fp.len != n * 8 || kk.len != n * 8 || cf.len != 6 * 8 || out.len != n * 8
-            || n_pages < 1) {
-        PyErr_SetString(PyExc_ValueError, "scores, fps, k, out of n 8-byte items; 6 weights; n > 0");
-        goto done;
-    }
-    const double *s = sc.buf, *k = kk.buf, *w = cf.buf;
-    const uint64_t *f = fp.buf;
-    double *o = out.buf, np_ = (double)n_pages;
-    Py_BEGIN_ALLOW_THREADS
-    for (Py_ssize_t i = 0; i < n; i++) {
-        double p = s[i] < 1e-12 ? 1e-12 : (s[i] > 1 - 1e-12 ? 1 - 1e-12 : s[i]);
-        double z = log(p / (1 - p));
-        int has = f[i] != 0;
-        double share = has ? k[i] / np_ : 0.0;
-        double a = 0.0, c = 0.0;
-        if (i > 0 && f[i - 1] != 0) a += k[i - 1] / np_, c += 1.0;
-        if (i + 1 < n && f[i + 1] != 0) a += k[i + 1] / np_, c += 1.0;
-        double nb = a / (c > 1.0 ? c : 1.0);
-        double d = z * w[0] + share * w[1] + nb * w[2] + (has && k[i] == 0) * w[3] + (!has) * w[4]
-                   + share * z * w[5] + b;
-        d = d > 40.0 ? 40.0 : (d < -40.0 ? -40.0 : d);
-        o[i] = 1.0 / (1.0 + exp(-d));
-    }
-    Py_END_ALLOW_THREADS
-    ret = Py_NewRef(Py_None);
-done:
-    PyBuffer_Release(&sc);
-    PyBuffer_Release(&fp);
-    PyBuffer_Release(&kk);
-    PyBuffer_Release(&cf);
-    PyBuffer_Release(&out);
-    return ret;
-}
-
 static PyMethodDef methods[] = {
-    {"hashes", hashes, METH_VARARGS, "each block's mixed hash and kept length (sitememory.fingerprints)"},
-    {"stage", stage, METH_VARARGS, "the site stage's probabilities (site.stage.SiteStage.apply)"},
+    {"hashes", hashes, METH_VARARGS, "each block's mixed hash and kept length (memory.fingerprints)"},
 #ifdef HAVE_FOLD
-    {"block_fingerprints", block_fingerprints, METH_VARARGS, "sitememory.block_fingerprints from the texts"},
+    {"block_fingerprints", block_fingerprints, METH_VARARGS, "memory.block_fingerprints from the texts"},
 #endif
     {NULL, NULL, 0, NULL},
 };
 
-static struct PyModuleDef module = {PyModuleDef_HEAD_INIT, "_hash", NULL, -1, methods};
+static struct PyModuleDef module = {PyModuleDef_HEAD_INIT, "_memory", NULL, -1, methods};
 
-PyMODINIT_FUNC PyInit__hash(void) { return PyModule_Create(&module); }
+PyMODINIT_FUNC PyInit__memory(void) { return PyModule_Create(&module); }

@@ -1,0 +1,82 @@
+/* What the C parts of the page after the walk share (included by score/features/_dense.c,
+ * score/_blockmodel.c, keep/_articles.c and keep/_render.c; a header, each part has its own
+ * copy): the buffers they read, the errors noted while the GIL is released, numpy's max/min and
+ * its pairwise sum, and the block mask argument. Include after Python.h. */
+#ifndef CE_FILTER_COMMON_H
+#define CE_FILTER_COMMON_H
+
+#include <stdint.h>
+
+/* ------------------------------------------------------------------ buffers */
+
+typedef struct {
+    Py_buffer v[12];
+    int n;
+} bufs_t;
+
+static inline void release(bufs_t *b) {
+    for (int i = 0; i < b->n; i++) PyBuffer_Release(&b->v[i]);
+    b->n = 0;
+}
+
+/* a C-contiguous buffer of at least ``count`` items of ``size`` bytes, or NULL (error set) */
+static inline void *get(bufs_t *b, PyObject *o, Py_ssize_t size, Py_ssize_t count, int writable,
+                        const char *what) {
+    Py_buffer *v = &b->v[b->n];
+    if (PyObject_GetBuffer(o, v, PyBUF_C_CONTIGUOUS | (writable ? PyBUF_WRITABLE : 0)) < 0)
+        return NULL;
+    b->n++;
+    if (v->itemsize != size || v->len < size * count) {
+        PyErr_Format(PyExc_ValueError, "%s: expected %zd items of %zd bytes", what, count, size);
+        return NULL;
+    }
+    return v->buf;
+}
+
+/* errors noted where the GIL is released (err), raised once it is held again */
+enum { OK = 0, E_NEG = 1, E_MEM = 2 };
+static inline int raise_err(int err) {
+    if (err == E_NEG) PyErr_SetString(PyExc_ValueError, "negative container ids");
+    else if (err == E_MEM) PyErr_NoMemory();
+    return err;
+}
+
+static inline double dmax(double a, double b) { return a >= b ? a : b; } /* max(a, b), a kept on ties */
+
+/* np.maximum / np.minimum of non-NaN values (the inputs here are counts, never NaN) */
+#define NP_MAX(a, b) ((a) >= (b) ? (a) : (b))
+#define NP_MIN(a, b) ((a) <= (b) ? (a) : (b))
+
+/* numpy's pairwise sum of a contiguous float64 array (ndarray.sum): the same additions in the
+ * same order (8 accumulators up to 128 items, halves above), so the same bits */
+static inline double pairwise_sum(const double *a, Py_ssize_t n) {
+    if (n < 8) {
+        double r = 0.0; /* -0.0 + ... as numpy starts; 0.0 for sums of probabilities */
+        for (Py_ssize_t i = 0; i < n; i++) r += a[i];
+        return r;
+    }
+    if (n <= 128) {
+        double r[8];
+        for (int k = 0; k < 8; k++) r[k] = a[k];
+        Py_ssize_t i;
+        for (i = 8; i < n - (n % 8); i += 8)
+            for (int k = 0; k < 8; k++) r[k] += a[i + k];
+        double res = ((r[0] + r[1]) + (r[2] + r[3])) + ((r[4] + r[5]) + (r[6] + r[7]));
+        for (; i < n; i++) res += a[i];
+        return res;
+    }
+    Py_ssize_t n2 = n / 2;
+    n2 -= n2 % 8;
+    return pairwise_sum(a, n2) + pairwise_sum(a + n2, n - n2);
+}
+
+/* the first buffer of b: a page's block mask (n bytes, 0/1), its length in n; NULL (error
+ * set, nothing held) where it is not a contiguous buffer */
+static inline const uint8_t *mask(bufs_t *b, PyObject *o, Py_ssize_t *n) {
+    if (PyObject_GetBuffer(o, &b->v[0], PyBUF_C_CONTIGUOUS) < 0) return NULL;
+    b->n = 1;
+    *n = b->v[0].len;
+    return b->v[0].buf;
+}
+
+#endif

@@ -1,0 +1,249 @@
+/* The arithmetic of the rules after the cut in C (tidy_plan, tidy_finish: articles.py's tidy;
+ * tidy_reference is the reference, which articles.py probes at import): the blocks the label and
+ * byline rules are to read, then the tables and lists as units and the repeats rule. The
+ * regular expressions stay in articles.py. */
+#define PY_SSIZE_T_CLEAN
+#include <Python.h>
+#include <stdint.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "_common.h"
+
+/* Whether str t (of the ASCII letters' case) holds needle (lower-case ASCII letters other than
+ * i and k: the only letters that a non-ASCII character lower-cases into, U+0130 and U+212A, so
+ * that this is ``needle in t.lower()``) */
+static int has_ascii(PyObject *t, const char *needle) {
+    int kind = PyUnicode_KIND(t);
+    const void *d = PyUnicode_DATA(t);
+    Py_ssize_t n = PyUnicode_GET_LENGTH(t), m = (Py_ssize_t)strlen(needle);
+    for (Py_ssize_t i = 0; i + m <= n; i++) {
+        Py_ssize_t j = 0;
+        for (; j < m; j++) {
+            Py_UCS4 c = PyUnicode_READ(kind, d, i + j);
+            if ((c >= 'A' && c <= 'Z' ? c + 32 : c) != (Py_UCS4)needle[j]) break;
+        }
+        if (j == m) return 1;
+    }
+    return 0;
+}
+
+/* Whether articles.is_label may hold for a block of text t (False only where it cannot: a
+ * superset, the caller decides). lead: the characters stripped before a label's first three
+ * (articles._LEAD); heads: the labels' first three characters (a set of str); markers: the
+ * newsletter line's other markers (str, tested with ``in``). The first three characters after
+ * the lead, where all are ASCII, must be a head; with a non-ASCII one among them, maybe. */
+static int maybe_label(PyObject *t, double words, double short_words, Py_ssize_t short_chars,
+                       PyObject *lead, PyObject *heads, PyObject *markers) {
+    int kind = PyUnicode_KIND(t);
+    const void *d = PyUnicode_DATA(t);
+    Py_ssize_t n = PyUnicode_GET_LENGTH(t);
+    if (words <= short_words && n < short_chars) {
+        Py_ssize_t k = 0;
+        while (k < n && PyUnicode_FindChar(lead, PyUnicode_READ(kind, d, k), 0,
+                                           PyUnicode_GET_LENGTH(lead), 1) >= 0)
+            k++;
+        char head[4];
+        int m = 0, ascii = 1;
+        for (; m < 3 && k + m < n; m++) {
+            Py_UCS4 c = PyUnicode_READ(kind, d, k + m);
+            if (c > 127) { ascii = 0; break; }
+            head[m] = (char)(c >= 'A' && c <= 'Z' ? c + 32 : c);
+        }
+        if (!ascii) return 1;
+        PyObject *h = PyUnicode_FromStringAndSize(head, m);
+        if (!h) return -1;
+        int in = PySet_Contains(heads, h);
+        Py_DECREF(h);
+        if (in) return in;
+    }
+    if (has_ascii(t, "newsletter") || has_ascii(t, "suscr")) return 1;
+    Py_ssize_t nm = PyList_GET_SIZE(markers);
+    for (Py_ssize_t j = 0; j < nm; j++) {
+        Py_ssize_t at = PyUnicode_Find(t, PyList_GET_ITEM(markers, j), 0, n, 1);
+        if (at != -1) return at == -2 ? -1 : 1;
+    }
+    return 0;
+}
+
+/* tidy_plan(keep, counts, flags, texts, bylines, story_words, max_byline, max_label, figure_bit,
+ * short_words, short_chars, lead, heads, markers): the kept blocks that articles.tidy's label
+ * and byline rules are to read, in block order, each as 2 * index + edge (edge: a byline
+ * candidate: before or after the story's paragraphs, or in a figure, and short enough; the
+ * others of at most max_label words that may be labels: maybe_label). keep: n bytes (0/1);
+ * counts: n x 3 float64 (characters, words, words in links: segment.Blocks.counts); flags: n
+ * int64; texts: the blocks' str list; bylines: whether the byline rule runs (else no block is
+ * an edge). */
+static PyObject *tidy_plan(PyObject *self, PyObject *args) {
+    PyObject *ok, *oc, *of, *texts, *lead, *heads, *markers;
+    int by;
+    double story, max_by, max_label, short_words;
+    long long fig;
+    Py_ssize_t short_chars;
+    if (!PyArg_ParseTuple(args, "OOOO!pdddLdnUO!O!", &ok, &oc, &of, &PyList_Type, &texts, &by,
+                          &story, &max_by, &max_label, &fig, &short_words, &short_chars, &lead,
+                          &PyFrozenSet_Type, &heads, &PyList_Type, &markers))
+        return NULL;
+    bufs_t b = {.n = 0};
+    PyObject *ret = NULL;
+    Py_ssize_t n;
+    const uint8_t *keep = mask(&b, ok, &n);
+    if (!keep) return NULL;
+    const double *cnt = get(&b, oc, 8, 3 * n, 0, "counts");
+    const int64_t *fl = cnt ? get(&b, of, 8, n, 0, "flags") : NULL;
+    if (!fl) goto done;
+    if (PyList_GET_SIZE(texts) != n) { PyErr_SetString(PyExc_ValueError, "texts: n"); goto done; }
+#define W(i) cnt[3 * (i) + 1]
+    /* the story's span: from the first kept block of story_words words or more to the last
+     * (the last itself stays an edge, as the reference's slice leaves it) */
+    Py_ssize_t first = -1, last = -1;
+    if (by)
+        for (Py_ssize_t i = 0; i < n; i++)
+            if (keep[i] && W(i) >= story) { if (first < 0) first = i; last = i; }
+    if (!(ret = PyList_New(0))) goto done;
+    for (Py_ssize_t i = 0; i < n; i++) {
+        if (!keep[i]) continue;
+        int edge = by && (first < 0 || i < first || i >= last || (fl[i] & fig)) && W(i) <= max_by;
+        if (!edge) {
+            if (!(W(i) <= max_label)) continue;
+            int maybe = maybe_label(PyList_GET_ITEM(texts, i), W(i), short_words, short_chars,
+                                    lead, heads, markers);
+            if (maybe < 0) { Py_CLEAR(ret); goto done; }
+            if (!maybe) continue;
+        }
+        PyObject *v = PyLong_FromSsize_t(2 * i + edge);
+        if (!v || PyList_Append(ret, v) < 0) { Py_XDECREF(v); Py_CLEAR(ret); goto done; }
+        Py_DECREF(v);
+    }
+#undef W
+done:
+    release(&b);
+    return ret;
+}
+
+typedef struct { int64_t key; Py_ssize_t at; } keyed_t;
+
+static int by_key(const void *a, const void *b) {
+    const keyed_t *x = a, *y = b;
+    if (x->key != y->key) return x->key < y->key ? -1 : 1;
+    return x->at < y->at ? -1 : (x->at > y->at);
+}
+
+/* articles._units on out (n bytes): a table's cells (tag cell_a or cell_b, grouped by their
+ * container at level 3) or a list's items (tag item, level 1) inside the kept span with mixed
+ * decisions are kept whole where their mean score is at least cut, else dropped whole. The mean
+ * as numpy's (pairwise sum / count). Returns OK or E_MEM. */
+static int units(uint8_t *out, const double *s, const int64_t *tag, const int64_t *cont,
+                 Py_ssize_t path, Py_ssize_t n, int64_t cell_a, int64_t cell_b, int64_t item,
+                 double cut) {
+    Py_ssize_t lo = -1, hi = -1, k = 0;
+    for (Py_ssize_t i = 0; i < n; i++)
+        if (out[i]) { if (lo < 0) lo = i; hi = i; k++; }
+    if (k < 3) return OK;
+    int mixed = 0;
+    for (Py_ssize_t i = lo; i <= hi && !mixed; i++)
+        mixed = !out[i] && (tag[i] == cell_a || tag[i] == cell_b || tag[i] == item);
+    if (!mixed) return OK;
+    keyed_t *g = PyMem_RawMalloc((size_t)(hi - lo + 1) * sizeof(keyed_t));
+    double *tmp = PyMem_RawMalloc((size_t)(hi - lo + 1) * sizeof(double));
+    if (!g || !tmp) { PyMem_RawFree(g); PyMem_RawFree(tmp); return E_MEM; }
+    for (int pass = 0; pass < 2; pass++) {
+        Py_ssize_t m = 0, on = 0, level = pass == 0 ? 3 : 1;
+        for (Py_ssize_t i = lo; i <= hi; i++) {
+            int is = pass == 0 ? (tag[i] == cell_a || tag[i] == cell_b) : tag[i] == item;
+            if (!is) continue;
+            on += out[i];
+            g[m].key = level < path ? cont[i * path + level] : 0;
+            g[m++].at = i;
+        }
+        if (m < 2 || on == m || on == 0) continue;
+        qsort(g, (size_t)m, sizeof(keyed_t), by_key);
+        for (Py_ssize_t a = 0; a < m;) {
+            Py_ssize_t z = a;
+            while (z < m && g[z].key == g[a].key) z++;
+            if (g[a].key != 0 && g[a].at > lo && g[z - 1].at < hi) {
+                Py_ssize_t kept = 0;
+                for (Py_ssize_t j = a; j < z; j++) kept += out[g[j].at];
+                if (kept && kept < z - a) {
+                    for (Py_ssize_t j = a; j < z; j++) tmp[j - a] = s[g[j].at];
+                    uint8_t v = pairwise_sum(tmp, z - a) / (double)(z - a) >= cut;
+                    for (Py_ssize_t j = a; j < z; j++) out[g[j].at] = v;
+                }
+            }
+            a = z;
+        }
+    }
+    PyMem_RawFree(g);
+    PyMem_RawFree(tmp);
+    return OK;
+}
+
+/* tidy_finish(keep, out, scores, tag, cont, path, flags, counts, texts, hidden_bit, cell_a,
+ * cell_b, item, unit_cut, min_words, min_chars): articles.tidy's rules for an article after
+ * the label, byline and comments rules: the tables and lists as units on out, then, where no
+ * block of the cut's mask keep is hidden, the repeats rule (a kept block of min_words words or
+ * min_chars characters, not a list item or table cell, whose text an earlier such block has,
+ * is dropped). Returns True where some kept block is hidden: the caller then runs the repeats
+ * and hidden rules itself (articles.py), else False. keep/out: n bytes; counts: n x 3 float64;
+ * texts: the blocks' str list. */
+static PyObject *tidy_finish(PyObject *self, PyObject *args) {
+    PyObject *ok, *oo, *os, *ot, *oc, *of, *ocnt, *texts;
+    Py_ssize_t path;
+    long long hid_bit, cell_a, cell_b, item;
+    double cut, min_words, min_chars;
+    if (!PyArg_ParseTuple(args, "OOOOOnOOO!LLLLddd", &ok, &oo, &os, &ot, &oc, &path, &of, &ocnt,
+                          &PyList_Type, &texts, &hid_bit, &cell_a, &cell_b, &item, &cut,
+                          &min_words, &min_chars))
+        return NULL;
+    bufs_t b = {.n = 0};
+    PyObject *ret = NULL;
+    Py_ssize_t n;
+    const uint8_t *keep = mask(&b, ok, &n);
+    if (!keep) return NULL;
+    uint8_t *out = get(&b, oo, 1, n, 1, "out");
+    const double *s = out ? get(&b, os, 8, n, 0, "scores") : NULL;
+    const int64_t *tag = s ? get(&b, ot, 8, n, 0, "tag") : NULL;
+    const int64_t *cont = tag ? get(&b, oc, 8, n * path, 0, "cont") : NULL;
+    const int64_t *fl = cont ? get(&b, of, 8, n, 0, "flags") : NULL;
+    const double *cnt = fl ? get(&b, ocnt, 8, 3 * n, 0, "counts") : NULL;
+    if (!cnt) goto done;
+    if (PyList_GET_SIZE(texts) != n) { PyErr_SetString(PyExc_ValueError, "texts: n"); goto done; }
+    if (raise_err(units(out, s, tag, cont, path, n, cell_a, cell_b, item, cut))) goto done;
+    for (Py_ssize_t i = 0; i < n; i++)
+        if (keep[i] && (fl[i] & hid_bit)) { ret = Py_NewRef(Py_True); goto done; }
+    /* the repeats: an open-addressing table of the texts seen (their indices), by str hash */
+    Py_ssize_t cap = 16;
+    while (cap < 2 * n) cap *= 2;
+    Py_ssize_t *slot = PyMem_Malloc((size_t)cap * sizeof(Py_ssize_t));
+    if (!slot) { PyErr_NoMemory(); goto done; }
+    for (Py_ssize_t j = 0; j < cap; j++) slot[j] = -1;
+    int failed = 0;
+    for (Py_ssize_t i = 0; i < n && !failed; i++) {
+        if (!keep[i] || !out[i] || tag[i] == item || tag[i] == cell_a || tag[i] == cell_b) continue;
+        if (!(cnt[3 * i + 1] >= min_words || cnt[3 * i] >= min_chars)) continue;
+        PyObject *t = PyList_GET_ITEM(texts, i);
+        Py_hash_t h = PyObject_Hash(t);
+        if (h == -1) { failed = 1; break; }
+        for (Py_ssize_t j = (Py_ssize_t)((size_t)h & (size_t)(cap - 1));; j = (j + 1) & (cap - 1)) {
+            if (slot[j] < 0) { slot[j] = i; break; }
+            int eq = PyObject_RichCompareBool(PyList_GET_ITEM(texts, slot[j]), t, Py_EQ);
+            if (eq < 0) { failed = 1; break; }
+            if (eq) { out[i] = 0; break; }
+        }
+    }
+    PyMem_Free(slot);
+    if (!failed) ret = Py_NewRef(Py_False);
+done:
+    release(&b);
+    return ret;
+}
+
+static PyMethodDef methods[] = {
+    {"tidy_plan", tidy_plan, METH_VARARGS, "the blocks the label and byline rules read (articles.tidy)"},
+    {"tidy_finish", tidy_finish, METH_VARARGS, "the units and repeats rules (articles.tidy)"},
+    {NULL, NULL, 0, NULL},
+};
+
+static struct PyModuleDef module = {PyModuleDef_HEAD_INIT, "_articles", NULL, -1, methods};
+
+PyMODINIT_FUNC PyInit__articles(void) { return PyModule_Create(&module); }
