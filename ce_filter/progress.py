@@ -11,7 +11,7 @@ from __future__ import annotations
 import sys
 import time
 from collections.abc import Iterable, Iterator
-from typing import IO, Any, TypeVar
+from typing import IO, Protocol, TypeVar
 
 T = TypeVar("T")
 LOG_EVERY = 15.0  # seconds between two plain progress lines
@@ -45,6 +45,18 @@ def line(desc: str, n: int, total: int | None, elapsed: float, unit: str, scale:
     return f"{desc}: {_amount(n, unit, scale)}, {_fmt(elapsed)} elapsed{tail}"
 
 
+class _Bar(Protocol):
+    """What the Ticker calls on tqdm's bar (tqdm ships no types)."""
+
+    def update(self, n: int, /) -> object: ...
+
+    def set_postfix_str(self, s: str, /, refresh: bool) -> None: ...
+
+    def write(self, s: str, /, file: IO[str] | None) -> None: ...
+
+    def close(self) -> None: ...
+
+
 class Ticker:
     """A counter that shows itself: ``tick()`` after each unit of work, ``close()`` at the end.
 
@@ -60,7 +72,7 @@ class Ticker:
         self.postfix = ""
         self.lines = 0  # plain lines written
         self.start = self.last = time.monotonic()
-        self.bar: Any = None
+        self.bar: _Bar | None = None
         if enabled and _is_terminal(self.out):
             from tqdm import tqdm
 
@@ -113,7 +125,7 @@ class Ticker:
     def __enter__(self) -> Ticker:
         return self
 
-    def __exit__(self, *exc: Any) -> None:
+    def __exit__(self, *exc: object) -> None:
         self.close()
 
 
