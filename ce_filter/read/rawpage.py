@@ -2,14 +2,17 @@
 
 from __future__ import annotations
 
+from collections.abc import Mapping
 from dataclasses import asdict, dataclass, field
 from datetime import datetime, timezone
-from typing import Any
+from typing import Any, cast
 
 from itemadapter import ItemAdapter
 
 from ce_filter.read.decode import charset_from_content_type
 
+# an item's fields by name, taken as they come (RawPage's fields say what each should be)
+_Fields = Mapping[str, Any]  # Any: a field of a foreign item (Scrapy, a JSON envelope), not checked
 # Media types the filter is for. ``text/plain`` is not: it has no markup to segment.
 HTML_TYPES = frozenset({"text/html", "application/xhtml+xml", "application/xml+xhtml", "application/html"})
 
@@ -54,11 +57,11 @@ class RawPage:
         """Charset hint for the filter (a Python codec name), from the Content-Type header."""
         return charset_from_content_type(self.content_type)
 
-    def to_dict(self) -> dict[str, Any]:
+    def to_dict(self) -> dict[str, object]:
         return asdict(self)
 
     @classmethod
-    def from_mapping(cls, item: Any) -> RawPage:
+    def from_mapping(cls, item: object) -> RawPage:
         """A RawPage from any item: a dict (e.g. a decoded JSON envelope), a scrapy.Item, a
         dataclass or an attrs object, read through itemadapter as Scrapy reads items. Fields
         are taken by name (url, body, fetch_time, status, headers, content_type, record_id,
@@ -66,7 +69,7 @@ class RawPage:
         encoded as UTF-8, and other fields of the item are ignored."""
         if isinstance(item, RawPage):
             return item
-        d = ItemAdapter(item) if ItemAdapter.is_item(item) else item
+        d: _Fields = ItemAdapter(item) if ItemAdapter.is_item(item) else cast(_Fields, item)
         body = d.get("body") or b""
         if isinstance(body, str):
             body = body.encode("utf-8")
