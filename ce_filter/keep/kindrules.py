@@ -24,12 +24,16 @@ from collections import Counter
 from collections.abc import Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING
 
 import numpy as np
 
 from ..read.words import tokens
 from .metadata import ld_nodes
+
+if TYPE_CHECKING:
+    from ..jsontypes import JSONObject
+    from ..score.blockmodel import Model
 
 MIN_GROUP = 3  # a group of fewer blocks is not a repeated structure
 GROUP_KINDS = ("listing", "collection", "forum", "product")
@@ -74,14 +78,14 @@ class KindDecoding:
             return None
         return g
 
-    def to_json(self) -> dict[str, Any]:
+    def to_json(self) -> JSONObject:
         return {"format": "ce-filter-kind-decoding/1", "model_digest": self.model_digest,
                 "min_group": self.min_group,
                 "groups": {k: {"lo": lo, "hi": hi} for k, (lo, hi) in sorted(self.groups.items())},
                 "jsonld": dict(sorted(self.jsonld.items())), "sure": dict(sorted(self.sure.items()))}
 
     @classmethod
-    def from_json(cls, d: Any) -> KindDecoding:
+    def from_json(cls, d: object) -> KindDecoding:
         """Checked: a malformed file is a ValueError naming what is wrong."""
         if not isinstance(d, dict) or d.get("format") != "ce-filter-kind-decoding/1":
             raise ValueError("not a ce-filter kind-decoding file (format ce-filter-kind-decoding/1)")
@@ -124,7 +128,7 @@ class KindDecoding:
             f.write("\n")
 
 
-def _cut(v: Any, what: str) -> float | None:
+def _cut(v: object, what: str) -> float | None:
     if v is None:
         return None
     if isinstance(v, bool) or not isinstance(v, (int, float)) or not 0.0 <= float(v) <= 1.0:
@@ -135,7 +139,7 @@ def _cut(v: Any, what: str) -> float | None:
 SUFFIX = ".decoding.json"  # the decoding file of MODEL.json is MODEL.decoding.json
 
 
-def decoding_for(model: Any, path: str | None, given: KindDecoding | str | bool | None
+def decoding_for(model: Model, path: str | None, given: KindDecoding | str | bool | None
                  ) -> KindDecoding | None:
     """The decoding an Extractor of ``model`` (loaded from ``path``, None: given as an object
     or the shipped one) applies. ``given``: False, none; a KindDecoding or a file path, that
@@ -203,7 +207,7 @@ def decide_groups(keep: np.ndarray, scores: np.ndarray, groups: np.ndarray, lo: 
     return out, out != keep
 
 
-def _as_text(v: Any) -> str:
+def _as_text(v: object) -> str:
     """A JSON-LD field as plain text: strings of a list joined, markup removed, references
     decoded, white space collapsed."""
     from .metadata import clean_ld_text

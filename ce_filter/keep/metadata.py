@@ -18,7 +18,6 @@ import re
 import unicodedata
 from collections.abc import Iterator, Mapping, Sequence
 from dataclasses import dataclass, field
-from typing import Any
 from urllib.parse import urljoin, urlsplit
 
 from ..read.address import hostname
@@ -68,7 +67,7 @@ class Metadata:
     categories: list[str] = field(default_factory=list)  # article:section, JSON-LD articleSection
     hostname: str = ""  # the host of the page's URL (else its canonical URL), without "www."
 
-    def to_dict(self) -> dict[str, Any]:
+    def to_dict(self) -> dict[str, str | list[str] | None]:
         return {k: (v or None) for k, v in self.__dict__.items()}
 
 
@@ -131,9 +130,13 @@ _ORG_TYPES = frozenset("organization newsmediaorganization corporation localbusi
 
 
 _JSON = json.JSONDecoder(strict=False)  # made once: json.loads(strict=False) makes one per call
+# a schema.org object of a page's JSON-LD: its values are read with their types checked
+LDNode = dict[str, object]
 
 
-def load_json_ld(text: str) -> Any:
+def load_json_ld(text: str) -> object:
+    """A JSON-LD script's document (None where it is not JSON, even after the commonest
+    mistakes are forgiven): any JSON value, which its readers check as they go."""
     s = text.strip()
     if s.startswith("<!--"):
         s = s[4:]
@@ -153,8 +156,8 @@ def load_json_ld(text: str) -> Any:
 LD_NESTING = ("@graph", "mainEntity", "mainEntityOfPage", "itemListElement", "hasPart")
 
 
-def ld_nodes(obj: Any, keys: tuple[str, ...] = LD_NESTING, max_depth: int = 6,
-             depth: int = 0) -> Iterator[dict[str, Any]]:
+def ld_nodes(obj: object, keys: tuple[str, ...] = LD_NESTING, max_depth: int = 6,
+             depth: int = 0) -> Iterator[LDNode]:
     """Every schema.org object in a JSON-LD document: through lists and the nesting ``keys``
     (the metadata rules read the page's own objects; other readers descend further)."""
     if depth > max_depth:
@@ -169,7 +172,7 @@ def ld_nodes(obj: Any, keys: tuple[str, ...] = LD_NESTING, max_depth: int = 6,
                 yield from ld_nodes(v, keys, max_depth, depth + 1)
 
 
-def ld_types(node: dict[str, Any]) -> set[str]:
+def ld_types(node: LDNode) -> set[str]:
     t = node.get("@type")
     if isinstance(t, str):  # the common case, without building a list
         return {t.rsplit("/", 1)[-1].lower()}
@@ -177,7 +180,7 @@ def ld_types(node: dict[str, Any]) -> set[str]:
     return {x.rsplit("/", 1)[-1].lower() for x in ts if isinstance(x, str)}
 
 
-def _text(v: Any) -> str:
+def _text(v: object) -> str:
     """A JSON-LD value as text: a string, the first string of a list, or an object's name."""
     if isinstance(v, str):
         return " ".join(v.split())
@@ -194,7 +197,7 @@ def _text(v: Any) -> str:
     return ""
 
 
-def _names(v: Any, ids: dict[str, dict[str, Any]], depth: int = 0) -> list[str]:
+def _names(v: object, ids: dict[str, LDNode], depth: int = 0) -> list[str]:
     """Author names from a JSON-LD author value: a string, an object (its name, or given and
     family names, or the object its ``@id`` points to elsewhere on the page), or a list."""
     if depth > 3:
@@ -246,10 +249,10 @@ class _LD:
 def jsonld_fields(scripts: Sequence[str]) -> _LD:
     """The main entity's fields from a page's JSON-LD scripts (articles before pages)."""
     out = _LD()
-    found: list[tuple[bool, dict[str, Any]]] = []  # (is an article, node): articles, then pages
-    pages: list[tuple[bool, dict[str, Any]]] = []
-    orgs: list[dict[str, Any]] = []
-    ids: dict[str, dict[str, Any]] = {}
+    found: list[tuple[bool, LDNode]] = []  # (is an article, node): articles, then pages
+    pages: list[tuple[bool, LDNode]] = []
+    orgs: list[LDNode] = []
+    ids: dict[str, LDNode] = {}
     for s in scripts:
         if len(s) > MAX_JSONLD_CHARS:
             continue
@@ -306,7 +309,7 @@ def jsonld_fields(scripts: Sequence[str]) -> _LD:
     return out
 
 
-def _image_url(v: Any, depth: int = 0) -> str:
+def _image_url(v: object, depth: int = 0) -> str:
     """An image's address from a JSON-LD value: a URL, an ImageObject (url / contentUrl), or
     the first of a list."""
     if depth > 3:
@@ -325,13 +328,13 @@ MAX_TERMS = 50  # tags or categories kept per page
 MAX_TERM_CHARS = 100  # a longer "tag" is a sentence
 
 
-def split_terms(v: Any) -> list[str]:
+def split_terms(v: object) -> list[str]:
     """Tags or categories from a value: a list of strings, or one string of them separated by
     commas (semicolons, or the ideographic comma where there is no comma); blanks, overlong
     ones and repeats (case-blind) dropped, the page's order kept."""
     if isinstance(v, str):
         sep = "," if "," in v else ";" if ";" in v else "、" if "、" in v else "，" if "，" in v else None
-        items: list[Any] = v.split(sep) if sep else [v]
+        items: Sequence[object] = v.split(sep) if sep else [v]
     elif isinstance(v, list):
         items = v
     else:
