@@ -7,13 +7,18 @@ from __future__ import annotations
 
 import functools
 import threading
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
-from typing import Any, overload
+from typing import TYPE_CHECKING, TypedDict, cast, overload
 
 import numpy as np
 
 from ..read.segment import TAG_H1, Blocks, parse, segment
+
+if TYPE_CHECKING:
+    from ..read.segment import Tree
+    from .metadata import Metadata, PageHead
+    from .render import Extras
 
 
 @dataclass
@@ -83,13 +88,13 @@ class _RuleField:
     so a caller that reads only the text does not pay for them (about a tenth of a page's time:
     the rules and the language identification)."""
 
-    def __init__(self, empty: Any = "") -> None:
+    def __init__(self, empty: str | tuple[str, ...] = "") -> None:
         self.empty = empty  # the value where the rules gave none ('' or an empty tuple)
 
     def __set_name__(self, owner: type, name: str) -> None:
         self.key = "_" + name
 
-    def __get__(self, obj: Any, owner: type | None = None) -> Any:
+    def __get__(self, obj: Extraction | None, owner: type | None = None) -> object:
         if obj is None:
             return self.empty  # the dataclass's default
         d = obj.__dict__
@@ -97,7 +102,7 @@ class _RuleField:
             obj._run_rules()
         return d.get(self.key, self.empty)
 
-    def __set__(self, obj: Any, value: Any) -> None:
+    def __set__(self, obj: Extraction, value: object) -> None:
         if "_rules" in obj.__dict__:
             obj._run_rules()  # a value set now must not be overwritten by the rules later
         obj.__dict__[self.key] = value
@@ -140,7 +145,7 @@ class Extraction:
     # the segmented page, the kept mask and the page's text, for to_markdown / to_html
     _page: tuple[Blocks, np.ndarray, str] | None = field(default=None, repr=False, compare=False)
 
-    def attach(self, blocks: Blocks, keep: np.ndarray, page: str, *, extras: Any = None,
+    def attach(self, blocks: Blocks, keep: np.ndarray, page: str, *, extras: Extras | None = None,
                rules: bool = False, url: str | None = None) -> None:
         """Give the Extraction what it reads later (Extractor.extraction): the segmented page,
         its kept mask and its text (for the renderers and ``resolve``), the renderers' extras
@@ -193,7 +198,7 @@ class Extraction:
 
         return render_extraction(self, format, links=links, images=images, with_metadata=with_metadata)
 
-    def _rendered(self, resolve: bool) -> tuple[Blocks, np.ndarray, Any]:
+    def _rendered(self, resolve: bool) -> tuple[Blocks, np.ndarray, Extras]:
         """(blocks, kept mask, render.Extras), the links made absolute where ``resolve``."""
         from .render import base_url
 
@@ -237,14 +242,15 @@ class Extraction:
         self._run_rules()
         return self
 
-    def __getstate__(self) -> dict[str, Any]:
+    def __getstate__(self) -> dict[str, object]:
         # pickled (a worker process's answer): the rules run here, in the process that parsed
         # the page
         return dict(self.settle().__dict__)
 
-    def to_dict(self) -> dict[str, Any]:
+    def to_dict(self) -> ExtractionDict:
         """The plain fields and block counts (the pipeline's record is built from these)."""
-        return {
+        # (a cast: the metadata fields come in by META_FIELDS' names, which a TypedDict cannot follow)
+        return cast(ExtractionDict, {
             "url": self.url,
             "text": self.text,
             "title": self.title,
@@ -257,10 +263,37 @@ class Extraction:
             "blocks_total": len(self.blocks),
             "page_type": self.page_type,
             "page_type_prob": self.page_type_prob,
-        }
+        })
 
 
-def extras_of(blocks: Blocks, page: str, tree: Any = None) -> Any:
+class ExtractionDict(TypedDict):
+    """``Extraction.to_dict``: the plain fields and block counts, in this order."""
+
+    url: str
+    text: str
+    title: str
+    html_title: str
+    author: str
+    date: str
+    sitename: str
+    description: str
+    canonical_url: str
+    language: str
+    image: str
+    tags: Sequence[str]
+    categories: Sequence[str]
+    hostname: str
+    encoding: str
+    reason: str
+    truncated: bool
+    model: str
+    blocks_kept: int
+    blocks_total: int
+    page_type: str
+    page_type_prob: float | None
+
+
+def extras_of(blocks: Blocks, page: str, tree: Tree | None = None) -> Extras:
     """What the renderers need beyond the blocks (a code block's own line breaks, numbered
     lists, link targets, image alt text): the walk records it when asked, so the page is
     walked again (``tree``: its parse, where the caller still has it) only when a page keeps a
@@ -277,7 +310,10 @@ def extras_of(blocks: Blocks, page: str, tree: Any = None) -> Any:
 
 
 @functools.cache
-def metadata_rules() -> tuple[Any, Any, Any, Any]:
+def metadata_rules() -> tuple[Callable[[Sequence[tuple[str, ...]], str], PageHead],
+                              Callable[[PageHead, str | None, Sequence[str], Sequence[int], Sequence[str]],
+                                       Metadata],
+                              Callable[[str, str | None], str], Callable[[str | None], str]]:
     """(page_head, extract_metadata, page_language, declared), imported on first use
     (compiling the rules' regexes is a good share of the package's import time) and then once
     only."""
@@ -287,7 +323,7 @@ def metadata_rules() -> tuple[Any, Any, Any, Any]:
     return page_head, extract_metadata, page_language, declared
 
 
-def page_head(blocks: Blocks) -> Any:
+def page_head(blocks: Blocks) -> PageHead:
     """What the metadata rules read besides the blocks: the head's <meta>/<link>/JSON-LD,
     <time>s and byline elements, as the walk gathered them."""
     return metadata_rules()[0](blocks.head, blocks.title)
@@ -298,7 +334,7 @@ def h1_positions(blocks: Blocks) -> list[int]:
     return (np.asarray(blocks.tag, dtype=np.int64) == TAG_H1).nonzero()[0].tolist()
 
 
-def metadata_fields(blocks: Blocks, url: str | None, text: str) -> dict[str, Any]:
+def metadata_fields(blocks: Blocks, url: str | None, text: str) -> dict[str, str | list[str]]:
     """The metadata fields (RULE_FIELDS) of a page from what the walk collected, its
     blocks and its kept ``text`` (docs/OUTPUT.md). The language comes first: dates are read
     in it (and in the declared one) besides English."""
@@ -306,7 +342,7 @@ def metadata_fields(blocks: Blocks, url: str | None, text: str) -> dict[str, Any
     head = page_head(blocks.head, blocks.title)
     language = page_language(text, head.lang)
     md = extract_metadata(head, url, blocks.texts, h1_positions(blocks), (declared(head.lang), language))
-    out: dict[str, Any] = {k: getattr(md, k) for k in RULE_FIELDS if k != "language"}
+    out: dict[str, str | list[str]] = {k: getattr(md, k) for k in RULE_FIELDS if k != "language"}
     out["language"] = language
     return out
 
