@@ -15,7 +15,7 @@ import json
 from dataclasses import dataclass, field
 from importlib import resources
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Protocol, TypeVar
 
 import numpy as np
 
@@ -44,6 +44,15 @@ from .features.dense import context_inputs
 from .features.leaves import Trees, TreesError
 from .features.tokens import token_weight_sums
 from .pagekind import PageKindError, PageKindModel
+
+if TYPE_CHECKING:
+    from types import ModuleType
+
+    from ..jsontypes import JSONObject, Loaded
+    from ..read.segment import VocabTable
+    from .site.stage import SiteStage
+
+T = TypeVar("T")
 
 FORMAT_VERSION = 1
 
@@ -77,12 +86,12 @@ class Linear:
         # more than its core and N workers scale worse than N times (docs/BENCHMARKS.md)
         return np.einsum("ij,j->i", x, self._w) + self._b
 
-    def to_json(self) -> dict[str, Any]:
+    def to_json(self) -> JSONObject:
         return {"mean": self.mean.tolist(), "scale": self.scale.tolist(),
                 "coef": self.coef.tolist(), "intercept": float(self.intercept)}
 
     @classmethod
-    def from_json(cls, d: dict[str, Any], n: int, what: str) -> Linear:
+    def from_json(cls, d: Loaded, n: int, what: str) -> Linear:
         _need(d, dict, what)
         arrs = [np.asarray(_need(d[k], list, f"{what}.{k}"), dtype=np.float64)
                 for k in ("mean", "scale", "coef")]
@@ -93,7 +102,7 @@ class Linear:
         return cls(arrs[0], arrs[1], arrs[2], _number(d["intercept"], f"{what}.intercept"))
 
 
-def _need(v: Any, kind: type, what: str) -> Any:
+def _need(v: object, kind: type[T], what: str) -> T:
     """``v`` when it is a ``kind``; else ModelError naming the field."""
     if not isinstance(v, kind):
         names: dict[type, str] = {dict: "object", list: "array", str: "string"}
@@ -101,7 +110,7 @@ def _need(v: Any, kind: type, what: str) -> Any:
     return v
 
 
-def _number(v: Any, what: str, lo: float = -np.inf, hi: float = np.inf) -> float:
+def _number(v: object, what: str, lo: float = -np.inf, hi: float = np.inf) -> float:
     """A finite number in [lo, hi] (JSON allows NaN and Infinity; a model must not)."""
     if isinstance(v, bool) or not isinstance(v, (int, float)) or not (lo <= v <= hi) or not np.isfinite(v):
         raise ModelError(f"{what} must be a finite number in [{lo}, {hi}], not {v!r}")
@@ -115,7 +124,7 @@ class Model:
     stage1: Linear
     stage2: Linear | None = None
     threshold: float = 0.5
-    meta: dict[str, Any] = field(default_factory=dict)
+    meta: dict[str, Loaded] = field(default_factory=dict)  # the training's notes, not checked
     stage2_page_rel: bool = False  # stage 2 also sees score / page max (context_features)
     # the precision-leaning cut chosen on CV (learn.fit.TrainConfig.precise_beta); None in model
     # files from before it was recorded
@@ -155,7 +164,7 @@ class Model:
     min_words: int = 0
     # the site stage over the block scores and the site memory's columns (site/stage.py), read
     # only by an Extractor with a site memory; None: off, and not in the file
-    site: Any = None
+    site: SiteStage | None = None
     # tree-leaf inputs of stage 1 (features/leaves.py): each block's leaf in each tree a 0/1
     # column after the spec's features; None: off, and not in the file
     trees: Trees | None = None
@@ -328,7 +337,7 @@ class Model:
                  for (cols, n), q in zip(self._context_groups(), self._group_probs(kind, style))]
         return np.hstack([base, *extra]) if extra else base
 
-    def _layout(self) -> tuple[np.ndarray, dict[str, list[float]], dict[str, Any]]:
+    def _layout(self) -> tuple[np.ndarray, dict[str, list[float]], dict[str, VocabTable | None]]:
         """Stage 1's folded weights split into the dense columns' and each token list's, and
         each token list with its weights as a segment.vocab_table (None without the C walk)."""
         lay = self.__dict__.get("_lay")
@@ -354,8 +363,8 @@ class Model:
         """Stage 1's input names: the spec's features, then any tree-leaf columns."""
         return feature_names(self.spec) + (self.trees.names if self.trees is not None else [])
 
-    def to_json(self) -> dict[str, Any]:
-        d = {
+    def to_json(self) -> JSONObject:
+        d: JSONObject = {
             "format": "ce-filter-model",
             "format_version": FORMAT_VERSION,
             "name": self.name,
@@ -411,7 +420,7 @@ class Model:
         Path(path).write_text(self.dumps(), encoding="utf-8")
 
     @classmethod
-    def from_json(cls, d: dict[str, Any]) -> Model:
+    def from_json(cls, d: Loaded) -> Model:
         """The model of a decoded model file; ModelError for anything that is not a valid one
         (a wrong type anywhere included: it must never surface as another exception)."""
         try:
@@ -422,7 +431,7 @@ class Model:
             raise ModelError(f"malformed model file: {type(e).__name__}: {e}") from e
 
     @classmethod
-    def _from_json(cls, d: dict[str, Any]) -> Model:
+    def _from_json(cls, d: Loaded) -> Model:
         _need(d, dict, "the model file")
         if d.get("format") != "ce-filter-model":
             raise ModelError("not a ce-filter model file")
@@ -592,7 +601,7 @@ def thin_page(kept_words: float, kind: np.ndarray | None, min_words: int, page_c
         and kept_words < min_words and page_chars >= THIN_MIN_CHARS
 
 
-def _kind_cuts(v: Any, what: str, kind_model: PageKindModel | None) -> dict[str, float] | None:
+def _kind_cuts(v: Loaded, what: str, kind_model: PageKindModel | None) -> dict[str, float] | None:
     """A table of cuts per page kind: kinds the model's page-kind model knows, cuts in [0, 1]."""
     if v is None:
         return None
@@ -605,7 +614,7 @@ def _kind_cuts(v: Any, what: str, kind_model: PageKindModel | None) -> dict[str,
     return {k: _number(t, f"{what}.{k}", 0.0, 1.0) for k, t in v.items()}
 
 
-def _stage2_kind(v: Any, page_rel: bool, kind_model: PageKindModel | None) -> tuple[str, ...] | None:
+def _stage2_kind(v: object, page_rel: bool, kind_model: PageKindModel | None) -> tuple[str, ...] | None:
     """The stage-2 columns multiplied by the kind probabilities: names stage 2 has ("one":
     the probabilities themselves), and a page-kind model to give the probabilities."""
     if v is not None and kind_model is None:
@@ -613,7 +622,7 @@ def _stage2_kind(v: Any, page_rel: bool, kind_model: PageKindModel | None) -> tu
     return _stage2_group(v, page_rel, "stage2_kind")
 
 
-def _stage2_group(v: Any, page_rel: bool, what: str) -> tuple[str, ...] | None:
+def _stage2_group(v: Loaded, page_rel: bool, what: str) -> tuple[str, ...] | None:
     """Stage-2 columns multiplied by a page's probabilities: distinct names stage 2 has
     ("one": the probabilities themselves)."""
     if v is None:
@@ -625,7 +634,7 @@ def _stage2_group(v: Any, page_rel: bool, what: str) -> tuple[str, ...] | None:
     return tuple(v)
 
 
-def _page_style(v: Any, spec: FeatureSpec, in_stage2: bool) -> PageKindModel | None:
+def _page_style(v: object, spec: FeatureSpec, in_stage2: bool) -> PageKindModel | None:
     """The page-style model: present exactly when the spec has style columns (over the same
     corpora in the same order) or stage 2 has style columns."""
     if v is None:
@@ -643,7 +652,7 @@ def _page_style(v: Any, spec: FeatureSpec, in_stage2: bool) -> PageKindModel | N
     return m
 
 
-def _site_stage(v: Any) -> Any:
+def _site_stage(v: object) -> SiteStage | None:
     """The "site" section (site.stage.SiteStage), None where absent."""
     if v is None:
         return None
@@ -655,7 +664,7 @@ def _site_stage(v: Any) -> Any:
         raise ModelError(str(e)) from e
 
 
-def _deep_levels(v: Any) -> tuple[int, ...]:
+def _deep_levels(v: Loaded) -> tuple[int, ...]:
     """stage2_deep: distinct ancestor levels past CONTAINER_LEVELS that a block remembers."""
     _need(v, list, "stage2_deep")
     ok = range(max(CONTAINER_LEVELS) + 1, PATH_LEN)
@@ -675,7 +684,19 @@ def load_default(target: str = "content") -> Model:
     return _cache[target]
 
 
-def _agrees(mod: Any) -> bool:
+class BlockModelC(Protocol):
+    """The functions of the C part (score/_blockmodel.c) that Python calls: each writes into
+    ``out`` (float64 probabilities; 0/1 bytes)."""
+
+    def score(self, n: int, x: np.ndarray, width: int, w: np.ndarray, b: float, tok: np.ndarray | None,
+              w2: np.ndarray | None, b2: float, page_rel: bool, cont: np.ndarray | None, path_len: int,
+              weight: np.ndarray | None, out: np.ndarray, /) -> None: ...
+
+    def select(self, s: np.ndarray, threshold: float, flags: np.ndarray | None, code_bit: int,
+               rel: float, out: np.ndarray, /) -> None: ...
+
+
+def _agrees(mod: ModuleType) -> bool:
     """Whether the C part's scores are the numpy reference's (to 1e-12: its dot products add in
     column order) and its cut keeps the reference's blocks, on random pages."""
     global _c
@@ -711,5 +732,5 @@ def _agrees(mod: Any) -> bool:
     return all(same)
 
 
-_c: Any = None
+_c: BlockModelC | None = None
 _c = native.probed("score._blockmodel", "the numpy scores and cut", _agrees)

@@ -22,13 +22,16 @@ from collections import Counter
 from dataclasses import dataclass, field
 from pathlib import Path
 from types import ModuleType
-from typing import Any
+from typing import TYPE_CHECKING, Protocol
 from urllib.parse import urlsplit
 
 import numpy as np
 
 from .. import native
 from ..read.segment import FLAG_NAMES, HEADINGS, PATH_LEN, Blocks, parse, segment, tag_id
+
+if TYPE_CHECKING:
+    from ..jsontypes import JSONObject, Loaded
 
 FORMAT_VERSION = 1
 KINDS = ("article", "documentation", "service", "forum", "collection", "listing", "product")
@@ -233,6 +236,7 @@ def page_signals(blocks: Blocks, html: str = "", url: str | None = None) -> np.n
 def _head_signals(html: str, url: str | None) -> list[float]:
     """The declared types, og:type and URL signals (the C part's scan of the HTML, then Python):
     the signals before the blocks'."""
+    assert _c is not None  # called where the C part is loaded only
     mask, og, canonical = _c.scan_html(html, _SCAN_CHARS, not url)
     x = [float(mask >> i & 1) for i in range(len(_LD_GROUPS) + 1)]
     x += _og_signals(og.lower() if og else "")
@@ -300,6 +304,28 @@ _PROBE = """<html><head><link rel="canonical" href="https://example.com/blog/202
 </body></html>"""
 
 
+class PageKindC(Protocol):
+    """The functions of the C part (score/_pagekind.c) that Python calls."""
+
+    def configure(self, ld_index: dict[str, int], n_ld_groups: int, words: dict[str, int],
+                  n_word_groups: int, currency: str, digit_extra: list[tuple[int, int]],
+                  headings: list[int], tag_h1: int, tag_pre: int, bits: list[int], path_len: int, /
+                  ) -> None: ...
+
+    def scan_html(self, html: str, limit: int, want_canonical: bool, /
+                  ) -> tuple[int, str | None, str | None]: ...  # (declared-type mask, og:type, canonical)
+
+    def block_signals(self, counts: np.ndarray, flags: np.ndarray, tag: np.ndarray, cont: np.ndarray, /
+                      ) -> tuple[float, ...]: ...
+
+    def text_signals(self, texts: list[str], limit: int, /) -> tuple[int, int, int, tuple[int, ...]]: ...
+
+    def kind_proba(self, head: np.ndarray, counts: np.ndarray, flags: np.ndarray, tag: np.ndarray,
+                   cont: np.ndarray, texts: list[str], limit: int, log1p: np.ndarray, mean: np.ndarray,
+                   scale: np.ndarray, coef: np.ndarray, intercept: np.ndarray, out: np.ndarray, /
+                   ) -> None: ...
+
+
 def _agrees(mod: ModuleType) -> bool:
     """ce_filter.score._pagekind configured with this module's tables, and whether it gives the
     Python reference's page signals on the probe page."""
@@ -321,7 +347,7 @@ def _agrees(mod: ModuleType) -> bool:
         _c = None
 
 
-_c: Any = None
+_c: PageKindC | None = None
 _c = native.probed("score._pagekind", "the Python page signals", _agrees)
 
 
@@ -338,7 +364,7 @@ class PageKindModel:
     scale: np.ndarray
     coef: np.ndarray  # kinds x features
     intercept: np.ndarray  # kinds
-    meta: dict[str, Any] = field(default_factory=dict)
+    meta: dict[str, Loaded] = field(default_factory=dict)  # the training's notes, not checked
 
     def proba(self, x: np.ndarray) -> np.ndarray:
         """Kind probabilities of one page (or of a pages x features matrix)."""
@@ -368,7 +394,7 @@ class PageKindModel:
         i = int(np.argmax(p))
         return self.kinds[i], float(p[i]), p
 
-    def to_json(self) -> dict[str, Any]:
+    def to_json(self) -> JSONObject:
         return {"format": "ce-filter-pagekind", "format_version": FORMAT_VERSION,
                 "kinds": list(self.kinds), "features": feature_names(),
                 "mean": self.mean.tolist(), "scale": self.scale.tolist(),
@@ -381,7 +407,7 @@ class PageKindModel:
         Path(path).write_text(self.dumps(), encoding="utf-8")
 
     @classmethod
-    def from_json(cls, d: dict[str, Any]) -> PageKindModel:
+    def from_json(cls, d: Loaded) -> PageKindModel:
         if d.get("format") != "ce-filter-pagekind":
             raise PageKindError("not a ce-filter page-kind model file")
         if d.get("format_version") != FORMAT_VERSION:
