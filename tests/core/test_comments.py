@@ -51,7 +51,7 @@ def test_serving_path_equals_the_reference_with_and_without_the_c_part(monkeypat
     tok = np.array([n.startswith(TOKEN_PREFIXES) for n in names])
     x = page_inputs(b, spec, KIND)[0]
     assert np.array_equal(x, full[:, ~tok])
-    monkeypatch.setattr(dense, "_c", None)
+    monkeypatch.setattr(dense, "_c_part", lambda: None)
     assert np.array_equal(page_inputs(b, spec, KIND)[0], x)
     col = dict(zip(names, full.T))
     assert np.array_equal(col["kmix_article*cmt_near"], col["cmt_near"] * KIND[0])
