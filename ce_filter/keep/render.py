@@ -14,15 +14,23 @@ import html as _html
 import io
 import json
 import re
-from collections.abc import Callable, Iterator, Sequence
+from collections.abc import Callable, Iterator, Mapping, Sequence
 from dataclasses import dataclass, field, replace
-from typing import Any
+from typing import TYPE_CHECKING, Protocol
 from urllib.parse import urljoin, urlsplit
 
 import numpy as np
 
 from .. import native
 from ..read.segment import FLAG_NAMES, FLAG_PRE, HEADINGS, Blocks, tag_id
+
+if TYPE_CHECKING:
+    from types import ModuleType
+
+    from .result import Extraction
+
+# a text in a format's own escaping, with link markup for (anchor, href) in it
+Escape = Callable[[str, Sequence[tuple[str, str]]], str]
 
 # The output formats, one list for the CLI (--format) and the service (?format=): ``jsonl`` is
 # the pipeline's record (ce_filter/record.py), the others are made here from an Extraction.
@@ -104,7 +112,7 @@ class _Item:
 
 
 def _items(blocks: Blocks, keep: np.ndarray, extras: Extras, links: bool, images: bool,
-           escape: Any) -> list[_Item]:
+           escape: Escape) -> list[_Item]:
     """The kept blocks as typed items, cells grouped into tables and list items numbered.
     ``escape`` turns a text into the target format's text; link markup is added after it."""
     texts = blocks.texts
@@ -186,7 +194,16 @@ def to_text(blocks: Blocks, keep: np.ndarray, extras: Extras | Callable[[], Extr
     return _text_c(c, blocks, keep, extras)
 
 
-def _text_c(c: Any, blocks: Blocks, keep: np.ndarray, extras: Extras | Callable[[], Extras] | None
+class RenderC(Protocol):
+    """The function of the C part (keep/_render.c) that Python calls: the kept text, or None
+    where a code block is kept and ``pre`` (its text as written, by block) is None."""
+
+    def text(self, keep: np.ndarray, texts: list[str], tag: np.ndarray, flags: np.ndarray,
+             cont: np.ndarray, path_len: int, flag_pre: int, tag_pre: int, tag_td: int, tag_th: int,
+             max_cell_chars: int, pre: dict[int, str] | None, /) -> str | None: ...
+
+
+def _text_c(c: RenderC, blocks: Blocks, keep: np.ndarray, extras: Extras | Callable[[], Extras] | None
             ) -> str:
     """``to_text`` through the C part ``c``: extras are made only where a code block is kept."""
     cont = blocks.container_ids()
@@ -205,7 +222,7 @@ _TEXT_PROBE = """<html><body><p>First paragraph.</p><table><tr><td>a</td><td>b</
 line two</pre><table><tr><td>next</td></tr></table><p>Last.</p><code>x = 1</code></body></html>"""
 
 
-def _agrees(mod: Any) -> bool:
+def _agrees(mod: ModuleType) -> bool:
     """Whether the C part's text is the reference's on a probe page (every mask of its blocks)."""
     from ..read.segment import parse, segment
 
@@ -219,7 +236,7 @@ def _agrees(mod: Any) -> bool:
     return True
 
 
-def _c_part() -> Any:
+def _c_part() -> RenderC | None:
     """ce_filter.keep._render, or None: not built, switched off, or giving other text than the
     reference on the probe page. Probed at first use."""
     return native.probed("keep._render", "the Python text assembly", _agrees)
@@ -270,7 +287,8 @@ def _md_inline(s: str) -> str:
     return _MD_INLINE.sub(r"\\\1", s)
 
 
-def _linked(text: str, links: Sequence[tuple[str, str]], esc: Any, link: Any) -> str:
+def _linked(text: str, links: Sequence[tuple[str, str]], esc: Callable[[str], str],
+            link: Callable[[str, str], str]) -> str:
     """``text`` through ``esc``, and each anchor's first occurrence after the previous one
     through ``link(anchor, href)`` instead."""
     parts: list[str] = []
@@ -363,7 +381,7 @@ def _html_escape(text: str, links: Sequence[tuple[str, str]] = ()) -> str:
 
 
 
-def _list_tags(items: list[Any]) -> Iterator[tuple[str, str, Any]]:
+def _list_tags(items: list[_Item]) -> Iterator[tuple[str, str, _Item | None]]:
     """Each item with the list to close before it and the list to open before it ("", "ul" or
     "ol"): consecutive list items of one list share it. A last (close, "", None) closes what is
     still open."""
@@ -441,7 +459,7 @@ _CELL = {True: '<cell role="head">', False: "<cell>"}
 
 
 def to_xml(blocks: Blocks, keep: np.ndarray, extras: Extras | None = None, *, links: bool = False,
-           images: bool = False, meta: dict[str, Any] | None = None) -> str:
+           images: bool = False, meta: Mapping[str, object] | None = None) -> str:
     """The kept blocks as trafilatura's XML: a ``<doc>`` whose attributes are the metadata
     (``meta``: name -> value, empty ones left out), its ``<main>`` (``<head rend="h2">``, ``<p>``,
     ``<list rend="ul|ol">`` of ``<item>``, ``<table>`` of ``<row>`` of ``<cell>``, ``<code>``,
@@ -485,7 +503,7 @@ def to_xml(blocks: Blocks, keep: np.ndarray, extras: Extras | None = None, *, li
 # ---------------------------------------------------------------- metadata in other tools' names
 
 
-def _joined(v: Any) -> str:
+def _joined(v: object) -> str:
     """A list field (categories, tags) as trafilatura writes it: joined with ';'."""
     if isinstance(v, (list, tuple)):
         return ";".join(str(x) for x in v if x)
@@ -499,7 +517,7 @@ def _host(url: str) -> str:
         return ""
 
 
-def page_metadata(r: Any) -> dict[str, Any]:
+def page_metadata(r: Extraction) -> dict[str, str]:
     """An Extraction's metadata under trafilatura's names, in its order: ``url`` is the address
     given, else the page's canonical one; '' where none."""
     url = r.url or r.canonical_url
@@ -517,7 +535,7 @@ XML_ATTRIBUTES = ("sitename", "title", "author", "date", "url", "hostname", "des
                   "tags", "language", "image", "pagetype")
 
 
-def xml_meta(r: Any) -> dict[str, Any]:
+def xml_meta(r: Extraction) -> dict[str, str]:
     m = page_metadata(r)
     return {**{k: m[k] for k in XML_ATTRIBUTES}, "reason": r.reason}
 
@@ -542,7 +560,7 @@ def _yaml_scalar(v: str) -> str:
     return json.dumps(v, ensure_ascii=False).translate(_YAML_ESCAPE)
 
 
-def front_matter(r: Any) -> str:
+def front_matter(r: Extraction) -> str:
     """The page's metadata as YAML front matter (``---`` lines around ``name: value``), the
     empty fields left out; categories and tags as lists."""
     m = page_metadata(r)
@@ -558,13 +576,13 @@ def front_matter(r: Any) -> str:
     return "\n".join(lines) + "\n---\n"
 
 
-def to_json(r: Any) -> str:
+def to_json(r: Extraction) -> str:
     """One page as one JSON object on one line: trafilatura's field names where they mean the
     same (``source`` the page's address, ``source-hostname`` the site's name, ``excerpt`` the
     description, ``pagetype`` the page kind), then ce-filter's own; null where nothing was
     found, ``text`` '' with ``reason`` saying why."""
     m = page_metadata(r)
-    d: dict[str, Any] = {
+    d: dict[str, str | float | None] = {
         "title": m["title"], "author": m["author"], "hostname": m["hostname"], "date": m["date"],
         "comments": None, "text": r.text, "language": m["language"], "image": m["image"],
         "pagetype": m["pagetype"], "source": m["url"], "source-hostname": m["sitename"],
@@ -581,7 +599,7 @@ CSV_COLUMNS = ("url", "id", "fingerprint", "hostname", "title", "image", "date",
                "license", "pagetype")
 
 
-def to_csv(r: Any) -> str:
+def to_csv(r: Extraction) -> str:
     """One page as one tab-separated row of CSV_COLUMNS ('null' where none), quoted as CSV
     quotes (a text with tabs, quotes or line breaks is in double quotes)."""
     m = {**page_metadata(r), "text": r.text}
@@ -591,7 +609,7 @@ def to_csv(r: Any) -> str:
     return out.getvalue()
 
 
-def render_extraction(r: Any, fmt: str, *, links: bool = False, images: bool = False,
+def render_extraction(r: Extraction, fmt: str, *, links: bool = False, images: bool = False,
                       with_metadata: bool = False) -> str:
     """An Extraction in one of FORMATS but ``jsonl`` (the pipeline's record, made by
     ce_filter/record.py from the fetched page): text, markdown or html as ``r.text`` /
