@@ -23,14 +23,19 @@ import hashlib
 import re
 import threading
 from collections import Counter, OrderedDict, deque
-from collections.abc import Iterable, Sequence
+from collections.abc import Callable, Iterable, Sequence
 from itertools import repeat
-from typing import Any, Protocol, runtime_checkable
+from typing import TYPE_CHECKING, Literal, Protocol, runtime_checkable
 
 import numpy as np
 
 from ... import native
 from ...read.address import hostname
+
+if TYPE_CHECKING:
+    from types import ModuleType
+
+    from ...read.segment import Blocks
 
 # blocks shorter than this many bytes of UTF-8 (after normalising) carry no fingerprint: "|",
 # "»", "1." repeat on every page of every site and say nothing about this one
@@ -98,7 +103,15 @@ def _mix(z: np.ndarray) -> np.ndarray:
     return z ^ (z >> np.uint64(31))
 
 
-def fingerprints(texts: Sequence[str], c: Any = True) -> np.ndarray:
+class MemoryC(Protocol):
+    """The function of the C part (score/site/_memory.c) that every build has: each of the ``n``
+    NUL-joined blocks' mixed hash and kept bytes into ``out`` and ``kept`` (``block_fingerprints``,
+    built on Python 3.13 or later only, is looked up where it is used)."""
+
+    def hashes(self, data: bytes, n: int, out: np.ndarray, kept: np.ndarray, /) -> None: ...
+
+
+def fingerprints(texts: Sequence[str], c: MemoryC | Literal[True] | None = True) -> np.ndarray:
     """Every block's 64-bit fingerprint (uint64; 0 where the block is under MIN_BYTES). The page
     is normalised in one pass over its joined text (``normalise`` per block, as C calls over the
     whole page) and every block hashed at once in numpy: a polynomial hash of its UTF-8 bytes
@@ -165,13 +178,13 @@ _PROBE = ["Posted  ON 12 March 2019 ", "", "ab", " x  1 23 ", "Straße 首页\t�
           "tail space ", "a" * 300]
 
 
-def _c_part() -> Any:
+def _c_part() -> MemoryC | None:
     """ce_filter.score.site._memory, or None: not built, switched off, or giving other values than
     the numpy reference on a probe page. Probed at first use."""
     return native.probed("score.site._memory", "the numpy block hashes", _agrees)
 
 
-def _agrees(mod: Any) -> bool:
+def _agrees(mod: ModuleType) -> bool:
     data = _SEP.join(_PROBE).casefold().encode("utf-8")
     out, kept = np.empty(len(_PROBE), dtype=np.uint64), np.empty(len(_PROBE), dtype=np.int64)
     mod.hashes(data, len(_PROBE), out, kept)
@@ -197,11 +210,12 @@ def fingerprint(text: str) -> int:
 LINK_BITS = np.uint64(0x9E3779B97F4A7C15)
 
 
-def block_fingerprints(blocks: Any) -> np.ndarray:
+def block_fingerprints(blocks: Blocks) -> np.ndarray:
     """The fingerprints of a segmented page's blocks (segment.Blocks): the text's, marked as
     a link where at least half of the block's text is anchor text. In one C call from the
     texts where ce_filter.score.site._memory is built (the same values as the reference here)."""
-    c = getattr(_c_part(), "block_fingerprints", None)
+    c: Callable[[list[str], list[str], np.ndarray], None] | None = getattr(
+        _c_part(), "block_fingerprints", None)
     texts, anchors = blocks.texts, blocks.anchor_texts
     if c is None or not isinstance(texts, list) or not isinstance(anchors, list):
         return _block_fingerprints_py(texts, anchors)
@@ -210,7 +224,8 @@ def block_fingerprints(blocks: Any) -> np.ndarray:
     return out
 
 
-def _block_fingerprints_py(texts: Sequence[str], anchors: Sequence[str], c: Any = True) -> np.ndarray:
+def _block_fingerprints_py(texts: Sequence[str], anchors: Sequence[str],
+                           c: MemoryC | Literal[True] | None = True) -> np.ndarray:
     """The reference of block_fingerprints (``c`` as in ``fingerprints``)."""
     fps = fingerprints(texts, c)
     if not len(fps):

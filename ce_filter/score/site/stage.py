@@ -15,12 +15,17 @@ from __future__ import annotations
 import json
 from dataclasses import dataclass
 from importlib import resources
-from typing import Any
+from typing import TYPE_CHECKING, Protocol
 
 import numpy as np
 
 from ... import native
 from .memory import NO_PRINT
+
+if TYPE_CHECKING:
+    from types import ModuleType
+
+    from ...jsontypes import JSONObject, Loaded
 
 # the stage's columns, in order; "logit" is the model's block log-odds
 COLUMNS = ("logit", "share", "share_nb", "unique", "short", "share_x_logit")
@@ -61,7 +66,7 @@ class SiteStage:
     coef: np.ndarray  # one weight per COLUMNS entry
     intercept: float
     model_digest: str = ""  # the model whose scores it was fitted on ('' in a model's own section)
-    meta: dict[str, Any] | None = None
+    meta: dict[str, Loaded] | None = None  # the fit's notes, not checked
 
     def decision(self, x: np.ndarray) -> np.ndarray:
         return x @ self.coef + self.intercept
@@ -89,8 +94,8 @@ class SiteStage:
         """Per block and column, its term in the stage's log-odds."""
         return x * self.coef
 
-    def to_json(self) -> dict[str, Any]:
-        d: dict[str, Any] = {"columns": list(COLUMNS), "coef": [float(c) for c in self.coef],
+    def to_json(self) -> JSONObject:
+        d: JSONObject = {"columns": list(COLUMNS), "coef": [float(c) for c in self.coef],
                              "intercept": float(self.intercept)}
         if self.model_digest:
             d["model_digest"] = self.model_digest
@@ -99,7 +104,7 @@ class SiteStage:
         return d
 
     @classmethod
-    def from_json(cls, d: Any) -> SiteStage:
+    def from_json(cls, d: object) -> SiteStage:
         """The stage of a "site" section; ValueError for anything else."""
         if not isinstance(d, dict) or d.get("columns") != list(COLUMNS):
             raise ValueError(f"site: expected an object with columns {list(COLUMNS)}")
@@ -124,7 +129,15 @@ def shipped_stage(model_digest: str) -> SiteStage | None:
     return stage if stage.model_digest == model_digest else None
 
 
-def _agrees(mod: Any) -> bool:
+class StageC(Protocol):
+    """The function of the C part (score/site/_stage.c) that Python calls: the stage's
+    probabilities into ``out``."""
+
+    def stage(self, scores: np.ndarray, fps: np.ndarray, k: np.ndarray, n_pages: int, coef: np.ndarray,
+              intercept: float, out: np.ndarray, /) -> None: ...
+
+
+def _agrees(mod: ModuleType) -> bool:
     """Whether the C stage gives the reference's probabilities (to 1e-12) on a probe page."""
     rng = np.random.default_rng(5)
     st = SiteStage(rng.normal(size=len(COLUMNS)), 0.3)
@@ -136,7 +149,7 @@ def _agrees(mod: Any) -> bool:
     return bool(np.allclose(out, st.apply_reference(scores, fps, k, 5), rtol=0, atol=1e-12))
 
 
-def _c_part() -> Any:
+def _c_part() -> StageC | None:
     """ce_filter.score.site._stage where it is built, agrees with the reference and is not
     switched off (CE_FILTER_PURE_PYTHON); else None. Probed at first use."""
     return native.probed("score.site._stage", "the numpy site stage", _agrees)
