@@ -14,7 +14,6 @@ from __future__ import annotations
 
 from collections.abc import Iterator
 from pathlib import Path
-from typing import Any
 
 from ce_filter.read.rawpage import RawPage
 
@@ -59,7 +58,7 @@ def plan(path: str, n: int) -> list[tuple[int, int | None]]:
 
 
 def read_shard(path: str, start: int, stop: int | None, stats: WarcStats,
-               all_statuses: bool = False, *, halt: Any = None,
+               all_statuses: bool = False, *, halt: object = None,
                seconds: float | None = None) -> Iterator[RawPage]:
     """The pages of the records that start in [start, stop). The first shard of a file counts
     the file in ``stats``; errors carry file offsets. ``halt``, ``seconds``: as in

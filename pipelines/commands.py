@@ -20,9 +20,10 @@ import logging
 import signal
 import sys
 import threading
+from collections.abc import Mapping
 from importlib import resources
 from pathlib import Path
-from typing import IO, Any
+from typing import IO
 
 from ce_filter.extras import MissingExtra, missing, require
 from ce_filter.options import (
@@ -111,7 +112,7 @@ def _needs_kafka(specs: list[str] | None, what: str) -> None:
         require("kafka", what)
 
 
-def _write_stats(fh: IO[str] | None, stats: dict[str, Any]) -> None:
+def _write_stats(fh: IO[str] | None, stats: Mapping[str, object]) -> None:
     if fh is not None:
         with fh:
             fh.write(json.dumps(stats, indent=1, sort_keys=True) + "\n")
@@ -246,11 +247,11 @@ def scrapy_setting(value: str) -> tuple[str, str]:
     return name.strip(), val
 
 
-def _crawl_overrides(a: argparse.Namespace) -> dict[str, Any]:
+def _crawl_overrides(a: argparse.Namespace) -> dict[str, object]:
     """Scrapy settings from the options; ``-s`` settings last (they win)."""
     from .sinks import parse_spec
 
-    overrides: dict[str, Any] = {
+    overrides: dict[str, object] = {
         "LOG_LEVEL": a.log_level,
         "DOWNLOAD_DELAY": a.download_delay,
         "CONCURRENT_REQUESTS_PER_DOMAIN": a.concurrency,
@@ -364,7 +365,7 @@ def cmd_demo(a: argparse.Namespace) -> int:
 # ---------------------------------------------------------------- register
 
 
-def register(sub: Any) -> None:
+def register(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
     p = sub.add_parser(
         "warc",
         help="clean WARC files: --to jsonl:PATH | kafka:TOPIC | warc:PATH (needs the warc extra)",

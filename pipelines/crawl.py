@@ -5,13 +5,18 @@ from __future__ import annotations
 
 import logging
 from collections import Counter
-from typing import Any
+from collections.abc import Mapping
+from typing import TYPE_CHECKING, cast
+
+if TYPE_CHECKING:
+    from scrapy.settings import Settings
+    from scrapy.statscollectors import StatsT
 
 # Settings that send records (or raw pages) somewhere; FEEDS (Scrapy's feed exports) too.
 DESTINATIONS = ("CE_FILTER_JSONL", "CE_FILTER_KAFKA_TOPIC", "CE_FILTER_KAFKA_RAW_TOPIC")
 
 
-def crawl_settings(overrides: dict[str, Any] | None = None) -> Any:
+def crawl_settings(overrides: Mapping[str, object] | None = None) -> Settings:
     """The project's Scrapy settings with ``overrides`` at command-line priority."""
     from ce_filter.crawler import settings as project_settings
     from scrapy.settings import Settings
@@ -26,7 +31,7 @@ def crawl_settings(overrides: dict[str, Any] | None = None) -> Any:
     return s
 
 
-def no_page_reason(stats: dict[str, Any]) -> str:
+def no_page_reason(stats: StatsT) -> str:
     """Why a crawl fetched no HTML page, from Scrapy's stats (errors, statuses, skips)."""
     why: Counter[str] = Counter()
     for k, v in stats.items():
@@ -95,8 +100,8 @@ def run_crawl(
     allowed_domains: list[str] | None = None,
     max_depth: int = 2,
     max_pages: int = 0,
-    settings: Any = None,
-) -> dict[str, Any]:
+    settings: dict[str, object] | Settings | None = None,
+) -> StatsT:
     """Crawl and block until done; returns Scrapy's stats (``cefilter/*`` keys are ours).
     ``settings``: a dict of overrides or a ready ``crawl_settings()`` object.
     Twisted's reactor runs once per process: call this once per process."""
@@ -108,7 +113,8 @@ def run_crawl(
         raise ValueError("no start URLs: give URLs or --url-file")
     if url_file:
         read_url_file(url_file)  # a missing file is an error now, not a log line mid-crawl
-    s = settings if hasattr(settings, "getdict") else crawl_settings(settings)
+    # (what has getdict is a ready Settings object)
+    s = cast("Settings", settings) if hasattr(settings, "getdict") else crawl_settings(settings)
     process = CrawlerProcess(s)  # logging as Scrapy sets it up (LOG_LEVEL)
     crawler = process.create_crawler(CeFilterSpider)
     # once the engine starts, Scrapy's root log handler is the one of this crawl's settings

@@ -9,9 +9,10 @@ import sys
 import tempfile
 import textwrap
 from pathlib import Path
-from typing import Any
+from typing import IO, cast
 
 from ce_filter.extras import missing
+from ce_filter.record import Record
 
 from .embedded_broker import EmbeddedBroker, broker_binary
 from .kafka_io import KafkaSettings, ensure_topics, read_topic
@@ -21,7 +22,7 @@ from .sinks import JsonlSink, KafkaSink, Sink
 TOPIC = "ce-filter.demo.records"
 
 
-def show_record(rec: dict[str, Any], width: int = 100) -> str:
+def show_record(rec: Record, width: int = 100) -> str:
     st = rec["stats"]
     head = (
         f"● {rec['url']}\n  title: {rec['title'] or '-'}\n"
@@ -35,7 +36,7 @@ def show_record(rec: dict[str, Any], width: int = 100) -> str:
     return head + "\n" + textwrap.indent(textwrap.fill(text, width - 4), "    ")
 
 
-def run_demo(warc: Path, show: int = 3, use_broker: bool = True, out: Any = None) -> int:
+def run_demo(warc: Path, show: int = 3, use_broker: bool = True, out: IO[str] | None = None) -> int:
     out = out or sys.stdout
     if not warc.exists():
         print(f"ce-filter: error: demo: no WARC at {warc}", file=sys.stderr)
@@ -71,6 +72,6 @@ def run_demo(warc: Path, show: int = 3, use_broker: bool = True, out: Any = None
             file=out,
         )
         for m in msgs[:show]:
-            print(show_record(json.loads(m.value)), file=out)
+            print(show_record(json.loads(cast(bytes, m.value))), file=out)  # (a record: its JSON)
     print("\nBroker stopped.", file=out)
     return 0 if sink.stats.failed == 0 and len(msgs) == sink.stats.delivered else 1

@@ -47,9 +47,9 @@ import logging
 import threading
 import time
 import urllib.request
-from collections.abc import Callable, Iterable, Iterator, Mapping
+from collections.abc import Iterable, Iterator, Mapping
 from socketserver import ThreadingMixIn
-from typing import Any
+from typing import TYPE_CHECKING, TypedDict, cast
 from wsgiref.simple_server import WSGIRequestHandler, WSGIServer, make_server
 
 from prometheus_client import (
@@ -63,6 +63,11 @@ from prometheus_client import (
 )
 from prometheus_client.core import GaugeMetricFamily
 from prometheus_client.parser import text_string_to_metric_families
+
+if TYPE_CHECKING:
+    from _typeshed.wsgi import StartResponse, WSGIApplication, WSGIEnvironment
+
+    from .kafka_io import Consumer, KafkaSettings, Partition
 
 log = logging.getLogger(__name__)
 
@@ -148,7 +153,7 @@ class Metrics:
         with self._lock:
             self.lag = new
 
-    def update_lag(self, consumer: Any) -> dict[tuple[str, int], int]:
+    def update_lag(self, consumer: Consumer) -> dict[tuple[str, int], int]:
         """Lag of a kafka-python consumer's assignment: the high watermark its fetches saw
         minus its position (no broker request when both are known; ``end_offsets`` otherwise).
         Call it from the polling thread. Errors are logged, never raised."""
@@ -161,7 +166,8 @@ class Metrics:
             unknown = [tp for tp, h in high.items() if h is None]
             if unknown:
                 high.update(consumer.end_offsets(unknown))
-            lag = {(tp.topic, tp.partition): high[tp] - consumer.position(tp) for tp in tps}
+            # (every unknown high watermark is filled in by end_offsets)
+            lag = {(tp.topic, tp.partition): cast(int, high[tp]) - consumer.position(tp) for tp in tps}
         except Exception as e:  # noqa: BLE001 - metrics must never stop the worker
             log.debug("consumer lag not updated: %s", e)
             return dict(self.lag)
@@ -175,7 +181,7 @@ class Metrics:
         last = self._last_poll_mono
         return last is not None and time.monotonic() - last <= self.stale_after_s
 
-    def snapshot(self) -> dict[str, Any]:
+    def snapshot(self) -> dict[str, object]:
         """The main figures as plain numbers (for logs and status views)."""
         def get(name: str) -> int:
             return int(self.registry.get_sample_value(f"{NAMESPACE}_{name}") or 0)
@@ -202,11 +208,11 @@ class Metrics:
 
     # ------------------------------------------------------------ HTTP
 
-    def wsgi_app(self) -> Callable[..., Iterable[bytes]]:
+    def wsgi_app(self) -> WSGIApplication:
         """/metrics (prometheus_client's app), /healthz and /readyz as one WSGI app."""
         metrics_app = make_wsgi_app(self.registry)
 
-        def app(environ: dict[str, Any], start_response: Callable[..., Any]) -> Iterable[bytes]:
+        def app(environ: WSGIEnvironment, start_response: StartResponse) -> Iterable[bytes]:
             path = environ.get("PATH_INFO", "/").rstrip("/") or "/"
             if path == "/metrics":
                 return metrics_app(environ, start_response)
@@ -259,7 +265,7 @@ class _Server(ThreadingMixIn, WSGIServer):
 
 
 class _QuietHandler(WSGIRequestHandler):
-    def log_message(self, *args: Any) -> None:  # scrapes every few seconds: keep them out of the log
+    def log_message(self, *args: object) -> None:  # scrapes every few seconds: keep them out of the log
         pass
 
 
@@ -290,7 +296,7 @@ class MetricsServer:
     def __enter__(self) -> MetricsServer:
         return self
 
-    def __exit__(self, *exc: Any) -> None:
+    def __exit__(self, *exc: object) -> None:
         self.close()
 
 
@@ -306,7 +312,7 @@ def parse_exposition(text: str) -> Samples:
             for fam in text_string_to_metric_families(text) for smp in fam.samples}
 
 
-def end_offsets(consumer: Any, tps: list[Any], timeout_s: float = 10.0) -> dict[Any, int]:
+def end_offsets(consumer: Consumer, tps: list[Partition], timeout_s: float = 10.0) -> dict[Partition, int]:
     """The end offset of each partition, as a fetch response's high watermark reports it.
 
     ``consumer.end_offsets`` (ListOffsets) is right on Apache Kafka, but some Kafka-protocol
@@ -324,7 +330,23 @@ def end_offsets(consumer: Any, tps: list[Any], timeout_s: float = 10.0) -> dict[
     return {tp: max(listed[tp], consumer.highwater(tp) or 0) for tp in tps}
 
 
-def group_lag(settings: Any, group_id: str, topics: Iterable[str], timeout_s: float = 10.0) -> dict[str, Any]:
+class PartitionLag(TypedDict):
+    """A partition's row of ``group_lag``."""
+
+    topic: str
+    partition: int
+    committed: int | None  # the group's committed offset; None: it never committed one
+    end: int
+    lag: int
+
+
+class GroupLag(TypedDict):
+    total: int
+    partitions: list[PartitionLag]
+
+
+def group_lag(settings: KafkaSettings, group_id: str, topics: Iterable[str], timeout_s: float = 10.0
+              ) -> GroupLag:
     """A consumer group's lag on ``topics``: its committed offsets (OffsetFetch, asked by a
     consumer of the group that does not join it) against each partition's end.
     ``settings`` is a ``ce_filter.pipelines.kafka_io.KafkaSettings``. A partition the group never
@@ -352,7 +374,7 @@ def group_lag(settings: Any, group_id: str, topics: Iterable[str], timeout_s: fl
         end = end_offsets(consumer, tps, timeout_s)
     finally:
         consumer.close(autocommit=False)
-    rows = []
+    rows: list[PartitionLag] = []
     for tp in tps:
         c = committed[tp]
         c = c if c is not None and c >= 0 else None

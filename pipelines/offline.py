@@ -21,18 +21,19 @@ from __future__ import annotations
 import os
 import signal
 from collections import Counter
-from collections.abc import Iterator
+from collections.abc import Iterable, Iterator
 from dataclasses import dataclass, field
-from typing import Any
+from types import FrameType
+from typing import TYPE_CHECKING, cast
 
-from ce_filter.crawler.warc import WarcStats, expand_sources, iter_pages
+from ce_filter.crawler.warc import Source, WarcStats, expand_sources, iter_pages
 from ce_filter.crawler.warc_shards import GZIP_MAGIC, plan, read_shard
 
 from ce_filter.api import Extraction
 from ce_filter.options import ExtractOptions
 from ce_filter.progress import Ticker
 from ce_filter.read.rawpage import RawPage
-from ce_filter.record import ExtractorRef, make_record
+from ce_filter.record import ExtractorRef, Record, make_record
 from ce_filter.run.bounded import ExtractHandler
 from ce_filter.run.budget import (
     FILTER_ERROR,
@@ -46,6 +47,12 @@ from ce_filter.run.pool import Handler, Pool
 from .sinks import Sink, SinkError
 from .sitecount import count_sites
 
+if TYPE_CHECKING:
+    from ce_filter.extractor import Extractor
+
+Inputs = Source | Iterable[Source]  # what a run reads: paths, globs, ``-``, streams
+ShardTask = tuple[str, int, int | None]  # a byte range of a gzip WARC file: (path, start, stop)
+
 FAILED = (FILTER_ERROR, PROCESS_DIED)  # reasons of pages the filter could not process
 IN_FLIGHT = 2  # pages handed to one child at a time (stream mode)
 
@@ -54,13 +61,13 @@ IN_FLIGHT = 2  # pages handed to one child at a time (stream mode)
 class RunStats:
     warc: WarcStats = field(default_factory=WarcStats)
     kept: int = 0  # pages with text
-    empty: Counter = field(default_factory=Counter)  # pages without text, by reason
+    empty: Counter[str] = field(default_factory=Counter)  # pages without text, by reason
     failed: int = 0  # of those, pages the filter could not process (error, process death)
     retried: int = 0  # pages retried after their process was killed from outside
     interrupted: str = ""  # the signal that stopped the run early
     output_error: str = ""  # a sink that could no longer write ended the run
 
-    def count(self, record: dict[str, Any]) -> None:
+    def count(self, record: Record) -> None:
         if record["text"]:
             self.kept += 1
         else:
@@ -73,7 +80,7 @@ class RunStats:
         """Pages read but not filtered: handed to a filter process when the run stopped."""
         return max(0, self.warc.pages - self.kept - sum(self.empty.values()))
 
-    def to_dict(self) -> dict[str, Any]:
+    def to_dict(self) -> dict[str, object]:
         d = self.warc.to_dict()
         d.update(kept=self.kept, empty=dict(sorted(self.empty.items())), failed=self.failed,
                  retried=self.retried)
@@ -121,7 +128,7 @@ class Stop:
     def __init__(self) -> None:
         self.signal = ""
 
-    def __call__(self, signum: int, _frame: Any = None) -> None:
+    def __call__(self, signum: int, _frame: FrameType | None = None) -> None:
         self.signal = signal.Signals(signum).name
 
     def __bool__(self) -> bool:
@@ -129,7 +136,7 @@ class Stop:
 
 
 def clean_warcs(
-    inputs: Any,
+    inputs: Inputs,
     sink: Sink,
     *,
     workers: int = 1,
@@ -177,7 +184,7 @@ def clean_warcs(
     return stats
 
 
-def _rereadable(inputs: Any) -> bool:
+def _rereadable(inputs: Inputs) -> bool:
     """Whether every input is a file on disk (a first pass can read it again)."""
     try:
         return all(not hasattr(src, "read") and src != "-" for _name, src in expand_sources(inputs))
@@ -185,15 +192,15 @@ def _rereadable(inputs: Any) -> bool:
         return False
 
 
-def _input_bytes(inputs: Any) -> int | None:
+def _input_bytes(inputs: Inputs) -> int | None:
     """The size of every input file, or None when one is a stream (stdin)."""
-    try:
-        return sum(os.path.getsize(src) for _name, src in expand_sources(inputs))
+    try:  # (getsize of a stream: TypeError)
+        return sum(os.path.getsize(cast(str, src)) for _name, src in expand_sources(inputs))
     except (OSError, TypeError):
         return None
 
 
-def _run(pages: Any, inputs: Any, sink: Sink, stats: RunStats, workers: int,
+def _run(pages: Iterator[RawPage], inputs: Inputs, sink: Sink, stats: RunStats, workers: int,
          options: ExtractOptions, progress: Progress, all_statuses: bool, revisits: bool,
          budget: Budget | None, stop: Stop) -> None:
     if workers <= 1 and (budget is None or not budget.enabled):
@@ -221,13 +228,13 @@ def _run(pages: Any, inputs: Any, sink: Sink, stats: RunStats, workers: int,
             pool.close()
 
 
-def _write(rec: dict[str, Any], sink: Sink, stats: RunStats, progress: Progress) -> None:
+def _write(rec: Record, sink: Sink, stats: RunStats, progress: Progress) -> None:
     stats.count(rec)
     sink.write(rec)
     progress.update(stats)
 
 
-def _gzip_files(inputs: Any) -> list[str] | None:
+def _gzip_files(inputs: Inputs) -> list[str] | None:
     """The input files if every input is a gzip file on disk (so it can be sharded), else None.
     (A missing input has already raised in ``iter_pages``.)"""
     out = []
@@ -262,13 +269,13 @@ class _Setup:
 class _PageHandler(ExtractHandler):
     """A page in, its record out."""
 
-    def run(self, work: Any) -> dict[str, Any]:
-        page: RawPage = work
+    def run(self, work: object) -> Record:
+        page = cast(RawPage, work)  # (this handler's tasks are pages)
         return make_record(page, guarded(self.ex, page.body, page.url, page.encoding, self.memory_cap),
                            self.ex)
 
-    def last(self, result: Any) -> bool:
-        return bool(result["reason"] == OVER_MEMORY)  # not trusted with the next page
+    def last(self, result: object) -> bool:
+        return bool(cast(Record, result)["reason"] == OVER_MEMORY)  # not trusted with the next page
 
 
 class _ShardHandler(_PageHandler):
@@ -277,12 +284,12 @@ class _ShardHandler(_PageHandler):
 
     multi = True
 
-    def __init__(self, ex: Any, all_statuses: bool, seconds: float) -> None:
+    def __init__(self, ex: Extractor, all_statuses: bool, seconds: float) -> None:
         super().__init__(ex)
         self.all_statuses, self.seconds = all_statuses, seconds
         self.part = WarcStats()
 
-    def units(self, task: Any) -> Iterator[tuple[Any, Any]]:
+    def units(self, task: ShardTask) -> Iterator[tuple[tuple[RawPage, int], RawPage]]:
         path, start, end = task
         self.part = WarcStats()
         for page in read_shard(path, start, end, self.part, self.all_statuses, seconds=self.seconds):
@@ -291,7 +298,7 @@ class _ShardHandler(_PageHandler):
     def note(self) -> WarcStats:
         return self.part
 
-    def finish(self, task: Any) -> WarcStats:
+    def finish(self, task: ShardTask) -> WarcStats:
         return self.part
 
 
@@ -312,7 +319,7 @@ def _failed(pool: Pool, page: RawPage, size: int, reason: str, sink: Sink, stats
     _write(rec, sink, stats, progress)
 
 
-def _run_pages(pool: Pool, pages: Any, sink: Sink, stats: RunStats, progress: Progress) -> None:
+def _run_pages(pool: Pool, pages: Iterable[RawPage], sink: Sink, stats: RunStats, progress: Progress) -> None:
     """Pages read here, filtered by the children (in any order)."""
     for r in pool.run(pages):
         if r.failed:
@@ -321,7 +328,7 @@ def _run_pages(pool: Pool, pages: Any, sink: Sink, stats: RunStats, progress: Pr
             _write(r.value, sink, stats, progress)
 
 
-def _run_shards(pool: Pool, tasks: list[tuple[str, int, int | None]], sink: Sink, stats: RunStats,
+def _run_shards(pool: Pool, tasks: list[ShardTask], sink: Sink, stats: RunStats,
                 progress: Progress) -> None:
     """Byte ranges read and filtered by the children; a range whose child died is read again
     by the next one from its start, the pages done skipped (counted, not filtered again)."""

@@ -35,31 +35,39 @@ from __future__ import annotations
 
 import logging
 import queue
-from typing import Any
+from typing import TYPE_CHECKING, TypeGuard, TypeVar
 
 from itemadapter import ItemAdapter
 from scrapy.exceptions import NotConfigured
 
 from ce_filter.options import ExtractOptions
 from ce_filter.read.rawpage import RawPage
-from ce_filter.record import SCHEMA_ID, make_record
+from ce_filter.record import SCHEMA_ID, Record, make_record
 from ce_filter.run.bounded import BoundedExtractor
-from ce_filter.run.budget import Budget, guarded
+from ce_filter.run.budget import Budget, PageFilter, guarded
 
 from .kafka_io import KafkaSettings
 from .sinks import JsonlSink, KafkaSink, Sink
 
+if TYPE_CHECKING:
+    from scrapy import Spider
+    from scrapy.crawler import Crawler
+    from scrapy.statscollectors import StatsCollector
+
 log = logging.getLogger(__name__)
 
+# an item as a spider yields it: a dict, a scrapy.Item, a dataclass or an attrs object (read and
+# written through itemadapter), or ce-filter's own RawPage; a pipeline gives it on as it came
+_Item = TypeVar("_Item")
 
 DEFAULT_ITEM_FIELD = "ce_filter"
 
 
-def _is_record(item: Any) -> bool:
+def _is_record(item: object) -> TypeGuard[Record]:
     return isinstance(item, dict) and item.get("schema") == SCHEMA_ID
 
 
-def record_of(item: Any, field: str = DEFAULT_ITEM_FIELD) -> dict[str, Any] | None:
+def record_of(item: object, field: str = DEFAULT_ITEM_FIELD) -> Record | None:
     """The record an item carries: the item itself (ce-filter's own spider), or its
     ``field`` (an item of yours that went through FilterPipeline); None before filtering."""
     if _is_record(item):
@@ -81,7 +89,7 @@ class FilterPipeline:
     whose size, Scrapy's ``REACTOR_THREADPOOL_MAXSIZE``, bounds it too): with the budget, one
     child process per thread; without it, one Extractor that the threads share."""
 
-    def __init__(self, options: ExtractOptions | None = None, stats: Any = None,
+    def __init__(self, options: ExtractOptions | None = None, stats: StatsCollector | None = None,
                  field: str = DEFAULT_ITEM_FIELD, budget: Budget | None = None,
                  threads: int = 1) -> None:
         if threads < 1:
@@ -89,19 +97,20 @@ class FilterPipeline:
         budget = budget if budget is not None else Budget()
         options = options or ExtractOptions()
         if budget.enabled:  # a BoundedExtractor runs one page at a time: one per thread
-            self.extractors: list[Any] = [BoundedExtractor(budget, options=options) for _ in range(threads)]
+            self.extractors: list[PageFilter] = [BoundedExtractor(budget, options=options)
+                                                 for _ in range(threads)]
         else:  # an Extractor is safe to share between threads
             self.extractors = [options.extractor()] * threads
-        self.extractor: Any = self.extractors[0]  # (the version the records name)
+        self.extractor = self.extractors[0]  # (the version the records name)
         self.stats = stats
         self.field = field
         self._warned: set[type] = set()
-        self._free: queue.SimpleQueue[Any] = queue.SimpleQueue()  # one slot per page in flight
+        self._free: queue.SimpleQueue[PageFilter] = queue.SimpleQueue()  # one slot per page in flight
         for ex in self.extractors:
             self._free.put(ex)
 
     @classmethod
-    def from_crawler(cls, crawler: Any) -> FilterPipeline:
+    def from_crawler(cls, crawler: Crawler) -> FilterPipeline:
         # CE_FILTER_MODEL, _PRECISE, _THRESHOLD, _COMMENTS; a bad value stops the crawl at start
         s = crawler.settings
         options = ExtractOptions.from_settings(s)
@@ -114,7 +123,7 @@ class FilterPipeline:
                    Budget(s.getfloat("CE_FILTER_PAGE_BUDGET", 10.0), s.getint("CE_FILTER_PAGE_MEMORY", 1024)),
                    s.getint("CE_FILTER_THREADS", 1))
 
-    async def process_item(self, item: Any, spider: Any = None) -> Any:
+    async def process_item(self, item: object, spider: Spider | None = None) -> object:
         """A coroutine, as Scrapy documents item pipelines (a returned Deferred is deprecated
         since Scrapy 2.13); the page is filtered in the reactor's thread pool and awaited on
         either reactor (maybe_deferred_to_future: asyncio's, Twisted's own)."""
@@ -126,7 +135,7 @@ class FilterPipeline:
         rec = await maybe_deferred_to_future(deferToThread(self.filter, item))
         return self._finish(rec, item)
 
-    def filter(self, item: Any) -> dict[str, Any]:
+    def filter(self, item: object) -> Record:
         """The record of one page item (runs in a thread of the reactor's pool)."""
         # a str body was decoded already (Scrapy's response.text): the page is its UTF-8 now,
         # whatever charset the headers name
@@ -139,7 +148,7 @@ class FilterPipeline:
             self._free.put(ex)
         return make_record(page, out, ex)
 
-    def _finish(self, rec: dict[str, Any], item: Any) -> Any:
+    def _finish(self, rec: Record, item: object) -> object:
         if self.stats is not None:  # (on the reactor thread: the stats are not thread-safe)
             self.stats.inc_value("cefilter/records")
             self.stats.inc_value("cefilter/kept" if rec["text"] else f"cefilter/empty/{rec['reason']}")
@@ -147,7 +156,7 @@ class FilterPipeline:
             return rec  # ce-filter's own spider: the record is the item
         return self._attach(item, rec)
 
-    def _attach(self, item: Any, rec: dict[str, Any]) -> Any:
+    def _attach(self, item: _Item, rec: Record) -> _Item:
         """The user's item with the record in its field. An item class without that field
         keeps its item as it was, and the crawl log says once what to declare."""
         try:
@@ -162,7 +171,7 @@ class FilterPipeline:
                           "CE_FILTER_ITEM_FIELD", type(item).__name__, self.field, self.field)
         return item
 
-    def close_spider(self, spider: Any = None) -> None:
+    def close_spider(self, spider: Spider | None = None) -> None:
         for ex in {id(e): e for e in self.extractors}.values():
             close = getattr(ex, "close", None)
             if close is not None:
@@ -175,13 +184,13 @@ class _SinkPipeline:
     setting = ""
     stat = ""
 
-    def __init__(self, crawler: Any) -> None:
+    def __init__(self, crawler: Crawler) -> None:
         self.crawler = crawler
         self.sink: Sink | None = None
         self.field = crawler.settings.get("CE_FILTER_ITEM_FIELD") or DEFAULT_ITEM_FIELD
 
     @classmethod
-    def from_crawler(cls, crawler: Any) -> _SinkPipeline:
+    def from_crawler(cls, crawler: Crawler) -> _SinkPipeline:
         if not crawler.settings.get(cls.setting):
             raise NotConfigured()  # (no message: Scrapy then disables it without a warning)
         return cls(crawler)
@@ -189,17 +198,17 @@ class _SinkPipeline:
     def open_sink(self) -> Sink:
         raise NotImplementedError
 
-    def open_spider(self, spider: Any = None) -> None:
+    def open_spider(self, spider: Spider | None = None) -> None:
         self.sink = self.open_sink()
         log.info("%s: writing records to %s", type(self).__name__, self.sink.name)
 
-    def process_item(self, item: Any, spider: Any = None) -> Any:
+    def process_item(self, item: _Item, spider: Spider | None = None) -> _Item:
         rec = record_of(item, self.field)
         if self.sink is not None and rec is not None:
             self.sink.write(rec)
         return item
 
-    def close_spider(self, spider: Any = None) -> None:
+    def close_spider(self, spider: Spider | None = None) -> None:
         if self.sink is None:
             return
         st = self.sink.close()
@@ -253,7 +262,7 @@ class KafkaRawPipeline(KafkaPipeline):
                              f"{self.key!r}")
         return super().open_sink()
 
-    def process_item(self, item: Any, spider: Any = None) -> Any:
+    def process_item(self, item: _Item, spider: Spider | None = None) -> _Item:
         if self.sink is None or record_of(item, self.field) is not None:
             return item
         from .worker import envelope

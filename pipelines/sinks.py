@@ -12,14 +12,18 @@ import json
 import logging
 import sys
 import threading
+from collections.abc import Callable
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import IO, Any
+from typing import IO, TYPE_CHECKING
 
 from ce_filter.read.rawpage import RawPage, now_iso
-from ce_filter.record import dumps
+from ce_filter.record import Record, dumps
 
-from .kafka_io import KafkaSettings, make_producer
+from .kafka_io import Delivery, Headers, KafkaSettings, ProducerOptions, make_producer
+
+if TYPE_CHECKING:
+    from typing_extensions import Unpack
 
 log = logging.getLogger(__name__)
 MAX_KEPT_ERRORS = 20
@@ -37,7 +41,7 @@ class SinkStats:
         if len(self.errors) < MAX_KEPT_ERRORS:
             self.errors.append(error)
 
-    def to_dict(self) -> dict[str, Any]:
+    def to_dict(self) -> dict[str, int | list[str]]:
         return {
             "written": self.written,
             "delivered": self.delivered,
@@ -59,7 +63,7 @@ class Sink:
     def __init__(self) -> None:
         self.stats = SinkStats()
 
-    def write(self, record: dict[str, Any], page: RawPage | None = None) -> None:
+    def write(self, record: Record, page: RawPage | None = None) -> None:
         raise NotImplementedError
 
     def flush(self) -> None:
@@ -72,7 +76,7 @@ class Sink:
     def __enter__(self) -> Sink:
         return self
 
-    def __exit__(self, *exc: Any) -> None:
+    def __exit__(self, *exc: object) -> None:
         self.close()
 
     def summary(self) -> str:
@@ -95,7 +99,7 @@ class _FileSink(Sink):
         self._broken: str = ""
         self.flush_every = self.FLUSH_EVERY
         if self.path == "-":
-            self.fh: IO[Any] = sys.stdout.buffer if binary else sys.stdout
+            self.fh: IO[bytes] | IO[str] = sys.stdout.buffer if binary else sys.stdout
             self._own = False
             # a reader may stop at any record (`| head`): each record is handed to the system
             # on its own, so delivered counts exactly what went out before the pipe closed
@@ -105,7 +109,7 @@ class _FileSink(Sink):
             self.fh = open(self.path, "wb" if binary else "w", encoding=None if binary else "utf-8")
             self._own = True
 
-    def _put(self, write: Any, *args: Any) -> None:
+    def _put(self, write: Callable[..., object], *args: object) -> None:
         """Write one record through ``write``; the delivered/failed counts follow."""
         self.stats.written += 1
         if self._broken:
@@ -169,7 +173,7 @@ class JsonlSink(_FileSink):
         super().__init__(path, binary=False)
         self.name = f"jsonl:{self.path}"
 
-    def write(self, record: dict[str, Any], page: RawPage | None = None) -> None:
+    def write(self, record: Record, page: RawPage | None = None) -> None:
         self._put(self.fh.write, json.dumps(record, ensure_ascii=False, separators=(",", ":")) + "\n")
 
 
@@ -196,11 +200,12 @@ class WarcSink(_FileSink):
         meta.update(info or {})
         self.writer.write_record(self.writer.create_warcinfo_record(Path(self.path).name, meta))
 
-    def write(self, record: dict[str, Any], page: RawPage | None = None) -> None:
+    def write(self, record: Record, page: RawPage | None = None) -> None:
         self._put(self._write_record, record)
 
-    def _write_record(self, record: dict[str, Any]) -> None:
-        headers = {"WARC-Date": record.get("fetch_time") or record.get("processed_at") or now_iso()}
+    def _write_record(self, record: Record) -> None:
+        headers: dict[str, str | None] = {
+            "WARC-Date": record.get("fetch_time") or record.get("processed_at") or now_iso()}
         refers = (record.get("source") or {}).get("record_id")
         if refers:
             headers["WARC-Refers-To"] = refers
@@ -233,7 +238,7 @@ class KafkaSink(Sink):
         settings: KafkaSettings | None = None,
         *,
         flush_timeout_s: float = 60.0,
-        **producer_options: Any,
+        **producer_options: Unpack[ProducerOptions],
     ) -> None:
         super().__init__()
         self.topic = topic
@@ -250,8 +255,8 @@ class KafkaSink(Sink):
         key: bytes | None = None,
         *,
         topic: str | None = None,
-        headers: list[tuple[str, bytes]] | None = None,
-    ) -> Any:
+        headers: Headers | None = None,
+    ) -> Delivery:
         """Send raw bytes; returns kafka-python's future. Outcome is counted either way."""
         with self._lock:
             self.stats.written += 1
@@ -265,7 +270,7 @@ class KafkaSink(Sink):
         fut.add_errback(self._err)
         return fut
 
-    def _ok(self, _meta: Any) -> None:
+    def _ok(self, _meta: object) -> None:
         with self._lock:
             self._pending -= 1
             self.stats.delivered += 1
@@ -276,7 +281,7 @@ class KafkaSink(Sink):
             self.stats.fail(f"{type(exc).__name__}: {exc}")
         log.error("kafka delivery to %s failed: %s", self.topic, exc)
 
-    def write(self, record: dict[str, Any], page: RawPage | None = None) -> None:
+    def write(self, record: Record, page: RawPage | None = None) -> None:
         key = (record.get("url") or "").encode("utf-8") or None
         try:
             self.send(dumps(record), key)
@@ -307,7 +312,7 @@ class MultiSink(Sink):
         self.sinks = sinks
         self.name = "+".join(s.name for s in sinks)
 
-    def write(self, record: dict[str, Any], page: RawPage | None = None) -> None:
+    def write(self, record: Record, page: RawPage | None = None) -> None:
         for s in self.sinks:
             s.write(record, page)
 
@@ -345,7 +350,8 @@ def parse_spec(spec: str) -> tuple[str, str]:
     return kind, target
 
 
-def open_sink(spec: str, kafka: KafkaSettings | None = None, **producer_options: Any) -> Sink:
+def open_sink(spec: str, kafka: KafkaSettings | None = None, **producer_options: Unpack[ProducerOptions]
+              ) -> Sink:
     kind, target = parse_spec(spec)
     if kind == "jsonl":
         return JsonlSink(target)
@@ -354,7 +360,8 @@ def open_sink(spec: str, kafka: KafkaSettings | None = None, **producer_options:
     return KafkaSink(target, kafka, **producer_options)
 
 
-def open_sinks(specs: list[str], kafka: KafkaSettings | None = None, **producer_options: Any) -> MultiSink:
+def open_sinks(specs: list[str], kafka: KafkaSettings | None = None,
+               **producer_options: Unpack[ProducerOptions]) -> MultiSink:
     """All the ``--to`` sinks; the ones already opened are closed again if a later one fails."""
     for s in specs:
         parse_spec(s)

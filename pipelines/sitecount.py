@@ -22,10 +22,10 @@ import hashlib
 import logging
 import os
 from collections.abc import Iterable, Iterator
-from typing import Any
+from typing import TYPE_CHECKING, cast
 
 import numpy as np
-from ce_filter.crawler.warc import WarcStats, expand_sources, iter_pages
+from ce_filter.crawler.warc import Source, WarcStats, expand_sources, iter_pages
 from ce_filter.crawler.warc_shards import plan, read_shard
 
 from ce_filter.options import ExtractOptions
@@ -34,7 +34,13 @@ from ce_filter.run.budget import Budget, OverBudget, cpu_deadline
 from ce_filter.run.pool import Handler, Pool, wall_limit
 from ce_filter.score.site.memory import SiteCounts, host_of, page_set
 
+if TYPE_CHECKING:
+    from ce_filter.extractor import Extractor
+
 log = logging.getLogger(__name__)
+
+# a first pass's page for its child: (body, charset hint, host, URL, its bytes' key)
+PageSetTask = tuple[bytes, str | None, str, str, tuple[str, str, bytes]]
 
 IN_FLIGHT = 2  # pages handed to the first pass's child at a time (one process)
 # inputs from this size on are segmented in a child while this process reads them (one
@@ -43,15 +49,15 @@ IN_FLIGHT = 2  # pages handed to the first pass's child at a time (one process)
 CHILD_BYTES = 64 << 20
 
 
-def _size(inputs: Any) -> int:
+def _size(inputs: Source | Iterable[Source]) -> int:
     """The input files' size in bytes (0 where one cannot be sized: a stream)."""
-    try:
-        return sum(os.path.getsize(src) for _name, src in expand_sources(inputs))
+    try:  # (getsize of a stream: TypeError)
+        return sum(os.path.getsize(cast(str, src)) for _name, src in expand_sources(inputs))
     except (OSError, TypeError, ValueError):
         return 0
 
 
-def _fingerprints(body: bytes, encoding: str | None, decoder: Any, seconds: float = 0.0
+def _fingerprints(body: bytes, encoding: str | None, decoder: Extractor, seconds: float = 0.0
                   ) -> np.ndarray | None:
     """The block fingerprints of a page's bytes, read (``decoder``: an Extractor, whose ``read``,
     ce_filter.read.page.read under its caps, does not depend on its model) as the extractor reads
@@ -70,8 +76,8 @@ def _fingerprints(body: bytes, encoding: str | None, decoder: Any, seconds: floa
         return None
 
 
-def _page_sets(pages: Iterable[RawPage], decoder: Any, seconds: float = 0.0,
-               stop: Any = None) -> Iterator[tuple[str, str, np.ndarray]]:
+def _page_sets(pages: Iterable[RawPage], decoder: Extractor, seconds: float = 0.0,
+               stop: object = None) -> Iterator[tuple[str, str, np.ndarray]]:
     """(host, URL, distinct block fingerprints) of each page with a host whose bytes give text
     (``_fingerprints``). ``stop`` (truthy once set, as offline.Stop): the pass ends at the next
     page."""
@@ -110,8 +116,8 @@ class _Counted:
             self.keys.add(key)
 
 
-def count_pages(pages: Iterable[RawPage], decoder: Any, seconds: float = 0.0,
-                stop: Any = None) -> SiteCounts:
+def count_pages(pages: Iterable[RawPage], decoder: Extractor, seconds: float = 0.0,
+                stop: object = None) -> SiteCounts:
     """The SiteCounts of ``pages``, each page's fingerprints (``_fingerprints``) counted under
     its host, in this process; the fingerprints seen on a single page are dropped (left out of
     that page they count 0 anyway). Pages without a host, whose bytes give no text or that
@@ -134,9 +140,9 @@ def count_pages(pages: Iterable[RawPage], decoder: Any, seconds: float = 0.0,
     return counts
 
 
-def count_sites(inputs: Any, options: ExtractOptions, all_statuses: bool = False,
+def count_sites(inputs: Source | Iterable[Source], options: ExtractOptions, all_statuses: bool = False,
                 revisits: bool = False, workers: int = 1, files: list[str] | None = None,
-                seconds: float = 0.0, stop: Any = None) -> SiteCounts:
+                seconds: float = 0.0, stop: object = None) -> SiteCounts:
     """``count_pages`` over every page of ``inputs`` (paths, globs: read here once more).
 
     With ``workers`` > 1 and ``files`` (the inputs as gzip files on disk, which split into
@@ -189,7 +195,7 @@ def _count_stream(pool: Pool, pages: Iterable[RawPage]) -> SiteCounts:
     child gives is added in input order (so the counts are one pass's)."""
     counts, counted = SiteCounts(), _Counted()
 
-    def tasks() -> Iterator[tuple[bytes, str | None, str, str, tuple[str, str, bytes]]]:
+    def tasks() -> Iterator[PageSetTask]:
         for p in pages:
             host = host_of(p.url)
             if not host:
@@ -237,16 +243,16 @@ class _SetsHandler(Handler):
 
     multi = True
 
-    def __init__(self, decoder: Any, all_statuses: bool, seconds: float) -> None:
+    def __init__(self, decoder: Extractor, all_statuses: bool, seconds: float) -> None:
         self.decoder, self.all_statuses, self.seconds = decoder, all_statuses, seconds
         self.memo: dict[tuple[str, str, bytes], bytes] = {}
 
-    def units(self, task: Any) -> Iterator[tuple[Any, Any]]:
+    def units(self, task: tuple[str, int, int | None]) -> Iterator[tuple[str, RawPage]]:
         path, start, stop = task
         for page in read_shard(path, start, stop, WarcStats(), self.all_statuses, seconds=self.seconds):
             yield page.url, page
 
-    def run(self, work: Any) -> tuple[str, str, bytes] | None:
+    def run(self, work: RawPage) -> tuple[str, str, bytes] | None:
         host = host_of(work.url)
         if not host:
             return None
@@ -263,9 +269,9 @@ class _SetsHandler(Handler):
 
 
 class _PageSetHandler(Handler):
-    def __init__(self, decoder: Any, seconds: float) -> None:
+    def __init__(self, decoder: Extractor, seconds: float) -> None:
         self.decoder, self.seconds = decoder, seconds
 
-    def run(self, work: Any) -> bytes | None:
+    def run(self, work: PageSetTask) -> bytes | None:
         fps = _fingerprints(work[0], work[1], self.decoder, self.seconds)
         return None if fps is None else page_set(fps).tobytes()

@@ -64,8 +64,8 @@ import os
 import sys
 import time
 import urllib.request
-from collections.abc import Iterable, Iterator
-from typing import Any
+from collections.abc import Iterable, Iterator, Mapping
+from typing import IO, TYPE_CHECKING, Literal, Protocol, TypedDict, cast
 from urllib.parse import urlparse
 
 from ce_filter.extras import MissingExtra, require
@@ -79,6 +79,18 @@ from ce_filter.options import (
     non_negative_int,
     non_negative_number,
 )
+
+if TYPE_CHECKING:
+    from pyspark import Accumulator
+    from pyspark.accumulators import AccumulatorParam
+    from pyspark.sql import SparkSession
+    from pyspark.sql.types import DataType, StructType
+
+    from ce_filter.extractor import Extractor
+    from ce_filter.record import JsonSchema, Record
+    from ce_filter.run.bounded import BoundedExtractor
+    from ce_filter.score.blockmodel import Model
+    from ce_filter.score.site.memory import SiteCounts
 
 PROG = "ce_filter.pipelines.spark_job"
 log = logging.getLogger("ce_filter.pipelines.spark_job")
@@ -95,21 +107,66 @@ OFF = "off"
 BUFFER_MIB = 2048
 _CHUNK = 8 << 20
 
+
+class Summary(TypedDict):
+    """One input file's summary (a line of ``OUTPUT/_summary``; see the module doc)."""
+
+    file: str
+    records: int
+    pages: int
+    kept: int
+    empty: int
+    failed: int
+    skipped: int
+    errors: list[str]
+    seconds: float
+    site_memory: str
+
+
+class TaskOptions(TypedDict):
+    """What every task is given besides its files (``run`` makes it on the driver)."""
+
+    options: ExtractOptions
+    model_json: str | None
+    all_statuses: bool
+    reader: str
+    budget: tuple[float, int]
+    site_memory: bool
+    buffer_mib: int
+
+
+class Stream(Protocol):
+    """A binary stream a task reads its WARC file from (a file, an HTTP response, a pyarrow
+    stream, binaryFiles' bytes), or one the site memory's first pass made of it."""
+
+    def read(self, size: int = -1, /) -> bytes: ...
+
+    def close(self) -> None: ...
+
+
+class Rewindable(Stream, Protocol):
+    """A stream read once for the site memory's counts, then again from where it was."""
+
+    def tell(self) -> int: ...
+
+    def seek(self, offset: int, whence: int = 0, /) -> int: ...
+
+
 # ------------------------------------------------------------------ executor side
 
-_extractor: Any = None
-_extractor_key: tuple | None = None
+_extractor: BoundedExtractor | Extractor | None = None
+_extractor_key: tuple[ExtractOptions, str | None, tuple[float, ...]] | None = None
 
 
 @functools.lru_cache(maxsize=2)
-def _model(model_json: str) -> Any:
+def _model(model_json: str) -> Model:
     """The model of a ``--model`` file's text, parsed once per process (not once per file)."""
     from ce_filter.score.blockmodel import Model
 
     return Model.from_json(json.loads(model_json))
 
 
-def make_extractor(options: ExtractOptions, model_json: str | None) -> Any:
+def make_extractor(options: ExtractOptions, model_json: str | None) -> Extractor:
     """The Extractor of ``options``; ``model_json``: the model file's text (see get_extractor)."""
     if model_json is None:
         return options.extractor()
@@ -119,13 +176,13 @@ def make_extractor(options: ExtractOptions, model_json: str | None) -> Any:
 
 
 @functools.lru_cache(maxsize=2)
-def _counter(options: ExtractOptions, model_json: str | None) -> Any:
+def _counter(options: ExtractOptions, model_json: str | None) -> Extractor:
     """The in-process Extractor whose decoding the site memory's first pass uses."""
     return make_extractor(options, model_json)
 
 
 def get_extractor(options: ExtractOptions | None = None, model_json: str | None = None,
-                  budget: tuple[float, int] = (10.0, 1024)) -> Any:
+                  budget: tuple[float, int] = (10.0, 1024)) -> BoundedExtractor | Extractor:
     """The process's Extractor, made on first use (once per Python worker, not per task): a
     ce_filter.run.bounded.BoundedExtractor (a child process under the per-page budget of CPU
     seconds and MiB) unless the budget is (0, 0). ``model_json``: the text of
@@ -143,7 +200,7 @@ def get_extractor(options: ExtractOptions | None = None, model_json: str | None 
 
 
 def new_extractor(options: ExtractOptions, model_json: str | None = None,
-                  budget: tuple[float, int] = (10.0, 1024)) -> Any:
+                  budget: tuple[float, int] = (10.0, 1024)) -> BoundedExtractor | Extractor:
     """An Extractor of its own (``get_extractor``'s kind; the caller closes it): the one of a
     file's site memory, whose counts (ce_filter.score.site.memory.SiteCounts, picklable) travel with
     the options to the budget's child process, as ``ce-filter warc`` sends them to its
@@ -163,7 +220,7 @@ def new_extractor(options: ExtractOptions, model_json: str | None = None,
 class _Named:
     """A binary stream with the name the records should carry as their source."""
 
-    def __init__(self, fh: Any, name: str) -> None:
+    def __init__(self, fh: Stream, name: str) -> None:
         self.fh = fh
         self.name = name
 
@@ -178,7 +235,7 @@ class _Joined:
     """The bytes already read from a stream, then the rest of it (a file found too big to hold
     is filtered from where it is, not opened again)."""
 
-    def __init__(self, head: bytes, rest: Any) -> None:
+    def __init__(self, head: bytes, rest: Stream) -> None:
         self.head, self.at, self.rest = memoryview(head), 0, rest
 
     def read(self, size: int = -1) -> bytes:
@@ -193,7 +250,7 @@ class _Joined:
         self.rest.close()
 
 
-def _declared_size(stream: Any) -> int | None:
+def _declared_size(stream: Stream) -> int | None:
     """The Content-Length an HTTP response declares (None: not known)."""
     headers = getattr(stream, "headers", None)
     try:
@@ -202,14 +259,14 @@ def _declared_size(stream: Any) -> int | None:
         return None
 
 
-def _seekable(stream: Any) -> bool:
-    try:
-        return bool(stream.seekable())
+def _seekable(stream: Stream) -> bool:
+    try:  # (a stream without seekable: AttributeError)
+        return bool(stream.seekable())  # type: ignore[attr-defined]
     except (AttributeError, OSError, ValueError):
         return False
 
 
-def two_pass_source(stream: Any, buffer_mib: int = BUFFER_MIB) -> tuple[Any, str]:
+def two_pass_source(stream: Stream | None, buffer_mib: int = BUFFER_MIB) -> tuple[Stream | None, str]:
     """(what to read the file from, how its site memory's first pass is made). ``stream``
     None (a local path) or seekable (binaryFiles' bytes): read twice, ``TWO_PASSES``. A
     stream that cannot be read twice cheaply (http, arrow): read into memory when it is at
@@ -232,8 +289,8 @@ def two_pass_source(stream: Any, buffer_mib: int = BUFFER_MIB) -> tuple[Any, str
     return _Joined(buf.getvalue(), stream), over
 
 
-def count_file(name: str, stream: Any, options: ExtractOptions, model_json: str | None = None,
-               all_statuses: bool = False, seconds: float = 0.0) -> Any:
+def count_file(name: str, stream: Rewindable | None, options: ExtractOptions, model_json: str | None = None,
+               all_statuses: bool = False, seconds: float = 0.0) -> SiteCounts:
     """The site memory's first pass over one file (``ce_filter.pipelines.sitecount``; a page
     past ``seconds`` of CPU time is not counted): ``stream`` None reads the local path
     ``name``; a seekable stream is read from where it is and put back there for the second
@@ -267,7 +324,7 @@ def local_path(path: str) -> str | None:
     return None
 
 
-def open_stream(name: str, reader: str) -> Any:
+def open_stream(name: str, reader: str) -> IO[bytes]:
     """A binary stream over the WARC ``name`` (caller closes it)."""
     lp = local_path(name)
     if reader in ("auto", "local") and lp is not None:
@@ -288,7 +345,7 @@ def open_stream(name: str, reader: str) -> Any:
 
 def filter_file(
     name: str,
-    stream: Any,
+    stream: Stream | None,
     *,
     options: ExtractOptions | None = None,
     model_json: str | None = None,
@@ -296,7 +353,7 @@ def filter_file(
     budget: tuple[float, int] = (10.0, 1024),
     site_memory: bool = True,
     buffer_mib: int = BUFFER_MIB,
-) -> tuple[list[dict[str, Any]], dict[str, Any]]:
+) -> tuple[list[Record], Summary]:
     """The records of one WARC file and its summary. ``stream`` is a binary stream, or None
     to open ``name`` as a local path. Never raises for bad input: it is in the summary. A page
     the filter could not process (an error, its process died) still gets its record, with an
@@ -314,7 +371,7 @@ def filter_file(
 
     t0 = time.monotonic()
     stats = WarcStats()
-    records: list[dict[str, Any]] = []
+    records: list[Record] = []
     kept = empty = failed = 0
     errors: list[str] = []
     options = options or ExtractOptions()
@@ -323,7 +380,9 @@ def filter_file(
         try:
             stream, memory = two_pass_source(stream, buffer_mib)
             if memory in (TWO_PASSES, IN_MEMORY):
-                counts = count_file(name, stream, options, model_json, all_statuses, budget[0])
+                # (read twice: a local path (None), a seekable stream, or the bytes in memory)
+                counts = count_file(name, cast("Rewindable | None", stream), options, model_json,
+                                    all_statuses, budget[0])
                 # no host with two pages: every page is filtered as alone, by the extractor
                 # already running (no new filter process for this file)
                 if counts.counts:
@@ -336,7 +395,7 @@ def filter_file(
     own = options.site_counts is not None
     ex = new_extractor(options, model_json, budget) if own else get_extractor(options, model_json, budget)
     try:
-        source: Any = name if stream is None else _Named(stream, name)
+        source: str | _Named = name if stream is None else _Named(stream, name)
         pages = iter_pages(source, stats, all_statuses=all_statuses, seconds=budget[0]) if readable else ()
         for page in pages:
             rec = make_record(page, guarded(ex, page.body, page.url, page.encoding), ex)
@@ -344,7 +403,8 @@ def filter_file(
                 kept += 1
             else:
                 empty += 1
-                if rec["reason"].startswith((FILTER_ERROR, PROCESS_DIED)):
+                # (a record without text says why)
+                if cast(str, rec["reason"]).startswith((FILTER_ERROR, PROCESS_DIED)):
                     failed += 1
                     if len(errors) < MAX_ERRORS_PER_FILE:
                         errors.append(f"{page.url}: {rec['reason']}")
@@ -355,7 +415,7 @@ def filter_file(
         if own and hasattr(ex, "close"):
             ex.close()
     errors += [f"{e['error']} at offset {e['offset']}" for e in stats.errors]
-    summary = {
+    summary: Summary = {
         "file": name,
         "records": stats.records,
         "pages": stats.pages,
@@ -372,17 +432,18 @@ def filter_file(
     return records, summary
 
 
-def _summaries_param() -> Any:
+def _summaries_param() -> AccumulatorParam[dict[str, Summary]]:
     from pyspark.accumulators import AccumulatorParam
 
     class FileSummaries(AccumulatorParam):
         """Per-file summaries keyed by file: a retried or speculative task replaces its own
         entry instead of adding to it, so counts stay exact."""
 
-        def zero(self, value: dict) -> dict:
+        def zero(self, value: dict[str, Summary]) -> dict[str, Summary]:
             return {}
 
-        def addInPlace(self, a: dict, b: dict) -> dict:  # noqa: N802 - pyspark's name
+        def addInPlace(self, a: dict[str, Summary], b: dict[str, Summary]  # noqa: N802 - pyspark's name
+                       ) -> dict[str, Summary]:
             a.update(b)
             return a
 
@@ -392,7 +453,7 @@ def _summaries_param() -> Any:
 # ------------------------------------------------------------------ schema
 
 
-def _spark_type(prop: dict[str, Any]) -> tuple[Any, bool]:
+def _spark_type(prop: JsonSchema) -> tuple[DataType, bool]:
     """(Spark type, nullable) of a JSON Schema property of the record schema."""
     from pyspark.sql import types as T
 
@@ -412,7 +473,7 @@ def _spark_type(prop: dict[str, Any]) -> tuple[Any, bool]:
     return simple[kind], nullable
 
 
-def record_struct(schema: dict[str, Any] | None = None) -> Any:
+def record_struct(schema: JsonSchema | None = None) -> StructType:
     """The Spark StructType of ``ce_filter/record.schema.json`` (field order kept)."""
     from pyspark.sql import types as T
 
@@ -428,28 +489,31 @@ def record_struct(schema: dict[str, Any] | None = None) -> Any:
     return T.StructType(fields)
 
 
-def to_row(record: dict[str, Any], struct: Any) -> tuple:
+def to_row(record: Mapping[str, object], struct: StructType) -> tuple[object, ...]:
     """A record as a tuple in ``struct``'s field order (nested objects as tuples; a field the
     record leaves out, an optional one, is None; fields the schema does not know are left out)."""
     from pyspark.sql import types as T
 
-    def value(v: Any, typ: Any) -> Any:
+    def value(v: object, typ: DataType) -> object:
         if v is None:
             return None
-        if isinstance(typ, T.StructType):
-            return to_row(v, typ)
+        if isinstance(typ, T.StructType):  # (a JSON object of the record)
+            return to_row(cast("Mapping[str, object]", v), typ)
         if isinstance(typ, T.ArrayType) and isinstance(typ.elementType, T.StructType):
-            return [to_row(x, typ.elementType) for x in v]
+            return [to_row(x, typ.elementType) for x in cast("list[Mapping[str, object]]", v)]
         return v
 
     return tuple(value(record.get(f.name), f.dataType) for f in struct.fields)
 
 
-SUMMARY_FIELDS = ("file", "records", "pages", "kept", "empty", "failed", "skipped", "errors", "seconds",
-                  "site_memory")
+SummaryField = Literal["file", "records", "pages", "kept", "empty", "failed", "skipped", "errors", "seconds",
+                       "site_memory"]
+SummaryCount = Literal["records", "pages", "kept", "empty", "failed", "skipped"]
+SUMMARY_FIELDS: tuple[SummaryField, ...] = ("file", "records", "pages", "kept", "empty", "failed", "skipped",
+                                            "errors", "seconds", "site_memory")
 
 
-def summary_struct() -> Any:
+def summary_struct() -> StructType:
     from pyspark.sql import types as T
 
     long_ = T.LongType()
@@ -485,9 +549,10 @@ def _read_list(path: str, prefix: str) -> list[str]:
     return out
 
 
-def _hadoop_expand(spark: Any, uri: str) -> list[str]:
+def _hadoop_expand(spark: SparkSession, uri: str) -> list[str]:
     """Files matching a Hadoop URI/glob (directories: their WARC files, recursively)."""
     jvm = spark.sparkContext._jvm  # noqa: SLF001 - the Hadoop FS is only reachable through py4j
+    assert jvm is not None  # (a running SparkContext has its gateway to the JVM)
     conf = spark.sparkContext._jsc.hadoopConfiguration()  # noqa: SLF001
     path = jvm.org.apache.hadoop.fs.Path(uri)
     fs = path.getFileSystem(conf)
@@ -507,8 +572,8 @@ def _hadoop_expand(spark: Any, uri: str) -> list[str]:
     return sorted(out)
 
 
-def expand_inputs(inputs: Iterable[str], spark: Any = None, prefix: str = "", reader: str = "auto"
-                  ) -> list[str]:
+def expand_inputs(inputs: Iterable[str], spark: SparkSession | None = None, prefix: str = "",
+                  reader: str = "auto") -> list[str]:
     """Input names, in order, without duplicates. Local ones expand exactly as
     ``ce-filter warc`` expands them (so records name their source the same way); with the
     ``hadoop`` reader, ``file:`` URIs expand through the Hadoop file system, as other URIs do."""
@@ -534,13 +599,14 @@ def expand_inputs(inputs: Iterable[str], spark: Any = None, prefix: str = "", re
     return list(dict.fromkeys(out))  # each once, in first-seen order
 
 
-def _process_files(names: Iterator[str], opts: dict[str, Any], acc: Any, struct: Any) -> Iterator[tuple]:
+def _process_files(names: Iterable[str], opts: TaskOptions, acc: Accumulator[dict[str, Summary]],
+                   struct: StructType) -> Iterator[tuple[object, ...]]:
     # by its importable name: run as ``python -m``, this module is __main__, whose functions
     # travel to the executors by value, and its per-process caches cannot
     from ce_filter.pipelines.spark_job import filter_file
 
     for name in names:
-        stream = None
+        stream: IO[bytes] | None = None
         try:
             if local_path(name) is None or opts["reader"] not in ("auto", "local"):
                 stream = open_stream(name, opts["reader"])
@@ -567,8 +633,9 @@ def _process_files(names: Iterator[str], opts: dict[str, Any], acc: Any, struct:
 
 
 def _process_blobs(
-    pairs: Iterator[tuple[str, bytes]], opts: dict[str, Any], acc: Any, struct: Any
-) -> Iterator:
+    pairs: Iterable[tuple[str, bytes]], opts: TaskOptions, acc: Accumulator[dict[str, Summary]],
+    struct: StructType,
+) -> Iterator[tuple[object, ...]]:
     from ce_filter.pipelines.spark_job import filter_file  # (see _process_files)
 
     for name, data in pairs:
@@ -595,15 +662,15 @@ def _read_in_task(name: str, reader: str) -> bool:
     return True
 
 
-def _failed_summary(name: str, error: str) -> dict[str, Any]:
-    return dict(
+def _failed_summary(name: str, error: str) -> Summary:
+    return Summary(
         file=name, records=0, pages=0, kept=0, empty=0, failed=0, skipped=0, errors=[error], seconds=0.0,
         site_memory=OFF,
     )
 
 
 def run(
-    spark: Any,
+    spark: SparkSession,
     inputs: list[str],
     output: str,
     *,
@@ -617,7 +684,7 @@ def run(
     budget: tuple[float, int] = (10.0, 1024),
     site_memory: bool = True,
     buffer_mib: int = BUFFER_MIB,
-) -> list[dict[str, Any]]:
+) -> list[Summary]:
     """Clean ``inputs`` into ``output``; returns the per-file summaries (also written to
     ``OUTPUT/_summary``). ``options``: model and cut (a model file is read here, on the
     driver). ``budget``: per page, CPU seconds and MiB (0, 0: none). ``site_memory``: each
@@ -638,8 +705,9 @@ def run(
     if options.model:
         with open(options.model, encoding="utf-8") as fh:
             model_json = fh.read()
-    opts = {"options": options, "model_json": model_json, "all_statuses": all_statuses, "reader": reader,
-            "budget": tuple(budget), "site_memory": site_memory, "buffer_mib": buffer_mib}
+    opts: TaskOptions = {"options": options, "model_json": model_json, "all_statuses": all_statuses,
+                         "reader": reader, "budget": cast("tuple[float, int]", tuple(budget)),
+                         "site_memory": site_memory, "buffer_mib": buffer_mib}
     by_task = [f for f in files if _read_in_task(f, reader)]
     via_hadoop = [f for f in files if not _read_in_task(f, reader)]
     rdds = []
@@ -663,7 +731,9 @@ def run(
         writer.option("ignoreNullFields", "false").json(output)
 
     by_name = dict(acc.value)
-    summaries = [by_name.pop(f, None) or _failed_summary(f, "no summary (task lost)") for f in by_task]
+    # (mypy reads pop's default in the context of the ``or``, as a Summary)
+    summaries = [by_name.pop(f, None) or _failed_summary(f, "no summary (task lost)")  # type: ignore[arg-type]
+                 for f in by_task]
     # binaryFiles names each file by its qualified URI (hdfs:///x -> hdfs://namenode:8020/x)
     summaries += [by_name[n] for n in sorted(by_name)]
     summary_rows = [tuple(s[k] for k in SUMMARY_FIELDS) for s in summaries]
@@ -676,9 +746,9 @@ def run(
     return summaries
 
 
-def totals(summaries: list[dict[str, Any]]) -> dict[str, Any]:
-    keys = ("records", "pages", "kept", "empty", "failed", "skipped")
-    t: dict[str, Any] = {k: sum(s[k] for s in summaries) for k in keys}
+def totals(summaries: list[Summary]) -> dict[str, int]:
+    keys: tuple[SummaryCount, ...] = ("records", "pages", "kept", "empty", "failed", "skipped")
+    t: dict[str, int] = {k: sum(s[k] for s in summaries) for k in keys}
     t["files"] = len(summaries)
     t["files_with_errors"] = sum(1 for s in summaries if s["errors"])
     return t

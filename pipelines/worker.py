@@ -68,18 +68,19 @@ import logging
 import signal
 import threading
 import time
-from collections.abc import Generator, Iterator
+from collections.abc import Callable, Generator, Iterable, Iterator
 from dataclasses import dataclass, field
-from typing import Any
+from typing import cast
 
+from ce_filter.api import Extraction
 from ce_filter.options import ExtractOptions
 from ce_filter.read.rawpage import RawPage
 from ce_filter.record import dumps, make_record, model_version
 from ce_filter.run.bounded import BoundedExtractor
-from ce_filter.run.budget import FILTER_ERROR, PROCESS_DIED, Budget, guarded
+from ce_filter.run.budget import FILTER_ERROR, PROCESS_DIED, Budget, PageFilter, guarded
 
-from .kafka_io import KafkaSettings, make_consumer
-from .metrics import Metrics
+from .kafka_io import Consumer, Delivery, Headers, KafkaSettings, Message, Partition, make_consumer
+from .metrics import Metrics, MetricsServer
 from .sinks import KafkaSink
 
 log = logging.getLogger("ce_filter.worker")
@@ -90,6 +91,8 @@ EXIT_DELIVERY = 3
 IN_FLIGHT = 2  # pages in the filter process's hands at a time (the one it filters, the next)
 FAILED = (FILTER_ERROR, PROCESS_DIED)  # record reasons that make a dead letter, not a record
 DEAD_LETTER_SLACK = 64 * 1024  # room left in max_request_size for the batch framing and headers
+# a page for the filter: (html, url, charset hint, the time.monotonic() deadline of its turn)
+PageTask = tuple[bytes, str | None, str | None, float]
 
 
 class PoisonMessage(Exception):
@@ -99,7 +102,7 @@ class PoisonMessage(Exception):
         self.error = error
 
 
-def _header(headers: Any, name: str) -> str | None:
+def _header(headers: Headers | None, name: str) -> str | None:
     for k, v in headers or ():
         if k.lower() == name and v is not None:
             return v.decode("utf-8", "replace") if isinstance(v, bytes) else str(v)
@@ -116,7 +119,7 @@ def _control_heavy(body: bytes) -> bool:
     return bool(head) and len(head) - len(head.translate(None, _CONTROL)) > len(head) // 20
 
 
-def page_from_message(msg: Any) -> RawPage:
+def page_from_message(msg: Message) -> RawPage:
     """The page a Kafka message carries (see the module doc), or PoisonMessage."""
     value: bytes | None = msg.value
     key = msg.key.decode("utf-8", "replace") if isinstance(msg.key, bytes) else (msg.key or "")
@@ -270,7 +273,7 @@ class _Idle:
 
 
 class Worker:
-    def __init__(self, config: WorkerConfig, extractor: Any = None,
+    def __init__(self, config: WorkerConfig, extractor: PageFilter | None = None,
                  stop_event: threading.Event | None = None) -> None:
         """``stop_event``: set by a signal that came while the worker was being built (the CLI
         installs its handler first), so a worker stopped during start-up exits cleanly."""
@@ -280,17 +283,17 @@ class Worker:
             budget = config.budget()
             extractor = BoundedExtractor(budget, wall_s=2 * budget.seconds + 1, options=config.extract,
                                          workers=config.filters)
-        self.extractor = extractor
+        self.extractor: PageFilter = extractor
         self.stats = WorkerStats()
         self.metrics = Metrics(info={"model": model_version(self.extractor)})
-        self.metrics_server: Any = None  # a ce_filter.pipelines.metrics.MetricsServer while serving
+        self.metrics_server: MetricsServer | None = None  # while serving
         self._stop = stop_event if stop_event is not None else threading.Event()
 
-    def stop(self, *_: Any) -> None:
+    def stop(self, *_: object) -> None:
         """Finish the batch in hand, commit, leave the group (safe from a signal handler)."""
         self._stop.set()
 
-    def _connect(self) -> tuple[Any, KafkaSink]:
+    def _connect(self) -> tuple[Consumer, KafkaSink]:
         cfg = self.cfg
         sink = KafkaSink(cfg.output_topic, cfg.kafka, compression_type=cfg.compression)
         try:
@@ -361,7 +364,7 @@ class Worker:
             )
         return code
 
-    def _left(self, consumer: Any) -> int | None:
+    def _left(self, consumer: Consumer) -> int | None:
         """Records of the assigned partitions not yet read, as the broker says now (the end
         offsets asked anew); None when the broker does not answer."""
         try:
@@ -373,12 +376,12 @@ class Worker:
             log.debug("end offsets not read: %s: %s", type(e).__name__, e)
             return None
 
-    def _loop(self, consumer: Any, sink: KafkaSink) -> int:
+    def _loop(self, consumer: Consumer, sink: KafkaSink) -> int:
         idle = _Idle(self.cfg)
         next_check = 0.0
         last_log = last_msg = time.monotonic()
         logged = 0
-        assigned: set[Any] = set()
+        assigned: set[Partition] = set()
         while not self._stop.is_set():
             batch = consumer.poll(timeout_ms=500)
             self.metrics.heartbeat()
@@ -388,8 +391,8 @@ class Worker:
             now = time.monotonic()
             if batch:
                 last_msg = now
-                futures: list[Any] = []
-                done: dict[Any, int] = {}  # partition -> messages of it handled, in order
+                futures: list[Delivery] = []
+                done: dict[Partition, int] = {}  # partition -> messages of it handled, in order
                 try:
                     self._batch(batch, sink, now + self.cfg.batch_s, futures, done)
                 except Exception as e:  # noqa: BLE001 - a delivery refused at once (even a dead letter)
@@ -434,7 +437,7 @@ class Worker:
                 last_log, logged = now, self.stats.consumed
         return EXIT_OK
 
-    def _commit(self, consumer: Any) -> None:
+    def _commit(self, consumer: Consumer) -> None:
         from kafka.errors import KafkaError
 
         try:
@@ -446,13 +449,14 @@ class Worker:
         except KafkaError as e:  # e.g. a rebalance took the partitions: they will be redelivered
             log.warning("offset commit failed (%s): those messages will be processed again", e)
 
-    def _commit_part(self, consumer: Any, batch: dict[Any, list[Any]], done: dict[Any, int]) -> None:
+    def _commit_part(self, consumer: Consumer, batch: dict[Partition, list[Message]],
+                     done: dict[Partition, int]) -> None:
         """Commit the handled prefix of each partition of ``batch`` and seek every partition
         back to its first message not handled."""
         from kafka.errors import KafkaError
         from kafka.structs import OffsetAndMetadata
 
-        offsets = {}
+        offsets: dict[Partition, object] = {}  # kafka-python's OffsetAndMetadata
         for tp, msgs in batch.items():
             k = done.get(tp, 0)
             if k:
@@ -468,8 +472,8 @@ class Worker:
         except KafkaError as e:
             log.warning("offset commit failed (%s): those messages will be processed again", e)
 
-    def _batch(self, batch: dict[Any, list[Any]], sink: KafkaSink, deadline: float,
-               futures: list[Any], done: dict[Any, int]) -> None:
+    def _batch(self, batch: dict[Partition, list[Message]], sink: KafkaSink, deadline: float,
+               futures: list[Delivery], done: dict[Partition, int]) -> None:
         """Filter a batch's messages in order and send each one's record (or dead letter),
         adding the deliveries' futures to ``futures`` and counting the messages handled per
         partition in ``done`` (always a prefix of each partition's messages).
@@ -484,7 +488,7 @@ class Worker:
         letter, so no message can stop the worker or block its partition."""
         queue: collections.deque[_InFlight] = collections.deque()  # read, not yet sent, in order
 
-        def pages() -> Iterator[tuple[Any, ...]]:  # read lazily, as the filter process has room
+        def pages() -> Iterator[PageTask]:  # read lazily, as the filter process has room
             for i, (tp, m) in enumerate((tp, m) for tp, msgs in batch.items() for m in msgs):
                 if i and time.monotonic() > deadline:
                     return
@@ -497,7 +501,7 @@ class Worker:
                 if item.page is not None:
                     yield item.page.body, item.page.url or None, item.page.encoding, deadline
 
-        def send(item: _InFlight, ex: Any) -> None:
+        def send(item: _InFlight, ex: Extraction | None) -> None:
             futures.append(self._handle(item, ex, sink))
             done[item.tp] = done.get(item.tp, 0) + 1
 
@@ -516,7 +520,7 @@ class Worker:
         while queue and not skipped:  # the dead letters after the last page
             send(queue.popleft(), None)
 
-    def _handle(self, item: _InFlight, ex: Any, sink: KafkaSink) -> Any:
+    def _handle(self, item: _InFlight, ex: Extraction | None, sink: KafkaSink) -> Delivery:
         """Send the record of one message whose page gave ``ex`` (or its dead letter); returns
         the delivery's future."""
         from kafka.errors import MessageSizeTooLargeError
@@ -527,6 +531,8 @@ class Worker:
         try:
             if item.poison is not None:
                 raise item.poison
+            # a message without poison has its page, and (its turn come) its Extraction
+            assert item.page is not None and ex is not None
             key, value = self._output(msg, item.page, ex)
         except PoisonMessage as p:
             self.metrics.observe(bytes_in, time.perf_counter() - item.t0, failed=p.reason)
@@ -540,15 +546,16 @@ class Worker:
         self.metrics.observe(bytes_in, time.perf_counter() - item.t0, bytes_out=len(value))
         return fut
 
-    def record_of(self, msg: Any) -> tuple[bytes | None, bytes]:
+    def record_of(self, msg: Message) -> tuple[bytes | None, bytes]:
         """(key, value) of one message's record, or PoisonMessage saying why there is none: a
         batch's steps for a single message, without a broker (what the fuzzing target runs)."""
         page = page_from_message(msg)
         ex = next(_extract_many(self.extractor, iter([(page.body, page.url or None, page.encoding,
                                                         float("inf"))])))
+        assert ex is not None  # (no deadline: the page is filtered)
         return self._output(msg, page, ex)
 
-    def _output(self, msg: Any, page: Any, ex: Any) -> tuple[bytes | None, bytes]:
+    def _output(self, msg: Message, page: RawPage, ex: Extraction) -> tuple[bytes | None, bytes]:
         """(key, value) of the record of ``msg``, whose page gave the Extraction ``ex``, or
         PoisonMessage saying why there is none."""
         stage = "filter-error"
@@ -557,7 +564,7 @@ class Worker:
             if rec["reason"] == "binary content" or _control_heavy(page.body):
                 raise PoisonMessage("undecodable", "binary content, not HTML")
             if (rec["reason"] or "").startswith(FAILED):  # (an error or a dead process, as the record says)
-                raise PoisonMessage("filter-error", rec["reason"])
+                raise PoisonMessage("filter-error", rec["reason"] or "")
             stage = "output-error"
             return (rec["url"].encode("utf-8") if rec["url"] else msg.key), dumps(rec)
         except PoisonMessage:
@@ -565,7 +572,7 @@ class Worker:
         except Exception as e:  # noqa: BLE001 - whatever a message does, it is that message's fault
             raise PoisonMessage(stage, f"{type(e).__name__}: {str(e)[:500]}") from e
 
-    def _dead_letter(self, msg: Any, p: PoisonMessage, sink: KafkaSink) -> Any:
+    def _dead_letter(self, msg: Message, p: PoisonMessage, sink: KafkaSink) -> Delivery:
         """The message, unchanged, to the dead-letter topic with why and where from in headers.
         One that would not fit the producer's max_request_size is cut to fit, and says so in
         ``ce-filter-truncated`` (its original size); the whole of it is still on the input
@@ -576,7 +583,7 @@ class Worker:
         self.stats.reasons[p.reason] = self.stats.reasons.get(p.reason, 0) + 1
         log.warning("dead letter %s/%d/%d: %s", msg.topic, msg.partition, msg.offset,
                     str(p).encode("utf-8", "replace")[:300].decode("utf-8", "replace"))
-        ours = [
+        ours: list[tuple[str, bytes | None]] = [
             ("ce-filter-reason", p.reason.encode()),
             ("ce-filter-error", p.error.encode("utf-8", "replace")[:2000]),
             ("ce-filter-source", f"{msg.topic}/{msg.partition}/{msg.offset}".encode()),
@@ -586,7 +593,7 @@ class Worker:
         ]
         theirs = [(k, v) for k, v in (msg.headers or []) if not str(k).startswith("ce-filter-")]
         value, key = msg.value or b"", msg.key
-        room = int(sink.producer.config.get("max_request_size", 1 << 20)) - DEAD_LETTER_SLACK
+        room = int(cast(int, sink.producer.config.get("max_request_size", 1 << 20))) - DEAD_LETTER_SLACK
         size = len(value) + len(key or b"") + sum(len(k) + len(v or b"") for k, v in theirs)
         if size > room:  # cut, rather than refused (which would stop the worker)
             theirs = [] if sum(len(k) + len(v or b"") for k, v in theirs) > room // 4 else theirs
@@ -601,10 +608,10 @@ class Worker:
                              headers=ours)
 
     def _close_extractor(self) -> None:
-        if self._own_extractor:
-            self.extractor.close()
+        if self._own_extractor:  # the BoundedExtractor made in __init__
+            cast(BoundedExtractor, self.extractor).close()
 
-    def _install_signals(self) -> Any:
+    def _install_signals(self) -> Callable[[], None]:
         if threading.current_thread() is not threading.main_thread():
             return lambda: None
         old = {s: signal.signal(s, self.stop) for s in (signal.SIGTERM, signal.SIGINT)}
@@ -620,14 +627,15 @@ class Worker:
 class _InFlight:
     """A message of the batch in hand, read: its page, or why it has none."""
 
-    tp: Any
-    msg: Any
+    tp: Partition
+    msg: Message
     t0: float  # when it was read (the metrics' time per message runs from here)
     page: RawPage | None = None
     poison: PoisonMessage | None = None
 
 
-def _extract_many(extractor: Any, pages: Iterator[tuple[Any, ...]]) -> Generator[Any, None, None]:
+def _extract_many(extractor: PageFilter, pages: Iterator[PageTask]
+                  ) -> Generator[Extraction | None, None, None]:
     """The Extractions of ``pages`` (html, url, encoding, until) in order: IN_FLIGHT at a time
     in each of a BoundedExtractor's filter processes, else one by one here (an Extractor given to the
     Worker), a page whose turn comes after its ``until`` not filtered (None)."""
@@ -642,23 +650,23 @@ def _extract_many(extractor: Any, pages: Iterator[tuple[Any, ...]]) -> Generator
             yield guarded(extractor, html, url, encoding)
 
 
-def _rebalance_logger() -> Any:
+def _rebalance_logger() -> object:
     from kafka import ConsumerRebalanceListener
 
     class RebalanceLog(ConsumerRebalanceListener):
         """Logs partition assignment. Nothing to commit here: every batch is committed
         before the next poll, and rebalances happen inside poll."""
 
-        def on_partitions_revoked(self, revoked: Any) -> None:
+        def on_partitions_revoked(self, revoked: Iterable[Partition]) -> None:
             log.info("partitions revoked: %s", _fmt(revoked))
 
-        def on_partitions_assigned(self, assigned: Any) -> None:
+        def on_partitions_assigned(self, assigned: Iterable[Partition]) -> None:
             log.info("partitions assigned: %s", _fmt(assigned))
 
     return RebalanceLog()
 
 
-def _fmt(tps: Any) -> str:
+def _fmt(tps: Iterable[Partition]) -> str:
     return (
         ",".join(f"{tp.topic}[{tp.partition}]" for tp in sorted(tps, key=lambda t: (t.topic, t.partition)))
         or "-"

@@ -28,15 +28,19 @@ from __future__ import annotations
 import contextlib
 import signal
 import threading
-from collections.abc import Callable, Iterator
+from collections.abc import Callable, Iterable, Iterator
 from dataclasses import replace
-from typing import Any
+from types import FrameType
+from typing import TYPE_CHECKING, Literal, Protocol, cast
 
 from ..extras import MissingExtra
 from ..options import ExtractOptions, model_file
 from ..read.decode import BINARY_HEAD, looks_binary
 from ..read.rawpage import RawPage
-from ..record import make_record
+from ..record import Record, make_record
+
+if TYPE_CHECKING:
+    from ..extractor import Extractor
 
 try:
     from datatrove.pipeline.extractors.base import BaseExtractor, ExtractorSandbox  # type: ignore[import-untyped, import-not-found, unused-ignore]
@@ -48,10 +52,24 @@ except ImportError as e:  # pragma: no cover - exercised only without the extra
 
 __all__ = ["CEFilter", "METADATA_KEYS", "WarcReader"]
 
+
+class Document(Protocol):
+    """A datatrove Document (datatrove ships no type information): what the steps here read
+    and set of it."""
+
+    text: str
+    metadata: dict[str, object]
+
+
+# the fields of a record a document's metadata takes
+MetadataField = Literal["title", "author", "date", "language", "page_type", "page_type_prob"]
+# a document's text and the metadata fields the step sets
+Fields = tuple[str, dict[str, str | float | None]]
+
 # doc.metadata key -> the field of the page's record (ce_filter.record) it holds, set where the
 # record's is not null. ``date_published`` is the page's own date (the reader's ``date`` is the
 # crawl date and stays); ``reason`` is set only when there is one.
-METADATA_KEYS: dict[str, str] = {
+METADATA_KEYS: dict[str, MetadataField] = {
     "title": "title",
     "author": "author",
     "date_published": "date",
@@ -72,11 +90,11 @@ def _options(model: str | None, precise: bool, threshold: float | None, comments
     return ExtractOptions(model, precise, threshold, comments, recall, target_language)
 
 
-def document_fields(record: dict[str, Any], metadata: bool = True) -> tuple[str, dict[str, Any]]:
+def document_fields(record: Record, metadata: bool = True) -> Fields:
     """A datatrove document's text and metadata fields from the page's record: its text and the
     record's fields METADATA_KEYS names, where not null (``metadata=False``: the page kind alone,
     where there is one), and its ``reason`` where there is one."""
-    meta: dict[str, Any] = {}
+    meta: dict[str, str | float | None] = {}
     if metadata:
         meta.update((key, record[field]) for key, field in METADATA_KEYS.items() if record[field] is not None)
     elif record["page_type"]:
@@ -131,14 +149,15 @@ class CEFilter(BaseExtractor):  # type: ignore[misc, unused-ignore]  # datatrove
         self.keep_empty = keep_empty
         self.sandbox = sandbox
         self._warned_error = False
-        self._extractor: Any = None  # made once per task (in run), inherited by the sandbox's child
+        # made once per task (in run), inherited by the sandbox's child
+        self._extractor: Extractor | None = None
 
-    def __getstate__(self) -> dict[str, Any]:
+    def __getstate__(self) -> dict[str, object]:
         state = self.__dict__.copy()
         state["_extractor"] = None  # the step travels to tasks as its options; each task loads the model
         return state
 
-    def extractor(self) -> Any:
+    def extractor(self) -> Extractor:
         """The ce_filter Extractor of this step's options (loaded on first use)."""
         if self._extractor is None:
             ex = self.options.extractor()
@@ -146,7 +165,7 @@ class CEFilter(BaseExtractor):  # type: ignore[misc, unused-ignore]  # datatrove
             self._extractor = ex
         return self._extractor
 
-    def extract(self, text: str, url: str | None = None) -> tuple[str, dict[str, Any]]:
+    def extract(self, text: str, url: str | None = None) -> Fields:
         """(clean text, metadata fields) of one page: the text and fields of the record every
         other stage makes of it (``ce_filter.record.make_record``). Runs in the sandbox's child:
         the result is what travels back through its pipe."""
@@ -162,7 +181,7 @@ class CEFilter(BaseExtractor):  # type: ignore[misc, unused-ignore]  # datatrove
                                self.metadata)
 
     @contextlib.contextmanager
-    def _runner(self) -> Iterator[Callable[[str, str | None], tuple[str, dict[str, Any]]]]:
+    def _runner(self) -> Iterator[Callable[[str, str | None], Fields]]:
         """How each page is run: in this process under a timer (a page past ``timeout`` raises
         TimeoutError where it is), or, with ``sandbox=True`` or off the main thread (where no
         timer signal can be received), in datatrove's forked sandbox."""
@@ -171,10 +190,10 @@ class CEFilter(BaseExtractor):  # type: ignore[misc, unused-ignore]  # datatrove
                 yield lambda text, url: sandbox.process_document((text, url), self.extract)
             return
 
-        def alarm(signum: int, frame: Any) -> None:
+        def alarm(signum: int, frame: FrameType | None) -> None:
             raise TimeoutError
 
-        def timed(text: str, url: str | None) -> tuple[str, dict[str, Any]]:
+        def timed(text: str, url: str | None) -> Fields:
             signal.setitimer(signal.ITIMER_REAL, self.timeout)
             try:
                 return self.extract(text, url)
@@ -188,7 +207,7 @@ class CEFilter(BaseExtractor):  # type: ignore[misc, unused-ignore]  # datatrove
             signal.setitimer(signal.ITIMER_REAL, 0)
             signal.signal(signal.SIGALRM, old)
 
-    def run(self, data: Any, rank: int = 0, world_size: int = 1) -> Iterator[Any]:
+    def run(self, data: Iterable[Document], rank: int = 0, world_size: int = 1) -> Iterator[Document]:
         """BaseExtractor's loop and stats, with the page's fields kept beside its text."""
         self.extractor()  # load in the task, before any sandbox forks: its child starts warm
         with self._runner() as process:
@@ -196,7 +215,8 @@ class CEFilter(BaseExtractor):  # type: ignore[misc, unused-ignore]  # datatrove
                 self.stat_update(StatHints.total)
                 with self.track_time():
                     try:
-                        text, meta = process(doc.text, doc.metadata.get("url"))
+                        # (the reader's url: a str, or None)
+                        text, meta = process(doc.text, cast("str | None", doc.metadata.get("url")))
                         self.stat_update("extracted")
                     except TimeoutError:
                         self.stat_update("timeout")
@@ -258,7 +278,7 @@ class WarcReader(_DatatroveWarcReader):  # type: ignore[misc, unused-ignore]  # 
             return "zstd" if filepath.endswith((".zst", ".zstd")) else None
         return None if self.compression == "gzip" else self.compression
 
-    def read_file(self, filepath: str) -> Iterator[Any]:
+    def read_file(self, filepath: str) -> Iterator[Document]:
         from ce_filter.crawler.warc import WarcStats, iter_pages
 
         from ..read.decode import decode_html
@@ -269,7 +289,7 @@ class WarcReader(_DatatroveWarcReader):  # type: ignore[misc, unused-ignore]  # 
                 for i, page in enumerate(iter_pages(f, stats)):
                     with self.track_time():
                         html = decode_html(page.body, page.encoding)[0]
-                        data: dict[str, Any] = {"text": html, "url": page.url or None,
+                        data: dict[str, str | None] = {"text": html, "url": page.url or None,
                                                 "date": page.fetch_time}
                         if page.record_id:
                             data["id"] = page.record_id

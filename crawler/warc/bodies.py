@@ -11,9 +11,13 @@ from __future__ import annotations
 import sys
 import time
 import zlib
-from typing import Any
+from typing import TYPE_CHECKING
 
 from warcio.bufferedreaders import ChunkedDataReader
+
+if TYPE_CHECKING:
+    from .lines import WarcHeaders, WarcRecord
+    from .sources import Readable
 
 # Bounds on what one record may cost, whatever its headers say.
 PAYLOAD_CAP = 16 << 20  # bytes of one HTTP body kept as sent (the rest is read past)
@@ -26,7 +30,7 @@ def decode_budget(seconds: float | None) -> float:
     return DECODE_SECONDS if seconds is None else max(float(seconds), 0.0)
 
 
-def payload(record: Any, http: Any, seconds: float = 0.0) -> tuple[bytes, str]:
+def payload(record: WarcRecord, http: WarcHeaders | None, seconds: float = 0.0) -> tuple[bytes, str]:
     """The body with transfer- and content-encoding undone, or (b'', why not). At most
     PAYLOAD_CAP bytes are taken as sent and BODY_CAP decoded (the filter cuts pages at 8 MiB
     anyway); the rest of the record is read past, never held. Undoing the content-encoding
@@ -48,7 +52,7 @@ def payload(record: Any, http: Any, seconds: float = 0.0) -> tuple[bytes, str]:
         return b"", f"undecodable body ({coding.strip().lower()}: {type(e).__name__})"
 
 
-def _read_upto(stream: Any, n: int) -> bytes:
+def _read_upto(stream: Readable, n: int) -> bytes:
     out = []
     while n > 0:
         b = stream.read(min(n, 1 << 20))

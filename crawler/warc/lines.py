@@ -7,10 +7,12 @@ the warning is damage to count, not to print).
 
 from __future__ import annotations
 
-from typing import Any
+from typing import Protocol
 
 from warcio.archiveiterator import ArchiveIterator
 from warcio.bufferedreaders import DecompressingBufferedReader
+
+from .sources import Readable
 
 LINE_CAP = 1 << 20  # a header line is handed to warcio in pieces of at most this many bytes
 
@@ -38,6 +40,29 @@ class _LineReader(DecompressingBufferedReader):
         return b"".join(parts)
 
 
+# warcio ships no type information (mypy knows nothing of its classes): what the reader uses of the
+# records its iterator gives, as Protocols that warcio's classes meet
+
+
+class WarcHeaders(Protocol):
+    """A record's WARC headers, or its HTTP status line and headers: warcio's StatusAndHeaders."""
+
+    headers: list[tuple[str, str]]
+
+    def get_header(self, name: str, default_value: str | None = None) -> str | None: ...
+
+    def get_statuscode(self) -> str: ...
+
+
+class WarcRecord(Protocol):
+    """A record as warcio's iterator gives it (ArcWarcRecord; an ARC record as WARC)."""
+
+    rec_type: str  # response, resource, revisit, request, metadata, warcinfo, ...
+    rec_headers: WarcHeaders
+    http_headers: WarcHeaders | None  # a response's or revisit's HTTP head, where it has one
+    raw_stream: Readable  # the record's block after its HTTP head, as stored
+
+
 def linear_lines(it: ArchiveIterator) -> None:
     if type(it.reader) is DecompressingBufferedReader:
         it.reader.__class__ = _LineReader
@@ -49,6 +74,6 @@ class Records(ArchiveIterator):
 
     INC_RECORD = ""
 
-    def __init__(self, *args: Any, **kwargs: Any) -> None:
+    def __init__(self, *args: object, **kwargs: object) -> None:
         super().__init__(*args, **kwargs)
         linear_lines(self)

@@ -7,13 +7,12 @@ shards all skip by the same reasons and count them the same way.
 
 from __future__ import annotations
 
-from typing import Any
-
 from warcio.limitreader import LimitReader
 
 from ce_filter.read.rawpage import RawPage, is_html_type, media_type
 
 from .bodies import payload, sniff_html
+from .lines import WarcHeaders, WarcRecord
 from .revisits import REVISIT_SKIPPED, REVISIT_UNRESOLVED, RevisitIndex
 from .units import length_ok
 
@@ -21,7 +20,7 @@ PAGE_TYPES = ("response", "resource")
 TRUNCATED = "truncated record"
 
 
-def page_from_record(record: Any, name: str, all_statuses: bool,
+def page_from_record(record: WarcRecord, name: str, all_statuses: bool,
                      revisits: RevisitIndex | None = None,
                      seconds: float = 0.0) -> tuple[RawPage | None, str]:
     """The page in a record, or (None, why it is skipped)."""
@@ -79,7 +78,7 @@ def page_from_record(record: Any, name: str, all_statuses: bool,
     )
 
 
-def _content_type(record: Any, http: Any) -> str:
+def _content_type(record: WarcRecord, http: WarcHeaders | None) -> str:
     if http is None:
         return record.rec_headers.get_header("Content-Type") or ""
     return (
@@ -87,7 +86,7 @@ def _content_type(record: Any, http: Any) -> str:
     )
 
 
-def _status(http: Any) -> int | None:
+def _status(http: WarcHeaders | None) -> int | None:
     if http is None:
         return None
     try:
@@ -103,7 +102,7 @@ def _headers_dict(pairs: list[tuple[str, str]]) -> dict[str, str]:
     return out
 
 
-def _drained(record: Any) -> bool:
+def _drained(record: WarcRecord) -> bool:
     """Read what is left of a record's block; False when the input ends inside it."""
     raw = record.raw_stream
     if not isinstance(raw, LimitReader):  # no Content-Length, or 0: nothing of its own to read

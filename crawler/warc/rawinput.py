@@ -7,8 +7,9 @@ also counts progress and raises :class:`Halted` when the run is told to stop.
 
 from __future__ import annotations
 
-from typing import IO, Any
+from collections.abc import Callable
 
+from .sources import Readable
 from .stats import WarcStats
 
 SCAN = 1 << 16  # read size
@@ -24,8 +25,8 @@ class RawInput:
     """The raw input from file offset ``pos`` on, with lookahead (so damage can be skipped on
     streams too: stdin cannot seek)."""
 
-    def __init__(self, fh: IO[bytes], pos: int, stats: WarcStats | None = None,
-                 halt: Any = None) -> None:
+    def __init__(self, fh: Readable, pos: int, stats: WarcStats | None = None,
+                 halt: object = None) -> None:
         self.fh, self.pos = fh, pos
         self.buf = bytearray()
         self.eof = False
@@ -62,7 +63,7 @@ class RawInput:
         self.buf[:0] = data
         self.pos -= len(data)
 
-    def skip_to(self, find: Any, stop: int | None) -> None:
+    def skip_to(self, find: Callable[[bytearray, int, int], int], stop: int | None) -> None:
         """Pass over bytes up to the next offset (after the current one) where ``find(buf, i,
         limit)`` (the first record start in buf[i:limit], or -1) sees a record start, or to the
         end of the input, or to ``stop``. Memory stays bounded whatever the gap, and every

@@ -8,19 +8,19 @@ record made a page or a skip (pages), damage reported and passed over to the nex
 from __future__ import annotations
 
 import io
-from collections.abc import Iterable, Iterator
-from typing import IO, Any
+from collections.abc import Generator, Iterable, Iterator
+from typing import cast
 
 from ce_filter.read.rawpage import RawPage
 
 from .arc import iter_arc
 from .bodies import decode_budget
-from .lines import Records
+from .lines import Records, WarcRecord
 from .pages import TRUNCATED, page_from_record
 from .rawinput import SCAN, Halted, RawInput
 from .resync import GZIP_MAGIC, next_any, next_member, next_plain
 from .revisits import RevisitIndex, revisit_index
-from .sources import Source, expand_sources
+from .sources import Readable, Source, expand_sources
 from .stats import WarcStats, unreadable_message
 from .units import Damage, Unit, gzip_unit, length_ok, plain_unit, skip_blank
 
@@ -29,7 +29,7 @@ HOLD_BYTES = 32 << 20  # pages of one gzip member held until its CRC is checked 
 
 def iter_pages(
     source: Source | Iterable[Source], stats: WarcStats | None = None, *, all_statuses: bool = False,
-    revisits: bool | RevisitIndex = False, halt: Any = None, seconds: float | None = None,
+    revisits: bool | RevisitIndex = False, halt: object = None, seconds: float | None = None,
 ) -> Iterator[RawPage]:
     """Pages from WARC files, globs, directories, ``-`` (stdin) or binary streams.
 
@@ -48,14 +48,14 @@ def iter_pages(
     return _iter_inputs(inputs, stats, all_statuses, index, halt, decode_budget(seconds))
 
 
-def _iter_inputs(inputs: list[tuple[str, Any]], stats: WarcStats, all_statuses: bool,
-                 revisits: RevisitIndex | None, halt: Any = None,
+def _iter_inputs(inputs: list[tuple[str, str | Readable]], stats: WarcStats, all_statuses: bool,
+                 revisits: RevisitIndex | None, halt: object = None,
                  seconds: float = 0.0) -> Iterator[RawPage]:
     try:
         for name, src in inputs:
             stats.files += 1
             if hasattr(src, "read"):
-                yield from iter_stream(name, src, stats, all_statuses, revisits=revisits,
+                yield from iter_stream(name, cast(Readable, src), stats, all_statuses, revisits=revisits,
                                         halt=halt, seconds=seconds)
             else:
                 with open(src, "rb") as fh:
@@ -65,9 +65,9 @@ def _iter_inputs(inputs: list[tuple[str, Any]], stats: WarcStats, all_statuses: 
         return  # stopped from outside: the caller says so (offline.RunStats.interrupted)
 
 
-def iter_stream(name: str, fh: IO[bytes], stats: WarcStats, all_statuses: bool,
+def iter_stream(name: str, fh: Readable, stats: WarcStats, all_statuses: bool,
                  base: int = 0, stop: int | None = None, revisits: RevisitIndex | None = None,
-                 halt: Any = None, seconds: float = 0.0) -> Iterator[RawPage]:
+                 halt: object = None, seconds: float = 0.0) -> Iterator[RawPage]:
     """``base``: the stream's offset in the file (error offsets are file offsets); ``stop``:
     records starting at or after this file offset belong to the next shard (warc_shards);
     ``halt``, ``seconds``: as in iter_pages.
@@ -137,7 +137,8 @@ STALLED = "the reader made no progress here (a bug): one byte passed over"
 
 
 def _read_unit(unit: Unit, name: str, stats: WarcStats, all_statuses: bool,
-               revisits: RevisitIndex | None, held: list[RawPage], seconds: float = 0.0) -> Any:
+               revisits: RevisitIndex | None, held: list[RawPage], seconds: float = 0.0
+               ) -> Generator[RawPage, None, Damage | None]:
     """Parse the records of one unit into ``held`` (a generator returning the damage, if any).
     Pages and counts wait until the unit is read to its end and its CRC checked, so a damaged
     member gives none and counts as one damaged record; a member holding more than HOLD_BYTES
@@ -180,7 +181,7 @@ def _read_unit(unit: Unit, name: str, stats: WarcStats, all_statuses: bool,
     return damage
 
 
-def _length_message(record: Any, unit: Unit) -> str:
+def _length_message(record: WarcRecord, unit: Unit) -> str:
     declared = (record.rec_headers.get_header("Content-Length") or "").strip()
     if not length_ok(declared):
         return f"bad Content-Length ({declared[:40]!r})"

@@ -11,7 +11,6 @@ from __future__ import annotations
 
 import re
 import zlib
-from typing import Any
 
 from .rawinput import LOOK
 
@@ -20,7 +19,7 @@ NAME_LOOK = 1 << 10  # a gzip member start candidate: the most its FNAME / FCOMM
 DEFLATE_LOOK = 4 << 10  # ... and the deflate bytes looked at for its first 5 bytes ("WARC/")
 
 
-def member_starts_record(buf: Any, i: int = 0) -> bool:
+def member_starts_record(buf: bytes | bytearray, i: int = 0) -> bool:
     """Whether ``buf[i:]`` (raw bytes) starts a gzip member that decompresses to a WARC record.
 
     Bounded work whatever the bytes (a resync tries every ``1f 8b 08`` in the gap): the gzip

@@ -8,9 +8,12 @@ with, bounded in bytes, and gives the revisit the original's body.
 from __future__ import annotations
 
 from collections import OrderedDict
-from typing import Any
+from typing import TYPE_CHECKING
 
 from ce_filter.read.rawpage import RawPage
+
+if TYPE_CHECKING:
+    from .lines import WarcHeaders
 
 REVISIT_SKIPPED = "revisit (no payload)"
 REVISIT_UNRESOLVED = "revisit (original not in input)"
@@ -60,7 +63,7 @@ class RevisitIndex:
             if self._keys.get(k) == rid:
                 del self._keys[k]
 
-    def find(self, headers: Any) -> RawPage | None:
+    def find(self, headers: WarcHeaders) -> RawPage | None:
         """The original a revisit's WARC headers point at, if it is still held."""
         get = headers.get_header
         for rid in (

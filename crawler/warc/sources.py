@@ -11,7 +11,7 @@ import os
 import sys
 from collections.abc import Iterable
 from pathlib import Path
-from typing import IO, Any, Protocol, cast
+from typing import IO, Protocol, cast
 
 
 class Readable(Protocol):
@@ -25,7 +25,7 @@ Source = str | os.PathLike | IO[bytes] | Readable
 WARC_SUFFIXES = (".warc", ".warc.gz", ".arc", ".arc.gz")
 
 
-def expand_sources(source: Source | Iterable[Source]) -> list[tuple[str, Any]]:
+def expand_sources(source: Source | Iterable[Source]) -> list[tuple[str, str | Readable]]:
     """(name, path-or-stream) pairs. ``-`` is stdin; globs and directories expand (sorted).
     Raises FileNotFoundError for a path or glob that names nothing."""
     # one path or stream, or an iterable of them (hasattr, as at run time, narrows no type)
@@ -34,10 +34,10 @@ def expand_sources(source: Source | Iterable[Source]) -> list[tuple[str, Any]]:
         sources = [cast(Source, source)]
     else:
         sources = source
-    out: list[tuple[str, Any]] = []
+    out: list[tuple[str, str | Readable]] = []
     for s in sources:
         if hasattr(s, "read"):
-            out.append((getattr(s, "name", "<stream>"), s))
+            out.append((getattr(s, "name", "<stream>"), cast(Readable, s)))
             continue
         name = os.fspath(s)
         if name == "-":

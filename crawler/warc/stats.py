@@ -8,7 +8,20 @@ from __future__ import annotations
 
 from collections import Counter
 from dataclasses import dataclass, field
-from typing import Any
+from typing import TypedDict
+
+
+class _ErrorFields(TypedDict):
+    source: str  # the input's name
+    offset: int | None  # where in it the break begins
+    error: str  # what is wrong, in words
+    kind: str  # crc, corrupt, truncated, content-length, not-a-record, too-large, unreadable
+
+
+class WarcError(_ErrorFields, total=False):
+    """A break in an input, as ``WarcStats.error`` records it."""
+
+    skipped: int  # the bytes passed over
 
 
 @dataclass
@@ -19,7 +32,7 @@ class WarcStats:
     records: int = 0
     pages: int = 0
     skipped: Counter = field(default_factory=Counter)
-    errors: list[dict[str, Any]] = field(default_factory=list)
+    errors: list[WarcError] = field(default_factory=list)
     bytes_read: int = 0  # input bytes read, as stored (compressed): progress against file sizes
 
     def skip(self, reason: str) -> None:
@@ -33,7 +46,7 @@ class WarcStats:
               skipped: int | None = None) -> None:
         """A break in an input: where, what (``kind``: crc, corrupt, truncated, content-length,
         not-a-record, too-large, unreadable) and how many bytes were passed over."""
-        e: dict[str, Any] = {"source": source, "offset": offset, "error": message, "kind": kind}
+        e: WarcError = {"source": source, "offset": offset, "error": message, "kind": kind}
         if skipped is not None:
             e["skipped"] = skipped
         self.errors.append(e)
@@ -46,7 +59,7 @@ class WarcStats:
         self.errors.extend(other.errors)
         self.bytes_read += other.bytes_read
 
-    def to_dict(self) -> dict[str, Any]:
+    def to_dict(self) -> dict[str, object]:
         return {
             "files": self.files,
             "records": self.records,
