@@ -16,8 +16,8 @@ Stage 2's context input is in context.py too.
 
 from __future__ import annotations
 
-from collections.abc import Callable
-from typing import Any
+from collections.abc import Callable, Sequence
+from typing import Literal, overload
 
 import numpy as np
 
@@ -39,6 +39,10 @@ from .struct import struct_columns
 from .style import style_columns, style_names
 from .text import text_columns
 from .tokens import token_matrix
+
+# a feature column: an array (blocks,) or (blocks, k), or a float, the same on every block
+# (a page-level figure, broadcast by _stack)
+Column = np.ndarray | float
 
 __all__ = [
     "CONTAINER_LEVELS", "CONTEXT", "GROUPS", "RX", "RX_LEVELS", "RX_NAMES", "TOKEN_PREFIXES",
@@ -123,7 +127,7 @@ def _mix_at(spec: FeatureSpec, key: str) -> tuple[np.ndarray, np.ndarray]:
     return at
 
 
-def _stack(n: int, cols: list[Any]) -> np.ndarray:
+def _stack(n: int, cols: Sequence[Column]) -> np.ndarray:
     """The columns side by side. A column is an array (n,) or (n, k), or a float: the same
     value on every block (page-level figures), written by broadcasting instead of filled."""
     widths = [c.shape[1] if isinstance(c, np.ndarray) and c.ndim == 2 else 1 for c in cols]
@@ -155,19 +159,31 @@ def feature_names(spec: FeatureSpec) -> list[str]:
     return names
 
 
+@overload
+def _columns(b: Blocks, spec: FeatureSpec, names_only: Literal[True],
+             tokens: list[TokenRows] | None = None, kind: np.ndarray | None = None) -> list[str]: ...
+
+
+@overload
+def _columns(b: Blocks, spec: FeatureSpec, names_only: Literal[False] = False,
+             tokens: list[TokenRows] | None = None, kind: np.ndarray | None = None) -> list[Column]: ...
+
+
 def _columns(b: Blocks, spec: FeatureSpec, names_only: bool = False,
-             tokens: list[TokenRows] | None = None, kind: np.ndarray | None = None) -> list[Any]:
+             tokens: list[TokenRows] | None = None, kind: np.ndarray | None = None
+             ) -> list[str] | list[Column]:
     """The groups of ``spec`` in their fixed order. A token list is named (``names_only``),
     handed to the serving path as rows (``tokens``) or filled in as a 0/1 matrix."""
     g = set(spec.groups)
     names: list[str] = []
-    cols: list[Any] = []  # arrays, or floats for page-level figures (_stack)
+    cols: list[Column] = []
 
-    def add(ns: list[str], cs: list[Any]) -> None:
+    def add(ns: list[str], cs: Sequence[Column]) -> None:
         names.extend(ns)
         cols.extend(cs)
 
-    def token_list(prefix: str, vocab_list: list[str], rows: Any, vocab: dict[str, int]) -> None:
+    def token_list(prefix: str, vocab_list: list[str], rows: Sequence[tuple[str, ...]],
+                   vocab: dict[str, int]) -> None:
         if names_only:
             names.extend(f"{prefix}{t}" for t in vocab_list)
         elif tokens is not None:

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 from types import ModuleType
+from typing import Protocol
 
 import numpy as np
 
@@ -92,4 +93,11 @@ def _agrees(mod: ModuleType) -> bool:
                               kmeans_verdict_numpy(a, b)) for a, b in pages)
 
 
-_c = native.probed("score.features._kmeans", "the numpy k-means", _agrees)
+class KmeansC(Protocol):
+    """The function of the C part (score/features/_kmeans.c) that Python calls: the k-means
+    verdicts of ``kmeans_verdict_numpy`` (float64 bytes)."""
+
+    def verdict(self, a: np.ndarray, b: np.ndarray, iters: int, /) -> bytes: ...
+
+
+_c: KmeansC | None = native.probed("score.features._kmeans", "the numpy k-means", _agrees)

@@ -12,7 +12,7 @@ compares with the package's reference columns, features/__init__, which imports 
 
 from __future__ import annotations
 
-from typing import Any
+from typing import TYPE_CHECKING, Protocol, cast
 
 import numpy as np
 
@@ -26,6 +26,9 @@ from .headings import BOILER_HEADING, HEADING_MAX_WORDS, NEGATIVE, UNLIKELY
 from .rx import RX, RX_LEVELS, RX_MATCHER, RX_NAMES
 from .spec import AFTER_GROUPS, FeatureSpec, TokenRows
 
+if TYPE_CHECKING:
+    from types import ModuleType
+
 # the groups the C part fills (with ic's token lists, which Model.scores sums itself), their
 # widths, in the order features._columns puts them
 _ORDER = (("st", 6), ("cetr", 4), ("ic", 0), ("dom", 54), ("rx", 6 * len(RX_NAMES)), ("head", 4),
@@ -34,6 +37,26 @@ _WIDTH = dict(_ORDER)
 _AFTER = frozenset(AFTER_GROUPS)
 _HEAD_GROUP = [g for g, _ in TAG_GROUPS].index("head")  # h1-h6, as headings.py's _IS_HEADING
 _NO_RX = np.zeros((0, 0))
+
+
+class DenseC(Protocol):
+    """The functions of the C part (score/features/_dense.c) that Python calls: the two passes
+    of the dense columns (the first also gives the heading blocks and the short ones among
+    them) and stage 2's context input, each into ``out``."""
+
+    def dense_a(self, n: int, path_len: int, width: int, counts: np.ndarray, tag: np.ndarray,
+                n_tags: np.ndarray, depth: np.ndarray, flags: np.ndarray, cont: np.ndarray,
+                tag_group_lut: np.ndarray, out: np.ndarray, lin: np.ndarray, w: np.ndarray, off_st: int,
+                off_dom: int, head_group: int, heading_max_words: int, /) -> tuple[list[int], list[int]]: ...
+
+    def dense_b(self, n: int, path_len: int, width: int, lg: np.ndarray, w: np.ndarray, prose: np.ndarray,
+                prose_sum: float, link_words: float, g: np.ndarray, cont: np.ndarray, kind: np.ndarray,
+                out: np.ndarray, off_cetr: int, off_dom: int, off_kind: int, rx: np.ndarray,
+                heads: list[int], lex: list[int], off_head: int, rx_width: int, unlikely: int,
+                negative: int, /) -> None: ...
+
+    def context(self, n: int, s: np.ndarray, cont: np.ndarray | None, weight: np.ndarray | None,
+                page_rel: bool, s_sum: float, path_len: int, out: np.ndarray, /) -> None: ...
 
 
 def handles(spec: FeatureSpec) -> bool:
@@ -58,10 +81,10 @@ def page_inputs(b: Blocks, spec: FeatureSpec, kind: np.ndarray | None = None, ex
     """features.page_inputs for a page of at least one block and a spec that ``handles``.
     ``extra`` columns are left at the end of each row, unset, for the groups the C part leaves
     to the caller (_AFTER): filled in place, not appended by a copy of the whole matrix."""
-    return _page_inputs(_c_part(), b, spec, kind, extra)
+    return _page_inputs(cast(DenseC, _c_part()), b, spec, kind, extra)  # loaded: ``handles``
 
 
-def _page_inputs(c: Any, b: Blocks, spec: FeatureSpec, kind: np.ndarray | None, extra: int
+def _page_inputs(c: DenseC, b: Blocks, spec: FeatureSpec, kind: np.ndarray | None, extra: int
                  ) -> tuple[np.ndarray, list[TokenRows]]:
     """``page_inputs`` through the C part ``c``."""
     n = len(b)
@@ -110,7 +133,7 @@ def context_inputs(s: np.ndarray, cont: np.ndarray | None = None,
     return _context_inputs(c, s, cont, weight, page_rel)
 
 
-def _context_inputs(c: Any, s: np.ndarray, cont: np.ndarray | None, weight: np.ndarray | None,
+def _context_inputs(c: DenseC, s: np.ndarray, cont: np.ndarray | None, weight: np.ndarray | None,
                     page_rel: bool) -> np.ndarray:
     """``context_inputs`` of a page of at least one block through the C part ``c``."""
     n = len(s)
@@ -135,13 +158,13 @@ _PROBE = """<html><head><title>Probe</title></head><body><header class="masthead
 <footer><p>Footer text &copy; 2024</p></footer></body></html>"""
 
 
-def _c_part() -> Any:
+def _c_part() -> DenseC | None:
     """ce_filter.score.features._dense, or None: not built, switched off, or disagreeing with the
     reference on the probe page (then it is not trusted at all). Probed at first use."""
     return native.probed("score.features._dense", "the numpy features", _agrees)
 
 
-def _agrees(mod: Any) -> bool:
+def _agrees(mod: ModuleType) -> bool:
     """Whether the C part's columns and context input are the reference's on the probe page."""
     if len(FLAG_NAMES) != 20 or len(TAG_GROUPS) != 12 or len(KINDS) != 7:
         return False  # the C part's constants no longer match

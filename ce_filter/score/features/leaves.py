@@ -14,11 +14,16 @@ is the reference: the C part is used only once it gives the same leaves on a pro
 from __future__ import annotations
 
 from dataclasses import dataclass, field
-from typing import Any
+from typing import TYPE_CHECKING, Protocol
 
 import numpy as np
 
 from ... import native
+
+if TYPE_CHECKING:
+    from types import ModuleType
+
+    from ...jsontypes import JSONObject
 
 # a leaf column's name in the model file: leaf LEAF_PREFIX<tree>:<leaf>
 LEAF_PREFIX = "leaf:t"
@@ -153,12 +158,12 @@ class Trees:
                 out.append(f"leaf t{i}: " + (" & ".join(conds) or "every block"))
         return out
 
-    def to_json(self) -> dict[str, Any]:
+    def to_json(self) -> JSONObject:
         return {"inputs": list(self.inputs),
                 "trees": [{k: t[k].tolist() for k in _KEYS} for t in self.trees]}
 
     @classmethod
-    def from_json(cls, d: Any, inputs: list[str]) -> Trees:
+    def from_json(cls, d: object, inputs: list[str]) -> Trees:
         """The trees of a model file's ``trees`` section, checked: ``inputs`` must be the
         running code's dense columns, every node's children later nodes reached once (no
         cycles, one root), every index in range, leaf numbers 0..L-1, thresholds finite."""
@@ -184,13 +189,22 @@ class Trees:
         return cls(tuple(inputs), trees)
 
 
-def _c_part() -> Any:
+class LeavesC(Protocol):
+    """The function of the C part (score/features/_leaves.c) that Python calls: each row's leaf
+    in each tree into ``out`` (the flat trees of ``Trees._flat``)."""
+
+    def leaves(self, x: np.ndarray, n: int, width: int, feature: np.ndarray, threshold: np.ndarray,
+               child: np.ndarray, missing_left: np.ndarray, leaf: np.ndarray, roots: np.ndarray,
+               n_nodes: int, depth: int, out: np.ndarray, /) -> None: ...
+
+
+def _c_part() -> LeavesC | None:
     """ce_filter.score.features._leaves, or None: not built, switched off, or giving other leaves than
     the numpy walk on a probe of random trees and inputs (NaN, ties on thresholds included)."""
     return native.probed("score.features._leaves", "the numpy tree walk", _agrees)
 
 
-def _agrees(mod: Any) -> bool:
+def _agrees(mod: ModuleType) -> bool:
     probe = _probe_trees()
     rng = np.random.default_rng(7)
     x = rng.integers(0, 4, size=(64, 3)).astype(np.float64)  # values on the thresholds

@@ -4,7 +4,10 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 from dataclasses import dataclass, field
-from typing import Any
+from typing import TYPE_CHECKING
+
+if TYPE_CHECKING:
+    from ...jsontypes import JSONObject, Loaded
 
 GROUPS = ("st", "cetr", "ic", "dom", "text", "ctx", "rx", "head", "kind", "struct", "cmt", "shop",
           "item", "itemg")
@@ -38,8 +41,8 @@ class FeatureSpec:
     style: tuple[str, ...] = ()
     style_mix: tuple[str, ...] = ()
 
-    def to_json(self) -> dict[str, Any]:
-        d: dict[str, Any] = {"groups": list(self.groups), "ic_own": self.ic_own,
+    def to_json(self) -> JSONObject:
+        d: JSONObject = {"groups": list(self.groups), "ic_own": self.ic_own,
                              "ic_anc": self.ic_anc, "heading_words": self.heading_words}
         if self.kind_mix:  # written only when set: model files without it keep their bytes
             d["kind_mix"] = list(self.kind_mix)
@@ -51,7 +54,7 @@ class FeatureSpec:
         return d
 
     @classmethod
-    def from_json(cls, d: dict[str, Any]) -> FeatureSpec:
+    def from_json(cls, d: Loaded) -> FeatureSpec:
         p = d.get("shop_min_p", 0.0)
         if isinstance(p, bool) or not isinstance(p, (int, float)) or not 0.0 <= p <= 1.0:
             raise ValueError(f"shop_min_p must be a number in [0, 1], not {p!r}")

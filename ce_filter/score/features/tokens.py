@@ -4,11 +4,14 @@ from __future__ import annotations
 
 from collections import Counter
 from collections.abc import Iterable, Sequence
-from typing import Any
+from typing import TYPE_CHECKING
 
 import numpy as np
 
 from ...read.segment import ElementTokens
+
+if TYPE_CHECKING:
+    from ...read.segment import VocabTable
 
 
 def token_matrix(rows: Sequence[Iterable[str]], vocab: dict[str, int]) -> np.ndarray:
@@ -31,7 +34,7 @@ def token_matrix(rows: Sequence[Iterable[str]], vocab: dict[str, int]) -> np.nda
 
 
 def token_weight_sums(rows: Sequence[tuple[str, ...]], vocab: dict[str, int],
-                      weights: list[float], table: Any = None) -> np.ndarray:
+                      weights: list[float], table: VocabTable | None = None) -> np.ndarray:
     """Per block, the sum of ``weights`` over its tokens in ``vocab``: token_matrix(rows, vocab)
     @ weights without the matrix. With ``table`` (segment.vocab_table of the same vocab and
     weights) and rows from the C walk, summed in C; else here, where blocks under one element
