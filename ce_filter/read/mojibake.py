@@ -19,6 +19,7 @@ from __future__ import annotations
 
 import re
 from types import ModuleType
+from typing import Protocol
 
 from .. import native
 
@@ -121,4 +122,10 @@ def _agrees(mod: ModuleType) -> bool:
     return all(bool(mod.suspect(d)) == _suspect_py(d) for d in _PROBE)
 
 
-_c = native.probed("read._mojibake", "the regular expression", _agrees)
+class MojibakeC(Protocol):
+    """The function of the C part (read/_mojibake.c) that Python calls: ``_suspect_py`` in C."""
+
+    def suspect(self, data: bytes, /) -> bool: ...
+
+
+_c: MojibakeC | None = native.probed("read._mojibake", "the regular expression", _agrees)

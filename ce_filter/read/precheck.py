@@ -30,7 +30,7 @@ from __future__ import annotations
 import re
 from dataclasses import dataclass, field
 from types import ModuleType
-from typing import Any
+from typing import Any, Protocol
 
 from .. import native
 
@@ -111,6 +111,17 @@ class Scan:
     page: bytes | None = field(default=None, repr=False)  # the page with them renamed, or None
 
 
+# the scan's counts, in Scan's order
+ScanCounts = tuple[int, int, int, int, int, int, int, int, int, int, "bytes | None"]
+
+
+class PrecheckC(Protocol):
+    """The function of the C part (read/_precheck.c) that Python calls: ``_scan_py`` in C."""
+
+    def scan(self, data: bytes, max_tags: int, max_attr_work: int, max_depth_work: int, max_clones: int,
+             max_options: int, /) -> ScanCounts: ...
+
+
 def scan(data: bytes, limits: Limits = DEFAULT_LIMITS) -> Scan:
     data = bytes(data)
     args = (limits.max_elements, limits.max_attr_work, limits.max_nesting_work, limits.max_reconstructed,
@@ -164,7 +175,7 @@ def _match(rx: re.Pattern[bytes], data: bytes, j: int) -> int:
 
 
 def _scan_py(data: bytes, max_tags: int, max_attr_work: int, max_depth_work: int,
-             max_clones: int, max_options: int = MAX_SELECT_OPTIONS) -> tuple[Any, ...]:
+             max_clones: int, max_options: int = MAX_SELECT_OPTIONS) -> ScanCounts:
     """The scan in Python: the reference of ``_precheck.scan`` (same rules, same numbers)."""
     n = len(data)
     sel_open = False
@@ -257,7 +268,7 @@ class _State:
 
     def __init__(self) -> None:
         self.stack: list[tuple[bytes, int]] = []
-        self.fl: list[list[Any]] = []
+        self.fl: list[list[Any]] = []  # Any: entries [name, key, stack position, flags], changed in place
         self.att = 0  # fl[:att] are on the stack (or markers), fl[att:] are not
         self.tags = self.attrs_max = self.attr_work = self.depth_max = self.depth_work = 0
         self.clones = 0
@@ -401,4 +412,4 @@ def _agrees(mod: ModuleType) -> bool:
     return all(mod.scan(_PROBE, *c) == _scan_py(_PROBE, *c) for c in tight)
 
 
-_c = native.probed("read._precheck", "the Python scan", _agrees)
+_c: PrecheckC | None = native.probed("read._precheck", "the Python scan", _agrees)
