@@ -18,7 +18,7 @@ import zlib
 from collections.abc import Iterable, Iterator
 from http.client import HTTPException
 from pathlib import Path
-from typing import Any, BinaryIO
+from typing import BinaryIO
 
 from ce_filter.read.rawpage import RawPage, now_iso
 
@@ -64,7 +64,8 @@ def _undo_content_encoding(body: bytes, encoding: str, limit: int) -> bytes:
     return body
 
 
-def fetch(url: str, *, limit: int, timeout: float, opener: Any = None) -> RawPage:
+def fetch(url: str, *, limit: int, timeout: float, opener: urllib.request.OpenerDirector | None = None
+          ) -> RawPage:
     """GET ``url`` (http or https; redirects followed), at most ``limit`` bytes of body,
     within ``timeout`` seconds in all, with ``opener`` (a urllib OpenerDirector; default
     urllib's). Failures are InputError."""

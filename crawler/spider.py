@@ -18,11 +18,12 @@ from __future__ import annotations
 import os
 from collections.abc import Iterator
 from pathlib import Path
-from typing import Any
+from typing import cast, overload
 from urllib.parse import urlparse
 
 import scrapy
 from scrapy.exceptions import CloseSpider
+from scrapy.http import Request, Response
 from scrapy.linkextractors import LinkExtractor
 
 from ce_filter.read.rawpage import RawPage, is_html_type, media_type, now_iso
@@ -30,7 +31,15 @@ from ce_filter.read.rawpage import RawPage, is_html_type, media_type, now_iso
 DEFAULT_MAX_DEPTH = 2
 
 
-def _arg(value: Any, env: str, default: Any = None) -> Any:
+# a spider argument: text from ``-a name=value``, or what ``ce-filter crawl`` passes (a list of
+# URLs, a number), else the text of its environment variable, else the default
+@overload
+def _arg(value: str | None, env: str) -> str | None: ...
+@overload
+def _arg(value: str | list[str] | None, env: str) -> str | list[str] | None: ...
+@overload
+def _arg(value: int | str | None, env: str, default: int) -> int | str: ...
+def _arg(value: object, env: str, default: object = None) -> object:
     if value not in (None, ""):
         return value
     return os.environ.get(f"CE_FILTER_{env}", default)
@@ -59,8 +68,8 @@ class CeFilterSpider(scrapy.Spider):
         allowed_domains: str | list[str] | None = None,
         max_depth: int | str | None = None,
         max_pages: int | str | None = None,
-        *args: Any,
-        **kwargs: Any,
+        *args: str | None,  # (Scrapy's Spider takes its name)
+        **kwargs: str,  # other spider arguments (-a name=value)
     ) -> None:
         super().__init__(*args, **kwargs)
         urls = _split(_arg(start_urls, "START_URLS"))
@@ -84,8 +93,9 @@ class CeFilterSpider(scrapy.Spider):
         if crawler is not None and crawler.stats is not None:
             crawler.stats.inc_value(f"cefilter/{key}")
 
-    def parse(self, response: Any, **kwargs: Any) -> Iterator[Any]:
-        ctype = response.headers.get(b"Content-Type", b"").decode("latin-1")
+    def parse(self, response: Response, **kwargs: object) -> Iterator[RawPage | Request]:
+        # (given a default, Headers.get gives bytes)
+        ctype = cast(bytes, response.headers.get(b"Content-Type", b"")).decode("latin-1")
         if not isinstance(response, scrapy.http.TextResponse) or not is_html_type(ctype):
             self.logger.info("skipped non-HTML %s (%s)", response.url, media_type(ctype) or "no type")
             self._count(f"skipped/non_html/{media_type(ctype) or 'none'}")

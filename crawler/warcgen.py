@@ -11,7 +11,7 @@ import gzip
 import io
 import uuid
 import zlib
-from typing import IO, Any
+from typing import IO, TypedDict
 
 from warcio.statusandheaders import StatusAndHeaders
 from warcio.warcwriter import WARCWriter
@@ -23,6 +23,14 @@ STATUS_TEXT = {
     404: "Not Found",
     500: "Server Error",
 }
+
+
+class _RecordOptions(TypedDict, total=False):
+    """The keyword options of warcio's ``create_warc_record`` a record is written with."""
+
+    warc_headers_dict: dict[str, str]
+    http_headers: StatusAndHeaders
+    warc_content_type: str
 
 
 def encode_body(body: bytes, content_encoding: str | None) -> bytes:
@@ -145,7 +153,7 @@ class WarcBuilder:
         content_type: str | None = None,
     ) -> str:
         seed = seed or f"{rtype} {url}"
-        kw: dict[str, Any] = {"warc_headers_dict": self._headers(seed, extra)}
+        kw: _RecordOptions = {"warc_headers_dict": self._headers(seed, extra)}
         if http is not None:
             kw["http_headers"] = http
         if content_type:

@@ -30,8 +30,9 @@ import signal
 import socket
 import sys
 import time
+from collections.abc import Callable
 from dataclasses import dataclass
-from typing import Any
+from typing import Literal, TypedDict
 
 HEAD_LIMIT = 64 << 10
 _DIGITS = re.compile(rb"[0-9]{1,18}")
@@ -42,6 +43,18 @@ _REASONS = {400: "Bad Request", 500: "Internal Server Error", 408: "Request Time
             413: "Content Too Large",
             431: "Request Header Fields Too Large", 501: "Not Implemented", 502: "Bad Gateway",
             503: "Service Unavailable", 504: "Gateway Timeout"}
+
+
+# the service's metrics of a request answered here: (path, status, seconds)
+Observe = Callable[[str, int, float], object]
+
+
+class _Meta(TypedDict):
+    """What the front knows of a request as it goes."""
+
+    path: str  # its path once its head is read ("other" before)
+    held: int  # bytes counted in Front.buffered for it (its body, then its answer)
+    t0: float  # when its connection came (the loop's clock)
 
 
 class _Refuse(Exception):
@@ -75,7 +88,7 @@ class Front:
     requests in flight finish, for ``grace`` seconds at most)."""
 
     def __init__(self, listener: socket.socket, upstream: str, options: FrontOptions,
-                 observe: Any = None, grace: float = 10.0) -> None:
+                 observe: Observe | None = None, grace: float = 10.0) -> None:
         self.listener, self.upstream, self.opt = listener, upstream, options
         self.observe = observe  # (path, status, seconds) -> None: the service's metrics
         self.grace = grace
@@ -102,7 +115,7 @@ class Front:
                 left = started + limit - loop.time()
                 if left <= 0:
                     raise _Refuse(408, f"no request head within {limit:g} s")
-                waits: set[asyncio.Future[Any]] = {read}
+                waits: set[asyncio.Future[bytes] | asyncio.Future[Literal[True]]] = {read}
                 pressure = None
                 if not busy:
                     pressure = asyncio.ensure_future(self._pressure.wait())
@@ -128,7 +141,7 @@ class Front:
             raise _Refuse(400, f"{what} over {HEAD_LIMIT} bytes") from None
 
     async def _read(self, reader: asyncio.StreamReader, writer: asyncio.StreamWriter,
-                    meta: dict[str, Any]) -> tuple[bytes, list[tuple[bytes, bytes]], bytes]:
+                    meta: _Meta) -> tuple[bytes, list[tuple[bytes, bytes]], bytes]:
         """(request line, headers, body), or _Refuse; ``meta["path"]``: the path once known."""
         head = await self._head(reader, meta["t0"])
         lines = head[:-4].split(b"\r\n")
@@ -170,7 +183,7 @@ class Front:
             body = await self._exactly(reader, n, meta)
         return line, headers, body
 
-    def _take(self, meta: dict[str, Any], k: int) -> None:
+    def _take(self, meta: _Meta, k: int) -> None:
         """Count ``k`` more bytes held for this request, of its body or its answer (503 past
         ``max_buffered`` in all: the bytes a client has sent count, not the size it announces,
         and an answer counts until its client has taken it)."""
@@ -179,7 +192,7 @@ class Front:
         self.buffered += k
         meta["held"] += k
 
-    async def _exactly(self, reader: asyncio.StreamReader, n: int, meta: dict[str, Any]) -> bytes:
+    async def _exactly(self, reader: asyncio.StreamReader, n: int, meta: _Meta) -> bytes:
         parts: list[bytes] = []
         left = n
         while left:
@@ -191,7 +204,7 @@ class Front:
             left -= len(piece)
         return b"".join(parts)
 
-    async def _chunked(self, reader: asyncio.StreamReader, limit: int, meta: dict[str, Any]) -> bytes:
+    async def _chunked(self, reader: asyncio.StreamReader, limit: int, meta: _Meta) -> bytes:
         chunks: list[bytes] = []
         total = 0
         while True:
@@ -215,7 +228,7 @@ class Front:
                 raise _Refuse(400, "bad chunk framing")
 
     async def _forward(self, line: bytes, headers: list[tuple[bytes, bytes]], body: bytes,
-                       meta: dict[str, Any]) -> bytes:
+                       meta: _Meta) -> bytes:
         """The worker's whole answer to the request, counted as held (``_take``) as it is read."""
         try:
             up_r, up_w = await asyncio.open_unix_connection(self.upstream)
@@ -258,7 +271,7 @@ class Front:
     async def handle(self, reader: asyncio.StreamReader, writer: asyncio.StreamWriter) -> None:
         t0 = time.perf_counter()
         # held: bytes counted in ``buffered`` for this request (its body, then its answer)
-        meta: dict[str, Any] = {"path": "other", "held": 0, "t0": asyncio.get_running_loop().time()}
+        meta: _Meta = {"path": "other", "held": 0, "t0": asyncio.get_running_loop().time()}
         status = 0
         mine = True  # answered here (a forwarded request is counted by its worker)
         self.active += 1
@@ -342,7 +355,8 @@ def _room_for(files: int) -> None:
         resource.setrlimit(resource.RLIMIT_NOFILE, (target, hard))
 
 
-def run_front(listener: socket.socket, upstream: str, options: FrontOptions, observe: Any = None) -> None:
+def run_front(listener: socket.socket, upstream: str, options: FrontOptions, observe: Observe | None = None
+              ) -> None:
     """The front process's body (forked by serve.run); it ends the master if it fails, so
     that the service stops whole instead of answering nothing."""
     signal.signal(signal.SIGINT, signal.SIG_IGN)  # the master stops the front

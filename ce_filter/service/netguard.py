@@ -27,7 +27,8 @@ import ipaddress
 import socket
 import urllib.parse
 import urllib.request
-from typing import Any
+from collections.abc import Sequence
+from typing import IO, Any
 
 SCHEMES = ("http", "https")
 
@@ -93,7 +94,12 @@ def is_public(address: str) -> bool:
     return _global(ip)
 
 
-def public_addresses(host: str, port: int) -> list[tuple[Any, ...]]:
+# one of getaddrinfo's entries: family, type, protocol, canonical name, the socket address
+AddrInfo = tuple[socket.AddressFamily, socket.SocketKind, int, str,
+                 tuple[str, int] | tuple[str, int, int, int] | tuple[int, bytes]]
+
+
+def public_addresses(host: str, port: int) -> Sequence[AddrInfo]:
     """getaddrinfo's TCP entries for ``host``, refused whole (BlockedAddress) when any of
     them is not public: a name that mixes public and private addresses is not trusted."""
     infos = socket.getaddrinfo(host, port, type=socket.SOCK_STREAM)
@@ -105,8 +111,9 @@ def public_addresses(host: str, port: int) -> list[tuple[Any, ...]]:
     return infos
 
 
-def _guarded_connection(address: tuple[str, int], timeout: Any = socket._GLOBAL_DEFAULT_TIMEOUT,  # type: ignore[attr-defined]
-                        source_address: Any = None, **kw: Any) -> socket.socket:
+def _guarded_connection(address: tuple[str, int],
+                        timeout: float | None = socket._GLOBAL_DEFAULT_TIMEOUT,  # type: ignore[attr-defined]
+                        source_address: tuple[str, int] | None = None, **kw: object) -> socket.socket:
     """socket.create_connection to a checked address of ``address``'s host."""
     host, port = address
     err: OSError | None = None
@@ -126,14 +133,14 @@ def _guarded_connection(address: tuple[str, int], timeout: Any = socket._GLOBAL_
 
 
 class _HTTP(http.client.HTTPConnection):
-    def __init__(self, *a: Any, guard: bool = True, **kw: Any) -> None:
+    def __init__(self, *a: Any, guard: bool = True, **kw: Any) -> None:  # Any: HTTPConnection's, passed on
         super().__init__(*a, **kw)
         if guard:
             self._create_connection = _guarded_connection  # what connect() opens its socket with
 
 
 class _HTTPS(http.client.HTTPSConnection):
-    def __init__(self, *a: Any, guard: bool = True, **kw: Any) -> None:
+    def __init__(self, *a: Any, guard: bool = True, **kw: Any) -> None:  # Any: HTTPSConnection's, passed on
         super().__init__(*a, **kw)
         if guard:
             self._create_connection = _guarded_connection
@@ -144,7 +151,7 @@ class _HTTPHandler(urllib.request.HTTPHandler):
         super().__init__()
         self.guard = guard
 
-    def http_open(self, req: Any) -> Any:
+    def http_open(self, req: urllib.request.Request) -> http.client.HTTPResponse:
         return self.do_open(functools.partial(_HTTP, guard=self.guard), req)
 
 
@@ -153,13 +160,14 @@ class _HTTPSHandler(urllib.request.HTTPSHandler):
         super().__init__()
         self.guard = guard
 
-    def https_open(self, req: Any) -> Any:
+    def https_open(self, req: urllib.request.Request) -> http.client.HTTPResponse:
         return self.do_open(functools.partial(_HTTPS, guard=self.guard), req,
                             context=self._context)  # type: ignore[attr-defined]
 
 
 class _RedirectHandler(urllib.request.HTTPRedirectHandler):
-    def http_error_302(self, req: Any, fp: Any, code: int, msg: str, headers: Any) -> Any:
+    def http_error_302(self, req: urllib.request.Request, fp: IO[bytes], code: int, msg: str,
+                       headers: http.client.HTTPMessage) -> object:
         target = headers.get("location") or headers.get("uri")
         if target:
             try:

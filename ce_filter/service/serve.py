@@ -28,6 +28,7 @@ replaced by gunicorn (the client gets 502, the service goes on).
 
 from __future__ import annotations
 
+import argparse
 import copy
 import json
 import math
@@ -35,14 +36,22 @@ import multiprocessing
 import os
 import time
 import urllib.parse
-from collections.abc import Callable, Iterable
+from collections.abc import Iterable
 from dataclasses import dataclass
-from typing import Any
+from typing import TYPE_CHECKING, Protocol, TypedDict, cast
 
 from ..api import MAX_BYTES, Extractor
+from ..jsontypes import Loaded
 from ..keep.render import FORMATS as CLI_FORMATS
 from ..run.budget import DEFAULT_BUDGET, OVER_MEMORY, Budget, InProcessBudget
 from ..values import probability
+
+if TYPE_CHECKING:
+    import logging
+
+    from _typeshed.wsgi import StartResponse, WSGIEnvironment
+
+    from ..read.rawpage import RawPage
 
 MAX_BODY = MAX_BYTES + (1 << 20)  # a page at the filter's size limit, plus its JSON overhead
 FETCH_TIMEOUT = 10.0
@@ -53,7 +62,6 @@ _JSON = "application/json"
 # in it as ``content`` (what ``ce-filter extract --format`` prints for the page).
 _FORMATS = tuple(dict.fromkeys(("json", *CLI_FORMATS)))
 
-StartResponse = Callable[..., Any]
 RECYCLE = "ce_filter.recycle_worker"  # set in a request's environ: replace its worker after it
 
 
@@ -156,7 +164,7 @@ class Options:
     budget: Budget = DEFAULT_BUDGET  # per page filtered by /extract
 
 
-def _read_body(environ: dict[str, Any], limit: int) -> bytes:
+def _read_body(environ: WSGIEnvironment, limit: int) -> bytes:
     """The request body, at most ``limit`` bytes (413 beyond, without reading it all)."""
     length = environ.get("CONTENT_LENGTH") or ""
     stream = environ["wsgi.input"]
@@ -174,7 +182,7 @@ def _read_body(environ: dict[str, Any], limit: int) -> bytes:
     return data
 
 
-def fetch(url: str, timeout: float, private: bool = False) -> Any:
+def fetch(url: str, timeout: float, private: bool = False) -> RawPage:
     """The page at ``url`` (a RawPage, body cut at the filter's page limit + 1 byte), or 400
     for a URL (or a redirect's) that is not http(s), 403 for one whose host (or a redirect's)
     is not a public address unless ``private``, 502 with why when it cannot be fetched. Every
@@ -198,7 +206,7 @@ def fetch(url: str, timeout: float, private: bool = False) -> Any:
         raise HttpError(502, f"fetching {e}") from None
 
 
-def _json_object(raw: bytes) -> dict[str, Any]:
+def _json_object(raw: bytes) -> dict[str, Loaded]:
     """The JSON object of a request body; 400 with the reason for anything else (not JSON,
     nested too deeply for the parser, not an object)."""
     try:
@@ -220,8 +228,21 @@ def _utf8(s: str, field: str) -> bytes:
         raise HttpError(400, f'"{field}" is not text: a lone surrogate at character {e.start}') from None
 
 
-def _flag(v: Any) -> bool:
+def _flag(v: object) -> bool:
     return str(v).lower() in ("1", "true", "yes", "on")
+
+
+class Inputs(TypedDict):
+    """What a request asks for: its page and how to answer (``App._inputs``)."""
+
+    url: str
+    body: bytes
+    content_type: str
+    status: int | None
+    format: str
+    links: bool
+    images: bool
+    threshold: float | None
 
 
 class App:
@@ -243,7 +264,7 @@ class App:
         self.bounded.cap_memory()
 
     # -- inputs
-    def _inputs(self, environ: dict[str, Any]) -> dict[str, Any]:
+    def _inputs(self, environ: WSGIEnvironment) -> Inputs:
         """url, body (bytes), content_type, status, and output options of a request."""
         query = urllib.parse.parse_qs(environ.get("QUERY_STRING", ""))
         q = {k: v[-1] for k, v in query.items()}
@@ -253,7 +274,7 @@ class App:
             raw = b""
         else:
             raw = _read_body(environ, self.opt.max_body)
-        doc: dict[str, Any] = dict(q)
+        doc: dict[str, object] = dict(q)
         body: bytes | None = None
         if mt == _JSON:
             j = _json_object(raw)
@@ -299,7 +320,7 @@ class App:
                 "links": _flag(doc.get("links", "")), "images": _flag(doc.get("images", "")),
                 "threshold": threshold}
 
-    def _extractor(self, threshold: float | None) -> Any:
+    def _extractor(self, threshold: float | None) -> InProcessBudget:
         """The service's Extractor, or a copy cutting at the request's ``threshold`` (the
         model shared, as ``Extractor(threshold=...)`` would cut)."""
         if threshold is None:
@@ -311,7 +332,7 @@ class App:
         return bounded
 
     # -- handlers
-    def extract(self, environ: dict[str, Any]) -> tuple[int, str, bytes, bool | None, int]:
+    def extract(self, environ: WSGIEnvironment) -> tuple[int, str, bytes, bool | None, int]:
         from ..read.rawpage import RawPage, now_iso
         from ..record import dumps, make_record
 
@@ -328,7 +349,7 @@ class App:
         rec = make_record(page, r, bounded.extractor, content=content)
         return 200, _JSON, dumps(rec), bool(rec["text"]), len(page.body)
 
-    def explain(self, environ: dict[str, Any]) -> tuple[int, str, bytes, bool | None, int]:
+    def explain(self, environ: WSGIEnvironment) -> tuple[int, str, bytes, bool | None, int]:
         """The explain view, under the per-page budget as /extract's filtering is (past it: the
         view with no blocks and the reason as its note); the view is bounded (explain.MAX_BLOCKS
         blocks, explain.MAX_TEXT characters of text)."""
@@ -338,7 +359,7 @@ class App:
 
         inp = self._inputs(environ)
         enc = charset_from_content_type(inp["content_type"])
-        ex = self._extractor(inp["threshold"]).extractor
+        ex = cast(Extractor, self._extractor(inp["threshold"]).extractor)  # (self.ex, or its copy)
         url = inp["url"] or None
         seconds = self.opt.budget.seconds
         try:
@@ -358,7 +379,7 @@ class App:
                     len(inp["body"]))
         return 200, "text/html; charset=utf-8", render_view(data).encode("utf-8"), False, len(inp["body"])
 
-    def __call__(self, environ: dict[str, Any], start_response: StartResponse) -> Iterable[bytes]:
+    def __call__(self, environ: WSGIEnvironment, start_response: StartResponse) -> Iterable[bytes]:
         t0 = time.perf_counter()
         path = environ.get("PATH_INFO", "") or "/"
         method = environ.get("REQUEST_METHOD", "GET")
@@ -417,6 +438,14 @@ or <code>{"url"}</code> to fetch) returns the record as JSON;
 # ---------------------------------------------------------------- running it
 
 
+class GunicornWorker(Protocol):
+    """A gunicorn worker as its hooks get it (gunicorn ships no type information)."""
+
+    pid: int
+    alive: bool  # False: the worker leaves after this request (gunicorn starts another)
+    log: logging.Logger  # gunicorn's Logger: logging's methods
+
+
 def run(host: str = "127.0.0.1", port: int = 8080, workers: int = 2, timeout: float = 30.0,
         extractor: Extractor | None = None, options: Options | None = None,
         client_timeout: float = CLIENT_TIMEOUT) -> None:
@@ -466,16 +495,16 @@ def run(host: str = "127.0.0.1", port: int = 8080, workers: int = 2, timeout: fl
     def say(line: str) -> None:
         print(f"ce-filter serve: {line}", file=sys.stderr, flush=True)
 
-    def when_ready(arbiter: Any) -> None:
+    def when_ready(arbiter: object) -> None:
         say(f"listening on {address} with {workers} worker{'s' if workers != 1 else ''}; "
             "Ctrl-C or SIGTERM stops it")
 
-    def post_worker_init(worker: Any) -> None:
+    def post_worker_init(worker: GunicornWorker) -> None:
         app.worker_ready()
         # its signal handlers are in place from here on: a stop now ends it cleanly
         worker.log.info("worker ready (pid: %s)", worker.pid)
 
-    def post_request(worker: Any, req: Any, environ: dict[str, Any], resp: Any) -> None:
+    def post_request(worker: GunicornWorker, req: object, environ: WSGIEnvironment, resp: object) -> None:
         if environ.get(RECYCLE):
             worker.log.warning("worker %s ran out of its page memory: replacing it", worker.pid)
             worker.alive = False
@@ -534,7 +563,7 @@ def _stop_front(pid: int, grace: float = 15.0) -> None:
         pass
 
 
-def add_arguments(p: Any) -> None:
+def add_arguments(p: argparse.ArgumentParser) -> None:
     """The serve options (``ce-filter serve`` and ``python -m ce_filter.service.serve``); each also a
     ``CE_FILTER_<OPTION>`` variable."""
     from ..options import add_budget_options, add_extraction_options, env_opt, positive_int, positive_number
@@ -558,7 +587,7 @@ def add_arguments(p: Any) -> None:
     add_extraction_options(p)
 
 
-def serve_command(a: Any) -> int:
+def serve_command(a: argparse.Namespace) -> int:
     from ..options import ExtractOptions
     from ..run.budget import budget_from_args
 
