@@ -5,7 +5,7 @@ is ce_filter/api.py."""
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING
 
 import numpy as np
 
@@ -37,6 +37,7 @@ from .values import language_code, probability
 from .version import __version__
 
 if TYPE_CHECKING:
+    from .keep.render import Extras
     from .score.site.memory import Memory
     from .score.site.stage import SiteStage
 
@@ -139,13 +140,13 @@ class Extractor:
         # digest) where there is one, unless ``decoding=False``; an explicit one must match
         self.decoding = decoding_for(model, model_path, decoding)
 
-    def __getstate__(self) -> dict[str, Any]:
+    def __getstate__(self) -> dict[str, object]:
         # the model holds C lookup tables (capsules) that cannot be pickled: send its JSON
         state = dict(self.__dict__)
         state["model"] = self.model.to_json()
         return state
 
-    def __setstate__(self, state: dict[str, Any]) -> None:
+    def __setstate__(self, state: dict[str, object]) -> None:
         state = dict(state)
         state["model"] = Model.from_json(state["model"])
         self.__dict__.update(state)
@@ -205,7 +206,7 @@ class Extractor:
             return Extraction("", "", encoding=enc, reason=p.reason, truncated=truncated, model=self.version,
                               url=url or "")
         text_html = p.text
-        walked: list[Any] = []  # the page walked again for its code blocks' own lines
+        walked: list[Extras] = []  # the page walked again for its code blocks' own lines
         if p.kept is None or p.scores is None:
             out = Extraction("", blocks.title, encoding=enc, reason="no text in page",
                              truncated=truncated, model=self.version)
@@ -214,7 +215,7 @@ class Extractor:
             keep, reason, kind, scores = p.kept, p.reason, p.kind, p.scores
             tree = p.tree
 
-            def rewalk() -> Any:
+            def rewalk() -> Extras:
                 walked.append(extras_of(blocks, text_html, tree))
                 return walked[0]
 

@@ -26,7 +26,7 @@ studies switch them one by one).
 from __future__ import annotations
 
 import re
-from typing import Any
+from typing import TYPE_CHECKING, Protocol
 
 import numpy as np
 
@@ -45,6 +45,9 @@ from ..read.segment import (
     token_matcher,
 )
 from ..read.words import tokens
+
+if TYPE_CHECKING:
+    from types import ModuleType
 
 RULES: frozenset[str] = frozenset({"repeats", "hidden", "labels", "bylines", "comments", "units"})
 
@@ -388,7 +391,23 @@ story's prose for the rule that looks for it, and then some more words.</p>
 <p>Sign up for our newsletter</p></body></html>"""
 
 
-def _agrees(mod: Any) -> bool:
+class ArticlesC(Protocol):
+    """The functions of the C part (keep/_articles.c) that Python calls: the blocks the label and
+    byline rules read (block index << 1, | 1 where the byline rule reads it too), and the units
+    and repeats rules into ``out`` (True where some kept block is hidden)."""
+
+    def tidy_plan(self, keep: np.ndarray, counts: np.ndarray, flags: np.ndarray, texts: list[str],
+                  bylines: bool, story_words: float, max_byline_words: float, max_label_words: float,
+                  flag_figure: int, short_label_words: float, short_label_chars: int, lead: str,
+                  label_heads: frozenset[str], markers: list[str], /) -> list[int]: ...
+
+    def tidy_finish(self, keep: np.ndarray, out: np.ndarray, scores: np.ndarray, tag: np.ndarray,
+                    cont: np.ndarray, path_len: int, flags: np.ndarray, counts: np.ndarray,
+                    texts: list[str], flag_hidden: int, tag_td: int, tag_th: int, tag_li: int,
+                    unit_cut: float, min_repeat_words: float, min_repeat_chars: float, /) -> bool: ...
+
+
+def _agrees(mod: ModuleType) -> bool:
     """Whether the C part's tidy gives the reference's masks on the probe page."""
     global _c
     blocks = segment(parse(_PROBE))
@@ -408,5 +427,5 @@ def _agrees(mod: Any) -> bool:
     return all(masks)
 
 
-_c: Any = None
+_c: ArticlesC | None = None
 _c = native.probed("keep._articles", "the Python rules after the cut", _agrees)
