@@ -13,10 +13,13 @@ import re
 import sys
 from collections.abc import Iterator, Sequence
 from pathlib import Path, PurePath, PurePosixPath
-from typing import Any
+from typing import TYPE_CHECKING
 from urllib.parse import urlsplit
 
 from .options import UsageError
+
+if TYPE_CHECKING:
+    from .read.rawpage import RawPage
 
 # a file's extension by output format (a format not listed gets its own name)
 EXTENSIONS = {"text": ".txt", "markdown": ".md", "html": ".html", "jsonl": ".jsonl", "json": ".json",
@@ -76,7 +79,7 @@ class OutputDir:
                            key=lambda p: -len(p.parts))
         self.used: set[Path] = set()
 
-    def name(self, page: Any) -> Path:
+    def name(self, page: RawPage) -> Path:
         """The output path (relative to the root, without the extension) of ``page``, a RawPage."""
         src = page.source_name or page.url or "-"
         if page.source == "fetch" or "://" in src:
@@ -108,7 +111,7 @@ class OutputDir:
         folders = [_safe(p) for p in rel.parts[:-1]]
         return Path(*folders, stem)
 
-    def path_for(self, page: Any) -> Path:
+    def path_for(self, page: RawPage) -> Path:
         """A fresh output path for ``page`` (one no earlier input of this run was given)."""
         base = self.name(page)
         out = next(p for p in (self.root / base.parent / n for n in _numbered(base.name, self.ext))
@@ -116,7 +119,7 @@ class OutputDir:
         self.used.add(out)
         return out
 
-    def write(self, page: Any, output: str) -> tuple[Path, bool]:
+    def write(self, page: RawPage, output: str) -> tuple[Path, bool]:
         """Write ``output`` for ``page``; returns the file written, and whether its first name was
         taken by a file already there (so it got the next free one). Nothing below the root is
         reached through a symbolic link (a link is never followed, a file never replaced unless

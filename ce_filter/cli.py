@@ -12,9 +12,9 @@ import argparse
 import contextlib
 import importlib
 import sys
-from collections.abc import Iterable, Iterator
+from collections.abc import Callable, Iterable, Iterator
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, cast
 
 from .extras import MissingExtra, extra_for, require
 from .keep.render import FORMATS
@@ -34,6 +34,22 @@ from .options import (
     writable_file,
 )
 from .version import __version__
+
+if TYPE_CHECKING:
+    from ce_filter.crawler.files import InputError
+
+    from .batch import OutputDir
+    from .extractor import Extractor
+    from .progress import Ticker
+    from .read.rawpage import RawPage
+    from .run.budget import Budget, PageFilter
+    from .run.pool import Handler
+
+    # an input of ``extract``: its page, or why it could not be read
+    Item = RawPage | InputError
+    # what ``extract`` prints for an input: (the output, why a page has no text), or None for an
+    # input that could not be read
+    Output = tuple[str, str | None] | None
 
 # Modules that add subcommands (each has ``register(subparsers)``).
 PLUGINS = ("ce_filter.pipelines.commands", "ce_filter.bench.command")
@@ -63,7 +79,7 @@ def cmd_extract(a: argparse.Namespace) -> int:
     render = _Render(a.format, a.encoding, a.links, a.images, a.with_metadata, a.url)
     with Ticker("extract", total, unit="input", enabled=headers and not a.quiet) as ticker, \
             _filter_pool(a.workers, ex, render, budget) as filter_item:
-        for item, out in filter_item(items):
+        for item, result in filter_item(items):
             ticker.tick()
             if isinstance(item, InputError):
                 failed += 1
@@ -73,7 +89,7 @@ def cmd_extract(a: argparse.Namespace) -> int:
             if len(item.body) > ex.max_bytes:
                 ticker.write(f"ce-filter: note: {name}: over {mib} MiB; only the first {mib} MiB were "
                              "read (the filter's page limit)")
-            out, empty = out
+            out, empty = cast("tuple[str, str | None]", result)  # (a page's: only an unread input has none)
             if empty is not None:  # a note on stderr, never mixed into the text a pipe reads
                 ticker.write(f"ce-filter: note: {name}: no text ({empty})"
                              + (", no file written" if out_dir is not None else ""))
@@ -88,7 +104,7 @@ def cmd_extract(a: argparse.Namespace) -> int:
     return EXIT_USAGE if failed else 0
 
 
-def _batch_inputs(a: argparse.Namespace) -> tuple[list[str], Any]:
+def _batch_inputs(a: argparse.Namespace) -> tuple[list[str], OutputDir | None]:
     """``extract``'s inputs (the arguments, then the lines of ``-i FILE``; stdin when none) and
     the ``-o DIR`` writer (None: print to stdout)."""
     from .batch import OutputDir, read_input_file
@@ -105,7 +121,7 @@ def _batch_inputs(a: argparse.Namespace) -> tuple[list[str], Any]:
     return inputs, out_dir
 
 
-def _write_output(out_dir: Any, item: Any, name: str, out: str, ticker: Any) -> bool:
+def _write_output(out_dir: OutputDir, item: RawPage, name: str, out: str, ticker: Ticker) -> bool:
     """One input's output into its own file under ``-o DIR``. False when the file could not be
     written (said in one line); a note when its name was taken by a file already there."""
     try:
@@ -138,7 +154,8 @@ def add_batch_options(p: argparse.ArgumentParser) -> None:
 
 
 @contextlib.contextmanager
-def _filter_pool(workers: int, ex: Any, render: _Render, budget: Any) -> Iterator[Any]:
+def _filter_pool(workers: int, ex: Extractor, render: _Render, budget: Budget
+                 ) -> Iterator[Callable[[Iterable[Item]], Iterator[tuple[Item, Output]]]]:
     """``filter_item(items) -> (item, output | None)`` in input order: here, or in ``workers``
     processes (each gets the pickled Extractor); either way under the per-page ``budget``
     (ce_filter.run.budget.InProcessBudget: CPU time here, CPU time and memory in a worker). With
@@ -155,7 +172,7 @@ def _filter_pool(workers: int, ex: Any, render: _Render, budget: Any) -> Iterato
 
     with Pool(_FilterSetup(ex, render, budget), workers, budget, depth=2,
               name="ce-filter-extract") as pool:
-        def ordered(items: Iterable[Any]) -> Iterator[tuple[Any, Any]]:
+        def ordered(items: Iterable[Item]) -> Iterator[tuple[Item, Output]]:
             for r in pool.run(items, ordered=True, read_ahead=4 * workers):
                 yield r.task, (render.failed(pool.info, r.task, r.failed) if r.failed else r.value)
 
@@ -177,7 +194,7 @@ class _Render:
         self.fmt, self.encoding, self.links, self.images = fmt, encoding, links, images
         self.with_metadata, self.url = with_metadata, url
 
-    def __call__(self, ex: Any, item: Any) -> tuple[str, str | None] | None:
+    def __call__(self, ex: PageFilter, item: Item) -> Output:
         """The output and, for a page without text in a format read by people, why it has none
         (the output is then only ``--with-metadata``'s front matter, or nothing)."""
         from ce_filter.read.rawpage import RawPage
@@ -198,13 +215,13 @@ class _Render:
         # a csv row and an xml document are one after the other
         return (out.rstrip("\n") + "\n" if self.fmt in _HEADED else out.rstrip("\r\n")), None
 
-    def page(self, item: Any) -> Any:
+    def page(self, item: RawPage) -> RawPage:
         """The input's page, at ``url`` where one was given for it."""
         import dataclasses
 
         return item if self.url is None else dataclasses.replace(item, url=self.url)
 
-    def failed(self, info: Any, item: Any, reason: str) -> tuple[str, str | None] | None:
+    def failed(self, info: tuple[str, str, str], item: Item, reason: str) -> Output:
         """The output of an input whose filter process died on it (ce_filter.run.pool)."""
         from ce_filter.api import Extraction
         from ce_filter.read.rawpage import RawPage
@@ -222,10 +239,10 @@ class _FilterSetup:
     """``extract --workers``' runner children (ce_filter.run.pool): each renders its inputs with
     the pickled Extractor under the per-page budget, in its own memory cap."""
 
-    def __init__(self, ex: Any, render: _Render, budget: Any) -> None:
+    def __init__(self, ex: Extractor, render: _Render, budget: Budget) -> None:
         self.ex, self.render, self.budget = ex, render, budget
 
-    def __call__(self) -> Any:
+    def __call__(self) -> Handler:
         # what a page's output is made with, imported before the cap (about 40 MB of address
         # space): the cap is the process's size plus the page budget; an import is no page's cost
         from ce_filter.read.rawpage import RawPage  # noqa: F401
@@ -243,7 +260,7 @@ class _FilterSetup:
             def warm_up(self) -> None:
                 warm_up(bounded.extractor)
 
-            def run(self, work: Any) -> Any:
+            def run(self, work: Item) -> Output:
                 bounded.memory_cap = self.memory_cap
                 return render(bounded, work)
 
