@@ -17,7 +17,7 @@ from __future__ import annotations
 import html as _html
 import json
 from dataclasses import dataclass, field
-from typing import Any
+from typing import Any, TypedDict, cast
 
 import numpy as np
 
@@ -178,9 +178,53 @@ def _site_terms(ex: Extractor, p: Page, whys: list[BlockWhy], cut: float, in_cod
     return n
 
 
+# a term as the view's data has it: [name, value, contribution], a JSON array
+TermRow = list[Any]  # Any: a JSON array of a name (str) and two numbers, as the page's script reads it
+
+
+class _Grouped(TypedDict, total=False):
+    group: str  # where a rule after the cut kept or dropped the block with others
+
+
+class BlockData(_Grouped):
+    """One block in the explain data."""
+
+    text: str
+    score: float
+    stage1: float
+    kept: bool
+    code: bool
+    terms1: list[TermRow]
+    terms2: list[TermRow]
+    terms_site: list[TermRow]
+
+
+class _TextCap(TypedDict, total=False):
+    text_cap: int  # the characters of block text the data holds at most (not in ``failed``'s)
+
+
+class ExplainData(_TextCap):
+    """The explain data of one page (``explain``, ``failed``), as ``render_view`` reads it and
+    the service and ``ce-filter explain`` write it."""
+
+    url: str
+    model: str
+    threshold: float
+    fallback_rel: float
+    page_kind: str
+    page_kind_prob: float | None
+    reason: str
+    metadata: dict[str, str]
+    stage2: bool
+    site_pages: int
+    blocks_total: int
+    texts_cut: int
+    blocks: list[BlockData]
+
+
 def explain(html: bytes | str, url: str | None = None, *, extractor: Extractor | None = None,
             encoding: str | None = None, top: int = TOP, max_blocks: int = MAX_BLOCKS,
-            max_text: int = MAX_TEXT) -> dict[str, Any]:
+            max_text: int = MAX_TEXT) -> ExplainData:
     """The explain data of one page: its extraction, each block's why (the first
     ``max_blocks`` blocks, their texts cut at ``max_text`` characters in all; ``blocks_total``
     counts them all), the model's figures."""
@@ -240,19 +284,20 @@ def explain(html: bytes | str, url: str | None = None, *, extractor: Extractor |
         "blocks_total": n_blocks,
         "texts_cut": cut_texts,
         "text_cap": max_text,
-        "blocks": [
-            {"text": txt, "score": round(w.score, 6), "stage1": round(w.stage1, 6),
-             "kept": w.kept and r.reason != THIN_REASON,
-             "code": w.code, **({"group": w.group} if w.group else {}),
-             "terms1": [[t.name, round(t.value, 4), round(t.contribution, 4)] for t in w.stage1_terms],
-             "terms2": [[t.name, round(t.value, 4), round(t.contribution, 4)] for t in w.stage2_terms],
-             "terms_site": [[t.name, round(t.value, 4), round(t.contribution, 4)] for t in w.site_terms]}
+        "blocks": [  # (a cast: a TypedDict cannot follow the optional group's ** unpacking)
+            cast(BlockData, {
+                "text": txt, "score": round(w.score, 6), "stage1": round(w.stage1, 6),
+                "kept": w.kept and r.reason != THIN_REASON,
+                "code": w.code, **({"group": w.group} if w.group else {}),
+                "terms1": [[t.name, round(t.value, 4), round(t.contribution, 4)] for t in w.stage1_terms],
+                "terms2": [[t.name, round(t.value, 4), round(t.contribution, 4)] for t in w.stage2_terms],
+                "terms_site": [[t.name, round(t.value, 4), round(t.contribution, 4)] for t in w.site_terms]})
             for w, txt in zip(whys, texts)
         ],
     }
 
 
-def failed(url: str | None, extractor: Extractor, reason: str) -> dict[str, Any]:
+def failed(url: str | None, extractor: Extractor, reason: str) -> ExplainData:
     """The explain data of a page that could not be explained (over its budget): no blocks,
     the reason as the view's note."""
     return {"url": url or "", "model": str(getattr(extractor, "version", "")),
@@ -320,7 +365,7 @@ apply(parseFloat(slider.value));
 """
 
 
-def _term_rows(terms: list[list[Any]]) -> str:
+def _term_rows(terms: list[TermRow]) -> str:
     rows = []
     for name, value, contrib in terms:
         cls = "pos" if contrib > 0 else "neg"
@@ -329,7 +374,7 @@ def _term_rows(terms: list[list[Any]]) -> str:
     return "<table class=terms>" + "".join(rows) + "</table>"
 
 
-def _summary(b: dict[str, Any], k: int = 3) -> str:
+def _summary(b: BlockData, k: int = 3) -> str:
     """The block's k strongest terms on one line (stage 1's, then stage 2's strongest)."""
     terms = sorted((t for t in b["terms1"] if not str(t[0]).startswith("(")), key=lambda t: -abs(t[2]))[:k]
     if b["terms2"]:
@@ -338,7 +383,7 @@ def _summary(b: dict[str, Any], k: int = 3) -> str:
     return ", ".join(f"{c:+.2f} {_html.escape(str(n))}" for n, _, c in terms)
 
 
-def render_view(data: dict[str, Any]) -> str:
+def render_view(data: ExplainData) -> str:
     """The explain data as one self-contained HTML page."""
     esc = _html.escape
     md = data.get("metadata", {})
