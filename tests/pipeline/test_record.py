@@ -105,6 +105,22 @@ def test_schema_is_versioned_and_evolvable(ex):
     assert "revisit_of" not in sch["properties"]["source"]["required"]
 
 
+def test_record_type_is_the_schema(ex):
+    """The Record TypedDict (what the stages type their records by) names the schema's fields,
+    required and optional as the schema has them, and every field a record has; its Stats and
+    Source the nested objects'; ``content`` (serve's other format) is the one field it adds."""
+    from ce_filter.record import Record, Source, Stats
+
+    sch = schema()
+    props = sch["properties"]
+    assert Record.__required_keys__ == set(sch["required"])
+    assert Record.__optional_keys__ == set(props) - set(sch["required"]) | {"content"}
+    assert set(filter_page(ex, _page())) == set(Record.__annotations__) - {"content"}
+    assert Stats.__required_keys__ == set(props["stats"]["properties"]) == set(props["stats"]["required"])
+    assert Source.__required_keys__ == set(props["source"]["required"])
+    assert Source.__optional_keys__ == set(props["source"]["properties"]) - set(props["source"]["required"])
+
+
 def test_validate_without_jsonschema_names_the_extra(monkeypatch):
     import builtins
 
