@@ -78,3 +78,15 @@ def test_the_check_finds_a_private_call(tmp_path):
                  "Extractor._decode(1)\nos.path._joinrealpath(1)\nself_like = 1\n"
                  "class A:\n    def f(self):\n        return self._g()\n")
     assert private_calls(f, tmp_path) == ["m.py:3: Extractor._decode(", "m.py:4: os.path._joinrealpath("]
+
+
+def test_no_module_imports_another_modules_private_name():
+    """``from x import _name`` reaches into another module's insides as a private call does."""
+    found = []
+    for folder in FOLDERS:
+        for path in sorted((ROOT / folder).rglob("*.py")):
+            for node in ast.walk(ast.parse(path.read_text(encoding="utf-8"))):
+                if isinstance(node, ast.ImportFrom):
+                    found += [f"{path.relative_to(ROOT)}:{node.lineno} {a.name}" for a in node.names
+                              if a.name.startswith("_") and not a.name.startswith("__")]
+    assert not found, found

@@ -41,7 +41,7 @@ from .text import text_columns
 from .tokens import token_matrix
 
 # a feature column: an array (blocks,) or (blocks, k), or a float, the same on every block
-# (a page-level figure, broadcast by _stack)
+# (a page-level figure, broadcast by stack_columns)
 Column = np.ndarray | float
 
 __all__ = [
@@ -56,7 +56,7 @@ def page_features(b: Blocks, spec: FeatureSpec, kind: np.ndarray | None = None,
     """The page's feature matrix (blocks x features), columns in ``feature_names`` order.
     ``kind``: the page-kind probabilities (the ``kind`` group's input); ``style``: the
     page-style probabilities (the spec's ``style`` columns)."""
-    x = _stack(len(b), _columns(b, spec, kind=kind))
+    x = stack_columns(len(b), group_columns(b, spec, kind=kind))
     return _with_mix(x, spec, kind, style, dense=False)
 
 
@@ -90,7 +90,7 @@ def page_inputs(b: Blocks, spec: FeatureSpec, kind: np.ndarray | None = None,
             j += w
     else:
         tokens = []
-        x = _stack(len(b), _columns(b, spec, tokens=tokens, kind=kind))
+        x = stack_columns(len(b), group_columns(b, spec, tokens=tokens, kind=kind))
     return _with_mix(x, spec, kind, style, dense=True), tokens
 
 
@@ -116,7 +116,7 @@ def _mix_at(spec: FeatureSpec, key: str) -> tuple[np.ndarray, np.ndarray]:
     if at is None:
         if key == "kind_mix" and "kind" not in spec.groups:
             raise ValueError("kind_mix needs the kind feature group")
-        names = _columns(_probe(), spec, names_only=True)
+        names = group_columns(_probe(), spec, names_only=True)
         dense_names = [n for n in names if not n.startswith(TOKEN_PREFIXES)]
         mix = getattr(spec, key)
         for n in mix:
@@ -127,7 +127,7 @@ def _mix_at(spec: FeatureSpec, key: str) -> tuple[np.ndarray, np.ndarray]:
     return at
 
 
-def _stack(n: int, cols: Sequence[Column]) -> np.ndarray:
+def stack_columns(n: int, cols: Sequence[Column]) -> np.ndarray:
     """The columns side by side. A column is an array (n,) or (n, k), or a float: the same
     value on every block (page-level figures), written by broadcasting instead of filled."""
     widths = [c.shape[1] if isinstance(c, np.ndarray) and c.ndim == 2 else 1 for c in cols]
@@ -149,7 +149,7 @@ def _probe() -> Blocks:
 
 
 def feature_names(spec: FeatureSpec) -> list[str]:
-    names = _columns(_probe(), spec, names_only=True)
+    names = group_columns(_probe(), spec, names_only=True)
     if spec.kind_mix:
         _mix_at(spec, "kind_mix")  # checks the names
         names += kind_mix_names(spec.kind_mix)
@@ -160,16 +160,16 @@ def feature_names(spec: FeatureSpec) -> list[str]:
 
 
 @overload
-def _columns(b: Blocks, spec: FeatureSpec, names_only: Literal[True],
+def group_columns(b: Blocks, spec: FeatureSpec, names_only: Literal[True],
              tokens: list[TokenRows] | None = None, kind: np.ndarray | None = None) -> list[str]: ...
 
 
 @overload
-def _columns(b: Blocks, spec: FeatureSpec, names_only: Literal[False] = False,
+def group_columns(b: Blocks, spec: FeatureSpec, names_only: Literal[False] = False,
              tokens: list[TokenRows] | None = None, kind: np.ndarray | None = None) -> list[Column]: ...
 
 
-def _columns(b: Blocks, spec: FeatureSpec, names_only: bool = False,
+def group_columns(b: Blocks, spec: FeatureSpec, names_only: bool = False,
              tokens: list[TokenRows] | None = None, kind: np.ndarray | None = None
              ) -> list[str] | list[Column]:
     """The groups of ``spec`` in their fixed order. A token list is named (``names_only``),

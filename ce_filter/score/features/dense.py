@@ -30,7 +30,7 @@ if TYPE_CHECKING:
     from types import ModuleType
 
 # the groups the C part fills (with ic's token lists, which Model.scores sums itself), their
-# widths, in the order features._columns puts them
+# widths, in the order features.group_columns puts them
 _ORDER = (("st", 6), ("cetr", 4), ("ic", 0), ("dom", 54), ("rx", 6 * len(RX_NAMES)), ("head", 4),
           ("kind", 4 * len(KINDS)))
 _WIDTH = dict(_ORDER)
@@ -168,7 +168,7 @@ def _agrees(mod: ModuleType) -> bool:
     """Whether the C part's columns and context input are the reference's on the probe page."""
     if len(FLAG_NAMES) != 20 or len(TAG_GROUPS) != 12 or len(KINDS) != 7:
         return False  # the C part's constants no longer match
-    from . import _columns, _stack  # the reference (features/__init__ is loaded by now)
+    from . import group_columns, stack_columns  # the reference (features/__init__ is loaded by now)
 
     blocks = segment(parse(_PROBE))
     spec = FeatureSpec(tuple(g for g, _ in _ORDER), ["post", "body"], ["comment"])
@@ -177,6 +177,7 @@ def _agrees(mod: ModuleType) -> bool:
     x = _page_inputs(mod, blocks, spec, kind, 0)[0]
     c = [_context_inputs(mod, s, *a) for a in ((blocks.container_ids(), blocks.token_counts(), True),
                                                (None, None, False))]
-    return bool(np.array_equal(x, _stack(len(blocks), _columns(blocks, spec, tokens=[], kind=kind)))
+    ref = stack_columns(len(blocks), group_columns(blocks, spec, tokens=[], kind=kind))
+    return bool(np.array_equal(x, ref)
                 and all(np.array_equal(u, context_features(s, *a)) for u, a in
                         zip(c, ((blocks.container_ids(), blocks.token_counts(), True), (None, None, False)))))
