@@ -102,11 +102,6 @@ def _sized_units() -> Handler:
     return _SizedUnits()
 
 
-def _kill_children(pool: Pool) -> None:
-    for c in pool.children:
-        c.proc.kill()
-
-
 def _kill_all() -> None:
     for p in multiprocessing.active_children():
         p.kill()
@@ -143,7 +138,7 @@ def test_no_page_or_result_size_stalls_the_runner(pools, sizes, workers, depth, 
         return list(pool.run(tasks, ordered=ordered, read_ahead=read_ahead, key=key))
 
     try:
-        got = _finishes(run, lambda: _kill_children(pool))
+        got = _finishes(run, _kill_all)
     except AssertionError:
         pools.pop((False, workers)).close()
         raise
@@ -164,7 +159,7 @@ def test_no_unit_size_stalls_a_multi_unit_run(pools, tasks, workers, depth, orde
     pool.depth = depth
     work = [(b"range", sizes) for sizes in tasks]
     try:
-        got = _finishes(lambda: list(pool.run(work, ordered=ordered)), lambda: _kill_children(pool))
+        got = _finishes(lambda: list(pool.run(work, ordered=ordered)), _kill_all)
     except AssertionError:
         pools.pop((True, workers)).close()
         raise
