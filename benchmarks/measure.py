@@ -5,7 +5,9 @@
 - ``tool``: read the pages (a pickled list of (bytes, url): no ce_filter import, so the RSS noted
   next is the same for every tool), build the tool, one warm-up pass (its outputs go back to
   be scored against the gold), then ``repeat`` timed passes over all pages, one clock read
-  per page.
+  per page, the garbage collector's time within each page read by ``allocs.GcClock``; for
+  ce-filter's rows, one more pass, untimed, counts the object allocations of each page
+  (``allocs.count_allocations``).
   A tool that needs a newer Python than the bench's (``peers.foreign``) gets this process in
   that interpreter (``peers.interpreter``), run as ``python -m benchmarks.measure`` with only
   this folder on its path: the standard library, the harness and the tool, no ce_filter.
@@ -69,6 +71,14 @@ class ChildResult(TypedDict, total=False):
     errors: int
     last_error: str
     python: str
+    # tool: seconds in garbage collections per [pass][page] of the timed passes, collections per
+    # generation over them; ce-filter's rows only: the untimed pass's object allocations per
+    # page and blocks per page, or why the allocations could not be counted
+    gc_runs: list[list[float]]
+    gc_collections: list[int]
+    allocs: list[int]
+    blocks: list[int]
+    alloc_error: str
     # tool, added by the parent (speed.py): the scores against the gold, page sizes, seconds
     # per page over the passes and the headline figures
     version: str
@@ -123,19 +133,30 @@ def peak_rss_kb() -> int:
     return _status_kb("VmHWM:") or resource.getrusage(resource.RUSAGE_SELF).ru_maxrss
 
 
-def _passes(htmls: list[tuple[bytes, str | None]], fn: Callable[[bytes, str | None], object], repeat: int
-            ) -> list[list[float]]:
+def timed_passes(htmls: list[tuple[bytes, str | None]], fn: Callable[[bytes, str | None], object],
+                 repeat: int) -> tuple[list[list[float]], list[list[float]], list[int]]:
+    """``repeat`` timed passes: (seconds per [pass][page], seconds of garbage collection within
+    each of those pages, collections per generation over the passes)."""
+    from .allocs import GcClock
+
     clock = time.perf_counter
-    runs = []
-    for _ in range(repeat):
-        gc.collect()
-        row = []
-        for h, url in htmls:
-            t0 = clock()
-            fn(h, url)
-            row.append(clock() - t0)
-        runs.append(row)
-    return runs
+    runs, gc_runs = [], []
+    collections = [0, 0, 0]
+    with GcClock() as g:
+        for _ in range(repeat):
+            gc.collect()
+            g.take()  # the forced collection is not a page's
+            row, gc_row = [], []
+            for h, url in htmls:
+                t0 = clock()
+                fn(h, url)
+                row.append(clock() - t0)
+                secs, n = g.take()
+                gc_row.append(secs)
+                collections = [a + b for a, b in zip(collections, n)]
+            runs.append(row)
+            gc_runs.append(gc_row)
+    return runs, gc_runs, collections
 
 
 def time_tool(job: Job) -> ChildResult:
@@ -151,12 +172,30 @@ def time_tool(job: Job) -> ChildResult:
     outputs = [fn(h, url) for h, url in htmls]  # the warm-up; its outputs are scored
     warmup_s = time.perf_counter() - t0
     errors, last_error = fn.errors, fn.last_error
-    runs = _passes(htmls, fn, job["repeat"])
-    return {
+    runs, gc_runs, collections = timed_passes(htmls, fn, job["repeat"])
+    out: ChildResult = {
         "tool": job["tool"], "pages": len(htmls), "runs": runs, "setup_s": setup_s, "warmup_s": warmup_s,
         "rss_base_kb": rss_base, "rss_peak_kb": peak_rss_kb(), "outputs": outputs,
         "errors": errors, "last_error": last_error, "python": sys.version.split()[0],
+        "gc_runs": gc_runs, "gc_collections": collections,
     }
+    if job["tool"] in peers.OURS and job["repeat"]:  # after the timed passes, so it moves none of them
+        out.update(_allocations(fn, htmls))
+    return out
+
+
+def _allocations(fn: Callable[[bytes, str | None], object], htmls: list[tuple[bytes, str | None]]
+                 ) -> ChildResult:
+    """ce-filter's untimed allocation pass (allocs.count_allocations) and its blocks per page."""
+    from ce_filter import Extractor
+
+    from .allocs import count_allocations
+
+    counts, why = count_allocations(fn, htmls)
+    if counts is None:
+        return {"alloc_error": why}
+    ex = Extractor()
+    return {"allocs": counts, "blocks": [len(ex.extract(h, url).blocks) for h, url in htmls]}
 
 
 def time_stages(job: Job) -> ChildResult:

@@ -120,7 +120,7 @@ def smoke_note(a: argparse.Namespace) -> str:
 
 
 def _targets(res: BenchResults, ratio_floor: float, fits: dict[str, tuple[float, float, float]],
-             growth: float, pipe: PipelineResult | None) -> str:
+             growth: float, pipe: PipelineResult | None, over: list[str] | None = None) -> str:
     tools = res.get("tools", {})
     ce = tools.get("ce-filter", {})
 
@@ -143,6 +143,12 @@ def _targets(res: BenchResults, ratio_floor: float, fits: dict[str, tuple[float,
                      ok(ce["f1"] >= tf["f1"])])
     if not math.isnan(ratio_floor):
         rows.append(["p50 ≤ 4× (parse + bare walk) p50", f"{ratio_floor:.2f}×", ok(ratio_floor <= 4)])
+    if over is not None:
+        from .stages import STAGES
+
+        rows.append(["every stage within its budget (p50)",
+                     f"{len(over)} of {len(STAGES)} over" + (f": {', '.join(over)}" if over else ""),
+                     ok(not over)])
     if "ce-filter" in fits:
         slope, icpt, r2 = fits["ce-filter"]
         rows.append(["cost linear in page size", f"{slope:.2f} ms/100 KB, R² {r2:.2f}", "see the fit"])
@@ -243,6 +249,7 @@ def run(a: argparse.Namespace) -> int:
     speed_parts: list[str] = []
     fits: dict[str, tuple[float, float, float]] = {}
     ratio_floor, growth = math.nan, math.nan
+    over: list[str] | None = None
     if "speed" in todo or "stages" in todo:
         from . import speed
 
@@ -267,13 +274,17 @@ def run(a: argparse.Namespace) -> int:
                                   "pin": a.pin}, a.timeout)
             if st.get("ok"):
                 e2e = res.get("tools", {}).get("ce-filter")
-                stage_t, floor_t, ratio_floor = speed.breakdown_tables(st, e2e, a.stat)
+                stage_t, floor_t, ratio_floor, over = speed.breakdown_tables(st, e2e, a.stat)
                 line = (f"ce-filter p50 / floor p50 = **{ratio_floor:.2f}×**" if not math.isnan(ratio_floor)
                         else "(run the speed section too for the ce-filter / floor ratio)")
                 speed_parts += ["### Where ce-filter's time goes", stage_t,
                                 "### The floor: selectolax alone on the same pages", floor_t, line]
             else:
                 speed_parts += ["### Where ce-filter's time goes", f"stage run failed: {st.get('error')}"]
+        alloc_t = speed.alloc_table(res["tools"]) if "tools" in res else None
+        if alloc_t:
+            speed_parts += ["### Allocations and the garbage collector (ce-filter's text and whole record)",
+                            alloc_t]
     if "memory" in todo:
         from . import speed
 
@@ -293,7 +304,7 @@ def run(a: argparse.Namespace) -> int:
         out["pipeline"] = f"{smoke_note(a)}{run_header(cmd)}\n\n{pt}"
         printed.append(pt)
     if speed_parts:
-        speed_parts.insert(0, "### Targets\n\n" + _targets(res, ratio_floor, fits, growth, pipe))
+        speed_parts.insert(0, "### Targets\n\n" + _targets(res, ratio_floor, fits, growth, pipe, over))
         body = "\n\n".join(speed_parts)
         out["speed"] = f"{smoke_note(a)}{run_header(cmd, a.pin)}\n\n{body}"
         printed.insert(0, body)

@@ -101,8 +101,11 @@ def speed_table(results: dict[str, ChildResult], stat: str) -> str:
                  rows)
 
 
-def breakdown_tables(st: ChildResult, e2e: ChildResult | None, stat: str) -> tuple[str, str, float]:
-    """(stage table, floor table, ce-filter p50 / floor p50)."""
+def breakdown_tables(st: ChildResult, e2e: ChildResult | None, stat: str
+                     ) -> tuple[str, str, float, list[str]]:
+    """(stage table, floor table, ce-filter p50 / floor p50, the stages over their budgets)."""
+    from .stages import STAGE_BUDGETS
+
     names = st["stages"]
     per_stage = []
     for i, _ in enumerate(names):
@@ -110,15 +113,37 @@ def breakdown_tables(st: ChildResult, e2e: ChildResult | None, stat: str) -> tup
         per_stage.append(stats.per_page(runs, stat))
     sums = [sum(col) for col in zip(*per_stage)]
     total_mean = statistics.fmean(sums) if sums else float("nan")
-    rows = [[n, num(1000 * stats.percentile(s, 50), ".3f"), num(1000 * statistics.fmean(s), ".3f"),
-             num(100 * statistics.fmean(s) / total_mean if total_mean else float("nan"), ".0f") + " %"]
-            for n, s in zip(names, per_stage)]
-    rows.append(["sum of stages", num(1000 * stats.percentile(sums, 50), ".3f"),
+    over: list[str] = []
+
+    def against(p50_ms: float, budget: float | None) -> list[str]:
+        if budget is None:
+            return ["none", "—"]
+        x = p50_ms / budget
+        return [num(budget, ".3f"), num(x, ".2f") + "×" + (" **over**" if x > 1 else "")]
+
+    rows = []
+    for n, s in zip(names, per_stage):
+        p50 = 1000 * stats.percentile(s, 50)
+        budget = STAGE_BUDGETS.get(n)
+        if budget is not None and p50 > budget:
+            over.append(n)
+        share = 100 * statistics.fmean(s) / total_mean if total_mean else float("nan")
+        rows.append([n, num(p50, ".3f"), *against(p50, budget), num(1000 * statistics.fmean(s), ".3f"),
+                     num(share, ".0f") + " %"])
+    record_budget = sum(STAGE_BUDGETS.get(n, 0.0) for n in names)
+    sum_p50 = 1000 * stats.percentile(sums, 50)
+    rows.append(["sum of stages", num(sum_p50, ".3f"), *against(sum_p50, record_budget),
                  num(1000 * total_mean, ".3f"), "100 %"])
     if e2e and e2e.get("ok"):
-        rows.append(["`Extractor.extract` (speed table run)", num(e2e["p50_ms"], ".3f"),
+        rows.append(["`Extractor.extract` (speed table run)", num(e2e["p50_ms"], ".3f"), "", "",
                      num(1000 * statistics.fmean(e2e["secs"]), ".3f"), ""])
-    stage_t = table(["stage", "ms/page p50", "ms/page mean", "share of mean"], rows)
+    stage_t = table(["stage", "ms/page p50", "budget ms/page p50", "p50 ÷ budget", "ms/page mean",
+                     "share of mean"], rows)
+    stage_t += ("\n\nbudget: the stage's allowed p50 per page on dragnet test (`STAGE_BUDGETS` in "
+                "`benchmarks/stages.py`); the budgets add up to the whole record's, 1.6× the parse + walk "
+                "budgets. **over**: the stage's p50 is above its budget. Budgets are milliseconds on the "
+                "machine of the published run; on another machine compare the stages' ratios with each "
+                "other rather than with 1.")
     parse = stats.per_page([[p[0] for p in rep] for rep in st["floor_runs"]], stat)
     walk = stats.per_page([[p[1] for p in rep] for rep in st["floor_runs"]], stat)
     floor_p50 = 1000 * stats.percentile(walk, 50)
@@ -128,7 +153,47 @@ def breakdown_tables(st: ChildResult, e2e: ChildResult | None, stat: str) -> tup
     ratio = e2e["p50_ms"] / floor_p50 if e2e and e2e.get("ok") and floor_p50 else float("nan")
     floor_t = table(["floor (decoded page in)", "ms/page p50", "ms/page mean"], frows)
     floor_t += f"\n\nDOM nodes per page: median {statistics.median(st['nodes']):.0f}, max {max(st['nodes'])}."
-    return stage_t, floor_t, ratio
+    return stage_t, floor_t, ratio, over
+
+
+def alloc_table(results: dict[str, ChildResult]) -> str | None:
+    """ce-filter's rows (text, whole record): object allocations per page and per block from the
+    untimed pass, the garbage collector's collections and share of the timed passes. None when
+    neither row ran."""
+    from .allocs import gc_summary
+
+    rows = []
+    for name in peers.OURS:
+        r = results.get(name, {})
+        if not r.get("ok") or "gc_runs" not in r:
+            continue
+        g = gc_summary(r["runs"], r["gc_runs"], r.get("gc_collections", [0, 0, 0]))
+        counts, blocks = r.get("allocs"), r.get("blocks")
+        if counts:
+            per_block = sum(counts) / sum(blocks) if blocks and sum(blocks) else float("nan")
+            alloc_cells = [num(statistics.median(counts), ".0f"), num(statistics.fmean(counts), ".0f"),
+                           num(per_block, ".1f")]
+        else:
+            alloc_cells = ["—", "—", "—"]
+        rows.append([name, *alloc_cells, " / ".join(num(c, ".2f") for c in g["per_page"]),
+                     num(g["ms_per_page"], ".3f"), num(100 * g["share"], ".1f") + " %"])
+    if not rows:
+        return None
+    why = next((results[n]["alloc_error"] for n in peers.OURS if results.get(n, {}).get("alloc_error")), "")
+    note = ("allocations: new blocks taken from CPython's object allocator (`PyObject_Malloc`, where "
+            "every Python object comes from) while the page is extracted, counted by a hook on that "
+            "allocator in one more pass over the same pages after the timed ones (untimed, so the "
+            "count costs the speed table nothing); memory a C part or numpy takes for itself is not "
+            "in it. per block: all the pages' allocations ÷ all their blocks. GC collections: "
+            "collections of generation 0 / 1 / 2 per page, GC ms: milliseconds in collections per "
+            "page (mean), and GC share: time in collections ÷ time of the pages, all three over the "
+            "timed passes of the speed table, the collector's start and stop read with `gc.callbacks` "
+            "(a forced collection before each pass is left out).")
+    if why:
+        note += f" Allocations not counted in this run: {why}."
+    return table(["tool", "allocations/page p50", "allocations/page mean", "allocations/block",
+                  "GC collections/page (gen 0 / 1 / 2)", "GC ms/page mean", "GC share of time"],
+                 rows) + "\n\n" + note
 
 
 def linearity_table(results: dict[str, ChildResult]) -> tuple[str, dict[str, tuple[float, float, float]]]:

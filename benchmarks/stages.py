@@ -36,6 +36,27 @@ STAGE_NOTES = {
     "metadata": "the metadata rules: head, JSON-LD, byline, date, title (metadata.extract_metadata)",
     "language": "the language of the kept text (language.page_language)",
 }
+# Each stage's allowed p50 ms per page on dragnet test (the bench's default pages): the
+# "budget" column of the stage table, which marks a stage over it. The budgets add up to the
+# whole record's: 1.6x the parse + walk floor (0.287 + 0.172 = 0.459 ms measured, so 0.734 ms).
+# Parse and walk get what they measure (Lexbor itself and the one C walk: little left to take);
+# the other eight stages share the remaining 0.275 ms, the metadata at most 8 % of the record.
+# A rule or a stage added later states its cost against its stage's line here.
+RECORD_BUDGET_FACTOR = 1.6  # the record's p50 budget, in parse + walk budgets
+METADATA_MAX_SHARE = 0.08  # the metadata rules' budget at most this share of the record's
+STAGE_BUDGETS: dict[str, float] = {
+    "decode": 0.020,  # a byte scan for the charset and the binary check: under a tenth of a parse
+    "pre-scan": 0.020,  # one pass over the text counting tags: the same as decode
+    "parse": 0.287,  # Lexbor parsing the page: measured, the floor's first half
+    "walk": 0.172,  # the one C walk that cuts the blocks: measured, the floor's second half
+    "page kind": 0.040,  # an HTML scan, the block signals, two small models: a quarter of the walk
+    "features": 0.060,  # the dense columns from the walk's counts, the tokens: a third of the walk
+    "model": 0.020,  # the three model stages' scores over the blocks, one C call
+    "select": 0.040,  # the cut and the text joined: one pass over the kept blocks
+    "metadata": 0.055,  # the rules over what the walk collected: 7.5 % of the record
+    "language": 0.020,  # the first 200 characters of the kept text
+}
+
 T = TypeVar("T")
 
 

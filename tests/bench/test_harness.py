@@ -34,11 +34,15 @@ def test_speed_tables_and_missing_peer(mini_corpus, tmp_path, monkeypatch, capsy
     assert "| tool | version | pages/s | ms/page p50 | ms/page p95 |" in out
     assert "| ce-filter | " in out and "| trafilatura | — | not installed" in out
     for heading in ("### Targets", "### Where ce-filter's time goes", "parse + one bare DOM walk",
-                    "ce-filter p50 / floor p50", "slope ms/100 KB", "### Memory while streaming"):
+                    "ce-filter p50 / floor p50", "slope ms/100 KB", "### Memory while streaming",
+                    "| budget ms/page p50 | p50 ÷ budget |", "every stage within its budget",
+                    "### Allocations and the garbage collector", "| GC share of time |"):
         assert heading in out
     res = json.loads(raw.read_text())
     ce = res["tools"]["ce-filter"]
     assert ce["ok"] and ce["pages"] == 4 and len(ce["runs"]) == 1 and ce["f1"] > 0.5
+    assert len(ce["allocs"]) == len(ce["blocks"]) == 4 and min(ce["allocs"]) > 0
+    assert [len(r) for r in ce["gc_runs"]] == [4] and len(ce["gc_collections"]) == 3
     assert res["tools"]["trafilatura"]["missing"]
     assert res["memory"]["pages"] == 12 and len(res["memory"]["samples"]) >= 3
     text = doc.read_text()
