@@ -6,9 +6,20 @@ from __future__ import annotations
 
 import importlib
 import os
+import sys
 import warnings
 from collections.abc import Callable
 from types import ModuleType
+
+# Every C part setup.py builds on this platform: all twelve on Linux and macOS; on Windows all but
+# the walk, which reaches Lexbor through selectolax's module (dlopen) and finds no function of it
+# exported there. A wheel holds each of these.
+PARTS: tuple[str, ...] = (
+    *(() if sys.platform == "win32" else ("read._segment",)),
+    "read._precheck", "read._mojibake", "score.features._kmeans", "score.features._dense",
+    "score.features._leaves", "score._pagekind", "score._blockmodel", "score.site._memory",
+    "score.site._stage", "keep._articles", "keep._render",
+)
 
 
 def load(name: str) -> ModuleType | None:
@@ -51,3 +62,15 @@ def probed(name: str, reference: str, agrees: Callable[[ModuleType], bool]) -> M
                 mod = None
         _PROBED[key] = mod
     return _PROBED[key]
+
+
+def active() -> dict[str, bool]:
+    """Each of ``PARTS`` and whether it runs in this process rather than its reference: built,
+    not switched off (``CE_FILTER_PURE_PYTHON``) and not set aside by a probe so far. A part
+    probed at first use and not used yet counts as running where it loads (its probe is still
+    to come)."""
+    out = {name: load(name) is not None for name in PARTS}
+    for (name, _), mod in _PROBED.items():
+        if mod is None and name in out:
+            out[name] = False
+    return out
