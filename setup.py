@@ -8,56 +8,86 @@ the page-kind signals and model (score/_pagekind.c), the block model's scores an
 text (keep/_render.c). The four parts of the page after the walk share the headers
 ce_filter/_common.h and score/features/_context.h (included, each part has its own copy).
 
-Each is optional: where it does not build (no C compiler; the walk also needs dlopen, so
-Linux/macOS), the install still succeeds and the pure-Python versions run, which give the same
-results (tests compare them).
+Which parts a platform builds is ``ce_filter.native.PARTS``: all twelve on Linux and macOS; on
+Windows all but the walk, which reaches Lexbor's functions through selectolax's own module
+(dlopen/dlsym) and selectolax's Windows module exports none of them (the Python walk runs there).
+
+A source install where a part does not build (no C compiler) still succeeds and the pure-Python
+versions run, which give the same results (tests compare them). With CE_FILTER_REQUIRE_C=1 (the
+wheel builds set it) a part that does not build fails the build instead: a wheel holds every part.
+
+Compiler flags per compiler (``BuildExt``): GCC and Clang get -O2, and -ffp-contract=off for the
+parts whose floating point must round as numpy's does (no fused multiply-add); MSVC gets its
+default /O2 (setuptools passes it), and /fp:precise for those parts, which contracts nothing
+from Visual Studio 2022 on (nor where no FMA instruction is enabled: /arch:AVX2 is not set).
+The GCC builtins the parts use (__builtin_ctz) sit under ``#if defined(__SSE2__)``, which MSVC
+does not define: it compiles the portable loops beside them.
 """
 
+import os
+import sys
+
 from setuptools import Extension, setup
+from setuptools.command.build_ext import build_ext
 
 # the headers the parts of the page after the walk include (a change rebuilds them)
 _HEADERS = ["ce_filter/_common.h", "ce_filter/score/features/_context.h"]
+# the parts whose arithmetic must round as numpy's does: no fused multiply-add
+_EXACT_FP = {"ce_filter.score.features._kmeans", "ce_filter.score.features._dense",
+             "ce_filter.score._blockmodel", "ce_filter.keep._articles", "ce_filter.keep._render",
+             "ce_filter.score._pagekind"}
 
 
-def _after_walk(name: str) -> Extension:
-    """A part of the page after the walk: ``ce_filter.<name>`` from its .c beside its module,
-    with the shared headers; no fused multiply-add (the arithmetic must round as numpy's does)."""
+def _flags(compiler_type: str, name: str) -> list[str]:
+    """The compile flags of part ``name`` under a compiler of ``compiler_type`` (setuptools')."""
+    if compiler_type == "msvc":
+        return ["/fp:precise"] if name in _EXACT_FP else []
+    return ["-O2", "-ffp-contract=off"] if name in _EXACT_FP else ["-O2"]
+
+
+class BuildExt(build_ext):
+    """Flags chosen by the compiler at hand; every part required under CE_FILTER_REQUIRE_C=1."""
+
+    def build_extensions(self) -> None:
+        required = os.environ.get("CE_FILTER_REQUIRE_C", "") not in ("", "0")
+        for ext in self.extensions:
+            ext.extra_compile_args = _flags(self.compiler.compiler_type, ext.name)
+            ext.optional = ext.optional and not required
+        super().build_extensions()
+
+
+def _part(name: str, headers: list[str] | None = None, libraries: list[str] | None = None,
+          optional: bool = True) -> Extension:
+    """The part ``ce_filter.<name>`` from its .c beside its module; ``headers``: the shared ones it
+    includes (a change rebuilds it); ``optional=False`` for a part with no Python reference to
+    fall back on (its build failing fails the install)."""
     return Extension(f"ce_filter.{name}", [f"ce_filter/{name.replace('.', '/')}.c"],
-                     include_dirs=["ce_filter"], depends=_HEADERS,
-                     extra_compile_args=["-O2", "-ffp-contract=off"], optional=True)
+                     include_dirs=["ce_filter"] if headers else [], depends=headers or [],
+                     libraries=libraries or [], optional=optional)
 
+
+def _after_walk(name: str, optional: bool = True) -> Extension:
+    """A part of the page after the walk, with the shared headers."""
+    return _part(name, headers=_HEADERS, optional=optional)
+
+
+# the walk dlopens selectolax's module: Linux and macOS (see above)
+_WALK = [] if sys.platform == "win32" else [_part("read._segment", libraries=["dl"])]
 
 setup(
+    cmdclass={"build_ext": BuildExt},
     ext_modules=[
-        Extension(
-            "ce_filter.read._segment",
-            ["ce_filter/read/_segment.c"],
-            libraries=["dl"],
-            extra_compile_args=["-O2"],
-            optional=True,
-        ),
-        Extension(
-            "ce_filter.score.features._kmeans",
-            ["ce_filter/score/features/_kmeans.c"],
-            # no fused multiply-add: the arithmetic must round as numpy's does
-            extra_compile_args=["-O2", "-ffp-contract=off"],
-            optional=True,
-        ),
-        Extension("ce_filter.read._precheck", ["ce_filter/read/_precheck.c"], extra_compile_args=["-O2"],
-                  optional=True),
+        *_WALK,
+        _part("score.features._kmeans"),
+        _part("read._precheck"),
         _after_walk("score.features._dense"),
         _after_walk("score._blockmodel"),
         _after_walk("keep._articles"),
         _after_walk("keep._render"),
-        Extension("ce_filter.read._mojibake", ["ce_filter/read/_mojibake.c"], extra_compile_args=["-O2"],
-                  optional=True),
-        Extension("ce_filter.score.features._leaves", ["ce_filter/score/features/_leaves.c"],
-                  extra_compile_args=["-O2"], optional=True),
-        Extension("ce_filter.score.site._memory", ["ce_filter/score/site/_memory.c"],
-                  extra_compile_args=["-O2"], optional=True),
-        Extension("ce_filter.score.site._stage", ["ce_filter/score/site/_stage.c"],
-                  extra_compile_args=["-O2"], optional=True),
-        Extension("ce_filter.score._pagekind", ["ce_filter/score/_pagekind.c"],
-                  extra_compile_args=["-O2", "-ffp-contract=off"], optional=True),
-    ]
+        _part("read._mojibake"),
+        _part("score.features._leaves"),
+        _part("score.site._memory"),
+        _part("score.site._stage"),
+        _part("score._pagekind"),
+    ],
 )
