@@ -2,7 +2,7 @@
 platform (ce_filter.native.PARTS) runs rather than its Python reference. Prints each part's
 state; exits 1 naming what is missing. The wheel builds run it on every wheel they make
 (pyproject.toml's [tool.cibuildwheel] test-command); run it with the Python the wheel is
-installed in, from outside the checkout:
+installed in (from a checkout too: a script's own folder, not the current one, is on sys.path):
 
     python scripts/check_wheel.py
 """
