@@ -1,20 +1,22 @@
 """The compiled parts, each beside the module it serves: the segmenter's walk
 (ce_filter/read/_segment.c), the pre-parse cost scan (read/_precheck.c), the double-encoding test
-(read/_mojibake.c), CETR's k-means (score/features/_kmeans.c), the dense block features and
-stage 2's context input (score/features/_dense.c), the tree-leaf walk (score/features/_leaves.c),
+(read/_mojibake.c), the dense block features (their definition: no reference to fall back on)
+and stage 2's context input (score/features/_dense.c), the tree-leaf walk (score/features/_leaves.c),
 the page-kind signals and model (score/_pagekind.c), the block model's scores and cut
 (score/_blockmodel.c), the site memory's block fingerprints (score/site/_memory.c) and its stage
 (score/site/_stage.c), the arithmetic of the rules after the cut (keep/_articles.c) and the kept
 text (keep/_render.c). The four parts of the page after the walk share the headers
 ce_filter/_common.h and score/features/_context.h (included, each part has its own copy).
 
-Which parts a platform builds is ``ce_filter.native.PARTS``: all twelve on Linux and macOS; on
+Which parts a platform builds is ``ce_filter.native.PARTS``: all eleven on Linux and macOS; on
 Windows all but the walk, which reaches Lexbor's functions through selectolax's own module
 (dlopen/dlsym) and selectolax's Windows module exports none of them (the Python walk runs there).
 
-A source install where a part does not build (no C compiler) still succeeds and the pure-Python
-versions run, which give the same results (tests compare them). With CE_FILTER_REQUIRE_C=1 (the
-wheel builds set it) a part that does not build fails the build instead: a wheel holds every part.
+A source install where a part with a Python reference does not build (no C compiler) still
+succeeds and the reference runs, which gives the same results (tests compare them); the dense
+features have none, so their part is required and a source install needs a C compiler. With
+CE_FILTER_REQUIRE_C=1 (the wheel builds set it) a part that does not build fails the build
+instead: a wheel holds every part.
 
 Compiler flags per compiler (``BuildExt``): GCC and Clang get -O2, and -ffp-contract=off for the
 parts whose floating point must round as numpy's does (no fused multiply-add); MSVC gets its
@@ -32,8 +34,9 @@ from setuptools.command.build_ext import build_ext
 
 # the headers the parts of the page after the walk include (a change rebuilds them)
 _HEADERS = ["ce_filter/_common.h", "ce_filter/score/features/_context.h"]
-# the parts whose arithmetic must round as numpy's does: no fused multiply-add
-_EXACT_FP = {"ce_filter.score.features._kmeans", "ce_filter.score.features._dense",
+# the parts whose arithmetic must round as numpy's does, or the same on every CPU (the dense
+# features, their definition): no fused multiply-add
+_EXACT_FP = {"ce_filter.score.features._dense",
              "ce_filter.score._blockmodel", "ce_filter.keep._articles", "ce_filter.keep._render",
              "ce_filter.score._pagekind"}
 
@@ -78,9 +81,8 @@ setup(
     cmdclass={"build_ext": BuildExt},
     ext_modules=[
         *_WALK,
-        _part("score.features._kmeans"),
         _part("read._precheck"),
-        _after_walk("score.features._dense"),
+        _after_walk("score.features._dense", optional=False),
         _after_walk("score._blockmodel"),
         _after_walk("keep._articles"),
         _after_walk("keep._render"),

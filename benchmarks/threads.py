@@ -25,13 +25,13 @@ from collections.abc import Callable
 # (module, function) of the C calls that release the GIL for their work
 GIL_FREE = (("ce_filter.read._segment", "parse"), ("ce_filter.read._segment", "segment"),
             ("ce_filter.read._segment", "page_tokens"), ("ce_filter.read._segment", "ic_sums"),
-            ("ce_filter.score.features._dense", "dense_a"), ("ce_filter.score.features._dense", "dense_b"),
+            ("ce_filter.score.features._dense", "features"),
             ("ce_filter.score.features._dense", "context"), ("ce_filter.score._blockmodel", "score"),
             ("ce_filter.read._segment", "flag_columns"),
             ("ce_filter.score._pagekind", "scan_html"),
             ("ce_filter.score._pagekind", "block_signals"), ("ce_filter.score._pagekind", "text_signals"),
             ("ce_filter.score._pagekind", "kind_proba"),
-            ("ce_filter.score.features._kmeans", "verdict"), ("ce_filter.read._mojibake", "suspect"),
+            ("ce_filter.read._mojibake", "suspect"),
             ("ce_filter.read._precheck", "scan"))
 # a page as the passes hand it out: its bytes and its URL (None where the corpus has none)
 HtmlPage = tuple[bytes, str | None]

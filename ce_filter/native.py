@@ -11,12 +11,12 @@ import warnings
 from collections.abc import Callable
 from types import ModuleType
 
-# Every C part setup.py builds on this platform: all twelve on Linux and macOS; on Windows all but
+# Every C part setup.py builds on this platform: all eleven on Linux and macOS; on Windows all but
 # the walk, which reaches Lexbor through selectolax's module (dlopen) and finds no function of it
 # exported there. A wheel holds each of these.
 PARTS: tuple[str, ...] = (
     *(() if sys.platform == "win32" else ("read._segment",)),
-    "read._precheck", "read._mojibake", "score.features._kmeans", "score.features._dense",
+    "read._precheck", "read._mojibake", "score.features._dense",
     "score.features._leaves", "score._pagekind", "score._blockmodel", "score.site._memory",
     "score.site._stage", "keep._articles", "keep._render",
 )
@@ -32,6 +32,16 @@ def load(name: str) -> ModuleType | None:
         return importlib.import_module(f"ce_filter.{name}")
     except ImportError:
         return None
+
+
+def required(name: str) -> ModuleType:
+    """The extension ``ce_filter.<name>`` that is the one implementation of its step (no
+    reference to fall back on): ImportError saying how to get it where it is not built."""
+    try:
+        return importlib.import_module(f"ce_filter.{name}")
+    except ImportError as e:
+        raise ImportError(f"ce_filter.{name} is not built: install ce-filter from a wheel, or "
+                          "from source with a C compiler") from e
 
 
 def distrust(name: str, reference: str) -> None:

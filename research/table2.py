@@ -95,10 +95,9 @@ def use_dragnet_cetr(kmeans: bool = False) -> None:
     """Replace, in this process, the ``cetr`` group's columns by Dragnet's own (its
     ``weninger_features``: the block's characters per tag, Gaussian-smoothed, and the absolute
     smoothed derivative, no logarithm; with ``kmeans`` also the k-means verdict), computed by
-    the numpy path (the C part computes the shipped columns)."""
+    the numpy oracle's functions (the C part computes the shipped columns)."""
     import ce_filter.score.features as feats
-    from ce_filter.score.features import dense
-    from ce_filter.score.features.cetr import derivative, kmeans_verdict, smooth
+    from tests.oracles.features_numpy import derivative, kmeans_verdict, smooth
 
     def columns(n_chr: np.ndarray, n_tags: np.ndarray) -> tuple[list[str], list[np.ndarray]]:
         g = smooth(n_chr / np.maximum(n_tags, 1.0))
@@ -107,8 +106,7 @@ def use_dragnet_cetr(kmeans: bool = False) -> None:
             return ["cetr_sx", "cetr_sdx", "cetr_km"], [g, dg, kmeans_verdict(g, dg)]
         return ["cetr_sx", "cetr_sdx"], [g, dg]
 
-    feats.cetr_features = columns
-    dense.handles = lambda spec: False
+    feats.CETR_COLUMNS = columns
 
 
 def _eval_pages(docs: list[Doc], dragnet_blocks: bool = False) -> list[EvalPage]:

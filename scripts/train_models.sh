@@ -20,3 +20,7 @@ eval "$("$PY" -m ce_filter.learn.blas --force)"
   --target content --config best+kind+pn.5+w1+shop05+ic30+thin --out ce_filter/models/content.json
 "$PY" -m ce_filter.cli train "$DATA/dragnet:train" "$DATA/cleaneval-dev" --target comments \
   --out ce_filter/models/comments.json
+# the site stage: fitted on the content model's block scores over the corpora it was not trained
+# on, tied to its digest (docs/research/SITE_MEMORY.md), so it is refitted after it
+"$PY" -m ce_filter.learn.sitefit fit "$DATA/newspaper" "$DATA/magic-html" "$DATA/zh-content" \
+  --out ce_filter/models/content-site.json

@@ -95,15 +95,16 @@ def custom_model(tmp_path_factory) -> Path:
     return path
 
 
-@pytest.fixture(params=[True, False], ids=["c-part", "numpy"])
+@pytest.fixture(params=[True, False], ids=["c-part", "general"])
 def c_part(request, monkeypatch) -> bool:
-    """A test that takes it runs twice: with the C parts of the dense features and of the block
-    model's scores and cut, and with the numpy references in their place (the two must give the
-    same values)."""
+    """A test that takes it runs twice: with the one call of the dense features and the C part
+    of the block model's scores and cut, and with the general path of the features
+    (features.group_columns) and the numpy scoring in their place (the two must give the same
+    values)."""
     if not request.param:
         from ce_filter.score import blockmodel
         from ce_filter.score.features import dense
 
-        monkeypatch.setattr(dense, "_c_part", lambda: None)
+        monkeypatch.setattr(dense, "handles", lambda spec: False)
         monkeypatch.setattr(blockmodel, "_c", None)
     return request.param

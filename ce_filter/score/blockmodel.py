@@ -34,13 +34,13 @@ from .features import (
 from .features.context import (
     CONTAINER_LEVELS,
     SIGNATURE_COLUMNS,
+    context_inputs,
     kind_context,
     signature_columns,
     signature_groups,
     stage2_columns,
     with_deep,
 )
-from .features.dense import context_inputs
 from .features.leaves import Trees, TreesError
 from .features.tokens import token_weight_sums
 from .pagekind import PageKindError, PageKindModel

@@ -43,7 +43,7 @@ def test_flags_follow_comment_names_near_and_above():
     assert _flags("Far below a thread") == (0.0, 1.0)  # disqus_thread six levels up: above, not near
 
 
-def test_serving_path_equals_the_reference_with_and_without_the_c_part(monkeypatch):
+def test_serving_path_equals_the_reference_in_one_call_and_the_general_path(monkeypatch):
     spec = _spec()
     b = segment(parse(PAGE))
     names = feature_names(spec)
@@ -51,7 +51,7 @@ def test_serving_path_equals_the_reference_with_and_without_the_c_part(monkeypat
     tok = np.array([n.startswith(TOKEN_PREFIXES) for n in names])
     x = page_inputs(b, spec, KIND)[0]
     assert np.array_equal(x, full[:, ~tok])
-    monkeypatch.setattr(dense, "_c_part", lambda: None)
+    monkeypatch.setattr(dense, "handles", lambda spec: False)
     assert np.array_equal(page_inputs(b, spec, KIND)[0], x)
     col = dict(zip(names, full.T))
     assert np.array_equal(col["kmix_article*cmt_near"], col["cmt_near"] * KIND[0])

@@ -72,13 +72,12 @@ def test_cues_are_silent_off_product_pages(kind):
     assert all(r[n] == 0.0 for r in _rows(kind).values() for n in SHOP_NAMES)
 
 
-@pytest.fixture(params=[True, False], ids=["c", "numpy"])
+@pytest.fixture(params=[True, False], ids=["one-call", "general"])
 def shop_blocks(request, monkeypatch):
-    """The shop page's blocks and the spec's non-token columns, through the C part or numpy."""
-    if request.param and dense._c_part() is None:
-        pytest.skip("ce_filter.score.features._dense not built: only the numpy features run")
+    """The shop page's blocks and the spec's non-token columns, through the one call of the C
+    part or the general path (features.group_columns)."""
     if not request.param:
-        monkeypatch.setattr(dense, "_c_part", lambda: None)
+        monkeypatch.setattr(dense, "handles", lambda spec: False)
     names = feature_names(SPEC)
     return segment(parse(SHOP)), names, np.array([n.startswith(TOKEN_PREFIXES) for n in names])
 

@@ -97,23 +97,6 @@ def test_pure_python_switch_gives_the_same_text():
     assert res[1:] == [ce_filter.extract(p).text for p in PAGES[4:]]
 
 
-def test_c_kmeans_equals_numpy_kmeans():
-    from ce_filter.score.features import cetr
-
-    if cetr._c is None:
-        pytest.skip("ce_filter.score.features._kmeans not built: the numpy version is in use")
-    rng = np.random.default_rng(0)
-    for _ in range(500):  # small integer grids: many ties in the seeds and the distances
-        n = int(rng.integers(3, 60))
-        a, b = rng.integers(0, 4, n).astype(float), rng.integers(0, 3, n).astype(float)
-        assert np.array_equal(cetr.kmeans_verdict(a, b), cetr.kmeans_verdict_numpy(a, b))
-    g = rng.random(300)
-    d = cetr.derivative(cetr.smooth(g))
-    assert np.array_equal(cetr.kmeans_verdict(g, d), cetr.kmeans_verdict_numpy(g, d))
-    assert np.array_equal(cetr.kmeans_verdict(np.zeros(4), np.zeros(4)),
-                          cetr.kmeans_verdict_numpy(np.zeros(4), np.zeros(4)))
-
-
 def test_compiled_parts_are_built_where_a_compiler_is():
     """The extensions are optional at install time, so a C error would only show as a slower
     filter: where gcc/cc exists (CI does have one), they must have been built and be in use."""
@@ -123,7 +106,7 @@ def test_compiled_parts_are_built_where_a_compiler_is():
     from ce_filter.read import mojibake, precheck
     from ce_filter.score import blockmodel, pagekind
     from ce_filter.score.blockmodel import load_default
-    from ce_filter.score.features import cetr, dense, leaves
+    from ce_filter.score.features import dense, leaves
     from ce_filter.score.site import memory, stage
 
     if not sys.platform.startswith("linux") or not (shutil.which("gcc") or shutil.which("cc")):
@@ -132,7 +115,7 @@ def test_compiled_parts_are_built_where_a_compiler_is():
         pytest.skip("CE_FILTER_PURE_PYTHON is set")
     # built, and agreeing with their references on their probes (else set aside: None)
     parts = {"read._segment": S._c, "read._precheck": precheck._c, "read._mojibake": mojibake._c,
-             "score.features._kmeans": cetr._c, "score.features._dense": dense._c_part(),
+             "score.features._dense": dense._C,
              "score.features._leaves": leaves._c_part(), "score._pagekind": pagekind._c,
              "score._blockmodel": blockmodel._c, "score.site._memory": memory._c_part(),
              "score.site._stage": stage._c_part(), "keep._articles": articles._c,

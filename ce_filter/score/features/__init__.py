@@ -23,16 +23,14 @@ import numpy as np
 
 from ...read.segment import PATH_LEN, Blocks
 from . import dense
-from .cetr import cetr_features
 from .comments import CMT_NAMES, cmt_columns
 from .context import CONTAINER_LEVELS, CONTEXT, context_features, ctx_columns, stage2_inputs
-from .dom import dom_columns, group_sum
-from .headings import heading_columns, heading_words
+from .dom import group_sum
+from .headings import heading_words
 from .item import NAMES as ITEM_NAMES
 from .item import gated_item_columns, item_columns
-from .kind import kind_columns, kind_mix_columns, kind_mix_names
-from .rx import RX, RX_LEVELS, RX_NAMES, rx_columns
-from .shallow import link_density, st_features, text_density
+from .kind import kind_mix_columns, kind_mix_names
+from .rx import RX, RX_LEVELS, RX_NAMES
 from .shop import SHOP_NAMES, shop_columns, shop_matrix
 from .spec import AFTER_GROUPS, GROUPS, TOKEN_PREFIXES, FeatureSpec, TokenRows
 from .struct import struct_columns
@@ -43,6 +41,10 @@ from .tokens import token_matrix
 # a feature column: an array (blocks,) or (blocks, k), or a float, the same on every block
 # (a page-level figure, broadcast by stack_columns)
 Column = np.ndarray | float
+
+# a research hook: the cetr group's columns from (characters, tags) per block in place of the
+# C part's (the paper's own variant of CETR, research/table2.py); None: the C part's
+CETR_COLUMNS: Callable[[np.ndarray, np.ndarray], tuple[list[str], list[np.ndarray]]] | None = None
 
 __all__ = [
     "CONTAINER_LEVELS", "CONTEXT", "GROUPS", "RX", "RX_LEVELS", "RX_NAMES", "TOKEN_PREFIXES",
@@ -77,9 +79,10 @@ def page_inputs(b: Blocks, spec: FeatureSpec, kind: np.ndarray | None = None,
     """For serving: the dense columns (``feature_names`` minus the token-list columns, in
     order) and, per token list, (name prefix, each block's tokens, vocab). A block has a
     handful of a list's hundreds of tokens, so the model adds their weights (Model.scores)
-    instead of filling and multiplying a mostly-zero blocks x vocab matrix. Computed by the C
-    part where it is built and covers the model's groups (features/dense.py: the same values)."""
-    if len(b) and dense.handles(spec):
+    instead of filling and multiplying a mostly-zero blocks x vocab matrix. The C part's groups
+    in one call where the spec has no other groups before the last (dense.handles), else
+    through ``group_columns`` (the same values)."""
+    if len(b) and dense.handles(spec) and CETR_COLUMNS is None:
         # the last groups' columns, after the C part's, in their order
         after = [_AFTER[g] for g in AFTER_GROUPS if g in spec.groups]
         extra = sum(w for w, _ in after)
@@ -194,36 +197,38 @@ def group_columns(b: Blocks, spec: FeatureSpec, names_only: bool = False,
     cnt = b.counts()
     n_chr, n_tok = cnt[:, 0], cnt[:, 1]
     tag = np.asarray(b.tag, dtype=np.int64)
-    n_tags = np.asarray(b.n_tags, dtype=np.float64)
-    ld = link_density(n_tok, cnt[:, 2])
-    td = text_density(n_tok, n_chr)
-    log_tok = np.log1p(n_tok)
+    c = dense.all_columns(b, kind)  # the C part's groups: the block figures the others read too
+    td, ld, log_tok = c["st"][:, 0], c["st"][:, 1], c["dom"][:, dense.DOM_NAMES.index("log_tok")]
+
+    def c_group(name: str) -> None:
+        add(list(dense.NAMES[name]), [c[name]])
 
     if "st" in g:
-        add(*st_features(td, ld))
+        c_group("st")
     if "cetr" in g:
-        add(*cetr_features(n_chr, n_tags))
+        if CETR_COLUMNS is not None:
+            add(*CETR_COLUMNS(n_chr, np.asarray(b.n_tags, dtype=np.float64)))
+        else:
+            c_group("cetr")
     if "ic" in g:
         v_own, v_anc, _ = spec.vocabs()
         token_list("ic_own:", spec.ic_own, b.own_tokens, v_own)
         token_list("ic_anc:", spec.ic_anc, b.anc_tokens, v_anc)
     if "dom" in g:
-        add(*dom_columns(b, n_chr, n_tok, n_tags, tag, ld, td, log_tok))
+        c_group("dom")
     if "text" in g:
         add(*text_columns(b, n_chr, n_tok))
         if "ic" in g:
             rows = [] if names_only else heading_words(b.texts, tag)
             token_list("head:", spec.heading_words, rows, spec.vocabs()[2])
-    if "rx" in g or "head" in g:
-        rx_names, rx_cols = rx_columns(b)
-        if "rx" in g:
-            add(rx_names, rx_cols)
-        if "head" in g:  # the first RX_NAMES columns: the block's own element's bits
-            add(*heading_columns(b.texts, tag, n_tok, rx_cols[0][:, : len(RX_NAMES)]))
+    if "rx" in g:
+        c_group("rx")
+    if "head" in g:
+        c_group("head")
     if "ctx" in g:
         add(*ctx_columns(log_tok, ld, td))
     if "kind" in g:
-        add(*kind_columns(kind, len(b), log_tok, ld, td))
+        c_group("kind")
     if "struct" in g:
         add(*struct_columns(b.container_ids(), tag, n_tok, cnt[:, 2]))
     # the last groups (spec.AFTER_GROUPS): the serving path appends them to the C part's columns

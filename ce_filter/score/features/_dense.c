@@ -1,23 +1,16 @@
-/* The page after the walk in C: the dense block features (dense_a, dense_b) and stage 2's
- * context input (context). The numpy code of ce_filter/score/features (shallow.py, cetr.py,
- * dom.py, kind.py, context.py) is the reference: the values must be the same bit for bit (the
- * shipped models were fitted on them, and scripts/train_models.sh must rebuild them byte for
- * byte); tests compare the two on every corpus page and on edge pages, and features/dense.py
- * checks a probe page at first use.
+/* The page after the walk in C: the dense block features of the groups st, cetr, dom, rx,
+ * head and kind in one call (features), CETR's smoothing on its own (smooth, for the ctx group
+ * and research) and stage 2's context input (context).
  *
- * Why: over ~180 blocks a page, the numpy version is ~150 array calls of 1-5 us each; the
- * arithmetic itself is a few microseconds. Here each group is one pass.
+ * This code is the definition of these features: the shipped models are fitted on its values
+ * (scripts/train_models.sh). The numpy versions under tests/oracles check it at a stated
+ * tolerance. Same bits on every platform where the C library's log1p and exp give the same
+ * bits (docs/ARCHITECTURE.md, "Floating point"): every other operation is IEEE-754 double
+ * arithmetic (+ - * / sqrt) in a fixed order, built without fused multiply-add
+ * (-ffp-contract=off), every sum in block order.
  *
- * How the values stay identical:
- * - every operation is the reference's, in its order, in double precision, no FMA contraction
- *   (built with -ffp-contract=off);
- * - transcendental functions (log1p, ** 1.5) are not computed here: numpy's SIMD versions are
- *   not libm's bit for bit. dense_a writes their inputs, features/dense.py applies numpy once
- *   to the stacked inputs, dense_b reads the results;
- * - float sums numpy does pairwise (ndarray.sum) are done by numpy and passed in; the sums
- *   done here are those numpy does in order (np.cumsum, np.bincount), or sums of whole numbers
- *   (exact in any order);
- * - CETR's smoothing (np.convolve) and its k-means (_kmeans.c) stay where they are.
+ * Why one call: over ~180 blocks a page, a numpy version is ~150 array calls of 1-5 us each;
+ * the arithmetic itself is a few microseconds.
  */
 #define PY_SSIZE_T_CLEAN
 #include <Python.h>
@@ -60,334 +53,407 @@ static void argsort_desc(const double *key, Py_ssize_t *idx, Py_ssize_t *tmp, Py
     }
 }
 
-/* ------------------------------------------------------------------ dense_a */
+/* ------------------------------------------------------------------ pass one */
 
-/* lut[np.minimum(tag, len(lut) - 1)] (dom.TAG_GROUP_LUT; a negative index counts from the end) */
+/* lut[min(tag, len(lut) - 1)] (dom's tag groups by tag id; a negative index counts from the end) */
 static inline int64_t tag_group(int64_t tag, const int64_t *lut, Py_ssize_t n_lut) {
     int64_t t = tag < n_lut - 1 ? tag : n_lut - 1;
     if (t < 0) t += n_lut;
     return t >= 0 ? lut[t] : -1;
 }
 
-/* dense_a(cnt, tag, n_tags, depth, flags, cont, lut, out, L, W, o_st, o_dom)
+/* the page's arrays one pass reads (all n long but cnt, n x 3, and cont, n x path) */
+typedef struct {
+    Py_ssize_t n, path, width, n_lut;
+    const double *cnt, *ntags, *depth, *kind, *rx;
+    const int64_t *tag, *flags, *cont, *lut;
+    const uint8_t *lex; /* 1: a heading block whose title reads as boilerplate */
+    double *out;
+    Py_ssize_t o_st, o_cetr, o_dom, o_rx, o_kind, o_head, rx_w, rx_u, rx_n, head_group;
+} page_t;
+
+/* the per-block values both passes share: td, ld, log1p of the words, tags, depth and CETR's
+ * ratio, the prose base ** 1.5, the smoothed ratio */
+typedef struct {
+    double *td, *ld, *lt, *ltags, *ldepth, *ttr, *prose, *g, *na;
+    double tok_sum, chr_sum, tok_max, td_max, prose_sum, na_sum;
+    Py_ssize_t main;
+    int64_t cmax;
+} vals_t;
+
+/* 1 + x's logarithm: the C library's log1p (the one function here that is not IEEE-754
+ * arithmetic) */
+static inline double lg1p(double x) { return log1p(x); }
+
+/* st and the block values: link and text density (shallow.py's definitions), the logarithms,
+ * the prose base, the page's sums in block order */
+static int pass_one(const page_t *p, vals_t *v) {
+    Py_ssize_t n = p->n;
+    v->tok_sum = v->chr_sum = v->prose_sum = v->na_sum = 0.0;
+    v->tok_max = p->cnt[1];
+    v->td_max = 0.0;
+    v->main = 0;
+    v->cmax = 0;
+    for (Py_ssize_t i = 0; i < n; i++) {
+        double n_chr = p->cnt[3 * i], n_tok = p->cnt[3 * i + 1], n_a = p->cnt[3 * i + 2];
+        double ld = NP_MIN(n_a / NP_MAX(n_tok, 1.0), 1.0);
+        double lines = floor(n_chr / 80.0);
+        double full = lines > 0 ? n_tok * (lines * 80.0) / NP_MAX(n_chr, 1.0) : n_tok;
+        double td = full / NP_MAX(lines, 1.0);
+        double base = n_tok >= 8 ? n_tok * (1.0 - ld) : 0.0;
+        v->td[i] = td;
+        v->ld[i] = ld;
+        v->prose[i] = base * sqrt(base); /* base ** 1.5, IEEE-exact steps */
+        v->na[i] = ld * n_tok;
+        v->lt[i] = lg1p(n_tok);
+        v->ltags[i] = lg1p(p->ntags[i]);
+        v->ldepth[i] = lg1p(p->depth[i]);
+        v->ttr[i] = lg1p(n_chr / NP_MAX(p->ntags[i], 1.0));
+        v->tok_sum += n_tok;
+        v->chr_sum += n_chr;
+        v->prose_sum += v->prose[i];
+        v->na_sum += v->na[i];
+        if (n_tok > v->tok_max) { v->tok_max = n_tok; v->main = i; } /* the first maximum */
+        if (i == 0 || td > v->td_max) v->td_max = td;
+        for (Py_ssize_t l = 0; l < p->path; l++) {
+            int64_t c = p->cont[i * p->path + l];
+            if (c < 0) return E_NEG;
+            if (c > v->cmax) v->cmax = c;
+        }
+    }
+    if (p->o_st >= 0) {
+        for (Py_ssize_t i = 0; i < n; i++) {
+            double *r = p->out + i * p->width + p->o_st;
+            r[0] = v->td[i];
+            r[1] = v->ld[i];
+            r[2] = i > 0 ? v->td[i - 1] : 0.0;
+            r[3] = i > 0 ? v->ld[i - 1] : 0.0;
+            r[4] = i + 1 < n ? v->td[i + 1] : 0.0;
+            r[5] = i + 1 < n ? v->ld[i + 1] : 0.0;
+        }
+    }
+    return OK;
+}
+
+/* ------------------------------------------------------------------ CETR */
+
+/* The Gaussian kernel (sigma 1 block, radius 3), normalised: exp(-x^2 / 2) / its sum, the sum
+ * taken from x = -3 to 3. Filled once at import. */
+#define RADIUS 3
+static double kernel[2 * RADIUS + 1];
+
+static void kernel_init(void) {
+    double s = 0.0;
+    for (int k = -RADIUS; k <= RADIUS; k++) s += (kernel[k + RADIUS] = exp(-0.5 * (double)(k * k)));
+    for (int k = 0; k < 2 * RADIUS + 1; k++) kernel[k] /= s;
+}
+
+/* g = x smoothed by the kernel, the ends repeated: g[i] = sum over k of kernel[k] * x[i + k -
+ * RADIUS] (clamped to the page), k ascending */
+static void smooth_fill(const double *x, Py_ssize_t n, double *g) {
+    for (Py_ssize_t i = 0; i < n; i++) {
+        double acc = 0.0;
+        for (int k = 0; k < 2 * RADIUS + 1; k++) {
+            Py_ssize_t j = i + k - RADIUS;
+            j = j < 0 ? 0 : (j >= n ? n - 1 : j);
+            acc += kernel[k] * x[j];
+        }
+        g[i] = acc;
+    }
+}
+
+/* CETR's per-page k-means (k = 3, seeds the lowest, median and highest of x + y after scaling
+ * each by its maximum, iters + 1 rounds): 1.0 into verdict[i * stride] for the blocks outside
+ * the cluster nearest the origin. idx: n scratch, lab: n scratch. Under 3 blocks: all 1.0. */
+static void kmeans_fill(const double *a, const double *b, Py_ssize_t n, int iters, double *x,
+                        double *y, Py_ssize_t *idx, Py_ssize_t *tmp, uint8_t *lab,
+                        double *verdict, Py_ssize_t stride) {
+    if (n < 3) {
+        for (Py_ssize_t i = 0; i < n; i++) verdict[i * stride] = 1.0;
+        return;
+    }
+    double ma = a[0], mb = b[0];
+    for (Py_ssize_t i = 1; i < n; i++) {
+        if (a[i] > ma) ma = a[i];
+        if (b[i] > mb) mb = b[i];
+    }
+    ma = ma == 0.0 ? 1.0 : ma;
+    mb = mb == 0.0 ? 1.0 : mb;
+    double *key = x + n; /* x has 2n room */
+    for (Py_ssize_t i = 0; i < n; i++) {
+        x[i] = a[i] / ma;
+        y[i] = b[i] / mb;
+        key[i] = -(x[i] + y[i]);
+    }
+    /* ascending x + y, ties in index order: the stable descending sort of its negation */
+    argsort_desc(key, idx, tmp, n);
+    Py_ssize_t seeds[3] = {idx[0], idx[n / 2], idx[n - 1]};
+    double cx[3], cy[3];
+    for (int k = 0; k < 3; k++) { cx[k] = x[seeds[k]]; cy[k] = y[seeds[k]]; }
+    for (int it = 0; it < iters + 1; it++) {
+        double sx[3] = {0, 0, 0}, sy[3] = {0, 0, 0};
+        Py_ssize_t cnt[3] = {0, 0, 0};
+        for (Py_ssize_t i = 0; i < n; i++) {
+            int best = 0;
+            double bd = 0;
+            for (int k = 0; k < 3; k++) {
+                double dx = x[i] - cx[k], dy = y[i] - cy[k];
+                double d = dx * dx + dy * dy;
+                if (k == 0 || d < bd) { bd = d; best = k; }
+            }
+            lab[i] = (uint8_t)best;
+            cnt[best]++;
+            sx[best] += x[i];
+            sy[best] += y[i];
+        }
+        for (int k = 0; k < 3; k++)
+            if (cnt[k] > 0) { cx[k] = sx[k] / (double)cnt[k]; cy[k] = sy[k] / (double)cnt[k]; }
+    }
+    int boiler = 0;
+    double bn = 0;
+    for (int k = 0; k < 3; k++) {
+        double d = cx[k] * cx[k] + cy[k] * cy[k];
+        if (k == 0 || d < bn) { bn = d; boiler = k; }
+    }
+    for (Py_ssize_t i = 0; i < n; i++) verdict[i * stride] = lab[i] != boiler ? 1.0 : 0.0;
+}
+
+/* the cetr group: the log tag ratio, its smoothing, |mean of the next ALPHA - this one|, the
+ * k-means verdict over the last two. c: n + 1 scratch for the running sum. */
+static void cetr_fill(const page_t *p, const vals_t *v, double *c, double *x, Py_ssize_t *idx,
+                      uint8_t *lab) {
+    Py_ssize_t n = p->n;
+    const double *g = v->g;
+    c[0] = 0.0;
+    for (Py_ssize_t i = 0; i < n; i++) c[i + 1] = c[i] + g[i];
+    double *dg = x + 2 * n; /* x: 3n */
+    for (Py_ssize_t i = 0; i < n; i++) {
+        double *r = p->out + i * p->width + p->o_cetr;
+        Py_ssize_t hi = i + ALPHA + 1 < n ? i + ALPHA + 1 : n, lo = i + 1;
+        Py_ssize_t k = hi - lo > 1 ? hi - lo : 1;
+        double ahead = hi > lo ? (c[hi] - c[lo]) / (double)k : g[i];
+        r[0] = v->ttr[i];
+        r[1] = g[i];
+        r[2] = dg[i] = fabs(ahead - g[i]);
+    }
+    double *y = c; /* c is done with: n + 1 room */
+    kmeans_fill(g, dg, n, 4, x, y, idx, idx + n, lab, p->out + p->o_cetr + 3, p->width);
+}
+
+/* ------------------------------------------------------------------ dom */
+
+/* dom: the flags as bits, the tag group, readability's main container in vector form, the
+ * page's figures, ranks and positions. mass: (cmax + 1) x 3 zeroed scratch; order: 2n. */
+static int dom_fill(const page_t *p, const vals_t *v, double *mass, Py_ssize_t *order) {
+    Py_ssize_t n = p->n, path = p->path, w = p->width;
+    const int64_t *cont = p->cont;
+    double total = dmax(v->tok_sum, 1.0);
+    /* words per ancestor at levels 0..2, summed in block order */
+    for (Py_ssize_t i = 0; i < n; i++)
+        for (int l = 0; l < 3; l++) mass[3 * cont[i * path + l] + l] += p->cnt[3 * i + 1];
+    argsort_desc(v->lt, order, order + n, n); /* log1p is monotone: the words' order */
+    double td_div = dmax(v->td_max, 1.0), rank_div = (double)(n - 1 > 1 ? n - 1 : 1);
+    double chr_div = dmax(v->chr_sum, 1.0);
+    int64_t main_parent = cont[v->main * path + 1];
+    double main_depth = p->depth[v->main], cum = 0.0, lt_max = v->lt[0];
+    double page_ld = v->na_sum / total, page_lt = lg1p(total), n_blocks = lg1p((double)n);
+    for (Py_ssize_t i = 1; i < n; i++)
+        if (v->lt[i] > lt_max) lt_max = v->lt[i];
+    for (Py_ssize_t k = 0; k < n; k++) p->out[order[k] * w + p->o_dom + 41] = (double)k / rank_div;
+    for (Py_ssize_t i = 0; i < n; i++) {
+        double *r = p->out + i * w + p->o_dom;
+        uint32_t f = (uint32_t)p->flags[i];
+        for (int k = 0; k < N_FLAGS; k++) r[k] = (double)((f >> k) & 1u);
+        int64_t g = tag_group(p->tag[i], p->lut, p->n_lut);
+        for (int k = 0; k < N_TAG_GROUPS; k++) r[N_FLAGS + k] = g == k ? 1.0 : 0.0;
+        /* 32..36: the main container (below) */
+        r[37] = page_ld;
+        r[38] = page_lt;
+        r[39] = v->tok_max / total; /* top_share */
+        r[40] = v->td[i] / td_div;  /* td_rel */
+        r[42] = v->lt[i];
+        r[43] = v->ltags[i];
+        r[44] = v->ldepth[i];
+        r[45] = fabs(p->depth[i] - main_depth);
+        r[46] = cont[i * path + 1] == main_parent ? 1.0 : 0.0;
+        r[47] = (double)i / rank_div; /* pos */
+        r[48] = cum / chr_div;         /* char_pos: the characters before the block */
+        cum += p->cnt[3 * i];
+        for (int l = 0; l < 3; l++) r[49 + l] = mass[3 * cont[i * path + l] + l] / total;
+        r[52] = v->lt[i] - lt_max;
+        r[53] = n_blocks;
+    }
+    /* the main container: the prose (long, link-poor blocks) summed into every ancestor; the
+     * element with the least prose still holding MAIN_SHARE of the page's, lowest id first */
+    Py_ssize_t lvl4 = path - 1 < 4 ? path - 1 : 4;
+    if (!(v->prose_sum > 0)) {
+        for (Py_ssize_t i = 0; i < n; i++)
+            for (int k = 32; k < 37; k++) p->out[i * w + p->o_dom + k] = 0.0;
+        return OK;
+    }
+    double *pm = mass; /* reused: cmax + 1 */
+    for (int64_t e = 0; e <= v->cmax; e++) pm[e] = 0.0;
+    for (Py_ssize_t i = 0; i < n; i++)
+        for (Py_ssize_t l = 0; l < path; l++) pm[cont[i * path + l]] += v->prose[i];
+    pm[0] = 0.0;
+    int64_t best = -1;
+    double lim = MAIN_SHARE * v->prose_sum;
+    for (int64_t e = 0; e <= v->cmax; e++)
+        if (pm[e] >= lim && (best < 0 || pm[e] < pm[best])) best = e;
+    for (Py_ssize_t i = 0; i < n; i++) {
+        double *r = p->out + i * w + p->o_dom;
+        const int64_t *ci = cont + i * path;
+        Py_ssize_t at = -1;
+        if (best >= 0)
+            for (Py_ssize_t l = 0; l < path; l++)
+                if (ci[l] == best) { at = l; break; }
+        r[32] = at >= 0 ? 1.0 : 0.0;
+        r[33] = (double)at;
+        r[34] = pm[ci[1]] / v->prose_sum;
+        r[35] = pm[ci[2]] / v->prose_sum;
+        r[36] = pm[ci[lvl4]] / v->prose_sum;
+    }
+    return OK;
+}
+
+/* ------------------------------------------------------------------ rx, head, kind */
+
+/* rx: the class/id pattern bits copied in; head: a heading's own title (lex) and class/id (rx
+ * unlikely or negative), a block after a heading takes its governing heading's two; kind: the
+ * page-kind probabilities and their products with log words, ld and td */
+static void rx_head_kind_fill(const page_t *p, const vals_t *v) {
+    Py_ssize_t n = p->n, w = p->width;
+    if (p->o_rx >= 0)
+        for (Py_ssize_t i = 0; i < n; i++)
+            memcpy(p->out + i * w + p->o_rx, p->rx + i * p->rx_w, (size_t)p->rx_w * sizeof(double));
+    if (p->o_head >= 0) {
+        double gov_lex = 0.0, gov_rx = 0.0;
+        for (Py_ssize_t i = 0; i < n; i++) {
+            double *r = p->out + i * w + p->o_head;
+            if (tag_group(p->tag[i], p->lut, p->n_lut) == p->head_group) {
+                double u = p->rx[i * p->rx_w + p->rx_u], q = p->rx[i * p->rx_w + p->rx_n];
+                r[0] = gov_lex = p->lex[i] ? 1.0 : 0.0;
+                r[1] = gov_rx = NP_MAX(u, q);
+                r[2] = r[3] = 0.0;
+            } else {
+                r[0] = r[1] = 0.0;
+                r[2] = gov_lex;
+                r[3] = gov_rx;
+            }
+        }
+    }
+    if (p->o_kind >= 0) {
+        for (Py_ssize_t i = 0; i < n; i++) {
+            double *r = p->out + i * w + p->o_kind;
+            double x[3] = {v->lt[i], v->ld[i], v->td[i]}; /* kind.KIND_X */
+            for (int k = 0; k < N_KINDS; k++) r[k] = p->kind[k];
+            for (int j = 0; j < 3; j++)
+                for (int k = 0; k < N_KINDS; k++) r[N_KINDS + j * N_KINDS + k] = x[j] * p->kind[k];
+        }
+    }
+}
+
+/* every column of the groups at p's offsets: the page's features, without Python (the GIL
+ * may be released; OK, or the error to raise) */
+static int compute(const page_t *p) {
+    Py_ssize_t n = p->n;
+    /* scratch: the block values (9n), k-means and CETR (3n + n + 1), ranks (2n idx) */
+    double *f = PyMem_RawMalloc((size_t)(13 * n + 1) * sizeof(double));
+    Py_ssize_t *idx = PyMem_RawMalloc(2 * (size_t)n * sizeof(Py_ssize_t));
+    uint8_t *lab = PyMem_RawMalloc((size_t)n);
+    double *mass = NULL;
+    int err = OK;
+    if (!f || !idx || !lab) { err = E_MEM; goto done; }
+    vals_t v = {.td = f, .ld = f + n, .lt = f + 2 * n, .ltags = f + 3 * n, .ldepth = f + 4 * n,
+                .ttr = f + 5 * n, .prose = f + 6 * n, .g = f + 7 * n, .na = f + 8 * n};
+    if ((err = pass_one(p, &v)) != OK) goto done;
+    if (p->o_cetr >= 0) {
+        smooth_fill(v.ttr, n, v.g);
+        cetr_fill(p, &v, f + 12 * n, f + 9 * n, idx, lab);
+    }
+    if (p->o_dom >= 0) {
+        mass = PyMem_RawCalloc((size_t)v.cmax + 1, 3 * sizeof(double));
+        if (!mass) { err = E_MEM; goto done; }
+        err = dom_fill(p, &v, mass, idx);
+    }
+    if (err == OK) rx_head_kind_fill(p, &v);
+done:
+    PyMem_RawFree(f);
+    PyMem_RawFree(idx);
+    PyMem_RawFree(lab);
+    PyMem_RawFree(mass);
+    return err;
+}
+
+/* ------------------------------------------------------------------ features */
+
+/* features(n, path, width, cnt, tag, n_tags, depth, flags, cont, lut, kind, rx, lex, out,
+ *          o_st, o_cetr, o_dom, o_rx, o_kind, o_head, head_group, rx_u, rx_n)
  *
  * cnt (n x 3 float64: characters, words, words in links), tag/flags (n int64), n_tags/depth
- * (n float64), cont (n x path int64), lut (int64: tag id -> tag group, dom.TAG_GROUP_LUT),
- * out (n x width float64: the page's dense matrix), L (4n + 2 float64: log1p's inputs: words,
- * tags, depth, CETR's ratio, then the page's words and the block count), W (4n + 1 float64: td,
- * ld, the prose base (n_tok * (1 - ld), 0 under 8 words), the link words ld * n_tok, then
- * the page's words max(n_tok.sum(), 1)).
- * o_st, o_dom: the groups' first columns in out (-1: not in the model). Fills st and every
- * dom column that needs no transcendental or float sum (the rest: dense_b). Returns the
- * heading blocks (tag group head_group) and those of them of at most head_words words (whose
- * titles headings.py's lexicon is to read), as two lists of block indices. */
-static PyObject *dense_a(PyObject *self, PyObject *args) {
-    PyObject *ocnt, *otag, *ontags, *odepth, *oflags, *ocont, *olut, *oout, *oL, *oW;
-    Py_ssize_t n, path, width, o_st, o_dom, head_group, head_words;
-    if (!PyArg_ParseTuple(args, "nnnOOOOOOOOOOnnnn", &n, &path, &width, &ocnt, &otag, &ontags,
-                          &odepth, &oflags, &ocont, &olut, &oout, &oL, &oW, &o_st, &o_dom,
-                          &head_group, &head_words))
+ * (n float64), cont (n x path int64 ancestor ids), lut (int64: tag id -> tag group), kind
+ * (N_KINDS float64), rx (n x rx_w float64, the class/id pattern bits; rx_w = its length / n,
+ * read for rx and head), lex (n uint8), out (n x width float64). o_*: each group's first
+ * column in a row of out (-1: not in the model). Fills every column of those groups. */
+static PyObject *features(PyObject *self, PyObject *args) {
+    PyObject *ocnt, *otag, *ontags, *odepth, *oflags, *ocont, *olut, *okind, *orx, *olex, *oout;
+    page_t p;
+    if (!PyArg_ParseTuple(args, "nnn" "OOOOOOOOOOO" "nnnnnnnnn", &p.n, &p.path, &p.width, &ocnt, &otag,
+                          &ontags, &odepth, &oflags, &ocont, &olut, &okind, &orx, &olex, &oout,
+                          &p.o_st, &p.o_cetr, &p.o_dom, &p.o_rx, &p.o_kind, &p.o_head,
+                          &p.head_group, &p.rx_u, &p.rx_n))
         return NULL;
-    if (n < 1 || path < 3 || width < 0) {
-        PyErr_SetString(PyExc_ValueError, "n >= 1 blocks, path >= 3 levels");
+    Py_ssize_t n = p.n;
+    if (n < 1 || p.path < 5 || p.width < 0) {
+        PyErr_SetString(PyExc_ValueError, "n >= 1 blocks, path >= 5 levels");
         return NULL;
     }
     bufs_t b = {.n = 0};
     PyObject *ret = NULL;
-    double *mass = NULL;
-    Py_ssize_t *order = NULL;
-    const double *cnt = get(&b, ocnt, 8, 3 * n, 0, "cnt");
-    const int64_t *tag = cnt ? get(&b, otag, 8, n, 0, "tag") : NULL;
-    const double *ntags = tag ? get(&b, ontags, 8, n, 0, "n_tags") : NULL;
-    const double *depth = ntags ? get(&b, odepth, 8, n, 0, "depth") : NULL;
-    const int64_t *flags = depth ? get(&b, oflags, 8, n, 0, "flags") : NULL;
-    const int64_t *cont = flags ? get(&b, ocont, 8, n * path, 0, "cont") : NULL;
-    const int64_t *lut = cont ? get(&b, olut, 8, 1, 0, "lut") : NULL;
-    double *out = lut ? get(&b, oout, 8, n * width, 1, "out") : NULL;
-    double *L = out ? get(&b, oL, 8, 4 * n + 2, 1, "L") : NULL;
-    double *W = L ? get(&b, oW, 8, 4 * n + 1, 1, "W") : NULL;
-    if (!W) goto done;
-    Py_ssize_t n_lut = b.v[6].len / 8;
-    if ((o_st >= 0 && o_st + 6 > width) || (o_dom >= 0 && o_dom + 54 > width)) {
+    p.cnt = get(&b, ocnt, 8, 3 * n, 0, "cnt");
+    p.tag = p.cnt ? get(&b, otag, 8, n, 0, "tag") : NULL;
+    p.ntags = p.tag ? get(&b, ontags, 8, n, 0, "n_tags") : NULL;
+    p.depth = p.ntags ? get(&b, odepth, 8, n, 0, "depth") : NULL;
+    p.flags = p.depth ? get(&b, oflags, 8, n, 0, "flags") : NULL;
+    p.cont = p.flags ? get(&b, ocont, 8, n * p.path, 0, "cont") : NULL;
+    p.lut = p.cont ? get(&b, olut, 8, 1, 0, "lut") : NULL;
+    p.kind = p.lut ? get(&b, okind, 8, N_KINDS, 0, "kind") : NULL;
+    p.rx = p.kind ? get(&b, orx, 8, 0, 0, "rx") : NULL;
+    p.lex = p.rx ? get(&b, olex, 1, n, 0, "lex") : NULL;
+    p.out = p.lex ? get(&b, oout, 8, n * p.width, 1, "out") : NULL;
+    if (!p.out) goto done;
+    p.n_lut = b.v[6].len / 8;
+    p.rx_w = b.v[8].len / 8 / n;
+    if ((p.o_st >= 0 && p.o_st + 6 > p.width) || (p.o_cetr >= 0 && p.o_cetr + 4 > p.width) ||
+        (p.o_dom >= 0 && p.o_dom + 54 > p.width) || (p.o_rx >= 0 && p.o_rx + p.rx_w > p.width) ||
+        (p.o_kind >= 0 && p.o_kind + 4 * N_KINDS > p.width) ||
+        (p.o_head >= 0 && p.o_head + 4 > p.width) ||
+        ((p.o_head >= 0 || p.o_rx >= 0) && (p.rx_w < 1 || p.rx_u < 0 || p.rx_n < 0 ||
+                                             p.rx_u >= p.rx_w || p.rx_n >= p.rx_w))) {
         PyErr_SetString(PyExc_ValueError, "group columns past the matrix");
         goto done;
     }
-    double *td = W, *ld = W + n, *base = W + 2 * n, *na = W + 3 * n;
-    double tok_sum = 0.0, chr_sum = 0.0, tok_max = cnt[1], td_max = 0.0;
-    int err = OK;
     PyThreadState *ts = unlock(n);
-    Py_ssize_t main = 0;
-    int64_t cmax = 0;
-    for (Py_ssize_t i = 0; i < n; i++) {
-        double n_chr = cnt[3 * i], n_tok = cnt[3 * i + 1], n_a = cnt[3 * i + 2];
-        /* shallow.link_density, shallow.text_density */
-        ld[i] = NP_MIN(n_a / NP_MAX(n_tok, 1.0), 1.0);
-        double lines = floor(n_chr / 80.0);
-        double full = lines > 0 ? n_tok * (lines * 80.0) / NP_MAX(n_chr, 1.0) : n_tok;
-        td[i] = full / NP_MAX(lines, 1.0);
-        base[i] = n_tok >= 8 ? n_tok * (1.0 - ld[i]) : 0.0; /* 0 ** 1.5 == 0.0 */
-        na[i] = ld[i] * n_tok;
-        L[i] = n_tok;
-        L[n + i] = ntags[i];
-        L[2 * n + i] = depth[i];
-        L[3 * n + i] = n_chr / NP_MAX(ntags[i], 1.0); /* cetr: log1p of it is the ratio */
-        tok_sum += n_tok; /* whole numbers: exact in any order */
-        chr_sum += n_chr;
-        if (n_tok > tok_max) { tok_max = n_tok; main = i; } /* np.argmax: the first maximum */
-        if (i == 0 || td[i] > td_max) td_max = td[i];
-        for (Py_ssize_t l = 0; l < path; l++)
-            if (cont[i * path + l] > cmax) cmax = cont[i * path + l];
-    }
-    double total = dmax(tok_sum, 1.0); /* max(n_tok.sum(), 1.0) */
-    L[4 * n] = total;
-    W[4 * n] = total;
-    L[4 * n + 1] = (double)n;
-    if (o_st >= 0) {
-        for (Py_ssize_t i = 0; i < n; i++) {
-            double *r = out + i * width + o_st;
-            r[0] = td[i];
-            r[1] = ld[i];
-            r[2] = i > 0 ? td[i - 1] : 0.0;
-            r[3] = i > 0 ? ld[i - 1] : 0.0;
-            r[4] = i + 1 < n ? td[i + 1] : 0.0;
-            r[5] = i + 1 < n ? ld[i + 1] : 0.0;
-        }
-    }
-    if (o_dom >= 0) {
-        if (cmax < 0) { err = E_NEG; goto computed; }
-        mass = PyMem_RawCalloc((size_t)cmax + 1, 3 * sizeof(double));
-        order = PyMem_RawMalloc(2 * (size_t)n * sizeof(Py_ssize_t));
-        if (!mass || !order) { err = E_MEM; goto computed; }
-        /* dom.group_sum of n_tok over levels 0..2: np.bincount, in block order */
-        for (Py_ssize_t i = 0; i < n; i++) {
-            for (int l = 0; l < 3; l++) {
-                int64_t c = cont[i * path + l];
-                if (c < 0) { err = E_NEG; goto computed; }
-                mass[3 * c + l] += cnt[3 * i + 1];
-            }
-        }
-        argsort_desc(L, order, order + n, n); /* L's first row: the words */
-        double td_div = dmax(td_max, 1.0), rank_div = (double)(n - 1 > 1 ? n - 1 : 1);
-        double chr_div = dmax(chr_sum, 1.0);
-        int64_t main_parent = cont[main * path + 1];
-        double main_depth = depth[main], cum = 0.0;
-        for (Py_ssize_t k = 0; k < n; k++) {
-            Py_ssize_t i = order[k];
-            out[i * width + o_dom + 41] = (double)k / rank_div; /* tok_rank */
-        }
-        for (Py_ssize_t i = 0; i < n; i++) {
-            double *r = out + i * width + o_dom;
-            uint32_t f = (uint32_t)flags[i]; /* flags.astype("<u4"), bits unpacked */
-            for (int k = 0; k < N_FLAGS; k++) r[k] = (double)((f >> k) & 1u);
-            int64_t g = tag_group(tag[i], lut, n_lut);
-            for (int k = 0; k < N_TAG_GROUPS; k++) r[N_FLAGS + k] = g == k ? 1.0 : 0.0;
-            /* 32..36: _main_container (dense_b); 37..39: page_ld, page_log_tok (dense_b) */
-            r[39] = tok_max / total; /* top_share */
-            r[40] = td[i] / td_div;  /* td_rel */
-            /* 41: tok_rank (above); 42..44: log columns (dense_b) */
-            double dd = depth[i] - main_depth;
-            r[45] = fabs(dd);
-            r[46] = cont[i * path + 1] == main_parent ? 1.0 : 0.0;
-            r[47] = (double)i / rank_div; /* pos */
-            cum += cnt[3 * i];
-            r[48] = (cum - cnt[3 * i]) / chr_div; /* char_pos */
-            for (int l = 0; l < 3; l++) r[49 + l] = mass[3 * cont[i * path + l] + l] / total;
-            /* 52, 53: log_tok_vs_max, n_blocks (dense_b) */
-        }
-    }
-computed:
+    int err = compute(&p);
     relock(ts);
-    if (raise_err(err)) goto done;
-    /* the heading blocks (lut group head_group), and those of at most head_words words */
-    PyObject *heads = PyList_New(0), *short_heads = PyList_New(0);
-    if (!heads || !short_heads) { Py_XDECREF(heads); Py_XDECREF(short_heads); goto done; }
-    for (Py_ssize_t i = 0; i < n; i++) {
-        if (tag_group(tag[i], lut, n_lut) != head_group) continue;
-        PyObject *k = PyLong_FromSsize_t(i);
-        int bad = !k || PyList_Append(heads, k) < 0 ||
-                  (cnt[3 * i + 1] <= (double)head_words && PyList_Append(short_heads, k) < 0);
-        Py_XDECREF(k);
-        if (bad) { Py_DECREF(heads); Py_DECREF(short_heads); goto done; }
-    }
-    ret = Py_BuildValue("NN", heads, short_heads);
+    if (!raise_err(err)) ret = Py_NewRef(Py_None);
 done:
-    PyMem_RawFree(mass);
-    PyMem_RawFree(order);
     release(&b);
     return ret;
 }
 
-/* ------------------------------------------------------------------ dense_b */
-
-/* dense_b(n, path, width, lg, W, prose, prose_sum, na_sum, g, cont, kind, out, o_cetr, o_dom,
- * o_kind, rx, heads, lex, o_head, rx_w, rx_u, rx_n)
- *
- * lg: log1p of dense_a's L; W: dense_a's; prose: W's prose base ** 1.5; prose_sum, na_sum:
- * numpy's (pairwise) sums of prose and of W's link words; g: CETR's smoothed ratio (n); kind:
- * the page-kind probabilities (N_KINDS float64). Fills CETR's first three columns (the fourth,
- * the k-means verdict, is _kmeans'), the dom columns dense_a left, the kind group, and the
- * head group from rx (n x rx_w: the rx flags, rx_u and rx_n the level-0 unlikely and negative
- * columns), heads (dense_a's heading blocks) and lex (those whose title reads as boilerplate). */
-static PyObject *dense_b(PyObject *self, PyObject *args) {
-    PyObject *olg, *oW, *oprose, *og, *ocont, *okind, *oout, *orx, *oheads, *olex;
-    Py_ssize_t n, path, width, o_cetr, o_dom, o_kind, o_head, rx_w, rx_u, rx_n;
-    double prose_sum, na_sum;
-    if (!PyArg_ParseTuple(args, "nnnOOOddOOOOnnnOO!O!nnnn", &n, &path, &width, &olg, &oW,
-                          &oprose, &prose_sum, &na_sum, &og, &ocont, &okind, &oout, &o_cetr,
-                          &o_dom, &o_kind, &orx, &PyList_Type, &oheads, &PyList_Type, &olex,
-                          &o_head, &rx_w, &rx_u, &rx_n))
-        return NULL;
-    if (n < 1 || path < 5 || width < 0) {
-        PyErr_SetString(PyExc_ValueError, "n >= 1 blocks, path >= 5 levels");
-        return NULL;
-    }
-    if ((o_cetr >= 0 && o_cetr + 4 > width) || (o_dom >= 0 && o_dom + 54 > width) ||
-        (o_kind >= 0 && o_kind + 4 * N_KINDS > width) || (o_head >= 0 && o_head + 4 > width) ||
-        (o_head >= 0 && (rx_u < 0 || rx_n < 0 || rx_u >= rx_w || rx_n >= rx_w))) {
-        PyErr_SetString(PyExc_ValueError, "group columns past the matrix");
-        return NULL;
-    }
+/* smooth(x, out): CETR's smoothing of any float64 array into out (the ctx group's td_smooth) */
+static PyObject *smooth(PyObject *self, PyObject *args) {
+    PyObject *ox, *oout;
+    if (!PyArg_ParseTuple(args, "OO", &ox, &oout)) return NULL;
     bufs_t b = {.n = 0};
     PyObject *ret = NULL;
-    double *mass = NULL, *c = NULL;
-    Py_ssize_t *hidx = NULL;
-    const double *lg = get(&b, olg, 8, 4 * n + 2, 0, "lg");
-    const double *W = lg ? get(&b, oW, 8, 4 * n + 1, 0, "W") : NULL;
-    const double *prose = W ? get(&b, oprose, 8, n, 0, "prose") : NULL;
-    const double *g = prose ? get(&b, og, 8, o_cetr >= 0 ? n : 0, 0, "g") : NULL;
-    const int64_t *cont = g ? get(&b, ocont, 8, n * path, 0, "cont") : NULL;
-    const double *kind = cont ? get(&b, okind, 8, N_KINDS, 0, "kind") : NULL;
-    double *out = kind ? get(&b, oout, 8, n * width, 1, "out") : NULL;
-    if (!out) goto done;
-    const double *rx = o_head >= 0 ? get(&b, orx, 8, n * rx_w, 0, "rx") : NULL;
-    if (o_head >= 0 && !rx) goto done;
-    const double *td = W, *ld = W + n, *log_tok = lg;
-    /* the heading blocks and the lexicon's, as indices (read with the GIL) */
-    Py_ssize_t nh = PyList_GET_SIZE(oheads), nl = PyList_GET_SIZE(olex);
-    hidx = PyMem_RawMalloc((size_t)(nh + nl + 1) * sizeof(Py_ssize_t));
-    if (!hidx) { PyErr_NoMemory(); goto done; }
-    for (Py_ssize_t k = 0; k < nh + nl; k++) {
-        hidx[k] = PyLong_AsSsize_t(PyList_GET_ITEM(k < nh ? oheads : olex, k < nh ? k : k - nh));
-        if (hidx[k] == -1 && PyErr_Occurred()) goto done;
+    const double *x = get(&b, ox, 8, 0, 0, "x");
+    double *out = x ? get(&b, oout, 8, b.v[0].len / 8, 1, "out") : NULL;
+    if (out) {
+        smooth_fill(x, b.v[0].len / 8, out);
+        ret = Py_NewRef(Py_None);
     }
-    int err = OK;
-    PyThreadState *ts = unlock(n);
-    if (o_cetr >= 0) {
-        /* cetr.derivative: |mean of the next ALPHA smoothed ratios - this one| over np.cumsum */
-        c = PyMem_RawMalloc((size_t)(n + 1) * sizeof(double));
-        if (!c) { err = E_MEM; goto computed; }
-        c[0] = 0.0;
-        double acc = 0.0;
-        for (Py_ssize_t i = 0; i < n; i++) { acc = i ? acc + g[i] : g[i]; c[i + 1] = acc; }
-        for (Py_ssize_t i = 0; i < n; i++) {
-            double *r = out + i * width + o_cetr;
-            Py_ssize_t hi = i + ALPHA + 1 < n ? i + ALPHA + 1 : n, lo = i + 1;
-            Py_ssize_t k = hi - lo > 1 ? hi - lo : 1;
-            double ahead = hi > lo ? (c[hi] - c[lo]) / (double)k : g[i];
-            r[0] = lg[3 * n + i];
-            r[1] = g[i];
-            r[2] = fabs(ahead - g[i]);
-        }
-    }
-    if (o_dom >= 0) {
-        double total = W[4 * n]; /* max(n_tok.sum(), 1.0) */
-        double lt_max = log_tok[0];
-        int64_t cmax = 0;
-        for (Py_ssize_t i = 0; i < n; i++) {
-            if (log_tok[i] > lt_max) lt_max = log_tok[i];
-            for (Py_ssize_t l = 0; l < path; l++)
-                if (cont[i * path + l] > cmax) cmax = cont[i * path + l];
-                else if (cont[i * path + l] < 0) { err = E_NEG; goto computed; }
-        }
-        Py_ssize_t lvl4 = path - 1 < 4 ? path - 1 : 4;
-        if (prose_sum > 0) {
-            /* dom._main_container: the prose summed into every ancestor (np.bincount over the
-             * flattened paths, in order); the candidate with the least mass, lowest id first */
-            mass = PyMem_RawCalloc((size_t)cmax + 1, sizeof(double));
-            if (!mass) { err = E_MEM; goto computed; }
-            for (Py_ssize_t i = 0; i < n; i++)
-                for (Py_ssize_t l = 0; l < path; l++) mass[cont[i * path + l]] += prose[i];
-            mass[0] = 0.0;
-            int64_t best = -1;
-            double lim = MAIN_SHARE * prose_sum;
-            for (int64_t e = 0; e <= cmax; e++)
-                if (mass[e] >= lim && (best < 0 || mass[e] < mass[best])) best = e;
-            for (Py_ssize_t i = 0; i < n; i++) {
-                double *r = out + i * width + o_dom;
-                const int64_t *ci = cont + i * path;
-                Py_ssize_t at = -1;
-                if (best >= 0)
-                    for (Py_ssize_t l = 0; l < path; l++)
-                        if (ci[l] == best) { at = l; break; }
-                r[32] = at >= 0 ? 1.0 : 0.0;
-                r[33] = (double)at;
-                r[34] = mass[ci[1]] / prose_sum;
-                r[35] = mass[ci[2]] / prose_sum;
-                r[36] = mass[ci[lvl4]] / prose_sum;
-            }
-        } else {
-            for (Py_ssize_t i = 0; i < n; i++)
-                for (int k = 32; k < 37; k++) out[i * width + o_dom + k] = 0.0;
-        }
-        double page_ld = na_sum / total;
-        for (Py_ssize_t i = 0; i < n; i++) {
-            double *r = out + i * width + o_dom;
-            r[37] = page_ld;
-            r[38] = lg[4 * n]; /* page_log_tok */
-            r[42] = log_tok[i];
-            r[43] = lg[n + i];     /* log_tags */
-            r[44] = lg[2 * n + i]; /* depth */
-            r[52] = log_tok[i] - lt_max;
-            r[53] = lg[4 * n + 1]; /* n_blocks */
-        }
-    }
-    if (o_kind >= 0) {
-        for (Py_ssize_t i = 0; i < n; i++) {
-            double *r = out + i * width + o_kind;
-            double x[3] = {log_tok[i], ld[i], td[i]}; /* kind.KIND_X */
-            for (int k = 0; k < N_KINDS; k++) r[k] = kind[k];
-            for (int j = 0; j < 3; j++)
-                for (int k = 0; k < N_KINDS; k++) r[N_KINDS + j * N_KINDS + k] = x[j] * kind[k];
-        }
-    }
-    if (o_head >= 0) {
-        /* headings.heading_columns: a heading's own title (lex: the heading blocks whose title
-         * the lexicon reads as boilerplate) and class/id (rx unlikely or negative); a block
-         * under a heading takes its governing heading's two */
-        const Py_ssize_t *hs = hidx, *ls = hidx + nh;
-        Py_ssize_t h = 0, l = 0;
-        double gov_lex = 0.0, gov_rx = 0.0;
-        int seen = 0;
-        Py_ssize_t next_h = nh ? hs[0] : -1;
-        Py_ssize_t next_l = nl ? ls[0] : -1;
-        for (Py_ssize_t i = 0; i < n; i++) {
-            double *r = out + i * width + o_head;
-            if (i == next_h) {
-                double lex = 0.0;
-                if (i == next_l) {
-                    lex = 1.0;
-                    next_l = ++l < nl ? ls[l] : -1;
-                }
-                double u = rx[i * rx_w + rx_u], v = rx[i * rx_w + rx_n];
-                r[0] = gov_lex = lex;
-                r[1] = gov_rx = NP_MAX(u, v);
-                r[2] = r[3] = 0.0;
-                seen = 1;
-                next_h = ++h < nh ? hs[h] : -1;
-            } else {
-                r[0] = r[1] = 0.0;
-                r[2] = seen ? gov_lex : 0.0;
-                r[3] = seen ? gov_rx : 0.0;
-            }
-        }
-    }
-computed:
-    relock(ts);
-    if (!raise_err(err)) ret = Py_NewRef(Py_None);
-done:
-    PyMem_RawFree(hidx);
-    PyMem_RawFree(mass);
-    PyMem_RawFree(c);
     release(&b);
     return ret;
 }
@@ -427,12 +493,15 @@ done:
 }
 
 static PyMethodDef methods[] = {
-    {"dense_a", dense_a, METH_VARARGS, "st and the dom columns that need no transcendental"},
-    {"dense_b", dense_b, METH_VARARGS, "CETR, the rest of dom, kind, from numpy's log1p/power/sums"},
+    {"features", features, METH_VARARGS, "the dense columns of st, cetr, dom, rx, head, kind"},
+    {"smooth", smooth, METH_VARARGS, "CETR's Gaussian smoothing of a float64 array"},
     {"context", context, METH_VARARGS, "stage 2's context input (context.context_features)"},
     {NULL, NULL, 0, NULL},
 };
 
 static struct PyModuleDef module = {PyModuleDef_HEAD_INIT, "_dense", NULL, -1, methods};
 
-PyMODINIT_FUNC PyInit__dense(void) { return PyModule_Create(&module); }
+PyMODINIT_FUNC PyInit__dense(void) {
+    kernel_init();
+    return PyModule_Create(&module);
+}

@@ -4,10 +4,13 @@ its ancestors), both from reading order and the DOM."""
 
 from __future__ import annotations
 
+from typing import Protocol, cast
+
 import numpy as np
 
-from ...read.segment import Blocks
-from .cetr import smooth
+from ... import native
+from ...read.segment import PATH_LEN, Blocks
+from .dense import smooth
 from .dom import group_sum
 from .kind import prob_products
 from .shallow import shifted
@@ -76,6 +79,30 @@ def context_features(s: np.ndarray, cont: np.ndarray | None = None,
     _ancestor_means(s, cont, weight, CONTAINER_LEVELS, out[:, at:at + len(CONTAINER_LEVELS)])
     if page_rel:
         out[:, -1] = s / max(float(s.max()), 1e-6)
+    return out
+
+
+class ContextC(Protocol):
+    """The function of the C part (score/features/_dense.c) that fills stage 2's input."""
+
+    def context(self, n: int, s: np.ndarray, cont: np.ndarray | None, weight: np.ndarray | None,
+                page_rel: bool, s_sum: float, path_len: int, out: np.ndarray, /) -> None: ...
+
+
+_C = cast(ContextC, native.required("score.features._dense"))
+
+
+def context_inputs(s: np.ndarray, cont: np.ndarray | None = None,
+                   weight: np.ndarray | None = None, page_rel: bool = False) -> np.ndarray:
+    """``context_features`` through the C part (the same bits: its sums are numpy's order)."""
+    n = len(s)
+    out = np.empty((n, 2 * CONTEXT + 4 + len(CONTAINER_LEVELS) + int(page_rel)))
+    if n == 0:
+        return out
+    s = np.ascontiguousarray(s, dtype=np.float64)
+    _C.context(n, s, None if cont is None else np.ascontiguousarray(cont, dtype=np.int64),
+               None if weight is None else np.ascontiguousarray(weight, dtype=np.float64),
+               page_rel, float(s.sum()), PATH_LEN if cont is None else cont.shape[1], out)
     return out
 
 

@@ -82,27 +82,3 @@ def _trie(words: list[str]) -> str:
 BOILER_HEADING = re.compile(r"\b(?:" + _trie(list(BOILER_WORDS)) + r")\b")
 HEADING_MAX_WORDS = 10  # a longer "heading" is prose set in a heading tag, not a section title
 UNLIKELY, NEGATIVE = RX_NAMES.index("unlikely"), RX_NAMES.index("negative")
-
-
-def heading_columns(texts: list[str], tag: np.ndarray, n_tok: np.ndarray, rx_own: np.ndarray
-                    ) -> tuple[list[str], list[np.ndarray]]:
-    """For a heading block: its own title reads as boilerplate (the lexicon) / its class or id
-    does (rx unlikely or negative). For any other block: the same two of the heading that
-    governs it (the last heading before it; none: 0). ``rx_own``: blocks x RX_NAMES, the rx
-    bits of each block's own element."""
-    n = len(texts)
-    names = ["head_lex", "head_rx", "gov_head_lex", "gov_head_rx"]
-    is_h, last = last_heading(tag)
-    hs = np.flatnonzero(is_h)
-    own = np.zeros((n, 2))
-    gov = np.zeros((n, 2))
-    if len(hs) == 0:
-        return names, [own, gov]
-    search = BOILER_HEADING.search
-    own[hs, 0] = [k <= HEADING_MAX_WORDS and search(texts[i].lower()) is not None
-                  for i, k in zip(hs.tolist(), n_tok[hs].tolist())]
-    own[hs, 1] = np.maximum(rx_own[hs, UNLIKELY], rx_own[hs, NEGATIVE])
-    # the blocks after the first heading that are not headings take their governing heading's
-    under = np.flatnonzero((last >= 0) & ~is_h)
-    gov[under] = own[last[under]]
-    return names, [own, gov]

@@ -9,31 +9,13 @@ import numpy as np
 
 from ..pagekind import KINDS
 
-# the block figures the kind probabilities multiply
-KIND_X = ("log_tok", "ld", "td")
-
-
-def kind_columns(kind: np.ndarray | None, n: int, log_tok: np.ndarray, ld: np.ndarray,
-                 td: np.ndarray) -> tuple[list[str], list[np.ndarray | float]]:
-    """``kind``: the page's probabilities in KINDS order (None: no estimate, all zero). The
-    probabilities are page-level figures (floats); their products come as one blocks x
-    (len(KIND_X) * len(KINDS)) array."""
-    p = np.zeros(len(KINDS)) if kind is None else np.asarray(kind, dtype=np.float64)
-    names = [f"kind_{k}" for k in KINDS]
-    names += [f"kind_{k}*{xn}" for xn in KIND_X for k in KINDS]
-    x = np.stack((log_tok, ld, td), axis=1)  # in KIND_X order
-    cols: list[np.ndarray | float] = [float(v) for v in p.tolist()]
-    cols.append((x[:, :, None] * p).reshape(n, -1))
-    return names, cols
-
-
 # Per-kind weights for more block columns ("frustratingly easy" feature augmentation): a
 # FeatureSpec with ``kind_mix`` also gets p_k * x_j for every kind k and each named dense column
 # j, so each kind's weight for x_j is the shared weight plus a kind offset that the L2 penalty
 # keeps small unless the kind's pages need it. The two sets measured (docs/research/ABLATION.md): the
 # compact one reads the block's place on the page and its tag, the wide one adds containers,
 # prose mass and the class/id patterns. Columns the ``kind`` group already multiplies
-# (KIND_X) are left out.
+# (dense.KIND_X) are left out.
 MIX_COMPACT = ("ld_prev", "ld_next", "td_rel", "log_tok_vs_max", "main_box", "below_main_box",
                "depth_vs_main", "pos", "char_pos", "in_nav", "in_footer", "in_aside", "tag_p",
                "tag_div", "tag_li", "tag_head")
@@ -56,5 +38,5 @@ def prob_products(x: np.ndarray, p: np.ndarray) -> np.ndarray:
 
 def kind_mix_columns(x: np.ndarray, kind: np.ndarray | None) -> np.ndarray:
     """``x``: the blocks' values of the mixed columns (blocks x len(mix)); ``kind`` as in
-    ``kind_columns``. Returns blocks x (len(mix) * len(KINDS)), each column x_j * p_k."""
+    the kind group. Returns blocks x (len(mix) * len(KINDS)), each column x_j * p_k."""
     return prob_products(x, np.zeros(len(KINDS)) if kind is None else np.asarray(kind, dtype=np.float64))
