@@ -17,7 +17,11 @@ import email.utils
 import functools
 import re
 import time
-from collections.abc import Iterable, Mapping
+from collections.abc import Iterable, Mapping, Sequence
+from types import ModuleType
+from typing import Protocol, cast
+
+from .. import native
 
 # One string per month, January first: the forms of its name, lower case, space-separated.
 MONTH_NAMES: dict[str, tuple[str, ...]] = {
@@ -240,17 +244,73 @@ _LABEL = re.compile(r"(?:(?<![^\W\d_])|(?<=[\u3000-\u9fff]))(?:(" + PUBLISHED_LA
                     + r"))(?![^\W\d_])", re.I)
 
 
+def label_marks_reference(s: str, first_only: bool = False) -> list[tuple[int, str]]:
+    """(start, "published" or "updated") of each label in ``s`` (the first only where
+    ``first_only``): the reference of the C part's ``marks``."""
+    out = []
+    for m in _LABEL.finditer(s):
+        out.append((m.start(), "published" if m.group(1) else "updated"))
+        if first_only:
+            break
+    return out
+
+
+class MarksC(Protocol):
+    """The functions of the C part (keep/_metadata.c) the date labels use."""
+
+    def configure(self, labels: Sequence[tuple[str, str]], /) -> None: ...
+
+    def marks(self, s: str, first_only: bool, /) -> list[tuple[int, str]] | None: ...
+
+
+# The labels the C part scans for: the ASCII ones, lower-case, in the regex's order (no other
+# label can match an ASCII text; the C part leaves the other texts to the regex)
+_ASCII_LABELS = tuple((w, kind) for kind, labels in (("published", PUBLISHED_LABELS),
+                                                     ("updated", UPDATED_LABELS))
+                      for w in labels.split("|") if w.isascii())
+# texts the probe compares the C part's marks with the regex's on
+_PROBE_TEXTS = (
+    "", "Published", "published: March 5, 2024 | Updated March 6, 2024", "Last updated 2024-03-05",
+    "unpublished republished Republished2024 xPosted posted. POSTED", "first published, 2024",
+    "Mis en ligne le 5 mars 2024, mise a jour", "erstellt: 5.3.2024 aktualisiertx aktualisiert",
+    "Veröffentlicht am 5. März 2024", "2024年3月5日 发布时间", "edited_by editedby edited1 _edited",
+    "Updated\tMarch 5 ; modified/revised-last revised", "paru parution posted-on", "upd", "s",
+)
+
+
+def _marks_agree(mod: ModuleType) -> bool:
+    """Whether the C part finds the regex's labels on the probe texts (configured here)."""
+    mod.configure(_ASCII_LABELS)
+    return all(mod.marks(t, first) == (label_marks_reference(t, first) if t.isascii() else None)
+               for t in _PROBE_TEXTS for first in (False, True))
+
+
+@functools.cache
+def _c_part() -> MarksC | None:
+    """The C part's marks, probed at first use (None: the regex alone)."""
+    return cast("MarksC | None", native.probed("keep._metadata", "the date labels' regex", _marks_agree))
+
+
+def label_marks(s: str, first_only: bool = False) -> list[tuple[int, str]]:
+    """(start, "published" or "updated") of each label in ``s``, in order (the first only where
+    ``first_only``): the C part's scan on ASCII texts (most date lines; the regex tries each
+    position against every label), else the regex."""
+    c = _c_part()
+    got = c.marks(s, first_only) if c is not None else None
+    return label_marks_reference(s, first_only) if got is None else got
+
+
 def date_label(s: str) -> str:
     """What the first label in ``s`` says its date is: "published", "updated", or ""."""
-    m = _LABEL.search(s)
-    return "" if m is None else "published" if m.group(1) else "updated"
+    marks = label_marks(s, True)
+    return marks[0][1] if marks else ""
 
 
 def labelled_dates(s: str, months: Mapping[str, int] = ENGLISH) -> list[tuple[str, str]]:
     """(kind, date) of each date in a date line, in its order: kind "published" or "updated"
     where a label before the date says so, "" where none does. "Updated March 5, 2024 |
     Published March 1, 2024" -> [("updated", "2024-03-05"), ("published", "2024-03-01")]."""
-    marks = [(m.start(), "published" if m.group(1) else "updated") for m in _LABEL.finditer(s)]
+    marks = label_marks(s)
     if not marks:
         d = normalise_date(s, months)
         return [("", d)] if d else []

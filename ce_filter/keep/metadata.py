@@ -18,8 +18,11 @@ import re
 import unicodedata
 from collections.abc import Iterator, Mapping, Sequence
 from dataclasses import dataclass, field
+from types import ModuleType
+from typing import Protocol, cast
 from urllib.parse import urljoin, urlsplit
 
+from .. import native
 from ..read.address import hostname
 from .dates import ENGLISH, YEAR, date_label, labelled_dates, months_for, normalise_date, ymd
 
@@ -86,9 +89,75 @@ def byline_marker(cls: str | None, idv: str | None, rel: str | None, itemprop: s
     return ""
 
 
+class HeadC(Protocol):
+    """The function of the C part (keep/_metadata.c) that page_head calls: (lang, metas, links,
+    jsonld, times, bylines, each key's first non-blank value)."""
+
+    def head(self, items: list[tuple[str, ...]], max_bylines: int, max_byline_chars: int, /,
+             ) -> tuple[str, list[tuple[str, str]], list[tuple[str, str]], list[str],
+                        list[tuple[str, str, str]], list[tuple[str, str]], dict[str, str]]: ...
+
+
 def page_head(items: Sequence[tuple[str, ...]], title: str = "") -> PageHead:
     """The PageHead of what the walk gathered (segment.head_items: raw values, loosely chosen):
-    keys lower-cased, rels and byline markers checked exactly, the first bylines kept."""
+    keys lower-cased, rels and byline markers checked exactly, the first bylines kept. The C
+    part sorts the items where it is built (page_head_reference is its reference), and gives
+    each key's first value on the way (what _first_values would make at the first reading)."""
+    c = _head_part()
+    if c is None:
+        return page_head_reference(items, title)
+    lang, metas, links, jsonld, times, bylines, first = c.head(
+        items if isinstance(items, list) else list(items), MAX_BYLINES, MAX_BYLINE_CHARS)
+    head = PageHead(title, lang, metas, links, jsonld, times, bylines)
+    head.__dict__["_first"] = first
+    return head
+
+
+# head items the probe compares the C part with page_head_reference on: a page without a head,
+# keys and rels in capitals and in other scripts, blank values, byline markers that only look
+# like one, non-ASCII text, more bylines than are kept
+_PROBE_ITEMS: tuple[list[tuple[str, ...]], ...] = (
+    [],
+    [("meta", "OG:Title", "A title"), ("meta", "og:title", "Another"), ("meta", "Description", "  "),
+     ("meta", "description", "\u00a0\u2003"), ("meta", "description", "Said"), ("meta", "İtem", "x"),
+     ("meta", "\u212aey", "k"), ("meta", "КЛЮЧ", "значение"), ("lang", ""), ("lang", "de-DE"), ("lang", "en"),
+     ("link", "Canonical", "https://a.example/x"), ("link", "alternate author", "/me"),
+     ("link", "canonicalx", "/no"), ("link", "AUTHOR\u00a0me", "/a"), ("link", "\u212aanonical", "/k"),
+     ("ld", "{\"@type\": \"Article\"}"), ("ld", ""),
+     ("time", "2024-03-05", "datePublished", "\u2003 pub-date ", "5 March"), ("time", "", "", "", ""),
+     ("by", "post-author", "", "", "", "By Jane Doe"), ("by", "", "BYLINE", "", "", "Jo Lee"),
+     ("by", "", "", "author", "", "Ann"), ("by", "", "", "co-author", "", "Not her"),
+     ("by", "", "", "", "Author name", "Bob"), ("by", "authorbox", "", "", "", ""),
+     ("by", "aUtHoR", "", "", "", "x" * (MAX_BYLINE_CHARS + 1)),
+     ("by", "byl\u0130ne", "", "", "", "No"),
+     ("by", "b\u00fdline", "", "", "", "No"), ("by", "", "", "\u0130author", "", "No"),
+     ("by", "", "", "", "\u212aauthor", "No"),
+     ("by", "", "", "", "\u00a0author\u3000x", "Yes: \u00e9t\u00e9")],
+    [("by", "author", "", "", "", f"Name {i}") for i in range(MAX_BYLINES + 5)]
+    + [("meta", f"K{i % 7}", "v" if i % 3 else " ") for i in range(60)],
+)
+
+
+def _head_agrees(mod: ModuleType) -> bool:
+    """Whether the C part's head gives page_head_reference's PageHead and first values on the
+    probe items."""
+    for items in _PROBE_ITEMS:
+        lang, metas, links, jsonld, times, bylines, first = mod.head(items, MAX_BYLINES, MAX_BYLINE_CHARS)
+        ref = page_head_reference(items, "t")
+        if (PageHead("t", lang, metas, links, jsonld, times, bylines) != ref
+                or first != _first_values(ref)):
+            return False
+    return True
+
+
+@functools.cache
+def _head_part() -> HeadC | None:
+    """The C part's head, probed at first use (None: page_head_reference)."""
+    return cast("HeadC | None", native.probed("keep._metadata", "the Python page_head", _head_agrees))
+
+
+def page_head_reference(items: Sequence[tuple[str, ...]], title: str = "") -> PageHead:
+    """page_head in Python: the reference of the C part's ``head``."""
     head = PageHead(title=title)
     metas, bylines, times, links, jsonld = head.metas, head.bylines, head.times, head.links, head.jsonld
     for it in items:
@@ -593,7 +662,12 @@ def _block_start(*words: str) -> re.Pattern[str]:
     regexes matches at its start is found, and a few more (the rule itself then decides)."""
     def loose(w: str) -> str:
         return "".join(f"[{c}{c.upper()}{_IGNORECASE_ALSO.get(c, '')}]" for c in w)
-    return re.compile("\n(?:" + "|".join(loose(w) for w in words) + ")")
+    pattern = re.compile("\n(?:" + "|".join(loose(w) for w in words) + ")")
+    _START_WORDS[pattern] = words
+    return pattern
+
+
+_START_WORDS: dict[re.Pattern[str], tuple[str, ...]] = {}  # each _block_start pattern's words
 
 
 # the blocks _BY_BLOCK or _WRITTEN_BY can match, and those _WRITTEN_BY can
@@ -606,12 +680,15 @@ class _Joined:
     rule can apply to, where a loop would call a regex on every block. Block texts from the
     walk never hold a "\n"; texts that do are searched one by one."""
 
-    __slots__ = ("texts", "joined", "_plain")
+    __slots__ = ("texts", "joined", "_plain", "_c")
 
-    def __init__(self, texts: Sequence[str]) -> None:
+    def __init__(self, texts: Sequence[str], c: bool = True) -> None:
         self.texts = texts
         self.joined = ""  # made at the first search (many pages need none)
         self._plain = False
+        # the C part's scans where it is built (a loop over the blocks' first characters; no
+        # joined string), else the searches below (``c=False``: these, the reference)
+        self._c = _blocks_part() if c else None
 
     def plain(self) -> bool:
         """Every "\n" of ``joined`` opens a block (``joined`` is made here, once)."""
@@ -623,6 +700,9 @@ class _Joined:
     def starting(self, pattern: re.Pattern[str]) -> Iterator[int]:
         """The indices, in order, of the blocks that ``pattern`` (led by the "\n" before a block)
         matches at the start of."""
+        if self._c is not None:
+            yield from self._c.starting(self.texts, _START_WORDS[pattern])
+            return
         if not self.plain():
             yield from (k for k, t in enumerate(self.texts) if pattern.match("\n" + t))
             return
@@ -633,6 +713,9 @@ class _Joined:
     def with_year(self) -> Iterator[int]:
         """The indices, in order, of the blocks where _YEAR matches: "19" or "20" then two
         digits, found by substring search (a regex over the whole string costs more)."""
+        if self._c is not None:
+            yield from self._c.with_year(self.texts)
+            return
         if not self.plain():
             yield from (k for k, t in enumerate(self.texts) if _YEAR.search(t))
             return
@@ -653,6 +736,41 @@ class _Joined:
                 a = joined.find("19", at)
             if 0 <= b < at:
                 b = joined.find("20", at)
+
+
+class BlocksC(Protocol):
+    """The functions of the C part (keep/_metadata.c) that _Joined calls: the indices of the
+    texts that start with one of ``words`` (case-blind, as re.IGNORECASE), or hold a year."""
+
+    def starting(self, texts: Sequence[str], words: tuple[str, ...], /) -> list[int]: ...
+
+    def with_year(self, texts: Sequence[str], /) -> list[int]: ...
+
+
+# texts the probe compares the C part's block scans with the one-string searches on
+_PROBE_BLOCKS = ["", "By Jane", "by", "b", "BYLINE", "Posted 2019", "x 1999", "20", "202", "2024",
+                 "page 19 99", "WR\u0130TTEN BY Ann", "wr\u0131tten", "au\u212aored", "Po\u017fted",
+                 "\u0660 2\u0661\u0662\u0663",
+                 "20\u0661\u0662", "intro\nBy nobody", "\u00c9t\u00e9 2020", "reviewed", "AUTHORED by",
+                 "Published:", "\U0001F600 1900"]
+
+
+def _blocks_agree(mod: ModuleType) -> bool:
+    """Whether the C part's block scans find the one-string searches' blocks on the probe
+    texts (the ones with a "\n" searched alone, as _Joined does)."""
+    for texts in (_PROBE_BLOCKS, [t for t in _PROBE_BLOCKS if "\n" not in t], []):
+        ref = _Joined(texts, c=False)
+        if (mod.with_year(texts) != list(ref.with_year())
+                or any(mod.starting(texts, w) != list(ref.starting(p)) for p, w in _START_WORDS.items())):
+            return False
+    return True
+
+
+@functools.cache
+def _blocks_part() -> BlocksC | None:
+    """The C part's block scans, probed at first use (None: _Joined's searches)."""
+    return cast("BlocksC | None", native.probed("keep._metadata", "the byline and date line searches",
+                                                _blocks_agree))
 
 
 def _near_title(texts: Sequence[str], title_at: int) -> Sequence[str]:
@@ -687,7 +805,42 @@ _SEP_CHAR = re.compile(r"[|\-–—·•»:~/]")  # every _SEPS match holds one 
 _BARE_SEPS = frozenset("|·•»")  # the ones that separate without spaces around them
 
 
+class TitlesC(Protocol):
+    """The functions of the C part (keep/_metadata.c) that the title rules call: split_title,
+    and norm_text of an ASCII text (None for another)."""
+
+    def split_title(self, title: str, /) -> list[str]: ...
+
+    def norm_ascii(self, s: str, /) -> str | None: ...
+
+
+# titles the probe compares the C part's split_title and norm_ascii with the references on
+_PROBE_TITLES = ("", " ", "Story | Site", "e-mail a:b Story::x - Site", "a -b - c|d", "x -- y ::  z :: w",
+                 "\u00b7Lead\u00bb \u2013 T\u2014x \u2013\u2003y", "A\t|\tB\n~ C / D", "|||", " - ", "::",
+                 "Caf\u00e9 \u2022 News", "The Story_of 2024: a-b\x1fc!", "".join(chr(c) for c in range(128)))
+
+
+def _titles_agree(mod: ModuleType) -> bool:
+    """Whether the C part splits and normalises the probe titles as the references do."""
+    return all(mod.split_title(t) == split_title_reference(t)
+               and mod.norm_ascii(t) == (norm_text_reference(t) if t.isascii() else None)
+               for t in _PROBE_TITLES)
+
+
+@functools.cache
+def _titles_part() -> TitlesC | None:
+    """The C part's title functions, probed at first use (None: the references)."""
+    return cast("TitlesC | None", native.probed("keep._metadata", "the Python title split", _titles_agree))
+
+
 def split_title(title: str) -> list[str]:
+    """``_SEPS.split(title)``: the C part's loop over the title where it is built, else
+    split_title_reference."""
+    c = _titles_part()
+    return c.split_title(title) if c is not None else split_title_reference(title)
+
+
+def split_title_reference(title: str) -> list[str]:
     """``_SEPS.split(title)``, found from the separator characters: a regex tried at every
     position of the title costs more than the rest of the title rules together.
 
@@ -732,7 +885,15 @@ _ASCII_NOT_WORD = {i: " " for i in range(128) if not (chr(i).isalnum() or chr(i)
 
 @functools.lru_cache(maxsize=4096)
 def norm_text(s: str) -> str:
-    """Word tokens, case-folded: what "the same title" means here and in the benchmark."""
+    """Word tokens, case-folded: what "the same title" means here and in the benchmark (the C
+    part's loop on ASCII text where it is built)."""
+    c = _titles_part()
+    got = c.norm_ascii(s) if c is not None else None
+    return norm_text_reference(s) if got is None else got
+
+
+def norm_text_reference(s: str) -> str:
+    """norm_text in Python: the reference of the C part's norm_ascii."""
     if s.isascii():
         return " ".join(s.lower().translate(_ASCII_NOT_WORD).split())
     return " ".join(_WORD.findall(unicodedata.normalize("NFKC", s).casefold()))

@@ -1,0 +1,577 @@
+/* The metadata rules' per-page sorting and scanning in C; metadata.py and dates.py keep the
+ * references, which they probe against this part at first use:
+ *   head       metadata.page_head's loop over what the walk gathered (keys lower-cased, rels and
+ *              byline markers checked exactly, the first bylines kept) and the first non-blank
+ *              value of each <meta> key;
+ *   marks      dates._LABEL.finditer over an ASCII text: where a date line's labels stand
+ *              ("Published", "Updated"); None for other texts (the regex reads those);
+ *   starting, with_year  the blocks a byline or date line rule may apply to (metadata._Joined:
+ *              the ones that start with a word, case-blind; the ones that hold a year);
+ *   split_title, norm_ascii  a title's parts; an ASCII text's words (metadata.norm_text);
+ *   positions  the indices of an int64 column's items equal to a value (result.h1_positions'
+ *              numpy reference: the <h1> blocks).
+ * Only the labels' ASCII spellings are given to ``configure``: a label with another character
+ * cannot match an ASCII text, whose case-blind matching is then ASCII's. */
+#define PY_SSIZE_T_CLEAN
+#include <Python.h>
+#include <stdint.h>
+#include <string.h>
+
+
+/* ------------------------------------------------------------------ helpers */
+
+static inline Py_UCS4 ascii_lower(Py_UCS4 c) { return c >= 'A' && c <= 'Z' ? c + 32 : c; }
+
+/* an ASCII letter: on ASCII, what the regexes' [^\W\d_] is */
+static inline int is_alpha(Py_UCS1 c) { return (c | 32) >= 'a' && (c | 32) <= 'z'; }
+
+/* Whether s holds needle (lower-case ASCII letters without i or k), case-blind: ``needle in
+ * s.lower()``. No other character lower-cases to such a letter (U+212A and U+0130 lower-case to
+ * k and to i with a combining dot, so neither can stand in the needle). */
+static int has_word(PyObject *s, const char *needle) {
+    int kind = PyUnicode_KIND(s);
+    const void *d = PyUnicode_DATA(s);
+    Py_ssize_t n = PyUnicode_GET_LENGTH(s), m = (Py_ssize_t)strlen(needle);
+    for (Py_ssize_t i = 0; i + m <= n; i++) {
+        Py_ssize_t j = 0;
+        while (j < m && ascii_lower(PyUnicode_READ(kind, d, i + j)) == (Py_UCS4)needle[j]) j++;
+        if (j == m) return 1;
+    }
+    return 0;
+}
+
+/* Whether one of the whitespace-separated words of s is ``word`` (lower-case ASCII) after
+ * lower-casing: ``word in s.lower().split()``. A word of s lower-cases to an ASCII word only
+ * where it is ASCII itself (see has_word), so its characters are compared as ASCII. */
+static int has_token(PyObject *s, const char *word) {
+    int kind = PyUnicode_KIND(s);
+    const void *d = PyUnicode_DATA(s);
+    Py_ssize_t n = PyUnicode_GET_LENGTH(s), m = (Py_ssize_t)strlen(word), i = 0;
+    while (i < n) {
+        while (i < n && Py_UNICODE_ISSPACE(PyUnicode_READ(kind, d, i))) i++;
+        Py_ssize_t start = i;
+        while (i < n && !Py_UNICODE_ISSPACE(PyUnicode_READ(kind, d, i))) i++;
+        if (i - start == m) {
+            Py_ssize_t j = 0;
+            while (j < m && ascii_lower(PyUnicode_READ(kind, d, start + j)) == (Py_UCS4)word[j]) j++;
+            if (j == m) return 1;
+        }
+    }
+    return 0;
+}
+
+/* s.lower() (a new reference): ASCII without capitals is returned as it is */
+static PyObject *lower(PyObject *s) {
+    if (PyUnicode_IS_ASCII(s)) {
+        const Py_UCS1 *d = PyUnicode_1BYTE_DATA(s);
+        Py_ssize_t n = PyUnicode_GET_LENGTH(s), i = 0;
+        while (i < n && !(d[i] >= 'A' && d[i] <= 'Z')) i++;
+        if (i == n) return Py_NewRef(s);
+        PyObject *out = PyUnicode_New(n, 127);
+        if (!out) return NULL;
+        Py_UCS1 *o = PyUnicode_1BYTE_DATA(out);
+        for (Py_ssize_t k = 0; k < n; k++) o[k] = (Py_UCS1)ascii_lower(d[k]);
+        return out;
+    }
+    return PyObject_CallMethod(s, "lower", NULL);
+}
+
+/* s.strip() (a new reference) */
+static PyObject *strip(PyObject *s) {
+    int kind = PyUnicode_KIND(s);
+    const void *d = PyUnicode_DATA(s);
+    Py_ssize_t a = 0, b = PyUnicode_GET_LENGTH(s);
+    while (a < b && Py_UNICODE_ISSPACE(PyUnicode_READ(kind, d, a))) a++;
+    while (b > a && Py_UNICODE_ISSPACE(PyUnicode_READ(kind, d, b - 1))) b--;
+    return PyUnicode_Substring(s, a, b);
+}
+
+/* whether s is all whitespace (and not empty): s.isspace() */
+static int all_space(PyObject *s) {
+    int kind = PyUnicode_KIND(s);
+    const void *d = PyUnicode_DATA(s);
+    Py_ssize_t n = PyUnicode_GET_LENGTH(s);
+    for (Py_ssize_t i = 0; i < n; i++)
+        if (!Py_UNICODE_ISSPACE(PyUnicode_READ(kind, d, i))) return 0;
+    return n > 0;
+}
+
+/* item k of tuple t as a str, or NULL with TypeError */
+static PyObject *str_at(PyObject *t, Py_ssize_t k) {
+    if (k >= PyTuple_GET_SIZE(t)) {
+        PyErr_SetString(PyExc_TypeError, "a head item too short");
+        return NULL;
+    }
+    PyObject *v = PyTuple_GET_ITEM(t, k);
+    if (!PyUnicode_Check(v)) {
+        PyErr_SetString(PyExc_TypeError, "a head item's values are str");
+        return NULL;
+    }
+    return v;
+}
+
+/* ------------------------------------------------------------------ head */
+
+/* metadata.byline_marker: the attribute value that makes an element a byline candidate, or
+ * NULL (borrowed) */
+static PyObject *byline_marker(PyObject *cls, PyObject *idv, PyObject *rel, PyObject *prop) {
+    if (PyUnicode_GET_LENGTH(rel) && has_token(rel, "author")) return rel;
+    if (PyUnicode_GET_LENGTH(prop) && has_token(prop, "author")) return prop;
+    if (PyUnicode_GET_LENGTH(cls) && (has_word(cls, "author") || has_word(cls, "byline"))) return cls;
+    if (PyUnicode_GET_LENGTH(idv) && (has_word(idv, "author") || has_word(idv, "byline"))) return idv;
+    return NULL;
+}
+
+static int append_pair(PyObject *list, PyObject *a, PyObject *b) {
+    PyObject *t = PyTuple_Pack(2, a, b);
+    if (!t) return -1;
+    int r = PyList_Append(list, t);
+    Py_DECREF(t);
+    return r;
+}
+
+/* head(items, max_bylines, max_byline_chars) -> (lang, metas, links, jsonld, times, bylines,
+ * first): metadata.page_head's fields, and first the {key: value} of each <meta> key's first
+ * non-blank value (metadata._first_values). */
+static PyObject *head(PyObject *self, PyObject *args) {
+    PyObject *items;
+    Py_ssize_t max_bylines, max_chars;
+    if (!PyArg_ParseTuple(args, "O!nn", &PyList_Type, &items, &max_bylines, &max_chars)) return NULL;
+    PyObject *metas = PyList_New(0), *links = PyList_New(0), *jsonld = PyList_New(0);
+    PyObject *times = PyList_New(0), *bylines = PyList_New(0), *first = PyDict_New();
+    PyObject *lang = PyUnicode_FromString(""), *ret = NULL, *space = PyUnicode_FromString(" ");
+    if (!metas || !links || !jsonld || !times || !bylines || !first || !lang || !space) goto done;
+    for (Py_ssize_t i = 0; i < PyList_GET_SIZE(items); i++) {
+        PyObject *it = PyList_GET_ITEM(items, i);
+        if (!PyTuple_Check(it) || PyTuple_GET_SIZE(it) < 2) {
+            PyErr_SetString(PyExc_TypeError, "a head item is a tuple of str");
+            goto done;
+        }
+        PyObject *kind = str_at(it, 0);
+        if (!kind) goto done;
+        const char *k = PyUnicode_AsUTF8(kind);
+        if (!k) goto done;
+        if (!strcmp(k, "meta")) {
+            PyObject *key = str_at(it, 1), *value = key ? str_at(it, 2) : NULL;
+            if (!value) goto done;
+            PyObject *low = lower(key);
+            if (!low) goto done;
+            int r = append_pair(metas, low, value);
+            if (r == 0 && PyUnicode_GET_LENGTH(value) && !all_space(value)) {
+                r = PyDict_Contains(first, low);
+                if (r == 0) r = PyDict_SetItem(first, low, value);
+            }
+            Py_DECREF(low);
+            if (r < 0) goto done;
+        } else if (!strcmp(k, "by")) {
+            if (PyList_GET_SIZE(bylines) >= max_bylines) continue;
+            PyObject *text = str_at(it, 5);
+            if (!text) goto done;
+            Py_ssize_t n = PyUnicode_GET_LENGTH(text);
+            if (!n || n > max_chars) continue;
+            PyObject *cls = str_at(it, 1), *idv = cls ? str_at(it, 2) : NULL;
+            PyObject *rel = idv ? str_at(it, 3) : NULL, *prop = rel ? str_at(it, 4) : NULL;
+            if (!prop) goto done;
+            PyObject *m = byline_marker(cls, idv, rel, prop);
+            if (m && append_pair(bylines, m, text) < 0) goto done;
+        } else if (!strcmp(k, "time")) {
+            PyObject *dt = str_at(it, 1), *prop = dt ? str_at(it, 2) : NULL;
+            PyObject *cls = prop ? str_at(it, 3) : NULL, *text = cls ? str_at(it, 4) : NULL;
+            if (!text) goto done;
+            /* f"{itemprop} {class}".strip() */
+            PyObject *a = PyUnicode_Concat(prop, space), *joined = a ? PyUnicode_Concat(a, cls) : NULL;
+            PyObject *marker = joined ? strip(joined) : NULL;
+            PyObject *t = marker ? PyTuple_Pack(3, dt, marker, text) : NULL;
+            int r = t ? PyList_Append(times, t) : -1;
+            Py_XDECREF(a);
+            Py_XDECREF(joined);
+            Py_XDECREF(marker);
+            Py_XDECREF(t);
+            if (r < 0) goto done;
+        } else if (!strcmp(k, "link")) {
+            PyObject *rel = str_at(it, 1), *href = rel ? str_at(it, 2) : NULL;
+            if (!href) goto done;
+            PyObject *low = lower(rel);
+            if (!low) goto done;
+            int r = 0;
+            if (has_token(low, "canonical") || has_token(low, "author")) r = append_pair(links, low, href);
+            Py_DECREF(low);
+            if (r < 0) goto done;
+        } else if (!strcmp(k, "ld")) {
+            PyObject *text = str_at(it, 1);
+            if (!text || PyList_Append(jsonld, text) < 0) goto done;
+        } else if (!strcmp(k, "lang") && !PyUnicode_GET_LENGTH(lang)) {
+            PyObject *v = str_at(it, 1);
+            if (!v) goto done;
+            Py_SETREF(lang, Py_NewRef(v));
+        }
+    }
+    ret = PyTuple_Pack(7, lang, metas, links, jsonld, times, bylines, first);
+done:
+    Py_XDECREF(metas);
+    Py_XDECREF(links);
+    Py_XDECREF(jsonld);
+    Py_XDECREF(times);
+    Py_XDECREF(bylines);
+    Py_XDECREF(first);
+    Py_XDECREF(lang);
+    Py_XDECREF(space);
+    return ret;
+}
+
+/* ------------------------------------------------------------------ date labels */
+
+/* The ASCII labels, in the regex's order (the published ones first): their lower-case text,
+ * their kind (a str), and for each first letter the labels that start with it, in order. */
+#define MAX_LABELS 256
+static char *label_text[MAX_LABELS];
+static Py_ssize_t label_len[MAX_LABELS];
+static PyObject *label_kind[MAX_LABELS];
+static int n_labels = 0;
+static int by_first[128][MAX_LABELS + 1]; /* label indices, -1 ended */
+
+/* configure(labels): labels a sequence of (lower-case ASCII label, kind str) in the regex's
+ * order. */
+static PyObject *configure(PyObject *self, PyObject *args) {
+    PyObject *seq;
+    if (!PyArg_ParseTuple(args, "O", &seq)) return NULL;
+    PyObject *fast = PySequence_Fast(seq, "labels: a sequence");
+    if (!fast) return NULL;
+    Py_ssize_t n = PySequence_Fast_GET_SIZE(fast);
+    if (n > MAX_LABELS) {
+        Py_DECREF(fast);
+        PyErr_SetString(PyExc_ValueError, "too many labels");
+        return NULL;
+    }
+    for (int i = 0; i < n_labels; i++) {
+        PyMem_Free(label_text[i]);
+        Py_CLEAR(label_kind[i]);
+    }
+    n_labels = 0;
+    for (int c = 0; c < 128; c++) by_first[c][0] = -1;
+    for (Py_ssize_t i = 0; i < n; i++) {
+        PyObject *pair = PySequence_Fast_GET_ITEM(fast, i), *text, *kind;
+        if (!PyArg_ParseTuple(pair, "UU", &text, &kind)) goto fail;
+        Py_ssize_t len;
+        const char *s = PyUnicode_AsUTF8AndSize(text, &len);
+        if (!s) goto fail;
+        int ok = PyUnicode_IS_ASCII(text) && len > 0 && is_alpha((Py_UCS1)s[0]);
+        for (Py_ssize_t j = 0; ok && j < len; j++) ok = !(s[j] >= 'A' && s[j] <= 'Z');
+        if (!ok) {
+            PyErr_SetString(PyExc_ValueError, "labels: lower-case ASCII, a letter first");
+            goto fail;
+        }
+        char *copy = PyMem_Malloc(len + 1);
+        if (!copy) {
+            PyErr_NoMemory();
+            goto fail;
+        }
+        memcpy(copy, s, len + 1);
+        label_text[n_labels] = copy;
+        label_len[n_labels] = len;
+        label_kind[n_labels] = Py_NewRef(kind);
+        int *list = by_first[(unsigned char)s[0]];
+        int k = 0;
+        while (list[k] >= 0) k++;
+        list[k] = n_labels;
+        list[k + 1] = -1;
+        n_labels++;
+    }
+    Py_DECREF(fast);
+    Py_RETURN_NONE;
+fail:
+    Py_DECREF(fast);
+    return NULL;
+}
+
+/* marks(s, first_only) -> [(start, kind), ...] of dates._LABEL.finditer(s) (the first only
+ * where first_only), or None where s is not ASCII. On ASCII, the regex's [^\W\d_] is a letter
+ * and its [\u3000-\u9fff] nothing: a label starts where no letter stands before it, and is
+ * the first of the labels (in order) that the text holds there, case-blind, with no letter
+ * after it. */
+static PyObject *marks(PyObject *self, PyObject *args) {
+    PyObject *s;
+    int first_only;
+    if (!PyArg_ParseTuple(args, "Up", &s, &first_only)) return NULL;
+    if (!PyUnicode_IS_ASCII(s)) Py_RETURN_NONE;
+    const Py_UCS1 *d = PyUnicode_1BYTE_DATA(s);
+    Py_ssize_t n = PyUnicode_GET_LENGTH(s);
+    PyObject *out = PyList_New(0);
+    if (!out) return NULL;
+    Py_ssize_t i = 0;
+    while (i < n) {
+        if (!is_alpha(d[i]) || (i > 0 && is_alpha(d[i - 1]))) {
+            i++;
+            continue;
+        }
+        int found = -1;
+        for (const int *l = by_first[ascii_lower(d[i])]; *l >= 0; l++) {
+            Py_ssize_t m = label_len[*l];
+            if (i + m > n) continue;
+            const char *t = label_text[*l];
+            Py_ssize_t j = 1;
+            while (j < m && (char)ascii_lower(d[i + j]) == t[j]) j++;
+            if (j == m && !(i + m < n && is_alpha(d[i + m]))) {
+                found = *l;
+                break;
+            }
+        }
+        if (found < 0) {
+            i++;
+            continue;
+        }
+        PyObject *t = Py_BuildValue("(nO)", i, label_kind[found]);
+        if (!t || PyList_Append(out, t) < 0) {
+            Py_XDECREF(t);
+            Py_DECREF(out);
+            return NULL;
+        }
+        Py_DECREF(t);
+        if (first_only) break;
+        i += label_len[found];
+    }
+    return out;
+}
+
+/* ------------------------------------------------------------------ positions */
+
+/* positions(column, value) -> the indices of the column's items equal to value, where the
+ * column is a contiguous one-dimensional buffer of int64; None where it is not (a list) */
+static PyObject *positions(PyObject *self, PyObject *args) {
+    PyObject *col;
+    long long value;
+    if (!PyArg_ParseTuple(args, "OL", &col, &value)) return NULL;
+    if (!PyObject_CheckBuffer(col)) Py_RETURN_NONE;
+    Py_buffer v;
+    if (PyObject_GetBuffer(col, &v, PyBUF_RECORDS_RO) < 0) return NULL;
+    PyObject *out = NULL;
+    const char *f = v.format ? v.format : "B";
+    if (f[0] == '<' || f[0] == '=' || f[0] == '@') f++;
+    if (v.itemsize != 8 || v.ndim != 1 || !PyBuffer_IsContiguous(&v, 'C') || !(f[0] == 'l' || f[0] == 'q')
+            || f[1]) {
+        out = Py_NewRef(Py_None);
+        goto done;
+    }
+    const int64_t *x = v.buf;
+    Py_ssize_t n = v.len / 8;
+    if (!(out = PyList_New(0))) goto done;
+    for (Py_ssize_t i = 0; i < n; i++) {
+        if (x[i] != value) continue;
+        PyObject *k = PyLong_FromSsize_t(i);
+        if (!k || PyList_Append(out, k) < 0) {
+            Py_XDECREF(k);
+            Py_CLEAR(out);
+            goto done;
+        }
+        Py_DECREF(k);
+    }
+done:
+    PyBuffer_Release(&v);
+    return out;
+}
+
+/* ------------------------------------------------------------------ block scans */
+
+/* Whether c is letter (a lower-case ASCII letter) as re.IGNORECASE sees it: either case, or the
+ * other characters it matches to that letter (metadata._IGNORECASE_ALSO: the dotted and dotless
+ * I, the Kelvin sign, the long s). */
+static inline int loose_is(Py_UCS4 c, char letter) {
+    if (c == (Py_UCS4)letter || c == (Py_UCS4)(letter - 32)) return 1;
+    switch (letter) {
+    case 'i': return c == 0x130 || c == 0x131;
+    case 'k': return c == 0x212A;
+    case 's': return c == 0x17F;
+    default: return 0;
+    }
+}
+
+/* starting(texts, words) -> the indices, in order, of the texts that start with one of words
+ * (lower-case ASCII letters), as loosely as re.IGNORECASE would: metadata._Joined.starting of
+ * a _block_start pattern. */
+static PyObject *starting(PyObject *self, PyObject *args) {
+    PyObject *seq, *words;
+    if (!PyArg_ParseTuple(args, "OO!", &seq, &PyTuple_Type, &words)) return NULL;
+    Py_ssize_t nw = PyTuple_GET_SIZE(words);
+    const char *w[16];
+    Py_ssize_t wl[16];
+    if (nw > 16) {
+        PyErr_SetString(PyExc_ValueError, "at most 16 words");
+        return NULL;
+    }
+    for (Py_ssize_t k = 0; k < nw; k++) {
+        PyObject *o = PyTuple_GET_ITEM(words, k);
+        if (!PyUnicode_Check(o) || !PyUnicode_IS_ASCII(o)) {
+            PyErr_SetString(PyExc_TypeError, "words: ASCII str");
+            return NULL;
+        }
+        w[k] = (const char *)PyUnicode_1BYTE_DATA(o);
+        wl[k] = PyUnicode_GET_LENGTH(o);
+        for (Py_ssize_t j = 0; j < wl[k]; j++)
+            if (w[k][j] < 'a' || w[k][j] > 'z') {
+                PyErr_SetString(PyExc_ValueError, "words: lower-case ASCII letters");
+                return NULL;
+            }
+    }
+    PyObject *fast = PySequence_Fast(seq, "texts: a sequence");
+    if (!fast) return NULL;
+    PyObject *out = PyList_New(0);
+    Py_ssize_t n = PySequence_Fast_GET_SIZE(fast);
+    for (Py_ssize_t i = 0; out && i < n; i++) {
+        PyObject *t = PySequence_Fast_GET_ITEM(fast, i);
+        if (!PyUnicode_Check(t)) {
+            PyErr_SetString(PyExc_TypeError, "texts: str");
+            Py_CLEAR(out);
+            break;
+        }
+        int kind = PyUnicode_KIND(t);
+        const void *d = PyUnicode_DATA(t);
+        Py_ssize_t len = PyUnicode_GET_LENGTH(t);
+        int hit = 0;
+        for (Py_ssize_t k = 0; !hit && k < nw; k++) {
+            if (wl[k] > len) continue;
+            Py_ssize_t j = 0;
+            while (j < wl[k] && loose_is(PyUnicode_READ(kind, d, j), w[k][j])) j++;
+            hit = j == wl[k];
+        }
+        if (hit) {
+            PyObject *x = PyLong_FromSsize_t(i);
+            if (!x || PyList_Append(out, x) < 0) Py_CLEAR(out);
+            Py_XDECREF(x);
+        }
+    }
+    Py_DECREF(fast);
+    return out;
+}
+
+/* with_year(texts) -> the indices, in order, of the texts that hold "19" or "20" and two
+ * decimal digits after it (any script's, as the regex's \d): metadata._Joined.with_year. */
+static PyObject *with_year(PyObject *self, PyObject *args) {
+    PyObject *seq;
+    if (!PyArg_ParseTuple(args, "O", &seq)) return NULL;
+    PyObject *fast = PySequence_Fast(seq, "texts: a sequence");
+    if (!fast) return NULL;
+    PyObject *out = PyList_New(0);
+    Py_ssize_t n = PySequence_Fast_GET_SIZE(fast);
+    for (Py_ssize_t i = 0; out && i < n; i++) {
+        PyObject *t = PySequence_Fast_GET_ITEM(fast, i);
+        if (!PyUnicode_Check(t)) {
+            PyErr_SetString(PyExc_TypeError, "texts: str");
+            Py_CLEAR(out);
+            break;
+        }
+        int kind = PyUnicode_KIND(t);
+        const void *d = PyUnicode_DATA(t);
+        Py_ssize_t len = PyUnicode_GET_LENGTH(t);
+        int hit = 0;
+        for (Py_ssize_t j = 0; !hit && j + 3 < len; j++) {
+            Py_UCS4 a = PyUnicode_READ(kind, d, j), b = PyUnicode_READ(kind, d, j + 1);
+            if (!((a == '1' && b == '9') || (a == '2' && b == '0'))) continue;
+            hit = Py_UNICODE_ISDECIMAL(PyUnicode_READ(kind, d, j + 2))
+                  && Py_UNICODE_ISDECIMAL(PyUnicode_READ(kind, d, j + 3));
+        }
+        if (hit) {
+            PyObject *x = PyLong_FromSsize_t(i);
+            if (!x || PyList_Append(out, x) < 0) Py_CLEAR(out);
+            Py_XDECREF(x);
+        }
+    }
+    Py_DECREF(fast);
+    return out;
+}
+
+/* ------------------------------------------------------------------ titles */
+
+static inline int is_sep(Py_UCS4 c) {
+    return c == '|' || c == '-' || c == 0x2013 || c == 0x2014 || c == 0xB7 || c == 0x2022 || c == 0xBB
+           || c == ':' || c == '~' || c == '/';
+}
+
+static inline int is_bare_sep(Py_UCS4 c) { return c == '|' || c == 0xB7 || c == 0x2022 || c == 0xBB; }
+
+/* split_title(title) -> metadata.split_title(title): the parts between the separators (a
+ * separator character with whitespace before and after it, "::" so, or one of | · • » bare),
+ * the whitespace around a separator dropped. */
+static PyObject *split_title(PyObject *self, PyObject *args) {
+    PyObject *t;
+    if (!PyArg_ParseTuple(args, "U", &t)) return NULL;
+    int kind = PyUnicode_KIND(t);
+    const void *d = PyUnicode_DATA(t);
+    Py_ssize_t n = PyUnicode_GET_LENGTH(t), start = 0, at = 0;
+    PyObject *out = PyList_New(0);
+    if (!out) return NULL;
+#define CH(i) PyUnicode_READ(kind, d, (i))
+#define SPACE(i) Py_UNICODE_ISSPACE(CH(i))
+    for (Py_ssize_t q = 0; q < n; q++) {
+        if (q < at || !is_sep(CH(q))) continue;
+        Py_ssize_t p = q, end;
+        while (p > at && SPACE(p - 1)) p--;
+        if (p < q && q + 1 < n && SPACE(q + 1)) end = q + 1;
+        else if (p < q && CH(q) == ':' && q + 1 < n && CH(q + 1) == ':' && q + 2 < n && SPACE(q + 2)) end = q + 2;
+        else if (is_bare_sep(CH(q))) end = q + 1;
+        else {
+            at = q + 1;
+            continue;
+        }
+        while (end < n && SPACE(end)) end++;
+        PyObject *part = PyUnicode_Substring(t, start, p);
+        if (!part || PyList_Append(out, part) < 0) {
+            Py_XDECREF(part);
+            Py_DECREF(out);
+            return NULL;
+        }
+        Py_DECREF(part);
+        start = at = end;
+        q = end - 1;
+    }
+#undef CH
+#undef SPACE
+    PyObject *last = PyUnicode_Substring(t, start, n);
+    if (!last || PyList_Append(out, last) < 0) {
+        Py_XDECREF(last);
+        Py_DECREF(out);
+        return NULL;
+    }
+    Py_DECREF(last);
+    return out;
+}
+
+/* norm_ascii(s) -> metadata.norm_text(s) of an ASCII s (its words, [A-Za-z0-9_] runs, lower
+ * case, joined by a space), None for other texts (the caller reads those). */
+static PyObject *norm_ascii(PyObject *self, PyObject *args) {
+    PyObject *s;
+    if (!PyArg_ParseTuple(args, "U", &s)) return NULL;
+    if (!PyUnicode_IS_ASCII(s)) Py_RETURN_NONE;
+    const Py_UCS1 *d = PyUnicode_1BYTE_DATA(s);
+    Py_ssize_t n = PyUnicode_GET_LENGTH(s), m = 0;
+    char small[256], *buf = n < (Py_ssize_t)sizeof small ? small : PyMem_Malloc(n + 1);
+    if (!buf) return PyErr_NoMemory();
+    int prev = 0; /* the character before was a word's */
+    for (Py_ssize_t i = 0; i < n; i++) {
+        Py_UCS1 c = d[i];
+        int word = (c >= '0' && c <= '9') || is_alpha(c) || c == '_';
+        if (word) {
+            if (!prev && m) buf[m++] = ' ';
+            buf[m++] = (char)ascii_lower(c);
+        }
+        prev = word;
+    }
+    PyObject *out = PyUnicode_DecodeASCII(buf, m, NULL);
+    if (buf != small) PyMem_Free(buf);
+    return out;
+}
+
+static PyMethodDef methods[] = {
+    {"head", head, METH_VARARGS, "metadata.page_head's fields and each <meta> key's first value"},
+    {"configure", configure, METH_VARARGS, "the date labels marks() finds"},
+    {"marks", marks, METH_VARARGS, "where the date labels stand in an ASCII text"},
+    {"starting", starting, METH_VARARGS, "the texts that start with one of the words, case-blind"},
+    {"with_year", with_year, METH_VARARGS, "the texts that hold a year (19xx, 20xx)"},
+    {"split_title", split_title, METH_VARARGS, "a title's parts between its separators"},
+    {"norm_ascii", norm_ascii, METH_VARARGS, "an ASCII text's words, lower case, one space apart"},
+    {"positions", positions, METH_VARARGS, "the indices of an int64 column's items equal to a value"},
+    {NULL, NULL, 0, NULL},
+};
+
+static struct PyModuleDef module = {PyModuleDef_HEAD_INIT, "_metadata", NULL, -1, methods};
+
+PyMODINIT_FUNC PyInit__metadata(void) { return PyModule_Create(&module); }

@@ -1,0 +1,169 @@
+"""The metadata C part (keep/_metadata.c) against its Python references: each function on random
+and odd inputs, and whole pages' metadata with the C part and without it (a page without a
+head, one with many <meta>s, broken JSON-LD, text in other scripts and encodings)."""
+
+from __future__ import annotations
+
+import random
+
+import numpy as np
+import pytest
+
+from ce_filter.api import h1_positions, metadata_rules
+from ce_filter.keep import dates as D
+from ce_filter.keep import metadata as M
+from ce_filter.keep import result as R
+from ce_filter.read.page import read
+from ce_filter.read.segment import TAG_H1
+
+needs_c = pytest.mark.skipif(M._head_part() is None, reason="ce_filter.keep._metadata not built (no C "
+                             "compiler) or switched off: the references run")
+
+
+def _pieces(rng: random.Random, pieces: list[str], most: int) -> str:
+    return "".join(rng.choice(pieces) for _ in range(rng.randint(0, most)))
+
+
+@needs_c
+def test_head_is_page_head_reference() -> None:
+    """Random head items, keys and markers in odd cases and scripts: the same PageHead and first
+    values as the Python loop."""
+    c = M._head_part()
+    assert c is not None
+    rng = random.Random(5)
+    words = ["author", "AUTHOR", "byline", "Byl\u0130ne", "\u212a", "canonical", "Canonical", " ", "\u00a0",
+             "\u3000", "x", "-", "co", "İ", "é", "og:Title", "DESCRIPTION", ""]
+    kinds = ["meta", "by", "time", "link", "ld", "lang"]
+    for _ in range(3000):
+        items: list[tuple[str, ...]] = []
+        for _ in range(rng.randint(0, 25)):
+            kind = rng.choice(kinds)
+            n = {"meta": 2, "by": 5, "time": 4, "link": 2, "ld": 1, "lang": 1}[kind]
+            vals = [_pieces(rng, words, 4) for _ in range(n)]
+            if kind == "by" and rng.random() < 0.1:
+                vals[-1] = "y" * rng.choice((M.MAX_BYLINE_CHARS, M.MAX_BYLINE_CHARS + 1))
+            items.append((kind, *vals))
+        lang, metas, links, jsonld, times, bylines, first = c.head(items, M.MAX_BYLINES, M.MAX_BYLINE_CHARS)
+        ref = M.page_head_reference(items, "T")
+        assert M.PageHead("T", lang, metas, links, jsonld, times, bylines) == ref, items
+        assert first == M._first_values(ref), items
+
+
+@needs_c
+def test_marks_are_the_label_regex() -> None:
+    """Where the date labels stand: the C scan on ASCII texts is the regex's finditer (and
+    search), other texts are left to the regex."""
+    c = D._c_part()
+    assert c is not None
+    rng = random.Random(7)
+    pieces = ["Published", "published", "PUBLISHED", "posted", "Updated", "last updated", "first ",
+              "modified", "edited", "Mis en ligne", "paru", "erstellt", "x", "_", "1", " ", ":", "-",
+              "un", "re", "s", "d", "\t", "aktualisiert", "ed", "Posted2024"]
+    for _ in range(20000):
+        s = _pieces(rng, pieces, 8)
+        for first in (False, True):
+            assert c.marks(s, first) == D.label_marks_reference(s, first), s
+    assert c.marks("Veröffentlicht am 5. März", False) is None
+    assert D.label_marks("Veröffentlicht am 5. März") == [(0, "published")]
+
+
+@needs_c
+def test_title_split_and_words_are_the_references() -> None:
+    c = M._titles_part()
+    assert c is not None
+    rng = random.Random(11)
+    pieces = [" ", "\t", "|", "-", "\u2013", "\u2014", "\u00b7", "\u2022", "\u00bb", ":", "::", "~", "/", "a",
+              "Story", "\u2003", "x_1", "\u00c9", "\x1f", "Z9"]
+    for _ in range(30000):
+        s = _pieces(rng, pieces, 10)
+        assert c.split_title(s) == M._SEPS.split(s) == M.split_title_reference(s), s
+        assert c.norm_ascii(s) == (M.norm_text_reference(s) if s.isascii() else None), s
+
+
+@needs_c
+def test_block_scans_are_the_joined_searches() -> None:
+    """The byline and date line scans over the blocks: the C part finds the blocks the one-string
+    searches (and a regex per block) find."""
+    c = M._blocks_part()
+    assert c is not None
+    rng = random.Random(3)
+    pieces = ["19", "20", "1", "9", "2", "0", "\u0662", "x", " ", "By ", "by", "Written", "\n", "posted ",
+              "1999", "WR\u0130TTEN", "au\u212aored", "Po\u017fted", "reviewed", "PUBLISHED"]
+    for _ in range(20000):
+        texts = [_pieces(rng, pieces, 5) for _ in range(rng.randint(0, 6))]
+        ref = M._Joined(texts, c=False)
+        assert c.with_year(texts) == list(ref.with_year()) == [
+            k for k, t in enumerate(texts) if M._YEAR.search(t)], texts
+        for pattern, words in M._START_WORDS.items():
+            assert c.starting(texts, words) == list(ref.starting(pattern)) == [
+                k for k, t in enumerate(texts) if pattern.match("\n" + t)], texts
+
+
+@needs_c
+def test_positions_are_numpys() -> None:
+    c = R._positions_part()
+    assert c is not None
+    rng = np.random.default_rng(2)
+    for n in (0, 1, 7, 500):
+        tag = rng.integers(TAG_H1 - 3, TAG_H1 + 3, n).astype(np.int64)
+        want = np.flatnonzero(tag == TAG_H1).tolist()
+        assert c.positions(tag, TAG_H1) == R.h1_positions_reference(tag) == want
+    assert c.positions([1, 2], 1) is None  # the Python walk's lists: the reference reads them
+    assert c.positions(np.arange(6, dtype=np.int32), 1) is None
+    assert c.positions(np.arange(6, dtype=np.int64)[::2], 2) is None
+
+
+EDGE_PAGES = [
+    b"",
+    b"<html><head></head><body><h1>Only a heading</h1><p>Text of 2024 here.</p></body></html>",
+    b"<html lang='de'><head><title>Story | Site</title>"
+    + b"".join(b"<meta name='k%d' content='v%d, w%d'>" % (i % 40, i, i) for i in range(400))
+    + b"<meta property='OG:TITLE' content='Story'><meta name='KEYWORDS' content='a;b;c'>"
+    + b"<meta name='date' content='  '><meta name='article:published_time' content='2023-02-01'>"
+    + "</head><body><h1>Story</h1><p class='byline'>Von Anna Muster</p><p>Veröffentlicht am 5. März 2024"
+      "</p></body></html>".encode(),
+    b"<html><head><title>Broken - News</title><script type='application/ld+json'>{\"@type\": \"NewsArticle\","
+    b" \"headline\": \"Broken\", \"author\": {\"name\": \"A B\"},, </script>"
+    b"<script type='application/ld+json'><!-- {\"@type\": \"Article\", \"datePublished\": \"2022-01-02\","
+    b" \"author\": [\"C D\", {\"@id\": \"#x\"}],} --></script></head><body><h1>Broken</h1>"
+    b"<p>Posted by Jo Lee | Updated March 3, 2021</p></body></html>",
+    "<html><head><meta charset='gbk'><title>新闻标题_新浪网</title><meta name='author' content='张三'>"
+    "</head><body><h1>新闻标题</h1><p>作者：李四 编辑：王五</p><p>发布时间：2019年5月6日</p>"
+    "</body></html>".encode("gbk"),
+    "<html><head><meta charset='windows-1251'><title>Заголовок — Сайт</title></head><body>"
+    "<h1>Заголовок</h1><p>Текст: Иван Петров</p><p>Опубликовано 5 марта 2024</p>"
+    "</body></html>".encode("cp1251"),
+    b"<html><head><title>\xff\xfe bad \x80 bytes :: Site</title></head><body><h1>bad \x80 bytes</h1>"
+    b"<time datetime='2020-05-06' class='updated'>x</time><time>Published 7 June 2020</time>"
+    b"<div id='author-box'>WRITTEN BY\xa0Max</div></body></html>",
+]
+
+
+@needs_c
+@pytest.mark.parametrize("data", EDGE_PAGES)
+@pytest.mark.parametrize("url", [None, "https://www.site.example/2024/03/05/story"])
+def test_pages_metadata_with_and_without_the_c_part(data: bytes, url: str | None,
+                                                   monkeypatch: pytest.MonkeyPatch) -> None:
+    """Every field of a page's metadata is the same with the C part and with the references."""
+    page = read(data)
+    blocks = page.blocks
+    if blocks is None:
+        return
+    page_head, extract_metadata, _, declared = metadata_rules()
+
+    def fields() -> list[dict[str, object]]:
+        out = []
+        for langs in (("", "en"), ("it", "ru"), ("de", "zh")):
+            head = page_head(blocks.head, blocks.title)
+            h1 = h1_positions(blocks)
+            md = extract_metadata(head, url, blocks.texts, h1, (declared(head.lang), *langs))
+            out.append({**md.__dict__, "lang": head.lang})
+        return out
+
+    with_c = fields()
+    for mod, name in ((M, "_head_part"), (M, "_blocks_part"), (M, "_titles_part"), (D, "_c_part"),
+                      (R, "_positions_part")):
+        monkeypatch.setattr(mod, name, lambda: None)
+    M.norm_text.cache_clear()
+    M._title_parts.cache_clear()
+    assert fields() == with_c
