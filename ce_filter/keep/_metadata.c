@@ -2,7 +2,7 @@
  * references, which they probe against this part at first use:
  *   head       metadata.page_head's loop over what the walk gathered (keys lower-cased, rels and
  *              byline markers checked exactly, the first bylines kept) and the first non-blank
- *              value of each <meta> key;
+ *              value of each <meta> key; first_meta, the first of some keys' value;
  *   marks      dates._LABEL.finditer over an ASCII text: where a date line's labels stand
  *              ("Published", "Updated"); None for other texts (the regex reads those);
  *   starting, with_year  the blocks a byline or date line rule may apply to (metadata._Joined:
@@ -217,6 +217,43 @@ done:
     Py_XDECREF(lang);
     Py_XDECREF(space);
     return ret;
+}
+
+/* first_meta(first, keys) -> metadata._first_meta: the value in dict first of the first of
+ * keys (a tuple of str) it has with a value not empty, whitespace collapsed (" ".join of its
+ * split()); '' where none has. */
+static PyObject *first_meta(PyObject *self, PyObject *args) {
+    PyObject *first, *keys;
+    if (!PyArg_ParseTuple(args, "O!O!", &PyDict_Type, &first, &PyTuple_Type, &keys)) return NULL;
+    for (Py_ssize_t k = 0; k < PyTuple_GET_SIZE(keys); k++) {
+        PyObject *v = PyDict_GetItemWithError(first, PyTuple_GET_ITEM(keys, k));
+        if (!v) {
+            if (PyErr_Occurred()) return NULL;
+            continue;
+        }
+        if (!PyUnicode_Check(v)) {
+            PyErr_SetString(PyExc_TypeError, "first: str values");
+            return NULL;
+        }
+        Py_ssize_t n = PyUnicode_GET_LENGTH(v);
+        if (!n) continue;
+        int kind = PyUnicode_KIND(v);
+        const void *d = PyUnicode_DATA(v);
+        /* already collapsed (no whitespace but single spaces between words): the value itself */
+        int plain = !Py_UNICODE_ISSPACE(PyUnicode_READ(kind, d, 0))
+                    && !Py_UNICODE_ISSPACE(PyUnicode_READ(kind, d, n - 1));
+        for (Py_ssize_t i = 1; plain && i < n; i++) {
+            Py_UCS4 c = PyUnicode_READ(kind, d, i);
+            plain = c == ' ' ? !Py_UNICODE_ISSPACE(PyUnicode_READ(kind, d, i - 1)) : !Py_UNICODE_ISSPACE(c);
+        }
+        if (plain) return Py_NewRef(v);
+        PyObject *parts = PyUnicode_Split(v, NULL, -1), *sp = parts ? PyUnicode_FromString(" ") : NULL;
+        PyObject *out = sp ? PyUnicode_Join(sp, parts) : NULL;
+        Py_XDECREF(parts);
+        Py_XDECREF(sp);
+        return out;
+    }
+    return PyUnicode_FromString("");
 }
 
 /* ------------------------------------------------------------------ date labels */
@@ -562,6 +599,7 @@ static PyObject *norm_ascii(PyObject *self, PyObject *args) {
 
 static PyMethodDef methods[] = {
     {"head", head, METH_VARARGS, "metadata.page_head's fields and each <meta> key's first value"},
+    {"first_meta", first_meta, METH_VARARGS, "the first of some keys' value, whitespace collapsed"},
     {"configure", configure, METH_VARARGS, "the date labels marks() finds"},
     {"marks", marks, METH_VARARGS, "where the date labels stand in an ASCII text"},
     {"starting", starting, METH_VARARGS, "the texts that start with one of the words, case-blind"},

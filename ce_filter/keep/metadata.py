@@ -90,12 +90,15 @@ def byline_marker(cls: str | None, idv: str | None, rel: str | None, itemprop: s
 
 
 class HeadC(Protocol):
-    """The function of the C part (keep/_metadata.c) that page_head calls: (lang, metas, links,
-    jsonld, times, bylines, each key's first non-blank value)."""
+    """The functions of the C part (keep/_metadata.c) that page_head and _first_meta call: (lang,
+    metas, links, jsonld, times, bylines, each key's first non-blank value); the first of some
+    keys' value, whitespace collapsed."""
 
     def head(self, items: list[tuple[str, ...]], max_bylines: int, max_byline_chars: int, /,
              ) -> tuple[str, list[tuple[str, str]], list[tuple[str, str]], list[str],
                         list[tuple[str, str, str]], list[tuple[str, str]], dict[str, str]]: ...
+
+    def first_meta(self, first: dict[str, str], keys: tuple[str, ...], /) -> str: ...
 
 
 def page_head(items: Sequence[tuple[str, ...]], title: str = "") -> PageHead:
@@ -121,6 +124,8 @@ _PROBE_ITEMS: tuple[list[tuple[str, ...]], ...] = (
     [("meta", "OG:Title", "A title"), ("meta", "og:title", "Another"), ("meta", "Description", "  "),
      ("meta", "description", "\u00a0\u2003"), ("meta", "description", "Said"), ("meta", "İtem", "x"),
      ("meta", "\u212aey", "k"), ("meta", "КЛЮЧ", "значение"), ("lang", ""), ("lang", "de-DE"), ("lang", "en"),
+     ("meta", "w1", "  a  b\u2003c "), ("meta", "w2", "a b"), ("meta", "w3", "a\tb"), ("meta", "w4", "x  "),
+     ("meta", "w5", "\u00e9 \u3000 \u00e8"), ("meta", "w6", "a \x1cb"), ("meta", "w7", " a"),
      ("link", "Canonical", "https://a.example/x"), ("link", "alternate author", "/me"),
      ("link", "canonicalx", "/no"), ("link", "AUTHOR\u00a0me", "/a"), ("link", "\u212aanonical", "/k"),
      ("ld", "{\"@type\": \"Article\"}"), ("ld", ""),
@@ -147,7 +152,11 @@ def _head_agrees(mod: ModuleType) -> bool:
         if (PageHead("t", lang, metas, links, jsonld, times, bylines) != ref
                 or first != _first_values(ref)):
             return False
-    return True
+        keys = tuple(dict.fromkeys(k for k, _ in metas))
+        for at in range(len(keys)):
+            if mod.first_meta(first, keys[at:]) != _first_meta_reference(first, keys[at:]):
+                return False
+    return mod.first_meta({}, ("a",)) == ""
 
 
 @functools.cache
@@ -445,6 +454,7 @@ _ONE_PER_AUTHOR = ("citation_author", "dc.creator", "dcterms.creator")  # repeat
 _TITLE_KEYS = ("og:title", "twitter:title", "dc.title", "citation_title", "parsely-title",
                "sailthru.title", "headline")
 _SITE_KEYS = ("og:site_name", "application-name", "apple-mobile-web-app-title", "al:ios:app_name")
+_URL_KEYS = ("og:url",)
 _DESC_KEYS = ("description", "og:description", "twitter:description", "dc.description")
 
 
@@ -462,9 +472,18 @@ def _first_values(head: PageHead) -> dict[str, str]:
     return first
 
 
-def _first_meta(head: PageHead, keys: Sequence[str]) -> str:
-    """The first non-blank value of the first of ``keys`` the page has, whitespace collapsed."""
+def _first_meta(head: PageHead, keys: tuple[str, ...]) -> str:
+    """The first non-blank value of the first of ``keys`` the page has, whitespace collapsed
+    (by the C part where it is built: _first_meta_reference is its reference)."""
     first = _first_values(head)
+    if not first:
+        return ""
+    c = _head_part()
+    return c.first_meta(first, keys) if c is not None else _first_meta_reference(first, keys)
+
+
+def _first_meta_reference(first: Mapping[str, str], keys: Sequence[str]) -> str:
+    """_first_meta in Python, from the page's first values."""
     for k in keys:
         found = first.get(k)
         if found:
@@ -1037,7 +1056,7 @@ def extract_metadata(head: PageHead, url: str | None = None, texts: Sequence[str
             canonical = h if h.startswith(("https://", "http://")) else urljoin(url or "", h)
             break
     if not canonical:
-        og = _first_meta(head, ("og:url",))
+        og = _first_meta(head, _URL_KEYS)
         canonical = og if og.startswith("http") else (ld.url or "")
 
     months = months_for(langs)

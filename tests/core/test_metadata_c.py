@@ -47,6 +47,21 @@ def test_head_is_page_head_reference() -> None:
         ref = M.page_head_reference(items, "T")
         assert M.PageHead("T", lang, metas, links, jsonld, times, bylines) == ref, items
         assert first == M._first_values(ref), items
+        keys = tuple(dict.fromkeys([k for k, _ in metas] + ["none"]))
+        for at in range(len(keys)):
+            assert c.first_meta(first, keys[at:]) == M._first_meta_reference(first, keys[at:]), items
+
+
+@needs_c
+def test_first_meta_collapses_whitespace_as_split_join() -> None:
+    c = M._head_part()
+    assert c is not None
+    rng = random.Random(1)
+    pieces = [" ", "\t", "a", "Bc", "\u2003", "\u00a0", "\x1c", "\u00e9", "  ", "\n"]
+    for _ in range(20000):
+        v = _pieces(rng, pieces, 6)
+        first = {"k": v} if v else {}
+        assert c.first_meta(first, ("x", "k")) == M._first_meta_reference(first, ("x", "k")), repr(v)
 
 
 @needs_c
