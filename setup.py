@@ -86,7 +86,7 @@ setup(
         _after_walk("score._blockmodel"),
         _after_walk("keep._articles"),
         _after_walk("keep._render"),
-        _after_walk("keep._metadata"),
+        _part("keep._metadata"),
         _part("read._mojibake"),
         _part("score.features._leaves"),
         _part("score.site._memory"),

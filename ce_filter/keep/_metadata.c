@@ -2,7 +2,8 @@
  * references, which they probe against this part at first use:
  *   head       metadata.page_head's loop over what the walk gathered (keys lower-cased, rels and
  *              byline markers checked exactly, the first bylines kept) and the first non-blank
- *              value of each <meta> key; first_meta, the first of some keys' value;
+ *              value of each <meta> key; first_meta, the first of some keys' value; terms,
+ *              split_terms of a str or a list of str;
  *   marks      dates._LABEL.finditer over an ASCII text: where a date line's labels stand
  *              ("Published", "Updated"); None for other texts (the regex reads those);
  *   starting, with_year  the blocks a byline or date line rule may apply to (metadata._Joined:
@@ -219,6 +220,25 @@ done:
     return ret;
 }
 
+/* " ".join(v.split()) (a new reference): v itself where it is so already */
+static PyObject *collapse(PyObject *v) {
+    Py_ssize_t n = PyUnicode_GET_LENGTH(v);
+    int kind = PyUnicode_KIND(v);
+    const void *d = PyUnicode_DATA(v);
+    int plain = n > 0 && !Py_UNICODE_ISSPACE(PyUnicode_READ(kind, d, 0))
+                && !Py_UNICODE_ISSPACE(PyUnicode_READ(kind, d, n - 1));
+    for (Py_ssize_t i = 1; plain && i < n; i++) {
+        Py_UCS4 c = PyUnicode_READ(kind, d, i);
+        plain = c == ' ' ? !Py_UNICODE_ISSPACE(PyUnicode_READ(kind, d, i - 1)) : !Py_UNICODE_ISSPACE(c);
+    }
+    if (plain || !n) return Py_NewRef(v);
+    PyObject *parts = PyUnicode_Split(v, NULL, -1), *sp = parts ? PyUnicode_FromString(" ") : NULL;
+    PyObject *out = sp ? PyUnicode_Join(sp, parts) : NULL;
+    Py_XDECREF(parts);
+    Py_XDECREF(sp);
+    return out;
+}
+
 /* first_meta(first, keys) -> metadata._first_meta: the value in dict first of the first of
  * keys (a tuple of str) it has with a value not empty, whitespace collapsed (" ".join of its
  * split()); '' where none has. */
@@ -237,23 +257,95 @@ static PyObject *first_meta(PyObject *self, PyObject *args) {
         }
         Py_ssize_t n = PyUnicode_GET_LENGTH(v);
         if (!n) continue;
-        int kind = PyUnicode_KIND(v);
-        const void *d = PyUnicode_DATA(v);
-        /* already collapsed (no whitespace but single spaces between words): the value itself */
-        int plain = !Py_UNICODE_ISSPACE(PyUnicode_READ(kind, d, 0))
-                    && !Py_UNICODE_ISSPACE(PyUnicode_READ(kind, d, n - 1));
-        for (Py_ssize_t i = 1; plain && i < n; i++) {
-            Py_UCS4 c = PyUnicode_READ(kind, d, i);
-            plain = c == ' ' ? !Py_UNICODE_ISSPACE(PyUnicode_READ(kind, d, i - 1)) : !Py_UNICODE_ISSPACE(c);
-        }
-        if (plain) return Py_NewRef(v);
-        PyObject *parts = PyUnicode_Split(v, NULL, -1), *sp = parts ? PyUnicode_FromString(" ") : NULL;
-        PyObject *out = sp ? PyUnicode_Join(sp, parts) : NULL;
-        Py_XDECREF(parts);
-        Py_XDECREF(sp);
-        return out;
+        return collapse(v);
     }
     return PyUnicode_FromString("");
+}
+
+/* ------------------------------------------------------------------ tags and categories */
+
+static PyObject *unescape = NULL; /* html.unescape, imported at first need */
+
+/* metadata.clean_ld_text(s) (a new reference): character references decoded where s has an
+ * "&" (by html.unescape), whitespace collapsed */
+static PyObject *clean_text(PyObject *s) {
+    if (PyUnicode_FindChar(s, '&', 0, PyUnicode_GET_LENGTH(s), 1) < 0) return collapse(s);
+    if (!unescape) {
+        PyObject *mod = PyImport_ImportModule("html");
+        if (!mod) return NULL;
+        unescape = PyObject_GetAttrString(mod, "unescape");
+        Py_DECREF(mod);
+        if (!unescape) return NULL;
+    }
+    PyObject *u = PyObject_CallOneArg(unescape, s);
+    if (!u) return NULL;
+    if (!PyUnicode_Check(u)) {
+        Py_DECREF(u);
+        PyErr_SetString(PyExc_TypeError, "html.unescape gave no str");
+        return NULL;
+    }
+    PyObject *out = collapse(u);
+    Py_DECREF(u);
+    return out;
+}
+
+/* terms(v, max_terms, max_chars) -> metadata.split_terms(v) of a str or a list of str (None for
+ * another value: the caller reads it): the items (a str split at its first kind of separator
+ * of , ; 、 ，), cleaned, the blank, overlong and repeated (case-blind: casefold) ones left out,
+ * at most max_terms. */
+static PyObject *terms(PyObject *self, PyObject *args) {
+    PyObject *v;
+    Py_ssize_t max_terms, max_chars;
+    if (!PyArg_ParseTuple(args, "Onn", &v, &max_terms, &max_chars)) return NULL;
+    PyObject *items = NULL;
+    if (PyUnicode_Check(v)) {
+        static const Py_UCS4 seps[] = {',', ';', 0x3001, 0xFF0C};
+        Py_ssize_t n = PyUnicode_GET_LENGTH(v);
+        for (int k = 0; k < 4 && !items; k++) {
+            if (PyUnicode_FindChar(v, seps[k], 0, n, 1) < 0) continue;
+            PyObject *sep = PyUnicode_FromOrdinal((int)seps[k]);
+            if (!sep) return NULL;
+            items = PyUnicode_Split(v, sep, -1);
+            Py_DECREF(sep);
+            if (!items) return NULL;
+        }
+        if (!items && !(items = PyList_New(1))) return NULL;
+        if (PyList_GET_SIZE(items) == 1 && !PyList_GET_ITEM(items, 0)) PyList_SET_ITEM(items, 0, Py_NewRef(v));
+    } else if (PyList_Check(v)) {
+        for (Py_ssize_t i = 0; i < PyList_GET_SIZE(v); i++)
+            if (!PyUnicode_Check(PyList_GET_ITEM(v, i))) Py_RETURN_NONE;
+        items = Py_NewRef(v);
+    } else {
+        Py_RETURN_NONE;
+    }
+    PyObject *seen = PyDict_New(), *ret = NULL;
+    if (!seen) goto done;
+    for (Py_ssize_t i = 0; i < PyList_GET_SIZE(items); i++) {
+        PyObject *x = PyList_GET_ITEM(items, i);
+        if (!PyUnicode_Check(x)) {
+            PyErr_SetString(PyExc_TypeError, "terms: str items");
+            goto done;
+        }
+        PyObject *t = clean_text(x);
+        if (!t) goto done;
+        Py_ssize_t n = PyUnicode_GET_LENGTH(t);
+        if (!n || n > max_chars) {
+            Py_DECREF(t);
+            continue;
+        }
+        PyObject *key = PyUnicode_IS_ASCII(t) ? lower(t) : PyObject_CallMethod(t, "casefold", NULL);
+        int r = key ? PyDict_Contains(seen, key) : -1;
+        if (r == 0) r = PyDict_SetItem(seen, key, t);
+        Py_XDECREF(key);
+        Py_DECREF(t);
+        if (r < 0) goto done;
+        if (PyDict_GET_SIZE(seen) >= max_terms) break;
+    }
+    ret = PyDict_Values(seen);
+done:
+    Py_XDECREF(seen);
+    Py_XDECREF(items);
+    return ret;
 }
 
 /* ------------------------------------------------------------------ date labels */
@@ -600,6 +692,7 @@ static PyObject *norm_ascii(PyObject *self, PyObject *args) {
 static PyMethodDef methods[] = {
     {"head", head, METH_VARARGS, "metadata.page_head's fields and each <meta> key's first value"},
     {"first_meta", first_meta, METH_VARARGS, "the first of some keys' value, whitespace collapsed"},
+    {"terms", terms, METH_VARARGS, "tags or categories from a str or a list of str"},
     {"configure", configure, METH_VARARGS, "the date labels marks() finds"},
     {"marks", marks, METH_VARARGS, "where the date labels stand in an ASCII text"},
     {"starting", starting, METH_VARARGS, "the texts that start with one of the words, case-blind"},

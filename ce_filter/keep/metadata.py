@@ -90,15 +90,17 @@ def byline_marker(cls: str | None, idv: str | None, rel: str | None, itemprop: s
 
 
 class HeadC(Protocol):
-    """The functions of the C part (keep/_metadata.c) that page_head and _first_meta call: (lang,
-    metas, links, jsonld, times, bylines, each key's first non-blank value); the first of some
-    keys' value, whitespace collapsed."""
+    """The functions of the C part (keep/_metadata.c) that page_head, _first_meta and split_terms
+    call: (lang, metas, links, jsonld, times, bylines, each key's first non-blank value); the
+    first of some keys' value, whitespace collapsed; the terms of a str or a list of str."""
 
     def head(self, items: list[tuple[str, ...]], max_bylines: int, max_byline_chars: int, /,
              ) -> tuple[str, list[tuple[str, str]], list[tuple[str, str]], list[str],
                         list[tuple[str, str, str]], list[tuple[str, str]], dict[str, str]]: ...
 
     def first_meta(self, first: dict[str, str], keys: tuple[str, ...], /) -> str: ...
+
+    def terms(self, v: str | list[str], max_terms: int, max_chars: int, /) -> list[str] | None: ...
 
 
 def page_head(items: Sequence[tuple[str, ...]], title: str = "") -> PageHead:
@@ -156,7 +158,9 @@ def _head_agrees(mod: ModuleType) -> bool:
         for at in range(len(keys)):
             if mod.first_meta(first, keys[at:]) != _first_meta_reference(first, keys[at:]):
                 return False
-    return mod.first_meta({}, ("a",)) == ""
+    return mod.first_meta({}, ("a",)) == "" and all(
+        mod.terms(v, MAX_TERMS, MAX_TERM_CHARS) == split_terms_reference(v) for v in _PROBE_TERMS)
+
 
 
 @functools.cache
@@ -409,7 +413,16 @@ MAX_TERM_CHARS = 100  # a longer "tag" is a sentence
 def split_terms(v: object) -> list[str]:
     """Tags or categories from a value: a list of strings, or one string of them separated by
     commas (semicolons, or the ideographic comma where there is no comma); blanks, overlong
-    ones and repeats (case-blind) dropped, the page's order kept."""
+    ones and repeats (case-blind) dropped, the page's order kept. (The C part's loop, for a
+    string or a list of strings, where it is built: split_terms_reference is its reference.)"""
+    c = _head_part() if isinstance(v, (str, list)) else None
+    # a list with other items than str: the C part says None, the reference reads it
+    got = c.terms(cast("str | list[str]", v), MAX_TERMS, MAX_TERM_CHARS) if c is not None else None
+    return split_terms_reference(v) if got is None else got
+
+
+def split_terms_reference(v: object) -> list[str]:
+    """split_terms in Python."""
     if isinstance(v, str):
         sep = "," if "," in v else ";" if ";" in v else "、" if "、" in v else "，" if "，" in v else None
         items: Sequence[object] = v.split(sep) if sep else [v]
@@ -426,6 +439,13 @@ def split_terms(v: object) -> list[str]:
                 break
     return list(out.values())
 
+
+# values the probe compares the C part's terms with split_terms_reference on
+_PROBE_TERMS: tuple[str | list[str], ...] = (
+    "", " ", "a, b,, B , c", "x;y; X", "一、二、一", "甲，乙", "a;b, c", "Tom &amp; Jerry, tom & jerry",
+    "&#x41;&#66;, ab", "Straße, STRASSE, strasse", "\u212a, k, \u0130i", "x" * (MAX_TERM_CHARS + 1) + ", y",
+    ",".join(f"t{i}" for i in range(MAX_TERMS + 9)), ["a", " A ", "b\u2003c", ""], [],
+    "  spaced\t out , \u00a0nbsp\u00a0")
 
 def clean_ld_text(s: str) -> str:
     """A JSON-LD string as text: character references decoded (JSON-LD is often written

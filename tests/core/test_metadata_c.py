@@ -65,6 +65,24 @@ def test_first_meta_collapses_whitespace_as_split_join() -> None:
 
 
 @needs_c
+def test_terms_are_split_terms_reference() -> None:
+    """Tags and categories from a string or a list of strings: separators, character references,
+    case-blind repeats (casefold: "Straße" and "STRASSE"), overlong terms, the cap on their number."""
+    c = M._head_part()
+    assert c is not None
+    rng = random.Random(9)
+    pieces = [" ", ",", ";", "\u3001", "\uff0c", "a", "A", "Bc", "\u2003", "\u00e9", "\u00c9", "&amp;", "&",
+              "\u00df", "SS", "\u212a", "k", "&#65;", "x" * 30]
+    for _ in range(20000):
+        v = _pieces(rng, pieces, 14)
+        assert c.terms(v, M.MAX_TERMS, M.MAX_TERM_CHARS) == M.split_terms_reference(v), repr(v)
+        many = v.split(" ") * 9
+        assert c.terms(many, M.MAX_TERMS, M.MAX_TERM_CHARS) == M.split_terms_reference(many), repr(many)
+    assert c.terms([{"name": "x"}], M.MAX_TERMS, M.MAX_TERM_CHARS) is None  # JSON-LD objects: Python's
+    assert M.split_terms([{"name": "x"}, "y"]) == ["x", "y"]
+
+
+@needs_c
 def test_marks_are_the_label_regex() -> None:
     """Where the date labels stand: the C scan on ASCII texts is the regex's finditer (and
     search), other texts are left to the regex."""
