@@ -8,7 +8,7 @@ the page-kind signals and model (score/_pagekind.c), the block model's scores an
 text (keep/_render.c). The four parts of the page after the walk share the headers
 ce_filter/_common.h and score/features/_context.h (included, each part has its own copy).
 
-Which parts a platform builds is ``ce_filter.native.PARTS``: all eleven on Linux and macOS; on
+Which parts a platform builds is ``ce_filter.native.PARTS``: all twelve on Linux and macOS; on
 Windows all but the walk, which reaches Lexbor's functions through selectolax's own module
 (dlopen/dlsym) and selectolax's Windows module exports none of them (the Python walk runs there).
 
