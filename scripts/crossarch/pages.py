@@ -8,24 +8,28 @@ from __future__ import annotations
 
 import struct
 import sys
+from collections.abc import Iterator
 from pathlib import Path
 
 import numpy as np
 
-sys.path.insert(0, str(Path(__file__).resolve().parents[2]))
-
-from ce_filter.read.segment import PATH_LEN  # noqa: E402
-from ce_filter.score.features import dense  # noqa: E402
-from ce_filter.score.features.headings import (  # noqa: E402
-    BOILER_HEADING,
-    HEADING_MAX_WORDS,
-    NEGATIVE,
-    UNLIKELY,
-)
-from ce_filter.score.features.rx import RX, RX_LEVELS, RX_MATCHER, RX_NAMES  # noqa: E402
-from tests.core.corpus_pages import every_page  # noqa: E402
+from ce_filter.learn.corpus import load_corpus
+from ce_filter.read.page import read
+from ce_filter.read.segment import PATH_LEN, Blocks
+from ce_filter.score.features import dense
+from ce_filter.score.features.headings import BOILER_HEADING, HEADING_MAX_WORDS, NEGATIVE, UNLIKELY
+from ce_filter.score.features.rx import RX, RX_LEVELS, RX_MATCHER, RX_NAMES
 
 KIND = np.array([0.4, 0.05, 0.1, 0.15, 0.1, 0.12, 0.08])
+
+
+def every_page(data: Path) -> Iterator[Blocks]:
+    """The blocks of every page of every corpus under ``data`` (as the extractor reads them)."""
+    for corpus in sorted(p for p in data.iterdir() if (p / "html").is_dir()):
+        for doc in load_corpus(corpus):
+            b = read(doc.html).blocks
+            if b is not None:
+                yield b
 
 
 def main(data: Path, out_dir: Path) -> None:
@@ -36,7 +40,7 @@ def main(data: Path, out_dir: Path) -> None:
     pages = 0
     with open(out_dir / "pages.bin", "wb") as f, open(out_dir / "package.bin", "wb") as g:
         f.write(struct.pack("<12q", *head) + lut.astype("<i8").tobytes())
-        for _, _, _, b in every_page(data):
+        for b in every_page(data):
             n = len(b)
             if not n:
                 continue
