@@ -22,6 +22,7 @@ from ce_filter.score.features.headings import (
     last_heading,
 )
 from ce_filter.score.features.rx import RX, RX_LEVELS, RX_MATCHER, RX_NAMES
+from ce_filter.score.features.shallow import shifted  # the ctx group's, shared
 from ce_filter.score.pagekind import KINDS
 
 ORACLE_RTOL = 1e-12
@@ -43,18 +44,6 @@ def text_density(n_tok: np.ndarray, n_chr: np.ndarray) -> np.ndarray:
 def link_density(n_tok: np.ndarray, n_a: np.ndarray) -> np.ndarray:
     """Words inside links over words."""
     return np.minimum(n_a / np.maximum(n_tok, 1.0), 1.0)
-
-
-def shifted(x: np.ndarray, k: int) -> np.ndarray:
-    """x moved by k blocks (k<0: previous block), zero-padded at the page ends."""
-    out = np.zeros_like(x)
-    if k > 0:
-        out[:-k] = x[k:]
-    elif k < 0:
-        out[-k:] = x[:k]
-    else:
-        out[:] = x
-    return out
 
 
 def st_columns(td: np.ndarray, ld: np.ndarray) -> np.ndarray:
