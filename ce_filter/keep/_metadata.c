@@ -689,6 +689,316 @@ static PyObject *norm_ascii(PyObject *self, PyObject *args) {
     return out;
 }
 
+/* ------------------------------------------------------------------ dates.normalise_date
+   normalise_date_reference's patterns on an ASCII text, position by position in each
+   pattern's order of preference (the regex's backtracking where it can matter): None where
+   the text is not ASCII, the month table is not a dict of int, or only the RFC 2822 parser
+   could still read it (Python reads those). */
+
+static inline int d_digit(const Py_UCS1 *s, Py_ssize_t n, Py_ssize_t i) { return i < n && s[i] >= '0' && s[i] <= '9'; }
+static inline int d_alpha(const Py_UCS1 *s, Py_ssize_t n, Py_ssize_t i) { return i < n && is_alpha(s[i]); }
+static inline int d_word(const Py_UCS1 *s, Py_ssize_t n, Py_ssize_t i) {
+    return i >= 0 && i < n && (is_alpha(s[i]) || (s[i] >= '0' && s[i] <= '9') || s[i] == '_');
+}
+static inline int d_isspace(Py_UCS1 c) { return c == ' ' || (c >= 9 && c <= 13) || (c >= 0x1c && c <= 0x1f); }
+static inline int d_space(const Py_UCS1 *s, Py_ssize_t n, Py_ssize_t i) { return i < n && d_isspace(s[i]); }
+/* a word boundary before s[i] where s[i] is a word character */
+static inline int d_starts(const Py_UCS1 *s, Py_ssize_t n, Py_ssize_t i) { return d_word(s, n, i) && !d_word(s, n, i - 1); }
+static inline int d_ends(const Py_UCS1 *s, Py_ssize_t n, Py_ssize_t i) { return !d_word(s, n, i); } /* after a word char */
+static long d_num(const Py_UCS1 *s, Py_ssize_t i, Py_ssize_t k) { long v = 0; while (k--) v = v * 10 + (s[i++] - '0'); return v; }
+static Py_ssize_t d_spaces(const Py_UCS1 *s, Py_ssize_t n, Py_ssize_t i) { while (i < n && d_isspace(s[i])) i++; return i; }
+/* the letters from i (at most 21 counted) */
+static Py_ssize_t d_letters(const Py_UCS1 *s, Py_ssize_t n, Py_ssize_t i) { Py_ssize_t j = i; while (j < n && is_alpha(s[j])) j++; return j - i; }
+
+#define NULL_OR_NONE (PyErr_Occurred() ? NULL : Py_NewRef(Py_None))
+
+static PyObject *d_ymd(long y, long m, long d, long max_year) {
+    static const int days[] = {31, 28, 31, 30, 31, 30, 31, 31, 30, 31, 30, 31};
+    if (y < 1 || m < 1 || m > 12 || d < 1) return PyUnicode_FromStringAndSize("", 0);
+    int dim = days[m - 1] + (m == 2 && ((y % 4 == 0 && y % 100 != 0) || y % 400 == 0));
+    if (d > dim || y < 1990 || y > max_year) return PyUnicode_FromStringAndSize("", 0);
+    char buf[32];
+    int len = snprintf(buf, sizeof buf, "%04ld-%02ld-%02ld", y, m, d);
+    return PyUnicode_FromStringAndSize(buf, len);
+}
+
+/* months[s[i:i+k].lower()]: > 0 a month, 0 none, -1 an error or a value that is no int */
+static int d_month(PyObject *months, const Py_UCS1 *s, Py_ssize_t i, Py_ssize_t k) {
+    char buf[24];
+    for (Py_ssize_t j = 0; j < k; j++) buf[j] = (char)ascii_lower(s[i + j]);
+    PyObject *key = PyUnicode_FromStringAndSize(buf, k);
+    if (!key) return -1;
+    PyObject *v = PyDict_GetItemWithError(months, key);
+    Py_DECREF(key);
+    if (!v) return PyErr_Occurred() ? -1 : 0;
+    if (!PyLong_CheckExact(v)) return -1;
+    long m = PyLong_AsLong(v);
+    if (m == -1 && PyErr_Occurred()) return -1;
+    return m >= 1 && m <= 12 ? (int)m : -1;
+}
+
+/* a named form's match: where its month's name, day and year stand, and where it ends */
+typedef struct { Py_ssize_t name, name_len, day, day_len, year, end; } d_match;
+
+/* _MDY at p: \b NAME \.? \s+ (\d{1,2}) (?:st|nd|rd|th)? ,? \s+ (\d{4}) \b */
+static int d_mdy(const Py_UCS1 *s, Py_ssize_t n, Py_ssize_t p, d_match *m) {
+    if (!d_alpha(s, n, p) || d_word(s, n, p - 1)) return 0;
+    Py_ssize_t L = d_letters(s, n, p);
+    if (L < 3 || L > 20) return 0;
+    Py_ssize_t q = p + L;
+    for (int dot = (q < n && s[q] == '.'); dot >= 0; dot--) {
+        Py_ssize_t r = q + dot;
+        if (!d_space(s, n, r)) continue;
+        Py_ssize_t t = d_spaces(s, n, r);
+        for (int k = 2; k >= 1; k--) {
+            int ok = 1;
+            for (int j = 0; j < k; j++) ok &= d_digit(s, n, t + j);
+            if (!ok) continue;
+            Py_ssize_t u = t + k;
+            int suf = u + 1 < n && ((s[u] == 's' && s[u + 1] == 't') || (s[u] == 'n' && s[u + 1] == 'd') ||
+                                    (s[u] == 'r' && s[u + 1] == 'd') || (s[u] == 't' && s[u + 1] == 'h'));
+            for (int sf = suf; sf >= 0; sf--) {
+                Py_ssize_t u2 = u + 2 * sf;
+                for (int c = (u2 < n && s[u2] == ','); c >= 0; c--) {
+                    Py_ssize_t w = u2 + c;
+                    if (!d_space(s, n, w)) continue;
+                    Py_ssize_t v = d_spaces(s, n, w);
+                    if (d_digit(s, n, v) && d_digit(s, n, v + 1) && d_digit(s, n, v + 2) && d_digit(s, n, v + 3) &&
+                        d_ends(s, n, v + 4)) {
+                        *m = (d_match){p, L, t, k, v, v + 4};
+                        return 1;
+                    }
+                }
+            }
+        }
+    }
+    return 0;
+}
+
+/* _DMY at p: \b(\d{1,2})(?:st|nd|rd|th|er|º|\.)?\s*(?:of\s+|de\s+|d')?NAME\.?,?\s+(?:de\s+|del\s+|r\.\s+)?(\d{4})\b */
+static int d_dmy(const Py_UCS1 *s, Py_ssize_t n, Py_ssize_t p, d_match *m) {
+    if (!d_digit(s, n, p) || d_word(s, n, p - 1)) return 0;
+    for (int k = 2; k >= 1; k--) {
+        if (k == 2 && !d_digit(s, n, p + 1)) continue;
+        Py_ssize_t u = p + k;
+        int suf = 0;
+        if (u + 1 < n && ((s[u] == 's' && s[u + 1] == 't') || (s[u] == 'n' && s[u + 1] == 'd') ||
+                          (s[u] == 'r' && s[u + 1] == 'd') || (s[u] == 't' && s[u + 1] == 'h') ||
+                          (s[u] == 'e' && s[u + 1] == 'r')))
+            suf = 2;
+        else if (u < n && s[u] == '.')
+            suf = 1;
+        for (int sv = suf; ; sv = 0) {
+            /* \s* greedy: fewer spaces leave a space where a letter must follow */
+            Py_ssize_t x = d_spaces(s, n, u + sv);
+            Py_ssize_t pre[4]; int np = 0;
+            if (x + 1 < n && s[x] == 'o' && s[x + 1] == 'f' && d_space(s, n, x + 2)) pre[np++] = d_spaces(s, n, x + 2);
+            if (x + 1 < n && s[x] == 'd' && s[x + 1] == 'e' && d_space(s, n, x + 2)) pre[np++] = d_spaces(s, n, x + 2);
+            if (x + 1 < n && s[x] == 'd' && s[x + 1] == '\'') pre[np++] = x + 2;
+            pre[np++] = x;
+            for (int a = 0; a < np; a++) {
+                Py_ssize_t y = pre[a];
+                Py_ssize_t L = d_letters(s, n, y);
+                if (L < 3 || L > 20) continue;
+                Py_ssize_t q = y + L;
+                for (int dot = (q < n && s[q] == '.'); dot >= 0; dot--) {
+                    for (int c = (q + dot < n && s[q + dot] == ','); c >= 0; c--) {
+                        Py_ssize_t w = q + dot + c;
+                        if (!d_space(s, n, w)) continue;
+                        Py_ssize_t z = d_spaces(s, n, w);
+                        Py_ssize_t post[4]; int nq = 0;
+                        if (z + 1 < n && s[z] == 'd' && s[z + 1] == 'e' && d_space(s, n, z + 2)) post[nq++] = d_spaces(s, n, z + 2);
+                        if (z + 2 < n && s[z] == 'd' && s[z + 1] == 'e' && s[z + 2] == 'l' && d_space(s, n, z + 3))
+                            post[nq++] = d_spaces(s, n, z + 3);
+                        if (z + 1 < n && s[z] == 'r' && s[z + 1] == '.' && d_space(s, n, z + 2)) post[nq++] = d_spaces(s, n, z + 2);
+                        post[nq++] = z;
+                        for (int b = 0; b < nq; b++) {
+                            Py_ssize_t v = post[b];
+                            if (d_digit(s, n, v) && d_digit(s, n, v + 1) && d_digit(s, n, v + 2) && d_digit(s, n, v + 3) &&
+                                d_ends(s, n, v + 4)) {
+                                *m = (d_match){y, L, p, k, v, v + 4};
+                                return 1;
+                            }
+                        }
+                    }
+                }
+            }
+            if (sv == 0) break;
+        }
+    }
+    return 0;
+}
+
+/* _YMD_NAME at p: \b(\d{4})\.?\s+NAME\.?\s+(\d{1,2})\b */
+static int d_ymd_name(const Py_UCS1 *s, Py_ssize_t n, Py_ssize_t p, d_match *m) {
+    if (!d_digit(s, n, p) || d_word(s, n, p - 1)) return 0;
+    if (!(d_digit(s, n, p + 1) && d_digit(s, n, p + 2) && d_digit(s, n, p + 3))) return 0;
+    Py_ssize_t q0 = p + 4;
+    for (int dot = (q0 < n && s[q0] == '.'); dot >= 0; dot--) {
+        if (!d_space(s, n, q0 + dot)) continue;
+        Py_ssize_t y = d_spaces(s, n, q0 + dot);
+        Py_ssize_t L = d_letters(s, n, y);
+        if (L < 3 || L > 20) continue;
+        Py_ssize_t q = y + L;
+        for (int dot2 = (q < n && s[q] == '.'); dot2 >= 0; dot2--) {
+            if (!d_space(s, n, q + dot2)) continue;
+            Py_ssize_t t = d_spaces(s, n, q + dot2);
+            for (int k = 2; k >= 1; k--) {
+                int ok = 1;
+                for (int j = 0; j < k; j++) ok &= d_digit(s, n, t + j);
+                if (ok && d_ends(s, n, t + k)) {
+                    *m = (d_match){y, L, t, k, p, t + k};
+                    return 1;
+                }
+            }
+        }
+    }
+    return 0;
+}
+
+typedef int (*d_pattern)(const Py_UCS1 *, Py_ssize_t, Py_ssize_t, d_match *);
+
+/* _named over the pattern's matches (finditer: each search resumes where the last match
+   ended): 1 and *out the first match naming a month (its date, '' when no real day), 0 none, -1 error */
+static int d_named(const Py_UCS1 *s, Py_ssize_t n, PyObject *months, d_pattern pat, long max_year, PyObject **out) {
+    Py_ssize_t p = 0;
+    d_match m;
+    while (p < n) {
+        if (!pat(s, n, p, &m)) { p++; continue; }
+        int month = d_month(months, s, m.name, m.name_len);
+        if (month < 0) return -1;
+        if (month > 0) {
+            *out = d_ymd(d_num(s, m.year, 4), month, d_num(s, m.day, m.day_len), max_year);
+            return *out ? 1 : -1;
+        }
+        p = m.end > p ? m.end : p + 1;
+    }
+    return 0;
+}
+
+static PyObject *date_ascii(PyObject *self, PyObject *args) {
+    PyObject *str, *months;
+    long max_year;
+    if (!PyArg_ParseTuple(args, "UOl", &str, &months, &max_year)) return NULL;
+    if (!PyUnicode_IS_ASCII(str) || !PyDict_CheckExact(months)) Py_RETURN_NONE;
+    const Py_UCS1 *s = PyUnicode_1BYTE_DATA(str);
+    Py_ssize_t b = 0, n = PyUnicode_GET_LENGTH(str);
+    while (b < n && d_isspace(s[b])) b++;
+    while (n > b && d_isspace(s[n - 1])) n--;
+    s += b;
+    n -= b;
+    int year = 0, dash = 0, sep = 0, dotspace = 0, colon = 0;
+    for (Py_ssize_t i = 0; i < n; i++) {
+        Py_UCS1 c = s[i];
+        if (c == '-') dash = 1;
+        else if (c == '/') sep = 1;
+        else if (c == '.') { sep = 1; if (i + 1 < n && s[i + 1] == ' ') dotspace = 1; }
+        else if (c == ':') colon = 1;
+        else if (!year && i + 3 < n && ((c == '1' && s[i + 1] == '9') || (c == '2' && s[i + 1] == '0')) &&
+                 d_digit(s, n, i + 2) && d_digit(s, n, i + 3)) year = 1;
+    }
+    if (!year) return PyUnicode_FromStringAndSize("", 0);
+    /* _ISO: (\d{4})-(\d{1,2})-(\d{1,2}) */
+    if (dash)
+        for (Py_ssize_t p = 0; p < n; p++) {
+            if (!(d_digit(s, n, p) && d_digit(s, n, p + 1) && d_digit(s, n, p + 2) && d_digit(s, n, p + 3) && p + 4 < n && s[p + 4] == '-'))
+                continue;
+            Py_ssize_t t = p + 5, k;
+            if (d_digit(s, n, t) && t + 1 < n && s[t + 1] == '-') k = 1;
+            else if (d_digit(s, n, t) && d_digit(s, n, t + 1) && t + 2 < n && s[t + 2] == '-') k = 2;
+            else continue;
+            Py_ssize_t u = t + k + 1;
+            if (!d_digit(s, n, u)) continue;
+            Py_ssize_t kd = d_digit(s, n, u + 1) ? 2 : 1;
+            return d_ymd(d_num(s, p, 4), d_num(s, t, k), d_num(s, u, kd), max_year);
+        }
+    if (sep) {
+        /* _SLASH: \b(\d{4})[/.](\d{1,2})[/.](\d{1,2})\b, then _YMD_SPACED: \b(\d{4})\.\s(\d{1,2})\.\s(\d{1,2})\b */
+        for (int spaced = 0; spaced <= 1; spaced++) {
+            if (spaced && !dotspace) break;
+            for (Py_ssize_t p = 0; p < n; p++) {
+                if (!(d_starts(s, n, p) && d_digit(s, n, p) && d_digit(s, n, p + 1) && d_digit(s, n, p + 2) && d_digit(s, n, p + 3)))
+                    continue;
+                Py_ssize_t t = p + 4, parts[2], lens[2];
+                int ok = 1;
+                for (int g = 0; g < 2 && ok; g++) {
+                    if (!(t < n && (spaced ? s[t] == '.' : (s[t] == '/' || s[t] == '.')))) { ok = 0; break; }
+                    t++;
+                    if (spaced) { if (!d_space(s, n, t)) { ok = 0; break; } t++; }
+                    if (!d_digit(s, n, t)) { ok = 0; break; }
+                    Py_ssize_t k;
+                    if (g == 0) {  /* the month: its digits, then the separator */
+                        Py_UCS1 c2 = t + 1 < n ? s[t + 1] : 0, c3 = t + 2 < n ? s[t + 2] : 0;
+                        if (spaced ? c2 == '.' : (c2 == '/' || c2 == '.')) k = 1;
+                        else if (d_digit(s, n, t + 1) && (spaced ? c3 == '.' : (c3 == '/' || c3 == '.'))) k = 2;
+                        else { ok = 0; break; }
+                    } else {  /* the day: its digits, then a boundary */
+                        if (d_digit(s, n, t + 1)) { k = 2; if (!d_ends(s, n, t + 2)) { ok = 0; break; } }
+                        else { k = 1; if (!d_ends(s, n, t + 1)) { ok = 0; break; } }
+                    }
+                    parts[g] = t; lens[g] = k;
+                    t += k;
+                }
+                if (ok) return d_ymd(d_num(s, p, 4), d_num(s, parts[0], lens[0]), d_num(s, parts[1], lens[1]), max_year);
+            }
+        }
+    }
+    /* _ISO_COMPACT: ^(\d{4})(\d{2})(\d{2})(?:T|$) */
+    if (n >= 8) {
+        int ok = 1;
+        for (int j = 0; j < 8; j++) ok &= d_digit(s, n, j);
+        if (ok && (n == 8 || s[8] == 'T')) return d_ymd(d_num(s, 0, 4), d_num(s, 4, 2), d_num(s, 6, 2), max_year);
+    }
+    /* _NUMERIC: \b(\d{1,2})([/.])(\d{1,2})\2(\d{4})\b */
+    if (sep)
+        for (Py_ssize_t p = 0; p < n; p++) {
+            if (!(d_digit(s, n, p) && !d_word(s, n, p - 1))) continue;
+            Py_ssize_t k1;
+            if (p + 1 < n && (s[p + 1] == '/' || s[p + 1] == '.')) k1 = 1;
+            else if (d_digit(s, n, p + 1) && p + 2 < n && (s[p + 2] == '/' || s[p + 2] == '.')) k1 = 2;
+            else continue;
+            Py_UCS1 c = s[p + k1];
+            Py_ssize_t t = p + k1 + 1, k2;
+            if (!d_digit(s, n, t)) continue;
+            if (t + 1 < n && s[t + 1] == c) k2 = 1;
+            else if (d_digit(s, n, t + 1) && t + 2 < n && s[t + 2] == c) k2 = 2;
+            else continue;
+            Py_ssize_t v = t + k2 + 1;
+            if (!(d_digit(s, n, v) && d_digit(s, n, v + 1) && d_digit(s, n, v + 2) && d_digit(s, n, v + 3) && d_ends(s, n, v + 4)))
+                continue;
+            long a = d_num(s, p, k1), bb = d_num(s, t, k2), y = d_num(s, v, 4);
+            int day_first = a > 12 || (bb <= 12 && c == '.');
+            return day_first ? d_ymd(y, bb, a, max_year) : d_ymd(y, a, bb, max_year);
+        }
+    /* the words (runs of letters, 20 at most each, 3 at least) of which one must be a month's name */
+    int named = 0;
+    for (Py_ssize_t i = 0; i < n && !named;) {
+        if (!is_alpha(s[i])) { i++; continue; }
+        Py_ssize_t L = d_letters(s, n, i);
+        for (Py_ssize_t j = i; j < i + L; j += 20) {
+            Py_ssize_t k = i + L - j < 20 ? i + L - j : 20;
+            if (k < 3) break;
+            int month = d_month(months, s, j, k);
+            if (month < 0) return NULL_OR_NONE;
+            if (month > 0) { named = 1; break; }
+        }
+        i += L;
+    }
+    if (!named) return PyUnicode_FromStringAndSize("", 0);
+    d_pattern pats[3] = {d_mdy, d_dmy, d_ymd_name};
+    for (int k = 0; k < 3; k++) {
+        PyObject *out = NULL;
+        int r = d_named(s, n, months, pats[k], max_year, &out);
+        if (r < 0) return NULL_OR_NONE;
+        if (r > 0) {
+            if (PyUnicode_GET_LENGTH(out) > 0) return out;
+            Py_DECREF(out);
+        }
+    }
+    if (!colon || n > 40) return PyUnicode_FromStringAndSize("", 0);
+    Py_RETURN_NONE;  /* perhaps an RFC 2822 date: Python's email.utils reads those */
+}
+
 static PyMethodDef methods[] = {
     {"head", head, METH_VARARGS, "metadata.page_head's fields and each <meta> key's first value"},
     {"first_meta", first_meta, METH_VARARGS, "the first of some keys' value, whitespace collapsed"},
@@ -699,6 +1009,7 @@ static PyMethodDef methods[] = {
     {"with_year", with_year, METH_VARARGS, "the texts that hold a year (19xx, 20xx)"},
     {"split_title", split_title, METH_VARARGS, "a title's parts between its separators"},
     {"norm_ascii", norm_ascii, METH_VARARGS, "an ASCII text's words, lower case, one space apart"},
+    {"date_ascii", date_ascii, METH_VARARGS, "dates.normalise_date on an ASCII text (None: Python reads it)"},
     {"positions", positions, METH_VARARGS, "the indices of an int64 column's items equal to a value"},
     {NULL, NULL, 0, NULL},
 };

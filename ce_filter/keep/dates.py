@@ -167,9 +167,54 @@ def _named(matches: Iterable[re.Match[str]], months: Mapping[str, int], name: in
     return ""
 
 
+class DateC(Protocol):
+    """The function of the C part (keep/_metadata.c) that reads dates."""
+
+    def date_ascii(self, s: str, months: Mapping[str, int], max_year: int, /) -> str | None: ...
+
+
+# texts the probe compares the C part's dates with normalise_date_reference's on (in English
+# and with German's and French's month names too)
+_PROBE_DATES = (
+    "", "  ", "2024", "no year here", "2024-03-05T10:00:00Z", "posted 2024-3-5", "12024-03-05",
+    "2024/03/05", "2024.3.5", "2024. 3. 5.", "2024/03/055", "20240305", "20240305T1000", "202403051",
+    "05.03.2024", "3/5/2024", "23/07/2025", "7/23/2025", "5.13.2024", "March 5, 2024", "Mar. 5th, 2024",
+    "march 05 2024", "Marchx 5 2024", "5 March 2024", "1st of March, 2024", "5. März 2024",
+    "5 de mars de 2024", "2 d'octobre 2023", "5stuff 2024", "2024 Jan 7", "2024. Mai 7.",
+    "Page 3 of 12, 2024 | March 5, 2024", "February 30, 2024", "May 5, 1989", "Dec 5, 2099",
+    "Tue, 05 Mar 2024 10:00:00 GMT", "Posted at 10:00 on Monday 2024", "abc_5 March 2024", "Jan 5 2024_",
+    "5 Mar 20245", "\x1c2024-03-05\x1f", "Decemberrrrrrrrrrrrrrrrrr 5, 2024", "2024年3月5日",
+)
+
+
+def _dates_agree(mod: ModuleType) -> bool:
+    """Whether the C part reads the probe texts' dates as normalise_date_reference does."""
+    top = _this_year() + 1
+    for months in (ENGLISH, months_for(("de",)), months_for(("fr",))):
+        for s in _PROBE_DATES:
+            got = mod.date_ascii(s, months, top)
+            if got is not None and got != normalise_date_reference(s, months):
+                return False
+    return True
+
+
+@functools.cache
+def _date_part() -> DateC | None:
+    """The C part's dates, probed at first use (None: normalise_date_reference)."""
+    return cast("DateC | None", native.probed("keep._metadata", "the Python normalise_date", _dates_agree))
+
+
 def normalise_date(s: str, months: Mapping[str, int] = ENGLISH) -> str:
     """A date as YYYY-MM-DD from the forms in the module's doc, the month names of ``months``
-    (``months_for``; English by default); '' when none of these."""
+    (``months_for``; English by default); '' when none of these. The C part reads ASCII texts
+    (all but the RFC 2822 dates among them); normalise_date_reference is its reference."""
+    c = _date_part()
+    got = c.date_ascii(s, months, _this_year() + 1) if c is not None else None
+    return normalise_date_reference(s, months) if got is None else got
+
+
+def normalise_date_reference(s: str, months: Mapping[str, int] = ENGLISH) -> str:
+    """normalise_date in Python."""
     s = s.strip()
     if not YEAR.search(s):  # every accepted form has a 4-digit year: most texts stop here
         return ""

@@ -100,6 +100,66 @@ def test_marks_are_the_label_regex() -> None:
     assert D.label_marks("Veröffentlicht am 5. März") == [(0, "published")]
 
 
+def _date_text(rng: random.Random) -> str:
+    """A text near the date forms: numeric ones, named months before or after the day or after
+    the year, with their ordinals, dots, commas, "of" and "de", glued on or cut short."""
+    def opt(*xs: str) -> str:
+        return rng.choice(("", *xs))
+    mon = rng.choice(["March", "Mar", "mar", "MAY", "Sept", "sep", "Dezember", "dic", "Abcd", "xy", "janvier",
+                      "of", "de", "Decemberrrrrrrrrrrrrrrrrr", "März", "ab_c"])
+    day = rng.choice(["1", "5", "05", "12", "13", "29", "30", "31", "0", "123", "00"])
+    day2 = rng.choice(["1", "5", "05", "12", "13", "29", "31", "0", "123"])
+    year = rng.choice(["2024", "1999", "1989", "2030", "2026", "0000", "20245", "202", "2000"])
+    sp = rng.choice([" ", "  ", "", "\t", "\x1c", "\n", "\u00a0"])
+    sep = rng.choice(["-", "/", ".", ". ", ".\t"])
+    return rng.choice([
+        mon + opt(".") + sp + day + opt("st", "nd", "th", "rd", "TH") + opt(",") + sp + year,
+        day + opt("st", "nd", "rd", "th", "er", ".", "º") + opt(" ", "  ")
+        + opt("of ", "de ", "d'", "of", "de") + mon + opt(".") + opt(",") + sp
+        + opt("de ", "del ", "r. ", "de", "r.") + year,
+        year + opt(".") + sp + mon + opt(".") + sp + day,
+        year + sep + day + rng.choice(["-", "/", ".", ". "]) + day2,
+        day + rng.choice(["/", ".", "-"]) + day2 + rng.choice(["/", ".", "-"]) + year,
+        year + rng.choice(["01", "12", "13", "1"]) + rng.choice(["05", "31", "1"]) + opt("T", "t", "Z", "\n"),
+    ])
+
+
+@needs_c
+def test_dates_are_normalise_date_reference() -> None:
+    """The C part's dates on ASCII texts (every numeric form, month names in several languages'
+    tables, look-alikes, cut and glued forms, padding, several dates in one text) are the
+    regexes'; other texts, other mappings and the texts only the RFC 2822 parser could read are
+    left to Python (None)."""
+    c = D._date_part()
+    assert c is not None
+    rng = random.Random(11)
+    tables = [D.ENGLISH, D.months_for(("de",)), D.months_for(("fr", "es")), D.months_for(("it", "pt"))]
+    fill = ["", " ", "on ", "Posted ", "by Jane ", "_", "a", "1", "x", "|", ", ", " 10:00", " GMT", "é ", "-",
+            "/", "."]
+    top = D._this_year() + 1
+    read = 0
+    for _ in range(30000):
+        joined = rng.choice(fill).join(_date_text(rng) for _ in range(rng.randint(1, 3)))
+        s = rng.choice(fill) + joined + rng.choice(fill)
+        months = rng.choice(tables)
+        got = c.date_ascii(s, months, top)
+        want = D.normalise_date_reference(s, months)
+        if got is not None:
+            assert got == want, (s, got, want)
+            read += bool(got)
+        else:
+            assert not s.isascii() or (":" in s and len(s.strip()) <= 40), s
+        assert D.normalise_date(s, months) == want, s
+    assert read > 500
+    huge = ["x" * 100000, "2024-03-05" * 50000, "March 5, 2024 " * 20000, "5 " * 100000 + "2024"]
+    for s in ["", " \t ", *huge]:
+        assert c.date_ascii(s, D.ENGLISH, top) == D.normalise_date_reference(s), s[:40]
+    assert c.date_ascii("5 März 2024", D.ENGLISH, top) is None
+    assert c.date_ascii("Tue, 32 Mar 2024 10:00:00 GMT", D.ENGLISH, top) is None  # for email.utils
+    assert c.date_ascii("March 5, 2024", {"march": "3"}, top) is None  # a table of other values
+    assert c.date_ascii("March 5, 2024", dict(D.ENGLISH).items(), top) is None  # type: ignore[arg-type]
+
+
 @needs_c
 def test_title_split_and_words_are_the_references() -> None:
     c = M._titles_part()
@@ -195,7 +255,7 @@ def test_pages_metadata_with_and_without_the_c_part(data: bytes, url: str | None
 
     with_c = fields()
     for mod, name in ((M, "_head_part"), (M, "_blocks_part"), (M, "_titles_part"), (D, "_c_part"),
-                      (R, "_positions_part")):
+                      (D, "_date_part"), (R, "_positions_part")):
         monkeypatch.setattr(mod, name, lambda: None)
     M.norm_text.cache_clear()
     M._title_parts.cache_clear()
