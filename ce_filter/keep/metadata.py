@@ -459,6 +459,8 @@ def clean_ld_text(s: str) -> str:
 _MONTHS = ENGLISH
 _YEAR = YEAR
 _URL_DATE = re.compile(r"/(20\d{2}|19\d{2})[/-](\d{1,2})[/-](\d{1,2})(?:/|-|$)")
+_URL_DATE_ANYWHERE = re.compile(r"/(?:20|19)\d\d[/-]\d{1,2}[/-]\d")  # _URL_DATE's start, in a whole URL
+_PLAIN_URL = re.compile(r"https?://([^/?#\[\]]*)([^?#]*)")  # the host, the path
 _ymd = ymd
 
 
@@ -1133,10 +1135,20 @@ _UPDATED = re.compile(r"updat|modif|edit", re.I)
 def _url_date(url: str | None) -> str:
     if not url or not _YEAR.search(url):  # no year, no date: most URLs stop here
         return ""
-    try:
-        m = _URL_DATE.search(urlsplit(url).path)
-    except ValueError:  # an unparsable URL (a canonical link of the page's own making)
+    # the path is a piece of the URL once urlsplit has taken out tabs and line breaks: where the
+    # URL has none of these and no piece like a date, the path has none either
+    plain = "\t" not in url and "\n" not in url and "\r" not in url
+    if plain and _URL_DATE_ANYWHERE.search(url) is None:
         return ""
+    # a plain http(s) URL's path read off the string (urlsplit's: an ASCII host without brackets)
+    p = _PLAIN_URL.match(url) if plain else None
+    if p is not None and p.group(1).isascii() and url[p.end(1):p.end(1) + 1] not in ("[", "]"):
+        m = _URL_DATE.search(p.group(2))
+    else:
+        try:
+            m = _URL_DATE.search(urlsplit(url).path)
+        except ValueError:  # an unparsable URL (a canonical link of the page's own making)
+            return ""
     return _ymd(int(m.group(1)), int(m.group(2)), int(m.group(3))) if m else ""
 
 

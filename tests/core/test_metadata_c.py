@@ -260,3 +260,28 @@ def test_pages_metadata_with_and_without_the_c_part(data: bytes, url: str | None
     M.norm_text.cache_clear()
     M._title_parts.cache_clear()
     assert fields() == with_c
+
+
+def test_url_date_reads_urlsplits_path() -> None:
+    """A URL's date: the same as _URL_DATE on urlsplit's path (the plain http(s) URLs' path is
+    read off the string; tabs, line breaks, brackets, other schemes and non-ASCII hosts
+    included, where urlsplit takes characters out or refuses the URL)."""
+    from urllib.parse import urlsplit
+
+    def reference(url: str) -> str:
+        if not M._YEAR.search(url):
+            return ""
+        try:
+            m = M._URL_DATE.search(urlsplit(url).path)
+        except ValueError:
+            return ""
+        return M._ymd(int(m.group(1)), int(m.group(2)), int(m.group(3))) if m else ""
+
+    rng = random.Random(3)
+    pieces = ["http://", "https://", "HTTP://", "ftp://", " http://", "//", "www.x.com", "x.com", "[::1]",
+              "]", "[", "@", ":8080", "/", "/2024", "/2024/03/05", "-03", "/3", "-5", "?", "#",
+              "?a=/2024/03/05/", "#/2024/03/05", "\t", "\n", "\r", "é", "ｘ", "/story", "-", "05", "2019",
+              "index.html", "\u2100", " "]
+    for _ in range(30000):
+        url = _pieces(rng, pieces, 9)
+        assert M._url_date(url) == reference(url), url
