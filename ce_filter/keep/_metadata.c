@@ -999,6 +999,110 @@ static PyObject *date_ascii(PyObject *self, PyObject *args) {
     Py_RETURN_NONE;  /* perhaps an RFC 2822 date: Python's email.utils reads those */
 }
 
+/* ------------------------------------------------------------------ metadata._CUT
+   Where a byline's name ends, on an ASCII text: the leftmost start of a match of _CUT (the
+   regex's branches each looked for, the earliest start kept), -1 for none, None for a text
+   that is not ASCII. months: the month names, lower case; caps: the words a name cannot run
+   into ("Published", "March"...). */
+
+static int c_ieq(const Py_UCS1 *s, Py_ssize_t n, Py_ssize_t i, const char *w, Py_ssize_t k) {
+    if (i + k > n) return 0;
+    for (Py_ssize_t j = 0; j < k; j++) if (ascii_lower(s[i + j]) != (Py_UCS1)w[j]) return 0;
+    return 1;
+}
+
+static int c_eq(const Py_UCS1 *s, Py_ssize_t n, Py_ssize_t i, const char *w, Py_ssize_t k) {
+    return i + k <= n && memcmp(s + i, w, (size_t)k) == 0;
+}
+
+/* the branches that start with one whitespace character at p (A's words, C's digit) */
+static int c_after_space(const Py_UCS1 *s, Py_ssize_t n, Py_ssize_t p) {
+    if (!d_space(s, n, p) || p + 1 >= n) return 0;
+    Py_ssize_t q = p + 1;
+    Py_UCS1 c = s[q];
+    if (c == '|' || (c >= '0' && c <= '9')) return 1;
+    if (c == '-' && d_space(s, n, q + 1)) return 1;
+    if (c_ieq(s, n, q, "on", 2) && d_space(s, n, q + 2)) return 1;
+    if (c_ieq(s, n, q, "last", 4) && d_space(s, n, q + 4)) return 1;
+    return c_ieq(s, n, q, "updated", 7) || c_ieq(s, n, q, "published", 9) || c_ieq(s, n, q, "posted", 6);
+}
+
+/* B: a lower-case letter before p, one of caps at p (its case as written) and a word's end */
+static int c_glued(const Py_UCS1 *s, Py_ssize_t n, Py_ssize_t p, PyObject *caps) {
+    if (p == 0 || !(s[p - 1] >= 'a' && s[p - 1] <= 'z') || p >= n || !(s[p] >= 'A' && s[p] <= 'Z')) return 0;
+    for (Py_ssize_t i = 0; i < PyTuple_GET_SIZE(caps); i++) {
+        PyObject *w = PyTuple_GET_ITEM(caps, i);
+        Py_ssize_t k = PyUnicode_GET_LENGTH(w);
+        if (c_eq(s, n, p, (const char *)PyUnicode_1BYTE_DATA(w), k) && d_ends(s, n, p + k)) return 1;
+    }
+    return 0;
+}
+
+/* D's core at q: \b MONTH \.? \s+ \d{1,2} \b, case-blind */
+static int c_month_day(const Py_UCS1 *s, Py_ssize_t n, Py_ssize_t q, PyObject *months) {
+    if (!d_alpha(s, n, q) || d_word(s, n, q - 1)) return 0;
+    for (Py_ssize_t i = 0; i < PyTuple_GET_SIZE(months); i++) {
+        PyObject *w = PyTuple_GET_ITEM(months, i);
+        Py_ssize_t k = PyUnicode_GET_LENGTH(w);
+        if (!c_ieq(s, n, q, (const char *)PyUnicode_1BYTE_DATA(w), k)) continue;
+        for (int dot = (q + k < n && s[q + k] == '.'); dot >= 0; dot--) {
+            Py_ssize_t r = q + k + dot;
+            if (!d_space(s, n, r)) continue;
+            Py_ssize_t t = d_spaces(s, n, r);
+            if (!d_digit(s, n, t)) continue;
+            Py_ssize_t e = d_digit(s, n, t + 1) ? t + 2 : t + 1;
+            if (d_ends(s, n, e)) return 1;
+        }
+    }
+    return 0;
+}
+
+/* F: a letter before p, then \d+ (?:st|nd|rd|th)? \s+ [A-Za-z], case-blind */
+static int c_number_word(const Py_UCS1 *s, Py_ssize_t n, Py_ssize_t p) {
+    if (p == 0 || !is_alpha(s[p - 1]) || !d_digit(s, n, p)) return 0;
+    Py_ssize_t q = p;
+    while (d_digit(s, n, q)) q++;
+    int suf = c_ieq(s, n, q, "st", 2) || c_ieq(s, n, q, "nd", 2) || c_ieq(s, n, q, "rd", 2) || c_ieq(s, n, q, "th", 2);
+    for (int sf = suf; sf >= 0; sf--) {
+        Py_ssize_t r = q + 2 * sf;
+        if (!d_space(s, n, r)) continue;
+        if (d_alpha(s, n, d_spaces(s, n, r))) return 1;
+    }
+    return 0;
+}
+
+static PyObject *cut_at(PyObject *self, PyObject *args) {
+    PyObject *str, *months, *caps;
+    if (!PyArg_ParseTuple(args, "UO!O!", &str, &PyTuple_Type, &months, &PyTuple_Type, &caps)) return NULL;
+    if (!PyUnicode_IS_ASCII(str)) Py_RETURN_NONE;
+    for (Py_ssize_t i = 0; i < PyTuple_GET_SIZE(months); i++)
+        if (!PyUnicode_Check(PyTuple_GET_ITEM(months, i)) || !PyUnicode_IS_ASCII(PyTuple_GET_ITEM(months, i))) Py_RETURN_NONE;
+    for (Py_ssize_t i = 0; i < PyTuple_GET_SIZE(caps); i++)
+        if (!PyUnicode_Check(PyTuple_GET_ITEM(caps, i)) || !PyUnicode_IS_ASCII(PyTuple_GET_ITEM(caps, i))) Py_RETURN_NONE;
+    const Py_UCS1 *s = PyUnicode_1BYTE_DATA(str);
+    Py_ssize_t n = PyUnicode_GET_LENGTH(str);
+    /* the leftmost match of an alternation is the earliest of its branches' leftmost matches;
+       D's and E's start is where the whitespace (and a comma, for D) before their first month
+       and day or bar begins */
+    Py_ssize_t best = -1;
+    for (Py_ssize_t p = 0; p < n; p++)
+        if (c_after_space(s, n, p) || c_glued(s, n, p, caps) || c_number_word(s, n, p)) { best = p; break; }
+    for (int branch = 0; branch < 2; branch++) {  /* E, then D */
+        for (Py_ssize_t p = 0; p < n; p++) {
+            if (!(branch == 0 ? s[p] == '|' : c_month_day(s, n, p, months))) continue;
+            Py_ssize_t b = p;
+            while (b > 0 && d_isspace(s[b - 1])) b--;
+            if (branch == 1 && b > 0 && s[b - 1] == ',') {
+                b--;
+                while (b > 0 && d_isspace(s[b - 1])) b--;
+            }
+            if (best < 0 || b < best) best = b;
+            break;
+        }
+    }
+    return PyLong_FromSsize_t(best);
+}
+
 static PyMethodDef methods[] = {
     {"head", head, METH_VARARGS, "metadata.page_head's fields and each <meta> key's first value"},
     {"first_meta", first_meta, METH_VARARGS, "the first of some keys' value, whitespace collapsed"},
@@ -1010,6 +1114,7 @@ static PyMethodDef methods[] = {
     {"split_title", split_title, METH_VARARGS, "a title's parts between its separators"},
     {"norm_ascii", norm_ascii, METH_VARARGS, "an ASCII text's words, lower case, one space apart"},
     {"date_ascii", date_ascii, METH_VARARGS, "dates.normalise_date on an ASCII text (None: Python reads it)"},
+    {"cut_at", cut_at, METH_VARARGS, "where a byline's name ends in an ASCII text (-1: nowhere)"},
     {"positions", positions, METH_VARARGS, "the indices of an int64 column's items equal to a value"},
     {NULL, NULL, 0, NULL},
 };

@@ -574,6 +574,50 @@ _CUT = re.compile(_CUT_WORDS + r"|\s\d"
 # neither, and then the first two alone find the same cut at a fraction of the cost.
 _CUT_NEEDS = re.compile(r"[\d•·⋅∙|»]")
 _CUT_WORDS_ONLY = re.compile(_CUT_WORDS, re.I)
+# what the C part's cut_at is given: _CUT's month names and the words a name cannot run into
+_CUT_MONTHS = tuple(_MONTHS)
+_CUT_CAPS = tuple(_CAP_WORDS.split("|"))
+
+
+class CutC(Protocol):
+    """The function of the C part (keep/_metadata.c) that finds where a byline's name ends."""
+
+    def cut_at(self, s: str, months: tuple[str, ...], caps: tuple[str, ...], /) -> int | None: ...
+
+
+# bylines the probe compares the C part's cut with _CUT's on
+_PROBE_BYLINES = (
+    "", "Jane Doe", "Jane Doe | March 5", "Jane DoePublished 2024", "Jane Doe on March 5, 2024",
+    "Jane Doe, Sept. 5, 2024", "Jane Doe  |  Staff", "Jane Doe5th Street", "Jane Doe - Editor",
+    "Jane Doe last week", "jane doeUpdated", "Jane DoeMarching 5", "Jane Doe 12 comments", "| Jane",
+    "Jane Doe • Reuters", "Jane\tDoe\x1cupdated",
+)
+
+
+def _cut_agrees(mod: ModuleType) -> bool:
+    """Whether the C part finds _CUT's start on the probe bylines."""
+    return all(mod.cut_at(s, _CUT_MONTHS, _CUT_CAPS) == (cut_at_reference(s) if s.isascii() else None)
+               for s in _PROBE_BYLINES)
+
+
+@functools.cache
+def _cut_part() -> CutC | None:
+    """The C part's byline cut, probed at first use (None: cut_at_reference)."""
+    return cast("CutC | None", native.probed("keep._metadata", "the byline cut regex", _cut_agrees))
+
+
+def cut_at(s: str) -> int:
+    """Where a byline's name ends (the start of _CUT's first match; -1: nowhere): the C part's
+    scan on ASCII text, else cut_at_reference."""
+    c = _cut_part()
+    got = c.cut_at(s, _CUT_MONTHS, _CUT_CAPS) if c is not None else None
+    return cut_at_reference(s) if got is None else got
+
+
+def cut_at_reference(s: str) -> int:
+    """cut_at by the regex."""
+    m = (_CUT if _CUT_NEEDS.search(s) else _CUT_WORDS_ONLY).search(s)
+    return m.start() if m else -1
 # A job title or a link label after a name ("Keith Barry Senior Autos Reporter"): cut there,
 # when at least two words of name come first.
 _ROLE_WORDS = frozenset("Senior Staff Contributing Former Associate Content Managing Deputy Executive "
@@ -643,9 +687,9 @@ def clean_author(s: str, langs: Sequence[str] = ()) -> str:
         m = _CJK_NEXT_LABEL.search(s)
         if m and m.start() > 0:
             s = s[: m.start()]
-    m = (_CUT if _CUT_NEEDS.search(s) else _CUT_WORDS_ONLY).search(s)
-    if m and m.start() > 0:
-        s = s[: m.start()]
+    at = cut_at(s)
+    if at > 0:
+        s = s[:at]
     s = s.strip(" ,;:|-–—•·*").strip()  # * : a footnote mark, or a form's "Name *"
     # a forum's "name (Name)": the handle, then the same as a name
     m = _SELF_PAREN.match(s) if s.endswith(")") else None
@@ -970,7 +1014,11 @@ def _is_site_part(part: str, site: str, domain: frozenset[str]) -> bool:
 def clean_title(title: str, sitename: str = "", url: str | None = None) -> str:
     """A <title> / og:title without the site's name: 'Story | Site' -> 'Story'. The part kept is
     the longest one that is not the site's name or domain."""
-    title = " ".join(title.split())
+    return _clean_title(" ".join(title.split()), sitename, url)
+
+
+def _clean_title(title: str, sitename: str, url: str | None) -> str:
+    """clean_title of a title whose whitespace is collapsed."""
     if not title:
         return ""
     parts = _title_parts(title)
@@ -1021,7 +1069,13 @@ def choose_title(texts: Sequence[str], h1_at: Sequence[int], head: PageHead, ld:
             if not n or len(n) <= 2 or _is_site_part(texts[i], site, dom):
                 continue
             if not dn and declared:
-                cleaned = [clean_title(t, sitename, url) for t in declared]
+                # the same title is often declared twice (<title> and og:title): cleaned once
+                once: dict[str, str] = {}
+                for t in declared:
+                    c = once.get(t)
+                    if c is None:
+                        c = once[t] = clean_title(t, sitename, url)
+                    cleaned.append(c)
                 dn = [norm_text(t) for t in declared + cleaned]
             # the heading is a declared title, is inside one, or goes on where a cut one stops
             if any(n == d or (len(n) >= 10 and n in d) or (len(d) >= 20 and n.startswith(d)) for d in dn):

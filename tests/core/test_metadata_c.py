@@ -255,7 +255,8 @@ def test_pages_metadata_with_and_without_the_c_part(data: bytes, url: str | None
 
     with_c = fields()
     for mod, name in ((M, "_head_part"), (M, "_blocks_part"), (M, "_titles_part"), (D, "_c_part"),
-                      (D, "_date_part"), (R, "_positions_part")):
+                      (D, "_date_part"), (M, "_cut_part"),
+                      (R, "_positions_part")):
         monkeypatch.setattr(mod, name, lambda: None)
     M.norm_text.cache_clear()
     M._title_parts.cache_clear()
@@ -285,3 +286,26 @@ def test_url_date_reads_urlsplits_path() -> None:
     for _ in range(30000):
         url = _pieces(rng, pieces, 9)
         assert M._url_date(url) == reference(url), url
+
+
+@needs_c
+def test_cut_at_is_the_cut_regex() -> None:
+    """Where a byline's name ends: the C scan on ASCII texts finds the start of _CUT's first match
+    (every branch: the separators and words after a space, a label or month glued onto the name,
+    a month and day after a comma, a bar after spaces, a number before a word); other texts are
+    left to the regex."""
+    c = M._cut_part()
+    assert c is not None
+    rng = random.Random(13)
+    pieces = ["Jane", "Doe", "jane", "doeP", "Published", "published", "PUBLISHED", "Updated", "updated",
+              "Posted", "posted", "Last", "last", "on", "On", "ON", "March", "march", "Mar", "Mar.", "Sept",
+              "Sept.", "September", "Sep", "May", "may", "Marching", "Staff", "Senior", "Former",
+              "Contributing", "Reviewed", " ", "  ", "\t", "\x1c", ",", ", ", "|", " |", "-", " - ", "5",
+              "12", "123", "5th", "1st", "2ND", "x", "_", "a", ".", "Jun5", "é", "•"]
+    for _ in range(30000):
+        s = _pieces(rng, pieces, 10)
+        want = M.cut_at_reference(s)
+        assert c.cut_at(s, M._CUT_MONTHS, M._CUT_CAPS) == (want if s.isascii() else None), s
+        assert M.cut_at(s) == want, s
+    for s in ["", " " * 100000, "Jane Doe " * 20000, "x" * 100000 + " | y"]:
+        assert c.cut_at(s, M._CUT_MONTHS, M._CUT_CAPS) == M.cut_at_reference(s)
