@@ -1103,6 +1103,47 @@ static PyObject *cut_at(PyObject *self, PyObject *args) {
     return PyLong_FromSsize_t(best);
 }
 
+/* ------------------------------------------------------------------ metadata._is_date_key
+   The values of the <meta>s whose key dates the page (_DATE_KEY and not _NOT_DATE_KEY, both
+   case-blind), in order; None where a key is not ASCII (the regexes read those). */
+
+static int dk_has(const Py_UCS1 *s, Py_ssize_t n, const char *w) {
+    Py_ssize_t k = (Py_ssize_t)strlen(w);
+    for (Py_ssize_t i = 0; i + k <= n; i++)
+        if (ascii_lower(s[i]) == (Py_UCS1)w[0] && c_ieq(s, n, i, w, k)) return 1;
+    return 0;
+}
+
+static PyObject *date_values(PyObject *self, PyObject *args) {
+    static const char *yes[] = {"date", "time", "publish", "created", NULL};
+    static const char *no[] = {"modif", "updat", "expir", "valid", "start", "end", "event", "verif", "birth", NULL};
+    PyObject *metas;
+    if (!PyArg_ParseTuple(args, "O", &metas)) return NULL;
+    if (!PyList_Check(metas)) Py_RETURN_NONE;
+    Py_ssize_t m = PyList_GET_SIZE(metas);
+    for (Py_ssize_t i = 0; i < m; i++) {
+        PyObject *kv = PyList_GET_ITEM(metas, i);
+        if (!PyTuple_Check(kv) || PyTuple_GET_SIZE(kv) != 2 || !PyUnicode_Check(PyTuple_GET_ITEM(kv, 0)) ||
+            !PyUnicode_IS_ASCII(PyTuple_GET_ITEM(kv, 0)))
+            Py_RETURN_NONE;
+    }
+    PyObject *out = PyList_New(0);
+    if (!out) return NULL;
+    for (Py_ssize_t i = 0; i < m; i++) {
+        PyObject *kv = PyList_GET_ITEM(metas, i), *key = PyTuple_GET_ITEM(kv, 0);
+        const Py_UCS1 *s = PyUnicode_1BYTE_DATA(key);
+        Py_ssize_t n = PyUnicode_GET_LENGTH(key);
+        int ok = 0;
+        for (int j = 0; yes[j] && !ok; j++) ok = dk_has(s, n, yes[j]);
+        for (int j = 0; no[j] && ok; j++) ok = !dk_has(s, n, no[j]);
+        if (ok && PyList_Append(out, PyTuple_GET_ITEM(kv, 1)) < 0) {
+            Py_DECREF(out);
+            return NULL;
+        }
+    }
+    return out;
+}
+
 static PyMethodDef methods[] = {
     {"head", head, METH_VARARGS, "metadata.page_head's fields and each <meta> key's first value"},
     {"first_meta", first_meta, METH_VARARGS, "the first of some keys' value, whitespace collapsed"},
@@ -1115,6 +1156,7 @@ static PyMethodDef methods[] = {
     {"norm_ascii", norm_ascii, METH_VARARGS, "an ASCII text's words, lower case, one space apart"},
     {"date_ascii", date_ascii, METH_VARARGS, "dates.normalise_date on an ASCII text (None: Python reads it)"},
     {"cut_at", cut_at, METH_VARARGS, "where a byline's name ends in an ASCII text (-1: nowhere)"},
+    {"date_values", date_values, METH_VARARGS, "the values of the <meta>s whose ASCII key dates the page"},
     {"positions", positions, METH_VARARGS, "the indices of an int64 column's items equal to a value"},
     {NULL, NULL, 0, NULL},
 };

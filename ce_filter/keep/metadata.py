@@ -513,6 +513,41 @@ def _first_meta_reference(first: Mapping[str, str], keys: Sequence[str]) -> str:
     return ""
 
 
+class DateKeysC(Protocol):
+    """The function of the C part (keep/_metadata.c) that picks the dating <meta>s."""
+
+    def date_values(self, metas: list[tuple[str, str]], /) -> list[str] | None: ...
+
+
+# <meta> keys the probe compares the C part's choice with _is_date_key's on
+_PROBE_DATE_KEYS = ("date", "DC.Date", "article:published_time", "article:modified_time", "og:updated_time",
+                    "pubdate", "PUBLISH-DATE", "created", "dateCreated", "timestamp", "startDate", "endtime",
+                    "event_date", "valid-until", "birthdate", "verified_time", "expires", "x", "", "datetime",
+                    "updated", "Date_Modif", "dates", "ti me", "sendtime")
+
+
+def _date_keys_agree(mod: ModuleType) -> bool:
+    """Whether the C part picks the probe keys' values as _is_date_key does."""
+    metas = [(k, f"v{i}") for i, k in enumerate(_PROBE_DATE_KEYS)]
+    return (mod.date_values(metas) == [v for k, v in metas if _is_date_key(k)]
+            and mod.date_values([("d\u0101te", "x")]) is None and mod.date_values([]) == [])
+
+
+@functools.cache
+def _date_keys_part() -> DateKeysC | None:
+    """The C part's dating <meta>s, probed at first use (None: _is_date_key on each key)."""
+    return cast("DateKeysC | None",
+                native.probed("keep._metadata", "the date keys' regexes", _date_keys_agree))
+
+
+def date_values(metas: list[tuple[str, str]]) -> list[str]:
+    """The values of the <meta>s whose key dates the page, in order: the C part's on ASCII keys,
+    else _is_date_key's."""
+    c = _date_keys_part()
+    got = c.date_values(metas) if c is not None else None
+    return [v for k, v in metas if _is_date_key(k)] if got is None else got
+
+
 @functools.lru_cache(maxsize=1024)
 def _is_date_key(key: str) -> bool:
     """A <meta> key that dates the page (the same few keys recur on every page: memoized)."""
@@ -1216,11 +1251,10 @@ def _choose_date(head: PageHead, near: _Joined, ld: _LD, url: str | None, canoni
     d = _url_date(url) or _url_date(canonical)  # a /2024/03/05/ path: the publication date by convention
     if d:
         return d
-    for k, v in head.metas:
-        if _is_date_key(k):
-            d = normalise_date(v, months)
-            if d:
-                return d
+    for v in date_values(head.metas):
+        d = normalise_date(v, months)
+        if d:
+            return d
     d = _date_from_times(head.times, months)
     if d:
         return d

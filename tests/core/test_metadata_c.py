@@ -255,7 +255,7 @@ def test_pages_metadata_with_and_without_the_c_part(data: bytes, url: str | None
 
     with_c = fields()
     for mod, name in ((M, "_head_part"), (M, "_blocks_part"), (M, "_titles_part"), (D, "_c_part"),
-                      (D, "_date_part"), (M, "_cut_part"),
+                      (D, "_date_part"), (M, "_cut_part"), (M, "_date_keys_part"),
                       (R, "_positions_part")):
         monkeypatch.setattr(mod, name, lambda: None)
     M.norm_text.cache_clear()
@@ -309,3 +309,23 @@ def test_cut_at_is_the_cut_regex() -> None:
         assert M.cut_at(s) == want, s
     for s in ["", " " * 100000, "Jane Doe " * 20000, "x" * 100000 + " | y"]:
         assert c.cut_at(s, M._CUT_MONTHS, M._CUT_CAPS) == M.cut_at_reference(s)
+
+
+@needs_c
+def test_date_values_are_the_date_key_regexes() -> None:
+    """The dating <meta>s' values: the C part's choice on ASCII keys is _is_date_key's (the
+    regexes, case-blind); a non-ASCII key leaves the page to the regexes (None)."""
+    c = M._date_keys_part()
+    assert c is not None
+    rng = random.Random(17)
+    pieces = ["date", "Date", "DATE", "time", "publish", "created", "modif", "updat", "expir", "valid",
+              "start", "end", "event", "verif", "birth", "x", ":", "_", "dat", "e", "tim", "ſ", "K", "é", "",
+              "Modif", "END"]
+    for _ in range(20000):
+        metas = [(_pieces(rng, pieces, 4), str(i)) for i in range(rng.randint(0, 6))]
+        want = [v for k, v in metas if M._is_date_key(k)]
+        got = c.date_values(metas)
+        assert got == (want if all(k.isascii() for k, _ in metas) else None), metas
+        assert M.date_values(metas) == want
+    assert c.date_values([("date" * 10000, "v")]) == ["v"]
+    assert c.date_values((("date", "v"),)) is None  # type: ignore[arg-type]
