@@ -1144,6 +1144,65 @@ static PyObject *date_values(PyObject *self, PyObject *args) {
     return out;
 }
 
+/* ------------------------------------------------------------------ read.address.hostname
+   The host of an ASCII URL as hostname() reads it (lower case, without "www." and port, ''
+   for none or a relative URL); None for other values (hostname reads them). */
+
+static PyObject *host_ascii(PyObject *self, PyObject *args) {
+    PyObject *url;
+    if (!PyArg_ParseTuple(args, "O", &url)) return NULL;
+    if (url == Py_None) return PyUnicode_FromStringAndSize("", 0);
+    if (!PyUnicode_CheckExact(url) || !PyUnicode_IS_ASCII(url)) Py_RETURN_NONE;
+    const Py_UCS1 *s = PyUnicode_1BYTE_DATA(url);
+    Py_ssize_t b = 0, n = PyUnicode_GET_LENGTH(url);
+    while (b < n && d_isspace(s[b])) b++;
+    while (n > b && d_isspace(s[n - 1])) n--;
+    s += b;
+    n -= b;
+    Py_ssize_t at = -1;
+    for (Py_ssize_t i = 0; i + 1 < n; i++)
+        if (s[i] == '/' && s[i + 1] == '/') { at = i; break; }
+    if (at < 0) return PyUnicode_FromStringAndSize("", 0);
+    if (at > 0) {
+        if (s[at - 1] != ':') return PyUnicode_FromStringAndSize("", 0);
+        Py_ssize_t alnum = 0;  /* the scheme: letters, digits, + and - (one letter or digit at least) */
+        for (Py_ssize_t i = 0; i < at - 1; i++) {
+            Py_UCS1 c = s[i];
+            if (is_alpha(c) || (c >= '0' && c <= '9')) alnum++;
+            else if (c != '+' && c != '-') return PyUnicode_FromStringAndSize("", 0);
+        }
+        if (at - 1 > 0 && alnum == 0) return PyUnicode_FromStringAndSize("", 0);
+    }
+    Py_ssize_t r = at + 2, end = n;
+    for (Py_ssize_t i = r; i < n; i++)
+        if (s[i] == '/' || s[i] == '?' || s[i] == '#') { end = i; break; }
+    Py_ssize_t h = r;
+    for (Py_ssize_t i = r; i < end; i++)
+        if (s[i] == '@') h = i + 1;
+    Py_ssize_t he = end;
+    if (h < end && s[h] == '[') {
+        Py_ssize_t close = -1;
+        for (Py_ssize_t i = h; i < end; i++)
+            if (s[i] == ']') { close = i; break; }
+        if (close < 0) return PyUnicode_FromStringAndSize("", 0);
+        h++;
+        he = close;
+    } else {
+        for (Py_ssize_t i = h; i < end; i++)
+            if (s[i] == ':') { he = i; break; }
+    }
+    while (h < he && d_isspace(s[h])) h++;
+    while (he > h && d_isspace(s[he - 1])) he--;
+    char buf[256];
+    char *out = he - h <= (Py_ssize_t)sizeof buf ? buf : PyMem_Malloc((size_t)(he - h));
+    if (!out) return PyErr_NoMemory();
+    for (Py_ssize_t i = h; i < he; i++) out[i - h] = (char)ascii_lower(s[i]);
+    Py_ssize_t k = he - h, skip = k >= 4 && memcmp(out, "www.", 4) == 0 ? 4 : 0;
+    PyObject *res = PyUnicode_FromStringAndSize(out + skip, k - skip);
+    if (out != buf) PyMem_Free(out);
+    return res;
+}
+
 static PyMethodDef methods[] = {
     {"head", head, METH_VARARGS, "metadata.page_head's fields and each <meta> key's first value"},
     {"first_meta", first_meta, METH_VARARGS, "the first of some keys' value, whitespace collapsed"},
@@ -1157,6 +1216,7 @@ static PyMethodDef methods[] = {
     {"date_ascii", date_ascii, METH_VARARGS, "dates.normalise_date on an ASCII text (None: Python reads it)"},
     {"cut_at", cut_at, METH_VARARGS, "where a byline's name ends in an ASCII text (-1: nowhere)"},
     {"date_values", date_values, METH_VARARGS, "the values of the <meta>s whose ASCII key dates the page"},
+    {"host_ascii", host_ascii, METH_VARARGS, "address.hostname of an ASCII URL"},
     {"positions", positions, METH_VARARGS, "the indices of an int64 column's items equal to a value"},
     {NULL, NULL, 0, NULL},
 };

@@ -1183,8 +1183,40 @@ def extract_metadata(head: PageHead, url: str | None = None, texts: Sequence[str
         image=_image(head, ld, url),
         tags=_terms(head, _TAG_KEYS) or ld.keywords,
         categories=_terms(head, _CATEGORY_KEYS) or ld.sections,
-        hostname=hostname(url) or hostname(canonical),
+        hostname=host(url) or host(canonical),
     )
+
+
+class HostC(Protocol):
+    """The function of the C part (keep/_metadata.c) that reads a URL's host."""
+
+    def host_ascii(self, url: str | None, /) -> str | None: ...
+
+
+# URLs the probe compares the C part's host with address.hostname's on
+_PROBE_URLS = (None, "", "https://www.Example.com:8080/a?b#c", "//cdn.example.org/x", "/relative/path",
+               "x.com", "mailto:a@b.c", "a+b-c://u:p@Host.example/", "+://h/", "://h/", "http://[::1]:80/",
+               "http://[::1/", " \thttp://WWW.x.org \n", "http://u@h@www.k.com", "https://h:port/",
+               "ftp:/x//y", "http://xn--d/?", "1http://h/", "ht.tp://h/")
+
+
+def _hosts_agree(mod: ModuleType) -> bool:
+    """Whether the C part reads the probe URLs' hosts as address.hostname does."""
+    return (all(mod.host_ascii(u) == hostname(u) for u in _PROBE_URLS)
+            and mod.host_ascii("https://é.fr/") is None)
+
+
+@functools.cache
+def _host_part() -> HostC | None:
+    """The C part's hosts, probed at first use (None: address.hostname)."""
+    return cast("HostC | None", native.probed("keep._metadata", "the Python hostname", _hosts_agree))
+
+
+def host(url: str | None) -> str:
+    """address.hostname(url): the C part's reading of an ASCII URL, else hostname's."""
+    c = _host_part()
+    got = c.host_ascii(url) if c is not None else None
+    return hostname(url) if got is None else got
 
 
 _IMAGE_KEYS = ("og:image", "og:image:url", "og:image:secure_url", "twitter:image", "twitter:image:src",

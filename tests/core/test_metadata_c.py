@@ -255,7 +255,7 @@ def test_pages_metadata_with_and_without_the_c_part(data: bytes, url: str | None
 
     with_c = fields()
     for mod, name in ((M, "_head_part"), (M, "_blocks_part"), (M, "_titles_part"), (D, "_c_part"),
-                      (D, "_date_part"), (M, "_cut_part"), (M, "_date_keys_part"),
+                      (D, "_date_part"), (M, "_cut_part"), (M, "_date_keys_part"), (M, "_host_part"),
                       (R, "_positions_part")):
         monkeypatch.setattr(mod, name, lambda: None)
     M.norm_text.cache_clear()
@@ -329,3 +329,23 @@ def test_date_values_are_the_date_key_regexes() -> None:
         assert M.date_values(metas) == want
     assert c.date_values([("date" * 10000, "v")]) == ["v"]
     assert c.date_values((("date", "v"),)) is None  # type: ignore[arg-type]
+
+
+@needs_c
+def test_host_is_address_hostname() -> None:
+    """A URL's host: the C part's on ASCII URLs (schemes, users, ports, IPv6 brackets, "www.",
+    padding, relative and odd URLs) is address.hostname's; other URLs are left to it (None)."""
+    from ce_filter.read.address import hostname
+
+    c = M._host_part()
+    assert c is not None
+    rng = random.Random(19)
+    pieces = ["http", "https", "HTTP", "+", "-", "+-", "a+b", ".", ":", "//", "/", "?", "#", "@", "[", "]",
+              "::1", "www.", "WWW.", "Www.", "x", "Example", ".com", ":80", " ", "\t", "\x1c", "\n", "é",
+              "user:pw", "a", "1", "_"]
+    for _ in range(30000):
+        url = _pieces(rng, pieces, 10)
+        assert c.host_ascii(url) == (hostname(url) if url.isascii() else None), url
+        assert M.host(url) == hostname(url), url
+    for url in [None, "", "x" * 100000 + "//" + "A" * 100000 + ":1", "http://" + "a" * 300]:
+        assert c.host_ascii(url) == hostname(url)
