@@ -1203,6 +1203,110 @@ static PyObject *host_ascii(PyObject *self, PyObject *args) {
     return res;
 }
 
+/* ------------------------------------------------------------------ metadata._clean_title
+   A title without the site's name, on ASCII text: the parts (split_title's, blank ones left
+   out; two at least) that are not the site's name (site: its words, norm_text) or its domain
+   (dom: the domain's words, their spaces taken out) kept as they stand in the title; None
+   where the title, a part, the site or a domain word is not ASCII (Python reads those). */
+
+/* norm_text of an ASCII text into buf (n + 1 bytes at least): its length */
+static Py_ssize_t ct_norm(const Py_UCS1 *d, Py_ssize_t n, char *buf) {
+    Py_ssize_t m = 0;
+    int prev = 0;
+    for (Py_ssize_t i = 0; i < n; i++) {
+        Py_UCS1 c = d[i];
+        int word = (c >= '0' && c <= '9') || is_alpha(c) || c == '_';
+        if (word) {
+            if (!prev && m) buf[m++] = ' ';
+            buf[m++] = (char)ascii_lower(c);
+        }
+        prev = word;
+    }
+    return m;
+}
+
+static int ct_contains(const char *hay, Py_ssize_t hn, const char *needle, Py_ssize_t nn) {
+    if (nn == 0) return 1;
+    for (Py_ssize_t i = 0; i + nn <= hn; i++)
+        if (hay[i] == needle[0] && memcmp(hay + i, needle, (size_t)nn) == 0) return 1;
+    return 0;
+}
+
+/* _is_site_part of an ASCII part */
+static int ct_site_part(PyObject *part, const char *site, Py_ssize_t sn, PyObject *dom, char *buf, char *sq) {
+    Py_ssize_t n = ct_norm(PyUnicode_1BYTE_DATA(part), PyUnicode_GET_LENGTH(part), buf);
+    if (n == 0) return 1;
+    if (sn && ((n == sn && memcmp(buf, site, (size_t)n) == 0) || ct_contains(site, sn, buf, n) ||
+               (n <= sn + 12 && ct_contains(buf, n, site, sn))))
+        return 1;
+    Py_ssize_t q = 0;
+    for (Py_ssize_t i = 0; i < n; i++) if (buf[i] != ' ') sq[q++] = buf[i];
+    for (Py_ssize_t i = 0; i < PyTuple_GET_SIZE(dom); i++) {
+        PyObject *d = PyTuple_GET_ITEM(dom, i);
+        Py_ssize_t k = PyUnicode_GET_LENGTH(d);
+        if (k <= q && memcmp(sq, PyUnicode_1BYTE_DATA(d), (size_t)k) == 0) return 1;
+    }
+    return 0;
+}
+
+static PyObject *clean_title(PyObject *self, PyObject *args) {
+    PyObject *title, *parts, *site, *dom;
+    if (!PyArg_ParseTuple(args, "UO!UO!", &title, &PyTuple_Type, &parts, &site, &PyTuple_Type, &dom)) return NULL;
+    Py_ssize_t np = PyTuple_GET_SIZE(parts), longest = 0;
+    if (np < 2 || !PyUnicode_IS_ASCII(title) || !PyUnicode_IS_ASCII(site)) Py_RETURN_NONE;
+    for (Py_ssize_t i = 0; i < np; i++) {
+        PyObject *p = PyTuple_GET_ITEM(parts, i);
+        if (!PyUnicode_Check(p) || !PyUnicode_IS_ASCII(p)) Py_RETURN_NONE;
+        if (PyUnicode_GET_LENGTH(p) > longest) longest = PyUnicode_GET_LENGTH(p);
+    }
+    for (Py_ssize_t i = 0; i < PyTuple_GET_SIZE(dom); i++) {
+        PyObject *d = PyTuple_GET_ITEM(dom, i);
+        if (!PyUnicode_Check(d) || !PyUnicode_IS_ASCII(d) || PyUnicode_GET_LENGTH(d) == 0) Py_RETURN_NONE;
+    }
+    char *buf = PyMem_Malloc((size_t)(2 * longest + 2));
+    if (!buf) return PyErr_NoMemory();
+    Py_ssize_t first = -1, lastk = -1, kept = 0;
+    for (Py_ssize_t i = 0; i < np; i++) {
+        if (!ct_site_part(PyTuple_GET_ITEM(parts, i), (const char *)PyUnicode_1BYTE_DATA(site),
+                          PyUnicode_GET_LENGTH(site), dom, buf, buf + longest + 1)) {
+            if (first < 0) first = i;
+            lastk = i;
+            kept++;
+        }
+    }
+    PyMem_Free(buf);
+    Py_ssize_t tn = PyUnicode_GET_LENGTH(title);
+    const Py_UCS1 *t = PyUnicode_1BYTE_DATA(title);
+    if (kept == 0) return Py_NewRef(title);
+    if (kept == np) {
+        /* nothing looks like the site: only a short last part (four words at most, shorter
+           than the rest) is dropped */
+        PyObject *last = PyTuple_GET_ITEM(parts, np - 1);
+        const Py_UCS1 *l = PyUnicode_1BYTE_DATA(last);
+        Py_ssize_t ln = PyUnicode_GET_LENGTH(last), words = 0, rest = np - 2;
+        for (Py_ssize_t i = 0; i < ln; i++)
+            if (!d_isspace(l[i]) && (i == 0 || d_isspace(l[i - 1]))) words++;
+        for (Py_ssize_t i = 0; i < np - 1; i++) rest += PyUnicode_GET_LENGTH(PyTuple_GET_ITEM(parts, i));
+        if (words <= 4 && ln < rest) {
+            Py_ssize_t at = PyUnicode_Find(title, last, 0, tn, -1);
+            if (at == -2) return NULL;
+            if (at < 0) Py_RETURN_NONE;  /* (a part is in its title) */
+            while (at > 0 && strchr(" |-:~/", t[at - 1]) && t[at - 1]) at--;
+            return PyUnicode_Substring(title, 0, at);
+        }
+        return Py_NewRef(title);
+    }
+    PyObject *a = PyTuple_GET_ITEM(parts, first), *b = PyTuple_GET_ITEM(parts, lastk);
+    Py_ssize_t start = PyUnicode_Find(title, a, 0, tn, 1), end = PyUnicode_Find(title, b, 0, tn, -1);
+    if (start == -2 || end == -2) return NULL;
+    if (start < 0 || end < 0) Py_RETURN_NONE;
+    end += PyUnicode_GET_LENGTH(b);
+    if (end < start) end = start;
+    while (start < end && d_isspace(t[start])) start++;
+    while (end > start && d_isspace(t[end - 1])) end--;
+    return PyUnicode_Substring(title, start, end);
+}
+
 static PyMethodDef methods[] = {
     {"head", head, METH_VARARGS, "metadata.page_head's fields and each <meta> key's first value"},
     {"first_meta", first_meta, METH_VARARGS, "the first of some keys' value, whitespace collapsed"},
@@ -1217,6 +1321,7 @@ static PyMethodDef methods[] = {
     {"cut_at", cut_at, METH_VARARGS, "where a byline's name ends in an ASCII text (-1: nowhere)"},
     {"date_values", date_values, METH_VARARGS, "the values of the <meta>s whose ASCII key dates the page"},
     {"host_ascii", host_ascii, METH_VARARGS, "address.hostname of an ASCII URL"},
+    {"clean_title", clean_title, METH_VARARGS, "an ASCII title without the site's name"},
     {"positions", positions, METH_VARARGS, "the indices of an int64 column's items equal to a value"},
     {NULL, NULL, 0, NULL},
 };

@@ -1061,6 +1061,20 @@ def _clean_title(title: str, sitename: str, url: str | None) -> str:
         return title
     site = norm_text(sitename)
     dom = _domain_words(url)
+    c = _clean_part()
+    got = c.clean_title(title, parts, site, _squashed(dom)) if c is not None else None
+    return _clean_parts(title, parts, site, dom) if got is None else got
+
+
+@functools.lru_cache(maxsize=256)
+def _squashed(dom: frozenset[str]) -> tuple[str, ...]:
+    """The domain's words without their spaces (what _is_site_part compares), for the C part."""
+    return tuple(d.replace(" ", "") for d in dom if d)
+
+
+def _clean_parts(title: str, parts: tuple[str, ...], site: str, dom: frozenset[str]) -> str:
+    """_clean_title's choice of the title's parts in Python: the reference of the C part's
+    clean_title."""
     keep = [p for p in parts if not _is_site_part(p, site, dom)]
     if not keep:
         return title
@@ -1074,6 +1088,44 @@ def _clean_title(title: str, sitename: str, url: str | None) -> str:
     start = title.find(keep[0])
     end = title.rfind(keep[-1]) + len(keep[-1])
     return title[start:end].strip()
+
+
+class CleanC(Protocol):
+    """The function of the C part (keep/_metadata.c) that takes the site's name off a title."""
+
+    def clean_title(self, title: str, parts: tuple[str, ...], site: str, dom: tuple[str, ...], /,
+                    ) -> str | None: ...
+
+
+# (title, site's name, URL) the probe compares the C part's clean title with the reference's on
+_PROBE_CLEAN = (
+    ("Story | Site", "Site", None), ("Story | Other", "", None),
+    ("Story - Example News", "", "https://example.com/"),
+    ("Example: A long story here | Section | Example", "", "https://www.example.co.uk/x"),
+    ("A | B", "a b", None), ("Site | Site", "Site", None), ("Big story - Short bit", "", None),
+    ("One two three four five six | The rest of it", "", None), ("x :: y :: z", "", "http://y.org"),
+    ("  | Story |  ", "", None), ("Story » Sitename Daily", "sitename", None),
+    ("Ünïcode | Site", "Site", None),
+)
+
+
+def _clean_agrees(mod: ModuleType) -> bool:
+    """Whether the C part cleans the probe titles as _clean_parts does."""
+    for title, sitename, url in _PROBE_CLEAN:
+        parts = _title_parts(title)
+        if len(parts) < 2:
+            continue
+        site, dom = norm_text(sitename), _domain_words(url)
+        got = mod.clean_title(title, parts, site, _squashed(dom))
+        if got != (_clean_parts(title, parts, site, dom) if title.isascii() else None):
+            return False
+    return True
+
+
+@functools.cache
+def _clean_part() -> CleanC | None:
+    """The C part's clean title, probed at first use (None: _clean_parts)."""
+    return cast("CleanC | None", native.probed("keep._metadata", "the Python clean_title", _clean_agrees))
 
 
 def _sitename_from_title(title: str, url: str | None) -> str:

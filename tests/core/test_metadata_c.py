@@ -256,7 +256,7 @@ def test_pages_metadata_with_and_without_the_c_part(data: bytes, url: str | None
     with_c = fields()
     for mod, name in ((M, "_head_part"), (M, "_blocks_part"), (M, "_titles_part"), (D, "_c_part"),
                       (D, "_date_part"), (M, "_cut_part"), (M, "_date_keys_part"), (M, "_host_part"),
-                      (R, "_positions_part")):
+                      (M, "_clean_part"), (R, "_positions_part")):
         monkeypatch.setattr(mod, name, lambda: None)
     M.norm_text.cache_clear()
     M._title_parts.cache_clear()
@@ -349,3 +349,32 @@ def test_host_is_address_hostname() -> None:
         assert M.host(url) == hostname(url), url
     for url in [None, "", "x" * 100000 + "//" + "A" * 100000 + ":1", "http://" + "a" * 300]:
         assert c.host_ascii(url) == hostname(url)
+
+
+@needs_c
+def test_clean_title_is_clean_parts() -> None:
+    """A title without the site's name: the C part's choice of parts on ASCII titles (the site's
+    name or domain first, last, in the middle, inside a part, everywhere, nowhere; blank and
+    repeated parts) is _clean_parts'; other titles are left to it (None)."""
+    c = M._clean_part()
+    assert c is not None
+    rng = random.Random(23)
+    pieces = ["Story", "story", "Example", "example", "News", "Daily", "Site", " | ", " - ", " :: ", " » ",
+              "|", " ", "  ", "\t", "a", "The", "Ünï", "x-y", "Example News", "2024", "!", ".com"]
+    sites = ["", "Site", "Example News", "example", "The Daily", "Ünï", "a"]
+    urls = [None, "https://www.example.com/x", "http://news.example.co.uk/", "https://site.org", "https://ünï.de/"]
+    for _ in range(20000):
+        title = " ".join(_pieces(rng, pieces, 10).split())
+        sitename, url = rng.choice(sites), rng.choice(urls)
+        parts = M._title_parts(title)
+        if len(parts) < 2:
+            continue
+        site, dom = M.norm_text(sitename), M._domain_words(url)
+        want = M._clean_parts(title, parts, site, dom)
+        got = c.clean_title(title, parts, site, M._squashed(dom))
+        ascii_in = title.isascii() and site.isascii() and all(d.isascii() for d in dom)
+        assert got == (want if ascii_in else None), (title, sitename, url)
+        assert M.clean_title(title, sitename, url) == want
+    long = " | ".join([f"Part {i}" for i in range(5000)])
+    parts = M._title_parts(long)
+    assert c.clean_title(long, parts, "part 1", ()) == M._clean_parts(long, parts, "part 1", frozenset())
