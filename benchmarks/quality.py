@@ -1,12 +1,17 @@
 """The quality tables: each tool's token precision / recall / F1 on each report corpus, the
 snippet rates where the corpus has snippets, and all of it per page type where it has types (and
-per language, site and year where ``Score.breakdowns`` shows them).
+per language, site and year where ``Score.breakdowns`` shows them). With ``--oof PAGES.tsv`` (the
+per-page file of an out-of-fold run, ``ce-filter evaluate --cv --pages``), each corpus of that
+file also gets ce-filter's out-of-fold figure per page type against the best peer, and the
+page-kind model's confusion out of fold (benchmarks/kinds.py).
 
 No timing here, so the (tool, corpus) tasks run in parallel processes (``--jobs``), children
 of the page runner (ce_filter.run.pool): a task whose child dies gets a row that says why.
 """
 
 from __future__ import annotations
+
+from typing import TYPE_CHECKING
 
 from ce_filter.learn.corpus import load_corpus
 from ce_filter.learn.evaluate import Breakdown, ScoreFigures, evaluate
@@ -15,6 +20,9 @@ from ce_filter.run.pool import Handler, Pool
 
 from . import pages, peers
 from .report import num, table
+
+if TYPE_CHECKING:
+    from .kinds import OofPage
 
 
 class QualityRow(ScoreFigures, total=False):
@@ -108,7 +116,10 @@ def _bold_best(values: dict[str, float | None]) -> dict[str, str]:
             for t, v in values.items()}
 
 
-def quality_tables(results: list[QualityRow], corpora: list[str], tools: list[str]) -> str:
+def quality_tables(results: list[QualityRow], corpora: list[str], tools: list[str],
+                   oof: list[OofPage] | None = None) -> str:
+    """The summary, the detail, and each corpus's breakdowns; with ``oof`` (out-of-fold pages,
+    kinds.read_oof), after a corpus's page-type tables the out-of-fold ones of kinds.oof_parts."""
     by_key = {(r["tool"], r["spec"]): r for r in results}
     f1 = {k: r.get("mean_f1") for k, r in by_key.items()}
     cols = {c: _bold_best({t: f1.get((t, c)) for t in tools}) for c in corpora}
@@ -124,6 +135,12 @@ def quality_tables(results: list[QualityRow], corpora: list[str], tools: list[st
     for c in corpora:
         for key, what in _BREAKDOWNS:
             parts += _group_tables(c, tools, by_key, key, what)
+            if key == "by_type" and oof:
+                from .kinds import oof_parts
+
+                label = pages.label(c)
+                parts += oof_parts(label, [p for p in oof if p.corpus == label],
+                                   {t: by_key[(t, c)] for t in tools if (t, c) in by_key}, tools)
     return "\n\n".join(parts)
 
 

@@ -58,6 +58,11 @@ def add_arguments(p: argparse.ArgumentParser) -> None:
                    help="add the pipeline rows (WARC->JSONL, Kafka worker)")
     p.add_argument("--quality", action="store_true", help="only the quality table (P/R/F1 per corpus)")
     p.add_argument("--jobs", type=int, default=2, help="processes for --quality (default 2)")
+    p.add_argument("--oof", metavar="PAGES.tsv",
+                   help="with --quality: the per-page file of `ce-filter evaluate --cv ... --pages "
+                        "PAGES.tsv`; each of its corpora in the run gets ce-filter's out-of-fold mean F1 "
+                        "per page type against the best peer, and the page-kind model's confusion "
+                        "out of fold")
     p.add_argument("--metadata", action="store_true",
                    help="only the metadata table: title/author/date on wcxb-dev beside trafilatura, and "
                         "their cost (written into docs/OUTPUT.md when run in a checkout)")
@@ -95,11 +100,11 @@ def command_line(a: argparse.Namespace) -> str:
     """The command that repeats this run (options at their defaults left out)."""
     parts = ["ce-filter", "bench", *a.corpus]
     defaults = {"limit": None, "repeat": 3, "stat": "best", "tools": "all", "pin": None,
-                "sections": DEFAULT_SECTIONS, "pipeline": False, "quality": False, "jobs": 2,
+                "sections": DEFAULT_SECTIONS, "pipeline": False, "quality": False, "jobs": 2, "oof": None,
                 "warc_pages": 10_000, "pipeline_pages": 10_000, "timeout": 1800}
     for k, d in defaults.items():
         v = getattr(a, k)
-        if v != d and not (k == "jobs" and not a.quality):
+        if v != d and not (k in ("jobs", "oof") and not a.quality):
             flag = "--" + k.replace("_", "-")
             parts += [flag] if v is True else [flag, str(v)]
     return shlex.join(parts)
@@ -210,6 +215,13 @@ def run(a: argparse.Namespace) -> int:
         return run_metadata(a)
     try:
         todo = sections(a)
+        oof = None
+        if a.oof:
+            if not a.quality:
+                raise ValueError("--oof: with --quality only")
+            from .kinds import read_oof
+
+            oof = read_oof(a.oof)
         tools = peers.parse_tools(a.tools)
         if a.quality:  # ce-filter+metadata is ce-filter's extraction: the same text
             tools = [t for t in tools if t != "ce-filter+metadata"]
@@ -242,7 +254,7 @@ def run(a: argparse.Namespace) -> int:
 
         q = quality.measure(tools, corpora, a.limit, a.jobs)
         res["quality"] = q
-        body = quality.quality_tables(q, corpora, tools)
+        body = quality.quality_tables(q, corpora, tools, oof)
         out["quality"] = f"{smoke_note(a)}{run_header(cmd)}\n\n{body}"
         printed.append(body)
 

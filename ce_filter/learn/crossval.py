@@ -9,7 +9,9 @@ corpus's domain column where it has one (wcxb-dev's pages.tsv), else the page's 
 the named configuration on the pages of the other folds (its own C, threshold and token lists
 chosen by its own grouped CV inside them), and the fold's pages are extracted with it by the
 real extractor from their raw HTML and scored with the real metric (not the LCS proxy of
-training). The figures are reported per corpus and per page type. With ``--precise`` (and/or
+training). The figures are reported per corpus and per page type; ``--pages`` also writes each
+page's estimated page kind, from the fold model's own page-kind model (fitted on the other
+folds' pages), so the page-kind model is judged out of fold too. With ``--precise`` (and/or
 ``--recall``) the same fold models are scored again at their precision-leaning (recall-leaning)
 cut (``Extractor(precise=True)`` / ``Extractor(recall=True)``: the cut each fold's training
 chose on its own CV).
@@ -19,13 +21,18 @@ from __future__ import annotations
 
 import argparse
 import sys
+from collections.abc import Callable
 from dataclasses import replace
+from typing import TYPE_CHECKING
 
 import numpy as np
 
 from ..progress import progress
 from .corpus import Doc, Spec, site_of
-from .evaluate import Score, evaluate, table, text_fn
+from .evaluate import Score, evaluate, table
+
+if TYPE_CHECKING:
+    from ..extractor import Extractor
 
 
 def load_docs(specs: list[str]) -> tuple[list[str], list[Doc], list[int]]:
@@ -108,10 +115,33 @@ def oof_cuts(specs: list[str], config: str = "best", folds: int = 5, comments: b
                            recall=cut == "recall")
             used[j].append(ex.threshold)
             for ci, lab in enumerate(labels):
-                scores[j][ci].extend(evaluate(text_fn(ex), held[ci], comments=comments,
-                                              name=f"cv fold {k + 1}: {lab}", total=len(held[ci]),
-                                              log=log))
+                kinds: list[str] = []
+                sc = evaluate(text_and_kind(ex, kinds), held[ci], comments=comments,
+                              name=f"cv fold {k + 1}: {lab}", total=len(held[ci]), log=log)
+                sc.pages = [replace(r, kind=kd) for r, kd in zip(sc.pages, kinds)]
+                scores[j][ci].extend(sc)
     return [(u, list(zip(labels, sc))) for u, sc in zip(used, scores)]
+
+
+def text_and_kind(ex: Extractor, kinds: list[str]) -> Callable[[bytes, str | None], str]:
+    """``ex.extract(html, url=url).text`` as a function that also appends the page's estimated
+    kind (``Extractor.kind_name``: the argmax of its page-kind probabilities, '' without them)
+    to ``kinds``, one entry per call, also for a page that raises. Only the model's own
+    page-kind model counts: a model trained without one (a configuration without the kind
+    group) borrows the shipped model's, which was fitted on wcxb-dev, so its estimates are
+    left out ('')."""
+    own = ex.model.pagekind is not None
+
+    def run(h: bytes, url: str | None = None) -> str:
+        try:
+            p = ex.page(h, url=url)
+        except Exception:
+            kinds.append("")
+            raise
+        kinds.append((ex.kind_name(p.kind) or "") if own else "")
+        return str(ex.extraction(p, url).text)
+
+    return run
 
 
 def cv_command(a: argparse.Namespace) -> int:
@@ -155,11 +185,12 @@ def cv_command(a: argparse.Namespace) -> int:
 def write_pages(path: str, cuts: tuple[str, ...],
                 result: list[tuple[list[float], list[tuple[str, Score]]]]) -> None:
     """Every page's out-of-fold figures, a TSV row per page and cut (same folds, same rows for
-    every configuration: two runs compare page by page)."""
+    every configuration: two runs compare page by page), and the kind the fold's model estimated
+    for it."""
     with open(path, "w", encoding="utf-8") as f:
-        f.write("cut\tcorpus\tpage\tpage_type\tprecision\trecall\tf1\tempty\tlang\tsite\n")
+        f.write("cut\tcorpus\tpage\tpage_type\tprecision\trecall\tf1\tempty\tlang\tsite\tkind\n")
         for name, (_, res) in zip(cuts, result):
             for label, sc in res:
                 for r in sc.pages:
                     f.write(f"{name}\t{label}\t{r.id}\t{r.page_type}\t"
-                            f"{r.p:.6f}\t{r.r:.6f}\t{r.f:.6f}\t{int(r.empty)}\t{r.lang}\t{r.site}\n")
+                            f"{r.p:.6f}\t{r.r:.6f}\t{r.f:.6f}\t{int(r.empty)}\t{r.lang}\t{r.site}\t{r.kind}\n")

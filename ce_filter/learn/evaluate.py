@@ -70,6 +70,7 @@ class PageResult:
     lang: str = ""
     site: str = ""
     year: str = ""
+    kind: str = ""  # the page kind the extractor estimated (out of fold in ``evaluate --cv``)
 
 
 # as_dict's keys of the breakdowns

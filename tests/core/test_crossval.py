@@ -12,6 +12,7 @@ import pytest
 from ce_filter.cli import main
 from ce_filter.learn.corpus import Doc
 from ce_filter.learn.crossval import assign_folds, site_groups
+from ce_filter.score.pagekind import KINDS
 
 from .typed_corpus import make_typed_corpus
 
@@ -132,12 +133,15 @@ def test_cv_pages_writes_every_page_once_per_cut(tmp_path: Path, capsys):
     out = capsys.readouterr().out
     rows = [ln.split("\t") for ln in tsv.read_text().splitlines()]
     assert rows[0] == ["cut", "corpus", "page", "page_type", "precision", "recall", "f1", "empty",
-                       "lang", "site"]
+                       "lang", "site", "kind"]
     body = rows[1:]
     assert len(body) == 2 * 20 and {r[0] for r in body} == {"default", "precise"}
     default = [r for r in body if r[0] == "default"]
     assert sorted(r[2] for r in default) == sorted({r[2] for r in default})  # each page once
     assert {r[1] for r in default} == {"w", "v"} and {r[3] for r in default} == {"article", "forum"}
+    # each page's kind as its fold model's own page-kind model estimated it ('' where the
+    # fold had too few typed pages or sites to fit one)
+    assert {r[10] for r in body} <= {*KINDS, ""}
     # the table's rounded figure and the unrounded mean of the corpora come from these rows
     table = {ln.split(" | ")[0][2:]: ln.split(" | ") for ln in out.split("precise cut")[0].splitlines()
              if ln.startswith("| ")}
@@ -151,3 +155,24 @@ def test_pages_needs_cv(tmp_path: Path, capsys):
     root = make_typed_corpus(tmp_path / "w", n=4)
     assert main(["evaluate", str(root), "--pages", str(tmp_path / "p.tsv")]) == 2
     assert "with --cv only" in capsys.readouterr().err
+
+
+def test_text_and_kind_records_only_the_models_own_page_kind(monkeypatch):
+    from ce_filter.api import Extractor
+    from ce_filter.learn.crossval import text_and_kind
+
+    html = (b"<html><head><title>Harbour</title></head><body><article><h1>Harbour dredging</h1>"
+            + b"<p>The council voted on harbour dredging on Tuesday after a long debate.</p>" * 6
+            + b"</article></body></html>")
+    url = "https://example.org/news/2024/harbour-dredging"
+    ex = Extractor()
+    kinds: list[str] = []
+    fn = text_and_kind(ex, kinds)
+    assert fn(html, url) == ex.extract(html, url=url).text
+    assert fn(b"", None) == ""  # a page with no text: an entry all the same
+    assert len(kinds) == 2 and kinds[0] in KINDS and kinds[1] == ""
+    # a model without its own page-kind model borrows the shipped one: not its estimate
+    monkeypatch.setattr(ex.model, "pagekind", None)
+    borrowed: list[str] = []
+    assert text_and_kind(ex, borrowed)(html, url) == ex.extract(html, url=url).text
+    assert borrowed == [""]
