@@ -1249,6 +1249,24 @@ static int ct_site_part(PyObject *part, const char *site, Py_ssize_t sn, PyObjec
     return 0;
 }
 
+/* _is_site_part of an ASCII part (True, False; None for other text, sites or domain words) */
+static PyObject *site_part(PyObject *self, PyObject *args) {
+    PyObject *part, *site, *dom;
+    if (!PyArg_ParseTuple(args, "UUO!", &part, &site, &PyTuple_Type, &dom)) return NULL;
+    if (!PyUnicode_IS_ASCII(part) || !PyUnicode_IS_ASCII(site)) Py_RETURN_NONE;
+    for (Py_ssize_t i = 0; i < PyTuple_GET_SIZE(dom); i++) {
+        PyObject *d = PyTuple_GET_ITEM(dom, i);
+        if (!PyUnicode_Check(d) || !PyUnicode_IS_ASCII(d) || PyUnicode_GET_LENGTH(d) == 0) Py_RETURN_NONE;
+    }
+    Py_ssize_t n = PyUnicode_GET_LENGTH(part);
+    char small[512], *buf = 2 * n + 2 <= (Py_ssize_t)sizeof small ? small : PyMem_Malloc((size_t)(2 * n + 2));
+    if (!buf) return PyErr_NoMemory();
+    int r = ct_site_part(part, (const char *)PyUnicode_1BYTE_DATA(site), PyUnicode_GET_LENGTH(site), dom, buf,
+                         buf + n + 1);
+    if (buf != small) PyMem_Free(buf);
+    return PyBool_FromLong(r);
+}
+
 static PyObject *clean_title(PyObject *self, PyObject *args) {
     PyObject *title, *parts, *site, *dom;
     if (!PyArg_ParseTuple(args, "UO!UO!", &title, &PyTuple_Type, &parts, &site, &PyTuple_Type, &dom)) return NULL;
@@ -1322,6 +1340,7 @@ static PyMethodDef methods[] = {
     {"date_values", date_values, METH_VARARGS, "the values of the <meta>s whose ASCII key dates the page"},
     {"host_ascii", host_ascii, METH_VARARGS, "address.hostname of an ASCII URL"},
     {"clean_title", clean_title, METH_VARARGS, "an ASCII title without the site's name"},
+    {"site_part", site_part, METH_VARARGS, "whether an ASCII title part is the site's name or domain"},
     {"positions", positions, METH_VARARGS, "the indices of an int64 column's items equal to a value"},
     {NULL, NULL, 0, NULL},
 };

@@ -209,7 +209,9 @@ def normalise_date(s: str, months: Mapping[str, int] = ENGLISH) -> str:
     (``months_for``; English by default); '' when none of these. The C part reads ASCII texts
     (all but the RFC 2822 dates among them); normalise_date_reference is its reference."""
     c = _date_part()
-    got = c.date_ascii(s, months, _this_year() + 1) if c is not None else None
+    # (the year _this_year read, while it holds)
+    top = _YEAR_AT[1] + 1 if time.monotonic() - _YEAR_AT[0] <= 3600 else _this_year() + 1
+    got = c.date_ascii(s, months, int(top)) if c is not None else None
     return normalise_date_reference(s, months) if got is None else got
 
 

@@ -1036,6 +1036,15 @@ def _domain_words(url: str | None) -> frozenset[str]:
 
 
 def _is_site_part(part: str, site: str, domain: frozenset[str]) -> bool:
+    """Whether a title's part is the site's name (its words: ``site``) or its domain: the C
+    part's answer on ASCII text, else _is_site_part_reference's."""
+    c = _clean_part()
+    got = c.site_part(part, site, _squashed(domain)) if c is not None else None
+    return _is_site_part_reference(part, site, domain) if got is None else got
+
+
+def _is_site_part_reference(part: str, site: str, domain: frozenset[str]) -> bool:
+    """_is_site_part in Python."""
     n = norm_text(part)
     if not n:
         return True
@@ -1075,7 +1084,7 @@ def _squashed(dom: frozenset[str]) -> tuple[str, ...]:
 def _clean_parts(title: str, parts: tuple[str, ...], site: str, dom: frozenset[str]) -> str:
     """_clean_title's choice of the title's parts in Python: the reference of the C part's
     clean_title."""
-    keep = [p for p in parts if not _is_site_part(p, site, dom)]
+    keep = [p for p in parts if not _is_site_part_reference(p, site, dom)]
     if not keep:
         return title
     if len(keep) == len(parts):
@@ -1095,6 +1104,8 @@ class CleanC(Protocol):
 
     def clean_title(self, title: str, parts: tuple[str, ...], site: str, dom: tuple[str, ...], /,
                     ) -> str | None: ...
+
+    def site_part(self, part: str, site: str, dom: tuple[str, ...], /) -> bool | None: ...
 
 
 # (title, site's name, URL) the probe compares the C part's clean title with the reference's on
@@ -1119,6 +1130,10 @@ def _clean_agrees(mod: ModuleType) -> bool:
         got = mod.clean_title(title, parts, site, _squashed(dom))
         if got != (_clean_parts(title, parts, site, dom) if title.isascii() else None):
             return False
+        for part in (*parts, title, "", " - "):
+            if mod.site_part(part, site, _squashed(dom)) != (
+                    _is_site_part_reference(part, site, dom) if part.isascii() else None):
+                return False
     return True
 
 
@@ -1165,8 +1180,9 @@ def choose_title(texts: Sequence[str], h1_at: Sequence[int], head: PageHead, ld:
                     cleaned.append(c)
                 dn = [norm_text(t) for t in declared + cleaned]
             # the heading is a declared title, is inside one, or goes on where a cut one stops
-            if any(n == d or (len(n) >= 10 and n in d) or (len(d) >= 20 and n.startswith(d)) for d in dn):
-                return texts[i], i
+            for d in dn:
+                if n == d or (len(n) >= 10 and n in d) or (len(d) >= 20 and n.startswith(d)):
+                    return texts[i], i
         if cleaned:
             return cleaned[0], h1_at[0]
     if declared:  # only the first declared title is cleaned when no heading is one of them
@@ -1175,6 +1191,17 @@ def choose_title(texts: Sequence[str], h1_at: Sequence[int], head: PageHead, ld:
 
 
 # ---------------------------------------------------------------- all together
+
+
+def _others(languages: Sequence[str]) -> tuple[str, ...]:
+    """The page's languages other than English, each once, in order."""
+    return tuple(dict.fromkeys(x for x in languages if x and x != "en"))
+
+
+@functools.lru_cache(maxsize=256)
+def _other_languages(languages: tuple[str, ...]) -> tuple[str, ...]:
+    """_others of a tuple (the same few pairs recur on every page: memoized)."""
+    return _others(languages)
 
 
 def extract_metadata(head: PageHead, url: str | None = None, texts: Sequence[str] = (),
@@ -1189,7 +1216,7 @@ def extract_metadata(head: PageHead, url: str | None = None, texts: Sequence[str
     title, title_at = choose_title(texts, h1_at, head, ld, sitename, url)
     near = _Joined(_near_title(texts, title_at))  # searched for a byline, then a date line
 
-    langs = tuple(dict.fromkeys(x for x in languages if x and x != "en"))
+    langs = _other_languages(languages) if type(languages) is tuple else _others(languages)
     author = "" if ld.author_is_org else ld.author
     if author and _LABEL.match(author):  # "Text: Jane Doe" as the JSON-LD name (its job title stays:
         author = clean_author(author, langs) or author  # "Jane Doe, Sr. Director of ..." is the page's own)
@@ -1291,6 +1318,8 @@ def _terms(head: PageHead, keys: Sequence[str]) -> list[str]:
     """The terms of the first of ``keys`` the page has: every <meta> with that key (article:tag
     is one <meta> per tag), each split at commas."""
     first = _first_values(head)
+    if first.keys().isdisjoint(keys):  # most pages have none of the keys
+        return []
     for k in keys:
         if k in first:
             out: list[str] = []

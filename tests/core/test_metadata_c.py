@@ -375,6 +375,12 @@ def test_clean_title_is_clean_parts() -> None:
         ascii_in = title.isascii() and site.isascii() and all(d.isascii() for d in dom)
         assert got == (want if ascii_in else None), (title, sitename, url)
         assert M.clean_title(title, sitename, url) == want
+        for part in (*parts, title):
+            sq = M._squashed(dom)
+            want_part = M._is_site_part_reference(part, site, dom)
+            plain = part.isascii() and site.isascii() and all(d.isascii() for d in dom)
+            assert c.site_part(part, site, sq) == (want_part if plain else None)
+            assert M._is_site_part(part, site, dom) == want_part
     long = " | ".join([f"Part {i}" for i in range(5000)])
     parts = M._title_parts(long)
     assert c.clean_title(long, parts, "part 1", ()) == M._clean_parts(long, parts, "part 1", frozenset())
