@@ -497,7 +497,9 @@ def _first_values(head: PageHead) -> dict[str, str]:
 def _first_meta(head: PageHead, keys: tuple[str, ...]) -> str:
     """The first non-blank value of the first of ``keys`` the page has, whitespace collapsed
     (by the C part where it is built: _first_meta_reference is its reference)."""
-    first = _first_values(head)
+    first = head.__dict__.get("_first")  # (_first_values, without the call once it is built)
+    if first is None:
+        first = _first_values(head)
     if not first:
         return ""
     c = _head_part()
@@ -612,6 +614,10 @@ _CUT_WORDS_ONLY = re.compile(_CUT_WORDS, re.I)
 # what the C part's cut_at is given: _CUT's month names and the words a name cannot run into
 _CUT_MONTHS = tuple(_MONTHS)
 _CUT_CAPS = tuple(_CAP_WORDS.split("|"))
+# the characters a match of _LEADING_DATE (a month's name) and of _AUTHOR_LABEL can start with
+# besides whitespace and digits: every one the regexes' case-blind letters match ("" as well)
+_DATE_FIRST = "ADFJMNOSadfjmnos\u017f"
+_LABEL_FIRST = "APWapw"
 
 
 class CutC(Protocol):
@@ -708,10 +714,17 @@ def clean_author(s: str, langs: Sequence[str] = ()) -> str:
     at = low.find(" by ")
     if 0 < at < 40 and normalise_date(s[:at]):  # "16 December 2025 by Sam O'Brien"
         s = s[at + 4:]
-    s = _LEADING_DATE.sub("", s, count=1)
+    # each pattern tried only where its first character could match (or a label's colon or
+    # slash is there at all): most bylines start with none of these
+    c = s[:1]
+    if c in _DATE_FIRST or c.isspace() or c.isdigit():
+        s = _LEADING_DATE.sub("", s, count=1)
     s = _BY.sub("", s, count=1)
-    s = _AUTHOR_LABEL.sub("", s, count=1)
-    s = _LABEL.sub("", s, count=1)
+    c = s[:1]
+    if c in _LABEL_FIRST or c.isspace():
+        s = _AUTHOR_LABEL.sub("", s, count=1)
+    if ":" in s or "/" in s or "|" in s or "：" in s or "／" in s or "｜" in s:
+        s = _LABEL.sub("", s, count=1)
     if _looks_like_url(s):
         return ""
     for lang in langs:

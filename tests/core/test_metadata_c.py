@@ -384,3 +384,23 @@ def test_clean_title_is_clean_parts() -> None:
     long = " | ".join([f"Part {i}" for i in range(5000)])
     parts = M._title_parts(long)
     assert c.clean_title(long, parts, "part 1", ()) == M._clean_parts(long, parts, "part 1", frozenset())
+
+
+def test_byline_patterns_skipped_only_where_they_cannot_match() -> None:
+    """clean_author tries _LEADING_DATE, _AUTHOR_LABEL and _LABEL only where their first
+    character (or a label's colon or slash) is there: where it is not, none of them matches,
+    on any first character the case-blind regexes know."""
+    rng = random.Random(29)
+    starts = [chr(i) for i in range(0x3000)] + ["\u212a", "\u0130", "\u0131", "\u017f", "\uff1a", "\uff0f"]
+    rest = ["an 5, 2024 Jane", "uthor: Jane", "ritten by Jane", "osted by Jo", "ec. 3, 2024", "5 March 2024",
+            "024-03-05 x", ": Jane", "ext: Jane", " / Jane", "：李四", "/李四", ""]
+    for c in starts:
+        for _ in range(3):
+            s = c + rng.choice(rest)
+            if not (s[:1] in M._DATE_FIRST or s[:1].isspace() or s[:1].isdigit()):
+                assert M._LEADING_DATE.match(s) is None, s
+            if not (s[:1] in M._LABEL_FIRST or s[:1].isspace()):
+                assert M._AUTHOR_LABEL.match(s) is None, s
+    for s in ["Text: Jane", "作者：李四", "文/李四", "Autor | Jane", "Text Jane", "Jane Doe"]:
+        has = any(ch in s for ch in ":/|：／｜")
+        assert has or M._LABEL.match(s) is None, s
