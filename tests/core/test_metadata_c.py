@@ -384,6 +384,10 @@ def test_clean_title_is_clean_parts() -> None:
     long = " | ".join([f"Part {i}" for i in range(5000)])
     parts = M._title_parts(long)
     assert c.clean_title(long, parts, "part 1", ()) == M._clean_parts(long, parts, "part 1", frozenset())
+    assert c.clean_title("", (), "", ()) is None  # fewer than two parts: nothing to choose
+    for part in ["", " ", "x" * 100000, "Site " * 20000]:
+        want = M._is_site_part_reference(part, "site", frozenset({"site"}))
+        assert c.site_part(part, "site", ("site",)) == want
 
 
 def test_byline_patterns_skipped_only_where_they_cannot_match() -> None:
