@@ -1,4 +1,4 @@
-"""The multilingual boilerplate-heading lexicon (features/boiler_headings.tsv) against the English
+"""The multilingual boilerplate-heading lexicon (research/boiler_headings.tsv) against the English
 list alone, as the shipped content model would be fitted with each.
 
     python -m research.lexiconstudy english|multilingual OUTDIR [--data ../shared/data]
@@ -26,6 +26,7 @@ import sys
 from pathlib import Path
 
 from ce_filter.score.features import dense, headings
+from research.lexicon import multilingual_heading
 
 DATA = Path(__file__).resolve().parents[2] / "shared" / "data"
 TRAIN = ("dragnet:train", "cleaneval-dev", "wcxb-dev")
@@ -35,9 +36,9 @@ SHIPPED = "best+kind+pn.5+w1+shop05+ic30+thin"
 
 def use(which: str) -> None:
     """Replace the head_lex regex in this process: ``english`` the list alone, ``multilingual``
-    the list and the sourced phrases (features/headings.py's multilingual_heading)."""
+    the list and the sourced phrases (research/lexicon.py's multilingual_heading)."""
     rx = (headings.boiler_heading(headings.BOILER_WORDS) if which == "english"
-          else headings.multilingual_heading())
+          else multilingual_heading())
     headings.BOILER_HEADING = rx
     dense.BOILER_HEADING = rx
 

@@ -3,10 +3,7 @@ token list) and whether it reads as the title of a boilerplate section."""
 
 from __future__ import annotations
 
-import csv
-import functools
 import re
-from pathlib import Path
 
 import numpy as np
 
@@ -82,48 +79,10 @@ def _trie(words: list[str]) -> str:
     return emit(tree)
 
 
-# The same section titles in other languages, each row taken from a translation catalogue that
-# states it (boiler_headings.tsv: language, phrase, English string, package@version, file; made
-# by scripts/boiler_headings.py). Measured out of fold and on the trainable non-English pages it
-# changed nothing that counts, so the shipped head_lex stays on the English list; the
-# multilingual regex is built on demand (docs/research/MULTILINGUAL.md, research/lexiconstudy.py).
-LEXICON_FILE = Path(__file__).with_name("boiler_headings.tsv")
-UNSPACED = frozenset({"ja", "zh", "ko"})  # no word boundary around a word: a substring match
-# an unspaced heading matches only when at most this many characters stand on either side of the
-# phrase: "相关文章" or "热门评论" title a section, a 20-character headline that holds "评论" does not
-UNSPACED_SLACK = 6
-
-
-def load_lexicon(path: Path = LEXICON_FILE) -> list[dict[str, str]]:
-    """The multilingual rows (each with its source), as the file has them."""
-    with open(path, encoding="utf-8", newline="") as f:
-        return list(csv.DictReader(f, delimiter="\t", quoting=csv.QUOTE_NONE))
-
-
-def lexicon_phrases(rows: list[dict[str, str]]) -> tuple[tuple[str, ...], tuple[str, ...]]:
-    """The distinct phrases of ``rows``: those matched between word boundaries, and those of
-    the unspaced scripts (ja, zh, ko) matched as substrings of a short heading."""
-    spaced = dict.fromkeys(r["phrase"] for r in rows if r["language"] not in UNSPACED)
-    unspaced = dict.fromkeys(r["phrase"] for r in rows if r["language"] in UNSPACED)
-    return tuple(spaced), tuple(unspaced)
-
-
-def boiler_heading(words: tuple[str, ...], unspaced: tuple[str, ...] = ()) -> re.Pattern[str]:
-    """The head_lex regex: ``words`` between word boundaries, or one of ``unspaced`` with at
-    most UNSPACED_SLACK characters around it (searched in the lower-cased heading)."""
-    rx = r"\b(?:" + _trie(list(words)) + r")\b"
-    if unspaced:
-        around = r".{0," + str(UNSPACED_SLACK) + "}"
-        rx += r"|(?s:^\s*" + around + "(?:" + _trie(list(unspaced)) + ")" + around + r"\s*$)"
-    return re.compile(rx)
-
-
-@functools.cache
-def multilingual_heading() -> re.Pattern[str]:
-    """BOILER_WORDS and every phrase of the lexicon file, as one head_lex regex."""
-    spaced, unspaced = lexicon_phrases(load_lexicon())
-    return boiler_heading(BOILER_WORDS + tuple(w for w in spaced if w not in BOILER_WORDS),
-                          unspaced)
+def boiler_heading(words: tuple[str, ...]) -> re.Pattern[str]:
+    """The head_lex regex of ``words``: any of them between word boundaries (in the lower-cased
+    heading)."""
+    return re.compile(r"\b(?:" + _trie(list(words)) + r")\b")
 
 
 BOILER_HEADING = boiler_heading(BOILER_WORDS)

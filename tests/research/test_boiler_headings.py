@@ -1,4 +1,4 @@
-"""The multilingual boilerplate-heading lexicon (features/boiler_headings.tsv): it loads, every
+"""The multilingual boilerplate-heading lexicon (research/boiler_headings.tsv, not adopted): it loads, every
 row names its source, known section titles of each language match the multilingual regex, and
 English headings match it as they match the shipped (English) one."""
 
@@ -7,8 +7,9 @@ from __future__ import annotations
 import pytest
 
 from ce_filter.score.features import headings as H
+from research.lexicon import load_lexicon, multilingual_heading
 
-ML = H.multilingual_heading()
+ML = multilingual_heading()
 
 LANGS = ("de", "fr", "es", "pt", "it", "nl", "pl", "sv", "ru", "tr", "ja", "ko", "zh", "ar")
 KNOWN = {
@@ -34,7 +35,7 @@ ENGLISH = ("Comments", "Related stories", "More from The Times", "Leave a Reply"
 
 
 def test_the_lexicon_loads_and_every_row_has_a_source():
-    rows = H.load_lexicon()
+    rows = load_lexicon()
     assert len(rows) > 200
     for r in rows:
         assert r["language"] and r["phrase"] and r["english"] and r["file"], r
