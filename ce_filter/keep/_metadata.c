@@ -514,33 +514,38 @@ static inline int loose_is(Py_UCS4 c, char letter) {
     }
 }
 
-/* starting(texts, words) -> the indices, in order, of the texts that start with one of words
- * (lower-case ASCII letters), as loosely as re.IGNORECASE would: metadata._Joined.starting of
- * a _block_start pattern. */
-static PyObject *starting(PyObject *self, PyObject *args) {
-    PyObject *seq, *words;
-    if (!PyArg_ParseTuple(args, "OO!", &seq, &PyTuple_Type, &words)) return NULL;
-    Py_ssize_t nw = PyTuple_GET_SIZE(words);
+/* the words a text may start with (starting), read once per call */
+typedef struct {
     const char *w[16];
-    Py_ssize_t wl[16];
-    if (nw > 16) {
-        PyErr_SetString(PyExc_ValueError, "at most 16 words");
-        return NULL;
+    Py_ssize_t wl[16], n;
+} words_t;
+
+static int starts_with_word(int kind, const void *d, Py_ssize_t len, const void *ctx) {
+    const words_t *ws = ctx;
+    for (Py_ssize_t k = 0; k < ws->n; k++) {
+        if (ws->wl[k] > len) continue;
+        Py_ssize_t j = 0;
+        while (j < ws->wl[k] && loose_is(PyUnicode_READ(kind, d, j), ws->w[k][j])) j++;
+        if (j == ws->wl[k]) return 1;
     }
-    for (Py_ssize_t k = 0; k < nw; k++) {
-        PyObject *o = PyTuple_GET_ITEM(words, k);
-        if (!PyUnicode_Check(o) || !PyUnicode_IS_ASCII(o)) {
-            PyErr_SetString(PyExc_TypeError, "words: ASCII str");
-            return NULL;
-        }
-        w[k] = (const char *)PyUnicode_1BYTE_DATA(o);
-        wl[k] = PyUnicode_GET_LENGTH(o);
-        for (Py_ssize_t j = 0; j < wl[k]; j++)
-            if (w[k][j] < 'a' || w[k][j] > 'z') {
-                PyErr_SetString(PyExc_ValueError, "words: lower-case ASCII letters");
-                return NULL;
-            }
+    return 0;
+}
+
+static int holds_year(int kind, const void *d, Py_ssize_t len, const void *ctx) {
+    (void)ctx;
+    for (Py_ssize_t j = 0; j + 3 < len; j++) {
+        Py_UCS4 a = PyUnicode_READ(kind, d, j), b = PyUnicode_READ(kind, d, j + 1);
+        if (!((a == '1' && b == '9') || (a == '2' && b == '0'))) continue;
+        if (Py_UNICODE_ISDECIMAL(PyUnicode_READ(kind, d, j + 2))
+            && Py_UNICODE_ISDECIMAL(PyUnicode_READ(kind, d, j + 3)))
+            return 1;
     }
+    return 0;
+}
+
+/* the indices, in order, of the texts of seq (str each) for which hit(...) is true */
+static PyObject *indices_where(PyObject *seq, int (*hit)(int, const void *, Py_ssize_t, const void *),
+                               const void *ctx) {
     PyObject *fast = PySequence_Fast(seq, "texts: a sequence");
     if (!fast) return NULL;
     PyObject *out = PyList_New(0);
@@ -552,17 +557,7 @@ static PyObject *starting(PyObject *self, PyObject *args) {
             Py_CLEAR(out);
             break;
         }
-        int kind = PyUnicode_KIND(t);
-        const void *d = PyUnicode_DATA(t);
-        Py_ssize_t len = PyUnicode_GET_LENGTH(t);
-        int hit = 0;
-        for (Py_ssize_t k = 0; !hit && k < nw; k++) {
-            if (wl[k] > len) continue;
-            Py_ssize_t j = 0;
-            while (j < wl[k] && loose_is(PyUnicode_READ(kind, d, j), w[k][j])) j++;
-            hit = j == wl[k];
-        }
-        if (hit) {
+        if (hit(PyUnicode_KIND(t), PyUnicode_DATA(t), PyUnicode_GET_LENGTH(t), ctx)) {
             PyObject *x = PyLong_FromSsize_t(i);
             if (!x || PyList_Append(out, x) < 0) Py_CLEAR(out);
             Py_XDECREF(x);
@@ -572,40 +567,40 @@ static PyObject *starting(PyObject *self, PyObject *args) {
     return out;
 }
 
+/* starting(texts, words) -> the indices, in order, of the texts that start with one of words
+ * (lower-case ASCII letters), as loosely as re.IGNORECASE would: metadata._Joined.starting of
+ * a _block_start pattern. */
+static PyObject *starting(PyObject *self, PyObject *args) {
+    PyObject *seq, *words;
+    if (!PyArg_ParseTuple(args, "OO!", &seq, &PyTuple_Type, &words)) return NULL;
+    words_t ws = {.n = PyTuple_GET_SIZE(words)};
+    if (ws.n > 16) {
+        PyErr_SetString(PyExc_ValueError, "at most 16 words");
+        return NULL;
+    }
+    for (Py_ssize_t k = 0; k < ws.n; k++) {
+        PyObject *o = PyTuple_GET_ITEM(words, k);
+        if (!PyUnicode_Check(o) || !PyUnicode_IS_ASCII(o)) {
+            PyErr_SetString(PyExc_TypeError, "words: ASCII str");
+            return NULL;
+        }
+        ws.w[k] = (const char *)PyUnicode_1BYTE_DATA(o);
+        ws.wl[k] = PyUnicode_GET_LENGTH(o);
+        for (Py_ssize_t j = 0; j < ws.wl[k]; j++)
+            if (ws.w[k][j] < 'a' || ws.w[k][j] > 'z') {
+                PyErr_SetString(PyExc_ValueError, "words: lower-case ASCII letters");
+                return NULL;
+            }
+    }
+    return indices_where(seq, starts_with_word, &ws);
+}
+
 /* with_year(texts) -> the indices, in order, of the texts that hold "19" or "20" and two
  * decimal digits after it (any script's, as the regex's \d): metadata._Joined.with_year. */
 static PyObject *with_year(PyObject *self, PyObject *args) {
     PyObject *seq;
     if (!PyArg_ParseTuple(args, "O", &seq)) return NULL;
-    PyObject *fast = PySequence_Fast(seq, "texts: a sequence");
-    if (!fast) return NULL;
-    PyObject *out = PyList_New(0);
-    Py_ssize_t n = PySequence_Fast_GET_SIZE(fast);
-    for (Py_ssize_t i = 0; out && i < n; i++) {
-        PyObject *t = PySequence_Fast_GET_ITEM(fast, i);
-        if (!PyUnicode_Check(t)) {
-            PyErr_SetString(PyExc_TypeError, "texts: str");
-            Py_CLEAR(out);
-            break;
-        }
-        int kind = PyUnicode_KIND(t);
-        const void *d = PyUnicode_DATA(t);
-        Py_ssize_t len = PyUnicode_GET_LENGTH(t);
-        int hit = 0;
-        for (Py_ssize_t j = 0; !hit && j + 3 < len; j++) {
-            Py_UCS4 a = PyUnicode_READ(kind, d, j), b = PyUnicode_READ(kind, d, j + 1);
-            if (!((a == '1' && b == '9') || (a == '2' && b == '0'))) continue;
-            hit = Py_UNICODE_ISDECIMAL(PyUnicode_READ(kind, d, j + 2))
-                  && Py_UNICODE_ISDECIMAL(PyUnicode_READ(kind, d, j + 3));
-        }
-        if (hit) {
-            PyObject *x = PyLong_FromSsize_t(i);
-            if (!x || PyList_Append(out, x) < 0) Py_CLEAR(out);
-            Py_XDECREF(x);
-        }
-    }
-    Py_DECREF(fast);
-    return out;
+    return indices_where(seq, holds_year, NULL);
 }
 
 /* ------------------------------------------------------------------ titles */
