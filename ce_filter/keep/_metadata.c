@@ -659,17 +659,10 @@ static PyObject *split_title(PyObject *self, PyObject *args) {
     return out;
 }
 
-/* norm_ascii(s) -> metadata.norm_text(s) of an ASCII s (its words, [A-Za-z0-9_] runs, lower
- * case, joined by a space), None for other texts (the caller reads those). */
-static PyObject *norm_ascii(PyObject *self, PyObject *args) {
-    PyObject *s;
-    if (!PyArg_ParseTuple(args, "U", &s)) return NULL;
-    if (!PyUnicode_IS_ASCII(s)) Py_RETURN_NONE;
-    const Py_UCS1 *d = PyUnicode_1BYTE_DATA(s);
-    Py_ssize_t n = PyUnicode_GET_LENGTH(s), m = 0;
-    char small[256], *buf = n < (Py_ssize_t)sizeof small ? small : PyMem_Malloc(n + 1);
-    if (!buf) return PyErr_NoMemory();
-    int prev = 0; /* the character before was a word's */
+/* norm_text of an ASCII text into buf (n + 1 bytes at least): its length */
+static Py_ssize_t ct_norm(const Py_UCS1 *d, Py_ssize_t n, char *buf) {
+    Py_ssize_t m = 0;
+    int prev = 0;
     for (Py_ssize_t i = 0; i < n; i++) {
         Py_UCS1 c = d[i];
         int word = (c >= '0' && c <= '9') || is_alpha(c) || c == '_';
@@ -679,7 +672,19 @@ static PyObject *norm_ascii(PyObject *self, PyObject *args) {
         }
         prev = word;
     }
-    PyObject *out = PyUnicode_DecodeASCII(buf, m, NULL);
+    return m;
+}
+
+/* norm_ascii(s) -> metadata.norm_text(s) of an ASCII s (its words, [A-Za-z0-9_] runs, lower
+ * case, joined by a space), None for other texts (the caller reads those). */
+static PyObject *norm_ascii(PyObject *self, PyObject *args) {
+    PyObject *s;
+    if (!PyArg_ParseTuple(args, "U", &s)) return NULL;
+    if (!PyUnicode_IS_ASCII(s)) Py_RETURN_NONE;
+    Py_ssize_t n = PyUnicode_GET_LENGTH(s);
+    char small[256], *buf = n < (Py_ssize_t)sizeof small ? small : PyMem_Malloc(n + 1);
+    if (!buf) return PyErr_NoMemory();
+    PyObject *out = PyUnicode_DecodeASCII(buf, ct_norm(PyUnicode_1BYTE_DATA(s), n, buf), NULL);
     if (buf != small) PyMem_Free(buf);
     return out;
 }
@@ -1203,22 +1208,6 @@ static PyObject *host_ascii(PyObject *self, PyObject *args) {
    out; two at least) that are not the site's name (site: its words, norm_text) or its domain
    (dom: the domain's words, their spaces taken out) kept as they stand in the title; None
    where the title, a part, the site or a domain word is not ASCII (Python reads those). */
-
-/* norm_text of an ASCII text into buf (n + 1 bytes at least): its length */
-static Py_ssize_t ct_norm(const Py_UCS1 *d, Py_ssize_t n, char *buf) {
-    Py_ssize_t m = 0;
-    int prev = 0;
-    for (Py_ssize_t i = 0; i < n; i++) {
-        Py_UCS1 c = d[i];
-        int word = (c >= '0' && c <= '9') || is_alpha(c) || c == '_';
-        if (word) {
-            if (!prev && m) buf[m++] = ' ';
-            buf[m++] = (char)ascii_lower(c);
-        }
-        prev = word;
-    }
-    return m;
-}
 
 static int ct_contains(const char *hay, Py_ssize_t hn, const char *needle, Py_ssize_t nn) {
     if (nn == 0) return 1;
