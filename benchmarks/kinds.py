@@ -27,7 +27,7 @@ from typing import TYPE_CHECKING
 from .report import num, table
 
 if TYPE_CHECKING:
-    from .quality import QualityRow
+    from ce_filter.learn.evaluate import ScoreFigures
 
 # The page types in the order the tables show them (ce_filter.learn.evaluate.PAGE_TYPES; the
 # page-kind model's KINDS are the same seven)
@@ -86,7 +86,7 @@ class KindRow:
     distance: float | None
 
 
-def kind_rows(oof: list[OofPage], rows: Mapping[str, QualityRow], ours: str,
+def kind_rows(oof: list[OofPage], rows: Mapping[str, ScoreFigures], ours: str,
               peers: list[str]) -> list[KindRow]:
     """Per page type of ``oof`` (then 'all'): the figures of ``KindRow``. ``rows``: the quality
     bench's row of each tool on this corpus (``ours`` is ce-filter's, in sample); a peer whose
@@ -194,7 +194,7 @@ def split_table(oof: list[OofPage]) -> str:
                   "right − wrong"], body)
 
 
-def oof_parts(label: str, oof: list[OofPage], rows: Mapping[str, QualityRow], tools: list[str],
+def oof_parts(label: str, oof: list[OofPage], rows: Mapping[str, ScoreFigures], tools: list[str],
               ours: str = "ce-filter") -> list[str]:
     """The markdown parts for one corpus: the per-kind table against the peers, and where
     the file has page types and estimated kinds, the confusion and the split by it."""
