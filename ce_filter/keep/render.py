@@ -16,17 +16,13 @@ import json
 import re
 from collections.abc import Callable, Iterator, Mapping, Sequence
 from dataclasses import dataclass, field, replace
-from typing import TYPE_CHECKING, Protocol
+from typing import Protocol, cast
 from urllib.parse import urljoin, urlsplit
 
 import numpy as np
 
 from .. import native
 from ..read.segment import FLAG_NAMES, FLAG_PRE, HEADINGS, Blocks, tag_id
-
-if TYPE_CHECKING:
-    from types import ModuleType
-
 
 # a text in a format's own escaping, with link markup for (anchor, href) in it
 Escape = Callable[[str, Sequence[tuple[str, str]]], str]
@@ -219,13 +215,19 @@ def to_text(blocks: Blocks, keep: np.ndarray, extras: Extras | Callable[[], Extr
     per line (its cells joined by `` | ``, grouped as the Markdown table groups them) and a code
     block its own line breaks. ``extras`` (or a function making them, called only for a page
     that keeps a code block) gives the code blocks' text as written; without it a code block
-    is its one-line block text. Joined in C where ce_filter.keep._render is built
-    (``to_text_reference``'s text)."""
-    c = _c_part()
+    is its one-line block text. Joined in C (keep/_render.c, the one implementation; the test
+    oracle tests/oracles/render_text.py checks it)."""
+    cont = blocks.container_ids()
     texts = blocks.texts
-    if c is None or not isinstance(texts, list):
-        return to_text_reference(blocks, keep, extras)
-    return _text_c(c, blocks, keep, extras)
+    args = (keep.view(np.uint8), texts if isinstance(texts, list) else list(texts),
+            np.ascontiguousarray(blocks.tag, dtype=np.int64),
+            np.ascontiguousarray(blocks.flags, dtype=np.int64), cont, cont.shape[1],
+            FLAG_PRE, TAG_PRE, TAG_TD, TAG_TH, MAX_CELL_CHARS)
+    out: str | None = _c.text(*args, None)
+    if out is None:  # a code block is kept: its lines as written
+        out = _c.text(*args, ((extras() if callable(extras) else extras) or Extras()).pre)
+    assert out is not None
+    return out
 
 
 class RenderC(Protocol):
@@ -237,78 +239,7 @@ class RenderC(Protocol):
              max_cell_chars: int, pre: dict[int, str] | None, /) -> str | None: ...
 
 
-def _text_c(c: RenderC, blocks: Blocks, keep: np.ndarray, extras: Extras | Callable[[], Extras] | None
-            ) -> str:
-    """``to_text`` through the C part ``c``: extras are made only where a code block is kept."""
-    cont = blocks.container_ids()
-    args = (keep.view(np.uint8), blocks.texts, np.ascontiguousarray(blocks.tag, dtype=np.int64),
-            np.ascontiguousarray(blocks.flags, dtype=np.int64), cont, cont.shape[1], FLAG_PRE,
-            TAG_PRE, TAG_TD, TAG_TH, MAX_CELL_CHARS)
-    out: str | None = c.text(*args, None)
-    if out is None:  # a code block is kept: its lines as written
-        out = c.text(*args, ((extras() if callable(extras) else extras) or Extras()).pre)
-    assert out is not None
-    return out
-
-
-_TEXT_PROBE = """<html><body><p>First paragraph.</p><table><tr><td>a</td><td>b</td></tr><tr><td>c</td>
-<td>d</td></tr></table><pre>line one
-line two</pre><table><tr><td>next</td></tr></table><p>Last.</p><code>x = 1</code></body></html>"""
-
-
-def _agrees(mod: ModuleType) -> bool:
-    """Whether the C part's text is the reference's on a probe page (every mask of its blocks)."""
-    from ..read.segment import parse, segment
-
-    blocks = segment(parse(_TEXT_PROBE), extras=True)
-    n = len(blocks)
-    ex = Extras(pre=dict(blocks.extras[0]) if blocks.extras else {})
-    for m in range(64):  # 64 masks of the blocks, all and none among them
-        keep = np.array([((m * 2654435761) >> (i + 3)) & 1 for i in range(n)], dtype=bool) | (m == 1)
-        if _text_c(mod, blocks, keep, ex) != to_text_reference(blocks, keep, ex):
-            return False
-    return True
-
-
-def _c_part() -> RenderC | None:
-    """ce_filter.keep._render, or None: not built, switched off, or giving other text than the
-    reference on the probe page. Probed at first use."""
-    return native.probed("keep._render", "the Python text assembly", _agrees)
-
-
-def to_text_reference(blocks: Blocks, keep: np.ndarray,
-                      extras: Extras | Callable[[], Extras] | None = None) -> str:
-    """The reference of ``to_text`` (Python and numpy)."""
-    kept = np.flatnonzero(keep)
-    texts = blocks.texts
-    tags = np.asarray(blocks.tag, dtype=np.int64)[kept]
-    code = (np.asarray(blocks.flags, dtype=np.int64)[kept] & FLAG_PRE) != 0
-    code |= tags == TAG_PRE
-    cell = (tags == TAG_TD) | (tags == TAG_TH)
-    if not code.any() and not cell.any():
-        return "\n\n".join([texts[i] for i in kept.tolist()])
-    pre = ((extras() if callable(extras) else extras) or Extras()).pre if code.any() else {}
-    cont = blocks.container_ids()
-    rows, tables = cont[kept, 1].tolist(), cont[kept, 3].tolist()
-    out: list[str] = []  # paragraphs, and pieces of a table (its cells, " | " and "\n")
-    in_table = row = -1  # the table (and row) the last item is, -1 when it is no table
-    for j, (i, is_cell, is_code) in enumerate(zip(kept.tolist(), cell.tolist(), code.tolist())):
-        text = texts[i]
-        if is_cell and len(text) <= MAX_CELL_CHARS:
-            if tables[j] == in_table:
-                out.append(CELL_SEP if rows[j] == row else "\n")
-            else:
-                if out:
-                    out.append("\n\n")
-                in_table = tables[j]
-            out.append(text)
-            row = rows[j]
-            continue
-        in_table = -1
-        if out:
-            out.append("\n\n")
-        out.append(pre[i].strip("\n") if is_code and i in pre else text)
-    return "".join(out)
+_c = cast(RenderC, native.required("keep._render"))
 
 
 # ---------------------------------------------------------------- Markdown

@@ -1,6 +1,6 @@
-"""The kept text joined in C (render.to_text through ce_filter.keep._render's text) is
-render.to_text_reference's: tables a row per line, code blocks as written, paragraphs; random
-masks over every corpus page and over pages made of tables and code."""
+"""The kept text joined in C (render.to_text through ce_filter.keep._render's text) is the
+oracle's (tests/oracles/render_text.py), to the character: tables a row per line, code blocks
+as written, paragraphs; random masks over every corpus page and over pages made of tables and code."""
 
 from __future__ import annotations
 
@@ -13,9 +13,7 @@ from ce_filter.keep import render as R
 from ce_filter.learn.corpus import load_corpus
 from ce_filter.read.decode import decode_html
 from ce_filter.read.segment import parse, segment
-
-needs_c = pytest.mark.skipif(R._c_part() is None, reason="ce_filter.keep._render not built (no C "
-                             "compiler?) or CE_FILTER_PURE_PYTHON set: only the reference runs")
+from tests.oracles import render_text as oracle
 
 
 def _check(html: str, rnd: random.Random, masks: int = 4) -> int:
@@ -29,14 +27,13 @@ def _check(html: str, rnd: random.Random, masks: int = 4) -> int:
     shaped = 0
     for _ in range(masks):
         keep = np.array([rnd.random() < rnd.choice([0.3, 0.7, 1.0]) for _ in range(n)], dtype=bool)
-        ref = R.to_text_reference(b, keep, ex)
+        ref = oracle.to_text(b, keep, ex)
         assert R.to_text(b, keep, ex) == ref
         assert R.to_text(b, keep, lambda: ex) == ref
         shaped += " | " in ref or any(keep[i] for i in ex.pre)
     return shaped
 
 
-@needs_c
 def test_c_text_equals_the_reference_on_tables_and_code():
     rnd = random.Random(3)
     cells = ["a", "bb", "x" * 400, "", "cell"]
@@ -61,7 +58,6 @@ def test_c_text_equals_the_reference_on_tables_and_code():
 
 
 @pytest.mark.corpus
-@needs_c
 def test_c_text_equals_the_reference_on_every_corpus_page(data_dir):
     rnd = random.Random(5)
     pages = shaped = 0
