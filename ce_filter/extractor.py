@@ -29,7 +29,8 @@ from .keep.result import (
 from .read.page import MAX_BYTES, Page, decode, read
 from .read.precheck import DEFAULT_LIMITS, Limits
 from .read.segment import FLAG_PRE, Blocks
-from .score.blockmodel import FALLBACK_REL, Model, load_default, select, select_c, thin_page
+from .score.blockmodel import FALLBACK_REL, Model, load_default, select_c, thin_page
+from .score.blockmodel import select as select  # public (api)
 from .score.features.context import signature_groups
 from .score.kindgate import kind_stated
 from .score.pagekind import page_signals
@@ -298,8 +299,6 @@ class Extractor:
         not run). The thin-page rule comes after (``keep``)."""
         keep = select_c(scores, self.cut(kind), np.asarray(blocks.flags, dtype=np.int64),
                         FLAG_PRE, FALLBACK_REL)
-        if keep is None:  # the C part not built: the reference
-            keep = select(scores, self.cut(kind), code_blocks(blocks))
         d = self.decoding
         if d is None or not d.groups or kind is None or self.kind_model is None:
             return keep, None

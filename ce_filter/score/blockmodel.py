@@ -15,7 +15,7 @@ import json
 from dataclasses import dataclass, field
 from importlib import resources
 from pathlib import Path
-from typing import TYPE_CHECKING, Protocol, TypeVar
+from typing import TYPE_CHECKING, Protocol, TypeVar, cast
 
 import numpy as np
 
@@ -46,7 +46,6 @@ from .features.tokens import token_weight_sums
 from .pagekind import PageKindError, PageKindModel
 
 if TYPE_CHECKING:
-    from types import ModuleType
 
     from ..jsontypes import JSONObject, Loaded
     from ..read.segment import VocabTable
@@ -213,12 +212,10 @@ class Model:
                 tok = t if tok is None else tok + t
             s2 = self.stage2
             cont, weight = stage2_inputs(blocks)
-            out = scores_c(x, dense_w, self.stage1._b, tok, None if s2 is None else s2._w,
-                               0.0 if s2 is None else s2._b, self.stage2_page_rel,
-                               np.ascontiguousarray(cont, dtype=np.int64),
-                               np.ascontiguousarray(weight, dtype=np.float64))
-            if out is not None:
-                return out
+            return scores_c(x, dense_w, self.stage1._b, tok, None if s2 is None else s2._w,
+                            0.0 if s2 is None else s2._b, self.stage2_page_rel,
+                            np.ascontiguousarray(cont, dtype=np.int64),
+                            np.ascontiguousarray(weight, dtype=np.float64))
         return self.reference_scores(x, tokens, blocks, kind, style)
 
     def reference_scores(self, x: np.ndarray, tokens: list[TokenRows], blocks: Blocks,
@@ -540,29 +537,21 @@ def select(scores: np.ndarray, threshold: float, in_code: np.ndarray | None = No
     block is kept too. The model scores code low (its text looks like nothing it keeps: 2 % of
     the annotated code blocks of wcxb-dev's documentation pages were kept); inside the kept
     span it belongs to the text. Mean word F1 on wcxb-dev documentation pages 0.628 -> 0.692,
-    all wcxb-dev 0.688 -> 0.694; dragnet train and cleaneval-dev unchanged."""
-    keep = scores >= threshold
-    if not keep.any() and len(scores):
-        keep = scores >= scores.max() * FALLBACK_REL
-    if in_code is not None and keep.any():
-        kept = np.flatnonzero(keep)
-        span = np.zeros(len(keep), dtype=bool)
-        span[kept[0] + 1: kept[-1]] = True
-        keep |= in_code & span
-    return keep
+    all wcxb-dev 0.688 -> 0.694; dragnet train and cleaneval-dev unchanged. (``select_c`` with
+    the code blocks as a mask.)"""
+    flags = None if in_code is None else np.asarray(in_code, dtype=np.int64)
+    return select_c(scores, threshold, flags, 1, FALLBACK_REL)
 
 
 def scores_c(x: np.ndarray, w: np.ndarray, b: float, tok: np.ndarray | None,
              w2: np.ndarray | None, b2: float, page_rel: bool, cont: np.ndarray | None,
-             weight: np.ndarray | None) -> np.ndarray | None:
+             weight: np.ndarray | None) -> np.ndarray:
     """A page's block probabilities through the C part in one call without the GIL: stage 1
     (the dense matrix ``x`` through weights ``w`` and intercept ``b``, plus the blocks'
     token-weight sums ``tok``), then stage 2 (weights ``w2``, None: no stage 2) over the
-    context of stage 1's probabilities (context_inputs' columns). None where the C part is not
-    built: the caller runs Model.scores' numpy reference (the same values to ~1e-15: only the
-    order of the dot products' additions differs)."""
-    if _c is None:
-        return None
+    context of stage 1's probabilities (context_inputs' columns). Model.reference_scores, the
+    general path, gives the same values to ~1e-15 (only the order of the dot products'
+    additions differs)."""
     n = len(x)
     out = np.empty(n)
     _c.score(n, np.ascontiguousarray(x, dtype=np.float64), x.shape[1], w, b, tok, w2, b2,
@@ -571,12 +560,10 @@ def scores_c(x: np.ndarray, w: np.ndarray, b: float, tok: np.ndarray | None,
 
 
 def select_c(s: np.ndarray, threshold: float, flags: np.ndarray | None, code_bit: int,
-             rel: float) -> np.ndarray | None:
-    """``select`` through the C part (None where it is not built): the blocks at or above
-    ``threshold``, else those within ``rel`` of the best score; then the blocks whose ``flags``
-    have ``code_bit`` between the first and the last kept one (flags None: not)."""
-    if _c is None:
-        return None
+             rel: float) -> np.ndarray:
+    """The cut in C: the blocks at or above ``threshold``, else those within ``rel`` of the
+    best score; then the blocks whose ``flags`` have ``code_bit`` between the first and the
+    last kept one (flags None: not)."""
     out = np.empty(len(s), dtype=np.bool_)
     _c.select(np.ascontiguousarray(s, dtype=np.float64), threshold, flags, code_bit, rel,
               out.view(np.uint8))
@@ -696,41 +683,4 @@ class BlockModelC(Protocol):
                rel: float, out: np.ndarray, /) -> None: ...
 
 
-def _agrees(mod: ModuleType) -> bool:
-    """Whether the C part's scores are the numpy reference's (to 1e-12: its dot products add in
-    column order) and its cut keeps the reference's blocks, on random pages."""
-    global _c
-    rng = np.random.default_rng(11)
-    same = []
-    for n in (1, 5, 70):
-        x = rng.normal(size=(n, 23))
-        w, b, tok = rng.normal(size=23) * 0.3, 0.2, rng.normal(size=n)
-        cont = np.ascontiguousarray(rng.integers(0, 6, size=(n, PATH_LEN)), dtype=np.int64)
-        weight = rng.random(n) + 0.5
-        s1 = sigmoid(np.einsum("ij,j->i", x, w) + b + tok)
-        for page_rel in (False, True):
-            w2 = rng.normal(size=len(context_features(s1[:1], page_rel=page_rel)[0]))
-            for c, wt in ((cont, weight), (None, None)):
-                _c = mod
-                try:
-                    got = [scores_c(x, w, b, tok, None, 0.0, page_rel, c, wt),
-                           scores_c(x, w, b, tok, w2, -0.1, page_rel, c, wt)]
-                finally:
-                    _c = None
-                ref = [s1, sigmoid(np.einsum("ij,j->i", context_features(s1, c, wt, page_rel), w2) - 0.1)]
-                same += [g is not None and np.allclose(g, r, rtol=0, atol=1e-12) for g, r in zip(got, ref)]
-        s = rng.choice([0.0, 0.25, 0.5, 1.0], n) if n < 70 else rng.random(n)
-        flags = rng.integers(0, 8, n).astype(np.int64)
-        for t in (0.0, 0.5, 0.9, 1.5):
-            _c = mod
-            try:
-                got = [select_c(s, t, flags, 4, FALLBACK_REL), select_c(s, t, None, 4, FALLBACK_REL)]
-            finally:
-                _c = None
-            ref = [select(s, t, (flags & 4) != 0), select(s, t)]
-            same += [g is not None and np.array_equal(g, r) for g, r in zip(got, ref)]
-    return all(same)
-
-
-_c: BlockModelC | None = None
-_c = native.probed("score._blockmodel", "the numpy scores and cut", _agrees)
+_c = cast(BlockModelC, native.required("score._blockmodel"))

@@ -33,24 +33,21 @@ def test_code_block_of_a_documentation_page_survives() -> None:
 
 
 def test_the_c_cut_keeps_the_blocks_the_reference_keeps() -> None:
-    """blockmodel.select_c (the C cut the Extractor runs) against select (its reference) on
-    random pages: cuts above every score (the fallback), code blocks inside, before and after
+    """blockmodel.select_c (the C cut the Extractor runs) and blockmodel.select against the
+    numpy oracle's cut (tests/oracles/blockmodel_numpy.py) on random pages: cuts above every
+    score (the fallback), code blocks inside, before and after
     the kept span, ties at the cut, empty pages."""
-    import pytest
-
     from ce_filter.read.segment import FLAG_PRE
-    from ce_filter.score import blockmodel
     from ce_filter.score.blockmodel import FALLBACK_REL, select_c
-
-    if blockmodel._c is None:
-        pytest.skip("ce_filter.score._blockmodel not built or CE_FILTER_PURE_PYTHON set")
+    from tests.oracles.blockmodel_numpy import select as oracle_select
     rng = np.random.default_rng(7)
     for n in [0, 1, 2, 3, 5, 8, 40, 300] * 40:
         scores = rng.choice([0.0, 0.25, 0.5, 0.75, 1.0], n) if rng.random() < 0.3 else rng.random(n)
         flags = rng.integers(0, 4, n, dtype=np.int64) * (FLAG_PRE // 2) | rng.integers(0, 2, n)
         code = (flags & FLAG_PRE) != 0
         for t in (0.0, 0.25, 0.5, 0.9, 1.0, 1.5):
-            want = select(scores, t, code)
+            want = oracle_select(scores, t, code)
             assert np.array_equal(select_c(scores, t, flags, FLAG_PRE, FALLBACK_REL), want)
+            assert np.array_equal(select(scores, t, code), want)
             assert np.array_equal(select_c(scores, t, None, FLAG_PRE, FALLBACK_REL),
-                                  select(scores, t))
+                                  oracle_select(scores, t))

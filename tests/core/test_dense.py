@@ -17,7 +17,6 @@ import pytest
 from selectolax.lexbor import LexborHTMLParser
 
 from ce_filter.read.segment import Blocks, parse, segment, segment_tree
-from ce_filter.score import blockmodel
 from ce_filter.score import features as F
 from ce_filter.score.blockmodel import Model, load_default
 from ce_filter.score.features import dense
@@ -26,20 +25,18 @@ from tests.oracles.features_numpy import ORACLE_ATOL, ORACLE_RTOL, kmeans_verdic
 
 from .corpus_pages import every_page
 
-needs_c = pytest.mark.skipif(blockmodel._c is None, reason="ce_filter.score._blockmodel not "
-                             "built (no C compiler?) or CE_FILTER_PURE_PYTHON set: only numpy scores")
 KIND = np.array([0.4, 0.05, 0.1, 0.15, 0.1, 0.12, 0.08])
 
 
 @contextmanager
 def _general() -> Iterator[None]:
     """The general path of the features (group_columns) and the numpy scoring, for the duration."""
-    handles, c = dense.handles, blockmodel._c
-    dense.handles, blockmodel._c = lambda spec: False, None
+    handles, plain = dense.handles, Model._plain
+    dense.handles, Model._plain = lambda spec: False, lambda self: False  # type: ignore[method-assign]
     try:
         yield
     finally:
-        dense.handles, blockmodel._c = handles, c
+        dense.handles, Model._plain = handles, plain  # type: ignore[method-assign]
 
 
 def _models() -> list[Model]:
@@ -133,13 +130,11 @@ EDGE_PAGES = {
 }
 
 
-@needs_c
 @pytest.mark.parametrize("name", sorted(EDGE_PAGES))
 def test_edge_pages_equal_oracle_and_general_path(name):
     _page(EDGE_PAGES[name])
 
 
-@needs_c
 @pytest.mark.parametrize("groups", [("st",), ("cetr",), ("dom",), ("rx",), ("head",), ("kind",),
                                     ("ic",), ("st", "head", "kind"), ("cetr", "ic", "rx")])
 def test_other_group_sets_equal_the_general_path(groups):
@@ -156,7 +151,6 @@ def test_other_group_sets_equal_the_general_path(groups):
     assert not dense.handles(F.FeatureSpec(("st", "text")))  # the general path
 
 
-@needs_c
 def test_huge_page_equals_oracle():
     """Thousands of blocks: numpy's pairwise sums recurse past 128 items, the element serials
     (container ids) run high."""
@@ -169,7 +163,6 @@ def test_huge_page_equals_oracle():
     _same(segment(parse("<main>" + "".join(parts) + "</main>")))
 
 
-@needs_c
 def test_random_pages_equal_oracle():
     rnd = random.Random(3)
     tags = ["p", "div", "li", "td", "h2", "h3", "section", "article", "nav", "footer", "pre", "span"]
@@ -207,7 +200,6 @@ def test_a_broken_c_part_is_caught(monkeypatch):
 
 
 @pytest.mark.corpus
-@needs_c
 def test_c_features_equal_oracle_on_every_corpus_page(data_dir):
     """Every page of every corpus: the C part's columns are the oracle's to its tolerance, and
     the C scoring's block probabilities numpy's to 1e-12 on the same side of every cut."""
