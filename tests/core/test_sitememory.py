@@ -24,6 +24,7 @@ from ce_filter.score.site.memory import (
     normalise,
 )
 from ce_filter.score.site.stage import COLUMNS, SiteStage, site_columns
+from tests.oracles import site_numpy as oracle
 
 
 def test_fingerprint_normalises_case_digits_space():
@@ -317,29 +318,22 @@ def test_a_long_block_is_fingerprinted_by_its_start_and_length():
 def test_the_c_hashes_equal_the_numpy_reference():
     from ce_filter.score.site import memory as sitememory
 
-    c = sitememory._c_part()
-    if c is None:
-        pytest.skip("ce_filter.score.site._memory is not built here")
     rng = np.random.default_rng(3)
     alphabet = list("ab Z09 \t\n\r\x0b\x0c.-") + ["ß", "首", "\u3000", "\xa0", "É"]
     for _ in range(300):  # pages of random blocks: runs of digits and spaces, edges, empties
         texts = ["".join(rng.choice(alphabet, size=int(rng.integers(0, 12))))
                  for _ in range(int(rng.integers(1, 9)))]
         data = sitememory._SEP.join(texts).casefold().encode("utf-8")
-        out, kept = np.empty(len(texts), dtype=np.uint64), np.empty(len(texts), dtype=np.int64)
-        c.hashes(data, len(texts), out, kept)
-        ref = sitememory._hashes_numpy(data, len(texts))
+        out, kept = sitememory.c_hashes(data, len(texts))
+        ref = oracle.hashes(data, len(texts))
         assert out.tolist() == ref[0].tolist() and kept.tolist() == ref[1].tolist(), texts
     with pytest.raises(ValueError):  # the separators must match the blocks
-        c.hashes(b"a\x00b", 3, np.empty(3, dtype=np.uint64), np.empty(3, dtype=np.int64))
+        sitememory.c_hashes(b"a\x00b", 3)
 
 
 def _c_module():
     from ce_filter.score.site import memory as sitememory
 
-    c = sitememory._c_part()
-    if c is None:
-        pytest.skip("ce_filter.score.site._memory is not built here")
     return sitememory
 
 
@@ -360,7 +354,7 @@ def test_the_c_block_fingerprints_equal_the_reference():
             texts.append("Ab1 " * int(rng.integers(1000, 1100)))  # past MAX_CHARS
         anchors = [t[: int(rng.integers(0, len(t) + 1))] if rng.random() < 0.5 else "" for t in texts]
         got = sitememory.block_fingerprints(SimpleNamespace(texts=texts, anchor_texts=anchors))
-        ref = sitememory._block_fingerprints_py(texts, anchors, None)
+        ref = sitememory.folded_fingerprints(texts, anchors, oracle.hashes)
         assert got.dtype == ref.dtype and got.tolist() == ref.tolist(), (texts, anchors)
 
 
@@ -373,16 +367,13 @@ def test_the_c_block_fingerprints_equal_the_reference_on_every_corpus_page(data_
     for corpus, doc, _html, b in every_page(data_dir):
         pages += 1
         got = sitememory.block_fingerprints(b)
-        if got.tolist() != sitememory._block_fingerprints_py(b.texts, b.anchor_texts, None).tolist():
+        if got.tolist() != sitememory.folded_fingerprints(b.texts, b.anchor_texts, oracle.hashes).tolist():
             differ.append(f"{corpus}/{doc.id}")
     assert pages > 3000 and not differ, differ[:10]
 
 
 def test_the_c_stage_equals_the_reference():
-    from ce_filter.score.site import stage as S
 
-    if S._c_part() is None:
-        pytest.skip("ce_filter.score.site._stage is not built here")
     rng = np.random.default_rng(8)
     st = load_default("content").site or SiteStage(rng.normal(size=len(COLUMNS)), -0.2)
     for _ in range(500):
@@ -392,7 +383,7 @@ def test_the_c_stage_equals_the_reference():
         fps = (rng.integers(0, 3, size=m) * rng.integers(1, 2**62, size=m)).astype(np.uint64)
         n = int(rng.integers(1, 30))
         k = rng.integers(0, n + 1, size=m).astype(np.float64) * (fps != 0)
-        got, ref = st.apply(scores, fps, k, n), st.apply_reference(scores, fps, k, n)
+        got, ref = st.apply(scores, fps, k, n), oracle.stage_apply(st, scores, fps, k, n)
         assert np.allclose(got, ref, rtol=0, atol=1e-12), np.abs(got - ref).max()
 
 
@@ -405,8 +396,6 @@ def test_the_c_stage_keeps_the_references_blocks_on_every_corpus_page(data_dir):
     from ce_filter.score.site import stage as S
     from ce_filter.score.site.memory import block_fingerprints
 
-    if S._c_part() is None:
-        pytest.skip("ce_filter.score.site._stage is not built here")
     ex = Extractor()
     st = ex.model.site or S.shipped_stage(ex.model.digest)
     assert st is not None
@@ -427,7 +416,7 @@ def test_the_c_stage_keeps_the_references_blocks_on_every_corpus_page(data_dir):
             if n <= 0:
                 continue
             pages += 1
-            got, ref = st.apply(scores, fps, k, n), st.apply_reference(scores, fps, k, n)
+            got, ref = st.apply(scores, fps, k, n), oracle.stage_apply(st, scores, fps, k, n)
             if not (np.allclose(got, ref, rtol=0, atol=1e-12) and np.array_equal(got >= cut, ref >= cut)):
                 differ += 1
     assert pages > 2000 and differ == 0, (pages, differ)

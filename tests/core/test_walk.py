@@ -117,8 +117,8 @@ def test_compiled_parts_are_built_where_a_compiler_is():
     parts = {"read._segment": S._c, "read._precheck": precheck._c, "read._mojibake": mojibake._c,
              "score.features._dense": dense._C,
              "score.features._leaves": leaves._c_part(), "score._pagekind": pagekind._c,
-             "score._blockmodel": blockmodel._c, "score.site._memory": memory._c_part(),
-             "score.site._stage": stage._c_part(), "keep._articles": articles._c,
+             "score._blockmodel": blockmodel._c, "score.site._memory": memory._c,
+             "score.site._stage": stage._c, "keep._articles": articles._c,
              "keep._render": render._c, "keep._metadata": metadata._head_part()}
     missing = [f"ce_filter.{name}" for name, c in parts.items() if c is None]
     assert not missing, f"did not build (see pip's output) or disagreed on their probes: {missing}"

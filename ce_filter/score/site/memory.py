@@ -25,7 +25,7 @@ import threading
 from collections import Counter, OrderedDict, deque
 from collections.abc import Callable, Iterable, Sequence
 from itertools import repeat
-from typing import TYPE_CHECKING, Literal, Protocol, runtime_checkable
+from typing import TYPE_CHECKING, Protocol, cast, runtime_checkable
 
 import numpy as np
 
@@ -33,8 +33,6 @@ from ... import native
 from ...read.address import hostname
 
 if TYPE_CHECKING:
-    from types import ModuleType
-
     from ...read.segment import Blocks
 
 # blocks shorter than this many bytes of UTF-8 (after normalising) carry no fingerprint: "|",
@@ -51,16 +49,7 @@ _SEP = "\x00"  # between blocks in one normalising pass: not a digit, not whites
 _USPACES = ("\xa0", "\u3000", "\u2002", "\u2003", "\u2009", "\u202f", "\u205f", "\u1680")
 _DIGITS = re.compile(r"[0-9]+")
 _SPACE = re.compile(r"[ \t\n\r\f\v]+")
-# byte classes for the normalising pass over a page's UTF-8: digits -> "0", ASCII whitespace -> " "
-_BYTES = np.arange(256, dtype=np.uint8)
-_BYTES[ord("0"):ord("9") + 1] = ord("0")
-_BYTES[[9, 10, 11, 12, 13]] = ord(" ")
-_ZERO, _SP = np.uint8(ord("0")), np.uint8(ord(" "))
-
-# the polynomial hash's odd multiplier (invertible modulo 2**64) and the finaliser's constants
-_P = 0x9E3779B97F4A7C15
-_P_INV = pow(_P, -1, 2**64)
-_LEN = np.uint64(0xD6E8FEB86659FD93)
+# splitmix64's finaliser's constants (the C part's too)
 _M1, _M2 = np.uint64(0xBF58476D1CE4E5B9), np.uint64(0x94D049BB133111EB)
 
 
@@ -77,26 +66,7 @@ def normalise(text: str) -> str:
     return _SPACE.sub(" ", _DIGITS.sub("0", _spaces(text.casefold()))).strip(" ")
 
 
-_POWERS: dict[int, np.ndarray] = {}
-_CACHED = 1 << 20  # powers kept for pages of up to this many bytes of block text (8 MB each)
-
-
-def _powers(p: int, n: int) -> np.ndarray:
-    """p**0 .. p**n modulo 2**64 (uint64 products wrap); the first _CACHED + 1 computed once."""
-    have = _POWERS.get(p)
-    if have is not None and len(have) > n:
-        return have[:n + 1]
-    size = max(n, min(_CACHED, 1 << 14)) if n > _CACHED else min(_CACHED, max(2 * n, 1 << 14))
-    out = np.empty(size + 1, dtype=np.uint64)
-    out[0] = 1
-    with np.errstate(over="ignore"):
-        out[1:] = np.cumprod(np.full(size, p, dtype=np.uint64))
-    if size <= _CACHED:
-        _POWERS[p] = out
-    return out[:n + 1]
-
-
-def _mix(z: np.ndarray) -> np.ndarray:
+def mix(z: np.ndarray) -> np.ndarray:
     """splitmix64's finaliser: every input bit moves about half the output bits."""
     z = (z ^ (z >> np.uint64(30))) * _M1
     z = (z ^ (z >> np.uint64(27))) * _M2
@@ -106,20 +76,27 @@ def _mix(z: np.ndarray) -> np.ndarray:
 class MemoryC(Protocol):
     """The function of the C part (score/site/_memory.c) that every build has: each of the ``n``
     NUL-joined blocks' mixed hash and kept bytes into ``out`` and ``kept`` (``block_fingerprints``,
-    built on Python 3.13 or later only, is looked up where it is used)."""
+    built up to Python 3.12 only, is looked up: ``_C_BLOCKS``)."""
 
     def hashes(self, data: bytes, n: int, out: np.ndarray, kept: np.ndarray, /) -> None: ...
 
 
-def fingerprints(texts: Sequence[str], c: MemoryC | Literal[True] | None = True) -> np.ndarray:
+# the blocks' hashes and kept bytes from their NUL-joined UTF-8 (``c_hashes``)
+Hashes = Callable[[bytes, int], tuple[np.ndarray, np.ndarray]]
+_c = cast(MemoryC, native.required("score.site._memory"))
+_C_BLOCKS: Callable[[list[str], list[str], np.ndarray], None] | None = getattr(_c, "block_fingerprints", None)
+
+
+def fingerprints(texts: Sequence[str], hashes: Hashes | None = None) -> np.ndarray:
     """Every block's 64-bit fingerprint (uint64; 0 where the block is under MIN_BYTES). The page
     is normalised in one pass over its joined text (``normalise`` per block, as C calls over the
     whole page) and every block hashed at once in numpy: a polynomial hash of its UTF-8 bytes
     modulo 2**64 (prefix sums, so a block's value does not depend on where it sits), mixed with
     its length by splitmix64's finaliser (a block over MAX_CHARS: its first MAX_CHARS, then
     its whole length mixed in). Deterministic across processes and runs, unlike the
-    salted ``hash()``; a blake2b call a block cost about twice as much. ``c``: the C hashes
-    (True: where built; None: the numpy reference)."""
+    salted ``hash()``; a blake2b call a block cost about twice as much. ``hashes``: the
+    blocks' hashes from the joined bytes (None: the C part's, score/site/_memory.c; the
+    test oracle passes its numpy twin)."""
     n = len(texts)
     if not n:
         return np.zeros(0, dtype=np.uint64)
@@ -133,70 +110,20 @@ def fingerprints(texts: Sequence[str], c: MemoryC | Literal[True] | None = True)
     if joined.count(_SEP) != n - 1:  # a block holding a NUL: read as a space
         joined = _SEP.join(t.replace(_SEP, " ") for t in texts)
     data = _spaces(joined.casefold()).encode("utf-8", "surrogatepass")
-    if c is True:
-        c = _c_part()
-    if c is None:
-        out, kept = _hashes_numpy(data, n)
-    else:
-        out, kept = np.empty(n, dtype=np.uint64), np.empty(n, dtype=np.int64)
-        c.hashes(data, n, out, kept)
+    out, kept = (hashes or c_hashes)(data, n)
     if len(long):  # the cut blocks: their whole length mixed in
         with np.errstate(over="ignore"):
-            out[long] = _mix(out[long] ^ (lengths[long].astype(np.uint64) * _M1))
+            out[long] = mix(out[long] ^ (lengths[long].astype(np.uint64) * _M1))
     out[out == NO_PRINT] = 1
     out[kept < MIN_BYTES] = NO_PRINT
     return out
 
 
-def _hashes_numpy(utf8: bytes, n: int) -> tuple[np.ndarray, np.ndarray]:
-    """Each of the n NUL-joined blocks' mixed hash and kept bytes, in numpy: the reference of
-    ce_filter/score/site/_memory.c."""
-    raw = _BYTES[np.frombuffer(utf8, dtype=np.uint8)]
-    # what normalise does, on the bytes: a digit after a digit goes, a space after a space or
-    # at a block's start goes, then a space at a block's end
-    if not len(raw):  # one empty block
-        return np.zeros(n, dtype=np.uint64), np.zeros(n, dtype=np.int64)
-    prev = np.empty_like(raw)
-    prev[0], prev[1:] = 0, raw[:-1]
-    data = raw[~(((raw == _ZERO) & (prev == _ZERO)) | ((raw == _SP) & ((prev == _SP) | (prev == 0))))]
-    if len(data):
-        nxt = np.empty_like(data)
-        nxt[-1], nxt[:-1] = 0, data[1:]
-        data = data[~((data == _SP) & (nxt == 0))]
-    cuts = np.flatnonzero(data == 0)
-    starts = np.concatenate(([0], cuts + 1))
-    ends = np.concatenate((cuts, [len(data)]))
-    m = len(data)
-    with np.errstate(over="ignore"):
-        prefix = np.zeros(m + 1, dtype=np.uint64)
-        np.cumsum((data.astype(np.uint64) + np.uint64(1)) * _powers(_P, m)[:m], out=prefix[1:])
-        h = (prefix[ends] - prefix[starts]) * _powers(_P_INV, m)[starts]
-        return _mix(h ^ ((ends - starts).astype(np.uint64) * _LEN)), (ends - starts).astype(np.int64)
-
-
-_PROBE = ["Posted  ON 12 March 2019 ", "", "ab", " x  1 23 ", "Straße 首页\t新闻\n", "  ", "0 0",
-          "tail space ", "a" * 300]
-
-
-def _c_part() -> MemoryC | None:
-    """ce_filter.score.site._memory, or None: not built, switched off, or giving other values than
-    the numpy reference on a probe page. Probed at first use."""
-    return native.probed("score.site._memory", "the numpy block hashes", _agrees)
-
-
-def _agrees(mod: ModuleType) -> bool:
-    data = _SEP.join(_PROBE).casefold().encode("utf-8")
-    out, kept = np.empty(len(_PROBE), dtype=np.uint64), np.empty(len(_PROBE), dtype=np.int64)
-    mod.hashes(data, len(_PROBE), out, kept)
-    ref = _hashes_numpy(data, len(_PROBE))
-    if not hasattr(mod, "block_fingerprints"):  # (built on Python 3.13 or later)
-        return bool(np.array_equal(out, ref[0]) and np.array_equal(kept, ref[1]))
-    texts = [*_PROBE, "Straße \x00 ﬁne ÀÉ \U0001f600 " * 200, "\u0130stanbul 12", "ab\xa0\u3000 c"]
-    anchors = ["", "", "ab", " x  1 23 ", "", "", "0 0", "", "", "", "\u0130stanbul", "a"]
-    fps = np.empty(len(texts), dtype=np.uint64)
-    mod.block_fingerprints(texts, anchors, fps)
-    return bool(np.array_equal(out, ref[0]) and np.array_equal(kept, ref[1])
-                and np.array_equal(fps, _block_fingerprints_py(texts, anchors, None)))
+def c_hashes(utf8: bytes, n: int) -> tuple[np.ndarray, np.ndarray]:
+    """Each of the ``n`` NUL-joined blocks' mixed hash and kept bytes, in C."""
+    out, kept = np.empty(n, dtype=np.uint64), np.empty(n, dtype=np.int64)
+    _c.hashes(utf8, n, out, kept)
+    return out, kept
 
 
 def fingerprint(text: str) -> int:
@@ -213,21 +140,21 @@ LINK_BITS = np.uint64(0x9E3779B97F4A7C15)
 def block_fingerprints(blocks: Blocks) -> np.ndarray:
     """The fingerprints of a segmented page's blocks (segment.Blocks): the text's, marked as
     a link where at least half of the block's text is anchor text. In one C call from the
-    texts where ce_filter.score.site._memory is built (the same values as the reference here)."""
-    c: Callable[[list[str], list[str], np.ndarray], None] | None = getattr(
-        _c_part(), "block_fingerprints", None)
+    texts where the C part has it (CPython up to 3.12: it reads CPython's case folding), else
+    folded here and hashed in C (``folded_fingerprints``, the same values)."""
     texts, anchors = blocks.texts, blocks.anchor_texts
-    if c is None or not isinstance(texts, list) or not isinstance(anchors, list):
-        return _block_fingerprints_py(texts, anchors)
+    if _C_BLOCKS is None or not isinstance(texts, list) or not isinstance(anchors, list):
+        return folded_fingerprints(texts, anchors)
     out = np.empty(len(texts), dtype=np.uint64)
-    c(texts, anchors, out)
+    _C_BLOCKS(texts, anchors, out)
     return out
 
 
-def _block_fingerprints_py(texts: Sequence[str], anchors: Sequence[str],
-                           c: MemoryC | Literal[True] | None = True) -> np.ndarray:
-    """The reference of block_fingerprints (``c`` as in ``fingerprints``)."""
-    fps = fingerprints(texts, c)
+def folded_fingerprints(texts: Sequence[str], anchors: Sequence[str], hashes: Hashes | None = None
+                        ) -> np.ndarray:
+    """``block_fingerprints`` from the texts folded in Python (``fingerprints``, ``hashes`` as
+    there): the way where the C part has no block_fingerprints."""
+    fps = fingerprints(texts, hashes)
     if not len(fps):
         return fps
     text_len = np.fromiter(map(len, texts), dtype=np.int64, count=len(fps))

@@ -15,7 +15,7 @@ from __future__ import annotations
 import json
 from dataclasses import dataclass
 from importlib import resources
-from typing import TYPE_CHECKING, Protocol
+from typing import TYPE_CHECKING, Protocol, cast
 
 import numpy as np
 
@@ -23,8 +23,6 @@ from ... import native
 from .memory import NO_PRINT
 
 if TYPE_CHECKING:
-    from types import ModuleType
-
     from ...jsontypes import JSONObject, Loaded
 
 # the stage's columns, in order; "logit" is the model's block log-odds
@@ -73,22 +71,16 @@ class SiteStage:
 
     def apply(self, scores: np.ndarray, fps: np.ndarray, k: np.ndarray, n: int) -> np.ndarray:
         """The blocks' probabilities with the site columns; the model's ``scores`` where n = 0.
-        In one C call without the GIL where ce_filter.score.site._stage is built (``apply_reference``'s
-        values to ~1e-15: only the order of the terms' additions differs)."""
+        In one C call without the GIL (score/site/_stage.c, the one implementation; its numpy
+        oracle, sigmoid(decision(site_columns(...))), gives the same values to ~1e-15: only the
+        order of the terms' additions differs)."""
         if n <= 0 or not len(scores):
             return scores
-        c = _c_part()
-        if c is None:
-            return self.apply_reference(scores, fps, k, n)
         out = np.empty(len(scores))
-        c.stage(np.ascontiguousarray(scores, dtype=np.float64), np.ascontiguousarray(fps, dtype=np.uint64),
+        _c.stage(np.ascontiguousarray(scores, dtype=np.float64), np.ascontiguousarray(fps, dtype=np.uint64),
                 np.ascontiguousarray(k, dtype=np.float64), n,
                 np.ascontiguousarray(self.coef, dtype=np.float64), float(self.intercept), out)
         return out
-
-    def apply_reference(self, scores: np.ndarray, fps: np.ndarray, k: np.ndarray, n: int) -> np.ndarray:
-        """``apply`` in numpy: the reference (n > 0)."""
-        return sigmoid(self.decision(site_columns(scores, fps, k, n)))
 
     def terms(self, x: np.ndarray) -> np.ndarray:
         """Per block and column, its term in the stage's log-odds."""
@@ -137,19 +129,4 @@ class StageC(Protocol):
               intercept: float, out: np.ndarray, /) -> None: ...
 
 
-def _agrees(mod: ModuleType) -> bool:
-    """Whether the C stage gives the reference's probabilities (to 1e-12) on a probe page."""
-    rng = np.random.default_rng(5)
-    st = SiteStage(rng.normal(size=len(COLUMNS)), 0.3)
-    scores = np.concatenate((rng.random(40), [0.0, 1.0, 1e-13, 1 - 1e-13]))
-    fps = rng.integers(0, 4, size=len(scores)).astype(np.uint64)
-    k = rng.integers(0, 6, size=len(scores)).astype(np.float64)
-    out = np.empty(len(scores))
-    mod.stage(scores, fps, k, 5, st.coef, st.intercept, out)
-    return bool(np.allclose(out, st.apply_reference(scores, fps, k, 5), rtol=0, atol=1e-12))
-
-
-def _c_part() -> StageC | None:
-    """ce_filter.score.site._stage where it is built, agrees with the reference and is not
-    switched off (CE_FILTER_PURE_PYTHON); else None. Probed at first use."""
-    return native.probed("score.site._stage", "the numpy site stage", _agrees)
+_c = cast(StageC, native.required("score.site._stage"))
