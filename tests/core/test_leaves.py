@@ -16,6 +16,7 @@ import pytest
 
 from ce_filter.score.blockmodel import load_default
 from ce_filter.score.features.leaves import Trees, TreesError
+from tests.oracles import leaves_numpy as oracle
 
 from .model_files import refused, reloaded
 
@@ -79,17 +80,15 @@ def test_the_c_walk_finds_the_numpy_walks_leaves() -> None:
     from ce_filter.learn import leaves as learn_leaves
     from ce_filter.score.features import leaves as features_leaves
 
-    c = features_leaves._c_part()
-    if c is None:
-        pytest.skip("ce_filter.score.features._leaves is not built here")
+    c = features_leaves._c
     x, y = _toy()
     x[::50, 0] = np.nan  # NaN on the first split's column too
     trees = learn_leaves.fit_trees(x, y, np.ones(len(y)), ("a", "b", "c", "d"), SHAPE)
     on_thresholds = np.array([[float(t["threshold"][0])] * 4 for t in trees.trees])  # ties go left
     for rows in (x, on_thresholds, x[:0], x[:1]):
         ids = trees.leaves(rows)
-        assert ids.shape == (len(rows), SHAPE[0]) and np.array_equal(ids, trees.leaves_numpy(rows))
-    feat, thr, child, miss, leaf, roots, (depth, _) = trees._flat
+        assert ids.shape == (len(rows), SHAPE[0]) and np.array_equal(ids, oracle.leaves(trees, rows))
+    feat, thr, child, miss, leaf, roots, (depth, _) = trees.flat
     out = np.empty((2, len(roots)), dtype=np.intp)
     with pytest.raises(ValueError):  # a wrong call is an error, not a read out of bounds
         c.leaves(x[:2], 2, 4, feat, thr, child, miss, leaf, roots, len(feat) + 5, int(depth), out)

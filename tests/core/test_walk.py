@@ -116,7 +116,7 @@ def test_compiled_parts_are_built_where_a_compiler_is():
     # built, and agreeing with their references on their probes (else set aside: None)
     parts = {"read._segment": S._c, "read._precheck": precheck._c, "read._mojibake": mojibake._c,
              "score.features._dense": dense._C,
-             "score.features._leaves": leaves._c_part(), "score._pagekind": pagekind._c,
+             "score.features._leaves": leaves._c, "score._pagekind": pagekind._c,
              "score._blockmodel": blockmodel._c, "score.site._memory": memory._c,
              "score.site._stage": stage._c, "keep._articles": articles._c,
              "keep._render": render._c, "keep._metadata": metadata._head_part()}

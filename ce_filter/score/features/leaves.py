@@ -14,15 +14,13 @@ is the reference: the C part is used only once it gives the same leaves on a pro
 from __future__ import annotations
 
 from dataclasses import dataclass, field
-from typing import TYPE_CHECKING, Protocol
+from typing import TYPE_CHECKING, Protocol, cast
 
 import numpy as np
 
 from ... import native
 
 if TYPE_CHECKING:
-    from types import ModuleType
-
     from ...jsontypes import JSONObject
 
 # a leaf column's name in the model file: leaf LEAF_PREFIX<tree>:<leaf>
@@ -72,6 +70,12 @@ class Trees:
                       np.asarray(roots, dtype=np.intp), np.asarray([depth, n_leaves]))
 
     @property
+    def flat(self) -> tuple[np.ndarray, ...]:
+        """The trees as the flat arrays the C walk reads: (feature, threshold, child, missing
+        left, leaf, roots, [depth, leaves])."""
+        return self._flat
+
+    @property
     def n_leaves(self) -> int:
         return int(self._flat[6][1])
 
@@ -88,31 +92,12 @@ class Trees:
 
     def leaves(self, x: np.ndarray) -> np.ndarray:
         """Per block (row of the dense columns ``x``) and tree, the block's leaf column."""
-        c = _c_part()
-        if c is None:
-            return self.leaves_numpy(x)
         feat, thr, child, miss, leaf, roots, (depth, _) = self._flat
         xf = np.ascontiguousarray(x, dtype=np.float64)
         out = np.empty((len(xf), len(roots)), dtype=np.intp)
-        c.leaves(xf, len(xf), xf.shape[1], feat, thr, child, miss, leaf, roots, len(feat),
-                 int(depth), out)
+        _c.leaves(xf, len(xf), xf.shape[1], feat, thr, child, miss, leaf, roots, len(feat),
+                  int(depth), out)
         return out
-
-    def leaves_numpy(self, x: np.ndarray) -> np.ndarray:
-        """``leaves`` in numpy: the reference."""
-        feat, thr, child, miss, leaf, roots, (depth, _) = self._flat
-        n, width = x.shape
-        xf = np.ascontiguousarray(x, dtype=np.float64).ravel()
-        at = (np.arange(n) * width)[:, None]  # each block's row in the flat matrix
-        node = np.broadcast_to(roots, (n, len(roots))).copy()
-        nan = bool(np.isnan(xf).any())  # a NaN compares false: right, unless its node says left
-        for _ in range(int(depth)):
-            v = xf[at + feat[node]]
-            go = v <= thr[node]
-            if nan:
-                go |= np.isnan(v) & miss[node]
-            node = child[2 * node + go]  # child[2k]: k's right, child[2k + 1]: its left
-        return leaf[node]
 
     def onehot(self, x: np.ndarray) -> np.ndarray:
         """The leaf columns as a dense 0/1 matrix (blocks x leaves): for explain and the
@@ -191,39 +176,14 @@ class Trees:
 
 class LeavesC(Protocol):
     """The function of the C part (score/features/_leaves.c) that Python calls: each row's leaf
-    in each tree into ``out`` (the flat trees of ``Trees._flat``)."""
+    in each tree into ``out`` (the flat trees of ``Trees.flat``)."""
 
     def leaves(self, x: np.ndarray, n: int, width: int, feature: np.ndarray, threshold: np.ndarray,
                child: np.ndarray, missing_left: np.ndarray, leaf: np.ndarray, roots: np.ndarray,
                n_nodes: int, depth: int, out: np.ndarray, /) -> None: ...
 
 
-def _c_part() -> LeavesC | None:
-    """ce_filter.score.features._leaves, or None: not built, switched off, or giving other leaves than
-    the numpy walk on a probe of random trees and inputs (NaN, ties on thresholds included)."""
-    return native.probed("score.features._leaves", "the numpy tree walk", _agrees)
-
-
-def _agrees(mod: ModuleType) -> bool:
-    probe = _probe_trees()
-    rng = np.random.default_rng(7)
-    x = rng.integers(0, 4, size=(64, 3)).astype(np.float64)  # values on the thresholds
-    x[rng.random(x.shape) < 0.2] = np.nan
-    out = np.empty((len(x), len(probe.trees)), dtype=np.intp)
-    feat, thr, child, miss, leaf, roots, (depth, _) = probe._flat
-    mod.leaves(x, len(x), x.shape[1], feat, thr, child, miss, leaf, roots, len(feat), int(depth), out)
-    return bool(np.array_equal(out, probe.leaves_numpy(x)))
-
-
-def _probe_trees() -> Trees:
-    """Two small trees over three inputs, one of depth 3, thresholds on whole numbers."""
-    a = {"feature": [0, 1, 0, 0, 2, 0, 0], "threshold": [1.0, 2.0, 0.0, 0.0, 1.0, 0.0, 0.0],
-         "left": [1, 2, -1, -1, 5, -1, -1], "right": [4, 3, -1, -1, 6, -1, -1],
-         "missing_left": [True, False, False, False, True, False, False],
-         "leaf": [-1, -1, 0, 1, -1, 2, 3]}
-    b = {"feature": [2, 0, 0], "threshold": [2.0, 0.0, 0.0], "left": [1, -1, -1],
-         "right": [2, -1, -1], "missing_left": [False, False, False], "leaf": [-1, 0, 1]}
-    return Trees.from_json({"inputs": ["a", "b", "c"], "trees": [a, b]}, ["a", "b", "c"])
+_c = cast(LeavesC, native.required("score.features._leaves"))
 
 
 def _check_tree(t: dict[str, np.ndarray], n_inputs: int, what: str) -> None:

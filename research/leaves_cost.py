@@ -1,10 +1,10 @@
 """What the tree-leaf inputs (Model.trees, features/leaves.py) cost a page.
 
-    taskset -c 1 python -m benchmarks.leaves_cost MODEL.json dragnet:test --repeat 7
+    taskset -c 1 python -m research.leaves_cost MODEL.json dragnet:test --repeat 7
 
 For every page (decoded, segmented, its dense columns computed once), timed in the same
 process and interleaved: the leaf transform alone (each block's leaf in each tree and the sum
-of their weights; the walk in C where built, and the numpy walk it replaces), stage 1 + 2 as
+of their weights; the walk in C, and the numpy walk of its test oracle), stage 1 + 2 as
 served (``Model.scores``, the leaves included) and the shipped
 content model's ``Model.scores`` on the same page; best of ``--repeat`` per page, means over
 the pages in microseconds. The model must have trees.
@@ -21,12 +21,13 @@ import numpy as np
 
 
 def main(argv: list[str] | None = None) -> int:
+    from ce_filter.bench import pages
+
     from ce_filter import Extractor
     from ce_filter.read.page import read
     from ce_filter.score.blockmodel import Model, load_default
     from ce_filter.score.features import page_inputs
-
-    from . import pages
+    from tests.oracles.leaves_numpy import leaves as leaves_numpy
 
     p = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     p.add_argument("model")
@@ -65,7 +66,7 @@ def main(argv: list[str] | None = None) -> int:
     for _ in range(a.repeat):
         for i, (b, kind, style, x, tokens, plain) in enumerate(work):
             t0 = clock()
-            lw[trees.leaves_numpy(x)].sum(axis=1)
+            lw[leaves_numpy(trees, x)].sum(axis=1)
             t1 = clock()
             best_numpy[i] = min(best_numpy[i], t1 - t0)
             t0 = clock()
@@ -81,7 +82,7 @@ def main(argv: list[str] | None = None) -> int:
     gc.enable()
     blocks = [len(w[0]) for w in work]
     print(f"{len(work)} pages, mean {statistics.mean(blocks):.0f} blocks; {len(trees.trees)} trees, "
-          f"{trees.n_leaves} leaves, depth {int(trees._flat[6][0])}; best of {a.repeat}, means in us:")
+          f"{trees.n_leaves} leaves, depth {trees.depth}; best of {a.repeat}, means in us:")
     print(f"  leaf transform: {1e6 * statistics.mean(best_leaf):.1f} "
           f"(median {1e6 * statistics.median(best_leaf):.1f}); with the numpy walk "
           f"{1e6 * statistics.mean(best_numpy):.1f} (median {1e6 * statistics.median(best_numpy):.1f})")
