@@ -49,10 +49,11 @@ def extract(data: bytes) -> float:
     assert r.text or r.reason, "an empty result without a reason"
     if len(data) >= REFERENCE_MAX:
         return took
-    if precheck._c is not None:
-        caps = (precheck.DEFAULT_LIMITS.max_elements, precheck.DEFAULT_LIMITS.max_attr_work,
-                precheck.DEFAULT_LIMITS.max_nesting_work, precheck.DEFAULT_LIMITS.max_reconstructed)
-        assert precheck._c.scan(data, *caps) == precheck._scan_py(data, *caps), "C scan != Python scan"
+    from tests.oracles.precheck_scan import scan as oracle_scan
+
+    caps = (precheck.DEFAULT_LIMITS.max_elements, precheck.DEFAULT_LIMITS.max_attr_work,
+            precheck.DEFAULT_LIMITS.max_nesting_work, precheck.DEFAULT_LIMITS.max_reconstructed)
+    assert precheck._c.scan(data, *caps) == oracle_scan(data, *caps), "C scan != Python scan"
     if segment._c is not None and not r.reason.startswith("too costly"):
         text, _ = decode_html(data)
         from selectolax.lexbor import LexborHTMLParser

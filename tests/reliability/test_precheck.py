@@ -14,14 +14,15 @@ import pytest
 
 import ce_filter
 from ce_filter.read import precheck
-from ce_filter.read.precheck import DEFAULT_LIMITS, Limits, _scan_py, check, scan
+from ce_filter.read.precheck import DEFAULT_LIMITS, Limits, check, scan
+from tests.oracles.precheck_scan import scan as oracle_scan
 
 from .hostile import shapes
 
 CAPS = (DEFAULT_LIMITS.max_elements, DEFAULT_LIMITS.max_attr_work, DEFAULT_LIMITS.max_nesting_work,
         DEFAULT_LIMITS.max_reconstructed)
 NO_CAPS = (1 << 62,) * 4
-c_scan = None if precheck._c is None else precheck._c.scan
+c_scan = precheck._c.scan
 
 
 def test_every_hostile_shape_is_refused_or_cut():
@@ -99,30 +100,29 @@ def _random_pages(n: int, seed: int):
         yield b"".join(rng.choice(alphabet) for _ in range(rng.randint(0, 300)))
 
 
-@pytest.mark.skipif(c_scan is None, reason="the C scan is not built: nothing to compare")
-def test_c_scan_equals_the_python_reference():
+def test_c_scan_equals_the_python_oracle():
     rng = random.Random(7)
     for page in _random_pages(5000, 3):
         caps = (rng.randint(0, 60), rng.randint(0, 60), rng.randint(0, 300), rng.randint(0, 30),
                 rng.randint(0, 3))
-        assert c_scan(page, *NO_CAPS) == _scan_py(page, *NO_CAPS), page[:200]
-        assert c_scan(page, *caps) == _scan_py(page, *caps), (page[:200], caps)
+        assert c_scan(page, *NO_CAPS) == oracle_scan(page, *NO_CAPS), page[:200]
+        assert c_scan(page, *caps) == oracle_scan(page, *caps), (page[:200], caps)
     for name, page in shapes().items():  # with the caps: uncapped they are quadratic by design
-        assert c_scan(page, *CAPS) == _scan_py(page, *CAPS), name
+        assert c_scan(page, *CAPS) == oracle_scan(page, *CAPS), name
 
 
 @pytest.mark.corpus
 def test_no_corpus_page_trips_the_caps(data_dir):
     """The caps sit far above every labelled page (fuzz/corpus_margins.py prints the margins);
-    C and Python agree on a sample of them."""
+    the C scan and its Python oracle agree on a sample of them."""
     n = 0
     for html in sorted(data_dir.glob("*/html")):
         for i, f in enumerate(sorted(html.iterdir())):
             page = f.read_bytes()
             page = gzip.decompress(page) if f.suffix == ".gz" else page
             assert check(page) == (len(page), ""), f
-            if c_scan is not None and i % 50 == 0:
-                assert c_scan(page, *CAPS) == _scan_py(page, *CAPS), f
+            if i % 50 == 0:
+                assert c_scan(page, *CAPS) == oracle_scan(page, *CAPS), f
             n += 1
     assert n > 3000
 
@@ -138,9 +138,8 @@ def test_a_select_past_its_option_cap_has_the_rest_renamed():
     assert s.page == page.replace(b"<option>c", b"<source>c").replace(b"<option>d", b"<source>d")
     assert len(s.page) == len(page)
     assert scan(page).page is None  # the default cap: nothing renamed
-    if c_scan is not None:
-        for cap in range(0, 6):
-            assert c_scan(page, *NO_CAPS, cap) == _scan_py(page, *NO_CAPS, cap), cap
+    for cap in range(0, 6):
+        assert c_scan(page, *NO_CAPS, cap) == oracle_scan(page, *NO_CAPS, cap), cap
 
 
 def test_a_flood_of_options_parses_quickly_with_the_same_text():
