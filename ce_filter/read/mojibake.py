@@ -11,23 +11,20 @@ text such as "ÉTÉ»" next to mojibake stays), and a page is only touched where
 which start the double encoding of no-break space, Latin-1 letters and typographic
 punctuation). A second pass undoes text that was double-encoded twice.
 
-The byte test :func:`suspect` runs on every page, so it is in C (``_mojibake.c``); the
-regular expression here is its reference.
+The byte test :func:`suspect` runs on every page, so it is in C (``_mojibake.c``, the one
+implementation; its test oracle, tests/oracles/mojibake_suspect.py, is a regular expression).
 """
 
 from __future__ import annotations
 
 import re
-from types import ModuleType
-from typing import Protocol
+from typing import Protocol, cast
 
 from .. import native
 
 MIN_RUNS = 2
 PASSES = 2
 
-# the bytes of a lead character (Â..ô) followed by those of a continuation character
-_SUSPECT = re.compile(rb"\xc3[\x82-\xb4](?:\xc2[\x80-\xbf]|[\xc5\xcb]|\xc6\x92|\xe2[\x80\x82\x84])")
 # cp1252's characters for the bytes 0x80..0x9F, each mapped back to its byte
 _CP1252 = {c: b for b in range(0x80, 0xA0) if (c := bytes([b]).decode("cp1252", "ignore"))}
 # the same runs in the text's UTF-8 (searched as bytes: the literal 0xC3 makes that fast): a
@@ -44,14 +41,10 @@ _PLAUSIBLE = ((0x00A0, 0x024F), (0x02B0, 0x02FF), (0x0370, 0x06FF), (0x0900, 0x0
               (0x1E00, 0x2BFF), (0x3000, 0x9FFF), (0xAC00, 0xD7AF), (0xFF00, 0xFFEF),
               (0x10000, 0x10FFFF))
 
-def _suspect_py(data: bytes) -> bool:
-    return _SUSPECT.search(data) is not None
-
-
 def suspect(data: bytes) -> bool:
     """Whether the bytes may hold double-encoded UTF-8 (cheap; a yes is confirmed by
     :func:`repair`)."""
-    return bool(_c.suspect(data)) if _c is not None else _suspect_py(data)
+    return bool(_c.suspect(data))
 
 
 def _undo(run: str) -> str | None:
@@ -111,21 +104,11 @@ def repair_str(text: str) -> str:
     return text
 
 
-# the byte test's edges: each lead and continuation kind, and bytes just outside them
-_PROBE = (b"", b"plain ascii", "don\u00e2\u20ac\u2122t caf\u00c3\u00a9".encode(), b"\xc3\x82\xc2\x80",
-          b"\xc3\x81\xc2\x80", b"\xc3\xb4\xe2\x84", b"\xc3\xb5\xc5", b"\xc3\xb4\xe2\x81", b"\xc3\x82",
-          b"x\xc3\xa9\xc6\x92", b"\xc3\xa9\xc6\x93", b"\xc3\xa9\xcb", b"\xc3\xa9\xc2\xc0")
-
-
-def _agrees(mod: ModuleType) -> bool:
-    """Whether the C test answers as the regular expression on the probe's bytes."""
-    return all(bool(mod.suspect(d)) == _suspect_py(d) for d in _PROBE)
-
-
 class MojibakeC(Protocol):
-    """The function of the C part (read/_mojibake.c) that Python calls: ``_suspect_py`` in C."""
+    """The function of the C part (read/_mojibake.c) that Python calls: whether the bytes hold
+    a lead character's bytes (Â..ô) followed by a continuation character's."""
 
     def suspect(self, data: bytes, /) -> bool: ...
 
 
-_c: MojibakeC | None = native.probed("read._mojibake", "the regular expression", _agrees)
+_c = cast(MojibakeC, native.required("read._mojibake"))
