@@ -12,11 +12,13 @@ Which parts a platform builds is ``ce_filter.native.PARTS``: all twelve on Linux
 Windows all but the walk, which reaches Lexbor's functions through selectolax's own module
 (dlopen/dlsym) and selectolax's Windows module exports none of them (the Python walk runs there).
 
-A source install where a part with a Python reference does not build (no C compiler) still
-succeeds and the reference runs, which gives the same results (tests compare them); the dense
-features have none, so their part is required and a source install needs a C compiler. With
-CE_FILTER_REQUIRE_C=1 (the wheel builds set it) a part that does not build fails the build
-instead: a wheel holds every part.
+Most parts are the one implementation of their step (their Python or numpy twins are test
+oracles under tests/oracles), so they are required: a source install needs a C compiler. The
+parts that still have a Python version in the package (the walk, which Windows runs in Python;
+the page-kind signals, the rules after the cut and the metadata rules, whose C covers the
+common inputs and hands the rest to Python) are optional there: where one does not build, the
+Python version runs and gives the same results (tests compare them). With CE_FILTER_REQUIRE_C=1
+(the wheel builds set it) every part is required: a wheel holds every part.
 
 Compiler flags per compiler (``BuildExt``): GCC and Clang get -O2, and -ffp-contract=off for the
 parts whose floating point must round as numpy's does (no fused multiply-add); MSVC gets its
@@ -81,16 +83,16 @@ setup(
     cmdclass={"build_ext": BuildExt},
     ext_modules=[
         *_WALK,
-        _part("read._precheck"),
+        _part("read._precheck", optional=False),
         _after_walk("score.features._dense", optional=False),
-        _after_walk("score._blockmodel"),
+        _after_walk("score._blockmodel", optional=False),
         _after_walk("keep._articles"),
-        _after_walk("keep._render"),
+        _after_walk("keep._render", optional=False),
         _part("keep._metadata"),
-        _part("read._mojibake"),
-        _part("score.features._leaves"),
-        _part("score.site._memory"),
-        _part("score.site._stage"),
+        _part("read._mojibake", optional=False),
+        _part("score.features._leaves", optional=False),
+        _part("score.site._memory", optional=False),
+        _part("score.site._stage", optional=False),
         _part("score._pagekind"),
     ],
 )

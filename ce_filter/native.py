@@ -1,6 +1,10 @@
-"""The compiled parts (C extensions, each beside its Python or numpy reference): loading one,
-and setting aside one that disagrees with its reference, so that an install without a C
-compiler, or with a broken build, still gives the same results."""
+"""The compiled parts (C extensions, each beside the module it serves): loading one. Most are the
+one implementation of their step (``REQUIRED``: loaded by ``required``, their Python or numpy
+twins are test oracles under tests/oracles). The others still have a Python version in the
+package (the walk, which Windows runs in Python; the page-kind signals, the rules after the cut
+and the metadata rules, whose C covers the common inputs): those are loaded by ``probed``,
+which sets aside a part that disagrees with its Python version on a probe, so that an install
+without them, or with a broken build, still gives the same results."""
 
 from __future__ import annotations
 
@@ -20,11 +24,16 @@ PARTS: tuple[str, ...] = (
     "score.features._leaves", "score._pagekind", "score._blockmodel", "score.site._memory",
     "score.site._stage", "keep._articles", "keep._render", "keep._metadata",
 )
+# the parts with no Python version in the package: an install needs them (``required``)
+REQUIRED: frozenset[str] = frozenset((
+    "read._precheck", "read._mojibake", "score.features._dense", "score.features._leaves",
+    "score._blockmodel", "score.site._memory", "score.site._stage", "keep._render",
+))
 
 
 def load(name: str) -> ModuleType | None:
-    """The extension ``ce_filter.<name>``, or None where it is not built or
-    ``CE_FILTER_PURE_PYTHON`` is set (the reference runs instead). Its functions are untyped:
+    """The extension ``ce_filter.<name>`` (one with a Python version), or None where it is not
+    built or ``CE_FILTER_PURE_PYTHON`` is set (the Python version runs instead). Its functions are untyped:
     the caller gives the module the type of a Protocol of the functions it calls."""
     if os.environ.get("CE_FILTER_PURE_PYTHON"):
         return None
@@ -32,6 +41,14 @@ def load(name: str) -> ModuleType | None:
         return importlib.import_module(f"ce_filter.{name}")
     except ImportError:
         return None
+
+
+def _imports(name: str) -> bool:
+    try:
+        importlib.import_module(f"ce_filter.{name}")
+    except ImportError:
+        return False
+    return True
 
 
 def required(name: str) -> ModuleType:
@@ -75,11 +92,11 @@ def probed(name: str, reference: str, agrees: Callable[[ModuleType], bool]) -> M
 
 
 def active() -> dict[str, bool]:
-    """Each of ``PARTS`` and whether it runs in this process rather than its reference: built,
-    not switched off (``CE_FILTER_PURE_PYTHON``) and not set aside by a probe so far. A part
-    probed at first use and not used yet counts as running where it loads (its probe is still
-    to come)."""
-    out = {name: load(name) is not None for name in PARTS}
+    """Each of ``PARTS`` and whether it runs in this process rather than a Python version: a
+    required part where it imports; another where built, not switched off
+    (``CE_FILTER_PURE_PYTHON``) and not set aside by a probe so far (a part probed at first
+    use and not used yet counts as running where it loads: its probe is still to come)."""
+    out = {name: _imports(name) if name in REQUIRED else load(name) is not None for name in PARTS}
     for (name, _), mod in _PROBED.items():
         if mod is None and name in out:
             out[name] = False

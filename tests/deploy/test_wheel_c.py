@@ -62,14 +62,19 @@ def test_setup_builds_the_parts_native_names():
         f"setup.py builds {sorted(built_only)} which ce_filter.native.PARTS does not name, and PARTS " \
         f"names {sorted(named_only)} which setup.py does not build: PARTS lists what a wheel must hold"
     assert "read._segment" in built and len(set(PARTS)) == len(PARTS)
+    # the parts without a Python version must build (optional=False): those native requires
+    needed = {c.args[0].value for c in calls if c.args and isinstance(c.args[0], ast.Constant)
+              and any(k.arg == "optional" and isinstance(k.value, ast.Constant) and k.value.value is False
+                      for k in c.keywords)}
+    assert needed == set(native.REQUIRED), (sorted(needed), sorted(native.REQUIRED))
 
 
 def test_active_says_which_parts_run(monkeypatch):
     assert set(native.active()) == set(PARTS)
     monkeypatch.setattr(native, "_PROBED", {(PARTS[0], "a reference"): None})  # set aside by a probe
     assert native.active()[PARTS[0]] is False
-    monkeypatch.setenv("CE_FILTER_PURE_PYTHON", "1")
-    assert not any(native.active().values())
+    monkeypatch.setenv("CE_FILTER_PURE_PYTHON", "1")  # switches off the parts with a Python version only
+    assert {n for n, on in native.active().items() if on} == set(native.REQUIRED)
 
 
 @pytest.mark.slow
