@@ -1,7 +1,7 @@
-/* The arithmetic of the rules after the cut in C (tidy_plan, tidy_finish: articles.py's tidy;
- * tidy_reference is the reference, which articles.py probes at import): the blocks the label and
- * byline rules are to read, then the tables and lists as units and the repeats rule. The
- * regular expressions stay in articles.py. */
+/* The arithmetic of the rules after the cut in C (tidy_plan, tidy_tail, tidy_finish: articles.py's
+ * tidy; tidy_reference is the reference, which articles.py probes at import): the blocks the
+ * label and byline rules are to read, the tail rule (its words matched here), then the tables and
+ * lists as units and the repeats rule. The regular expressions stay in articles.py. */
 #define PY_SSIZE_T_CLEAN
 #include <Python.h>
 #include <stdint.h>
@@ -116,6 +116,127 @@ static PyObject *tidy_plan(PyObject *self, PyObject *args) {
         Py_DECREF(v);
     }
 #undef W
+done:
+    release(&b);
+    return ret;
+}
+
+/* articles._norm(t.lower()) where it is at most max_chars long: lower-cased (str.lower), each
+ * character of punct and each run of white space (str.split's) one space, none at either end.
+ * Returns a new str, Py_None (longer than max_chars; a new reference) or NULL (an error). */
+static PyObject *norm_lower(PyObject *t, PyObject *punct, Py_ssize_t max_chars) {
+    PyObject *low = PyObject_CallMethod(t, "lower", NULL);
+    if (!low) return NULL;
+    int kind = PyUnicode_KIND(low);
+    const void *d = PyUnicode_DATA(low);
+    Py_ssize_t n = PyUnicode_GET_LENGTH(low), np = PyUnicode_GET_LENGTH(punct), m = 0;
+    Py_UCS4 *buf = PyMem_Malloc((size_t)(n + 1) * sizeof(Py_UCS4));
+    if (!buf) { Py_DECREF(low); return PyErr_NoMemory(); }
+    int space = 1; /* (no space at the start) */
+    for (Py_ssize_t i = 0; i < n; i++) {
+        Py_UCS4 c = PyUnicode_READ(kind, d, i);
+        if (Py_UNICODE_ISSPACE(c) || PyUnicode_FindChar(punct, c, 0, np, 1) >= 0) {
+            if (!space) buf[m++] = ' ';
+            space = 1;
+        } else {
+            buf[m++] = c;
+            space = 0;
+        }
+    }
+    if (m && buf[m - 1] == ' ') m--;
+    Py_DECREF(low);
+    PyObject *r = m > max_chars ? Py_NewRef(Py_None)
+                                : PyUnicode_FromKindAndData(PyUnicode_4BYTE_KIND, buf, m);
+    PyMem_Free(buf);
+    return r;
+}
+
+/* articles.tail_match(t): 0, 1 (starts with a phrase of spaced, at a word's end) or 2 (is one;
+ * or holds one of unspaced with at most slack characters more); -1 on an error */
+static int tail_match(PyObject *t, PyObject *spaced, PyObject *unspaced, Py_ssize_t slack,
+                      Py_ssize_t max_chars, PyObject *punct) {
+    if (PyUnicode_GET_LENGTH(t) > 4 * max_chars) return 0;
+    PyObject *norm = norm_lower(t, punct, max_chars);
+    if (!norm) return -1;
+    int r = 0;
+    Py_ssize_t n = norm == Py_None ? 0 : PyUnicode_GET_LENGTH(norm);
+    if (n == 0) goto done;
+    if ((r = PySet_Contains(spaced, norm)) != 0) { r = r < 0 ? -1 : 2; goto done; }
+    int kind = PyUnicode_KIND(norm);
+    const void *d = PyUnicode_DATA(norm);
+    for (Py_ssize_t k = 0; k < n && !r; k++) {
+        if (PyUnicode_READ(kind, d, k) != ' ') continue;
+        PyObject *head = PyUnicode_Substring(norm, 0, k);
+        if (!head) { r = -1; goto done; }
+        r = PySet_Contains(spaced, head);
+        Py_DECREF(head);
+    }
+    if (r) { r = r < 0 ? -1 : 1; goto done; }
+    Py_ssize_t nu = PyTuple_GET_SIZE(unspaced);
+    for (Py_ssize_t j = 0; j < nu && !r; j++) {
+        PyObject *p = PyTuple_GET_ITEM(unspaced, j);
+        if (n > PyUnicode_GET_LENGTH(p) + slack) continue;
+        Py_ssize_t at = PyUnicode_Find(norm, p, 0, n, 1);
+        r = at == -2 ? -1 : (at >= 0 ? 2 : 0);
+    }
+done:
+    Py_DECREF(norm);
+    return r;
+}
+
+/* tidy_tail(keep, out, counts, tag, texts, story_words, max_label, levels, spaced, unspaced,
+ * slack, max_chars, punct): articles._tail on out. After the last block of keep of story_words
+ * words or more: a heading (levels[tag]: 1-6) whose text tail_match-es drops the blocks up to the
+ * next heading of its level or above, itself among them; another kept block of at most max_label
+ * words that is a title or prompt (tail_match 2) is dropped. keep/out: n bytes; counts: n x 3
+ * float64; tag: n int64; levels: bytes by tag id. */
+static PyObject *tidy_tail(PyObject *self, PyObject *args) {
+    PyObject *ok, *oo, *ocnt, *ot, *texts, *levels, *spaced, *unspaced, *punct;
+    double story, max_label;
+    Py_ssize_t slack, max_chars;
+    if (!PyArg_ParseTuple(args, "OOOOO!ddSO!O!nnU", &ok, &oo, &ocnt, &ot, &PyList_Type, &texts,
+                          &story, &max_label, &levels, &PyFrozenSet_Type, &spaced,
+                          &PyTuple_Type, &unspaced, &slack, &max_chars, &punct))
+        return NULL;
+    bufs_t b = {.n = 0};
+    PyObject *ret = NULL;
+    Py_ssize_t n;
+    const uint8_t *keep = mask(&b, ok, &n);
+    if (!keep) return NULL;
+    uint8_t *out = get(&b, oo, 1, n, 1, "out");
+    const double *cnt = out ? get(&b, ocnt, 8, 3 * n, 0, "counts") : NULL;
+    const int64_t *tag = cnt ? get(&b, ot, 8, n, 0, "tag") : NULL;
+    if (!tag) goto done;
+    if (PyList_GET_SIZE(texts) != n) { PyErr_SetString(PyExc_ValueError, "texts: n"); goto done; }
+    const unsigned char *lv = (const unsigned char *)PyBytes_AS_STRING(levels);
+    Py_ssize_t nlv = PyBytes_GET_SIZE(levels);
+#define LEVEL(i) (tag[i] >= 0 && tag[i] < nlv ? lv[tag[i]] : 0)
+    Py_ssize_t last = -1;
+    for (Py_ssize_t i = 0; i < n; i++)
+        if (keep[i] && cnt[3 * i + 1] >= story) last = i;
+    if (last >= 0) {
+        for (Py_ssize_t i = last + 1; i < n;) {
+            int level = LEVEL(i);
+            if (level) {
+                int m = tail_match(PyList_GET_ITEM(texts, i), spaced, unspaced, slack, max_chars, punct);
+                if (m < 0) goto done;
+                if (m) {
+                    Py_ssize_t j = i + 1;
+                    while (j < n && !(LEVEL(j) > 0 && LEVEL(j) <= level)) j++;
+                    memset(out + i, 0, (size_t)(j - i));
+                    i = j;
+                    continue;
+                }
+            } else if (out[i] && cnt[3 * i + 1] <= max_label) {
+                int m = tail_match(PyList_GET_ITEM(texts, i), spaced, unspaced, slack, max_chars, punct);
+                if (m < 0) goto done;
+                if (m == 2) out[i] = 0;
+            }
+            i++;
+        }
+    }
+#undef LEVEL
+    ret = Py_NewRef(Py_None);
 done:
     release(&b);
     return ret;
@@ -240,6 +361,7 @@ done:
 
 static PyMethodDef methods[] = {
     {"tidy_plan", tidy_plan, METH_VARARGS, "the blocks the label and byline rules read (articles.tidy)"},
+    {"tidy_tail", tidy_tail, METH_VARARGS, "the tail rule (articles.tidy)"},
     {"tidy_finish", tidy_finish, METH_VARARGS, "the units and repeats rules (articles.tidy)"},
     {NULL, NULL, 0, NULL},
 };

@@ -18,14 +18,23 @@ or where they sit, not new content of the page's main text:
 - **comments** (not with the comments model): on a page read as an article, the kept blocks
   inside a reader-comments container (class/id tokens ``comment``, ``disqus``, …) after the
   story, where the story itself is not inside such a container.
+- **tail** (not with the comments model): on a page read as an article, after the story's last
+  long paragraph, a heading that titles a section which is not the story ("Related posts",
+  "Ähnliche Einträge", "Comentarios", "相关文章", "About the author", …) with the blocks it
+  governs, and a short line that is such a title or a prompt as a whole ("Weiterlesen",
+  "Teilen", "Kommentar schreiben"). The words, in 15 languages, are ``boiler_words.tsv``'s
+  (each with the translation catalogue that states it).
 
 ``tidy`` applies them in that order to the cut's mask; ``RULES`` names the ones in force (the
-studies switch them one by one).
+studies switch them one by one; ``tidy_reference`` also has "credits", the credit lines of
+other languages, measured and not in force).
 """
 
 from __future__ import annotations
 
+import csv
 import re
+from pathlib import Path
 from typing import TYPE_CHECKING, Protocol
 
 import numpy as np
@@ -34,6 +43,7 @@ from .. import native
 from ..read.segment import (
     FLAG_HIDDEN,
     FLAG_NAMES,
+    HEADINGS,
     KIND_CONTAINS,
     KIND_EQUALS,
     PATH_LEN,
@@ -49,7 +59,8 @@ from ..read.words import tokens
 if TYPE_CHECKING:
     from types import ModuleType
 
-RULES: frozenset[str] = frozenset({"repeats", "hidden", "labels", "bylines", "comments", "units"})
+RULES: frozenset[str] = frozenset({"repeats", "hidden", "labels", "bylines", "comments", "tail",
+                                   "units"})
 
 MIN_REPEAT_WORDS = 6  # shorter repeats (table cells, "Share", "Yes") are left alone
 MIN_REPEAT_CHARS = 24
@@ -114,6 +125,45 @@ _CREDIT_WORDS = ("photo", "image", "getty", "credit", "reuters", "press", "court
                  "stock", "epa", "picture", "(c)", "/ap", "pa ")
 _DIGIT = re.compile(r"\d")
 
+# The words of the tail rule and of the multilingual credit lines: boiler_words.tsv (role,
+# language, phrase, English, source, file; made by research/boiler_headings.py --roles)
+WORDS_FILE = Path(__file__).with_name("boiler_words.tsv")
+UNSPACED = frozenset({"ja", "zh", "ko"})  # written without spaces: a phrase is a substring
+
+
+def load_words(path: Path = WORDS_FILE) -> list[dict[str, str]]:
+    """The rows of the words file, each with its source."""
+    with open(path, encoding="utf-8", newline="") as f:
+        return list(csv.DictReader(f, delimiter="\t", quoting=csv.QUOTE_NONE))
+
+
+def _phrases(rows: list[dict[str, str]], role: str, unspaced: bool) -> tuple[str, ...]:
+    return tuple(dict.fromkeys(r["phrase"] for r in rows if r["role"] == role
+                               and (r["language"] in UNSPACED) == unspaced))
+
+
+_ROWS = load_words()
+TAIL_SPACED = frozenset(_phrases(_ROWS, "tail", False))  # a line starting with one, at a word end
+TAIL_UNSPACED = _phrases(_ROWS, "tail", True)  # a line holding one, at most TAIL_SLACK more
+TAIL_SLACK = 6
+MAX_TAIL_CHARS = 60  # a title or prompt line is shorter (normalised)
+TAG_HEADING = {tag_id(f"h{k}"): k for k in range(1, 7)}  # heading tag -> level
+assert set(TAG_HEADING) == set(HEADINGS)
+_LEVELS = [0] * (max(TAG_HEADING) + 1)
+for _t, _k in TAG_HEADING.items():
+    _LEVELS[_t] = _k
+_LEVEL_BYTES = bytes(_LEVELS)  # (as the C part takes them)
+# credit lines in many languages (the rule "credits", measured and not in RULES: the corpora's
+# gold keeps such lines as often as not; docs/research/MULTILINGUAL.md): a credit word and ":"
+# or "/" at the start ("Foto: dpa", "Quelle: APA", "图片来源：新华社"), or a line that is an
+# agency's name, or ends with "/" and one ("Max Muster/dpa")
+_CREDIT_WORDS_ML = _phrases(_ROWS, "credit", False) + _phrases(_ROWS, "credit", True)
+_AGENCIES = _phrases(_ROWS, "agency", False) + _phrases(_ROWS, "agency", True)
+_ALT = "|".join(re.escape(w) for w in sorted(_CREDIT_WORDS_ML, key=len, reverse=True))
+_AG = "|".join(re.escape(w) for w in sorted(_AGENCIES, key=len, reverse=True))
+_CREDIT_ML = re.compile(rf"^[\s(\[]*(?:{_ALT})\s*[:/：]|^[\s(\[]*(?:{_AG})[\s)\]]*$"
+                        rf"|/\s*(?:{_AG})[\s)\]]*$")
+
 
 # Tables and lists inside the story: decided whole (``_units``).
 TAG_TD, TAG_TH, TAG_LI = tag_id("td"), tag_id("th"), tag_id("li")
@@ -130,7 +180,8 @@ MIN_STORY_WORDS = 50
 COMMENT_KINDS = frozenset({"article"})
 
 
-_PUNCT = str.maketrans({c: " " for c in "!\"#$%&'()*+,-./:;<=>?@[\\]^_`{|}~–—·•…»«|"})
+_PUNCT_CHARS = "!\"#$%&'()*+,-./:;<=>?@[\\]^_`{|}~–—·•…»«|"
+_PUNCT = str.maketrans({c: " " for c in _PUNCT_CHARS})
 
 
 def _norm(low: str) -> str:
@@ -150,14 +201,16 @@ def is_label(text: str, words: float, low: str | None = None) -> bool:
             and _NEWSLETTER.search(low) is not None)
 
 
-def is_byline(text: str, words: float, low: str | None = None) -> bool:
+def is_byline(text: str, words: float, low: str | None = None, credits: bool = False) -> bool:
     """Whether a short block is a byline, a dateline or a photo credit (``low``: the text
-    lower-cased, where the caller has it)."""
+    lower-cased, where the caller has it; ``credits``: the credit lines of other languages
+    too)."""
     if words > MAX_BYLINE_WORDS or not text or "(@" in text:  # "(@": a quoted post's signature
         return False
     low = text.lower() if low is None else low
     if words <= MAX_CREDIT_WORDS and (_BY_START.match(low) or (
-            any(k in low for k in _CREDIT_WORDS) and _CREDIT.search(low))):
+            any(k in low for k in _CREDIT_WORDS) and _CREDIT.search(low))
+            or (credits and _CREDIT_ML.search(low) is not None)):
         return True
     d = _DATE.search(low) if _DIGIT.search(low) else None
     if d is None:
@@ -200,8 +253,12 @@ def tidy(blocks: Blocks, scores: np.ndarray, keep: np.ndarray, kind: str | None,
             out[i] = False
     if kind in COMMENT_KINDS and not comments:
         _drop_comments(blocks, out, n_words)
+    tag = np.ascontiguousarray(blocks.tag, dtype=np.int64)
+    if article and not comments:
+        _c.tidy_tail(keep8, out.view(np.uint8), counts, tag, texts, STORY_WORDS, MAX_LABEL_WORDS,
+                     _LEVEL_BYTES, TAIL_SPACED, TAIL_UNSPACED, TAIL_SLACK, MAX_TAIL_CHARS, _PUNCT_CHARS)
     if article and _c.tidy_finish(keep8, out.view(np.uint8), np.ascontiguousarray(scores, dtype=np.float64),
-                                  np.ascontiguousarray(blocks.tag, dtype=np.int64),
+                                  tag,
                                   blocks.container_ids(), PATH_LEN, flags, counts, texts,
                                   FLAG_HIDDEN, TAG_TD, TAG_TH, TAG_LI, UNIT_CUT, MIN_REPEAT_WORDS,
                                   MIN_REPEAT_CHARS):
@@ -224,6 +281,7 @@ def tidy_reference(blocks: Blocks, scores: np.ndarray, keep: np.ndarray, kind: s
     w_kept = n_words[kept]
     labels = "labels" in rules
     by = article and not bylines and "bylines" in rules
+    credits = "credits" in rules
     if labels or by:
         if by:  # bylines, datelines and credits: before or after the story's paragraphs, or in a figure
             body = np.flatnonzero(w_kept >= STORY_WORDS)
@@ -239,10 +297,12 @@ def tidy_reference(blocks: Blocks, scores: np.ndarray, keep: np.ndarray, kind: s
             i = int(kept[j])
             t, w = texts[i], n_words[i]
             low = t.lower()
-            if (labels and is_label(t, w, low)) or (edge[j] and is_byline(t, w, low)):
+            if (labels and is_label(t, w, low)) or (edge[j] and is_byline(t, w, low, credits)):
                 out[i] = False
     if kind in COMMENT_KINDS and not comments and "comments" in rules:
         _drop_comments(blocks, out, n_words)
+    if article and not comments and "tail" in rules:
+        _tail(blocks, keep, out)
     if article and "units" in rules:
         _units(blocks, scores, out)
     if article:
@@ -349,6 +409,59 @@ def _drop_comments(blocks: Blocks, out: np.ndarray, n_words: np.ndarray) -> None
     out[kept[inside]] = False
 
 
+def tail_match(text: str) -> int:
+    """Whether a line reads as the title of a section that is not the story, or a prompt: 0 no,
+    1 it starts with a phrase of the tail words (at a word's end), 2 it is one (a title: the
+    whole line, or an unspaced phrase with at most ``TAIL_SLACK`` characters more)."""
+    if len(text) > 4 * MAX_TAIL_CHARS:
+        return 0
+    norm = _norm(text.lower())
+    if not norm or len(norm) > MAX_TAIL_CHARS:
+        return 0
+    if norm in TAIL_SPACED:
+        return 2
+    for k, ch in enumerate(norm):
+        if ch == " " and norm[:k] in TAIL_SPACED:
+            return 1
+    n = len(norm)
+    for p in TAIL_UNSPACED:
+        if n <= len(p) + TAIL_SLACK and p in norm:
+            return 2
+    return 0
+
+
+def _tail(blocks: Blocks, keep: np.ndarray, out: np.ndarray) -> None:
+    """The tail rule on ``out``, in place: after the last block of the cut's mask ``keep`` of
+    ``STORY_WORDS`` words or more, a heading (h1-h6, kept or not) that ``tail_match``es drops
+    the kept blocks up to the next heading of its level or above, itself among them; another
+    kept block of at most ``MAX_LABEL_WORDS`` words that is a title or prompt (``tail_match``
+    2: "Weiterlesen", "Teilen", "相关文章") is dropped alone."""
+    w = blocks.counts()[:, 1]
+    story = np.flatnonzero(keep & (w >= STORY_WORDS))
+    if not len(story):
+        return
+    n, texts = len(w), blocks.texts
+    level = [_level(t) for t in blocks.tag]
+    i = int(story[-1]) + 1
+    while i < n:
+        if level[i]:
+            if tail_match(texts[i]):
+                j = i + 1
+                while j < n and not 0 < level[j] <= level[i]:
+                    j += 1
+                out[i:j] = False
+                i = j
+                continue
+        elif out[i] and w[i] <= MAX_LABEL_WORDS and tail_match(texts[i]) == 2:
+            out[i] = False
+        i += 1
+
+
+def _level(tag: int) -> int:
+    """A block's heading level by its tag (1-6; 0: not a heading)."""
+    return _LEVELS[tag] if 0 <= tag < len(_LEVELS) else 0
+
+
 def _units(blocks: Blocks, scores: np.ndarray, out: np.ndarray) -> None:
     """A table (its cells: td/th blocks under one table element) or a list (its li blocks under
     one list element) inside the kept span, of which the cut kept some blocks and dropped
@@ -379,7 +492,8 @@ def _units(blocks: Blocks, scores: np.ndarray, out: np.ndarray) -> None:
 
 
 # a page with what the rules branch on: a byline and a label before the story, a repeated
-# paragraph, a table and a list of mixed decisions inside the kept span, a figure's credit
+# paragraph, a table and a list of mixed decisions inside the kept span, a figure's credit, the
+# tail's headings (spaced, unspaced) and prompt after the story
 _PROBE = """<html><body><p>By Maria Lopez · Updated Nov 13, 2019</p><p>Advertisement</p>
 <p>The first paragraph of the story has enough words to be the story's prose for the rule that
 looks for it, and then some more words to be sure of it.</p><ul><li>one item of the list</li>
@@ -388,18 +502,26 @@ looks for it, and then some more words to be sure of it.</p><ul><li>one item of 
 long enough.</p><figure><figcaption>Photo: Getty Images</figcaption></figure><p>A paragraph said
 twice on the page, long enough.</p><p>The last paragraph of the story has enough words to be the
 story's prose for the rule that looks for it, and then some more words.</p>
-<p>Sign up for our newsletter</p></body></html>"""
+<p>Sign up for our newsletter</p><p>Weiterlesen</p><h2>Ähnliche Einträge</h2><ul><li><a href="/a">
+Ein anderer Beitrag</a></li></ul><h3>相关文章推荐</h3><p>一篇文章</p><h2>Kommentare (2)</h2>
+<p>Ein Kommentar</p></body></html>"""
 
 
 class ArticlesC(Protocol):
     """The functions of the C part (keep/_articles.c) that Python calls: the blocks the label and
-    byline rules read (block index << 1, | 1 where the byline rule reads it too), and the units
-    and repeats rules into ``out`` (True where some kept block is hidden)."""
+    byline rules read (block index << 1, | 1 where the byline rule reads it too), the tail rule
+    into ``out``, and the units and repeats rules into ``out`` (True where some kept block is
+    hidden)."""
 
     def tidy_plan(self, keep: np.ndarray, counts: np.ndarray, flags: np.ndarray, texts: list[str],
                   bylines: bool, story_words: float, max_byline_words: float, max_label_words: float,
                   flag_figure: int, short_label_words: float, short_label_chars: int, lead: str,
                   label_heads: frozenset[str], markers: list[str], /) -> list[int]: ...
+
+    def tidy_tail(self, keep: np.ndarray, out: np.ndarray, counts: np.ndarray, tag: np.ndarray,
+                  texts: list[str], story_words: float, max_label_words: float, levels: bytes,
+                  spaced: frozenset[str], unspaced: tuple[str, ...], slack: int, max_chars: int,
+                  punct: str, /) -> None: ...
 
     def tidy_finish(self, keep: np.ndarray, out: np.ndarray, scores: np.ndarray, tag: np.ndarray,
                     cont: np.ndarray, path_len: int, flags: np.ndarray, counts: np.ndarray,

@@ -188,3 +188,58 @@ def test_comments_after_the_story_go_where_the_model_kept_them():
     # a page whose story itself sits in a "comments" container keeps everything
     wrapped = seg.segment(seg.parse('<body><div id="comments">' + html[6:-7] + "</div></body>"))
     assert tidy(wrapped, np.ones(len(wrapped)), np.ones(len(wrapped), dtype=bool), "article").all()
+
+
+def _tail_blocks(texts_tags: list[tuple[str, str]]) -> seg.Blocks:
+    html = "<html><body>" + "".join(f"<{t}>{x}</{t}>" for x, t in texts_tags) + "</body></html>"
+    return seg.segment(LexborHTMLParser(html))
+
+
+def test_tail_sections_after_the_story_in_other_languages():
+    """After the story's last long paragraph: a heading of the words file drops its section up to
+    the next heading of its level or above; a line that is a prompt as a whole goes alone."""
+    story = [(p, "p") for p in PARAS]
+    tail = [("Ähnliche Einträge", "h2"), ("Ein anderer Beitrag über den Park", "p"),
+            ("Weitere Nachrichten", "h3"), ("Ein dritter Beitrag", "p"),
+            ("Weiterlesen", "p"), ("Kommentare (3)", "h2"), ("Sehr gut!", "p"),
+            ("相关文章推荐", "h2"), ("一篇文章", "p"), ("Die Lage am Fluss", "h2"), ("Ein Satz.", "p")]
+    b = _tail_blocks(story + tail)
+    keep = np.ones(len(b), dtype=bool)
+    out = tidy(b, np.full(len(b), 0.9), keep, "article")
+    gone = {t for t, k in zip(b.texts, out) if not k}
+    assert gone == {"Ähnliche Einträge", "Ein anderer Beitrag über den Park", "Weitere Nachrichten",
+                    "Ein dritter Beitrag", "Weiterlesen", "Kommentare (3)", "Sehr gut!",
+                    "相关文章推荐", "一篇文章"}, gone
+    # not on another kind of page, nor with the comments model, nor before the story's end
+    assert tidy(b, np.full(len(b), 0.9), keep, "forum").all()
+    assert tidy(b, np.full(len(b), 0.9), keep, "article", comments=True).all()
+    before = _tail_blocks([("Ähnliche Einträge", "h2")] + story + [("Die Lage", "h2"), ("Ein Satz.", "p")])
+    assert tidy(before, np.full(len(before), 0.9), np.ones(len(before), dtype=bool), "article").all()
+
+
+def test_tail_match_titles_prompts_and_ordinary_headings():
+    from ce_filter.keep.articles import tail_match
+
+    for t in ("Related posts", "Ähnliche Einträge", "Entradas relacionadas", "Voir aussi",
+              "Comentários", "Похожие записи", "関連記事", "관련 글", "相关文章推荐", "Weiterlesen »"):
+        assert tail_match(t) == 2, t
+    for t in ("Related Stories ▼", "More from Athletics Nation", "Kommentare zu diesem Artikel"):
+        assert tail_match(t) == 1, t
+    # headings of a story, a French "how", and a long headline holding a phrase
+    for t in ("The park's new trails", "Comment ça marche", "Die Lage am Fluss",
+              "新华时评：关于城市更新的评论文章引发广泛讨论和关注", "Relatedness of species"):
+        assert tail_match(t) == 0, t
+
+
+def test_the_words_file_states_a_source_for_every_row():
+    from ce_filter.keep.articles import load_words
+
+    rows = load_words()
+    assert len(rows) > 500
+    langs = {r["language"] for r in rows if r["role"] == "tail"}
+    assert {"de", "fr", "es", "pt", "it", "nl", "pl", "sv", "ru", "tr", "ja", "ko", "zh", "ar"} <= langs
+    for r in rows:
+        assert r["role"] in ("tail", "credit", "agency") and r["phrase"] and r["source"], r
+        assert r["phrase"] == r["phrase"].lower().strip(), r
+        if r["role"] == "tail":  # a catalogue (package@version, file) or the shipped English list
+            assert ("@" in r["source"] and r["file"]) or r["source"] == "ce-filter", r

@@ -20,7 +20,9 @@ needs_c = pytest.mark.skipif(A._c is None, reason="ce_filter.keep._articles not 
                              "compiler?) or CE_FILTER_PURE_PYTHON set: only the reference runs")
 
 SHORT = ["Advertisement", "By Maria Lopez · Updated Nov 13, 2019", "Photo: Getty Images", "Share",
-         "Sign up for our newsletter", "cell", "Yes", "March 3, 2020", "Anzeige", "Reuters"]
+         "Sign up for our newsletter", "cell", "Yes", "March 3, 2020", "Anzeige", "Reuters",
+         "Ähnliche Einträge", "Weiterlesen", "Kommentare (3)", "相关文章推荐", "Related Stories ▼",
+         "Comment ça marche"]
 LONG = ["The council voted on Tuesday to expand the riverside park by another forty acres today.",
         "Supporters said the new land would give families a place to walk, and critics disagreed.",
         "A paragraph said twice on the page, long enough to count as a repeat of the story."]
@@ -35,9 +37,12 @@ def _no_c() -> Iterator[None]:
         A._c = c
 
 
+HEADS = sorted(A.TAG_HEADING)  # h1-h6
+
+
 def _page(rnd: random.Random) -> Blocks:
-    """Random blocks: paragraphs, short labels and bylines, list items and table cells under a
-    few shared containers, repeated texts, hidden and figure blocks."""
+    """Random blocks: paragraphs, short labels, bylines and tail titles, headings, list items and
+    table cells under a few shared containers, repeated texts, hidden and figure blocks."""
     n = rnd.randrange(1, 40)
     texts, tags, flags, cont = [], [], [], []
     for i in range(n):
@@ -45,7 +50,7 @@ def _page(rnd: random.Random) -> Blocks:
         if rnd.random() < 0.2:
             t += f" {i}" * rnd.randrange(1, 30)  # unique, of any length
         texts.append(t)
-        tags.append(rnd.choice([A.TAG_LI, A.TAG_TD, A.TAG_TH, 3, 3, 3, 5]))
+        tags.append(rnd.choice([A.TAG_LI, A.TAG_TD, A.TAG_TH, 3, 3, 3, 5, *HEADS]))
         fl = A.FLAG_FIGURE if rnd.random() < 0.1 else 0
         if rnd.random() < 0.06:
             fl |= FLAG_HIDDEN
@@ -59,7 +64,7 @@ def _page(rnd: random.Random) -> Blocks:
 @needs_c
 def test_c_tidy_equals_the_reference_on_random_pages():
     rnd = random.Random(7)
-    changed = 0
+    changed = tail = 0
     for _ in range(4000):
         b = _page(rnd)
         n = len(b)
@@ -73,7 +78,11 @@ def test_c_tidy_equals_the_reference_on_random_pages():
         assert np.array_equal(got, ref), (b.texts, scores, keep, kind, by, cm)
         assert np.array_equal(keep, scores >= scores[keep].min(initial=2.0))  # keep untouched
         changed += not np.array_equal(got, keep)
-    assert changed > 1000  # the rules do drop blocks here
+        if kind == "article" and not cm:
+            with _no_c():
+                tail += not np.array_equal(ref, A.tidy(b, scores, keep, kind, bylines=by, comments=cm,
+                                                       rules=A.RULES - {"tail"}))
+    assert changed > 1000 and tail > 200  # the rules (the tail among them) do drop blocks here
 
 
 @pytest.mark.corpus
