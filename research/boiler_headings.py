@@ -13,7 +13,8 @@ The words of the rules after the cut (ce_filter/keep/boiler_words.tsv: each row 
 docs/research/MULTILINGUAL.md) come from the same archives and three more, with the English
 strings themselves and the credit and agency words of ``STANDARD``:
 
-    pip download --no-deps mezzanine==6.1.1 django-blog-zinnia==0.20
+    pip download --no-deps mezzanine==6.1.1 django-blog-zinnia==0.20 djangocms-blog==2.0.10 \\
+        nikola==8.3.3
     npm pack hexo-theme-butterfly@5.7.0
     python -m research.boiler_headings --roles /tmp/lex > ce_filter/keep/boiler_words.tsv
 
@@ -25,6 +26,7 @@ the shipped file (pass its pack too to measure with it).
 
 from __future__ import annotations
 
+import ast
 import gettext
 import io
 import json
@@ -58,6 +60,8 @@ GETTEXT = {
     "mezzanine": ("mezzanine/{app}/locale/{lang}/LC_MESSAGES/django.mo",
                   ("Related posts", "Comments", "Recent Comments", "Share on Facebook",
                    "Share on Twitter", "read more")),
+    "djangocms-blog": ("djangocms_blog/locale/{lang}/LC_MESSAGES/django.mo",
+                       ("Related Posts", "read more", "Latest Blog Articles")),
     "django-blog-zinnia": ("zinnia/locale/{lang}/LC_MESSAGES/django.mo",
                            ("Related entries", "Similar entries", "Popular entries",
                             "Recent comments", "Comments", "Post your comment",
@@ -86,6 +90,24 @@ NEXT_KEYS = {"post.related_posts": "Related Posts", "menu.tags": "Tags",
 NOT_ENGLISH = frozenset({"tag", "son", "labels", "archive", "dela"})
 
 
+# Nikola's theme messages (nikola/data/themes/base/messages/messages_LANG.py: a dict literal)
+NIKOLA_KEYS = ("Comments", "Next post", "Previous post", "Read more", "Older posts",
+               "Newer posts", "More posts about %s")
+
+
+def _nikola(z: zipfile.ZipFile) -> Iterator[tuple[str, str, dict]]:
+    for name in sorted(z.namelist()):
+        m = re.search(r"nikola/data/themes/base/messages/messages_([^/]+)\.py$", name)
+        if not m:
+            continue
+        tree = ast.parse(z.read(name).decode("utf-8"))
+        for node in tree.body:
+            if isinstance(node, ast.Assign) and getattr(node.targets[0], "id", "") == "MESSAGES":
+                yield name, m.group(1), ast.literal_eval(node.value)
+
+
+# strings ending in a placeholder whose words before it start a title, and how they are listed
+PREFIXES = {"More posts about %s": "More posts about"}
 HEXO_KEYS = {"hexo-theme-icarus": ICARUS_KEYS, "hexo-theme-next": NEXT_KEYS,
              "hexo-theme-butterfly": BUTTERFLY_KEYS}
 
@@ -176,6 +198,8 @@ def rows(folder: Path, alias: dict[str, str] = _ALIAS) -> list[tuple[str, str, s
         found: Iterator[tuple[str, str, str, str]]
         if pkg in GETTEXT:
             found = _gettext(zipfile.ZipFile(path), pkg, alias)
+        elif pkg == "nikola":
+            found = _keyed(_nikola(zipfile.ZipFile(path)), {k: k for k in NIKOLA_KEYS}, alias)
         elif pkg == "mkdocs-material":
             found = _keyed(_mkdocs(zipfile.ZipFile(path)), MKDOCS_KEYS, alias)
         elif pkg in HEXO_KEYS:
@@ -183,6 +207,9 @@ def rows(folder: Path, alias: dict[str, str] = _ALIAS) -> list[tuple[str, str, s
         else:
             continue
         for lang, got, en, file in found:
+            if en in PREFIXES:  # "Weitere Einträge über %s": the words before the name
+                got = re.sub(r"\s*%s\s*$", "", got) if got.rstrip().endswith("%s") else ""
+                en = PREFIXES[en]
             phrase = _clean(got)
             if phrase is None or phrase == _clean(en) or phrase in NOT_ENGLISH:
                 # untranslated (the English fallback), or an English word
@@ -213,6 +240,8 @@ ROLES = {
     "Share on Twitter": "tail", "Read more": "tail", "Read more ...": "tail", "read more": "tail",
     "Continue reading": "tail", "Post your comment": "tail", "Donate": "tail", "Sponsor": "tail",
     "Previous entry": "tail", "Next entry": "tail", "Back to Home": "tail",
+    "Latest Blog Articles": "tail", "Next post": "tail", "Previous post": "tail",
+    "Older posts": "tail", "Newer posts": "tail", "More posts about": "tail",
 }
 # English: the section titles of the shipped heading feature (score/features/headings.py's
 # BOILER_WORDS) that title what follows a story; not its words for a page's furniture ("search",
