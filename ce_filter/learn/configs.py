@@ -16,6 +16,8 @@ from ..score.features.comments import CMT_NAMES
 from ..score.features.context import STAGE2_KIND_ANCESTORS, STAGE2_KIND_COLUMNS, STAGE2_STYLE_COLUMNS
 from ..score.features.item import NAMES as ITEM_NAMES
 from ..score.features.kind import MIX_COMPACT, MIX_WIDE
+from ..score.features.repitem import GATED_NAMES as RITEMG_NAMES
+from ..score.features.repitem import NAMES as RITEM_NAMES
 from ..score.features.style import STYLE_MIX
 from . import blas
 from .corpus import Spec
@@ -248,3 +250,21 @@ def train_command(a: argparse.Namespace) -> int:
 # (docs/research/TREE_LEAVES.md)
 CONFIGS["best+kind+pn.5+w1+shop05+ic30+thin+leaves"] = replace(
     CONFIGS["best+kind+pn.5+w1+shop05+ic30+thin"], trees=(30, 15, 6))
+# the shipped configuration with the repeated items (features.repitem: groups of same-shaped
+# siblings, their count, share of the page, link text, headings and prices per item) as block
+# features (ritem); the same, each also times each page kind's probability (ritemk: a listing's
+# cards are its content, an article's related-story cards are not)
+_THIN = CONFIGS["best+kind+pn.5+w1+shop05+ic30+thin"]
+CONFIGS["best+kind+pn.5+w1+shop05+ic30+thin+ritem"] = replace(_THIN, groups=_THIN.groups + ("ritem",))
+CONFIGS["best+kind+pn.5+w1+shop05+ic30+thin+ritemk"] = replace(
+    _THIN, groups=_THIN.groups + ("ritem",), kind_mix=RITEM_NAMES)
+# the same two with a cut per predicted page kind, each pulled toward the global cut as if 100
+# more pages sat at it (kcut100's)
+CONFIGS["best+kind+pn.5+w1+shop05+ic30+thin+kcut100"] = replace(_THIN, kind_cuts=True, kind_shrink=100.0)
+CONFIGS["best+kind+pn.5+w1+shop05+ic30+thin+ritemk+kcut100"] = replace(
+    CONFIGS["best+kind+pn.5+w1+shop05+ic30+thin+ritemk"], kind_cuts=True, kind_shrink=100.0)
+# the repeated items times the page's probability of being neither an article nor a product
+# page (ritemg), and the same each also times each kind's probability (ritemgk)
+CONFIGS["best+kind+pn.5+w1+shop05+ic30+thin+ritemg"] = replace(_THIN, groups=_THIN.groups + ("ritemg",))
+CONFIGS["best+kind+pn.5+w1+shop05+ic30+thin+ritemgk"] = replace(
+    _THIN, groups=_THIN.groups + ("ritemg",), kind_mix=RITEMG_NAMES)

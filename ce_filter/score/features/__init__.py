@@ -7,7 +7,9 @@ ratios (cetr.py), ``ic`` class/id tokens (tokens.py), ``dom`` tree and page posi
 ``kind`` the page-kind probabilities and their products with block figures (kind.py),
 ``struct`` repeated structures (struct.py), ``cmt`` comment sections (comments.py), ``shop``
 shop-page boilerplate cues (shop.py), ``item`` repeated multi-block items (item.py; ``itemg``
-the same off product pages). A spec's
+the same off product pages), ``ritem`` groups of same-shaped sibling items (repitem.py: how
+many, their share of the page, link text, heading and price per item; computed in C;
+``ritemg`` the same off article and product pages). A spec's
 ``kind_mix`` appends, after every group, the products of the named dense columns with each
 kind's probability (kind.py); its ``style`` the page's probabilities of resembling each
 training corpus and their products with the ``style_mix`` columns (style.py), after those.
@@ -30,6 +32,9 @@ from .headings import heading_words
 from .item import NAMES as ITEM_NAMES
 from .item import gated_item_columns, item_columns
 from .kind import kind_mix_columns, kind_mix_names
+from .repitem import GATED_NAMES as RITEMG_NAMES
+from .repitem import NAMES as RITEM_NAMES
+from .repitem import gated_ritem_columns, ritem_columns
 from .rx import RX, RX_LEVELS, RX_NAMES
 from .shop import SHOP_NAMES, shop_columns, shop_matrix
 from .spec import AFTER_GROUPS, GROUPS, TOKEN_PREFIXES, FeatureSpec, TokenRows
@@ -70,6 +75,8 @@ _AFTER: dict[str, tuple[int, Callable[[Blocks, FeatureSpec, np.ndarray | None], 
              lambda b, spec, kind: item_columns(b.container_ids(), b.token_counts())[1][0]),
     "itemg": (len(ITEM_NAMES), lambda b, spec, kind: gated_item_columns(
         b.container_ids(), b.token_counts(), kind)[1][0]),
+    "ritem": (len(RITEM_NAMES), lambda b, spec, kind: ritem_columns(b)[1][0]),
+    "ritemg": (len(RITEMG_NAMES), lambda b, spec, kind: gated_ritem_columns(b, kind)[1][0]),
 }
 assert tuple(_AFTER) == AFTER_GROUPS
 
@@ -240,5 +247,9 @@ def group_columns(b: Blocks, spec: FeatureSpec, names_only: bool = False,
         add(*item_columns(b.container_ids(), n_tok))
     if "itemg" in g:
         add(*gated_item_columns(b.container_ids(), n_tok, kind))
+    if "ritem" in g:
+        add(*ritem_columns(b))
+    if "ritemg" in g:
+        add(*gated_ritem_columns(b, kind))
     return names if names_only else cols
 

@@ -1,6 +1,6 @@
 /* The page after the walk in C: the dense block features of the groups st, cetr, dom, rx,
  * head and kind in one call (features), CETR's smoothing on its own (smooth, for the ctx group
- * and research) and stage 2's context input (context).
+ * and research), stage 2's context input (context) and the repeated items' group (ritem).
  *
  * This code is the definition of these features: the shipped models are fitted on its values
  * (scripts/train_models.sh). The numpy versions under tests/oracles check it at a stated
@@ -492,10 +492,193 @@ done:
     return ret;
 }
 
+
+/* ------------------------------------------------------------------ repeated items */
+
+/* The group ``ritem`` (features/repitem.py): groups of same-shaped siblings. A block's item is
+ * its ancestor RI_LEVEL_LO..RI_LEVEL_HI levels up, the item's box the ancestor one level
+ * further; the items of one box whose first block (in block order) has the same tag are one
+ * group, a repeated structure at RI_MIN_ITEMS items or more. */
+#define RI_LEVEL_LO 1
+#define RI_LEVEL_HI 3
+#define RI_MIN_ITEMS 3
+#define RI_WIDTH 7
+
+typedef struct {
+    int64_t box, shape, item;
+    Py_ssize_t i;
+} rkey_t;
+
+static int cmp_item(const void *a, const void *b) {
+    const rkey_t *x = a, *y = b;
+    if (x->item != y->item) return x->item < y->item ? -1 : 1;
+    return (x->i > y->i) - (x->i < y->i);
+}
+
+static int cmp_group(const void *a, const void *b) {
+    const rkey_t *x = a, *y = b;
+    if (x->box != y->box) return x->box < y->box ? -1 : 1;
+    if (x->shape != y->shape) return x->shape < y->shape ? -1 : 1;
+    if (x->item != y->item) return x->item < y->item ? -1 : 1;
+    return (x->i > y->i) - (x->i < y->i);
+}
+
+static inline int is_currency(Py_UCS4 c) {
+    return c == 0x24 || c == 0xa3 || c == 0xa5 || c == 0x20ac || c == 0x20b9 || c == 0x20bd;
+}
+static inline int is_digit09(Py_UCS4 c) { return c >= '0' && c <= '9'; }
+static inline int is_gap(Py_UCS4 c) { return c == ' ' || c == 0xa0; }
+
+/* a price: a currency sign ($ £ ¥ € ₹ ₽) with an ASCII digit next to it, on either side, or one
+ * space (or no-break space) between: "$5", "€ 12", "19,99 €", "100$" */
+static int has_price(PyObject *t) {
+    Py_ssize_t len = PyUnicode_GET_LENGTH(t);
+    int kind = PyUnicode_KIND(t);
+    const void *d = PyUnicode_DATA(t);
+    for (Py_ssize_t j = 0; j < len; j++) {
+        if (!is_currency(PyUnicode_READ(kind, d, j))) continue;
+        Py_UCS4 a1 = j + 1 < len ? PyUnicode_READ(kind, d, j + 1) : 0;
+        Py_UCS4 a2 = j + 2 < len ? PyUnicode_READ(kind, d, j + 2) : 0;
+        Py_UCS4 b1 = j >= 1 ? PyUnicode_READ(kind, d, j - 1) : 0;
+        Py_UCS4 b2 = j >= 2 ? PyUnicode_READ(kind, d, j - 2) : 0;
+        if (is_digit09(a1) || (is_gap(a1) && is_digit09(a2)) || is_digit09(b1) ||
+            (is_gap(b1) && is_digit09(b2)))
+            return 1;
+    }
+    return 0;
+}
+
+/* the columns (RI_WIDTH, from out's column o): per block, of its group at the level of the most
+ * items (the nearest level on ties; zeros outside any group): log1p(items), the group's words /
+ * the page's, its link words / max(its words, 1), log1p(words / items), the share of its items
+ * with a heading block, with a price; and 1 where the block is a heading in such a group. */
+static int ritem_fill(Py_ssize_t n, Py_ssize_t path, Py_ssize_t width, Py_ssize_t o, const double *cnt,
+                      const int64_t *tag, const int64_t *cont, const uint8_t *head, const uint8_t *price,
+                      double *out) {
+    rkey_t *k = PyMem_RawMalloc((size_t)n * sizeof(rkey_t));
+    double *best = PyMem_RawCalloc((size_t)n, sizeof(double));
+    if (!k || !best) {
+        PyMem_RawFree(k);
+        PyMem_RawFree(best);
+        return E_MEM;
+    }
+    double total = 0.0;
+    for (Py_ssize_t i = 0; i < n; i++) {
+        total += cnt[3 * i + 1];
+        for (Py_ssize_t c = 0; c < RI_WIDTH; c++) out[i * width + o + c] = 0.0;
+    }
+    total = NP_MAX(total, 1.0);
+    for (Py_ssize_t lvl = RI_LEVEL_LO; lvl <= RI_LEVEL_HI && lvl + 1 < path; lvl++) {
+        Py_ssize_t m = 0;
+        for (Py_ssize_t i = 0; i < n; i++) {
+            int64_t item = cont[i * path + lvl], box = cont[i * path + lvl + 1];
+            if (item > 0 && box > 0) k[m++] = (rkey_t){box, 0, item, i};
+        }
+        if (!m) continue;
+        qsort(k, (size_t)m, sizeof(rkey_t), cmp_item);
+        for (Py_ssize_t a = 0; a < m;) { /* an item's shape: its first block's tag */
+            Py_ssize_t z = a;
+            while (z < m && k[z].item == k[a].item) z++;
+            for (Py_ssize_t j = a; j < z; j++) k[j].shape = tag[k[a].i];
+            a = z;
+        }
+        qsort(k, (size_t)m, sizeof(rkey_t), cmp_group);
+        for (Py_ssize_t a = 0; a < m;) {
+            Py_ssize_t z = a;
+            double items = 0.0, words = 0.0, link = 0.0, heads = 0.0, prices = 0.0;
+            int h = 0, p = 0;
+            for (; z < m && k[z].box == k[a].box && k[z].shape == k[a].shape; z++) {
+                Py_ssize_t i = k[z].i;
+                words += cnt[3 * i + 1];
+                link += cnt[3 * i + 2];
+                h |= head[i] != 0;
+                p |= price[i] != 0;
+                if (z + 1 == m || k[z + 1].item != k[z].item || k[z + 1].box != k[z].box ||
+                    k[z + 1].shape != k[z].shape) { /* the item's last block */
+                    items += 1.0;
+                    heads += h;
+                    prices += p;
+                    h = p = 0;
+                }
+            }
+            if (items >= RI_MIN_ITEMS) {
+                for (Py_ssize_t j = a; j < z; j++) {
+                    Py_ssize_t i = k[j].i;
+                    if (!(items > best[i])) continue;
+                    best[i] = items;
+                    double *r = out + i * width + o;
+                    r[0] = log1p(items);
+                    r[1] = words / total;
+                    r[2] = link / NP_MAX(words, 1.0);
+                    r[3] = log1p(words / items);
+                    r[4] = heads / items;
+                    r[5] = prices / items;
+                    r[6] = head[i] ? 1.0 : 0.0;
+                }
+            }
+            a = z;
+        }
+    }
+    PyMem_RawFree(k);
+    PyMem_RawFree(best);
+    return OK;
+}
+
+/* ritem(n, path, width, o, cnt, tag, cont, is_head, texts, out): the ritem group's columns into
+ * out (n x width float64) from column o. cnt (n x 3 float64), tag (n int64), cont (n x path
+ * int64), is_head (uint8 by tag id: a heading tag), texts (n str: the blocks' texts, read for
+ * prices). */
+static PyObject *ritem(PyObject *self, PyObject *args) {
+    PyObject *ocnt, *otag, *ocont, *ohead, *texts, *oout;
+    Py_ssize_t n, path, width, o;
+    if (!PyArg_ParseTuple(args, "nnnnOOOOO!O", &n, &path, &width, &o, &ocnt, &otag, &ocont, &ohead,
+                          &PyList_Type, &texts, &oout))
+        return NULL;
+    if (n < 1 || path < RI_LEVEL_HI + 2 || o < 0 || o + RI_WIDTH > width || PyList_GET_SIZE(texts) != n) {
+        PyErr_SetString(PyExc_ValueError, "ritem: n >= 1 blocks and texts, path >= 5, columns in the matrix");
+        return NULL;
+    }
+    bufs_t b = {.n = 0};
+    PyObject *ret = NULL;
+    uint8_t *price = NULL;
+    const double *cnt = get(&b, ocnt, 8, 3 * n, 0, "cnt");
+    const int64_t *tag = cnt ? get(&b, otag, 8, n, 0, "tag") : NULL;
+    const int64_t *cont = tag ? get(&b, ocont, 8, n * path, 0, "cont") : NULL;
+    const uint8_t *lut = cont ? get(&b, ohead, 1, 1, 0, "is_head") : NULL;
+    double *out = lut ? get(&b, oout, 8, n * width, 1, "out") : NULL;
+    if (!out) goto done;
+    Py_ssize_t n_lut = b.v[3].len;
+    price = PyMem_Malloc((size_t)n * 2);
+    if (!price) {
+        PyErr_NoMemory();
+        goto done;
+    }
+    uint8_t *head = price + n;
+    for (Py_ssize_t i = 0; i < n; i++) {
+        PyObject *t = PyList_GET_ITEM(texts, i);
+        if (!PyUnicode_Check(t)) {
+            PyErr_SetString(PyExc_TypeError, "ritem: texts must be str");
+            goto done;
+        }
+        price[i] = (uint8_t)has_price(t);
+        int64_t g = tag[i] < n_lut - 1 ? tag[i] : n_lut - 1;
+        head[i] = g >= 0 ? lut[g] : 0;
+    }
+    PyThreadState *ts = unlock(n);
+    int err = ritem_fill(n, path, width, o, cnt, tag, cont, head, price, out);
+    relock(ts);
+    if (!raise_err(err)) ret = Py_NewRef(Py_None);
+done:
+    PyMem_Free(price);
+    release(&b);
+    return ret;
+}
+
 static PyMethodDef methods[] = {
     {"features", features, METH_VARARGS, "the dense columns of st, cetr, dom, rx, head, kind"},
     {"smooth", smooth, METH_VARARGS, "CETR's Gaussian smoothing of a float64 array"},
     {"context", context, METH_VARARGS, "stage 2's context input (context.context_features)"},
+    {"ritem", ritem, METH_VARARGS, "the ritem group's columns (features.repitem)"},
     {NULL, NULL, 0, NULL},
 };
 

@@ -1,5 +1,6 @@
 """The dense block features of the groups st, cetr, dom, rx, head and kind: one call of the C
-part (score/features/_dense.c), which defines them.
+part (score/features/_dense.c), which defines them; and the repeated items' group (ritem,
+features.repitem), a second call of the same part.
 
 The C code is the one implementation in the product: the shipped models are fitted on its
 values. numpy versions of the same groups live under tests/oracles and check it at a stated
@@ -32,6 +33,8 @@ DOM_NAMES = (tuple(f"in_{f}" for f in FLAG_NAMES) + tuple(f"tag_{k}" for k, _ in
 RX_COLUMN_NAMES = (tuple(f"rx{lvl}_{r}" for lvl in range(RX_LEVELS + 1) for r in RX_NAMES)
                    + tuple(f"rx_anc_{r}" for r in RX_NAMES))
 HEAD_NAMES = ("head_lex", "head_rx", "gov_head_lex", "gov_head_rx")
+# the ritem group (features.repitem), filled by its own call: it reads the blocks' texts (prices)
+RITEM_NAMES = ("ri_items", "ri_share", "ri_link", "ri_words", "ri_head", "ri_price", "ri_is_head")
 KIND_X = ("log_tok", "ld", "td")  # the block figures the kind probabilities multiply
 KIND_NAMES = (tuple(f"kind_{k}" for k in KINDS)
               + tuple(f"kind_{k}*{xn}" for xn in KIND_X for k in KINDS))
@@ -44,6 +47,7 @@ _ORDER = ("st", "cetr", "ic", "dom", "rx", "head", "kind")
 _AFTER = frozenset(AFTER_GROUPS)
 HEAD_GROUP = [g for g, _ in TAG_GROUPS].index("head")  # h1-h6
 _IS_HEAD = TAG_GROUP_LUT == HEAD_GROUP
+_IS_HEAD_U8 = _IS_HEAD.astype(np.uint8)
 _NO_KIND = np.zeros(len(KINDS))
 _NO_RX = np.zeros(0)
 # a whole row of every C group, for the general path (features.group_columns)
@@ -65,6 +69,9 @@ class DenseC(Protocol):
                  o_head: int, head_group: int, rx_unlikely: int, rx_negative: int, /) -> None: ...
 
     def smooth(self, x: np.ndarray, out: np.ndarray, /) -> None: ...
+
+    def ritem(self, n: int, path_len: int, width: int, o: int, counts: np.ndarray, tag: np.ndarray,
+              cont: np.ndarray, is_head: np.ndarray, texts: list[str], out: np.ndarray, /) -> None: ...
 
 
 _C = cast(DenseC, native.required("score.features._dense"))
@@ -144,4 +151,15 @@ def smooth(x: np.ndarray) -> np.ndarray:
     x = np.ascontiguousarray(x, dtype=np.float64)
     out = np.empty(len(x))
     _C.smooth(x, out)
+    return out
+
+
+def ritem(b: Blocks) -> np.ndarray:
+    """The ritem group's columns (blocks x len(RITEM_NAMES)): features.repitem."""
+    n = len(b)
+    out = np.zeros((n, len(RITEM_NAMES)))
+    if n:
+        texts = b.texts if isinstance(b.texts, list) else list(b.texts)
+        _C.ritem(n, PATH_LEN, out.shape[1], 0, b.counts(), np.ascontiguousarray(b.tag, dtype=np.int64),
+                 b.container_ids(), _IS_HEAD_U8, texts, out)
     return out

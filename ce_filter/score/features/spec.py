@@ -10,10 +10,10 @@ if TYPE_CHECKING:
     from ...jsontypes import JSONObject, Loaded
 
 GROUPS = ("st", "cetr", "ic", "dom", "text", "ctx", "rx", "head", "kind", "struct", "cmt", "shop",
-          "item", "itemg")
+          "item", "itemg", "ritem", "ritemg")
 # the last groups: the C part (features/dense.py) leaves them to features.page_inputs, which
 # appends their columns after its own, in this order
-AFTER_GROUPS = ("cmt", "shop", "item", "itemg")
+AFTER_GROUPS = ("cmt", "shop", "item", "itemg", "ritem", "ritemg")
 
 # Token-list columns (0/1 per token of a learned list) are named with these prefixes.
 TOKEN_PREFIXES = ("ic_own:", "ic_anc:", "head:")
