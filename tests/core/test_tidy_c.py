@@ -108,3 +108,35 @@ def test_c_tidy_equals_the_reference_on_every_corpus_page(data_dir):
                 differ.append(f"{corpus}/{doc.id} bylines={by}")
             changed += not np.array_equal(got, keep)
     assert pages > 3000 and changed > 1000 and not differ, (pages, changed, differ[:10])
+
+
+@needs_c
+def test_c_tail_matches_as_the_reference_on_varied_spellings():
+    """The C part's matching of the tail words (lower-casing, punctuation, white space, the
+    unspaced scripts' slack) drops what the reference drops: headings made of the file's
+    phrases in mixed case, with punctuation, odd white space and extra words around them."""
+    rnd = random.Random(11)
+    phrases = sorted(A.TAIL_SPACED)[:: 7] + list(A.TAIL_UNSPACED[:: 5])
+    around = ["", " ", ":", " (3)", " »", "\u00a0", "\u3000", "—", " ▼", "…", "x", " news", "İ", "ß",
+              "\t\n", "ΣΧΌΛΙΑ", "1234567"]
+    differ, dropped = [], 0
+    for _ in range(600):
+        head = rnd.choice(phrases)
+        head = head.upper() if rnd.random() < 0.3 else head.title() if rnd.random() < 0.3 else head
+        t = rnd.choice(around) + head + rnd.choice(around) + rnd.choice(around)
+        texts = [LONG[0] + " " + LONG[1], t, "one line under it", t, LONG[2]]
+        tags = [3, rnd.choice(HEADS + [3]), 3, 3, 3]
+        n = len(texts)
+        b = Blocks(texts=texts, anchor_texts=[""] * n, n_tags=[1] * n, tag=tags, depth=[1] * n,
+                   flags=[0] * n, container=[tuple([i + 100] + [0] * (PATH_LEN - 1)) for i in range(n)],
+                   own_tokens=[()] * n, anc_tokens=[()] * n)
+        scores = np.full(n, 0.9)
+        keep = np.ones(n, dtype=bool)
+        keep[-1] = rnd.random() < 0.5  # the story ends at the first block or the last
+        got = A.tidy(b, scores, keep, "article")
+        with _no_c():
+            ref = A.tidy(b, scores, keep, "article")
+        if not np.array_equal(got, ref):
+            differ.append(t)
+        dropped += not got.all()
+    assert not differ and dropped > 200, (differ[:10], dropped)
