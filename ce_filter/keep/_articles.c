@@ -1,6 +1,7 @@
-/* The arithmetic of the rules after the cut in C (tidy_plan, tidy_tail, tidy_finish: articles.py's
- * tidy; tidy_reference is the reference, which articles.py probes at import): the blocks the
- * label and byline rules are to read, the tail rule (its words matched here), then the tables and
+/* The arithmetic of the rules after the cut in C (tidy_plan, tidy_tail, tidy_author, tidy_finish:
+ * articles.py's tidy; tidy_reference is the reference, which articles.py probes at import): the
+ * blocks the label and byline rules are to read, the tail rule (its words matched here), the
+ * author-box rule (its class/id tokens matched by the walk's flag_columns), then the tables and
  * lists as units and the repeats rule. The regular expressions stay in articles.py. */
 #define PY_SSIZE_T_CLEAN
 #include <Python.h>
@@ -242,6 +243,42 @@ done:
     return ret;
 }
 
+/* tidy_author(keep, out, counts, inside, story_words, min_story, max_box): articles'
+ * _drop_author_box on out. After the last block of keep of story_words words or more that is
+ * not inside an author box (inside: n bytes, articles.author_box), where the kept words outside
+ * boxes up to it are min_story or more, the blocks of out inside a box of at most max_box words
+ * are dropped. keep/out: n bytes; counts: n x 3 float64. */
+static PyObject *tidy_author(PyObject *self, PyObject *args) {
+    PyObject *ok, *oo, *ocnt, *oi;
+    double story, min_story, max_box;
+    if (!PyArg_ParseTuple(args, "OOOOddd", &ok, &oo, &ocnt, &oi, &story, &min_story, &max_box))
+        return NULL;
+    bufs_t b = {.n = 0};
+    PyObject *ret = NULL;
+    Py_ssize_t n;
+    const uint8_t *keep = mask(&b, ok, &n);
+    if (!keep) return NULL;
+    uint8_t *out = get(&b, oo, 1, n, 1, "out");
+    const double *cnt = out ? get(&b, ocnt, 8, 3 * n, 0, "counts") : NULL;
+    const uint8_t *in = cnt ? get(&b, oi, 1, n, 0, "inside") : NULL;
+    if (!in) goto done;
+    Py_ssize_t end = -1;
+    for (Py_ssize_t i = 0; i < n; i++)
+        if (keep[i] && !in[i] && cnt[3 * i + 1] >= story) end = i;
+    if (end >= 0) {
+        double words = 0; /* (whole numbers: any order of the sum is exact) */
+        for (Py_ssize_t i = 0; i <= end; i++)
+            if (keep[i] && !in[i]) words += cnt[3 * i + 1];
+        if (words >= min_story)
+            for (Py_ssize_t i = end + 1; i < n; i++)
+                if (out[i] && in[i] && cnt[3 * i + 1] <= max_box) out[i] = 0;
+    }
+    ret = Py_NewRef(Py_None);
+done:
+    release(&b);
+    return ret;
+}
+
 typedef struct { int64_t key; Py_ssize_t at; } keyed_t;
 
 static int by_key(const void *a, const void *b) {
@@ -362,6 +399,7 @@ done:
 static PyMethodDef methods[] = {
     {"tidy_plan", tidy_plan, METH_VARARGS, "the blocks the label and byline rules read (articles.tidy)"},
     {"tidy_tail", tidy_tail, METH_VARARGS, "the tail rule (articles.tidy)"},
+    {"tidy_author", tidy_author, METH_VARARGS, "the author-box rule (articles.tidy)"},
     {"tidy_finish", tidy_finish, METH_VARARGS, "the units and repeats rules (articles.tidy)"},
     {NULL, NULL, 0, NULL},
 };

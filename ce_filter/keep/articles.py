@@ -24,6 +24,10 @@ or where they sit, not new content of the page's main text:
   governs, and a short line that is such a title or a prompt as a whole ("Weiterlesen",
   "Teilen", "Kommentar schreiben"). The words, in 15 languages, are ``boiler_words.tsv``'s
   (each with the translation catalogue that states it).
+- **authorbox** (not with the comments model, not with ``bylines=True``): on a page read as an
+  article, after the story's last long paragraph outside it, the short kept blocks inside an
+  author box without a title, known by its class/id tokens ("author-bio", "author-box",
+  "about-author", "saboxplugin-wrap", …): the author's name, bio and social links.
 
 ``tidy`` applies them in that order to the cut's mask; ``RULES`` names the ones in force (the
 studies switch them one by one; ``tidy_reference`` also has "credits", the credit lines of
@@ -60,7 +64,7 @@ if TYPE_CHECKING:
     from types import ModuleType
 
 RULES: frozenset[str] = frozenset({"repeats", "hidden", "labels", "bylines", "comments", "tail",
-                                   "units"})
+                                   "authorbox", "units"})
 
 MIN_REPEAT_WORDS = 6  # shorter repeats (table cells, "Share", "Yes") are left alone
 MIN_REPEAT_CHARS = 24
@@ -180,6 +184,27 @@ MIN_STORY_WORDS = 50
 COMMENT_KINDS = frozenset({"article"})
 
 
+# Author boxes without a heading (the rule "authorbox": _drop_author_box): an element whose
+# class/id tokens say author (bit 0: "author" in a token, or the German, Spanish, French or
+# Italian word as a token) beside a token that says what of the author (bit 1: bio, box, info,
+# ...), or one token that says both (bit 2). The names are the standard markup of WordPress
+# themes and plugins: "author-info", "author-avatar", "author-description", "author-bio" (the
+# default themes' author templates), "author-box" (Genesis), "about-author", "saboxplugin-wrap"
+# (the Simple Author Box plugin).
+AUTHOR_PATTERNS: Patterns = tuple(
+    [(0, KIND_CONTAINS, "author")]
+    + [(0, KIND_EQUALS, w) for w in ("autor", "auteur", "autore")]
+    + [(1, KIND_EQUALS, w) for w in ("bio", "box", "info", "about", "profile", "card", "details",
+                                     "description", "avatar", "biography")]
+    + [(2, KIND_CONTAINS, w) for w in ("authorbox", "authorbio", "authorinfo", "aboutauthor",
+                                       "abouttheauthor", "authorprofile", "authordescription",
+                                       "authorcard", "saboxplugin")])
+_AUTHOR_MATCHER = token_matcher(AUTHOR_PATTERNS)
+_AUTHOR_BYTES = (b"uthor", b"utor", b"uteur", b"sabox")  # a page without them names no box
+AUTHOR_LEVELS = 4  # the box is the block's opener or one of its 4 nearest ancestors
+MAX_BOX_WORDS = 60  # a block of the box is at most this long (a longer one may be the story's)
+
+
 _PUNCT_CHARS = "!\"#$%&'()*+,-./:;<=>?@[\\]^_`{|}~–—·•…»«|"
 _PUNCT = str.maketrans({c: " " for c in _PUNCT_CHARS})
 
@@ -257,6 +282,10 @@ def tidy(blocks: Blocks, scores: np.ndarray, keep: np.ndarray, kind: str | None,
     if article and not comments:
         _c.tidy_tail(keep8, out.view(np.uint8), counts, tag, texts, STORY_WORDS, MAX_LABEL_WORDS,
                      _LEVEL_BYTES, TAIL_SPACED, TAIL_UNSPACED, TAIL_SLACK, MAX_TAIL_CHARS, _PUNCT_CHARS)
+        inside = None if bylines else author_box(blocks)
+        if inside is not None:
+            _c.tidy_author(keep8, out.view(np.uint8), counts, inside.view(np.uint8), STORY_WORDS,
+                           MIN_STORY_WORDS, MAX_BOX_WORDS)
     if article and _c.tidy_finish(keep8, out.view(np.uint8), np.ascontiguousarray(scores, dtype=np.float64),
                                   tag,
                                   blocks.container_ids(), PATH_LEN, flags, counts, texts,
@@ -303,6 +332,8 @@ def tidy_reference(blocks: Blocks, scores: np.ndarray, keep: np.ndarray, kind: s
         _drop_comments(blocks, out, n_words)
     if article and not comments and "tail" in rules:
         _tail(blocks, keep, out)
+    if article and not comments and not bylines and "authorbox" in rules:
+        _drop_author_box(blocks, keep, out)
     if article and "units" in rules:
         _units(blocks, scores, out)
     if article:
@@ -409,6 +440,40 @@ def _drop_comments(blocks: Blocks, out: np.ndarray, n_words: np.ndarray) -> None
     out[kept[inside]] = False
 
 
+def author_box(blocks: Blocks) -> np.ndarray | None:
+    """By block, whether its opener or one of its ``AUTHOR_LEVELS`` nearest ancestors is an
+    author box by its class/id tokens (``AUTHOR_PATTERNS``: a token with "author" beside one with
+    "bio", "box", "info", ..., or one such as "authorbox", "saboxplugin"); None where no block is."""
+    src = getattr(blocks.own_tokens, "_src", None)
+    if src is not None and not any(k in src.packed for k in _AUTHOR_BYTES):
+        return None
+    cols = blocks.pattern_columns(AUTHOR_PATTERNS, _AUTHOR_MATCHER, AUTHOR_LEVELS, 3)
+    lv = cols[:, : 3 * (AUTHOR_LEVELS + 1)].reshape(len(blocks), AUTHOR_LEVELS + 1, 3) > 0
+    inside = np.asarray(((lv[:, :, 0] & lv[:, :, 1]) | lv[:, :, 2]).any(axis=1))
+    return inside if inside.any() else None
+
+
+def _drop_author_box(blocks: Blocks, keep: np.ndarray, out: np.ndarray) -> None:
+    """The author-box rule on ``out``, in place: after the last block of the cut's mask ``keep``
+    of ``STORY_WORDS`` words or more that is not in an author box (``author_box``), with
+    ``MIN_STORY_WORDS`` kept words outside boxes up to it, the kept blocks in an author box of at
+    most ``MAX_BOX_WORDS`` words each are dropped: the author's name, bio and social links that
+    follow a story whose byline the record has already."""
+    inside = author_box(blocks)
+    if inside is None:
+        return
+    w = blocks.counts()[:, 1]
+    story = np.flatnonzero(keep & ~inside & (w >= STORY_WORDS))
+    if not len(story):
+        return
+    end = int(story[-1])
+    if w[: end + 1][keep[: end + 1] & ~inside[: end + 1]].sum() < MIN_STORY_WORDS:
+        return
+    tail = np.arange(end + 1, len(w))
+    drop = tail[out[end + 1:] & inside[end + 1:] & (w[end + 1:] <= MAX_BOX_WORDS)]
+    out[drop] = False
+
+
 def tail_match(text: str) -> int:
     """Whether a line reads as the title of a section that is not the story, or a prompt: 0 no,
     1 it starts with a phrase of the tail words (at a word's end), 2 it is one (a title: the
@@ -493,7 +558,7 @@ def _units(blocks: Blocks, scores: np.ndarray, out: np.ndarray) -> None:
 
 # a page with what the rules branch on: a byline and a label before the story, a repeated
 # paragraph, a table and a list of mixed decisions inside the kept span, a figure's credit, the
-# tail's headings (spaced, unspaced) and prompt after the story
+# tail's headings (spaced, unspaced) and prompt after the story, an author box after the story
 _PROBE = """<html><body><p>By Maria Lopez · Updated Nov 13, 2019</p><p>Advertisement</p>
 <p>The first paragraph of the story has enough words to be the story's prose for the rule that
 looks for it, and then some more words to be sure of it.</p><ul><li>one item of the list</li>
@@ -502,16 +567,17 @@ looks for it, and then some more words to be sure of it.</p><ul><li>one item of 
 long enough.</p><figure><figcaption>Photo: Getty Images</figcaption></figure><p>A paragraph said
 twice on the page, long enough.</p><p>The last paragraph of the story has enough words to be the
 story's prose for the rule that looks for it, and then some more words.</p>
-<p>Sign up for our newsletter</p><p>Weiterlesen</p><h2>Ähnliche Einträge</h2><ul><li><a href="/a">
+<div class="author-bio"><p>Maria Lopez writes about parks.</p><p><a href="https://x.com/ml">X</a></p>
+</div><p>Sign up for our newsletter</p><p>Weiterlesen</p><h2>Ähnliche Einträge</h2><ul><li><a href="/a">
 Ein anderer Beitrag</a></li></ul><h3>相关文章推荐</h3><p>一篇文章</p><h2>Kommentare (2)</h2>
 <p>Ein Kommentar</p></body></html>"""
 
 
 class ArticlesC(Protocol):
     """The functions of the C part (keep/_articles.c) that Python calls: the blocks the label and
-    byline rules read (block index << 1, | 1 where the byline rule reads it too), the tail rule
-    into ``out``, and the units and repeats rules into ``out`` (True where some kept block is
-    hidden)."""
+    byline rules read (block index << 1, | 1 where the byline rule reads it too), the tail and
+    author-box rules into ``out``, and the units and repeats rules into ``out`` (True where some
+    kept block is hidden)."""
 
     def tidy_plan(self, keep: np.ndarray, counts: np.ndarray, flags: np.ndarray, texts: list[str],
                   bylines: bool, story_words: float, max_byline_words: float, max_label_words: float,
@@ -522,6 +588,9 @@ class ArticlesC(Protocol):
                   texts: list[str], story_words: float, max_label_words: float, levels: bytes,
                   spaced: frozenset[str], unspaced: tuple[str, ...], slack: int, max_chars: int,
                   punct: str, /) -> None: ...
+
+    def tidy_author(self, keep: np.ndarray, out: np.ndarray, counts: np.ndarray, inside: np.ndarray,
+                    story_words: float, min_story_words: float, max_box_words: float, /) -> None: ...
 
     def tidy_finish(self, keep: np.ndarray, out: np.ndarray, scores: np.ndarray, tag: np.ndarray,
                     cont: np.ndarray, path_len: int, flags: np.ndarray, counts: np.ndarray,

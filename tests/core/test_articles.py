@@ -243,3 +243,31 @@ def test_the_words_file_states_a_source_for_every_row():
         assert r["phrase"] == r["phrase"].lower().strip(), r
         if r["role"] == "tail":  # a catalogue (package@version, file) or the shipped English list
             assert ("@" in r["source"] and r["file"]) or r["source"] == "ce-filter", r
+
+
+def test_author_box_after_the_story_goes_with_its_bio_and_links():
+    """An author box without a title, known by its class/id tokens, after the story: its name, bio
+    and social links go; the byline-like block before the story and the story stay."""
+    box = ('<div class="author-box"><p>Maria Lopez</p><p>Maria Lopez covers city hall and the '
+           'parks for the Daily Example.</p><p><a href="https://twitter.com/mlopez">Twitter</a> '
+           '<a href="https://www.linkedin.com/in/mlopez">LinkedIn</a></p></div>')
+    html = ('<body><div class="post-author"><p>Maria Lopez</p></div><article>'
+            + "".join(f"<p>{p}</p>" for p in PARAS) + f"</article>{box}<p>Last line.</p></body>")
+    b = seg.segment(seg.parse(html))
+    keep = np.ones(len(b), dtype=bool)
+    s = np.ones(len(b))
+    out = tidy(b, s, keep, "article")
+    gone = [t for t, k in zip(b.texts, out) if not k]
+    assert gone == ["Maria Lopez", "Maria Lopez covers city hall and the parks for the Daily "
+                    "Example.", "Twitter LinkedIn"], gone
+    assert out[0] and out[-1]  # before the story (a byline's place) and outside the box
+    # not with bylines kept, nor the comments model, nor on another kind of page
+    for kw in ({"bylines": True}, {"comments": True}):
+        assert tidy(b, s, keep, "article", **kw).all()
+    assert tidy(b, s, keep, "forum").all()
+    # an element that names an author without saying bio, box, ... is not a box
+    plain = seg.segment(seg.parse(html.replace('class="author-box"', 'class="author-name"')))
+    assert tidy(plain, np.ones(len(plain)), np.ones(len(plain), dtype=bool), "article").all()
+    # a story that sits inside such a box has no story outside it: nothing goes
+    inside = seg.segment(seg.parse("<body><div class='author-bio'>" + html[6:-7] + "</div></body>"))
+    assert tidy(inside, np.ones(len(inside)), np.ones(len(inside), dtype=bool), "article").all()

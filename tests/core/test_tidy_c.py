@@ -1,6 +1,7 @@
 """The rules after the cut through the C part (articles.tidy with ce_filter.keep._articles's
-tidy_plan and tidy_finish) give the reference's mask (articles.tidy_reference): random pages
-built to hit every rule, and every corpus page through the shipped model."""
+tidy_plan, tidy_tail, tidy_author and tidy_finish) give the reference's mask
+(articles.tidy_reference): random pages built to hit every rule, and every corpus page through
+the shipped model."""
 
 from __future__ import annotations
 
@@ -40,9 +41,15 @@ def _no_c() -> Iterator[None]:
 HEADS = sorted(A.TAG_HEADING)  # h1-h6
 
 
+# class/id tokens of the shared containers 1-3 and of some openers: author boxes and not
+BOX_TOKENS = [("author", "bio"), ("saboxplugin", "wrap"), ("author", "name"), ("entry", "content"),
+              ("about", "autor")]
+
+
 def _page(rnd: random.Random) -> Blocks:
     """Random blocks: paragraphs, short labels, bylines and tail titles, headings, list items and
-    table cells under a few shared containers, repeated texts, hidden and figure blocks."""
+    table cells under a few shared containers (some of them author boxes by their class/id
+    tokens), repeated texts, hidden and figure blocks."""
     n = rnd.randrange(1, 40)
     texts, tags, flags, cont = [], [], [], []
     for i in range(n):
@@ -57,14 +64,18 @@ def _page(rnd: random.Random) -> Blocks:
         flags.append(fl)
         c = [i + 100] + [rnd.choice([0, 1, 2, 3]) for _ in range(PATH_LEN - 1)]
         cont.append(tuple(c))
-    return Blocks(texts=texts, anchor_texts=[""] * n, n_tags=[1] * n, tag=tags, depth=[1] * n,
-                  flags=flags, container=cont, own_tokens=[()] * n, anc_tokens=[()] * n)
+    b = Blocks(texts=texts, anchor_texts=[""] * n, n_tags=[1] * n, tag=tags, depth=[1] * n,
+               flags=flags, container=cont, own_tokens=[()] * n, anc_tokens=[()] * n)
+    named = {s: rnd.choice(BOX_TOKENS) for s in (1, 2, 3) if rnd.random() < 0.5}
+    named |= {i + 100: rnd.choice(BOX_TOKENS) for i in range(n) if rnd.random() < 0.05}
+    b.__dict__["_elem_tokens"] = named  # (as the Python walk leaves them: Blocks.pattern_flags)
+    return b
 
 
 @needs_c
 def test_c_tidy_equals_the_reference_on_random_pages():
     rnd = random.Random(7)
-    changed = tail = 0
+    changed = tail = box = 0
     for _ in range(4000):
         b = _page(rnd)
         n = len(b)
@@ -82,7 +93,10 @@ def test_c_tidy_equals_the_reference_on_random_pages():
             with _no_c():
                 tail += not np.array_equal(ref, A.tidy(b, scores, keep, kind, bylines=by, comments=cm,
                                                        rules=A.RULES - {"tail"}))
-    assert changed > 1000 and tail > 200  # the rules (the tail among them) do drop blocks here
+                box += not np.array_equal(ref, A.tidy(b, scores, keep, kind, bylines=by, comments=cm,
+                                                      rules=A.RULES - {"authorbox"}))
+    # the rules (the tail and the author box among them) do drop blocks here
+    assert changed > 1000 and tail > 200 and box > 100, (changed, tail, box)
 
 
 @pytest.mark.corpus
