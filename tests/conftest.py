@@ -97,14 +97,14 @@ def custom_model(tmp_path_factory) -> Path:
 
 @pytest.fixture(params=[True, False], ids=["c-part", "general"])
 def c_part(request, monkeypatch) -> bool:
-    """A test that takes it runs twice: with the one call of the dense features and the C part
-    of the block model's scores and cut, and with the general path of the features
-    (features.group_columns) and the numpy scoring in their place (the two must give the same
-    values)."""
+    """A test that takes it runs twice: with the one call of the dense features and the C call
+    of the block model's scores, and with the general path of the features
+    (features.group_columns) and of the scores (Model.reference_scores, numpy) in their place
+    (the two must give the same values)."""
     if not request.param:
-        from ce_filter.score import blockmodel
+        from ce_filter.score.blockmodel import Model
         from ce_filter.score.features import dense
 
         monkeypatch.setattr(dense, "handles", lambda spec: False)
-        monkeypatch.setattr(blockmodel, "_c", None)
+        monkeypatch.setattr(Model, "_plain", lambda self: False)
     return request.param
