@@ -424,11 +424,8 @@ def _drop_comments(blocks: Blocks, out: np.ndarray, n_words: np.ndarray) -> None
     block's element or an ancestor) that follow the story: the kept blocks before the first
     one inside such a container, ``MIN_STORY_WORDS`` words or more (where the container holds
     the story too, nothing is dropped)."""
-    src = getattr(blocks.own_tokens, "_src", None)
-    if src is not None:  # the C walk's packed class/id values: most pages name no comments
-        packed = src.packed
-        if not any(k in packed for k in _COMMENT_BYTES):
-            return
+    if not blocks.may_name(_COMMENT_BYTES):  # most pages name no comments
+        return
     kept = np.flatnonzero(out)
     cols = blocks.pattern_columns(COMMENT_PATTERNS, _COMMENT_MATCHER, 0, 1)  # own, ancestors
     inside = cols[kept].any(axis=1)
@@ -444,8 +441,7 @@ def author_box(blocks: Blocks) -> np.ndarray | None:
     """By block, whether its opener or one of its ``AUTHOR_LEVELS`` nearest ancestors is an
     author box by its class/id tokens (``AUTHOR_PATTERNS``: a token with "author" beside one with
     "bio", "box", "info", ..., or one such as "authorbox", "saboxplugin"); None where no block is."""
-    src = getattr(blocks.own_tokens, "_src", None)
-    if src is not None and not any(k in src.packed for k in _AUTHOR_BYTES):
+    if not blocks.may_name(_AUTHOR_BYTES):
         return None
     cols = blocks.pattern_columns(AUTHOR_PATTERNS, _AUTHOR_MATCHER, AUTHOR_LEVELS, 3)
     lv = cols[:, : 3 * (AUTHOR_LEVELS + 1)].reshape(len(blocks), AUTHOR_LEVELS + 1, 3) > 0

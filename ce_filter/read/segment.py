@@ -366,6 +366,15 @@ class Blocks:
         return np.hstack([((lv[:, :, None] >> bits) & 1).reshape(len(self), -1),
                           (anc[:, None] >> bits) & 1]).astype(np.float64)
 
+    def may_name(self, pieces: tuple[bytes, ...]) -> bool:
+        """False where the page's class/id values hold none of ``pieces`` (so no pattern made of
+        them can match: the rules skip their columns); True where one does, or where the blocks
+        carry no packed values to look in (the Python walk's)."""
+        if not isinstance(self.own_tokens, ElementTokens):
+            return True
+        packed = self.own_tokens._src.packed
+        return any(k in packed for k in pieces)
+
     def pattern_flags(self, patterns: Patterns) -> tuple[np.ndarray, np.ndarray]:
         """The reference of pattern_columns: (by element serial, the bits its own class/id
         tokens match; by block, the bits its opener's ancestors' tokens match). Serials index
