@@ -33,6 +33,41 @@ static inline void *get(bufs_t *b, PyObject *o, Py_ssize_t size, Py_ssize_t coun
     return v->buf;
 }
 
+/* ------------------------------------------------------------------ the block texts */
+
+/* A page's block texts as the C parts read them (texts.TextColumn.c_args: its UTF-8 and the
+ * n + 1 byte starts): text i is s[at[i] .. at[i + 1] - 1), the "\n" after it left out. */
+typedef struct { const char *s; const int64_t *at; Py_ssize_t n; } texts_t;
+
+/* texts_t of n texts from the bytes ou and the int64 starts oat (held in b); -1 (error set)
+ * where they are not n texts' parts */
+static inline int texts_get(bufs_t *b, PyObject *ou, PyObject *oat, Py_ssize_t n, texts_t *t) {
+    if (!PyBytes_Check(ou)) { PyErr_SetString(PyExc_TypeError, "texts: UTF-8 bytes"); return -1; }
+    const int64_t *at = get(b, oat, 8, n + 1, 0, "text starts");
+    if (!at) return -1;
+    Py_ssize_t len = PyBytes_GET_SIZE(ou);
+    int bad = at[0] != (n ? 0 : 1) || at[n] != (int64_t)len + 1;
+    for (Py_ssize_t i = 0; i < n && !bad; i++) bad = at[i + 1] < at[i] + 1;
+    if (bad) { PyErr_SetString(PyExc_ValueError, "texts: starts of n texts"); return -1; }
+    t->s = PyBytes_AS_STRING(ou);
+    t->at = at;
+    t->n = n;
+    return 0;
+}
+
+/* text i's UTF-8 and its length in bytes */
+static inline const char *text_at(const texts_t *t, Py_ssize_t i, Py_ssize_t *len) {
+    *len = (Py_ssize_t)(t->at[i + 1] - t->at[i] - 1);
+    return t->s + t->at[i];
+}
+
+/* text i as a new str (NULL: an error) */
+static inline PyObject *text_str(const texts_t *t, Py_ssize_t i) {
+    Py_ssize_t len;
+    const char *p = text_at(t, i, &len);
+    return PyUnicode_DecodeUTF8(p, len, "surrogatepass");
+}
+
 /* errors noted where the GIL is released (err), raised once it is held again */
 enum { OK = 0, E_NEG = 1, E_MEM = 2 };
 static inline int raise_err(int err) {

@@ -25,6 +25,7 @@ import json
 import re
 import sys
 from collections import defaultdict
+from collections.abc import Sequence
 from pathlib import Path
 from typing import Any
 
@@ -89,7 +90,7 @@ def resolve(spec: str) -> tuple[str, ...]:
     return base + add
 
 
-def _heading_hits(texts: list[str], tag: list[int] | np.ndarray, n_tok: list[int],
+def _heading_hits(texts: Sequence[str], tag: list[int] | np.ndarray, n_tok: list[int],
                   phrases: dict[str, re.Pattern[str]]) -> dict[str, list[tuple[int, int]]]:
     """Per phrase, the (heading index, end of its governed run) of the page's headings it
     matches."""

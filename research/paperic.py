@@ -137,7 +137,8 @@ def paper_segment(tree: LexborHTMLParser, runs_on: bool = False) -> Blocks:
     root = tree.root
     if root is None:
         return out
-    texts, anchors, ntags = out.texts, out.anchor_texts, cast("list[int]", out.n_tags)
+    texts, anchors = cast("list[str]", out.texts), cast("list[str]", out.anchor_texts)
+    ntags = cast("list[int]", out.n_tags)
     tags, depths = cast("list[int]", out.tag), cast("list[int]", out.depth)
     flags_l = cast("list[int]", out.flags)
     owns, ancs = cast("list[tuple[str, ...]]", out.own_tokens), cast("list[tuple[str, ...]]", out.anc_tokens)

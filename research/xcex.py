@@ -37,6 +37,7 @@ import json
 import sys
 import time
 from collections import defaultdict
+from collections.abc import Sequence
 from pathlib import Path
 
 import numpy as np
@@ -153,7 +154,7 @@ _HASHES: dict[str, int] = {}
 _BITS = np.uint64(1) << np.arange(64, dtype=np.uint64)
 
 
-def simhashes(texts: list[str]) -> np.ndarray:
+def simhashes(texts: Sequence[str]) -> np.ndarray:
     """64-bit SimHash of each text's words (word counts as weights); 0 for a text without words."""
     out = np.zeros(len(texts), dtype=np.uint64)
     for i, t in enumerate(texts):

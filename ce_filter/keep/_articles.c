@@ -73,15 +73,15 @@ static int maybe_label(PyObject *t, double words, double short_words, Py_ssize_t
  * candidate: before or after the story's paragraphs, or in a figure, and short enough; the
  * others of at most max_label words that may be labels: maybe_label). keep: n bytes (0/1);
  * counts: n x 3 float64 (characters, words, words in links: segment.Blocks.counts); flags: n
- * int64; texts: the blocks' str list; bylines: whether the byline rule runs (else no block is
- * an edge). */
+ * int64; texts: the blocks' texts (two arguments: texts.TextColumn.c_args); bylines: whether
+ * the byline rule runs (else no block is an edge). */
 static PyObject *tidy_plan(PyObject *self, PyObject *args) {
-    PyObject *ok, *oc, *of, *texts, *lead, *heads, *markers;
+    PyObject *ok, *oc, *of, *ou, *oat, *lead, *heads, *markers;
     int by;
     double story, max_by, max_label, short_words;
     long long fig;
     Py_ssize_t short_chars;
-    if (!PyArg_ParseTuple(args, "OOOO!pdddLdnUO!O!", &ok, &oc, &of, &PyList_Type, &texts, &by,
+    if (!PyArg_ParseTuple(args, "OOOOOpdddLdnUO!O!", &ok, &oc, &of, &ou, &oat, &by,
                           &story, &max_by, &max_label, &fig, &short_words, &short_chars, &lead,
                           &PyFrozenSet_Type, &heads, &PyList_Type, &markers))
         return NULL;
@@ -92,8 +92,8 @@ static PyObject *tidy_plan(PyObject *self, PyObject *args) {
     if (!keep) return NULL;
     const double *cnt = get(&b, oc, 8, 3 * n, 0, "counts");
     const int64_t *fl = cnt ? get(&b, of, 8, n, 0, "flags") : NULL;
-    if (!fl) goto done;
-    if (PyList_GET_SIZE(texts) != n) { PyErr_SetString(PyExc_ValueError, "texts: n"); goto done; }
+    texts_t T;
+    if (!fl || texts_get(&b, ou, oat, n, &T) < 0) goto done;
 #define W(i) cnt[3 * (i) + 1]
     /* the story's span: from the first kept block of story_words words or more to the last
      * (the last itself stays an edge, as the reference's slice leaves it) */
@@ -107,8 +107,9 @@ static PyObject *tidy_plan(PyObject *self, PyObject *args) {
         int edge = by && (first < 0 || i < first || i >= last || (fl[i] & fig)) && W(i) <= max_by;
         if (!edge) {
             if (!(W(i) <= max_label)) continue;
-            int maybe = maybe_label(PyList_GET_ITEM(texts, i), W(i), short_words, short_chars,
-                                    lead, heads, markers);
+            PyObject *t = text_str(&T, i);
+            int maybe = t ? maybe_label(t, W(i), short_words, short_chars, lead, heads, markers) : -1;
+            Py_XDECREF(t);
             if (maybe < 0) { Py_CLEAR(ret); goto done; }
             if (!maybe) continue;
         }
@@ -185,17 +186,29 @@ done:
     return r;
 }
 
-/* tidy_tail(keep, out, counts, tag, texts, story_words, max_label, levels, spaced, unspaced,
+/* tail_match of text i */
+static int tail_text(const texts_t *T, Py_ssize_t i, PyObject *spaced, PyObject *unspaced,
+                     Py_ssize_t slack, Py_ssize_t max_chars, PyObject *punct) {
+    Py_ssize_t len;
+    text_at(T, i, &len);
+    if (len > 16 * max_chars) return 0;  /* over 4 * max_chars characters (4 bytes at most each) */
+    PyObject *t = text_str(T, i);
+    int m = t ? tail_match(t, spaced, unspaced, slack, max_chars, punct) : -1;
+    Py_XDECREF(t);
+    return m;
+}
+
+/* tidy_tail(keep, out, counts, tag, texts (two arguments), story_words, max_label, levels, spaced, unspaced,
  * slack, max_chars, punct): articles._tail on out. After the last block of keep of story_words
  * words or more: a heading (levels[tag]: 1-6) whose text tail_match-es drops the blocks up to the
  * next heading of its level or above, itself among them; another kept block of at most max_label
  * words that is a title or prompt (tail_match 2) is dropped. keep/out: n bytes; counts: n x 3
  * float64; tag: n int64; levels: bytes by tag id. */
 static PyObject *tidy_tail(PyObject *self, PyObject *args) {
-    PyObject *ok, *oo, *ocnt, *ot, *texts, *levels, *spaced, *unspaced, *punct;
+    PyObject *ok, *oo, *ocnt, *ot, *ou, *oat, *levels, *spaced, *unspaced, *punct;
     double story, max_label;
     Py_ssize_t slack, max_chars;
-    if (!PyArg_ParseTuple(args, "OOOOO!ddSO!O!nnU", &ok, &oo, &ocnt, &ot, &PyList_Type, &texts,
+    if (!PyArg_ParseTuple(args, "OOOOOOddSO!O!nnU", &ok, &oo, &ocnt, &ot, &ou, &oat,
                           &story, &max_label, &levels, &PyFrozenSet_Type, &spaced,
                           &PyTuple_Type, &unspaced, &slack, &max_chars, &punct))
         return NULL;
@@ -207,8 +220,8 @@ static PyObject *tidy_tail(PyObject *self, PyObject *args) {
     uint8_t *out = get(&b, oo, 1, n, 1, "out");
     const double *cnt = out ? get(&b, ocnt, 8, 3 * n, 0, "counts") : NULL;
     const int64_t *tag = cnt ? get(&b, ot, 8, n, 0, "tag") : NULL;
-    if (!tag) goto done;
-    if (PyList_GET_SIZE(texts) != n) { PyErr_SetString(PyExc_ValueError, "texts: n"); goto done; }
+    texts_t T;
+    if (!tag || texts_get(&b, ou, oat, n, &T) < 0) goto done;
     const unsigned char *lv = (const unsigned char *)PyBytes_AS_STRING(levels);
     Py_ssize_t nlv = PyBytes_GET_SIZE(levels);
 #define LEVEL(i) (tag[i] >= 0 && tag[i] < nlv ? lv[tag[i]] : 0)
@@ -219,7 +232,7 @@ static PyObject *tidy_tail(PyObject *self, PyObject *args) {
         for (Py_ssize_t i = last + 1; i < n;) {
             int level = LEVEL(i);
             if (level) {
-                int m = tail_match(PyList_GET_ITEM(texts, i), spaced, unspaced, slack, max_chars, punct);
+                int m = tail_text(&T, i, spaced, unspaced, slack, max_chars, punct);
                 if (m < 0) goto done;
                 if (m) {
                     Py_ssize_t j = i + 1;
@@ -229,7 +242,7 @@ static PyObject *tidy_tail(PyObject *self, PyObject *args) {
                     continue;
                 }
             } else if (out[i] && cnt[3 * i + 1] <= max_label) {
-                int m = tail_match(PyList_GET_ITEM(texts, i), spaced, unspaced, slack, max_chars, punct);
+                int m = tail_text(&T, i, spaced, unspaced, slack, max_chars, punct);
                 if (m < 0) goto done;
                 if (m == 2) out[i] = 0;
             }
@@ -343,14 +356,14 @@ static int units(uint8_t *out, const double *s, const int64_t *tag, const int64_
  * min_chars characters, not a list item or table cell, whose text an earlier such block has,
  * is dropped). Returns True where some kept block is hidden: the caller then runs the repeats
  * and hidden rules itself (articles.py), else False. keep/out: n bytes; counts: n x 3 float64;
- * texts: the blocks' str list. */
+ * texts: the blocks' texts (two arguments: texts.TextColumn.c_args). */
 static PyObject *tidy_finish(PyObject *self, PyObject *args) {
-    PyObject *ok, *oo, *os, *ot, *oc, *of, *ocnt, *texts;
+    PyObject *ok, *oo, *os, *ot, *oc, *of, *ocnt, *ou, *oat;
     Py_ssize_t path;
     long long hid_bit, cell_a, cell_b, item;
     double cut, min_words, min_chars;
-    if (!PyArg_ParseTuple(args, "OOOOOnOOO!LLLLddd", &ok, &oo, &os, &ot, &oc, &path, &of, &ocnt,
-                          &PyList_Type, &texts, &hid_bit, &cell_a, &cell_b, &item, &cut,
+    if (!PyArg_ParseTuple(args, "OOOOOnOOOOLLLLddd", &ok, &oo, &os, &ot, &oc, &path, &of, &ocnt,
+                          &ou, &oat, &hid_bit, &cell_a, &cell_b, &item, &cut,
                           &min_words, &min_chars))
         return NULL;
     bufs_t b = {.n = 0};
@@ -364,33 +377,33 @@ static PyObject *tidy_finish(PyObject *self, PyObject *args) {
     const int64_t *cont = tag ? get(&b, oc, 8, n * path, 0, "cont") : NULL;
     const int64_t *fl = cont ? get(&b, of, 8, n, 0, "flags") : NULL;
     const double *cnt = fl ? get(&b, ocnt, 8, 3 * n, 0, "counts") : NULL;
-    if (!cnt) goto done;
-    if (PyList_GET_SIZE(texts) != n) { PyErr_SetString(PyExc_ValueError, "texts: n"); goto done; }
+    texts_t T;
+    if (!cnt || texts_get(&b, ou, oat, n, &T) < 0) goto done;
     if (raise_err(units(out, s, tag, cont, path, n, cell_a, cell_b, item, cut))) goto done;
     for (Py_ssize_t i = 0; i < n; i++)
         if (keep[i] && (fl[i] & hid_bit)) { ret = Py_NewRef(Py_True); goto done; }
-    /* the repeats: an open-addressing table of the texts seen (their indices), by str hash */
+    /* the repeats: an open-addressing table of the texts seen (their indices), by a hash of
+     * their UTF-8 (equal bytes: equal str) */
     Py_ssize_t cap = 16;
     while (cap < 2 * n) cap *= 2;
     Py_ssize_t *slot = PyMem_Malloc((size_t)cap * sizeof(Py_ssize_t));
     if (!slot) { PyErr_NoMemory(); goto done; }
     for (Py_ssize_t j = 0; j < cap; j++) slot[j] = -1;
-    int failed = 0;
-    for (Py_ssize_t i = 0; i < n && !failed; i++) {
+    for (Py_ssize_t i = 0; i < n; i++) {
         if (!keep[i] || !out[i] || tag[i] == item || tag[i] == cell_a || tag[i] == cell_b) continue;
         if (!(cnt[3 * i + 1] >= min_words || cnt[3 * i] >= min_chars)) continue;
-        PyObject *t = PyList_GET_ITEM(texts, i);
-        Py_hash_t h = PyObject_Hash(t);
-        if (h == -1) { failed = 1; break; }
-        for (Py_ssize_t j = (Py_ssize_t)((size_t)h & (size_t)(cap - 1));; j = (j + 1) & (cap - 1)) {
+        Py_ssize_t len, len2;
+        const char *t = text_at(&T, i, &len);
+        uint64_t h = 1469598103934665603ull;  /* FNV-1a */
+        for (Py_ssize_t k = 0; k < len; k++) h = (h ^ (unsigned char)t[k]) * 1099511628211ull;
+        for (Py_ssize_t j = (Py_ssize_t)(h & (uint64_t)(cap - 1));; j = (j + 1) & (cap - 1)) {
             if (slot[j] < 0) { slot[j] = i; break; }
-            int eq = PyObject_RichCompareBool(PyList_GET_ITEM(texts, slot[j]), t, Py_EQ);
-            if (eq < 0) { failed = 1; break; }
-            if (eq) { out[i] = 0; break; }
+            const char *u = text_at(&T, slot[j], &len2);
+            if (len2 == len && memcmp(u, t, (size_t)len) == 0) { out[i] = 0; break; }
         }
     }
     PyMem_Free(slot);
-    if (!failed) ret = Py_NewRef(Py_False);
+    ret = Py_NewRef(Py_False);
 done:
     release(&b);
     return ret;

@@ -543,36 +543,36 @@ static int holds_year(int kind, const void *d, Py_ssize_t len, const void *ctx) 
     return 0;
 }
 
-/* the indices, in order, of the texts of seq (str each) for which hit(...) is true */
-static PyObject *indices_where(PyObject *seq, int (*hit)(int, const void *, Py_ssize_t, const void *),
+/* the indices, in order, of the texts of joined (str: the blocks' texts joined by "\n",
+ * texts.TextColumn.joined) for which hit(...) is true */
+static PyObject *indices_where(PyObject *joined, int (*hit)(int, const void *, Py_ssize_t, const void *),
                                const void *ctx) {
-    PyObject *fast = PySequence_Fast(seq, "texts: a sequence");
-    if (!fast) return NULL;
     PyObject *out = PyList_New(0);
-    Py_ssize_t n = PySequence_Fast_GET_SIZE(fast);
-    for (Py_ssize_t i = 0; out && i < n; i++) {
-        PyObject *t = PySequence_Fast_GET_ITEM(fast, i);
-        if (!PyUnicode_Check(t)) {
-            PyErr_SetString(PyExc_TypeError, "texts: str");
-            Py_CLEAR(out);
-            break;
-        }
-        if (hit(PyUnicode_KIND(t), PyUnicode_DATA(t), PyUnicode_GET_LENGTH(t), ctx)) {
-            PyObject *x = PyLong_FromSsize_t(i);
+    int kind = PyUnicode_KIND(joined);
+    const char *d = PyUnicode_DATA(joined);
+    Py_ssize_t n = PyUnicode_GET_LENGTH(joined), a = 0, k = 0;
+    while (out) {
+        Py_ssize_t z = PyUnicode_FindChar(joined, '\n', a, n, 1);
+        if (z == -2) { Py_CLEAR(out); break; }
+        if (z < 0) z = n;
+        if (hit(kind, d + a * kind, z - a, ctx)) {
+            PyObject *x = PyLong_FromSsize_t(k);
             if (!x || PyList_Append(out, x) < 0) Py_CLEAR(out);
             Py_XDECREF(x);
         }
+        if (z >= n) break;
+        a = z + 1;
+        k++;
     }
-    Py_DECREF(fast);
     return out;
 }
 
-/* starting(texts, words) -> the indices, in order, of the texts that start with one of words
+/* starting(joined, words) -> the indices, in order, of the texts that start with one of words
  * (lower-case ASCII letters), as loosely as re.IGNORECASE would: metadata._Joined.starting of
  * a _block_start pattern. */
 static PyObject *starting(PyObject *self, PyObject *args) {
     PyObject *seq, *words;
-    if (!PyArg_ParseTuple(args, "OO!", &seq, &PyTuple_Type, &words)) return NULL;
+    if (!PyArg_ParseTuple(args, "UO!", &seq, &PyTuple_Type, &words)) return NULL;
     words_t ws = {.n = PyTuple_GET_SIZE(words)};
     if (ws.n > 16) {
         PyErr_SetString(PyExc_ValueError, "at most 16 words");
@@ -595,11 +595,11 @@ static PyObject *starting(PyObject *self, PyObject *args) {
     return indices_where(seq, starts_with_word, &ws);
 }
 
-/* with_year(texts) -> the indices, in order, of the texts that hold "19" or "20" and two
+/* with_year(joined) -> the indices, in order, of the texts that hold "19" or "20" and two
  * decimal digits after it (any script's, as the regex's \d): metadata._Joined.with_year. */
 static PyObject *with_year(PyObject *self, PyObject *args) {
     PyObject *seq;
-    if (!PyArg_ParseTuple(args, "O", &seq)) return NULL;
+    if (!PyArg_ParseTuple(args, "U", &seq)) return NULL;
     return indices_where(seq, holds_year, NULL);
 }
 

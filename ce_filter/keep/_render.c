@@ -10,67 +10,84 @@
 
 /* ------------------------------------------------------------------ the kept text */
 
-/* text(keep, texts, tag, flags, cont, path, pre_bit, tag_pre, cell_a, cell_b, max_cell, pre):
- * render.to_text of the kept blocks: paragraphs joined by a blank line, a table's cells (tag
- * cell_a or cell_b, of at most max_cell characters) a row per line (cells joined by " | ", rows
- * and tables by cont's levels 1 and 3), a code block (flags & pre_bit, or tag tag_pre) as
- * pre[i].strip("\n") where pre (a dict: block -> its text as written) has it. Returns None
- * where a code block is kept and pre is None (the caller makes pre and calls again). */
+/* the output: UTF-8 bytes, grown as needed */
+typedef struct { char *p; size_t n, cap; } out_t;
+
+static int put(out_t *o, const char *s, size_t n) {
+    if (o->n + n > o->cap) {
+        size_t cap = o->cap ? o->cap : 256;
+        while (cap < o->n + n) cap *= 2;
+        char *p = PyMem_Realloc(o->p, cap);
+        if (!p) { PyErr_NoMemory(); return -1; }
+        o->p = p;
+        o->cap = cap;
+    }
+    if (n) memcpy(o->p + o->n, s, n);
+    o->n += n;
+    return 0;
+}
+
+/* characters in n bytes of UTF-8 */
+static Py_ssize_t n_chars(const char *s, Py_ssize_t n) {
+    Py_ssize_t m = 0;
+    for (Py_ssize_t i = 0; i < n; i++) m += ((unsigned char)s[i] & 0xc0) != 0x80;
+    return m;
+}
+
+/* text(keep, utf8, starts, tag, flags, cont, path, pre_bit, tag_pre, cell_a, cell_b, max_cell,
+ * pre): render.to_text of the kept blocks (their texts: texts.TextColumn.c_args): paragraphs
+ * joined by a blank line, a table's cells (tag cell_a or cell_b, of at most max_cell
+ * characters) a row per line (cells joined by " | ", rows and tables by cont's levels 1 and 3),
+ * a code block (flags & pre_bit, or tag tag_pre) as pre[i].strip("\n") where pre (a dict: block
+ * -> its text as written) has it. Written as UTF-8 from the texts' bytes, decoded once. Returns
+ * None where a code block is kept and pre is None (the caller makes pre and calls again). */
 static PyObject *text_of(PyObject *self, PyObject *args) {
-    PyObject *ok, *texts, *ot, *of, *oc, *pre;
+    PyObject *ok, *ou, *oat, *ot, *of, *oc, *pre;
     Py_ssize_t path, max_cell;
     long long pre_bit, tag_pre, cell_a, cell_b;
-    if (!PyArg_ParseTuple(args, "OO!OOOnLLLLnO", &ok, &PyList_Type, &texts, &ot, &of, &oc, &path,
+    if (!PyArg_ParseTuple(args, "OOOOOOnLLLLnO", &ok, &ou, &oat, &ot, &of, &oc, &path,
                           &pre_bit, &tag_pre, &cell_a, &cell_b, &max_cell, &pre))
         return NULL;
     bufs_t b = {.n = 0};
-    PyObject *ret = NULL, *parts = NULL, *sep2 = NULL, *bar = NULL, *nl = NULL, *empty = NULL;
+    out_t o = {NULL, 0, 0};
+    PyObject *ret = NULL;
     Py_ssize_t n;
     const uint8_t *keep = mask(&b, ok, &n);
     if (!keep) return NULL;
+    texts_t T;
+    if (texts_get(&b, ou, oat, n, &T) < 0) goto done;
     const int64_t *tag = get(&b, ot, 8, n, 0, "tag");
     const int64_t *fl = tag ? get(&b, of, 8, n, 0, "flags") : NULL;
     const int64_t *cont = fl ? get(&b, oc, 8, n * path, 0, "cont") : NULL;
     if (!cont) goto done;
-    if (path < 4 || PyList_GET_SIZE(texts) != n) {
-        PyErr_SetString(PyExc_ValueError, "texts of n blocks, path >= 4");
+    if (path < 4) {
+        PyErr_SetString(PyExc_ValueError, "path >= 4");
         goto done;
     }
-    int code = 0, cells = 0;
-    for (Py_ssize_t i = 0; i < n; i++) {
-        if (!keep[i]) continue;
-        code |= (fl[i] & pre_bit) || tag[i] == tag_pre;
-        cells |= tag[i] == cell_a || tag[i] == cell_b;
-    }
+    int code = 0;
+    for (Py_ssize_t i = 0; i < n; i++)
+        if (keep[i]) code |= (fl[i] & pre_bit) || tag[i] == tag_pre;
     if (code && pre == Py_None) { ret = Py_NewRef(Py_None); goto done; }
     if (pre != Py_None && !PyDict_Check(pre)) { PyErr_SetString(PyExc_TypeError, "pre: a dict"); goto done; }
-    if (!(parts = PyList_New(0)) || !(sep2 = PyUnicode_FromString("\n\n"))) goto done;
-    if (!code && !cells) {
-        for (Py_ssize_t i = 0; i < n; i++)
-            if (keep[i] && PyList_Append(parts, PyList_GET_ITEM(texts, i)) < 0) goto done;
-        ret = PyUnicode_Join(sep2, parts);
-        goto done;
-    }
-    if (!(bar = PyUnicode_FromString(" | ")) || !(nl = PyUnicode_FromString("\n"))
-            || !(empty = PyUnicode_FromString(""))) goto done;
     int64_t in_table = -1, row = -1;
+    int any = 0;  /* a block written already */
     for (Py_ssize_t i = 0; i < n; i++) {
         if (!keep[i]) continue;
-        PyObject *t = PyList_GET_ITEM(texts, i);
+        Py_ssize_t len;
+        const char *t = text_at(&T, i, &len);
         int is_cell = tag[i] == cell_a || tag[i] == cell_b;
-        if (is_cell && PyUnicode_GET_LENGTH(t) <= max_cell) {
-            if (cont[i * path + 3] == in_table) {
-                if (PyList_Append(parts, cont[i * path + 1] == row ? bar : nl) < 0) goto done;
-            } else {
-                if (PyList_GET_SIZE(parts) && PyList_Append(parts, sep2) < 0) goto done;
-                in_table = cont[i * path + 3];
-            }
-            if (PyList_Append(parts, t) < 0) goto done;
+        if (is_cell && (len <= max_cell || n_chars(t, len) <= max_cell)) {
+            const char *sep = any ? "\n\n" : "";
+            if (cont[i * path + 3] == in_table) sep = cont[i * path + 1] == row ? " | " : "\n";
+            else in_table = cont[i * path + 3];
+            if (put(&o, sep, strlen(sep)) < 0 || put(&o, t, (size_t)len) < 0) goto done;
             row = cont[i * path + 1];
+            any = 1;
             continue;
         }
         in_table = -1;
-        if (PyList_GET_SIZE(parts) && PyList_Append(parts, sep2) < 0) goto done;
+        if (any && put(&o, "\n\n", 2) < 0) goto done;
+        any = 1;
         int is_code = (fl[i] & pre_bit) || tag[i] == tag_pre;
         PyObject *raw = NULL;
         if (is_code) {
@@ -82,19 +99,17 @@ static PyObject *text_of(PyObject *self, PyObject *args) {
         }
         if (raw) {
             PyObject *stripped = PyObject_CallMethod(raw, "strip", "s", "\n");
-            if (!stripped) goto done;
-            int e = PyList_Append(parts, stripped);
-            Py_DECREF(stripped);
+            PyObject *u = stripped ? PyUnicode_AsEncodedString(stripped, "utf-8", "surrogatepass") : NULL;
+            Py_XDECREF(stripped);
+            if (!u) goto done;
+            int e = put(&o, PyBytes_AS_STRING(u), (size_t)PyBytes_GET_SIZE(u));
+            Py_DECREF(u);
             if (e < 0) goto done;
-        } else if (PyList_Append(parts, t) < 0) goto done;
+        } else if (put(&o, t, (size_t)len) < 0) goto done;
     }
-    ret = PyUnicode_Join(empty, parts);
+    ret = PyUnicode_DecodeUTF8(o.p ? o.p : "", (Py_ssize_t)o.n, "surrogatepass");
 done:
-    Py_XDECREF(parts);
-    Py_XDECREF(sep2);
-    Py_XDECREF(bar);
-    Py_XDECREF(nl);
-    Py_XDECREF(empty);
+    PyMem_Free(o.p);
     release(&b);
     return ret;
 }

@@ -38,6 +38,7 @@ from __future__ import annotations
 
 import csv
 import re
+from collections.abc import Sequence
 from pathlib import Path
 from typing import TYPE_CHECKING, Protocol
 
@@ -265,10 +266,11 @@ def tidy(blocks: Blocks, scores: np.ndarray, keep: np.ndarray, kind: str | None,
     article = kind == "article"
     out = keep.copy()
     texts = blocks.texts
+    utf8, starts = blocks.text_column().c_args()
     counts = blocks.counts()
     n_words = counts[:, 1]
     flags = np.ascontiguousarray(blocks.flags, dtype=np.int64)
-    for c in _c.tidy_plan(keep8, counts, flags, texts, article and not bylines, STORY_WORDS,
+    for c in _c.tidy_plan(keep8, counts, flags, utf8, starts, article and not bylines, STORY_WORDS,
                           MAX_BYLINE_WORDS, MAX_LABEL_WORDS, FLAG_FIGURE, SHORT_LABEL_WORDS,
                           SHORT_LABEL_CHARS, _LEAD, _LABEL_HEADS, _MARKER_LIST):
         i = c >> 1
@@ -280,7 +282,7 @@ def tidy(blocks: Blocks, scores: np.ndarray, keep: np.ndarray, kind: str | None,
         _drop_comments(blocks, out, n_words)
     tag = np.ascontiguousarray(blocks.tag, dtype=np.int64)
     if article and not comments:
-        _c.tidy_tail(keep8, out.view(np.uint8), counts, tag, texts, STORY_WORDS, MAX_LABEL_WORDS,
+        _c.tidy_tail(keep8, out.view(np.uint8), counts, tag, utf8, starts, STORY_WORDS, MAX_LABEL_WORDS,
                      _LEVEL_BYTES, TAIL_SPACED, TAIL_UNSPACED, TAIL_SLACK, MAX_TAIL_CHARS, _PUNCT_CHARS)
         inside = None if bylines else author_box(blocks)
         if inside is not None:
@@ -288,7 +290,7 @@ def tidy(blocks: Blocks, scores: np.ndarray, keep: np.ndarray, kind: str | None,
                            MIN_STORY_WORDS, MAX_BOX_WORDS)
     if article and _c.tidy_finish(keep8, out.view(np.uint8), np.ascontiguousarray(scores, dtype=np.float64),
                                   tag,
-                                  blocks.container_ids(), PATH_LEN, flags, counts, texts,
+                                  blocks.container_ids(), PATH_LEN, flags, counts, utf8, starts,
                                   FLAG_HIDDEN, TAG_TD, TAG_TH, TAG_LI, UNIT_CUT, MIN_REPEAT_WORDS,
                                   MIN_REPEAT_CHARS):
         _hidden_rules(blocks, scores, keep, out, RULES)  # some kept block is hidden
@@ -365,7 +367,7 @@ def _hidden_rules(blocks: Blocks, scores: np.ndarray, keep: np.ndarray, out: np.
                     out[i] = False
 
 
-def _drop_repeats(texts: list[str], out: np.ndarray, kept: np.ndarray, big: np.ndarray,
+def _drop_repeats(texts: Sequence[str], out: np.ndarray, kept: np.ndarray, big: np.ndarray,
                   hidden: np.ndarray, any_hidden: bool) -> None:
     """Drop each kept block (``big``: of ``MIN_REPEAT_WORDS`` words or ``MIN_REPEAT_CHARS``
     characters or more) whose text repeats the kept text read before it: a visible block that
@@ -575,23 +577,25 @@ class ArticlesC(Protocol):
     author-box rules into ``out``, and the units and repeats rules into ``out`` (True where some
     kept block is hidden)."""
 
-    def tidy_plan(self, keep: np.ndarray, counts: np.ndarray, flags: np.ndarray, texts: list[str],
-                  bylines: bool, story_words: float, max_byline_words: float, max_label_words: float,
-                  flag_figure: int, short_label_words: float, short_label_chars: int, lead: str,
-                  label_heads: frozenset[str], markers: list[str], /) -> list[int]: ...
+    def tidy_plan(self, keep: np.ndarray, counts: np.ndarray, flags: np.ndarray, utf8: bytes,
+                  starts: np.ndarray, bylines: bool, story_words: float, max_byline_words: float,
+                  max_label_words: float, flag_figure: int, short_label_words: float,
+                  short_label_chars: int, lead: str, label_heads: frozenset[str], markers: list[str], /
+                  ) -> list[int]: ...
 
     def tidy_tail(self, keep: np.ndarray, out: np.ndarray, counts: np.ndarray, tag: np.ndarray,
-                  texts: list[str], story_words: float, max_label_words: float, levels: bytes,
-                  spaced: frozenset[str], unspaced: tuple[str, ...], slack: int, max_chars: int,
-                  punct: str, /) -> None: ...
+                  utf8: bytes, starts: np.ndarray, story_words: float, max_label_words: float,
+                  levels: bytes, spaced: frozenset[str], unspaced: tuple[str, ...], slack: int,
+                  max_chars: int, punct: str, /) -> None: ...
 
     def tidy_author(self, keep: np.ndarray, out: np.ndarray, counts: np.ndarray, inside: np.ndarray,
                     story_words: float, min_story_words: float, max_box_words: float, /) -> None: ...
 
     def tidy_finish(self, keep: np.ndarray, out: np.ndarray, scores: np.ndarray, tag: np.ndarray,
                     cont: np.ndarray, path_len: int, flags: np.ndarray, counts: np.ndarray,
-                    texts: list[str], flag_hidden: int, tag_td: int, tag_th: int, tag_li: int,
-                    unit_cut: float, min_repeat_words: float, min_repeat_chars: float, /) -> bool: ...
+                    utf8: bytes, starts: np.ndarray, flag_hidden: int, tag_td: int, tag_th: int,
+                    tag_li: int, unit_cut: float, min_repeat_words: float, min_repeat_chars: float, /
+                    ) -> bool: ...
 
 
 def _agrees(mod: ModuleType) -> bool:

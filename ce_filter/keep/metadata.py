@@ -24,6 +24,7 @@ from urllib.parse import urljoin, urlsplit
 
 from .. import native
 from ..read.address import hostname
+from ..read.texts import TextColumn
 from .dates import ENGLISH, YEAR, date_label, labelled_dates, months_for, normalise_date, ymd
 
 MAX_BYLINES = 16  # byline candidates kept per page (the first ones in document order)
@@ -819,22 +820,29 @@ class _Joined:
         self.texts = texts
         self.joined = ""  # made at the first search (many pages need none)
         self._plain = False
-        # the C part's scans where it is built (a loop over the blocks' first characters; no
-        # joined string), else the searches below (``c=False``: these, the reference)
-        self._c = _blocks_part() if c else None
+        # the C part's scans where it is built and the texts are a TextColumn (the walk's: one
+        # loop over its one string), else the searches below (``c=False``: these, the reference)
+        self._c = _blocks_part() if c and isinstance(texts, TextColumn) else None
 
     def plain(self) -> bool:
         """Every "\n" of ``joined`` opens a block (``joined`` is made here, once)."""
         if not self.joined:
-            self.joined = "\n" + "\n".join(self.texts)
-            self._plain = self.joined.count("\n") == len(self.texts)
+            t = self.texts
+            self.joined = "\n" + (t.joined if isinstance(t, TextColumn) else "\n".join(t))
+            self._plain = isinstance(t, TextColumn) or self.joined.count("\n") == len(t)
         return self._plain
+
+    def _column(self) -> str:
+        """The texts joined by "\n" (a TextColumn's, which the C scans take)."""
+        t = self.texts
+        assert isinstance(t, TextColumn)
+        return t.joined
 
     def starting(self, pattern: re.Pattern[str]) -> Iterator[int]:
         """The indices, in order, of the blocks that ``pattern`` (led by the "\n" before a block)
         matches at the start of."""
         if self._c is not None:
-            yield from self._c.starting(self.texts, _START_WORDS[pattern])
+            yield from self._c.starting(self._column(), _START_WORDS[pattern])
             return
         if not self.plain():
             yield from (k for k, t in enumerate(self.texts) if pattern.match("\n" + t))
@@ -847,7 +855,7 @@ class _Joined:
         """The indices, in order, of the blocks where _YEAR matches: "19" or "20" then two
         digits, found by substring search (a regex over the whole string costs more)."""
         if self._c is not None:
-            yield from self._c.with_year(self.texts)
+            yield from self._c.with_year(self._column())
             return
         if not self.plain():
             yield from (k for k, t in enumerate(self.texts) if _YEAR.search(t))
@@ -875,9 +883,9 @@ class BlocksC(Protocol):
     """The functions of the C part (keep/_metadata.c) that _Joined calls: the indices of the
     texts that start with one of ``words`` (case-blind, as re.IGNORECASE), or hold a year."""
 
-    def starting(self, texts: Sequence[str], words: tuple[str, ...], /) -> list[int]: ...
+    def starting(self, joined: str, words: tuple[str, ...], /) -> list[int]: ...
 
-    def with_year(self, texts: Sequence[str], /) -> list[int]: ...
+    def with_year(self, joined: str, /) -> list[int]: ...
 
 
 # texts the probe compares the C part's block scans with the one-string searches on
@@ -891,10 +899,10 @@ _PROBE_BLOCKS = ["", "By Jane", "by", "b", "BYLINE", "Posted 2019", "x 1999", "2
 def _blocks_agree(mod: ModuleType) -> bool:
     """Whether the C part's block scans find the one-string searches' blocks on the probe
     texts (the ones with a "\n" searched alone, as _Joined does)."""
-    for texts in (_PROBE_BLOCKS, [t for t in _PROBE_BLOCKS if "\n" not in t], []):
-        ref = _Joined(texts, c=False)
-        if (mod.with_year(texts) != list(ref.with_year())
-                or any(mod.starting(texts, w) != list(ref.starting(p)) for p, w in _START_WORDS.items())):
+    for texts in ([t for t in _PROBE_BLOCKS if "\n" not in t], []):
+        ref, joined = _Joined(texts, c=False), "\n".join(texts)
+        if (mod.with_year(joined) != list(ref.with_year())
+                or any(mod.starting(joined, w) != list(ref.starting(p)) for p, w in _START_WORDS.items())):
             return False
     return True
 

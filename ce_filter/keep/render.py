@@ -218,8 +218,7 @@ def to_text(blocks: Blocks, keep: np.ndarray, extras: Extras | Callable[[], Extr
     is its one-line block text. Joined in C (keep/_render.c, the one implementation; the test
     oracle tests/oracles/render_text.py checks it)."""
     cont = blocks.container_ids()
-    texts = blocks.texts
-    args = (keep.view(np.uint8), texts if isinstance(texts, list) else list(texts),
+    args = (keep.view(np.uint8), *blocks.text_column().c_args(),
             np.ascontiguousarray(blocks.tag, dtype=np.int64),
             np.ascontiguousarray(blocks.flags, dtype=np.int64), cont, cont.shape[1],
             FLAG_PRE, TAG_PRE, TAG_TD, TAG_TH, MAX_CELL_CHARS)
@@ -234,7 +233,7 @@ class RenderC(Protocol):
     """The function of the C part (keep/_render.c) that Python calls: the kept text, or None
     where a code block is kept and ``pre`` (its text as written, by block) is None."""
 
-    def text(self, keep: np.ndarray, texts: list[str], tag: np.ndarray, flags: np.ndarray,
+    def text(self, keep: np.ndarray, utf8: bytes, starts: np.ndarray, tag: np.ndarray, flags: np.ndarray,
              cont: np.ndarray, path_len: int, flag_pre: int, tag_pre: int, tag_td: int, tag_th: int,
              max_cell_chars: int, pre: dict[int, str] | None, /) -> str | None: ...
 

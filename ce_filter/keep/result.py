@@ -40,7 +40,7 @@ class BlockList(Sequence[Block]):
 
     __slots__ = ("_texts", "_scores", "_keep")
 
-    def __init__(self, texts: list[str], scores: np.ndarray, keep: np.ndarray) -> None:
+    def __init__(self, texts: Sequence[str], scores: np.ndarray, keep: np.ndarray) -> None:
         self._texts, self._scores, self._keep = texts, scores, keep
 
     def __len__(self) -> int:

@@ -13,6 +13,7 @@ mostly unmatched is aligned on its own against the page tokens still free.
 
 from __future__ import annotations
 
+from collections.abc import Sequence
 from dataclasses import dataclass
 
 import numpy as np
@@ -152,7 +153,7 @@ def _bits(mask: np.ndarray) -> int:
 
 
 def block_labels(
-    block_texts: list[str], gold_text: str, frac: float = MATCH_FRAC, runs: bool = True,
+    block_texts: Sequence[str], gold_text: str, frac: float = MATCH_FRAC, runs: bool = True,
     lines: bool = False,
 ) -> tuple[np.ndarray, np.ndarray]:
     """(label, matched fraction) per block. ``runs=False`` is the paper's plain LCS rule;

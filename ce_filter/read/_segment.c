@@ -887,25 +887,90 @@ static PyObject *build_extras(W *w) {
     return out;
 }
 
+/* The column of the spans k of each block (0: the texts, 1: the anchor texts): texts.TextColumn's
+ * parts (the text as one str, its starts in characters, its UTF-8, its starts in bytes; each
+ * block's characters into chars[i * 3] where chars is not NULL), the spans joined by "\n"
+ * (gap 1) or by nothing (gap 0). A span that is not valid UTF-8 is read as
+ * bytes.decode("utf-8", "replace") reads it. */
+static PyObject *column(W *w, int k, int gap, double *chars) {
+    size_t nb = w->n_b;
+    PyObject *fixed = NULL, *u = NULL, *str = NULL, *cs = NULL, *bs = NULL, *out = NULL;
+    /* the spans' bytes: the arena's, or (where some span is not valid UTF-8) each span's str's */
+    const char **src = PyMem_Malloc((nb + 1) * sizeof(char *));
+    size_t *len = PyMem_Malloc((nb + 1) * sizeof(size_t));
+    if (!src || !len) { PyErr_NoMemory(); goto done; }
+    size_t total = 0;
+    for (size_t i = 0; i < nb; i++) {
+        Span sp = w->b_txt[2 * i + k];
+        src[i] = w->ar.p + sp.off;
+        len[i] = sp.len;
+        total += sp.len + (size_t)gap;
+    }
+    for (int pass = 0; pass < 2; pass++) {
+        size_t n_u = nb ? total - (size_t)gap : 0;
+        if (!(u = PyBytes_FromStringAndSize(NULL, (Py_ssize_t)n_u))) goto done;
+        char *p = PyBytes_AS_STRING(u);
+        size_t at = 0;
+        for (size_t i = 0; i < nb; i++) {
+            if (len[i]) memcpy(p + at, src[i], len[i]);
+            at += len[i];
+            if (gap && i + 1 < nb) p[at] = '\n';
+            at += (size_t)gap;
+        }
+        str = PyUnicode_DecodeUTF8(p, (Py_ssize_t)n_u, "strict");
+        if (str || pass || !PyErr_ExceptionMatches(PyExc_UnicodeDecodeError)) break;
+        /* some span is not valid UTF-8: each span's str ("replace"), then its UTF-8 */
+        PyErr_Clear();
+        Py_CLEAR(u);
+        if (!(fixed = PyList_New((Py_ssize_t)nb))) goto done;
+        total = 0;
+        for (size_t i = 0; i < nb; i++) {
+            PyObject *t = utf8_str(src[i], len[i]);
+            Py_ssize_t m;
+            const char *q = t ? PyUnicode_AsUTF8AndSize(t, &m) : NULL;
+            if (!q) { Py_XDECREF(t); goto done; }
+            PyList_SET_ITEM(fixed, (Py_ssize_t)i, t);
+            src[i] = q;
+            len[i] = (size_t)m;
+            total += (size_t)m + (size_t)gap;
+        }
+    }
+    if (!str) goto done;
+    cs = PyBytes_FromStringAndSize(NULL, (Py_ssize_t)((nb + 1) * sizeof(int64_t)));
+    bs = PyBytes_FromStringAndSize(NULL, (Py_ssize_t)((nb + 1) * sizeof(int64_t)));
+    if (!cs || !bs) goto done;
+    int64_t *c = (int64_t *)PyBytes_AS_STRING(cs), *b = (int64_t *)PyBytes_AS_STRING(bs);
+    int64_t at = 0, ch = 0;
+    for (size_t i = 0; i < nb; i++) {
+        c[i] = ch;
+        b[i] = at;
+        int64_t m = 0;  /* characters: the bytes that start one (valid UTF-8) */
+        for (size_t j = 0; j < len[i]; j++) m += ((unsigned char)src[i][j] & 0xc0) != 0x80;
+        if (chars) chars[i * 3] = (double)m;
+        ch += m + gap;
+        at += (int64_t)len[i] + gap;
+    }
+    c[nb] = nb ? ch : gap;
+    b[nb] = nb ? at : gap;
+    out = PyTuple_Pack(4, str, cs, u, bs);
+done:
+    PyMem_Free(src);
+    PyMem_Free(len);
+    Py_XDECREF(fixed);
+    Py_XDECREF(u);
+    Py_XDECREF(str);
+    Py_XDECREF(cs);
+    Py_XDECREF(bs);
+    return out;
+}
+
 static PyObject *result(W *w, long n_nodes) {
     size_t nb = w->n_b, P = (size_t)path_len;
-    PyObject *texts = PyList_New((Py_ssize_t)nb), *anchors = PyList_New((Py_ssize_t)nb);
-    if (!texts || !anchors) {
+    PyObject *texts = column(w, 0, 1, w->b_cnt);
+    PyObject *anchors = texts ? column(w, 1, 0, NULL) : NULL;
+    if (!anchors) {
         Py_XDECREF(texts);
-        Py_XDECREF(anchors);
         return NULL;
-    }
-    for (size_t i = 0; i < nb; i++) {
-        PyObject *t = span_str(w, w->b_txt[2 * i]), *a = t ? span_str(w, w->b_txt[2 * i + 1]) : NULL;
-        if (!a) {
-            Py_XDECREF(t);
-            Py_DECREF(texts);
-            Py_DECREF(anchors);
-            return NULL;
-        }
-        w->b_cnt[i * 3] = (double)PyUnicode_GET_LENGTH(t);
-        PyList_SET_ITEM(texts, (Py_ssize_t)i, t);
-        PyList_SET_ITEM(anchors, (Py_ssize_t)i, a);
     }
     /* n_tags, tag, depth, flags: one column after the other, each nb int64 */
     PyObject *ints = PyBytes_FromStringAndSize(NULL, (Py_ssize_t)(nb * 4 * sizeof(int64_t)));

@@ -17,6 +17,7 @@ import numpy as np
 from selectolax.lexbor import LexborHTMLParser
 
 from .. import native
+from .texts import TextColumn
 from .words import count_words
 
 if TYPE_CHECKING:
@@ -190,7 +191,8 @@ VocabTable = NewType("VocabTable", object)  # a token list and its weights (``vo
 # container paths (int64 bytes), counts (float64 bytes), packed elements, title, node count,
 # head items, and with extras ({block: code text}, [numbered list items], links, images)
 RawExtras = tuple[dict[int, str], list[int], list[tuple[int, str, str]], list[tuple[int, str, str]]]
-RawBlocks = tuple[list[str], list[str], bytes, bytes, bytes, bytes, bytes, str, int, list[HeadItem],
+RawColumn = tuple[str, bytes, bytes, bytes]  # texts.TextColumn's parts (segment._column)
+RawBlocks = tuple[RawColumn, RawColumn, bytes, bytes, bytes, bytes, bytes, str, int, list[HeadItem],
                   "RawExtras | None"]
 # a parsed page: a selectolax parser (the Python walk) or the C walk's document
 Tree = LexborHTMLParser | LexborDoc
@@ -300,8 +302,9 @@ def _head_walk(head: LexborNode, out: list[HeadItem]) -> str:
 class Blocks:
     """The page as blocks, columnar: lists for text, numpy arrays for numbers."""
 
-    texts: list[str] = field(default_factory=list)
-    anchor_texts: list[str] = field(default_factory=list)
+    # a list from the Python walk (and where made by hand), one TextColumn from the C walk
+    texts: Sequence[str] = field(default_factory=list)
+    anchor_texts: Sequence[str] = field(default_factory=list)
     # lists from the Python walk, int64 arrays from the C walk
     n_tags: IntColumn = field(default_factory=list)
     tag: IntColumn = field(default_factory=list)
@@ -323,6 +326,17 @@ class Blocks:
 
     def __len__(self) -> int:
         return len(self.texts)
+
+    def text_column(self) -> TextColumn:
+        """The texts as one TextColumn (the C walk's own; made once from a list): the form the
+        C parts read them in (``TextColumn.c_args``)."""
+        t = self.texts
+        if isinstance(t, TextColumn):
+            return t
+        col = self.__dict__.get("_text_column")
+        if col is None:
+            col = self.__dict__["_text_column"] = TextColumn.of(t)
+        return col
 
     def container_ids(self) -> np.ndarray:
         """``container`` as a (blocks x PATH_LEN) array, built once per page: the features and
@@ -553,7 +567,8 @@ def vocab_table(tokens: list[str], weights: list[float]) -> VocabTable | None:
 
 def _blocks_from_c(raw: RawBlocks, c: SegmentC) -> Blocks:
     """The C walk's columns as Blocks (tokens stay packed until read: see _Elements)."""
-    texts, anchors, ints, openers, paths, counts, packed, title, n_nodes, head, extras = raw
+    t_cols, a_cols, ints, openers, paths, counts, packed, title, n_nodes, head, extras = raw
+    texts, anchors = _column(t_cols, 1), _column(a_cols, 0)
     src = _Elements(packed, openers, c)
     n_tags, tags, depth, flags = np.frombuffer(ints, dtype=np.int64).reshape(4, len(texts))
     b = Blocks(texts, anchors, n_tags, tags, depth, flags, [], ElementTokens(src, False),
@@ -562,6 +577,13 @@ def _blocks_from_c(raw: RawBlocks, c: SegmentC) -> Blocks:
     b.__dict__["_container_ids"] = np.frombuffer(paths, dtype=np.int64).reshape(len(texts), PATH_LEN)
     b.__dict__["_counts"] = np.frombuffer(counts, dtype=np.float64).reshape(len(texts), 3)
     return b
+
+
+def _column(parts: tuple[str, bytes, bytes, bytes], gap: int) -> TextColumn:
+    """The C walk's (str, character starts, UTF-8, byte starts) as a TextColumn."""
+    joined, chars, utf8, at = parts
+    starts = np.frombuffer(chars, dtype=np.int64)
+    return TextColumn(joined, starts, gap, utf8, starts if chars == at else np.frombuffer(at, dtype=np.int64))
 
 
 def segment_tree(tree: LexborHTMLParser, extras: bool = False) -> Blocks:
@@ -578,7 +600,8 @@ def segment_tree(tree: LexborHTMLParser, extras: bool = False) -> Blocks:
     if root is None:
         return out
     # Blocks()'s own lists (the C walk's columns are arrays and ElementTokens)
-    texts, anchors, ntags = out.texts, out.anchor_texts, cast("list[int]", out.n_tags)
+    texts, anchors = cast("list[str]", out.texts), cast("list[str]", out.anchor_texts)
+    ntags = cast("list[int]", out.n_tags)
     tags, depths = cast("list[int]", out.tag), cast("list[int]", out.depth)
     flags_l = cast("list[int]", out.flags)
     owns, ancs = cast("list[tuple[str, ...]]", out.own_tokens), cast("list[tuple[str, ...]]", out.anc_tokens)

@@ -770,63 +770,32 @@ DEFINE_TOKENS(tokens1, Py_UCS1)
 DEFINE_TOKENS(tokens2, Py_UCS2)
 DEFINE_TOKENS(tokens4, Py_UCS4)
 
-/* the tokens of the first ``limit`` characters of the first ``used`` str of the tuple seq
- * joined by spaces, into t (no Python: runs without the GIL) */
-static void text_part(PyObject *seq, Py_ssize_t used, Py_ssize_t limit, words_t *t) {
-    Py_ssize_t rem = limit < 0 ? 0 : limit;
-    for (Py_ssize_t i = 0; i < used && rem > 0; i++) {
-        PyObject *o = PyTuple_GET_ITEM(seq, i);
-        if (i > 0) rem--; /* the joining space */
-        Py_ssize_t len = PyUnicode_GET_LENGTH(o);
-        if (len > rem) len = rem;
-        rem -= len;
-        int kind = PyUnicode_KIND(o);
-        const void *d = PyUnicode_DATA(o);
-        if (kind == PyUnicode_1BYTE_KIND) tokens1(t, d, len);
-        else if (kind == PyUnicode_2BYTE_KIND) tokens2(t, d, len);
-        else tokens4(t, d, len);
-    }
+/* the tokens of the first ``limit`` characters of str o, into t (no Python: runs without the
+ * GIL; str does not change) */
+static void text_part(PyObject *o, Py_ssize_t limit, words_t *t) {
+    Py_ssize_t len = PyUnicode_GET_LENGTH(o);
+    if (len > limit) len = limit < 0 ? 0 : limit;
+    int kind = PyUnicode_KIND(o);
+    const void *d = PyUnicode_DATA(o);
+    if (kind == PyUnicode_1BYTE_KIND) tokens1(t, d, len);
+    else if (kind == PyUnicode_2BYTE_KIND) tokens2(t, d, len);
+    else tokens4(t, d, len);
 }
 
-/* the texts as a tuple (a list could change under another thread), each checked to be a str,
- * and how many of them the first ``limit`` characters (joined by spaces) reach; NULL on error */
-static PyObject *texts_tuple(PyObject *texts, Py_ssize_t limit, Py_ssize_t *used) {
-    PyObject *seq = PySequence_Tuple(texts);
-    if (seq == NULL) return NULL;
-    Py_ssize_t rem = limit < 0 ? 0 : limit, m = PyTuple_GET_SIZE(seq);
-    *used = 0;
-    for (Py_ssize_t i = 0; i < m && rem > 0; i++, (*used)++) {
-        PyObject *o = PyTuple_GET_ITEM(seq, i);
-        if (!PyUnicode_Check(o) || PyUnicode_READY(o) < 0) {
-            Py_DECREF(seq);
-            if (!PyErr_Occurred()) PyErr_SetString(PyExc_TypeError, "text_signals: texts must be str");
-            return NULL;
-        }
-        if (i > 0) rem--; /* the joining space */
-        rem -= PyUnicode_GET_LENGTH(o) < rem ? PyUnicode_GET_LENGTH(o) : rem;
-    }
-    return seq;
-}
-
-/* text_signals(texts, limit) -> (tokens, tokens starting with a currency sign, tokens starting
- * with a digit, (lexicon words per group)): of (" ".join(texts)[:limit]).lower().split().
- * The joining spaces only end tokens, so each text's first characters are split on their own. */
+/* text_signals(joined, limit) -> (tokens, tokens starting with a currency sign, tokens starting
+ * with a digit, (lexicon words per group)): of (joined[:limit]).lower().split(), joined the
+ * blocks' texts joined by "\n" (texts.TextColumn.joined): the same tokens and characters as
+ * the texts joined by spaces. */
 static PyObject *text_signals(PyObject *self, PyObject *args) {
-    PyObject *texts;
+    PyObject *joined;
     Py_ssize_t limit;
-    if (!PyArg_ParseTuple(args, "On", &texts, &limit)) return NULL;
+    if (!PyArg_ParseTuple(args, "Un", &joined, &limit)) return NULL;
     if (!need_config()) return NULL;
-    /* a tuple of the texts, checked with the GIL; then their characters (str does not change)
-     * are read without it */
-    Py_ssize_t used;
-    PyObject *seq = texts_tuple(texts, limit, &used);
-    if (seq == NULL) return NULL;
     words_t t;
     memset(&t, 0, sizeof t);
     Py_BEGIN_ALLOW_THREADS
-    text_part(seq, used, limit, &t);
+    text_part(joined, limit, &t);
     Py_END_ALLOW_THREADS
-    Py_DECREF(seq);
     PyObject *g = PyTuple_New(n_word_groups);
     if (g == NULL) return NULL;
     for (int i = 0; i < n_word_groups; i++) {
@@ -842,24 +811,24 @@ static PyObject *text_signals(PyObject *self, PyObject *args) {
 
 /* ------------------------------------------------------------------ the page-kind model */
 
-/* kind_proba(prefix, counts, flags, tag, cont, texts, limit, log_at, mean, scale, coef,
+/* kind_proba(prefix, counts, flags, tag, cont, joined, limit, log_at, mean, scale, coef,
  * intercept, out): PageKindModel.proba(page_signals(...)) in one call: the signals (prefix:
  * the declared types, og:type and URL signals made in Python; then block_signals' and
  * text_signals' values as page_signals assembles them, log1p at the positions log_at of that
  * tail), standardised (mean, scale), one weight row per kind (coef: kinds x features,
- * intercept) and the softmax, into out (kinds). Everything after the texts' check runs without
- * the GIL. log1p and exp are libm's, and the products are added in feature order: equal to
+ * intercept) and the softmax, into out (kinds). Everything after the arguments' checks runs
+ * without the GIL. log1p and exp are libm's, and the products are added in feature order: equal to
  * the numpy reference to ~1e-15 (bit for bit where numpy's log1p and exp are libm's). */
 static PyObject *kind_proba(PyObject *self, PyObject *args) {
-    PyObject *opre, *co, *fo, *to, *po, *texts, *olog, *omean, *oscale, *ocoef, *oicpt, *oout;
+    PyObject *opre, *co, *fo, *to, *po, *joined, *olog, *omean, *oscale, *ocoef, *oicpt, *oout;
     Py_ssize_t limit;
-    if (!PyArg_ParseTuple(args, "OOOOOOnOOOOOO", &opre, &co, &fo, &to, &po, &texts, &limit, &olog,
+    if (!PyArg_ParseTuple(args, "OOOOOUnOOOOOO", &opre, &co, &fo, &to, &po, &joined, &limit, &olog,
                           &omean, &oscale, &ocoef, &oicpt, &oout))
         return NULL;
     if (!need_config()) return NULL;
     Py_buffer b[12];
     int nb = 0;
-    PyObject *ret = NULL, *seq = NULL;
+    PyObject *ret = NULL;
     double *x = NULL;
 #define GET(o, n, fl, what) (get_buf(o, &b[nb], n, fl, what) < 0 ? NULL : b[nb++].buf)
     const int64_t *flags = GET(fo, -1, 0, "flags");
@@ -888,8 +857,6 @@ static PyObject *kind_proba(PyObject *self, PyObject *args) {
             PyErr_SetString(PyExc_ValueError, "kind_proba: log_at past the signals");
             goto done;
         }
-    Py_ssize_t used;
-    if (!(seq = texts_tuple(texts, limit, &used))) goto done;
     if (!(x = PyMem_RawMalloc((size_t)nf * sizeof(double)))) { PyErr_NoMemory(); goto done; }
     int err;
     Py_BEGIN_ALLOW_THREADS
@@ -899,7 +866,7 @@ static PyObject *kind_proba(PyObject *self, PyObject *args) {
     if (!err) {
         words_t t;
         memset(&t, 0, sizeof t);
-        text_part(seq, used, limit, &t);
+        text_part(joined, limit, &t);
         double n_read = (double)(t.n_tok > 1 ? t.n_tok : 1);
         v[N_BLOCK] = (double)t.n_cur;
         v[N_BLOCK + 1] = (double)t.n_dig / n_read;
@@ -922,7 +889,6 @@ static PyObject *kind_proba(PyObject *self, PyObject *args) {
     else ret = Py_NewRef(Py_None);
 done:
     PyMem_RawFree(x);
-    Py_XDECREF(seq);
     for (int i = 0; i < nb; i++) PyBuffer_Release(&b[i]);
     return ret;
 }

@@ -19,6 +19,7 @@ from __future__ import annotations
 import json
 import re
 from collections import Counter
+from collections.abc import Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
 from types import ModuleType
@@ -123,7 +124,7 @@ _TAG_PRE = tag_id("pre")
 _TAG_H1 = tag_id("h1")
 
 
-def _text_prefix(texts: list[str]) -> str:
+def _text_prefix(texts: Sequence[str]) -> str:
     """``" ".join(texts)[:_TEXT_SCAN]`` without joining the blocks past it."""
     n = k = 0
     for t in texts:
@@ -226,7 +227,7 @@ def page_signals(blocks: Blocks, html: str = "", url: str | None = None) -> np.n
                             np.ascontiguousarray(blocks.flags, dtype=np.int64),
                             np.ascontiguousarray(blocks.tag, dtype=np.int64),
                             np.ascontiguousarray(cont, dtype=np.int64))
-    n_tok, n_cur, n_dig, groups = _c.text_signals(blocks.texts, _TEXT_SCAN)
+    n_tok, n_cur, n_dig, groups = _c.text_signals(blocks.text_column().joined, _TEXT_SCAN)
     n_read = max(n_tok, 1)
     v = np.array(tail + (n_cur, n_dig / n_read) + tuple(1000.0 * g / n_read for g in groups))
     v[_C_LOG1P] = np.log1p(v[_C_LOG1P])
@@ -318,10 +319,10 @@ class PageKindC(Protocol):
     def block_signals(self, counts: np.ndarray, flags: np.ndarray, tag: np.ndarray, cont: np.ndarray, /
                       ) -> tuple[float, ...]: ...
 
-    def text_signals(self, texts: list[str], limit: int, /) -> tuple[int, int, int, tuple[int, ...]]: ...
+    def text_signals(self, joined: str, limit: int, /) -> tuple[int, int, int, tuple[int, ...]]: ...
 
     def kind_proba(self, head: np.ndarray, counts: np.ndarray, flags: np.ndarray, tag: np.ndarray,
-                   cont: np.ndarray, texts: list[str], limit: int, log1p: np.ndarray, mean: np.ndarray,
+                   cont: np.ndarray, joined: str, limit: int, log1p: np.ndarray, mean: np.ndarray,
                    scale: np.ndarray, coef: np.ndarray, intercept: np.ndarray, out: np.ndarray, /
                    ) -> None: ...
 
@@ -383,7 +384,7 @@ class PageKindModel:
         _c.kind_proba(np.array(_head_signals(html, url)), blocks.counts(),
                       np.ascontiguousarray(blocks.flags, dtype=np.int64),
                       np.ascontiguousarray(blocks.tag, dtype=np.int64), blocks.container_ids(),
-                      blocks.texts, _TEXT_SCAN, _C_LOG1P, self.mean, self.scale, self.coef,
+                      blocks.text_column().joined, _TEXT_SCAN, _C_LOG1P, self.mean, self.scale, self.coef,
                       self.intercept, out)
         return out
 

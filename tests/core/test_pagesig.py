@@ -196,7 +196,7 @@ def test_bad_arguments_raise_instead_of_crashing():
     assert c.scan_html("<html>", -5, True) == (0, None, None)
     k = _KIND
     assert k is not None
-    args = (np.zeros(5), f8, i8, i8, np.zeros(30, dtype=np.int64), ["a", "b", "c"], 100, P._C_LOG1P,
+    args = (np.zeros(5), f8, i8, i8, np.zeros(30, dtype=np.int64), "a\nb\nc", 100, P._C_LOG1P,
             k.mean, k.scale, k.coef, k.intercept, np.empty(len(k.kinds)))
     with pytest.raises(ValueError):  # the prefix's width does not add up to the model's
         c.kind_proba(*args)
@@ -207,7 +207,7 @@ def test_bad_arguments_raise_instead_of_crashing():
         c.kind_proba(*good[:7], np.array([10_000]), *good[8:])  # log1p past the signals
     with pytest.raises(TypeError):
         c.kind_proba(*good[:5], ["a", 1, "c"], *good[6:])
-    assert c.text_signals([], 20_000)[:3] == (0, 0, 0)
+    assert c.text_signals("", 20_000)[:3] == (0, 0, 0)
 
 
 def _all_chars() -> str:

@@ -9,7 +9,7 @@ from dataclasses import replace
 import numpy as np
 import pytest
 
-from ce_filter.read.segment import parse, segment
+from ce_filter.read.segment import Blocks, parse, segment
 from ce_filter.score.features import (
     TOKEN_PREFIXES,
     FeatureSpec,
@@ -18,7 +18,8 @@ from ce_filter.score.features import (
     page_features,
     page_inputs,
 )
-from ce_filter.score.features.shop import SHOP_NAMES, repeated
+from ce_filter.score.features.dense import repeated
+from ce_filter.score.features.shop import SHOP_NAMES
 from ce_filter.score.pagekind import KINDS
 
 SHOP = """<html><head><title>Blue kettle</title></head><body>
@@ -51,7 +52,9 @@ def test_cues_mark_copies_review_sections_and_review_widgets():
     review = rows["Great kettle, it boils fast and looks lovely on the stove."]
     widget = rows["Verified buyer, two weeks ago"]
     # a block's later copy is marked, its first occurrence is not
-    assert repeated(["a", "b", "a", "a", "c"]).tolist() == [0, 0, 1, 1, 0]
+    assert repeated(Blocks(texts=["a", "b", "a", "a", "c"])).tolist() == [0, 0, 1, 1, 0]
+    assert repeated(Blocks(texts=["\u00e9t\u00e9", "ete", "\u00e9t\u00e9", "\U0001f600", "\U0001f600 "])
+                    ).tolist() == [0, 0, 1, 0, 0]
     b = segment(parse(SHOP))
     first = b.texts.index("Boils a litre in three minutes flat.")
     x = page_features(b, SPEC, KIND)[:, -len(SHOP_NAMES):]

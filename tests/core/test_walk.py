@@ -135,13 +135,13 @@ def test_walk_through_lexbor_functions_only_gives_the_same_blocks():
     code = ("import sys, json, ce_filter.read.segment as s;"
             "assert not s._c.direct();"
             "pages = json.load(sys.stdin);"
-            "print(json.dumps([[b.texts, b.anchor_texts, list(map(int, b.tag)), b.title,"
+            "print(json.dumps([[list(b.texts), list(b.anchor_texts), list(map(int, b.tag)), b.title,"
             " b.counts().tolist()]"
             " for b in (s.segment(s.parse(p)) for p in pages)]))")
     env = {**os.environ, "CE_FILTER_WALK_NO_DIRECT": "1"}
     out = subprocess.run([sys.executable, "-c", code], input=json.dumps(PAGES), env=env,
                          capture_output=True, text=True, check=True)
-    want = [[b.texts, b.anchor_texts, list(map(int, b.tag)), b.title, b.counts().tolist()]
+    want = [[list(b.texts), list(b.anchor_texts), list(map(int, b.tag)), b.title, b.counts().tolist()]
             for b in (S.segment(S.parse(p)) for p in PAGES)]
     assert json.loads(out.stdout) == want
 

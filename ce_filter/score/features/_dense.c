@@ -674,11 +674,55 @@ done:
     return ret;
 }
 
+/* repeated(utf8, starts, out): out[i] = 1.0 where text i (texts.TextColumn.c_args) is the same
+ * as an earlier block's, else 0.0 (shop.repeated; equal UTF-8, equal str) */
+static PyObject *repeated(PyObject *self, PyObject *args) {
+    PyObject *ou, *oat, *oo;
+    if (!PyArg_ParseTuple(args, "OOO", &ou, &oat, &oo)) return NULL;
+    bufs_t b = {.n = 0};
+    PyObject *ret = NULL;
+    Py_buffer *v = &b.v[b.n];
+    if (PyObject_GetBuffer(oo, v, PyBUF_C_CONTIGUOUS | PyBUF_WRITABLE) < 0) return NULL;
+    b.n++;
+    Py_ssize_t n = v->len / 8;
+    double *out = v->buf;
+    texts_t T;
+    if (v->itemsize != 8 || texts_get(&b, ou, oat, n, &T) < 0) {
+        if (!PyErr_Occurred()) PyErr_SetString(PyExc_ValueError, "out: float64");
+        goto done;
+    }
+    Py_ssize_t cap = 16;
+    while (cap < 2 * n) cap *= 2;
+    Py_ssize_t *slot = PyMem_Malloc((size_t)cap * sizeof(Py_ssize_t));
+    if (!slot) { PyErr_NoMemory(); goto done; }
+    Py_BEGIN_ALLOW_THREADS
+    for (Py_ssize_t j = 0; j < cap; j++) slot[j] = -1;
+    for (Py_ssize_t i = 0; i < n; i++) {
+        Py_ssize_t len, len2;
+        const char *t = text_at(&T, i, &len);
+        uint64_t h = 1469598103934665603ull;  /* FNV-1a */
+        for (Py_ssize_t k = 0; k < len; k++) h = (h ^ (unsigned char)t[k]) * 1099511628211ull;
+        out[i] = 0.0;
+        for (Py_ssize_t j = (Py_ssize_t)(h & (uint64_t)(cap - 1));; j = (j + 1) & (cap - 1)) {
+            if (slot[j] < 0) { slot[j] = i; break; }
+            const char *u = text_at(&T, slot[j], &len2);
+            if (len2 == len && memcmp(u, t, (size_t)len) == 0) { out[i] = 1.0; break; }
+        }
+    }
+    Py_END_ALLOW_THREADS
+    PyMem_Free(slot);
+    ret = Py_NewRef(Py_None);
+done:
+    release(&b);
+    return ret;
+}
+
 static PyMethodDef methods[] = {
     {"features", features, METH_VARARGS, "the dense columns of st, cetr, dom, rx, head, kind"},
     {"smooth", smooth, METH_VARARGS, "CETR's Gaussian smoothing of a float64 array"},
     {"context", context, METH_VARARGS, "stage 2's context input (context.context_features)"},
     {"ritem", ritem, METH_VARARGS, "the ritem group's columns (features.repitem)"},
+    {"repeated", repeated, METH_VARARGS, "the blocks whose text an earlier block has (shop.repeated)"},
     {NULL, NULL, 0, NULL},
 };
 

@@ -70,6 +70,8 @@ class DenseC(Protocol):
 
     def smooth(self, x: np.ndarray, out: np.ndarray, /) -> None: ...
 
+    def repeated(self, utf8: bytes, starts: np.ndarray, out: np.ndarray, /) -> None: ...
+
     def ritem(self, n: int, path_len: int, width: int, o: int, counts: np.ndarray, tag: np.ndarray,
               cont: np.ndarray, is_head: np.ndarray, texts: list[str], out: np.ndarray, /) -> None: ...
 
@@ -151,6 +153,14 @@ def smooth(x: np.ndarray) -> np.ndarray:
     x = np.ascontiguousarray(x, dtype=np.float64)
     out = np.empty(len(x))
     _C.smooth(x, out)
+    return out
+
+
+def repeated(b: Blocks) -> np.ndarray:
+    """1.0 where a block's text is the same as an earlier block's (the later copies of a block
+    shown twice), else 0.0: the shop group's first cue, in C over the texts' one string."""
+    out = np.empty(len(b))
+    _C.repeated(*b.text_column().c_args(), out)
     return out
 
 

@@ -4,6 +4,7 @@ token list) and whether it reads as the title of a boilerplate section."""
 from __future__ import annotations
 
 import re
+from collections.abc import Sequence
 
 import numpy as np
 
@@ -22,7 +23,7 @@ def last_heading(tag: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
     return is_h, np.maximum.accumulate(np.where(is_h, np.arange(len(tag)), -1))
 
 
-def heading_words(texts: list[str], tag: np.ndarray) -> list[tuple[str, ...]]:
+def heading_words(texts: Sequence[str], tag: np.ndarray) -> list[tuple[str, ...]]:
     """Words of the heading that governs each block (a heading is governed by the one before)."""
     is_h, hi = last_heading(np.asarray(tag, dtype=np.int64))
     prev = np.where(is_h, np.concatenate(([-1], hi[:-1])), hi) if len(hi) else hi

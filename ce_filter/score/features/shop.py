@@ -9,11 +9,13 @@ or a "related" strip on an article is the business of other columns."""
 from __future__ import annotations
 
 import re
+from collections.abc import Sequence
 
 import numpy as np
 
 from ...read.segment import KIND_CONTAINS, Blocks, Patterns, token_matcher
 from ..pagekind import KINDS
+from .dense import repeated
 from .headings import last_heading
 
 SHOP_NAMES = ("shop_dup*product", "shop_head*product", "shop_ic*product")
@@ -37,20 +39,7 @@ SHOP_IC_LEVELS = 3  # the block's element and this many of its nearest ancestors
 _SHOP_MATCHER = token_matcher(_SHOP_IC)
 
 
-def repeated(texts: list[str]) -> np.ndarray:
-    """1.0 where a block's text is the same as an earlier block's (the later copies of a block
-    shown twice), else 0.0. One dict lookup per block."""
-    seen: set[str] = set()
-    out = np.zeros(len(texts))
-    for i, t in enumerate(texts):
-        if t in seen:
-            out[i] = 1.0
-        else:
-            seen.add(t)
-    return out
-
-
-def shop_heading(texts: list[str], tag: np.ndarray, n_tok: np.ndarray) -> np.ndarray:
+def shop_heading(texts: Sequence[str], tag: np.ndarray, n_tok: np.ndarray) -> np.ndarray:
     """1.0 for a block governed by (or itself) a heading that reads as a shop section's title:
     the last heading at or before it, of at most SHOP_HEADING_MAX_WORDS words."""
     is_h, last = last_heading(tag)
@@ -93,7 +82,7 @@ def shop_matrix(b: Blocks, kind: np.ndarray | None, min_p: float = 0.0,
         return np.zeros((len(b), len(SHOP_NAMES)))
     tag = np.asarray(b.tag, dtype=np.int64) if tag is None else tag
     n_tok = b.counts()[:, 1] if n_tok is None else n_tok
-    x = np.stack((repeated(b.texts), shop_heading(b.texts, tag, n_tok), shop_ic(b)), axis=1)
+    x = np.stack((repeated(b), shop_heading(b.texts, tag, n_tok), shop_ic(b)), axis=1)
     return x * p
 
 

@@ -143,10 +143,10 @@ def block_fingerprints(blocks: Blocks) -> np.ndarray:
     texts where the C part has it (CPython up to 3.12: it reads CPython's case folding), else
     folded here and hashed in C (``folded_fingerprints``, the same values)."""
     texts, anchors = blocks.texts, blocks.anchor_texts
-    if _C_BLOCKS is None or not isinstance(texts, list) or not isinstance(anchors, list):
+    if _C_BLOCKS is None:
         return folded_fingerprints(texts, anchors)
     out = np.empty(len(texts), dtype=np.uint64)
-    _C_BLOCKS(texts, anchors, out)
+    _C_BLOCKS(list(texts), list(anchors), out)  # (the C part reads CPython's str of each block)
     return out
 
 
