@@ -139,6 +139,9 @@ class TextColumn(Sequence[str]):
         return (TextColumn, (self.joined, self.starts, self.gap))
 
 
-def column(texts: Sequence[str]) -> TextColumn:
-    """``texts`` as a TextColumn (itself where it is one)."""
-    return texts if isinstance(texts, TextColumn) else TextColumn.of(texts)
+def column(texts: Sequence[str], gap: int = 1) -> TextColumn:
+    """``texts`` as a TextColumn joined by "\\n" (``gap`` 1) or by nothing (0): itself where it
+    is one of that kind."""
+    if isinstance(texts, TextColumn) and texts.gap == gap:
+        return texts
+    return TextColumn.of(texts, gap)

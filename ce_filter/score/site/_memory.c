@@ -130,39 +130,38 @@ static inline int is_uspace(Py_UCS4 c) { /* memory._USPACES */
            || c == 0x205F || c == 0x1680;
 }
 
-/* block_fingerprints(texts, anchor_texts, out): memory.block_fingerprints of a page's
- * blocks into out (n uint64), from the texts themselves: each block's first MAX_CHARS
- * characters (a NUL read as a space) case-folded as str.casefold (CPython's own table), the
- * Unicode spaces of _USPACES as " ", as UTF-8 through the hash of ``hashes``; a cut block's
- * whole length mixed in, a fingerprint of 0 made 1, one of fewer than MIN_BYTES kept bytes
- * 0, and a link block's (anchor text at least half of the text) bits flipped by LINK_BITS. */
+/* block_fingerprints(joined, starts, anchor_starts, out): memory.block_fingerprints of a page's
+ * n blocks into out (n uint64), from the texts themselves (texts.TextColumn: joined, the blocks'
+ * texts joined by "\n", and the n + 1 character starts; anchor_starts the anchor texts' column's
+ * n + 1 starts, only their lengths read): each block's first MAX_CHARS characters (a NUL read as
+ * a space) case-folded as str.casefold (CPython's own table), the Unicode spaces of _USPACES as
+ * " ", as UTF-8 through the hash of ``hashes``; a cut block's whole length mixed in, a
+ * fingerprint of 0 made 1, one of fewer than MIN_BYTES kept bytes 0, and a link block's (anchor
+ * text at least half of the text) bits flipped by LINK_BITS. */
 static PyObject *block_fingerprints(PyObject *self, PyObject *args) {
-    PyObject *texts, *anchors;
-    Py_buffer out;
-    if (!PyArg_ParseTuple(args, "O!O!w*", &PyList_Type, &texts, &PyList_Type, &anchors, &out))
-        return NULL;
+    PyObject *joined;
+    Py_buffer at, an, out;
+    if (!PyArg_ParseTuple(args, "Uy*y*w*", &joined, &at, &an, &out)) return NULL;
     PyObject *ret = NULL;
-    Py_ssize_t n = PyList_GET_SIZE(texts);
-    if (PyList_GET_SIZE(anchors) != n || out.itemsize != 8 || out.len < n * 8) {
-        PyErr_SetString(PyExc_ValueError, "texts and anchor texts of n blocks, out of n uint64");
+    Py_ssize_t n = at.len / 8 - 1, total = PyUnicode_GET_LENGTH(joined);
+    const int64_t *s = at.buf, *a = an.buf;
+    int bad = n < 0 || an.len != at.len || out.itemsize != 8 || out.len < n * 8;
+    if (!bad) bad = s[0] != (n ? 0 : 1) || s[n] != total + 1 || a[0] < 0;
+    for (Py_ssize_t i = 0; i < n && !bad; i++) bad = s[i + 1] < s[i] + 1 || a[i + 1] < a[i];
+    if (bad) {
+        PyErr_SetString(PyExc_ValueError, "the starts of n texts and anchor texts, out of n uint64");
         goto done;
     }
-    for (Py_ssize_t i = 0; i < n; i++)
-        if (!PyUnicode_Check(PyList_GET_ITEM(texts, i)) || !PyUnicode_Check(PyList_GET_ITEM(anchors, i))) {
-            PyErr_SetString(PyExc_TypeError, "texts must be str");
-            goto done;
-        }
     uint64_t *o = out.buf;
-    /* the str objects are held by the lists the caller holds, and str is immutable */
+    int kind = PyUnicode_KIND(joined);
+    const void *d = PyUnicode_DATA(joined);
+    /* str is immutable, and the caller holds it */
     Py_BEGIN_ALLOW_THREADS
     for (Py_ssize_t i = 0; i < n; i++) {
-        PyObject *t = PyList_GET_ITEM(texts, i);
-        int kind = PyUnicode_KIND(t);
-        const void *d = PyUnicode_DATA(t);
-        Py_ssize_t len = PyUnicode_GET_LENGTH(t), cut = len < MAX_CHARS ? len : MAX_CHARS;
+        Py_ssize_t len = (Py_ssize_t)(s[i + 1] - s[i] - 1), cut = len < MAX_CHARS ? len : MAX_CHARS;
         hstate_t st = {0, 1, 0, 0, 0};
         for (Py_ssize_t k = 0; k < cut; k++) {
-            Py_UCS4 c = PyUnicode_READ(kind, d, k);
+            Py_UCS4 c = PyUnicode_READ(kind, d, s[i] + k);
             if (c < 0x80) {
                 if (c == 0) c = ' ';
                 else if (c >= 'A' && c <= 'Z') c += 32;
@@ -177,7 +176,7 @@ static PyObject *block_fingerprints(PyObject *self, PyObject *args) {
         if (len > MAX_CHARS) v = mix(v ^ ((uint64_t)len * M1));
         if (v == 0) v = 1;
         if (st.len < MIN_BYTES) v = 0;
-        Py_ssize_t link = PyUnicode_GET_LENGTH(PyList_GET_ITEM(anchors, i));
+        int64_t link = a[i + 1] - a[i];
         if (v != 0 && link > 0 && 2 * link >= len) {
             v ^= LINK_BITS;
             if (v == 0) v = 1;
@@ -187,6 +186,8 @@ static PyObject *block_fingerprints(PyObject *self, PyObject *args) {
     Py_END_ALLOW_THREADS
     ret = Py_NewRef(Py_None);
 done:
+    PyBuffer_Release(&at);
+    PyBuffer_Release(&an);
     PyBuffer_Release(&out);
     return ret;
 }

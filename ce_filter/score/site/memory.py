@@ -31,6 +31,7 @@ import numpy as np
 
 from ... import native
 from ...read.address import hostname
+from ...read.texts import column
 
 if TYPE_CHECKING:
     from ...read.segment import Blocks
@@ -84,7 +85,9 @@ class MemoryC(Protocol):
 # the blocks' hashes and kept bytes from their NUL-joined UTF-8 (``c_hashes``)
 Hashes = Callable[[bytes, int], tuple[np.ndarray, np.ndarray]]
 _c = cast(MemoryC, native.required("score.site._memory"))
-_C_BLOCKS: Callable[[list[str], list[str], np.ndarray], None] | None = getattr(_c, "block_fingerprints", None)
+# (the page's TextColumn's joined text and starts, its anchor texts' starts, out)
+_C_BLOCKS: Callable[[str, np.ndarray, np.ndarray, np.ndarray], None] | None = getattr(
+    _c, "block_fingerprints", None)
 
 
 def fingerprints(texts: Sequence[str], hashes: Hashes | None = None) -> np.ndarray:
@@ -145,8 +148,9 @@ def block_fingerprints(blocks: Blocks) -> np.ndarray:
     texts, anchors = blocks.texts, blocks.anchor_texts
     if _C_BLOCKS is None:
         return folded_fingerprints(texts, anchors)
+    col, links = blocks.text_column(), column(anchors, gap=0)
     out = np.empty(len(texts), dtype=np.uint64)
-    _C_BLOCKS(list(texts), list(anchors), out)  # (the C part reads CPython's str of each block)
+    _C_BLOCKS(col.joined, col.starts, links.starts, out)
     return out
 
 
