@@ -59,6 +59,7 @@ from ..read.segment import (
     tag_id,
     token_matcher,
 )
+from ..read.texts import pick
 from ..read.words import tokens
 
 if TYPE_CHECKING:
@@ -270,11 +271,12 @@ def tidy(blocks: Blocks, scores: np.ndarray, keep: np.ndarray, kind: str | None,
     counts = blocks.counts()
     n_words = counts[:, 1]
     flags = np.ascontiguousarray(blocks.flags, dtype=np.int64)
-    for c in _c.tidy_plan(keep8, counts, flags, utf8, starts, article and not bylines, STORY_WORDS,
-                          MAX_BYLINE_WORDS, MAX_LABEL_WORDS, FLAG_FIGURE, SHORT_LABEL_WORDS,
-                          SHORT_LABEL_CHARS, _LEAD, _LABEL_HEADS, _MARKER_LIST):
+    plan = _c.tidy_plan(keep8, counts, flags, utf8, starts, article and not bylines, STORY_WORDS,
+                        MAX_BYLINE_WORDS, MAX_LABEL_WORDS, FLAG_FIGURE, SHORT_LABEL_WORDS,
+                        SHORT_LABEL_CHARS, _LEAD, _LABEL_HEADS, _MARKER_LIST)
+    for c, t in zip(plan, pick(texts, [c >> 1 for c in plan])):
         i = c >> 1
-        t, w = texts[i], n_words[i]
+        w = n_words[i]
         low = t.lower()
         if is_label(t, w, low) or (c & 1 and is_byline(t, w, low)):
             out[i] = False

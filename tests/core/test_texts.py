@@ -14,7 +14,7 @@ from selectolax.lexbor import LexborHTMLParser
 
 from ce_filter.keep import render as R
 from ce_filter.read import segment as S
-from ce_filter.read.texts import TextColumn, column
+from ce_filter.read.texts import TextColumn, column, pick
 from ce_filter.score.features.dense import repeated
 from tests.oracles import render_text as oracle
 
@@ -45,6 +45,13 @@ def test_a_column_reads_as_its_list() -> None:
     assert TextColumn.of(["a"]) != ["b"] and TextColumn.of(["a"]) != ["a", "a"]
     with pytest.raises(ValueError):
         TextColumn.of(["two\nlines"])
+
+
+def test_pick_gives_the_texts_at_indices_of_a_column_or_a_list() -> None:
+    ts = ["a", "été", "日本", "", "z z"]
+    for texts in (ts, TextColumn.of(ts)):
+        assert pick(texts, [4, 0, 2, 2]) == ["z z", "a", "日本", "日本"] and pick(texts, []) == []
+    assert pick(TextColumn.of(["x\ny", "", "q"], gap=0), [0, 2, 1]) == ["x\ny", "q", ""]
 
 
 def test_a_column_without_separator_holds_any_text() -> None:

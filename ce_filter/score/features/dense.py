@@ -17,6 +17,7 @@ import numpy as np
 
 from ... import native
 from ...read.segment import FLAG_NAMES, PATH_LEN, Blocks
+from ...read.texts import pick
 from ..pagekind import KINDS
 from .dom import TAG_GROUP_LUT, TAG_GROUPS
 from .headings import BOILER_HEADING, HEADING_MAX_WORDS, NEGATIVE, UNLIKELY
@@ -134,11 +135,11 @@ def _fill(b: Blocks, kind: np.ndarray | None, out: np.ndarray, off: dict[str, in
         rx = b.pattern_columns(RX, RX_MATCHER, RX_LEVELS, len(RX_NAMES))
     lex = np.zeros(n, dtype=np.uint8)
     if off["head"] >= 0:  # the short headings whose title the lexicon reads as boilerplate
-        texts, search = b.texts, BOILER_HEADING.search
+        search = BOILER_HEADING.search
         short = np.flatnonzero(_IS_HEAD[np.minimum(tag, len(_IS_HEAD) - 1)]
-                               & (cnt[:, 1] <= HEADING_MAX_WORDS))
-        for i in short.tolist():
-            lex[i] = search(texts[i].lower()) is not None
+                               & (cnt[:, 1] <= HEADING_MAX_WORDS)).tolist()
+        for i, t in zip(short, pick(b.texts, short)):
+            lex[i] = search(t.lower()) is not None
     p = _NO_KIND if kind is None else np.ascontiguousarray(kind, dtype=np.float64)
     _C.features(n, PATH_LEN, out.shape[1], cnt, tag,
                 np.ascontiguousarray(b.n_tags, dtype=np.float64),

@@ -14,6 +14,7 @@ from collections.abc import Sequence
 import numpy as np
 
 from ...read.segment import KIND_CONTAINS, Blocks, Patterns, token_matcher
+from ...read.texts import pick
 from ..pagekind import KINDS
 from .dense import repeated
 from .headings import last_heading
@@ -49,8 +50,8 @@ def shop_heading(texts: Sequence[str], tag: np.ndarray, n_tok: np.ndarray) -> np
         return out
     hit = np.zeros(len(texts), dtype=bool)
     search = _SHOP_HEADING.search
-    hit[hs] = [k <= SHOP_HEADING_MAX_WORDS and search(texts[i].lower()) is not None
-               for i, k in zip(hs.tolist(), n_tok[hs].tolist())]
+    hit[hs] = [k <= SHOP_HEADING_MAX_WORDS and search(t.lower()) is not None
+               for t, k in zip(pick(texts, hs.tolist()), n_tok[hs].tolist())]
     under = last >= 0
     out[under] = hit[last[under]]
     return out
