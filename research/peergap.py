@@ -24,7 +24,7 @@ from pathlib import Path
 
 def texts(corpus: str, out: str) -> None:
     import trafipy  # type: ignore[import-not-found]
-    from w3lib.encoding import html_to_unicode  # type: ignore[import-not-found]
+    from w3lib.encoding import html_to_unicode
 
     root = Path(corpus)
     got: dict[str, str] = {}
