@@ -22,6 +22,7 @@ from typing import Any, TypedDict, cast
 import numpy as np
 
 from .api import FALLBACK_REL, THIN_REASON, Extraction, Extractor, code_blocks, select
+from .keep.kindrules import SPAN_FILL
 from .read.page import Page
 from .read.segment import Blocks
 from .score.blockmodel import Model, sigmoid
@@ -245,6 +246,11 @@ def explain(html: bytes | str, url: str | None = None, *, extractor: Extractor |
         whys, score = explain_blocks(ex.model, blocks, cut, top, kind, style, limit=max_blocks)
         in_code = code_blocks(blocks)
         keep, changed = ex.decide(blocks, score, kind)  # the page-kind decoding's group rule
+        if ex.kind_name(kind) in SPAN_FILL:  # the span rule (kindrules.fill_span)
+            for w, k in zip(whys, keep.tolist()):
+                if k and not w.kept and not w.code:
+                    w.kept = True
+                    w.group = f"kept inside the kept span of a {ex.kind_name(kind)} page"
         if p.kept is not None and r.reason != THIN_REASON:  # the rules after the cut (articles.tidy)
             for w, k, k0 in zip(whys, p.kept.tolist(), keep.tolist()):
                 if k != k0:

@@ -11,9 +11,11 @@ import numpy as np
 
 from .keep.articles import tidy
 from .keep.kindrules import (
+    SPAN_FILL,
     KindDecoding,
     decide_groups,
     decoding_for,
+    fill_span,
     jsonld_candidates,
     jsonld_cover,
     missing,
@@ -295,17 +297,27 @@ class Extractor:
     def decide(self, blocks: Blocks, scores: np.ndarray, kind: np.ndarray | None
                ) -> tuple[np.ndarray, np.ndarray | None]:
         """(the blocks kept at the page's cut, then by the page-kind decoding's group rule for
-        the page's estimated kind; the mask of the blocks that rule changed, None where it did
-        not run). The thin-page rule comes after (``keep``)."""
-        keep = select_c(scores, self.cut(kind), np.asarray(blocks.flags, dtype=np.int64),
-                        FLAG_PRE, FALLBACK_REL)
+        the page's estimated kind, then by the span rule (``span_added``); the mask of the
+        blocks the group rule changed, None where it did not run). The thin-page rule comes
+        after (``keep``)."""
+        flags = np.asarray(blocks.flags, dtype=np.int64)
+        keep = select_c(scores, self.cut(kind), flags, FLAG_PRE, FALLBACK_REL)
+        changed = None
         d = self.decoding
-        if d is None or not d.groups or kind is None or self.kind_model is None:
-            return keep, None
-        g = d.group_rule(self.kind_model.kinds, kind)
-        if g is None:
-            return keep, None
-        return decide_groups(keep, scores, signature_groups(blocks), *g, d.min_group)
+        if d is not None and d.groups and kind is not None and self.kind_model is not None:
+            g = d.group_rule(self.kind_model.kinds, kind)
+            if g is not None:
+                keep, changed = decide_groups(keep, scores, signature_groups(blocks), *g, d.min_group)
+        added = self.span_added(keep, scores, flags, kind)
+        return (keep | added if added is not None else keep), changed
+
+    def span_added(self, keep: np.ndarray, scores: np.ndarray, flags: np.ndarray,
+                   kind: np.ndarray | None) -> np.ndarray | None:
+        """The blocks the span rule (kindrules.fill_span) adds to ``keep`` on a page whose
+        estimated kind has a level in kindrules.SPAN_FILL (documentation, collection); None on
+        any other page."""
+        lo = SPAN_FILL.get(self.kind_name(kind) or "")
+        return None if lo is None else fill_span(keep, scores, flags, lo)
 
     def _jsonld_text(self, blocks: Blocks, keep: np.ndarray, kind: np.ndarray, text: str
                      ) -> list[str]:

@@ -1,9 +1,16 @@
 """Page-kind decoding: what is decided after the cut, by the page's estimated kind.
 
 On listings, collections, forums and product pages the content is a repeated structure (cards,
-items, posts, reviews), and the cut decides each of its blocks alone. Two rules act on the
-block probabilities the model already gives (docs/research/KIND_DECODING.md, where each was
-tried out of fold and adopted or not per kind):
+items, posts, reviews), and the cut decides each of its blocks alone. These rules act on the
+block probabilities the model already gives:
+
+- ``fill_span`` (shipped, ``SPAN_FILL``): on a page read as documentation or as a collection,
+  a block between the first and the last kept block is kept too where its probability is at
+  least the kind's level and it sits in no nav, aside, header, footer or form
+  (docs/research/DOC_PAGES.md);
+
+and two in a file beside the model, tried out of fold and not shipped
+(docs/research/KIND_DECODING.md):
 
 - ``decide_groups``: a signature group (features.context.signature_groups) of at least
   MIN_GROUP blocks with a block inside the kept span is kept whole where its mean probability
@@ -28,6 +35,7 @@ from typing import TYPE_CHECKING
 
 import numpy as np
 
+from ..read.segment import FLAG_NAMES
 from ..read.words import tokens
 from .metadata import ld_nodes
 
@@ -36,6 +44,15 @@ if TYPE_CHECKING:
     from ..score.blockmodel import Model
 
 MIN_GROUP = 3  # a group of fewer blocks is not a repeated structure
+# fill_span: per estimated page kind, the probability a block inside the kept span needs to be
+# kept with it (chosen out of fold on the training corpora: docs/research/DOC_PAGES.md). A
+# reference page's parameter lists, notes and signatures and a category page's lower-scored
+# cards sit between kept blocks. On pages read as forums, listings, products or services it
+# lowered the training corpora's mean out of fold; articles have their own rules (articles.py).
+SPAN_FILL: dict[str, float] = {"documentation": 0.05, "collection": 0.1}
+_BIT = {n: 1 << i for i, n in enumerate(FLAG_NAMES)}
+# layout a filled span never takes: a sidebar's or a header's links between two kept blocks
+_SPAN_OUTSIDE = _BIT["nav"] | _BIT["aside"] | _BIT["header"] | _BIT["footer"] | _BIT["form"]
 GROUP_KINDS = ("listing", "collection", "forum", "product")
 EMPTY = "empty"  # the JSON-LD rule's key for a page left empty, whatever its kind
 MIN_CANDIDATE_WORDS = 5  # a shorter JSON-LD string (a name, a price) is not text to add
@@ -205,6 +222,20 @@ def decide_groups(keep: np.ndarray, scores: np.ndarray, groups: np.ndarray, lo: 
     if lo is not None:
         out &= ~(ok & (m < lo))
     return out, out != keep
+
+
+def fill_span(keep: np.ndarray, scores: np.ndarray, flags: np.ndarray, lo: float) -> np.ndarray:
+    """The mask of the blocks the span rule adds to ``keep``: those between its first and last
+    kept block whose probability is at least ``lo`` and whose ``flags`` (the walk's) hold none
+    of nav, aside, header, footer, form. None added where fewer than two blocks are kept."""
+    out = np.zeros(len(keep), dtype=bool)
+    k = np.flatnonzero(keep)
+    if len(k) < 2:
+        return out
+    a, b = int(k[0]), int(k[-1]) + 1
+    out[a:b] = (np.asarray(scores[a:b]) >= lo) & \
+        ((np.asarray(flags[a:b], dtype=np.int64) & _SPAN_OUTSIDE) == 0) & ~keep[a:b]
+    return out
 
 
 def _as_text(v: object) -> str:
