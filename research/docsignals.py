@@ -23,6 +23,7 @@ from __future__ import annotations
 import argparse
 import re
 import sys
+from collections.abc import Sequence
 from pathlib import Path
 
 import numpy as np
@@ -37,7 +38,7 @@ _SCAN = 2_000_000
 _TEXT = 20_000
 
 
-def doc_signals(html: str, texts: list[str]) -> np.ndarray:
+def doc_signals(html: str, texts: Sequence[str]) -> np.ndarray:
     head = html[:_SCAN]
     n_code = len(_CODE_TAG.findall(head))
     n = max(len(texts), 1)
