@@ -17,6 +17,7 @@ from ..score.features.context import STAGE2_KIND_ANCESTORS, STAGE2_KIND_COLUMNS,
 from ..score.features.item import NAMES as ITEM_NAMES
 from ..score.features.kind import MIX_COMPACT, MIX_WIDE
 from ..score.features.repitem import GATED_NAMES as RITEMG_NAMES
+from ..score.features.repitem import LC_NAMES as RITEMLC_NAMES
 from ..score.features.repitem import NAMES as RITEM_NAMES
 from ..score.features.style import STYLE_MIX
 from . import blas
@@ -268,3 +269,11 @@ CONFIGS["best+kind+pn.5+w1+shop05+ic30+thin+ritemk+kcut100"] = replace(
 CONFIGS["best+kind+pn.5+w1+shop05+ic30+thin+ritemg"] = replace(_THIN, groups=_THIN.groups + ("ritemg",))
 CONFIGS["best+kind+pn.5+w1+shop05+ic30+thin+ritemgk"] = replace(
     _THIN, groups=_THIN.groups + ("ritemg",), kind_mix=RITEMG_NAMES)
+# the repeated items only on listing-like pages, gated as the shop cues are on product pages:
+# times the page's listing + collection probability where that is at least 0.5 (ritemlc05) or
+# 0.3 (ritemlc03), zeros elsewhere (ritem_min_p); and the 0.5 one each also times each kind's
+# probability under the same gate (ritemlck05)
+CONFIGS.update({f"best+kind+pn.5+w1+shop05+ic30+thin+ritemlc{t:02d}": replace(
+    _THIN, groups=_THIN.groups + ("ritemlc",), ritem_min_p=t / 10) for t in (3, 5)})
+CONFIGS["best+kind+pn.5+w1+shop05+ic30+thin+ritemlck05"] = replace(
+    CONFIGS["best+kind+pn.5+w1+shop05+ic30+thin+ritemlc05"], kind_mix=RITEMLC_NAMES)

@@ -122,6 +122,9 @@ class TrainConfig:
     kind_mix: tuple[str, ...] = ()
     # FeatureSpec.shop_min_p: the shop cues only on pages at least this likely product pages
     shop_min_p: float = 0.0
+    # FeatureSpec.ritem_min_p: the ritemlc columns only on pages at least this likely listings
+    # or collections
+    ritem_min_p: float = 0.0
     # stage 2 also sees the page-kind probabilities and their products with these of its
     # columns (context.stage2_columns names, Model.stage2_kind; needs page types); None: off
     stage2_kind: tuple[str, ...] | None = None
@@ -190,7 +193,8 @@ class _TokenRule(TypedDict):
 def learn_spec(pages: list[LabelledPage], cfg: TrainConfig) -> FeatureSpec:
     """IC token lists from the training blocks (the paper's odds/frequency rule)."""
     y = np.concatenate([p.y for p in pages])
-    spec = FeatureSpec(groups=cfg.groups, kind_mix=tuple(cfg.kind_mix), shop_min_p=cfg.shop_min_p)
+    spec = FeatureSpec(groups=cfg.groups, kind_mix=tuple(cfg.kind_mix), shop_min_p=cfg.shop_min_p,
+                       ritem_min_p=cfg.ritem_min_p)
     if "ic" not in cfg.groups:
         return spec
     unit = _group_ids(pages, "site" if cfg.ic_by_site else "page")
@@ -611,7 +615,7 @@ def _train(pages: list[LabelledPage], cfg: TrainConfig, name: str, data_desc: di
 
 # TrainConfig options left out of the model file's meta.config when off (see _train)
 _RECORDED_WHEN_SET = ("stage2_page_rel", "label_lines", "kind_cuts", "kind_mix", "shop_min_p",
-                      "page_norm", "stage3", "stage2_deep", "style", "stage2_sig", "min_words",
+                      "ritem_min_p", "page_norm", "stage3", "stage2_deep", "style", "stage2_sig", "min_words",
                       "trees")
 _RECORDED_WHEN_NOT_NONE = ("cv_seed", "stage2_kind", "stage2_style")
 

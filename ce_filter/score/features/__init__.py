@@ -9,7 +9,8 @@ ratios (cetr.py), ``ic`` class/id tokens (tokens.py), ``dom`` tree and page posi
 shop-page boilerplate cues (shop.py), ``item`` repeated multi-block items (item.py; ``itemg``
 the same off product pages), ``ritem`` groups of same-shaped sibling items (repitem.py: how
 many, their share of the page, link text, heading and price per item; computed in C;
-``ritemg`` the same off article and product pages). A spec's
+``ritemg`` the same off article and product pages; ``ritemlc`` the same times the page's
+listing + collection probability, zero under the spec's ``ritem_min_p``). A spec's
 ``kind_mix`` appends, after every group, the products of the named dense columns with each
 kind's probability (kind.py); its ``style`` the page's probabilities of resembling each
 training corpus and their products with the ``style_mix`` columns (style.py), after those.
@@ -33,8 +34,9 @@ from .item import NAMES as ITEM_NAMES
 from .item import gated_item_columns, item_columns
 from .kind import kind_mix_columns, kind_mix_names
 from .repitem import GATED_NAMES as RITEMG_NAMES
+from .repitem import LC_NAMES as RITEMLC_NAMES
 from .repitem import NAMES as RITEM_NAMES
-from .repitem import gated_ritem_columns, ritem_columns
+from .repitem import gated_ritem_columns, lc_ritem_columns, lc_ritem_matrix, ritem_columns
 from .rx import RX, RX_LEVELS, RX_NAMES
 from .shop import SHOP_NAMES, shop_columns, shop_matrix
 from .spec import AFTER_GROUPS, GROUPS, TOKEN_PREFIXES, FeatureSpec, TokenRows
@@ -77,6 +79,7 @@ _AFTER: dict[str, tuple[int, Callable[[Blocks, FeatureSpec, np.ndarray | None], 
         b.container_ids(), b.token_counts(), kind)[1][0]),
     "ritem": (len(RITEM_NAMES), lambda b, spec, kind: ritem_columns(b)[1][0]),
     "ritemg": (len(RITEMG_NAMES), lambda b, spec, kind: gated_ritem_columns(b, kind)[1][0]),
+    "ritemlc": (len(RITEMLC_NAMES), lambda b, spec, kind: lc_ritem_matrix(b, kind, spec.ritem_min_p)),
 }
 assert tuple(_AFTER) == AFTER_GROUPS
 
@@ -251,5 +254,7 @@ def group_columns(b: Blocks, spec: FeatureSpec, names_only: bool = False,
         add(*ritem_columns(b))
     if "ritemg" in g:
         add(*gated_ritem_columns(b, kind))
+    if "ritemlc" in g:
+        add(*lc_ritem_columns(b, kind, spec.ritem_min_p))
     return names if names_only else cols
 

@@ -23,6 +23,12 @@ NAMES = dense.RITEM_NAMES
 # are repeated items too, but not the content
 GATED_NAMES = tuple(f"{n}*other" for n in NAMES)
 _ARTICLE, _PRODUCT = KINDS.index("article"), KINDS.index("product")
+# group ``ritemlc``: the same columns times the page's probability of being a listing or a
+# collection, and zeros where that is under FeatureSpec.ritem_min_p (as the shop cues are gated
+# on product pages): an article's, a product page's or a forum's blocks keep exactly the inputs
+# they have without the group
+LC_NAMES = tuple(f"{n}*lc" for n in NAMES)
+_LISTING, _COLLECTION = KINDS.index("listing"), KINDS.index("collection")
 
 
 def ritem_columns(b: Blocks) -> tuple[list[str], list[np.ndarray]]:
@@ -39,3 +45,26 @@ def gated_ritem_columns(b: Blocks, kind: np.ndarray | None) -> tuple[list[str], 
     if kind is not None:
         x *= max(0.0, 1.0 - float(kind[_ARTICLE]) - float(kind[_PRODUCT]))
     return list(GATED_NAMES), [x]
+
+
+def lc_weight(kind: np.ndarray | None, min_p: float) -> float:
+    """The page's probability of being a listing or a collection, the ``ritemlc`` columns'
+    multiplier; 0.0 with no estimate or under ``min_p``."""
+    p = 0.0 if kind is None else float(kind[_LISTING]) + float(kind[_COLLECTION])
+    return 0.0 if p < min_p else p
+
+
+def lc_ritem_matrix(b: Blocks, kind: np.ndarray | None, min_p: float = 0.0) -> np.ndarray:
+    """ritem_columns times ``lc_weight`` as one blocks x 7 array (not computed at weight 0)."""
+    w = lc_weight(kind, min_p)
+    if w == 0.0 or len(b) == 0:
+        return np.zeros((len(b), len(LC_NAMES)))
+    x = dense.ritem(b)
+    x *= w
+    return x
+
+
+def lc_ritem_columns(b: Blocks, kind: np.ndarray | None, min_p: float = 0.0
+                     ) -> tuple[list[str], list[np.ndarray]]:
+    """``lc_ritem_matrix`` as the reference path's names and columns."""
+    return list(LC_NAMES), [lc_ritem_matrix(b, kind, min_p)]
