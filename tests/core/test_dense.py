@@ -242,3 +242,13 @@ def test_heading_lexicon_trie_matches_the_flat_alternation():
     differ = [t for t in texts if (flat.search(t) is None) != (H.BOILER_HEADING.search(t) is None)]
     assert not differ, differ[:10]
     assert sum(flat.search(t) is not None for t in texts) > 1000  # both outcomes are exercised
+
+
+def test_columns_of_one_and_of_many_stack_side_by_side() -> None:
+    """stack_columns places a (blocks,) column, a float, a (blocks, k) block of columns and a
+    (blocks, 1) one (a token list of one token) in order."""
+    from ce_filter.score.features import stack_columns
+
+    one = np.array([1.0, 2.0, 3.0])
+    got = stack_columns(3, [one, 0.5, np.arange(6.0).reshape(3, 2), np.array([[7.0], [8.0], [9.0]])])
+    assert got.tolist() == [[1, 0.5, 0, 1, 7], [2, 0.5, 2, 3, 8], [3, 0.5, 4, 5, 9]]

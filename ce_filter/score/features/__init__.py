@@ -147,10 +147,10 @@ def stack_columns(n: int, cols: Sequence[Column]) -> np.ndarray:
     out = np.empty((n, sum(widths)))
     j = 0
     for c, w in zip(cols, widths):
-        if w == 1:
-            out[:, j] = c
-        else:
+        if isinstance(c, np.ndarray) and c.ndim == 2:  # (n, k), k = 1 too
             out[:, j:j + w] = c
+        else:
+            out[:, j] = c
         j += w
     return out
 
