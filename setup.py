@@ -6,7 +6,8 @@ the page-kind signals and model (score/_pagekind.c), the block model's scores an
 (score/_blockmodel.c), the site memory's block fingerprints (score/site/_memory.c) and its stage
 (score/site/_stage.c), the arithmetic of the rules after the cut (keep/_articles.c) and the kept
 text (keep/_render.c). The four parts of the page after the walk share the headers
-ce_filter/_common.h and score/features/_context.h (included, each part has its own copy).
+ce_filter/_common.h and score/features/_context.h, the walk the first (included, each part has
+its own copy).
 
 Which parts a platform builds is ``ce_filter.native.PARTS``: all twelve on Linux and macOS; on
 Windows all but the walk, which reaches Lexbor's functions through selectolax's own module
@@ -77,7 +78,8 @@ def _after_walk(name: str, optional: bool = True) -> Extension:
 
 
 # the walk dlopens selectolax's module: Linux and macOS (see above)
-_WALK = [] if sys.platform == "win32" else [_part("read._segment", libraries=["dl"])]
+_WALK = [] if sys.platform == "win32" else [_part("read._segment", headers=["ce_filter/_common.h"],
+                                                  libraries=["dl"])]
 
 setup(
     cmdclass={"build_ext": BuildExt},

@@ -1,11 +1,13 @@
-/* What the C parts of the page after the walk share (included by score/features/_dense.c,
+/* What the C parts share (included by read/_segment.c, score/features/_dense.c,
  * score/_blockmodel.c, keep/_articles.c and keep/_render.c; a header, each part has its own
- * copy): the buffers they read, the errors noted while the GIL is released, numpy's max/min and
- * its pairwise sum, and the block mask argument. Include after Python.h. */
+ * copy): the bytes they grow, the buffers they read, the block texts, the errors noted while
+ * the GIL is released, numpy's max/min and its pairwise sum, and the block mask argument.
+ * Include after Python.h. */
 #ifndef CE_FILTER_COMMON_H
 #define CE_FILTER_COMMON_H
 
 #include <stdint.h>
+#include <string.h>
 
 /* ------------------------------------------------------------------ buffers */
 
@@ -31,6 +33,25 @@ static inline void *get(bufs_t *b, PyObject *o, Py_ssize_t size, Py_ssize_t coun
         return NULL;
     }
     return v->buf;
+}
+
+/* ------------------------------------------------------------------ growable bytes */
+
+/* bytes grown as they are put (PyMem_RawRealloc: usable without the GIL; the error is set only
+ * where the GIL is held); free p with PyMem_RawFree */
+typedef struct { char *p; size_t n, cap; } Buf;
+
+static inline int buf_put(Buf *b, const void *s, size_t n) {
+    if (b->n + n > b->cap) {
+        size_t cap = b->cap ? b->cap : 256;
+        while (cap < b->n + n) cap *= 2;
+        char *p = PyMem_RawRealloc(b->p, cap);
+        if (!p) { if (PyGILState_Check()) PyErr_NoMemory(); return -1; }
+        b->p = p; b->cap = cap;
+    }
+    if (n) memcpy(b->p + b->n, s, n);
+    b->n += n;
+    return 0;
 }
 
 /* ------------------------------------------------------------------ the block texts */

@@ -10,23 +10,6 @@
 
 /* ------------------------------------------------------------------ the kept text */
 
-/* the output: UTF-8 bytes, grown as needed */
-typedef struct { char *p; size_t n, cap; } out_t;
-
-static int put(out_t *o, const char *s, size_t n) {
-    if (o->n + n > o->cap) {
-        size_t cap = o->cap ? o->cap : 256;
-        while (cap < o->n + n) cap *= 2;
-        char *p = PyMem_Realloc(o->p, cap);
-        if (!p) { PyErr_NoMemory(); return -1; }
-        o->p = p;
-        o->cap = cap;
-    }
-    if (n) memcpy(o->p + o->n, s, n);
-    o->n += n;
-    return 0;
-}
-
 /* characters in n bytes of UTF-8 */
 static Py_ssize_t n_chars(const char *s, Py_ssize_t n) {
     Py_ssize_t m = 0;
@@ -49,7 +32,7 @@ static PyObject *text_of(PyObject *self, PyObject *args) {
                           &pre_bit, &tag_pre, &cell_a, &cell_b, &max_cell, &pre))
         return NULL;
     bufs_t b = {.n = 0};
-    out_t o = {NULL, 0, 0};
+    Buf o = {NULL, 0, 0};  /* the text, UTF-8 */
     PyObject *ret = NULL;
     Py_ssize_t n;
     const uint8_t *keep = mask(&b, ok, &n);
@@ -80,13 +63,13 @@ static PyObject *text_of(PyObject *self, PyObject *args) {
             const char *sep = any ? "\n\n" : "";
             if (cont[i * path + 3] == in_table) sep = cont[i * path + 1] == row ? " | " : "\n";
             else in_table = cont[i * path + 3];
-            if (put(&o, sep, strlen(sep)) < 0 || put(&o, t, (size_t)len) < 0) goto done;
+            if (buf_put(&o, sep, strlen(sep)) < 0 || buf_put(&o, t, (size_t)len) < 0) goto done;
             row = cont[i * path + 1];
             any = 1;
             continue;
         }
         in_table = -1;
-        if (any && put(&o, "\n\n", 2) < 0) goto done;
+        if (any && buf_put(&o, "\n\n", 2) < 0) goto done;
         any = 1;
         int is_code = (fl[i] & pre_bit) || tag[i] == tag_pre;
         PyObject *raw = NULL;
@@ -102,14 +85,14 @@ static PyObject *text_of(PyObject *self, PyObject *args) {
             PyObject *u = stripped ? PyUnicode_AsEncodedString(stripped, "utf-8", "surrogatepass") : NULL;
             Py_XDECREF(stripped);
             if (!u) goto done;
-            int e = put(&o, PyBytes_AS_STRING(u), (size_t)PyBytes_GET_SIZE(u));
+            int e = buf_put(&o, PyBytes_AS_STRING(u), (size_t)PyBytes_GET_SIZE(u));
             Py_DECREF(u);
             if (e < 0) goto done;
-        } else if (put(&o, t, (size_t)len) < 0) goto done;
+        } else if (buf_put(&o, t, (size_t)len) < 0) goto done;
     }
     ret = PyUnicode_DecodeUTF8(o.p ? o.p : "", (Py_ssize_t)o.n, "surrogatepass");
 done:
-    PyMem_Free(o.p);
+    PyMem_RawFree(o.p);
     release(&b);
     return ret;
 }

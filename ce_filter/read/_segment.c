@@ -17,6 +17,8 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "_common.h"
+
 typedef unsigned char lxb_char_t;
 typedef uintptr_t tag_id_t;
 
@@ -85,22 +87,7 @@ static int configured = 0;
 #define KIND(t) ((t) < NTAB ? kinds[(t)] : 0)
 #define FLAGS(t) ((t) < NTAB ? flag_tab[(t)] : 0)
 
-/* ---- growable buffers ---- */
-typedef struct { char *p; size_t n, cap; } Buf;
-
-static int buf_put(Buf *b, const void *s, size_t n) {
-    if (b->n + n > b->cap) {
-        size_t cap = b->cap ? b->cap : 256;
-        while (cap < b->n + n) cap *= 2;
-        char *p = PyMem_RawRealloc(b->p, cap);
-        if (!p) { if (PyGILState_Check()) PyErr_NoMemory(); return -1; }
-        b->p = p; b->cap = cap;
-    }
-    memcpy(b->p + b->n, s, n);
-    b->n += n;
-    return 0;
-}
-
+/* ---- growable buffers (Buf, buf_put: _common.h) ---- */
 static int grow(void **p, size_t *cap, size_t need, size_t item) {
     if (need <= *cap) return 0;
     size_t c = *cap ? *cap : 64;
