@@ -182,7 +182,8 @@ class Extractor:
         mem = self.site_memory
         if mem is not None:
             scores, site_in = self.site_scores(mem, blocks, scores, url, site)
-        keep, reason = self.keep(blocks, scores, kind, len(p.text))
+        seen = None if site_in is None else site_in[1] > 0  # blocks of the host's other pages
+        keep, reason = self.keep(blocks, scores, kind, len(p.text), seen=seen)
         return Page(p.text, p.encoding, p.truncated, reason, p.utf8, p.tree, blocks, kind=kind,
                     style=style, scores=scores, site=site_in, kept=keep)
 
@@ -274,13 +275,13 @@ class Extractor:
         if not self.metadata:
             out.language = lang
 
-    def keep(self, blocks: Blocks, scores: np.ndarray, kind: np.ndarray | None, page_chars: int
-             ) -> tuple[np.ndarray, str]:
-        """The blocks a page keeps: those at its cut (``select``) less what the rules after the
-        cut take back (articles.tidy: repeats, hidden text, labels, bylines, comments), none on a thin page
+    def keep(self, blocks: Blocks, scores: np.ndarray, kind: np.ndarray | None, page_chars: int,
+             *, seen: np.ndarray | None = None) -> tuple[np.ndarray, str]:
+        """The blocks a page keeps: those at its cut (``select``; ``seen``: as in ``decide``) less
+        what the rules after the cut take back (articles.tidy: repeats, hidden text, labels, bylines, comments), none on a thin page
         (model.thin_page: ``page_chars`` is its HTML's length); and why its text is empty, ''
         when it is not."""
-        keep = self.decide(blocks, scores, kind)[0]
+        keep = self.decide(blocks, scores, kind, seen=seen)[0]
         keep = tidy(blocks, scores, keep, self.kind_name(kind), bylines=self.bylines,
                     comments=self.comments)
         if thin_page(float(blocks.token_counts()[keep].sum()), kind, self.model.min_words, page_chars):
@@ -294,10 +295,11 @@ class Extractor:
             return None
         return str(self.kind_model.kinds[int(np.argmax(kind))])
 
-    def decide(self, blocks: Blocks, scores: np.ndarray, kind: np.ndarray | None
-               ) -> tuple[np.ndarray, np.ndarray | None]:
+    def decide(self, blocks: Blocks, scores: np.ndarray, kind: np.ndarray | None, *,
+               seen: np.ndarray | None = None) -> tuple[np.ndarray, np.ndarray | None]:
         """(the blocks kept at the page's cut, then by the page-kind decoding's group rule for
-        the page's estimated kind, then by the span rule (``span_added``); the mask of the
+        the page's estimated kind, then by the span rule (``span_added``; ``seen``: with a site
+        memory, the blocks the host's other pages hold, which it never adds); the mask of the
         blocks the group rule changed, None where it did not run). The thin-page rule comes
         after (``keep``)."""
         flags = np.asarray(blocks.flags, dtype=np.int64)
@@ -308,16 +310,17 @@ class Extractor:
             g = d.group_rule(self.kind_model.kinds, kind)
             if g is not None:
                 keep, changed = decide_groups(keep, scores, signature_groups(blocks), *g, d.min_group)
-        added = self.span_added(keep, scores, flags, kind)
+        added = self.span_added(keep, scores, flags, kind, seen)
         return (keep | added if added is not None else keep), changed
 
     def span_added(self, keep: np.ndarray, scores: np.ndarray, flags: np.ndarray,
-                   kind: np.ndarray | None) -> np.ndarray | None:
+                   kind: np.ndarray | None, seen: np.ndarray | None = None) -> np.ndarray | None:
         """The blocks the span rule (kindrules.fill_span) adds to ``keep`` on a page whose
         estimated kind has a level in kindrules.SPAN_FILL (documentation, collection); None on
-        any other page."""
+        any other page. ``seen``: with a site memory, the blocks the host's other pages hold
+        (never added)."""
         lo = SPAN_FILL.get(self.kind_name(kind) or "")
-        return None if lo is None else fill_span(keep, scores, flags, lo)
+        return None if lo is None else fill_span(keep, scores, flags, lo, seen)
 
     def _jsonld_text(self, blocks: Blocks, keep: np.ndarray, kind: np.ndarray, text: str
                      ) -> list[str]:

@@ -224,10 +224,13 @@ def decide_groups(keep: np.ndarray, scores: np.ndarray, groups: np.ndarray, lo: 
     return out, out != keep
 
 
-def fill_span(keep: np.ndarray, scores: np.ndarray, flags: np.ndarray, lo: float) -> np.ndarray:
+def fill_span(keep: np.ndarray, scores: np.ndarray, flags: np.ndarray, lo: float,
+              seen: np.ndarray | None = None) -> np.ndarray:
     """The mask of the blocks the span rule adds to ``keep``: those between its first and last
     kept block whose probability is at least ``lo`` and whose ``flags`` (the walk's) hold none
-    of nav, aside, header, footer, form. None added where fewer than two blocks are kept."""
+    of nav, aside, header, footer, form; with a site memory, none that ``seen`` marks (a block
+    the host's other pages hold: the boilerplate the site stage scored down is not added back).
+    None added where fewer than two blocks are kept."""
     out = np.zeros(len(keep), dtype=bool)
     k = np.flatnonzero(keep)
     if len(k) < 2:
@@ -235,6 +238,8 @@ def fill_span(keep: np.ndarray, scores: np.ndarray, flags: np.ndarray, lo: float
     a, b = int(k[0]), int(k[-1]) + 1
     out[a:b] = (np.asarray(scores[a:b]) >= lo) & \
         ((np.asarray(flags[a:b], dtype=np.int64) & _SPAN_OUTSIDE) == 0) & ~keep[a:b]
+    if seen is not None:
+        out[a:b] &= ~seen[a:b]
     return out
 
 

@@ -33,6 +33,9 @@ def test_fill_span_adds_the_gaps_of_the_kept_span_only() -> None:
     assert np.flatnonzero(fill_span(keep, scores, flags, 0.0)).tolist() == [2, 3]
     for bit in ("aside", "header", "footer", "form"):
         assert not fill_span(keep, scores, np.array([0, 0, _BIT[bit], 0, 0, 0, 0]), 0.0)[2]
+    # with a site memory, a block the host's other pages hold is not added back
+    seen = np.array([False, False, True, False, False, False, False])
+    assert not fill_span(keep, scores, flags, 0.0, seen)[2] and fill_span(keep, scores, flags, 0.0, seen)[3]
     # fewer than two kept blocks: no span to fill
     one = np.array([False, True, False, False, False, False, False])
     assert not fill_span(one, scores, flags, 0.0).any()
