@@ -278,9 +278,9 @@ class Extractor:
     def keep(self, blocks: Blocks, scores: np.ndarray, kind: np.ndarray | None, page_chars: int,
              *, seen: np.ndarray | None = None) -> tuple[np.ndarray, str]:
         """The blocks a page keeps: those at its cut (``select``; ``seen``: as in ``decide``) less
-        what the rules after the cut take back (articles.tidy: repeats, hidden text, labels, bylines, comments), none on a thin page
-        (model.thin_page: ``page_chars`` is its HTML's length); and why its text is empty, ''
-        when it is not."""
+        what the rules after the cut take back (articles.tidy: repeats, hidden text, labels,
+        bylines, comments), none on a thin page (model.thin_page: ``page_chars`` is its HTML's
+        length); and why its text is empty, '' when it is not."""
         keep = self.decide(blocks, scores, kind, seen=seen)[0]
         keep = tidy(blocks, scores, keep, self.kind_name(kind), bylines=self.bylines,
                     comments=self.comments)

@@ -54,9 +54,9 @@ class Levels(Extractor):
     levels: dict[str, float] = {}
 
     def span_added(self, keep: np.ndarray, scores: np.ndarray, flags: np.ndarray,
-                   kind: np.ndarray | None) -> np.ndarray | None:
+                   kind: np.ndarray | None, seen: np.ndarray | None = None) -> np.ndarray | None:
         lo = self.levels.get(self.kind_name(kind) or "")
-        return None if lo is None else fill_span(keep, scores, flags, lo)
+        return None if lo is None else fill_span(keep, scores, flags, lo, seen)
 
 
 class NoSpan(Levels):
