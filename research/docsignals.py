@@ -49,44 +49,17 @@ def doc_signals(html: str, texts: Sequence[str]) -> np.ndarray:
 
 
 def _kind(corpora: list[str], cache: Path) -> None:
-    from ce_filter.learn.corpus import Spec, site_of
-    from ce_filter.learn.pagekind import train
-    from ce_filter.read.page import read
     from ce_filter.score.pagekind import KINDS
-    from ce_filter.score.pagekind import page_signals as base_signals
 
-    if cache.exists():
-        z = np.load(cache, allow_pickle=True)
-        xb, xd, ys, gs = z["xb"], z["xd"], list(z["ys"]), list(z["gs"])
-    else:
-        xbl, xdl, ys, gs = [], [], [], []
-        for s in corpora:
-            for d in Spec.parse(s).load():
-                if d.page_type not in KINDS:
-                    continue
-                page = read(d.html)
-                if page.blocks is None:
-                    continue
-                xbl.append(base_signals(page.blocks, page.text, d.url or None))
-                xdl.append(doc_signals(page.text, page.blocks.texts))
-                ys.append(d.page_type)
-                gs.append(d.domain or site_of(d.html) or d.id)
-        xb, xd = np.vstack(xbl), np.vstack(xdl)
-        np.savez(cache, xb=xb, xd=xd, ys=np.array(ys), gs=np.array(gs))
+    from .repitems import kind_rows, report_sets
+
+    xb, xd, ys, gs = kind_rows(corpora, lambda blocks, html: doc_signals(html, blocks.texts), cache)
     ya = np.array(ys)
     for j, nm in enumerate(("code_tags", "code_tags_per_block", "code_words", "doc_tool")):
         print(nm, " ".join(f"{k[:4]}={xd[ya == k, j].mean():.3f}" for k in KINDS))
-    sets = {"base": xb, "+code_tags(2)": np.hstack([xb, xd[:, :2]]),
-            "+code_words": np.hstack([xb, xd[:, 2:3]]), "+doc_tool": np.hstack([xb, xd[:, 3:4]]),
-            "+all(4)": np.hstack([xb, xd])}
-    for name, x in sets.items():
-        model, p = train(x, ys, gs, log=False)
-        cv = model.meta["cv"]
-        print(name, "C", model.meta["C"], "accuracy", cv["accuracy"], cv["by_kind"])
-        conf = np.array(cv["confusion"])
-        print("  confusion rows=type:", KINDS)
-        for k, r in zip(KINDS, conf):
-            print(f"  {k:14s}", r.tolist())
+    report_sets({"base": xb, "+code_tags(2)": np.hstack([xb, xd[:, :2]]),
+                 "+code_words": np.hstack([xb, xd[:, 2:3]]), "+doc_tool": np.hstack([xb, xd[:, 3:4]]),
+                 "+all(4)": np.hstack([xb, xd])}, ys, gs)
 
 
 def main(argv: list[str] | None = None) -> int:

@@ -23,6 +23,7 @@ from __future__ import annotations
 import argparse
 import re
 import sys
+from collections.abc import Callable
 from pathlib import Path
 
 import numpy as np
@@ -136,43 +137,58 @@ def page_signals(b: Blocks) -> np.ndarray:
     return x
 
 
-def _kind(corpora: list[str], cache: Path) -> None:
+def kind_rows(corpora: list[str], extra: Callable[[Blocks, str], np.ndarray], cache: Path
+              ) -> tuple[np.ndarray, np.ndarray, list[str], list[str]]:
+    """The typed pages of ``corpora``: (the shipped page signals, ``extra``'s signals of each
+    page from its blocks and its HTML, its page type, its site), read once and kept in
+    ``cache`` (an .npz)."""
     from ce_filter.learn.corpus import Spec, site_of
-    from ce_filter.learn.pagekind import train
     from ce_filter.read.page import read
     from ce_filter.score.pagekind import KINDS
     from ce_filter.score.pagekind import page_signals as base_signals
 
     if cache.exists():
         z = np.load(cache, allow_pickle=True)
-        xb, xr, ys, gs = z["xb"], z["xr"], list(z["ys"]), list(z["gs"])
-    else:
-        xbl, xrl, ys, gs = [], [], [], []
-        for s in corpora:
-            for d in Spec.parse(s).load():
-                if d.page_type not in KINDS:
-                    continue
-                page = read(d.html)
-                if page.blocks is None:
-                    continue
-                xbl.append(base_signals(page.blocks, page.text, d.url or None))
-                xrl.append(page_signals(page.blocks))
-                ys.append(d.page_type)
-                gs.append(d.domain or site_of(d.html) or d.id)
-        xb, xr = np.vstack(xbl), np.vstack(xrl)
-        np.savez(cache, xb=xb, xr=xr, ys=np.array(ys), gs=np.array(gs))
-    sets = {"base": xb, "+ri8": np.hstack([xb, xr[:, :8]]), "+all": np.hstack([xb, xr]),
-            "+rm": np.hstack([xb, xr[:, 8:15]]),
-            "+ri6+dates": np.hstack([xb, xr[:, [0, 1, 2, 3, 4, 5, 15, 16]]]),
-            "+rm+dates": np.hstack([xb, xr[:, 8:17]])}
+        return z["xb"], z["xe"], list(z["ys"]), list(z["gs"])
+    xbl, xel, ys, gs = [], [], [], []
+    for s in corpora:
+        for d in Spec.parse(s).load():
+            if d.page_type not in KINDS:
+                continue
+            page = read(d.html)
+            if page.blocks is None:
+                continue
+            xbl.append(base_signals(page.blocks, page.text, d.url or None))
+            xel.append(extra(page.blocks, page.text))
+            ys.append(d.page_type)
+            gs.append(d.domain or site_of(d.html) or d.id)
+    xb, xe = np.vstack(xbl), np.vstack(xel)
+    np.savez(cache, xb=xb, xe=xe, ys=np.array(ys), gs=np.array(gs))
+    return xb, xe, ys, gs
+
+
+def report_sets(sets: dict[str, np.ndarray], ys: list[str], gs: list[str]) -> None:
+    """The page-kind model's grouped CV (learn.pagekind.train) on each signal set: C, accuracy,
+    recall by kind and the confusion."""
+    from ce_filter.learn.pagekind import train
+    from ce_filter.score.pagekind import KINDS
+
     for name, x in sets.items():
-        model, p = train(x, ys, gs, log=False)
+        model, _ = train(x, ys, gs, log=False)
         cv = model.meta["cv"]
         print(name, "C", model.meta["C"], "accuracy", cv["accuracy"], cv["by_kind"])
         conf = np.array(cv["confusion"])
         print("  confusion rows=type:", KINDS)
         for k, r in zip(KINDS, conf):
             print(f"  {k:14s}", r.tolist())
+
+
+def _kind(corpora: list[str], cache: Path) -> None:
+    xb, xr, ys, gs = kind_rows(corpora, lambda blocks, html: page_signals(blocks), cache)
+    report_sets({"base": xb, "+ri8": np.hstack([xb, xr[:, :8]]), "+all": np.hstack([xb, xr]),
+                 "+rm": np.hstack([xb, xr[:, 8:15]]),
+                 "+ri6+dates": np.hstack([xb, xr[:, [0, 1, 2, 3, 4, 5, 15, 16]]]),
+                 "+rm+dates": np.hstack([xb, xr[:, 8:17]])}, ys, gs)
 
 
 def main(argv: list[str] | None = None) -> int:
