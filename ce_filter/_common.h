@@ -89,6 +89,36 @@ static inline PyObject *text_str(const texts_t *t, Py_ssize_t i) {
     return PyUnicode_DecodeUTF8(p, len, "surrogatepass");
 }
 
+/* The texts met so far, for "is this text an earlier block's too": an open-addressing table of
+ * block indices by a hash (FNV-1a) of their UTF-8 (equal bytes: equal str). No Python: usable
+ * without the GIL. */
+typedef struct { Py_ssize_t *slot; Py_ssize_t cap; } text_set_t;
+
+/* a set for up to n texts; -1 where the memory is not there (no error set) */
+static inline int text_set_init(text_set_t *s, Py_ssize_t n) {
+    s->cap = 16;
+    while (s->cap < 2 * n) s->cap *= 2;
+    s->slot = PyMem_RawMalloc((size_t)s->cap * sizeof(Py_ssize_t));
+    if (!s->slot) return -1;
+    for (Py_ssize_t j = 0; j < s->cap; j++) s->slot[j] = -1;
+    return 0;
+}
+
+/* 1 where an earlier text of the set is text i's (i is not added), else 0 (i added) */
+static inline int text_set_add(text_set_t *s, const texts_t *T, Py_ssize_t i) {
+    Py_ssize_t len, len2;
+    const char *t = text_at(T, i, &len);
+    uint64_t h = 1469598103934665603ull;
+    for (Py_ssize_t k = 0; k < len; k++) h = (h ^ (unsigned char)t[k]) * 1099511628211ull;
+    for (Py_ssize_t j = (Py_ssize_t)(h & (uint64_t)(s->cap - 1));; j = (j + 1) & (s->cap - 1)) {
+        if (s->slot[j] < 0) { s->slot[j] = i; return 0; }
+        const char *u = text_at(T, s->slot[j], &len2);
+        if (len2 == len && memcmp(u, t, (size_t)len) == 0) return 1;
+    }
+}
+
+static inline void text_set_free(text_set_t *s) { PyMem_RawFree(s->slot); }
+
 /* errors noted where the GIL is released (err), raised once it is held again */
 enum { OK = 0, E_NEG = 1, E_MEM = 2 };
 static inline int raise_err(int err) {

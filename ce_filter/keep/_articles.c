@@ -382,27 +382,15 @@ static PyObject *tidy_finish(PyObject *self, PyObject *args) {
     if (raise_err(units(out, s, tag, cont, path, n, cell_a, cell_b, item, cut))) goto done;
     for (Py_ssize_t i = 0; i < n; i++)
         if (keep[i] && (fl[i] & hid_bit)) { ret = Py_NewRef(Py_True); goto done; }
-    /* the repeats: an open-addressing table of the texts seen (their indices), by a hash of
-     * their UTF-8 (equal bytes: equal str) */
-    Py_ssize_t cap = 16;
-    while (cap < 2 * n) cap *= 2;
-    Py_ssize_t *slot = PyMem_Malloc((size_t)cap * sizeof(Py_ssize_t));
-    if (!slot) { PyErr_NoMemory(); goto done; }
-    for (Py_ssize_t j = 0; j < cap; j++) slot[j] = -1;
+    /* the repeats: the texts met so far (their UTF-8) */
+    text_set_t seen;
+    if (text_set_init(&seen, n) < 0) { PyErr_NoMemory(); goto done; }
     for (Py_ssize_t i = 0; i < n; i++) {
         if (!keep[i] || !out[i] || tag[i] == item || tag[i] == cell_a || tag[i] == cell_b) continue;
         if (!(cnt[3 * i + 1] >= min_words || cnt[3 * i] >= min_chars)) continue;
-        Py_ssize_t len, len2;
-        const char *t = text_at(&T, i, &len);
-        uint64_t h = 1469598103934665603ull;  /* FNV-1a */
-        for (Py_ssize_t k = 0; k < len; k++) h = (h ^ (unsigned char)t[k]) * 1099511628211ull;
-        for (Py_ssize_t j = (Py_ssize_t)(h & (uint64_t)(cap - 1));; j = (j + 1) & (cap - 1)) {
-            if (slot[j] < 0) { slot[j] = i; break; }
-            const char *u = text_at(&T, slot[j], &len2);
-            if (len2 == len && memcmp(u, t, (size_t)len) == 0) { out[i] = 0; break; }
-        }
+        if (text_set_add(&seen, &T, i)) out[i] = 0;
     }
-    PyMem_Free(slot);
+    text_set_free(&seen);
     ret = Py_NewRef(Py_False);
 done:
     release(&b);

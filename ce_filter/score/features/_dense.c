@@ -691,26 +691,12 @@ static PyObject *repeated(PyObject *self, PyObject *args) {
         if (!PyErr_Occurred()) PyErr_SetString(PyExc_ValueError, "out: float64");
         goto done;
     }
-    Py_ssize_t cap = 16;
-    while (cap < 2 * n) cap *= 2;
-    Py_ssize_t *slot = PyMem_Malloc((size_t)cap * sizeof(Py_ssize_t));
-    if (!slot) { PyErr_NoMemory(); goto done; }
+    text_set_t seen;
+    if (text_set_init(&seen, n) < 0) { PyErr_NoMemory(); goto done; }
     Py_BEGIN_ALLOW_THREADS
-    for (Py_ssize_t j = 0; j < cap; j++) slot[j] = -1;
-    for (Py_ssize_t i = 0; i < n; i++) {
-        Py_ssize_t len, len2;
-        const char *t = text_at(&T, i, &len);
-        uint64_t h = 1469598103934665603ull;  /* FNV-1a */
-        for (Py_ssize_t k = 0; k < len; k++) h = (h ^ (unsigned char)t[k]) * 1099511628211ull;
-        out[i] = 0.0;
-        for (Py_ssize_t j = (Py_ssize_t)(h & (uint64_t)(cap - 1));; j = (j + 1) & (cap - 1)) {
-            if (slot[j] < 0) { slot[j] = i; break; }
-            const char *u = text_at(&T, slot[j], &len2);
-            if (len2 == len && memcmp(u, t, (size_t)len) == 0) { out[i] = 1.0; break; }
-        }
-    }
+    for (Py_ssize_t i = 0; i < n; i++) out[i] = text_set_add(&seen, &T, i) ? 1.0 : 0.0;
     Py_END_ALLOW_THREADS
-    PyMem_Free(slot);
+    text_set_free(&seen);
     ret = Py_NewRef(Py_None);
 done:
     release(&b);
