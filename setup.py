@@ -36,7 +36,7 @@ from setuptools import Extension, setup
 from setuptools.command.build_ext import build_ext
 
 # the headers the parts of the page after the walk include (a change rebuilds them)
-_HEADERS = ["ce_filter/_common.h", "ce_filter/score/features/_context.h"]
+_HEADERS = ["ce_filter/_common.h", "ce_filter/_phrases.h", "ce_filter/score/features/_context.h"]
 # the parts whose arithmetic must round as numpy's does, or the same on every CPU (the dense
 # features, their definition): no fused multiply-add
 _EXACT_FP = {"ce_filter.score.features._dense",

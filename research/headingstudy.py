@@ -33,6 +33,7 @@ import numpy as np
 
 from ce_filter.read.segment import HEADINGS
 from ce_filter.score.features import dense, headings
+from tests.oracles.headings_regex import boiler_heading
 
 # Section titles over what is not the main content that the list before the study (PREVIOUS)
 # does not match. The first group is the phrases named from the MSc thesis's Appendix A; the
@@ -62,15 +63,14 @@ SHIPPED = "best+kind+pn.5+w1+shop05+ic30+thin"
 
 
 def lexicon(words: tuple[str, ...]) -> re.Pattern[str]:
-    """The head_lex regex of a word list, built as headings.py builds the shipped one."""
-    return re.compile(r"\b(?:" + headings._trie(list(words)) + r")\b")
+    """The head_lex regex of a word list (the C part's matches: tests/oracles/headings_regex.py),
+    for the study's per-phrase counts."""
+    return boiler_heading(words)
 
 
 def use(words: tuple[str, ...]) -> None:
-    """Replace the lexicon in this process (both the numpy and the C-fed column paths)."""
-    rx = lexicon(words)
-    headings.BOILER_HEADING = rx
-    dense.BOILER_HEADING = rx
+    """Replace the lexicon in this process (the features' C part reads it)."""
+    dense.use_lexicon(words)
 
 
 def resolve(spec: str) -> tuple[str, ...]:

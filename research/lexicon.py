@@ -11,7 +11,8 @@ import functools
 import re
 from pathlib import Path
 
-from ce_filter.score.features.headings import BOILER_WORDS, boiler_heading
+from ce_filter.score.features.headings import BOILER_WORDS
+from tests.oracles.headings_regex import boiler_heading
 
 LEXICON_FILE = Path(__file__).with_name("boiler_headings.tsv")
 UNSPACED = frozenset({"ja", "zh", "ko"})  # no word boundary around a word: a substring match
@@ -34,13 +35,19 @@ def lexicon_phrases(rows: list[dict[str, str]]) -> tuple[tuple[str, ...], tuple[
     return tuple(spaced), tuple(unspaced)
 
 
+def multilingual_phrases() -> tuple[tuple[str, ...], tuple[str, ...]]:
+    """BOILER_WORDS and every phrase of the lexicon file: (those between word boundaries, the
+    unspaced ones), as the C part's phrases take them (with ``UNSPACED_SLACK``)."""
+    spaced, unspaced = lexicon_phrases(load_lexicon())
+    return BOILER_WORDS + tuple(w for w in spaced if w not in BOILER_WORDS), unspaced
+
+
 @functools.cache
 def multilingual_heading() -> re.Pattern[str]:
     """BOILER_WORDS and every phrase of the lexicon file, as one head_lex regex: the spaced
     phrases between word boundaries, an unspaced one with at most UNSPACED_SLACK characters
     around it."""
-    spaced, unspaced = lexicon_phrases(load_lexicon())
-    words = BOILER_WORDS + tuple(w for w in spaced if w not in BOILER_WORDS)
+    words, unspaced = multilingual_phrases()
     around = r".{0," + str(UNSPACED_SLACK) + "}"
     alt = "|".join(re.escape(w) for w in sorted(unspaced, key=len, reverse=True))
     return re.compile(boiler_heading(words).pattern

@@ -26,7 +26,7 @@ import sys
 from pathlib import Path
 
 from ce_filter.score.features import dense, headings
-from research.lexicon import multilingual_heading
+from research.lexicon import UNSPACED_SLACK, multilingual_phrases
 
 DATA = Path(__file__).resolve().parents[2] / "shared" / "data"
 TRAIN = ("dragnet:train", "cleaneval-dev", "wcxb-dev")
@@ -35,12 +35,13 @@ SHIPPED = "best+kind+pn.5+w1+shop05+ic30+thin"
 
 
 def use(which: str) -> None:
-    """Replace the head_lex regex in this process: ``english`` the list alone, ``multilingual``
-    the list and the sourced phrases (research/lexicon.py's multilingual_heading)."""
-    rx = (headings.boiler_heading(headings.BOILER_WORDS) if which == "english"
-          else multilingual_heading())
-    headings.BOILER_HEADING = rx
-    dense.BOILER_HEADING = rx
+    """Replace the head_lex lexicon in this process: ``english`` the list alone,
+    ``multilingual`` the list and the sourced phrases (research/lexicon.py's
+    multilingual_phrases)."""
+    if which == "english":
+        dense.use_lexicon(headings.BOILER_WORDS)
+    else:
+        dense.use_lexicon(*multilingual_phrases(), UNSPACED_SLACK)
 
 
 def page_f1(model: str, data: Path) -> dict[str, tuple[str, float]]:

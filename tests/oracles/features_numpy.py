@@ -15,7 +15,6 @@ from ce_filter.read.segment import Blocks
 from ce_filter.score.features.dense import KIND_X, NAMES
 from ce_filter.score.features.dom import TAG_GROUP_LUT, TAG_GROUPS, group_sum
 from ce_filter.score.features.headings import (
-    BOILER_HEADING,
     HEADING_MAX_WORDS,
     NEGATIVE,
     UNLIKELY,
@@ -24,6 +23,7 @@ from ce_filter.score.features.headings import (
 from ce_filter.score.features.rx import RX, RX_LEVELS, RX_MATCHER, RX_NAMES
 from ce_filter.score.features.shallow import shifted  # the ctx group's, shared
 from ce_filter.score.pagekind import KINDS
+from tests.oracles.headings_regex import BOILER_HEADING
 
 ORACLE_RTOL = 1e-12
 ORACLE_ATOL = 1e-12

@@ -8,6 +8,7 @@ import pytest
 
 from ce_filter.score.features import headings as H
 from research.lexicon import load_lexicon, multilingual_heading
+from tests.oracles.headings_regex import boiler_heading
 
 ML = multilingual_heading()
 
@@ -51,8 +52,7 @@ def test_known_titles_of_each_language_match(lang):
 
 
 def test_english_headings_match_as_with_the_english_list():
-    english = H.BOILER_HEADING
-    assert english.pattern == H.boiler_heading(H.BOILER_WORDS).pattern
+    english = boiler_heading(H.BOILER_WORDS)
     for title in ENGLISH:
         assert (english.search(title.lower()) is None) == (ML.search(title.lower()) is None), title
     for w in H.BOILER_WORDS:
@@ -65,3 +65,27 @@ def test_unspaced_phrases_match_short_headings_only():
     assert not ML.search("新华时评：关于城市更新的评论文章引发广泛讨论和关注")
     # spaced phrases need word boundaries: "kommentare" inside a word does not match
     assert not ML.search("lesekommentarenotizen")
+
+
+def test_multilingual_phrases_in_c_find_what_the_regex_finds():
+    """The lexicon study runs the multilingual lexicon in the features' C part (dense.phrases
+    with the unspaced phrases and their slack): it finds what multilingual_heading finds."""
+    import random
+
+    import numpy as np
+
+    from ce_filter.read.texts import TextColumn
+    from ce_filter.score.features import dense
+    from research.lexicon import UNSPACED_SLACK, multilingual_phrases
+
+    bounded, unspaced = multilingual_phrases()
+    ph = dense.phrases(bounded, unspaced, UNSPACED_SLACK)
+    rnd = random.Random(7)
+    pieces = list(bounded[:200]) + list(unspaced) + [w[:2] for w in unspaced] + [
+        " ", "  ", "\u3000", "x", "中", "文", "。", "1", "\u00a0", "_", "ё", "Ё", "İ"]
+    texts = ["", *bounded, *unspaced]
+    texts += ["".join(rnd.choice(pieces) for _ in range(rnd.randrange(1, 5))) for _ in range(20000)]
+    got = dense.phrase_hits(TextColumn.of(texts), ph, np.arange(len(texts)))
+    ref = np.array([ML.search(t.lower()) is not None for t in texts])
+    assert not [t for t, a, b in zip(texts, got, ref) if a != b]
+    assert 1000 < ref.sum() < len(texts) - 1000

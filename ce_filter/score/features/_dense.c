@@ -20,6 +20,7 @@
 #include <string.h>
 
 #include "_common.h"
+#include "_phrases.h"
 #include "score/features/_context.h"
 
 #define N_FLAGS 20      /* segment.FLAG_NAMES */
@@ -67,7 +68,9 @@ typedef struct {
     Py_ssize_t n, path, width, n_lut;
     const double *cnt, *ntags, *depth, *kind, *rx;
     const int64_t *tag, *flags, *cont, *lut;
-    const uint8_t *lex; /* 1: a heading block whose title reads as boilerplate */
+    texts_t T;                /* the block texts (the heading lexicon reads the headings') */
+    const phrases_t *lexicon; /* the boilerplate section titles (headings.BOILER_WORDS) */
+    double head_max_words;    /* a longer heading is prose: not read (headings.HEADING_MAX_WORDS) */
     double *out;
     Py_ssize_t o_st, o_cetr, o_dom, o_rx, o_kind, o_head, rx_w, rx_u, rx_n, head_group;
 } page_t;
@@ -321,7 +324,7 @@ static int dom_fill(const page_t *p, const vals_t *v, double *mass, Py_ssize_t *
 /* rx: the class/id pattern bits copied in; head: a heading's own title (lex) and class/id (rx
  * unlikely or negative), a block after a heading takes its governing heading's two; kind: the
  * page-kind probabilities and their products with log words, ld and td */
-static void rx_head_kind_fill(const page_t *p, const vals_t *v) {
+static int rx_head_kind_fill(const page_t *p, const vals_t *v) {
     Py_ssize_t n = p->n, w = p->width;
     if (p->o_rx >= 0)
         for (Py_ssize_t i = 0; i < n; i++)
@@ -332,7 +335,13 @@ static void rx_head_kind_fill(const page_t *p, const vals_t *v) {
             double *r = p->out + i * w + p->o_head;
             if (tag_group(p->tag[i], p->lut, p->n_lut) == p->head_group) {
                 double u = p->rx[i * p->rx_w + p->rx_u], q = p->rx[i * p->rx_w + p->rx_n];
-                r[0] = gov_lex = p->lex[i] ? 1.0 : 0.0;
+                int lex = 0; /* a short heading whose title reads as boilerplate */
+                if (p->cnt[3 * i + 1] <= p->head_max_words) {
+                    Py_ssize_t len;
+                    const char *t = text_at(&p->T, i, &len);
+                    if ((lex = phrases_search(p->lexicon, t, len)) < 0) return E_MEM;
+                }
+                r[0] = gov_lex = lex ? 1.0 : 0.0;
                 r[1] = gov_rx = NP_MAX(u, q);
                 r[2] = r[3] = 0.0;
             } else {
@@ -351,6 +360,7 @@ static void rx_head_kind_fill(const page_t *p, const vals_t *v) {
                 for (int k = 0; k < N_KINDS; k++) r[N_KINDS + j * N_KINDS + k] = x[j] * p->kind[k];
         }
     }
+    return OK;
 }
 
 /* every column of the groups at p's offsets: the page's features, without Python (the GIL
@@ -376,7 +386,7 @@ static int compute(const page_t *p) {
         if (!mass) { err = E_MEM; goto done; }
         err = dom_fill(p, &v, mass, idx);
     }
-    if (err == OK) rx_head_kind_fill(p, &v);
+    if (err == OK) err = rx_head_kind_fill(p, &v);
 done:
     PyMem_RawFree(f);
     PyMem_RawFree(idx);
@@ -387,19 +397,23 @@ done:
 
 /* ------------------------------------------------------------------ features */
 
-/* features(n, path, width, cnt, tag, n_tags, depth, flags, cont, lut, kind, rx, lex, out,
- *          o_st, o_cetr, o_dom, o_rx, o_kind, o_head, head_group, rx_u, rx_n)
+/* features(n, path, width, cnt, tag, n_tags, depth, flags, cont, lut, kind, rx, utf8, starts,
+ *          lexicon, head_max_words, out, o_st, o_cetr, o_dom, o_rx, o_kind, o_head, head_group,
+ *          rx_u, rx_n)
  *
  * cnt (n x 3 float64: characters, words, words in links), tag/flags (n int64), n_tags/depth
  * (n float64), cont (n x path int64 ancestor ids), lut (int64: tag id -> tag group), kind
  * (N_KINDS float64), rx (n x rx_w float64, the class/id pattern bits; rx_w = its length / n,
- * read for rx and head), lex (n uint8), out (n x width float64). o_*: each group's first
- * column in a row of out (-1: not in the model). Fills every column of those groups. */
+ * read for rx and head), utf8/starts (the block texts: texts.TextColumn.c_args), lexicon (a
+ * phrases capsule: the titles the head group reads as boilerplate in a heading of at most
+ * head_max_words words), out (n x width float64). o_*: each group's first column in a row of out
+ * (-1: not in the model). Fills every column of those groups. */
 static PyObject *features(PyObject *self, PyObject *args) {
-    PyObject *ocnt, *otag, *ontags, *odepth, *oflags, *ocont, *olut, *okind, *orx, *olex, *oout;
+    PyObject *ocnt, *otag, *ontags, *odepth, *oflags, *ocont, *olut, *okind, *orx, *ou, *oat, *olexicon, *oout;
     page_t p;
-    if (!PyArg_ParseTuple(args, "nnn" "OOOOOOOOOOO" "nnnnnnnnn", &p.n, &p.path, &p.width, &ocnt, &otag,
-                          &ontags, &odepth, &oflags, &ocont, &olut, &okind, &orx, &olex, &oout,
+    if (!PyArg_ParseTuple(args, "nnn" "OOOOOOOOOOOOdO" "nnnnnnnnn", &p.n, &p.path, &p.width, &ocnt, &otag,
+                          &ontags, &odepth, &oflags, &ocont, &olut, &okind, &orx, &ou, &oat,
+                          &olexicon, &p.head_max_words, &oout,
                           &p.o_st, &p.o_cetr, &p.o_dom, &p.o_rx, &p.o_kind, &p.o_head,
                           &p.head_group, &p.rx_u, &p.rx_n))
         return NULL;
@@ -408,6 +422,7 @@ static PyObject *features(PyObject *self, PyObject *args) {
         PyErr_SetString(PyExc_ValueError, "n >= 1 blocks, path >= 5 levels");
         return NULL;
     }
+    if (!(p.lexicon = PyCapsule_GetPointer(olexicon, PHRASES_CAPSULE))) return NULL;
     bufs_t b = {.n = 0};
     PyObject *ret = NULL;
     p.cnt = get(&b, ocnt, 8, 3 * n, 0, "cnt");
@@ -419,9 +434,8 @@ static PyObject *features(PyObject *self, PyObject *args) {
     p.lut = p.cont ? get(&b, olut, 8, 1, 0, "lut") : NULL;
     p.kind = p.lut ? get(&b, okind, 8, N_KINDS, 0, "kind") : NULL;
     p.rx = p.kind ? get(&b, orx, 8, 0, 0, "rx") : NULL;
-    p.lex = p.rx ? get(&b, olex, 1, n, 0, "lex") : NULL;
-    p.out = p.lex ? get(&b, oout, 8, n * p.width, 1, "out") : NULL;
-    if (!p.out) goto done;
+    p.out = p.rx ? get(&b, oout, 8, n * p.width, 1, "out") : NULL;
+    if (!p.out || texts_get(&b, ou, oat, n, &p.T) < 0) goto done;
     p.n_lut = b.v[6].len / 8;
     p.rx_w = b.v[8].len / 8 / n;
     if ((p.o_st >= 0 && p.o_st + 6 > p.width) || (p.o_cetr >= 0 && p.o_cetr + 4 > p.width) ||
@@ -703,7 +717,47 @@ done:
     return ret;
 }
 
+/* phrase_hits(phrases, utf8, starts, idx, out): out[j] = 1 where block idx[j]'s text holds a
+ * phrase of the capsule (phrases_search), else 0; idx int64, out uint8, both m long */
+static PyObject *phrase_hits(PyObject *self, PyObject *args) {
+    PyObject *ocap, *ou, *oat, *oidx, *oout;
+    if (!PyArg_ParseTuple(args, "OOOOO", &ocap, &ou, &oat, &oidx, &oout)) return NULL;
+    const phrases_t *ph = PyCapsule_GetPointer(ocap, PHRASES_CAPSULE);
+    if (!ph) return NULL;
+    Py_ssize_t n = PyObject_Length(oat) - 1, m; /* starts: n + 1 */
+    if (n < 0) {
+        if (!PyErr_Occurred()) PyErr_SetString(PyExc_ValueError, "phrase_hits: starts of n + 1 texts");
+        return NULL;
+    }
+    bufs_t b = {.n = 0};
+    PyObject *ret = NULL;
+    texts_t T;
+    if (texts_get(&b, ou, oat, n, &T) < 0) goto done;
+    const int64_t *idx = get(&b, oidx, 8, 0, 0, "idx");
+    m = idx ? b.v[b.n - 1].len / 8 : 0;
+    uint8_t *out = idx ? get(&b, oout, 1, m, 1, "out") : NULL;
+    if (!out) goto done;
+    int err = OK;
+    Py_BEGIN_ALLOW_THREADS
+    for (Py_ssize_t j = 0; j < m && err == OK; j++) {
+        if (idx[j] < 0 || idx[j] >= n) { err = E_NEG; break; }
+        Py_ssize_t len;
+        const char *t = text_at(&T, idx[j], &len);
+        int hit = phrases_search(ph, t, len);
+        if (hit < 0) err = E_MEM;
+        out[j] = (uint8_t)(hit > 0);
+    }
+    Py_END_ALLOW_THREADS
+    if (err == E_NEG) PyErr_SetString(PyExc_IndexError, "phrase_hits: a block index out of range");
+    else if (!raise_err(err)) ret = Py_NewRef(Py_None);
+done:
+    release(&b);
+    return ret;
+}
+
 static PyMethodDef methods[] = {
+    {"phrases", py_phrases, METH_VARARGS, "compiled phrases (_phrases.h): bounded, unspaced, slack"},
+    {"phrase_hits", phrase_hits, METH_VARARGS, "which of the given blocks' texts hold a phrase"},
     {"features", features, METH_VARARGS, "the dense columns of st, cetr, dom, rx, head, kind"},
     {"smooth", smooth, METH_VARARGS, "CETR's Gaussian smoothing of a float64 array"},
     {"context", context, METH_VARARGS, "stage 2's context input (context.context_features)"},

@@ -5,22 +5,24 @@ features.repitem), a second call of the same part.
 The C code is the one implementation in the product: the shipped models are fitted on its
 values. numpy versions of the same groups live under tests/oracles and check it at a stated
 tolerance (tests/core/test_dense.py). What the C part does not do: the class/id pattern bits
-(the walk's ``Blocks.pattern_columns``) and the boilerplate-heading lexicon (a regular
-expression over the short headings' titles), both handed to it.
+(the walk's ``Blocks.pattern_columns``), handed to it. The boilerplate-heading lexicon is
+matched in it too (ce_filter/_phrases.h: the phrases between word boundaries of the lower-cased
+title, as a regular expression would find them; ``phrases``).
 """
 
 from __future__ import annotations
 
-from typing import Protocol, cast
+from collections.abc import Sequence
+from typing import NewType, Protocol, cast
 
 import numpy as np
 
 from ... import native
 from ...read.segment import FLAG_NAMES, PATH_LEN, Blocks
-from ...read.texts import pick
+from ...read.texts import TextColumn
 from ..pagekind import KINDS
 from .dom import TAG_GROUP_LUT, TAG_GROUPS
-from .headings import BOILER_HEADING, HEADING_MAX_WORDS, NEGATIVE, UNLIKELY
+from .headings import BOILER_WORDS, HEADING_MAX_WORDS, NEGATIVE, UNLIKELY
 from .rx import RX, RX_LEVELS, RX_MATCHER, RX_NAMES
 from .spec import AFTER_GROUPS, FeatureSpec, TokenRows
 
@@ -60,14 +62,23 @@ for _g in _ORDER:
 ALL_WIDTH = _j
 
 
+Phrases = NewType("Phrases", object)  # a capsule of compiled phrases (``phrases``)
+
+
 class DenseC(Protocol):
     """The functions of the C part (score/features/_dense.c) that Python calls."""
 
     def features(self, n: int, path_len: int, width: int, counts: np.ndarray, tag: np.ndarray,
                  n_tags: np.ndarray, depth: np.ndarray, flags: np.ndarray, cont: np.ndarray,
-                 tag_group_lut: np.ndarray, kind: np.ndarray, rx: np.ndarray, lex: np.ndarray,
-                 out: np.ndarray, o_st: int, o_cetr: int, o_dom: int, o_rx: int, o_kind: int,
-                 o_head: int, head_group: int, rx_unlikely: int, rx_negative: int, /) -> None: ...
+                 tag_group_lut: np.ndarray, kind: np.ndarray, rx: np.ndarray, utf8: bytes,
+                 starts: np.ndarray, lexicon: Phrases, head_max_words: float, out: np.ndarray,
+                 o_st: int, o_cetr: int, o_dom: int, o_rx: int, o_kind: int, o_head: int,
+                 head_group: int, rx_unlikely: int, rx_negative: int, /) -> None: ...
+
+    def phrases(self, bounded: Sequence[str], unspaced: Sequence[str], slack: int, /) -> Phrases: ...
+
+    def phrase_hits(self, phrases: Phrases, utf8: bytes, starts: np.ndarray, idx: np.ndarray,
+                    out: np.ndarray, /) -> None: ...
 
     def smooth(self, x: np.ndarray, out: np.ndarray, /) -> None: ...
 
@@ -78,6 +89,34 @@ class DenseC(Protocol):
 
 
 _C = cast(DenseC, native.required("score.features._dense"))
+
+
+def phrases(bounded: Sequence[str], unspaced: Sequence[str] = (), slack: int = 0) -> Phrases:
+    """Lower-case phrases compiled for the C part (ce_filter/_phrases.h): a text holds one where
+    ``re.search(r"\b(?:p1|p2|...)\b", text.lower())`` finds a ``bounded`` one, or an
+    ``unspaced`` one (the scripts written without spaces) stands with at most ``slack`` other
+    characters around it (white space at either end not counted)."""
+    return _C.phrases(tuple(bounded), tuple(unspaced), slack)
+
+
+def phrase_hits(texts: TextColumn, ph: Phrases, idx: np.ndarray) -> np.ndarray:
+    """For the texts ``idx`` (int64) of a column (a page's: ``Blocks.text_column()``), whether
+    each holds a phrase of ``ph``: one call without the GIL over the column's one string."""
+    idx = np.ascontiguousarray(idx, dtype=np.int64)
+    out = np.zeros(len(idx), dtype=np.uint8)
+    if len(idx):
+        _C.phrase_hits(ph, *texts.c_args(), idx, out)
+    return out.view(bool)
+
+
+# the head group's lexicon (headings.BOILER_WORDS); research swaps it (``use_lexicon``)
+_lexicon = phrases(BOILER_WORDS)
+
+
+def use_lexicon(bounded: Sequence[str], unspaced: Sequence[str] = (), slack: int = 0) -> None:
+    """Replace the head group's lexicon in this process (the lexicon studies, research/)."""
+    global _lexicon
+    _lexicon = phrases(bounded, unspaced, slack)
 
 
 def handles(spec: FeatureSpec) -> bool:
@@ -133,20 +172,14 @@ def _fill(b: Blocks, kind: np.ndarray | None, out: np.ndarray, off: dict[str, in
     rx = _NO_RX
     if off["rx"] >= 0 or off["head"] >= 0:
         rx = b.pattern_columns(RX, RX_MATCHER, RX_LEVELS, len(RX_NAMES))
-    lex = np.zeros(n, dtype=np.uint8)
-    if off["head"] >= 0:  # the short headings whose title the lexicon reads as boilerplate
-        search = BOILER_HEADING.search
-        short = np.flatnonzero(_IS_HEAD[np.minimum(tag, len(_IS_HEAD) - 1)]
-                               & (cnt[:, 1] <= HEADING_MAX_WORDS)).tolist()
-        for i, t in zip(short, pick(b.texts, short)):
-            lex[i] = search(t.lower()) is not None
     p = _NO_KIND if kind is None else np.ascontiguousarray(kind, dtype=np.float64)
     _C.features(n, PATH_LEN, out.shape[1], cnt, tag,
                 np.ascontiguousarray(b.n_tags, dtype=np.float64),
                 np.ascontiguousarray(b.depth, dtype=np.float64),
                 np.ascontiguousarray(b.flags, dtype=np.int64), b.container_ids(), TAG_GROUP_LUT,
-                p, np.ascontiguousarray(rx), lex, out, off["st"], off["cetr"], off["dom"],
-                off["rx"], off["kind"], off["head"], HEAD_GROUP, UNLIKELY, NEGATIVE)
+                p, np.ascontiguousarray(rx), *b.text_column().c_args(), _lexicon,
+                HEADING_MAX_WORDS, out, off["st"], off["cetr"], off["dom"], off["rx"], off["kind"],
+                off["head"], HEAD_GROUP, UNLIKELY, NEGATIVE)
 
 
 def smooth(x: np.ndarray) -> np.ndarray:

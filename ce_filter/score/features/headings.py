@@ -40,6 +40,8 @@ def heading_words(texts: Sequence[str], tag: np.ndarray) -> list[tuple[str, ...]
 # Headings over what is not the article: a block whose governing heading (the last heading
 # before it, of any level) reads "Comments", "Related stories", "More from ..." is boilerplate
 # whatever its own markup (comment threads are often bare <div><p>; docs/RESULTS.md, "head").
+# A heading reads so where one of these stands between word boundaries in its lower-cased
+# title (matched in C: dense.phrases; tests/oracles/headings_regex.py is the regular expression).
 BOILER_WORDS = (
     "comment", "comments", "responses", "response", "replies", "reply", "related", "see also",
     "more from", "more on", "more stories", "more news", "popular", "most read", "most viewed",
@@ -57,35 +59,5 @@ BOILER_WORDS = (
     "contact us", "featured")
 
 
-def _trie(words: list[str]) -> str:
-    """An alternation of ``words`` as a prefix tree ("c(?:o(?:mment(?:s)?|nnect))..."): it
-    matches the same strings as the flat "comment|comments|connect|..." (inside \\b...\\b the
-    regex engine backtracks through every alternative either way), with one branch per first
-    letter instead of one per word, so a search tries ~20 alternatives per position, not 66
-    (a third less time per heading)."""
-    tree: dict[str, dict] = {}
-    for w in words:
-        node = tree
-        for ch in w:
-            node = node.setdefault(ch, {})
-        node[""] = {}
-
-    def emit(node: dict[str, dict]) -> str:
-        parts = [re.escape(ch) + emit(node[ch]) for ch in sorted(node) if ch]
-        if not parts:
-            return ""
-        body = parts[0] if len(parts) == 1 else "(?:" + "|".join(parts) + ")"
-        return f"(?:{body})?" if "" in node else body
-
-    return emit(tree)
-
-
-def boiler_heading(words: tuple[str, ...]) -> re.Pattern[str]:
-    """The head_lex regex of ``words``: any of them between word boundaries (in the lower-cased
-    heading)."""
-    return re.compile(r"\b(?:" + _trie(list(words)) + r")\b")
-
-
-BOILER_HEADING = boiler_heading(BOILER_WORDS)
 HEADING_MAX_WORDS = 10  # a longer "heading" is prose set in a heading tag, not a section title
 UNLIKELY, NEGATIVE = RX_NAMES.index("unlikely"), RX_NAMES.index("negative")

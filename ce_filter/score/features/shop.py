@@ -8,27 +8,31 @@ or a "related" strip on an article is the business of other columns."""
 
 from __future__ import annotations
 
-import re
-from collections.abc import Sequence
-
 import numpy as np
 
 from ...read.segment import KIND_CONTAINS, Blocks, Patterns, token_matcher
-from ...read.texts import pick
 from ..pagekind import KINDS
-from .dense import repeated
+from .dense import phrase_hits, phrases, repeated
 from .headings import last_heading
 
 SHOP_NAMES = ("shop_dup*product", "shop_head*product", "shop_ic*product")
 _PRODUCT = KINDS.index("product")
 
-# Titles of the sections of a shop page that are not the product's own description.
-_SHOP_HEADING = re.compile(
-    r"\b(?:reviews?|ratings?|testimonials?|customers? (?:say|love|are saying)|what (?:our )?customers"
-    r"|q ?& ?a|questions? (?:and|&) answers?|shipping|delivery|returns?|warranty|guarantee[sd]?"
-    r"|you (?:may|might) also|also (?:like|bought|viewed)|(?:frequently )?bought together"
-    r"|related products?|similar (?:products|items)|recently viewed|complete the look"
-    r"|pairs? (?:well )?with|why (?:choose|shop|buy)|customers also|recommended)\b")
+# Titles of the sections of a shop page that are not the product's own description: found
+# between word boundaries of the lower-cased heading (dense.phrases).
+SHOP_TITLES = (
+    "review", "reviews", "rating", "ratings", "testimonial", "testimonials",
+    *(f"{c} {v}" for c in ("customer", "customers") for v in ("say", "love", "are saying")),
+    "what our customers", "what customers", "q&a", "q &a", "q& a", "q & a",
+    *(f"{q} {a} {s}" for q in ("question", "questions") for a in ("and", "&")
+      for s in ("answer", "answers")),
+    "shipping", "delivery", "return", "returns", "warranty", "guarantee", "guarantees",
+    "guaranteed", "you may also", "you might also", "also like", "also bought", "also viewed",
+    "bought together", "frequently bought together", "related product", "related products",
+    "similar products", "similar items", "recently viewed", "complete the look", "pair with",
+    "pair well with", "pairs with", "pairs well with", "why choose", "why shop", "why buy",
+    "customers also", "recommended")
+_SHOP_PHRASES = phrases(SHOP_TITLES)
 SHOP_HEADING_MAX_WORDS = 10  # a longer heading is prose, not a section title
 # Class/id tokens of the same sections, and the review widgets' vendors (Yotpo, Okendo,
 # Stamped, Judge.me, Trustpilot, Bazaarvoice, Feefo).
@@ -40,18 +44,17 @@ SHOP_IC_LEVELS = 3  # the block's element and this many of its nearest ancestors
 _SHOP_MATCHER = token_matcher(_SHOP_IC)
 
 
-def shop_heading(texts: Sequence[str], tag: np.ndarray, n_tok: np.ndarray) -> np.ndarray:
+def shop_heading(b: Blocks, tag: np.ndarray, n_tok: np.ndarray) -> np.ndarray:
     """1.0 for a block governed by (or itself) a heading that reads as a shop section's title:
     the last heading at or before it, of at most SHOP_HEADING_MAX_WORDS words."""
     is_h, last = last_heading(tag)
     hs = np.flatnonzero(is_h)
-    out = np.zeros(len(texts))
+    out = np.zeros(len(n_tok))
     if len(hs) == 0:
         return out
-    hit = np.zeros(len(texts), dtype=bool)
-    search = _SHOP_HEADING.search
-    hit[hs] = [k <= SHOP_HEADING_MAX_WORDS and search(t.lower()) is not None
-               for t, k in zip(pick(texts, hs.tolist()), n_tok[hs].tolist())]
+    short = hs[n_tok[hs] <= SHOP_HEADING_MAX_WORDS]
+    hit = np.zeros(len(n_tok), dtype=bool)
+    hit[short] = phrase_hits(b.text_column(), _SHOP_PHRASES, short)
     under = last >= 0
     out[under] = hit[last[under]]
     return out
@@ -83,7 +86,7 @@ def shop_matrix(b: Blocks, kind: np.ndarray | None, min_p: float = 0.0,
         return np.zeros((len(b), len(SHOP_NAMES)))
     tag = np.asarray(b.tag, dtype=np.int64) if tag is None else tag
     n_tok = b.counts()[:, 1] if n_tok is None else n_tok
-    x = np.stack((repeated(b), shop_heading(b.texts, tag, n_tok), shop_ic(b)), axis=1)
+    x = np.stack((repeated(b), shop_heading(b, tag, n_tok), shop_ic(b)), axis=1)
     return x * p
 
 
