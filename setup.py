@@ -1,15 +1,16 @@
-"""The compiled parts, each beside the module it serves: the segmenter's walk
+"""The compiled parts, each source beside the module it serves: the segmenter's walk
 (ce_filter/read/_segment.c), the pre-parse cost scan (read/_precheck.c), the double-encoding test
-(read/_mojibake.c), the dense block features (their definition: no reference to fall back on)
-and stage 2's context input (score/features/_dense.c), the tree-leaf walk (score/features/_leaves.c),
-the page-kind signals and model (score/_pagekind.c), the block model's scores and cut
-(score/_blockmodel.c), the site memory's block fingerprints (score/site/_memory.c) and its stage
+(read/_mojibake.c), the pass after the walk (ce_filter/_pass.c: one module made of the dense block
+features, their definition, with stage 2's context input, score/features/_dense.c, and the block
+model's scores and cut, score/_blockmodel.c, which it includes; its page_scores chains them in
+one call), the tree-leaf walk (score/features/_leaves.c), the page-kind signals and model
+(score/_pagekind.c), the site memory's block fingerprints (score/site/_memory.c) and its stage
 (score/site/_stage.c), the arithmetic of the rules after the cut (keep/_articles.c) and the kept
-text (keep/_render.c). The four parts of the page after the walk share the headers
-ce_filter/_common.h and score/features/_context.h, the walk the first (included, each part has
-its own copy).
+text (keep/_render.c). The parts of the page after the walk share the headers
+ce_filter/_common.h, _phrases.h and score/features/_context.h, the walk the first (included, each
+part has its own copy).
 
-Which parts a platform builds is ``ce_filter.native.PARTS``: all twelve on Linux and macOS; on
+Which parts a platform builds is ``ce_filter.native.PARTS``: all eleven on Linux and macOS; on
 Windows all but the walk, which reaches Lexbor's functions through selectolax's own module
 (dlopen/dlsym) and selectolax's Windows module exports none of them (the Python walk runs there).
 
@@ -39,8 +40,7 @@ from setuptools.command.build_ext import build_ext
 _HEADERS = ["ce_filter/_common.h", "ce_filter/_phrases.h", "ce_filter/score/features/_context.h"]
 # the parts whose arithmetic must round as numpy's does, or the same on every CPU (the dense
 # features, their definition): no fused multiply-add
-_EXACT_FP = {"ce_filter.score.features._dense",
-             "ce_filter.score._blockmodel", "ce_filter.keep._articles", "ce_filter.keep._render",
+_EXACT_FP = {"ce_filter._pass", "ce_filter.keep._articles", "ce_filter.keep._render",
              "ce_filter.score._pagekind"}
 
 
@@ -77,6 +77,12 @@ def _after_walk(name: str, optional: bool = True) -> Extension:
     return _part(name, headers=_HEADERS, optional=optional)
 
 
+# the parts the pass after the walk (ce_filter/_pass.c) is made of: included in it, one module
+_PASS_PARTS = ["ce_filter/score/features/_dense.c", "ce_filter/score/_blockmodel.c"]
+_PASS = Extension("ce_filter._pass", ["ce_filter/_pass.c"], include_dirs=["ce_filter"],
+                  depends=_HEADERS + _PASS_PARTS, optional=False)
+
+
 # the walk dlopens selectolax's module: Linux and macOS (see above)
 _WALK = [] if sys.platform == "win32" else [_part("read._segment", headers=["ce_filter/_common.h"],
                                                   libraries=["dl"])]
@@ -86,8 +92,7 @@ setup(
     ext_modules=[
         *_WALK,
         _part("read._precheck", optional=False),
-        _after_walk("score.features._dense", optional=False),
-        _after_walk("score._blockmodel", optional=False),
+        _PASS,
         _after_walk("keep._articles"),
         _after_walk("keep._render", optional=False),
         _part("keep._metadata"),

@@ -25,8 +25,9 @@ from collections.abc import Callable
 # (module, function) of the C calls that release the GIL for their work
 GIL_FREE = (("ce_filter.read._segment", "parse"), ("ce_filter.read._segment", "segment"),
             ("ce_filter.read._segment", "page_tokens"), ("ce_filter.read._segment", "ic_sums"),
-            ("ce_filter.score.features._dense", "features"),
-            ("ce_filter.score.features._dense", "context"), ("ce_filter.score._blockmodel", "score"),
+            ("ce_filter._pass", "features"), ("ce_filter._pass", "context"),
+            ("ce_filter._pass", "score"), ("ce_filter._pass", "page_scores"),
+            ("ce_filter._pass", "phrase_hits"),
             ("ce_filter.read._segment", "flag_columns"),
             ("ce_filter.score._pagekind", "scan_html"),
             ("ce_filter.score._pagekind", "block_signals"), ("ce_filter.score._pagekind", "text_signals"),

@@ -12,6 +12,7 @@ import numpy as np
 from .keep.articles import tidy
 from .keep.kindrules import (
     SPAN_FILL,
+    SPAN_OUTSIDE,
     KindDecoding,
     decide_groups,
     decoding_for,
@@ -177,13 +178,9 @@ class Extractor:
         if blocks is None or not len(blocks):
             return p
         kind, style = self.page_context(blocks, p.text, url)
-        scores = self.model.block_scores(blocks, kind, style)
-        site_in = None
-        mem = self.site_memory
-        if mem is not None:
-            scores, site_in = self.site_scores(mem, blocks, scores, url, site)
+        scores, cut, site_in = self.score_page(blocks, kind, style, url, site)
         seen = None if site_in is None else site_in[1] > 0  # blocks of the host's other pages
-        keep, reason = self.keep(blocks, scores, kind, len(p.text), seen=seen)
+        keep, reason = self.keep(blocks, scores, kind, len(p.text), seen=seen, cut=cut)
         return Page(p.text, p.encoding, p.truncated, reason, p.utf8, p.tree, blocks, kind=kind,
                     style=style, scores=scores, site=site_in, kept=keep)
 
@@ -250,6 +247,26 @@ class Extractor:
             self._language_gate(out, blocks)
         return out
 
+    def score_page(self, blocks: Blocks, kind: np.ndarray | None, style: np.ndarray | None,
+                   url: str | None = None, site: str | None = None
+                   ) -> tuple[np.ndarray, np.ndarray | None,
+                              tuple[np.ndarray, np.ndarray, int, np.ndarray] | None]:
+        """(the block scores, the cut's mask or None, the site inputs or None) of a page of >= 1
+        block with kind and style probabilities ``kind``, ``style``: in one C call where it
+        covers the model and the options (``scores_and_cut``: the mask is ``decide``'s), else
+        ``Model.block_scores`` then, with a site memory, the site stage (``site_scores``; the
+        page is then remembered), the mask left to ``keep``."""
+        mem = self.site_memory
+        if mem is None and style is None:
+            fused = self.scores_and_cut(blocks, kind)
+            if fused is not None:
+                return fused[0], fused[1], None
+        scores = self.model.block_scores(blocks, kind, style)
+        if mem is None:
+            return scores, None, None
+        scores, site_in = self.site_scores(mem, blocks, scores, url, site)
+        return scores, None, site_in
+
     def site_scores(self, mem: Memory, blocks: Blocks, scores: np.ndarray, url: str | None,
                     site: str | None = None
                     ) -> tuple[np.ndarray, tuple[np.ndarray, np.ndarray, int, np.ndarray]]:
@@ -276,12 +293,14 @@ class Extractor:
             out.language = lang
 
     def keep(self, blocks: Blocks, scores: np.ndarray, kind: np.ndarray | None, page_chars: int,
-             *, seen: np.ndarray | None = None) -> tuple[np.ndarray, str]:
-        """The blocks a page keeps: those at its cut (``select``; ``seen``: as in ``decide``) less
-        what the rules after the cut take back (articles.tidy: repeats, hidden text, labels,
-        bylines, comments), none on a thin page (model.thin_page: ``page_chars`` is its HTML's
-        length); and why its text is empty, '' when it is not."""
-        keep = self.decide(blocks, scores, kind, seen=seen)[0]
+             *, seen: np.ndarray | None = None, cut: np.ndarray | None = None
+             ) -> tuple[np.ndarray, str]:
+        """The blocks a page keeps: those at its cut (``decide``'s mask, or ``cut`` where the
+        caller has it: ``scores_and_cut``; ``seen``: as in ``decide``) less what the rules after
+        the cut take back (articles.tidy: repeats, hidden text, labels, bylines, comments), none
+        on a thin page (model.thin_page: ``page_chars`` is its HTML's length); and why its text is
+        empty, '' when it is not."""
+        keep = self.decide(blocks, scores, kind, seen=seen)[0] if cut is None else cut
         keep = tidy(blocks, scores, keep, self.kind_name(kind), bylines=self.bylines,
                     comments=self.comments)
         if thin_page(float(blocks.token_counts()[keep].sum()), kind, self.model.min_words, page_chars):
@@ -312,6 +331,19 @@ class Extractor:
                 keep, changed = decide_groups(keep, scores, signature_groups(blocks), *g, d.min_group)
         added = self.span_added(keep, scores, flags, kind, seen)
         return (keep | added if added is not None else keep), changed
+
+    def scores_and_cut(self, blocks: Blocks, kind: np.ndarray | None
+                       ) -> tuple[np.ndarray, np.ndarray] | None:
+        """(the block scores, ``decide``'s mask) of a page of >= 1 block in one C call without the
+        GIL (Model.scores_and_cut: the features, both stages, the cut and the span rule), the
+        same bits as ``model.block_scores`` then ``decide``; None where that call does not cover
+        the model or the options (a page-kind decoding's group rule): the caller takes the
+        steps one by one."""
+        d = self.decoding
+        if d is not None and d.groups:
+            return None
+        lo = SPAN_FILL.get(self.kind_name(kind) or "")
+        return self.model.scores_and_cut(blocks, kind, self.cut(kind), lo, SPAN_OUTSIDE)
 
     def span_added(self, keep: np.ndarray, scores: np.ndarray, flags: np.ndarray,
                    kind: np.ndarray | None, seen: np.ndarray | None = None) -> np.ndarray | None:

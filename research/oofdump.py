@@ -48,8 +48,9 @@ class CapturingExtractor(Extractor):
     last: dict[str, Any] | None = None
 
     def keep(self, blocks: Blocks, scores: np.ndarray, kind: np.ndarray | None, page_chars: int,
-             *, seen: np.ndarray | None = None) -> tuple[np.ndarray, str]:
-        keep, reason = super().keep(blocks, scores, kind, page_chars, seen=seen)
+             *, seen: np.ndarray | None = None, cut: np.ndarray | None = None
+             ) -> tuple[np.ndarray, str]:
+        keep, reason = super().keep(blocks, scores, kind, page_chars, seen=seen, cut=cut)
         self.last = {"blocks": blocks, "scores": scores, "kind": kind, "keep": keep,
                      "reason": reason, "cut": self.cut(kind), "page_chars": page_chars}
         return keep, reason

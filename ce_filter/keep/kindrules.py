@@ -52,7 +52,7 @@ MIN_GROUP = 3  # a group of fewer blocks is not a repeated structure
 SPAN_FILL: dict[str, float] = {"documentation": 0.05, "collection": 0.1}
 _BIT = {n: 1 << i for i, n in enumerate(FLAG_NAMES)}
 # layout a filled span never takes: a sidebar's or a header's links between two kept blocks
-_SPAN_OUTSIDE = _BIT["nav"] | _BIT["aside"] | _BIT["header"] | _BIT["footer"] | _BIT["form"]
+SPAN_OUTSIDE = _BIT["nav"] | _BIT["aside"] | _BIT["header"] | _BIT["footer"] | _BIT["form"]
 GROUP_KINDS = ("listing", "collection", "forum", "product")
 EMPTY = "empty"  # the JSON-LD rule's key for a page left empty, whatever its kind
 MIN_CANDIDATE_WORDS = 5  # a shorter JSON-LD string (a name, a price) is not text to add
@@ -237,7 +237,7 @@ def fill_span(keep: np.ndarray, scores: np.ndarray, flags: np.ndarray, lo: float
         return out
     a, b = int(k[0]), int(k[-1]) + 1
     out[a:b] = (np.asarray(scores[a:b]) >= lo) & \
-        ((np.asarray(flags[a:b], dtype=np.int64) & _SPAN_OUTSIDE) == 0) & ~keep[a:b]
+        ((np.asarray(flags[a:b], dtype=np.int64) & SPAN_OUTSIDE) == 0) & ~keep[a:b]
     if seen is not None:
         out[a:b] &= ~seen[a:b]
     return out

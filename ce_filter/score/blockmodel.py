@@ -20,17 +20,21 @@ from typing import TYPE_CHECKING, Protocol, TypeVar, cast
 import numpy as np
 
 from .. import native
-from ..read.segment import PATH_LEN, Blocks, vocab_table
+from ..read.segment import FLAG_PRE, PATH_LEN, Blocks, vocab_table
+from . import features as features_module
 from .features import (
     GROUPS,
     TOKEN_PREFIXES,
     FeatureSpec,
     TokenRows,
+    after_columns,
     context_features,
     feature_names,
     page_inputs,
+    pass_layout,
     stage2_inputs,
 )
+from .features import dense as _dense_part
 from .features.context import (
     CONTAINER_LEVELS,
     SIGNATURE_COLUMNS,
@@ -234,6 +238,59 @@ class Model:
             z += self._leaf_weights()[self.trees.leaves(x)].sum(axis=1)
         return self._stage2(sigmoid(z), *stage2_inputs(blocks), kind, style,
                             self.signature_groups(blocks))
+
+    def pass_plan(self) -> tuple[object, dict[str, int], int] | None:
+        """(what the pass after the walk reads of this model, each C group's first column, the
+        last groups' width) where the pass covers its shape (``scores_and_cut``), else None: trees,
+        stage 3, stage 2 beyond the context columns (``_plain``), or a dense row with other
+        columns (features.pass_layout). Made once per model."""
+        if "_plan" not in self.__dict__:
+            lay = pass_layout(self.spec) if self._plain() else None
+            plan = None
+            if lay is not None:
+                off, width, extra = lay
+                dense_w = self._layout()[0]
+                if len(dense_w) != width + extra:
+                    raise ValueError(f"the model's dense weights ({len(dense_w)}) are not its "
+                                     f"spec's dense row ({width} + {extra})")
+                s2 = self.stage2
+                cap = _c.pass_plan(
+                    PATH_LEN, width, extra, tuple(off[g] for g in _PASS_GROUPS),
+                    _dense_part.HEAD_GROUP, _dense_part.UNLIKELY, _dense_part.NEGATIVE,
+                    _dense_part.TAG_GROUP_LUT, _dense_part.HEADING_MAX_WORDS, dense_w, self.stage1._b,
+                    None if s2 is None else s2._w, 0.0 if s2 is None else s2._b, self.stage2_page_rel,
+                    FLAG_PRE, FALLBACK_REL)
+                plan = (cap, off, extra)
+            self.__dict__["_plan"] = plan
+        return self.__dict__["_plan"]
+
+    def scores_and_cut(self, blocks: Blocks, kind: np.ndarray | None, cut: float,
+                       span_lo: float | None = None, span_out: int = 0,
+                       seen: np.ndarray | None = None) -> tuple[np.ndarray, np.ndarray] | None:
+        """(block probabilities, the blocks kept at ``cut``) of a page of >= 1 block in one C
+        call without the GIL (ce_filter/_pass.c): ``block_scores`` then ``select_c`` with the
+        code rule, then, with ``span_lo``, the span rule (keep.kindrules.fill_span: ``span_out``
+        its flags, ``seen`` the blocks it never adds), to the bit. None where the pass does not
+        cover the model (``pass_plan``): the caller takes those steps one by one."""
+        plan = self.pass_plan()
+        if plan is None or features_module.CETR_COLUMNS is not None:
+            return None
+        cap, off, extra = plan
+        after = after_columns(blocks, self.spec, kind, extra) if extra else None
+        own = anc = None
+        if "ic" in self.spec.groups:
+            _, token_w, tables = self._layout()
+            v_own, v_anc, _ = self.spec.vocabs()
+            own = token_weight_sums(blocks.own_tokens, v_own, token_w["ic_own:"], tables["ic_own:"])
+            anc = token_weight_sums(blocks.anc_tokens, v_anc, token_w["ic_anc:"], tables["ic_anc:"])
+        n = len(blocks)
+        scores, keep = np.empty(n), np.empty(n, dtype=np.bool_)
+        _c.page_scores(cap, *_dense_part.block_arrays(blocks, kind, off), after, own, anc,
+                       np.ascontiguousarray(blocks.token_counts(), dtype=np.float64), cut,
+                       -1.0 if span_lo is None else span_lo, span_out,
+                       None if seen is None else np.ascontiguousarray(seen, dtype=np.uint8),
+                       scores, keep.view(np.uint8))
+        return scores, keep
 
     def _plain(self) -> bool:
         """Whether the C call (``scores_c``) covers this model: stage 1 without trees,
@@ -682,5 +739,14 @@ class BlockModelC(Protocol):
     def select(self, s: np.ndarray, threshold: float, flags: np.ndarray | None, code_bit: int,
                rel: float, out: np.ndarray, /) -> None: ...
 
+    def pass_plan(self, path_len: int, width: int, extra: int, offsets: tuple[int, ...],
+                  head_group: int, rx_unlikely: int, rx_negative: int, tag_group_lut: np.ndarray,
+                  head_max_words: float, w: np.ndarray, b: float, w2: np.ndarray | None, b2: float,
+                  page_rel: bool, code_bit: int, fallback_rel: float, /) -> object: ...
 
-_c = cast(BlockModelC, native.required("score._blockmodel"))
+    def page_scores(self, plan: object, *args: object) -> None: ...
+
+
+_c = cast(BlockModelC, native.required("_pass"))
+# the C groups in the order of pass_plan's offsets
+_PASS_GROUPS = ("st", "cetr", "dom", "rx", "kind", "head")

@@ -93,18 +93,42 @@ def page_inputs(b: Blocks, spec: FeatureSpec, kind: np.ndarray | None = None,
     in one call where the spec has no other groups before the last (dense.handles), else
     through ``group_columns`` (the same values)."""
     if len(b) and dense.handles(spec) and CETR_COLUMNS is None:
-        # the last groups' columns, after the C part's, in their order
-        after = [_AFTER[g] for g in AFTER_GROUPS if g in spec.groups]
-        extra = sum(w for w, _ in after)
+        extra = after_width(spec)
         x, tokens = dense.page_inputs(b, spec, kind, extra)
-        j = x.shape[1] - extra
-        for w, fill in after:
-            x[:, j:j + w] = fill(b, spec, kind)
-            j += w
+        if extra:
+            x[:, x.shape[1] - extra:] = after_columns(b, spec, kind, extra)
     else:
         tokens = []
         x = stack_columns(len(b), group_columns(b, spec, tokens=tokens, kind=kind))
     return _with_mix(x, spec, kind, style, dense=True), tokens
+
+
+def after_width(spec: FeatureSpec) -> int:
+    """The width of the spec's last groups (AFTER_GROUPS): their columns follow the C part's."""
+    return sum(_AFTER[g][0] for g in AFTER_GROUPS if g in spec.groups)
+
+
+def after_columns(b: Blocks, spec: FeatureSpec, kind: np.ndarray | None, extra: int) -> np.ndarray:
+    """The spec's last groups' columns (blocks x ``extra``: ``after_width``), in their order."""
+    out = np.empty((len(b), extra))
+    j = 0
+    for g in AFTER_GROUPS:
+        if g in spec.groups:
+            w, fill = _AFTER[g]
+            out[:, j:j + w] = fill(b, spec, kind)
+            j += w
+    return out
+
+
+def pass_layout(spec: FeatureSpec) -> tuple[dict[str, int], int, int] | None:
+    """For the pass after the walk (ce_filter/_pass.c, blockmodel.Model.pass_plan): each C
+    group's first column in the dense row, the C groups' width and the last groups' of a spec
+    whose dense row is those alone (dense.handles; no kind or style mix columns, no research
+    CETR variant); None for another spec, which takes the general path."""
+    if not dense.handles(spec) or spec.kind_mix or spec.style or CETR_COLUMNS is not None:
+        return None
+    off, width = dense.layout(spec)
+    return off, width, after_width(spec)
 
 
 def _with_mix(x: np.ndarray, spec: FeatureSpec, kind: np.ndarray | None,

@@ -755,20 +755,13 @@ done:
     return ret;
 }
 
-static PyMethodDef methods[] = {
-    {"phrases", py_phrases, METH_VARARGS, "compiled phrases (_phrases.h): bounded, unspaced, slack"},
-    {"phrase_hits", phrase_hits, METH_VARARGS, "which of the given blocks' texts hold a phrase"},
-    {"features", features, METH_VARARGS, "the dense columns of st, cetr, dom, rx, head, kind"},
-    {"smooth", smooth, METH_VARARGS, "CETR's Gaussian smoothing of a float64 array"},
-    {"context", context, METH_VARARGS, "stage 2's context input (context.context_features)"},
-    {"ritem", ritem, METH_VARARGS, "the ritem group's columns (features.repitem)"},
+/* the part's functions, in the module of the pass after the walk (ce_filter/_pass.c) */
+#define DENSE_METHODS \
+    {"phrases", py_phrases, METH_VARARGS, "compiled phrases (_phrases.h): bounded, unspaced, slack"}, \
+    {"phrase_hits", phrase_hits, METH_VARARGS, "which of the given blocks' texts hold a phrase"}, \
+    {"features", features, METH_VARARGS, "the dense columns of st, cetr, dom, rx, head, kind"}, \
+    {"smooth", smooth, METH_VARARGS, "CETR's Gaussian smoothing of a float64 array"}, \
+    {"context", context, METH_VARARGS, "stage 2's context input (context.context_features)"}, \
+    {"ritem", ritem, METH_VARARGS, "the ritem group's columns (features.repitem)"}, \
     {"repeated", repeated, METH_VARARGS, "the blocks whose text an earlier block has (shop.repeated)"},
-    {NULL, NULL, 0, NULL},
-};
-
-static struct PyModuleDef module = {PyModuleDef_HEAD_INIT, "_dense", NULL, -1, methods};
-
-PyMODINIT_FUNC PyInit__dense(void) {
-    kernel_init();
-    return PyModule_Create(&module);
-}
+#define DENSE_INIT() kernel_init()

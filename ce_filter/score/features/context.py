@@ -89,7 +89,7 @@ class ContextC(Protocol):
                 page_rel: bool, s_sum: float, path_len: int, out: np.ndarray, /) -> None: ...
 
 
-_C = cast(ContextC, native.required("score.features._dense"))
+_C = cast(ContextC, native.required("_pass"))
 
 
 def context_inputs(s: np.ndarray, cont: np.ndarray | None = None,

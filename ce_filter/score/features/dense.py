@@ -88,7 +88,7 @@ class DenseC(Protocol):
               cont: np.ndarray, is_head: np.ndarray, texts: list[str], out: np.ndarray, /) -> None: ...
 
 
-_C = cast(DenseC, native.required("score.features._dense"))
+_C = cast(DenseC, native.required("_pass"))
 
 
 def phrases(bounded: Sequence[str], unspaced: Sequence[str] = (), slack: int = 0) -> Phrases:
@@ -125,7 +125,7 @@ def handles(spec: FeatureSpec) -> bool:
     return set(spec.groups) - _AFTER <= set(_ORDER)
 
 
-def _layout(spec: FeatureSpec) -> tuple[dict[str, int], int]:
+def layout(spec: FeatureSpec) -> tuple[dict[str, int], int]:
     """Each C group's first column in the dense row (-1: not in the model) and the width of
     the C groups (cached on the spec)."""
     lay = spec.__dict__.get("_dense_layout")
@@ -144,7 +144,7 @@ def page_inputs(b: Blocks, spec: FeatureSpec, kind: np.ndarray | None = None, ex
     """features.page_inputs for a page of at least one block and a spec that ``handles``.
     ``extra`` columns are left at the end of each row, unset, for the last groups (AFTER_GROUPS)
     the caller fills in place."""
-    off, width = _layout(spec)
+    off, width = layout(spec)
     out = np.empty((len(b), width + extra))
     _fill(b, kind, out, off)
     tokens: list[TokenRows] = []
@@ -164,22 +164,32 @@ def all_columns(b: Blocks, kind: np.ndarray | None) -> dict[str, np.ndarray]:
     return {g: out[:, j:j + len(NAMES[g])] for g, j in ALL_OFFSETS.items() if j >= 0}
 
 
-def _fill(b: Blocks, kind: np.ndarray | None, out: np.ndarray, off: dict[str, int]) -> None:
-    """The C part's columns of the groups at ``off`` into ``out`` (a page of >= 1 block)."""
-    n = len(b)
-    tag = np.ascontiguousarray(b.tag, dtype=np.int64)
-    cnt = b.counts()
+# what the C part reads of a page (block_arrays)
+BlockArrays = tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray, np.ndarray, np.ndarray,
+                    np.ndarray, np.ndarray, bytes, np.ndarray, Phrases]
+
+
+def block_arrays(b: Blocks, kind: np.ndarray | None, off: dict[str, int]) -> BlockArrays:
+    """What the C part reads of a page (a page of >= 1 block) for the groups at ``off``: the
+    counts, tags, tag counts, depths, flags and ancestor ids, the kind probabilities, the class/id
+    pattern bits (where rx or head is among the groups), the texts and the heading lexicon."""
     rx = _NO_RX
     if off["rx"] >= 0 or off["head"] >= 0:
-        rx = b.pattern_columns(RX, RX_MATCHER, RX_LEVELS, len(RX_NAMES))
+        rx = np.ascontiguousarray(b.pattern_columns(RX, RX_MATCHER, RX_LEVELS, len(RX_NAMES)))
     p = _NO_KIND if kind is None else np.ascontiguousarray(kind, dtype=np.float64)
-    _C.features(n, PATH_LEN, out.shape[1], cnt, tag,
-                np.ascontiguousarray(b.n_tags, dtype=np.float64),
-                np.ascontiguousarray(b.depth, dtype=np.float64),
-                np.ascontiguousarray(b.flags, dtype=np.int64), b.container_ids(), TAG_GROUP_LUT,
-                p, np.ascontiguousarray(rx), *b.text_column().c_args(), _lexicon,
-                HEADING_MAX_WORDS, out, off["st"], off["cetr"], off["dom"], off["rx"], off["kind"],
-                off["head"], HEAD_GROUP, UNLIKELY, NEGATIVE)
+    return (b.counts(), np.ascontiguousarray(b.tag, dtype=np.int64),
+            np.ascontiguousarray(b.n_tags, dtype=np.float64),
+            np.ascontiguousarray(b.depth, dtype=np.float64),
+            np.ascontiguousarray(b.flags, dtype=np.int64), b.container_ids(), p, rx,
+            *b.text_column().c_args(), _lexicon)
+
+
+def _fill(b: Blocks, kind: np.ndarray | None, out: np.ndarray, off: dict[str, int]) -> None:
+    """The C part's columns of the groups at ``off`` into ``out`` (a page of >= 1 block)."""
+    cnt, tag, n_tags, depth, flags, cont, p, rx, utf8, starts, lexicon = block_arrays(b, kind, off)
+    _C.features(len(b), PATH_LEN, out.shape[1], cnt, tag, n_tags, depth, flags, cont, TAG_GROUP_LUT,
+                p, rx, utf8, starts, lexicon, HEADING_MAX_WORDS, out, off["st"], off["cetr"],
+                off["dom"], off["rx"], off["kind"], off["head"], HEAD_GROUP, UNLIKELY, NEGATIVE)
 
 
 def smooth(x: np.ndarray) -> np.ndarray:

@@ -1,0 +1,124 @@
+"""The pass after the walk (ce_filter/_pass.c, Extractor.scores_and_cut): the features, both
+stages, the cut and the span rule of a page in one C call give the bits of the steps one by one
+(features.page_inputs, Model.scores, Extractor.decide): the same probabilities and the same
+mask, on pages made to reach every branch and on every corpus page."""
+
+from __future__ import annotations
+
+import random
+
+import numpy as np
+import pytest
+
+from ce_filter.api import Extractor
+from ce_filter.read.segment import parse, segment
+from ce_filter.score import features
+from ce_filter.score.blockmodel import load_default
+
+from .corpus_pages import every_page
+from .test_span_fill import PAGE
+
+
+def _stepwise(ex: Extractor, b, kind, seen=None):
+    s = ex.model.block_scores(b, kind)
+    return s, ex.decide(b, s, kind, seen=seen)[0]
+
+
+def _same(ex: Extractor, b, kind, seen=None) -> bool:
+    got = ex.scores_and_cut(b, kind) if seen is None else ex.model.scores_and_cut(
+        b, kind, ex.cut(kind), _span_level(ex, kind), _outside(), seen)
+    assert got is not None
+    s, k = _stepwise(ex, b, kind, seen)
+    return np.array_equal(got[0], s) and np.array_equal(got[1], k)
+
+
+def _span_level(ex: Extractor, kind):
+    from ce_filter.keep.kindrules import SPAN_FILL
+
+    return SPAN_FILL.get(ex.kind_name(kind) or "")
+
+
+def _outside() -> int:
+    from ce_filter.keep.kindrules import SPAN_OUTSIDE
+
+    return SPAN_OUTSIDE
+
+
+def _pages(seed: int, count: int) -> list[str]:
+    """Pages of headings (boilerplate titles and shop sections among them), paragraphs, lists,
+    tables, code, navigation and footers at random."""
+    rnd = random.Random(seed)
+    heads = ["Comments", "Related posts", "Customer reviews", "Shipping & returns", "The story",
+             "You may also like", "Installation", "Q & A"]
+    parts = ["<h2>{h}</h2>", "<p>{w}</p>", "<ul><li>{w}</li><li><a href=#>{w}</a></li></ul>",
+             "<table><tr><td>{w}</td><td>{w}</td></tr></table>", "<pre><code>{w}</code></pre>",
+             "<nav><a href=/>{w}</a></nav>", "<footer><p>{w}</p></footer>",
+             "<div class='review'><p>{w}</p></div>", "<p class='price'>$ {w}</p>"]
+    words = "the event loop runs tasks and callbacks while a page keeps its story in prose".split()
+    out = []
+    for _ in range(count):
+        body = "".join(rnd.choice(parts).format(h=rnd.choice(heads),
+                                                w=" ".join(rnd.choices(words, k=rnd.randrange(1, 60))))
+                       for _ in range(rnd.randrange(1, 40)))
+        out.append(f"<html><head><title>t</title></head><body><main>{body}</main></body></html>")
+    return out
+
+
+@pytest.mark.parametrize("opts", [{}, {"precise": True}, {"recall": True}, {"threshold": 0.9},
+                                  {"comments": True}])
+def test_the_pass_gives_the_steps_bits_on_every_kind(opts):
+    ex = Extractor(**opts)
+    kinds = ex.kind_model.kinds
+    pages = [PAGE] + _pages(3, 40)
+    for html in pages:
+        b = segment(parse(html))
+        for k in range(len(kinds)):  # each kind read for sure, then mixed
+            kind = np.eye(len(kinds))[k] * 0.6 + 0.4 / len(kinds)
+            assert _same(ex, b, kind), (opts, kinds[k], html[:80])
+        assert _same(ex, b, ex.page_context(b, html, None)[0])
+
+
+def test_the_span_rule_in_the_pass_skips_the_blocks_seen_on_the_host():
+    ex = Extractor()
+    kinds = ex.kind_model.kinds
+    doc = np.eye(len(kinds))[kinds.index("documentation")]
+    for html in [PAGE] + _pages(4, 20):
+        b = segment(parse(html))
+        seen = np.random.default_rng(len(html)).random(len(b)) < 0.3
+        assert _same(ex, b, doc, seen)
+
+
+def test_the_steps_run_where_the_pass_does_not_cover_the_model(monkeypatch):
+    ex = Extractor()
+    b = segment(parse(PAGE))
+    kind = ex.page_context(b, PAGE, None)[0]
+    assert ex.scores_and_cut(b, kind) is not None
+    monkeypatch.setattr(features, "CETR_COLUMNS", lambda n_chr, n_tags: ([], []))
+    assert ex.scores_and_cut(b, kind) is None  # a research variant of the features
+    monkeypatch.undo()
+    plain = load_default()
+    assert plain.pass_plan() is not None and plain._plain()
+
+
+def test_the_pass_refuses_arrays_of_another_page():
+    ex = Extractor()
+    b, b2 = segment(parse(PAGE)), segment(parse(_pages(5, 1)[0]))
+    assert len(b) != len(b2)
+    kind = ex.page_context(b, PAGE, None)[0]
+    with pytest.raises(ValueError):
+        ex.model.scores_and_cut(b, kind, 0.5, None, 0, np.zeros(len(b2), dtype=bool)
+                                if len(b2) < len(b) else np.zeros(1, dtype=bool))
+
+
+@pytest.mark.corpus
+def test_the_pass_gives_the_steps_bits_on_every_corpus_page(data_dir):
+    ex = Extractor()
+    pages, differ = 0, []
+    for corpus, doc, html, b in every_page(data_dir):
+        if not len(b):
+            continue
+        pages += 1
+        kind = ex.page_context(b, html, doc.url or None)[0]
+        if not _same(ex, b, kind):
+            differ.append(f"{corpus}/{doc.id}")
+    assert pages > 3000 and not differ, (pages, differ[:10])
