@@ -28,7 +28,7 @@ GIL_FREE = (("ce_filter.read._segment", "parse"), ("ce_filter.read._segment", "s
             ("ce_filter.score.features._dense", "features"),
             ("ce_filter.score.features._dense", "context"), ("ce_filter.score._blockmodel", "score"),
             ("ce_filter.read._segment", "flag_columns"),
-            ("ce_filter.score._pagekind", "scan_html"),
+            ("ce_filter.score._pagekind", "scan_html"), ("ce_filter.score._pagekind", "head_signals"),
             ("ce_filter.score._pagekind", "block_signals"), ("ce_filter.score._pagekind", "text_signals"),
             ("ce_filter.score._pagekind", "kind_proba"),
             ("ce_filter.read._mojibake", "suspect"),

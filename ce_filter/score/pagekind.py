@@ -19,7 +19,7 @@ from __future__ import annotations
 import json
 import re
 from collections import Counter
-from collections.abc import Sequence
+from collections.abc import Iterable, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
 from types import ModuleType
@@ -83,12 +83,18 @@ _URL_WORDS: dict[str, frozenset[str]] = {
     "service": frozenset("services service pricing about contact solutions features plans company "
                          "team careers locations industries what-we-do".split()),
 }
+_URL_EXTS = (".html", ".htm", ".php", ".aspx")  # the last path segment's, for url_html
 _URL_SPLIT = re.compile(r"[/\-_.+]+")
 _YEAR = re.compile(r"/(?:19|20)\d\d/")
 _NUM_SEG = re.compile(r"/\d{3,}(?:/|$|[-_])")
 # log1p of the small counts _url_signals takes it of, made by the same scalar np.log1p calls
 # (the same values, bit for bit) once instead of twice a page
 _LOG1P_SMALL = tuple(float(np.log1p(k)) for k in range(64))
+
+
+# numpy's log1p of the counts the C part's kind_proba reads from a table (the same values as
+# np.log1p's scalar calls: one ufunc loop either way)
+_LOG1P_TABLE: list[float] = np.log1p(np.arange(4096, dtype=np.float64)).tolist()
 
 
 def _log1p_count(k: int) -> float:
@@ -189,6 +195,7 @@ def feature_names() -> list[str]:
 
 
 N_FEATURES = len(feature_names())
+_N_HEAD = feature_names().index("blocks")  # the declared types', og:type's and URL's signals
 
 
 def _og_signals(og_t: str) -> list[float]:
@@ -207,7 +214,7 @@ def _url_signals(u: str) -> list[float]:
     x = [float(bool(u)), _log1p_count(len(segs)), float(bool(u) and not segs),
          float(bool(parts and parts.query)), float(bool(_YEAR.search(path))),
          float(bool(_NUM_SEG.search(path))), _log1p_count(last.count("-")),
-         float(last.endswith((".html", ".htm", ".php", ".aspx")))]
+         float(last.endswith(_URL_EXTS))]
     x.extend(float(bool(words & ws)) for ws in _URL_WORDS.values())
     return x
 
@@ -217,7 +224,8 @@ def page_signals(blocks: Blocks, html: str = "", url: str | None = None) -> np.n
     ce_filter.score._pagekind is built, else by ``_page_signals_py`` (the same values, bit for bit)."""
     if _c is None:
         return _page_signals_py(blocks, html, url)
-    x = _head_signals(html, url)
+    x = np.array(_c.head_signals(html, url, _SCAN_CHARS))
+    x[_HEAD_LOG1P] = np.log1p(x[_HEAD_LOG1P])
     n = len(blocks)
     if n:
         cnt, cont = blocks.counts(), blocks.container_ids()
@@ -232,17 +240,6 @@ def page_signals(blocks: Blocks, html: str = "", url: str | None = None) -> np.n
     v = np.array(tail + (n_cur, n_dig / n_read) + tuple(1000.0 * g / n_read for g in groups))
     v[_C_LOG1P] = np.log1p(v[_C_LOG1P])
     return np.concatenate([x, v])
-
-
-def _head_signals(html: str, url: str | None) -> list[float]:
-    """The declared types, og:type and URL signals (the C part's scan of the HTML, then Python):
-    the signals before the blocks'."""
-    assert _c is not None  # called where the C part is loaded only
-    mask, og, canonical = _c.scan_html(html, _SCAN_CHARS, not url)
-    x = [float(mask >> i & 1) for i in range(len(_LD_GROUPS) + 1)]
-    x += _og_signals(og.lower() if og else "")
-    x += _url_signals(url or canonical or "")
-    return x
 
 
 def _page_signals_py(blocks: Blocks, html: str = "", url: str | None = None) -> np.ndarray:
@@ -295,6 +292,8 @@ def _page_signals_py(blocks: Blocks, html: str = "", url: str | None = None) -> 
 # in the C part's values (block_signals then price, digits, the word groups): those that get
 # numpy's log1p here (numpy's SIMD log1p is not libm's, bit for bit)
 _C_LOG1P = np.array([0, 1, 7, 9, 14, 22, 25, 28] + list(range(30, 30 + len(_TEXT_WORDS))))
+# in head_signals' values: the counts that get numpy's log1p here (url_depth, url_slug_words)
+_HEAD_LOG1P = np.array([feature_names().index(k) for k in ("url_depth", "url_slug_words")])
 _PROBE = """<html><head><link rel="canonical" href="https://example.com/blog/2024/a-post.html">
 <meta property="og:type" content="Article"><script type="application/ld+json">
 {"@type": ["NewsArticle", "https://schema.org/BreadcrumbList"]}</script></head><body>
@@ -310,35 +309,47 @@ class PageKindC(Protocol):
 
     def configure(self, ld_index: dict[str, int], n_ld_groups: int, words: dict[str, int],
                   n_word_groups: int, currency: str, digit_extra: list[tuple[int, int]],
-                  headings: list[int], tag_h1: int, tag_pre: int, bits: list[int], path_len: int, /
-                  ) -> None: ...
+                  headings: list[int], tag_h1: int, tag_pre: int, bits: list[int], path_len: int,
+                  url_words: dict[str, int], n_url_groups: int, og_kinds: list[str],
+                  url_exts: list[str], log1p: list[float], /) -> None: ...
 
     def scan_html(self, html: str, limit: int, want_canonical: bool, /
                   ) -> tuple[int, str | None, str | None]: ...  # (declared-type mask, og:type, canonical)
+
+    def head_signals(self, html: str, url: str | None, limit: int, /) -> tuple[float, ...]: ...
 
     def block_signals(self, counts: np.ndarray, flags: np.ndarray, tag: np.ndarray, cont: np.ndarray, /
                       ) -> tuple[float, ...]: ...
 
     def text_signals(self, joined: str, limit: int, /) -> tuple[int, int, int, tuple[int, ...]]: ...
 
-    def kind_proba(self, head: np.ndarray, counts: np.ndarray, flags: np.ndarray, tag: np.ndarray,
-                   cont: np.ndarray, joined: str, limit: int, log1p: np.ndarray, mean: np.ndarray,
+    def kind_proba(self, html: str, url: str | None, scan_limit: int, counts: np.ndarray,
+                   flags: np.ndarray, tag: np.ndarray, cont: np.ndarray, joined: str, limit: int,
+                   log1p: np.ndarray, mean: np.ndarray,
                    scale: np.ndarray, coef: np.ndarray, intercept: np.ndarray, out: np.ndarray, /
                    ) -> None: ...
+
+
+def _group_bits(groups: Sequence[Iterable[str]]) -> dict[str, int]:
+    """word -> the bit mask of the groups it is in."""
+    out: dict[str, int] = {}
+    for g, ws in enumerate(groups):
+        for w in ws:
+            out[w] = out.get(w, 0) | 1 << g
+    return out
 
 
 def _agrees(mod: ModuleType) -> bool:
     """ce_filter.score._pagekind configured with this module's tables, and whether it gives the
     Python reference's page signals on the probe page."""
-    words: dict[str, int] = {}
-    for g, ws in enumerate(_TEXT_WORDS.values()):
-        for w in ws:
-            words[w] = words.get(w, 0) | 1 << g
+    words = _group_bits(list(_TEXT_WORDS.values()))
     bits = [_BIT[k] for k in ("li", "table", "form", "label", "pre", "blockquote", "dl", "article",
                                "main")]
     bits += [_BIT["nav"] | _BIT["header"] | _BIT["footer"] | _BIT["aside"], _BIT["a"]]
     mod.configure(_LD_INDEX, len(_LD_GROUPS), words, len(_TEXT_WORDS), "".join(_CURRENCY),
-                  list(_DIGIT_EXTRA), sorted(HEADINGS), _TAG_H1, _TAG_PRE, bits, PATH_LEN)
+                  list(_DIGIT_EXTRA), sorted(HEADINGS), _TAG_H1, _TAG_PRE, bits, PATH_LEN,
+                  _group_bits(list(_URL_WORDS.values())), len(_URL_WORDS), list(_OG_KINDS),
+                  list(_URL_EXTS), _LOG1P_TABLE)
     global _c
     _c, blocks = mod, segment(parse(_PROBE))
     try:
@@ -381,7 +392,7 @@ class PageKindModel:
         if _c is None or not len(blocks):
             return self.proba(page_signals(blocks, html, url))
         out = np.empty(len(self.kinds))
-        _c.kind_proba(np.array(_head_signals(html, url)), blocks.counts(),
+        _c.kind_proba(html, url, _SCAN_CHARS, blocks.counts(),
                       np.ascontiguousarray(blocks.flags, dtype=np.int64),
                       np.ascontiguousarray(blocks.tag, dtype=np.int64), blocks.container_ids(),
                       blocks.text_column().joined, _TEXT_SCAN, _C_LOG1P, self.mean, self.scale, self.coef,

@@ -12,6 +12,8 @@ import sys
 
 import numpy as np
 import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
 from selectolax.lexbor import LexborHTMLParser
 
 from ce_filter.read.segment import Blocks, parse, segment, segment_tree
@@ -163,6 +165,95 @@ def test_hostile_pages():
     _same(Blocks(), many)
 
 
+_N_URL = 8 + len(P._URL_WORDS)  # url_known .. url_html, then the word groups
+
+
+def _c_url(u: str) -> np.ndarray:
+    """The URL's signals in C (head_signals of no HTML, with numpy's log1p as page_signals)."""
+    assert P._c is not None
+    x = np.array(P._c.head_signals("", u, P._SCAN_CHARS))
+    x[P._HEAD_LOG1P] = np.log1p(x[P._HEAD_LOG1P])
+    return x[-_N_URL:]
+
+
+def _same_url(u: str) -> None:
+    """The C URL signals are the reference's (urlsplit's); where urlsplit raises on the netloc,
+    C reads the URL like any other: known, and its path as without the netloc's checks."""
+    got = _c_url(u)
+    try:
+        ref = np.array(P._url_signals(u))
+    except ValueError:
+        assert got[0] == 1.0 and np.all(np.isfinite(got)), u
+        return
+    names = P.feature_names()[P._N_HEAD - _N_URL:P._N_HEAD]
+    assert np.array_equal(got, ref), (u, [(names[i], got[i], ref[i]) for i in np.flatnonzero(got != ref)])
+
+
+ODD_URLS = [
+    "http://x.com/2019/a-b-c.HTML", "HTTP://X.COM/BLOG/Some-Post.HTM", "https://x.com/blog/2021/07/",
+    "http://[::1]/blog/2019/a-b", "http://[::1/docs/x", "http://[v1.fe]/docs/", "http://]x/forum/t/1",
+    "http://[zz]/p/123", "http://a\uff03b/x", "http://\u2100/shop/", "example.com/blog/a-b", "//host/p/12345",
+    "//host", "///a/b", "/", "", "?", "#", "?q=1", "#/blog/2019/", "http://x.com/a#/blog/2019/x",
+    "http://x.com/?q=1", "http://x.com/a?", "http://x.com/a?#f", "http://x.com/a#f?q=1",
+    "http://x.com/%62log/a%2Db.html", "http://x.com/\u30d6\u30ed\u30b0/2020/\u8a18\u4e8b",
+    "http://x.com/\u212ab/s\u212au", "http://x.com/\u0130/a.HTM\u0130", "http://x.com/\u0130l/x.php",
+    "http://x.com/" + "a-" * 5000, "http://x.com" + "/a" * 5000, "/" + "1" * 3000,
+    "\x00 \thttp://x.com/blog", "http://x.com/bl\tog/ne\nws/\r", " \x1f//x/docs", "\x7fhttp://x.com/blog",
+    "mailto:a@b.c", "a:b/blog", "1http:/x/blog", "+x:/blog", "javascript:void(0)", "http:", "http://", ":",
+    "http:/2019/", "/123", "/12-", "/1234-a", "/123_", "/123a", "/\u0661\u0662\u0663/", "/20\u0662\u0663/",
+    "/\u00b2\u00b3\u00b9/", "/2019", "/1999/x", "/2100/x", "tags/", "/C/", "/p", "/what-we-do/",
+    "/WHAT-WE-DO", "/what_we_do", "http://x.com/ap\u0131/", "/\ud800/blog", "/blog\U0001f600/",
+    "http://x.com:80/docs/api?x#y", "http://user:pw@x.com/forum/", "s3://b/k/t", "HtTp://X/S/",
+    "http://x.com/a.html/", "/a.html?x", "/a.aspx#x", "/.php", "/a.php5", "http://x.com/a/b/c/d/e/f/g",
+]
+
+
+@needs_c
+@pytest.mark.parametrize("url", ODD_URLS)
+def test_url_signals_equal_python_on_odd_urls(url):
+    _same_url(url)
+
+
+_URL_PIECES = ["http", "HTTPS", ":", "//", "/", "?", "#", "[", "]", "::1", "x.com", "2019", "20", "19", "123",
+               "1234", "-", "_", ".", "+", ".html", ".HTML", ".htm", ".php", "aspx", "blog", "News", "p", "t",
+               "what-we-do", "\u212ab", "sku", "\t", "\n", "\r", " ", "\x00", "\x1f", "%20", "\u00e9",
+               "\u0130", "\u0663\u0664\u0665", "@", "user:pw", "mailto:", "1a:", "+x:", "\ud800",
+               "\U0001f600", "\u2028", "\x7f", "\uff03"]
+
+
+@needs_c
+@settings(max_examples=400, deadline=None)
+@given(st.lists(st.sampled_from(_URL_PIECES) | st.text(max_size=4), max_size=16).map("".join))
+def test_url_signals_equal_python_on_random_urls(url):
+    _same_url(url)
+
+
+@needs_c
+@settings(max_examples=200, deadline=None)
+@given(st.text(max_size=200))
+def test_url_signals_equal_python_on_any_text(url):
+    _same_url(url)
+
+
+@needs_c
+def test_the_url_in_page_signals_and_the_kind_model():
+    """The URL given, else the canonical link, through page_signals and kind_proba."""
+    html = '<link rel=canonical href="HTTP://x.com/Blog/2019/a-b.HTML?x"><p>Price $5 cart</p>'
+    blocks = segment(parse(html))
+    for url in (None, "", "http://x.com/p/12345", " \t", "http://[::1]/docs/api", "/" + "a/" * 5000):
+        assert np.array_equal(P.page_signals(blocks, html, url), P._page_signals_py(blocks, html, url)), url
+        assert _same_kind(blocks, html, url), url
+
+
+def test_a_malformed_canonical_link_does_not_fail_the_page():
+    """urlsplit raises ValueError on an unclosed IPv6 bracket; the page's kind reads it anyway."""
+    from ce_filter import extract
+
+    html = "<link rel=canonical href=http://[x/blog/><p>Some words of text in a paragraph here.</p>"
+    assert "Some words" in extract(html).text
+    assert "Some words" in extract(html.replace("[x/blog/", "x.com/"), "http://[::1/x").text
+
+
 @needs_c
 def test_random_pages():
     """Pages stitched at random from the pieces the matchers care about."""
@@ -196,17 +287,21 @@ def test_bad_arguments_raise_instead_of_crashing():
     assert c.scan_html("<html>", -5, True) == (0, None, None)
     k = _KIND
     assert k is not None
-    args = (np.zeros(5), f8, i8, i8, np.zeros(30, dtype=np.int64), "a\nb\nc", 100, P._C_LOG1P,
+    good = ("<html>", None, 100, f8, i8, i8, np.zeros(30, dtype=np.int64), "a\nb\nc", 100, P._C_LOG1P,
             k.mean, k.scale, k.coef, k.intercept, np.empty(len(k.kinds)))
-    with pytest.raises(ValueError):  # the prefix's width does not add up to the model's
-        c.kind_proba(*args)
-    good = (np.zeros(P.N_FEATURES - 30 - len(P._TEXT_WORDS)), *args[1:])
     c.kind_proba(*good)
     assert np.isclose(good[-1].sum(), 1.0)
+    with pytest.raises(ValueError):  # the signals' width does not add up to the model's
+        c.kind_proba(*good[:10], k.mean[1:], *good[11:])
     with pytest.raises(ValueError):
-        c.kind_proba(*good[:7], np.array([10_000]), *good[8:])  # log1p past the signals
+        c.kind_proba(*good[:9], np.array([10_000]), *good[10:])  # log1p past the signals
     with pytest.raises(TypeError):
-        c.kind_proba(*good[:5], ["a", 1, "c"], *good[6:])
+        c.kind_proba(*good[:7], ["a", 1, "c"], *good[8:])
+    with pytest.raises(TypeError):
+        c.kind_proba(good[0], b"http://x.com/", *good[2:])  # the URL: str or None
+    with pytest.raises(TypeError):
+        c.head_signals("<html>", 5, 100)
+    assert c.head_signals("<html>", "", -1) == c.head_signals("", None, 100) == (0.0,) * P._N_HEAD
     assert c.text_signals("", 20_000)[:3] == (0, 0, 0)
 
 
@@ -240,6 +335,9 @@ def test_character_classes_are_pythons_on_every_code_point():
         assert np.array_equal(fold == ord(letter), want), letter
 
 
+URL_DELIMS = set("/-_.+:?#\t\r\n")
+
+
 def test_lower_case_facts_the_c_word_count_relies_on():
     """The C count does not lower-case: it relies on these (true of Python's str.lower on every
     code point; a new Unicode version could break one, and then this test says so)."""
@@ -255,6 +353,12 @@ def test_lower_case_facts_the_c_word_count_relies_on():
         if low[0] != c:
             assert not P._DIGIT_START.match(" " + low[0]) and not P._DIGIT_START.match(" " + c)
             assert low[0] not in P._CURRENCY and c not in P._CURRENCY
+        # the URL's signals (head_signals): only U+0130 becomes two characters, and no
+        # character lower-cases to or from a separator, an urlsplit delimiter or a decimal digit
+        if len(low) != 1:
+            assert c == "\u0130" and low == "i\u0307", hex(i)
+        if low != c:
+            assert not set(low + c) & URL_DELIMS and not any(ch.isdecimal() for ch in low + c), hex(i)
 
 
 @pytest.mark.corpus
