@@ -1,21 +1,24 @@
-/* The heavy parts of ce_filter/score/pagekind.py's page signals in C. That file's
- * ``_page_signals_py`` is the reference: the values must be the same bit for bit (the page-kind
- * model was fitted on them), and tests compare the two on every corpus page and on hostile ones.
+/* ce_filter/score/pagekind.py's page signals and the page-kind model, in C: the one
+ * implementation in the package (a required part). The Python reference is the test oracle
+ * tests/oracles/pagekind_signals.py (the names below are its): the values must be the same bit
+ * for bit (the page-kind model was fitted on them), and tests compare the two on every corpus
+ * page, on hostile pages and on random URLs.
  *
  * Why: in Python the signals cost ~0.7 ms a page (a third of an extraction): scans of the raw
- * HTML for the declared types, ~25 numpy reductions over the block arrays, and a bag of the
- * first words of the text. Here each is one pass, with no temporary arrays or strings.
+ * HTML for the declared types, urlsplit and regexes over the URL, ~25 numpy reductions over the
+ * block arrays, and a bag of the first words of the text. Here each is one pass, with no
+ * temporary arrays or strings.
  *
  * The parts, each the exact equivalent of the reference's code:
  * - scan_html: the JSON-LD / microdata types (str.find of '"@type"' / 'itemtype=' then
- *   _TYPE_AFTER_KEY / _TYPE_AFTER_ATTR matched there), _OG_RX.search and the canonical-link
+ *   TYPE_AFTER_KEY / TYPE_AFTER_ATTR matched there), OG_RX.search and the canonical-link
  *   search, as hand-written matchers of those regexes (the same first match: lazy {0,80}?
  *   tried shortest first; re.I's case folding for the letters used: 'i' also matches U+0130
  *   and U+0131, 's' U+017F, 'k' U+212A; \s is Py_UNICODE_ISSPACE, \w Py_UNICODE_ISALNUM or '_').
  * - head_signals: scan_html's finds made into the signals before the blocks': the declared
- *   types, _og_signals of the og:type value and _url_signals of the URL given, else of the
+ *   types, og_signals of the og:type value and url_signals of the URL given, else of the
  *   canonical link: urlsplit's path and query read as CPython 3.11 reads them (split_url),
- *   the path's segments and words looked up in the URL lexicon, _YEAR and _NUM_SEG by hand.
+ *   the path's segments and words looked up in the URL lexicon, YEAR and NUM_SEG by hand.
  *   str.lower() is not called: only ASCII letters and U+212A lower-case to ASCII (and U+0130
  *   to 'i' + U+0307), and none lower-cases to a separator or a digit (tests check every code
  *   point). The two counts' log1p is numpy's (page_signals takes it; kind_proba reads it from
@@ -24,9 +27,9 @@
  * - block_signals: the block-array reductions. The counts are whole numbers, so every sum is
  *   exact in any order (numpy's pairwise sums give the same doubles); log1p is left to numpy
  *   (its SIMD log1p is not libm's, bit for bit).
- * - kind_proba: head_signals', block_signals' and text_signals' loops, then the page-kind model itself (the
- *   signals' log1p, standardised, one weight row per kind, the softmax) in one call without the
- *   GIL: libm's log1p and exp, the products added in feature order, so to ~1e-15 of the numpy
+ * - kind_proba: head_signals', block_signals' and text_signals' loops, then the page-kind
+ *   model itself (the signals' log1p, standardised, one weight row per kind, the softmax) in one
+ *   call without the GIL: libm's log1p and exp, the products added in feature order, so to ~1e-15 of the numpy
  *   reference (PageKindModel.proba over page_signals) rather than bit for bit; tests check the
  *   probabilities to 1e-12 and the same most probable kind on every corpus page.
  * - text_signals: the first _TEXT_SCAN characters of the blocks' text joined by spaces, split
@@ -294,7 +297,7 @@ static inline int is_space(Py_UCS4 c) {
 }
 
 
-/* _DIGIT_START's class: \d (Py_UNICODE_ISDECIMAL) or one of its ranges */
+/* DIGIT_START's class: \d (Py_UNICODE_ISDECIMAL) or one of its ranges */
 static inline int is_digit_start(Py_UCS4 c) {
     if (c >= '0' && c <= '9') return 1;
     for (int r = 0; r < n_digit_ranges; r++)
@@ -443,7 +446,7 @@ static long long ld_group(const str_t *s, Py_ssize_t a, Py_ssize_t e) {
     return table_get(&ld_table, w, e - a, h);
 }
 
-/* _TYPE_AFTER_KEY.match(s, j): \s*:\s*\[?\s*"(?:https?://schema\.org/)?([A-Za-z]+)"
+/* TYPE_AFTER_KEY.match(s, j): \s*:\s*\[?\s*"(?:https?://schema\.org/)?([A-Za-z]+)"
  * -> the group's [a, e), or 0 */
 static int type_after_key(const str_t *s, Py_ssize_t j, Py_ssize_t *a, Py_ssize_t *e) {
     j = skip_space(s, j);
@@ -472,7 +475,7 @@ static int type_after_key(const str_t *s, Py_ssize_t j, Py_ssize_t *a, Py_ssize_
     return 0;
 }
 
-/* _TYPE_AFTER_ATTR.match(s, j) (re.I): ["']?https?://schema\.org/([A-Za-z]+) */
+/* TYPE_AFTER_ATTR.match(s, j) (re.I): ["']?https?://schema\.org/([A-Za-z]+) */
 static int type_after_attr(const str_t *s, Py_ssize_t j, Py_ssize_t *a, Py_ssize_t *e) {
     if (is_quote(s, j)) j++;
     if (!at_ci(s, j, "http", 4)) return 0;
@@ -488,7 +491,7 @@ static int type_after_attr(const str_t *s, Py_ssize_t j, Py_ssize_t *a, Py_ssize
     return 1;
 }
 
-/* _declared_types: bit g for each group declared, bit n_ld_groups if any key is there */
+/* declared_types: bit g for each group declared, bit n_ld_groups if any key is there */
 static unsigned long long declared(const str_t *s) {
     static const struct { const char *key; Py_ssize_t len, pivot; int attr; } keys[2] = {
         {"\"@type\"", 7, 0, 0}, {"itemtype=", 9, 3, 1}};
@@ -692,7 +695,7 @@ static long long url_word(const Py_UCS4 *b, Py_ssize_t a, Py_ssize_t e) {
 
 #define N_URL_SHAPE 8 /* url_known .. url_html, then the word groups */
 
-/* _url_signals of u (u->n == 0: no URL) into x, the two counts (url_depth, url_slug_words)
+/* url_signals of u (u->n == 0: no URL) into x, the two counts (url_depth, url_slug_words)
  * without their log1p; -1 when out of memory (runs without the GIL) */
 static int url_part(const str_t *u, double *x) {
     memset(x, 0, (size_t)(N_URL_SHAPE + n_url_groups) * sizeof *x);
@@ -709,7 +712,7 @@ static int url_part(const str_t *u, double *x) {
     int query;
     split_url(b, m, &a, &e, &query);
     /* the path: its '/' segments and the words between [/\-_.+]+ (both looked up: the
-     * reference's set of split words | segments), the last segment, _YEAR and _NUM_SEG.
+     * reference's set of split words | segments), the last segment, YEAR and NUM_SEG.
      * Lower-casing moves no '/', separator or decimal digit (tests check every code point). */
     Py_ssize_t segs = 0, last_a = 0, last_e = 0;
     long long groups = 0;
@@ -733,11 +736,11 @@ static int url_part(const str_t *u, double *x) {
     }
     for (Py_ssize_t k = a; k < e; k++) {
         if (b[k] != '/') continue;
-        /* _YEAR: /(?:19|20)\d\d/ */
+        /* YEAR: /(?:19|20)\d\d/ */
         if (k + 5 < e && ((b[k + 1] == '1' && b[k + 2] == '9') || (b[k + 1] == '2' && b[k + 2] == '0')) &&
             Py_UNICODE_ISDECIMAL(b[k + 3]) && Py_UNICODE_ISDECIMAL(b[k + 4]) && b[k + 5] == '/')
             year = 1;
-        /* _NUM_SEG: /\d{3,}(?:/|$|[-_]): the longest run of digits, as a shorter one is
+        /* NUM_SEG: /\d{3,}(?:/|$|[-_]): the longest run of digits, as a shorter one is
          * followed by a digit ($ is the end: the path has no newline) */
         Py_ssize_t j = k + 1;
         while (j < e && Py_UNICODE_ISDECIMAL(b[j])) j++;
@@ -775,7 +778,7 @@ static Py_ssize_t n_head(void) { return n_ld_groups + 1 + n_og_kinds + 1 + N_URL
 static Py_ssize_t head_depth(void) { return n_ld_groups + 1 + n_og_kinds + 1 + 1; }
 static Py_ssize_t head_dashes(void) { return n_ld_groups + 1 + n_og_kinds + 1 + 6; }
 
-/* _head_signals: the declared types, og:type and URL signals of html[:limit] (html->n is the
+/* the head signals: the declared types, og:type and URL signals of html[:limit] (html->n is the
  * bound already) and url (url->n == 0: none, the canonical link instead) into x, the URL's two
  * counts without log1p; -1 when out of memory. No Python: runs without the GIL. */
 static int head_part(const str_t *html, const str_t *url, double *x) {
@@ -862,7 +865,7 @@ static int get_buf(PyObject *o, Py_buffer *b, Py_ssize_t n, int is_float, const 
     return 0;
 }
 
-/* _repeats: of blocks grouped by key = cont[:, level] * 65536 + tag (int64, wrapping as numpy
+/* repeats: of blocks grouped by key = cont[:, level] * 65536 + tag (int64, wrapping as numpy
  * does), the largest group's size, the share of blocks in groups of >= 4, the share of the
  * words in them; an open-addressing count per key */
 static int repeats(const int64_t *cont, const int64_t *tag, const double *cnt, Py_ssize_t n,

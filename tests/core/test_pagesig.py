@@ -1,8 +1,9 @@
-"""The page signals in C (ce_filter/score/_pagekind.c) are the Python reference's, bit for bit: the
-page-kind model was fitted on the reference's values, so the C part must not move them by an
-ulp; the model's probabilities in one C call (kind_proba) are the numpy reference's to 1e-12,
-with the same most probable kind. Hand-made edge cases, hostile pages, the character classes the
-C matchers use on every code point, and every corpus page."""
+"""The page signals in C (ce_filter/score/_pagekind.c) are the Python reference's
+(tests/oracles/pagekind_signals.py), bit for bit: the page-kind model was fitted on the
+reference's values, so the C part must not move them by an ulp; the model's probabilities in
+one C call (kind_proba) are the numpy reference's to 1e-12, with the same most probable kind.
+Hand-made edge cases, hostile pages, odd and random URLs, the character classes the C matchers
+use on every code point, and every corpus page."""
 
 from __future__ import annotations
 
@@ -19,11 +20,10 @@ from selectolax.lexbor import LexborHTMLParser
 from ce_filter.read.segment import Blocks, parse, segment, segment_tree
 from ce_filter.score import pagekind as P
 from ce_filter.score.blockmodel import load_default
+from tests.oracles import pagekind_signals as oracle
 
 from .corpus_pages import every_page
 
-needs_c = pytest.mark.skipif(P._c is None, reason="ce_filter.score._pagekind not built (no C compiler?) "
-                             "or CE_FILTER_PURE_PYTHON set: only the Python signals are in use")
 URL = "https://shop.example.com/products/blue-kettle-1-7l?ref=x"
 
 
@@ -34,14 +34,14 @@ def _same_kind(blocks: Blocks, html: str, url: str | None) -> bool:
     """The page-kind model's probabilities in one C call (page_proba) are the numpy reference's
     over the reference signals to 1e-12, with the same most probable kind."""
     assert _KIND is not None
-    got, ref = _KIND.page_proba(blocks, html, url), _KIND.proba(P._page_signals_py(blocks, html, url))
+    got, ref = _KIND.page_proba(blocks, html, url), _KIND.proba(oracle.page_signals(blocks, html, url))
     return bool(np.allclose(got, ref, rtol=0, atol=1e-12) and np.argmax(got) == np.argmax(ref))
 
 
 def _same(blocks: Blocks, html: str) -> None:
     for url in (None, "", URL):
         c = P.page_signals(blocks, html, url)
-        py = P._page_signals_py(blocks, html, url)
+        py = oracle.page_signals(blocks, html, url)
         assert c.dtype == py.dtype == np.float64 and c.shape == py.shape == (P.N_FEATURES,)
         differ = [(P.feature_names()[i], c[i], py[i]) for i in np.flatnonzero(c != py)]
         assert np.array_equal(c, py), (url, differ)
@@ -53,12 +53,21 @@ def _page(html: str) -> None:
     _same(segment_tree(LexborHTMLParser(html)), html)  # the Python walk: lists, not arrays
 
 
+# a page with some of every signal
+PROBE = """<html><head><link rel="canonical" href="https://example.com/blog/2024/a-post.html">
+<meta property="og:type" content="Article"><script type="application/ld+json">
+{"@type": ["NewsArticle", "https://schema.org/BreadcrumbList"]}</script></head><body>
+<nav><ul><li><a href="/">Home</a></li><li><a href="/shop">Shop</a></li><li>Cart</li>
+<li>Reply</li></ul></nav><main><article itemtype="http://schema.org/Product"><h1>A post</h1>
+<p>Price $19.99, in stock: 3 items, ² free SHIPPING with the \u212aelvin STOC\u212a api.</p>
+<pre>def f(): return 1</pre><table><tr><td>Default</td><td>€5</td></tr></table></article></main>
+</body></html>"""
 LD = '<script type="application/ld+json">{}</script>'
 EDGE_PAGES = {
     "empty": "",
     "bare": "<html></html>",
     "one word": "<p>x</p>",
-    "probe": P._PROBE,
+    "probe": PROBE,
     "type array": LD.format('{"@type" :\n [ "https://schema.org/Product", "Offer"], "x": 1}'),
     "type forms": LD.format('{"@type":"http://schema.org/NewsArticle"} {"@type": "Https://schema.org/QAPage"}'
                             ' {"@type"\t:\u3000"FAQPage"} {"@type": "https://schema.org/"} {"@type": "http"}'
@@ -103,13 +112,11 @@ EDGE_PAGES = {
 }
 
 
-@needs_c
 @pytest.mark.parametrize("name", list(EDGE_PAGES))
 def test_c_signals_equal_python_on_edge_cases(name):
     _page(EDGE_PAGES[name])
 
 
-@needs_c
 def test_no_blocks_and_a_page_without_html():
     _same(Blocks(), "")
     _same(Blocks(), EDGE_PAGES["type array"] + EDGE_PAGES["og forms"])
@@ -117,7 +124,6 @@ def test_no_blocks_and_a_page_without_html():
     _same(b, "")
 
 
-@needs_c
 def test_past_the_scan_bounds():
     """Declared types, og:type and canonical link read only the first _SCAN_CHARS characters,
     the words only the first _TEXT_SCAN characters of the text: across and past both bounds."""
@@ -145,7 +151,6 @@ def test_past_the_scan_bounds():
         _same(b2, "")
 
 
-@needs_c
 def test_hostile_pages():
     """Megabytes, deep nesting, NUL bytes, lone surrogates: the same values, no crash."""
     big = "<html><body>" + "".join(f"<div class=c{i % 7}><p>item {i} $5 price</p></div>"
@@ -181,7 +186,7 @@ def _same_url(u: str) -> None:
     C reads the URL like any other: known, and its path as without the netloc's checks."""
     got = _c_url(u)
     try:
-        ref = np.array(P._url_signals(u))
+        ref = np.array(oracle.url_signals(u))
     except ValueError:
         assert got[0] == 1.0 and np.all(np.isfinite(got)), u
         return
@@ -208,7 +213,6 @@ ODD_URLS = [
 ]
 
 
-@needs_c
 @pytest.mark.parametrize("url", ODD_URLS)
 def test_url_signals_equal_python_on_odd_urls(url):
     _same_url(url)
@@ -221,27 +225,24 @@ _URL_PIECES = ["http", "HTTPS", ":", "//", "/", "?", "#", "[", "]", "::1", "x.co
                "\U0001f600", "\u2028", "\x7f", "\uff03"]
 
 
-@needs_c
 @settings(max_examples=400, deadline=None)
 @given(st.lists(st.sampled_from(_URL_PIECES) | st.text(max_size=4), max_size=16).map("".join))
 def test_url_signals_equal_python_on_random_urls(url):
     _same_url(url)
 
 
-@needs_c
 @settings(max_examples=200, deadline=None)
 @given(st.text(max_size=200))
 def test_url_signals_equal_python_on_any_text(url):
     _same_url(url)
 
 
-@needs_c
 def test_the_url_in_page_signals_and_the_kind_model():
     """The URL given, else the canonical link, through page_signals and kind_proba."""
     html = '<link rel=canonical href="HTTP://x.com/Blog/2019/a-b.HTML?x"><p>Price $5 cart</p>'
     blocks = segment(parse(html))
     for url in (None, "", "http://x.com/p/12345", " \t", "http://[::1]/docs/api", "/" + "a/" * 5000):
-        assert np.array_equal(P.page_signals(blocks, html, url), P._page_signals_py(blocks, html, url)), url
+        assert np.array_equal(P.page_signals(blocks, html, url), oracle.page_signals(blocks, html, url)), url
         assert _same_kind(blocks, html, url), url
 
 
@@ -254,7 +255,6 @@ def test_a_malformed_canonical_link_does_not_fail_the_page():
     assert "Some words" in extract(html.replace("[x/blog/", "x.com/"), "http://[::1/x").text
 
 
-@needs_c
 def test_random_pages():
     """Pages stitched at random from the pieces the matchers care about."""
     rng = random.Random(14)
@@ -268,7 +268,6 @@ def test_random_pages():
         _page(html)
 
 
-@needs_c
 def test_bad_arguments_raise_instead_of_crashing():
     c = P._c
     i8, f8 = np.zeros(3, dtype=np.int64), np.zeros(9)
@@ -315,7 +314,6 @@ def _matches(rx: str, s: str, flags: int = 0) -> np.ndarray:
     return out
 
 
-@needs_c
 def test_character_classes_are_pythons_on_every_code_point():
     """What the C matchers take a character for is what Python's re and str take it for."""
     s = _all_chars()
@@ -325,7 +323,7 @@ def test_character_classes_are_pythons_on_every_code_point():
     bits = {1: _matches(r"\s", s), 2: _matches(r"[\w.:-]", s, re.I), 4: _matches(r"[^\"'\s>]", s, re.I),
             8: _matches("[A-Za-z]", s, re.I), 32: np.isin(np.arange(len(s)), [ord(c) for c in P._CURRENCY])}
     bits[16] = np.zeros(len(s), dtype=bool)
-    bits[16][[m.start() // 2 for m in P._DIGIT_START.finditer(" " + " ".join(s))]] = True
+    bits[16][[m.start() // 2 for m in oracle.DIGIT_START.finditer(" " + " ".join(s))]] = True
     for bit, want in bits.items():
         got = (cls & bit) != 0
         assert np.array_equal(got, want), (bit, [hex(i) for i in np.flatnonzero(got != want)[:10]])
@@ -351,7 +349,7 @@ def test_lower_case_facts_the_c_word_count_relies_on():
         if c.isspace() or any(ch.isspace() for ch in low):
             assert low == c, hex(i)
         if low[0] != c:
-            assert not P._DIGIT_START.match(" " + low[0]) and not P._DIGIT_START.match(" " + c)
+            assert not oracle.DIGIT_START.match(" " + low[0]) and not oracle.DIGIT_START.match(" " + c)
             assert low[0] not in P._CURRENCY and c not in P._CURRENCY
         # the URL's signals (head_signals): only U+0130 becomes two characters, and no
         # character lower-cases to or from a separator, an urlsplit delimiter or a decimal digit
@@ -362,20 +360,19 @@ def test_lower_case_facts_the_c_word_count_relies_on():
 
 
 @pytest.mark.corpus
-@needs_c
 def test_c_signals_equal_python_on_every_corpus_page(data_dir):
     """Every page of every corpus, without and with its URL: the C vector is the reference's."""
     pages, differ = 0, []
     for corpus, doc, html, blocks in every_page(data_dir):
         pages += 1
         for url in {None, doc.url or None}:
-            c, py = P.page_signals(blocks, html, url), P._page_signals_py(blocks, html, url)
+            c, py = P.page_signals(blocks, html, url), oracle.page_signals(blocks, html, url)
             if not (np.array_equal(c, py) and _same_kind(blocks, html, url)):
                 differ.append(f"{corpus}/{doc.id} url={url}")
     assert pages > 3000 and not differ, (pages, differ[:10])
 
 
-@pytest.mark.parametrize("signals", [P.page_signals, P._page_signals_py], ids=["page_signals", "reference"])
+@pytest.mark.parametrize("signals", [P.page_signals, oracle.page_signals], ids=["page_signals", "reference"])
 def test_edge_cases_read_what_they_should(signals):
     """What the matchers find in a few edge cases (both paths), beside their being equal."""
     want = {"type array": {"ld_product", "ld_any"},
@@ -392,3 +389,10 @@ def test_edge_cases_read_what_they_should(signals):
         assert on <= got and not (got - on) & named, name
     x = dict(zip(P.feature_names(), signals(segment(parse(EDGE_PAGES["words"])), "", None)))
     assert x["w_product"] > 0 and x["w_service"] > 0  # STOC\u212a and \u212aook count as stock and book
+
+
+def test_the_log1p_table_is_numpys_scalar_log1p():
+    """kind_proba reads the URL's counts' log1p from this table: np.log1p's values, which page_signals
+    and the reference take (numpy's SIMD log1p is not libm's, bit for bit)."""
+    assert P._LOG1P_TABLE == [float(np.log1p(k)) for k in range(len(P._LOG1P_TABLE))]
+    assert [oracle.log1p_count(k) for k in range(100)] == P._LOG1P_TABLE[:100]
