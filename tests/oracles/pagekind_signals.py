@@ -9,7 +9,7 @@ from __future__ import annotations
 import re
 from collections import Counter
 from collections.abc import Sequence
-from urllib.parse import urlsplit
+from urllib.parse import _WHATWG_C0_CONTROL_OR_SPACE, _splitnetloc, scheme_chars, urlsplit  # type: ignore[attr-defined]
 
 import numpy as np
 
@@ -126,6 +126,22 @@ def url_signals(u: str) -> list[float]:
          float(last.endswith(_URL_EXTS))]
     x.extend(float(bool(words & ws)) for ws in _URL_WORDS.values())
     return x
+
+
+def url_signals_unchecked(u: str) -> list[float]:
+    """url_signals of ``u`` with its netloc (if any) replaced by "h": what the C part reads
+    where urlsplit raises ValueError on a malformed netloc (its checks are of the netloc only:
+    the path and query are those of any netloc)."""
+    s = u.lstrip(_WHATWG_C0_CONTROL_OR_SPACE)
+    for c in "\t\r\n":
+        s = s.replace(c, "")
+    i = s.find(":")
+    scheme = ""
+    if i > 0 and s[0].isascii() and s[0].isalpha() and all(c in scheme_chars for c in s[:i]):
+        scheme, s = s[:i + 1], s[i + 1:]
+    if s[:2] == "//":
+        s = "//h" + _splitnetloc(s, 2)[1]
+    return url_signals((scheme + s) or u)
 
 
 def page_signals(blocks: Blocks, html: str = "", url: str | None = None) -> np.ndarray:
