@@ -1,23 +1,35 @@
-/* The heavy parts of ce_filter/score/pagekind.py's page signals in C. That file's
- * ``_page_signals_py`` is the reference: the values must be the same bit for bit (the page-kind
- * model was fitted on them), and tests compare the two on every corpus page and on hostile ones.
+/* ce_filter/score/pagekind.py's page signals and the page-kind model, in C: the one
+ * implementation in the package (a required part). The Python reference is the test oracle
+ * tests/oracles/pagekind_signals.py (the names below are its): the values must be the same bit
+ * for bit (the page-kind model was fitted on them), and tests compare the two on every corpus
+ * page, on hostile pages and on random URLs.
  *
  * Why: in Python the signals cost ~0.7 ms a page (a third of an extraction): scans of the raw
- * HTML for the declared types, ~25 numpy reductions over the block arrays, and a bag of the
- * first words of the text. Here each is one pass, with no temporary arrays or strings.
+ * HTML for the declared types, urlsplit and regexes over the URL, ~25 numpy reductions over the
+ * block arrays, and a bag of the first words of the text. Here each is one pass, with no
+ * temporary arrays or strings.
  *
- * Three parts, each the exact equivalent of the reference's code:
+ * The parts, each the exact equivalent of the reference's code:
  * - scan_html: the JSON-LD / microdata types (str.find of '"@type"' / 'itemtype=' then
- *   _TYPE_AFTER_KEY / _TYPE_AFTER_ATTR matched there), _OG_RX.search and the canonical-link
+ *   TYPE_AFTER_KEY / TYPE_AFTER_ATTR matched there), OG_RX.search and the canonical-link
  *   search, as hand-written matchers of those regexes (the same first match: lazy {0,80}?
  *   tried shortest first; re.I's case folding for the letters used: 'i' also matches U+0130
  *   and U+0131, 's' U+017F, 'k' U+212A; \s is Py_UNICODE_ISSPACE, \w Py_UNICODE_ISALNUM or '_').
+ * - head_signals: scan_html's finds made into the signals before the blocks': the declared
+ *   types, og_signals of the og:type value and url_signals of the URL given, else of the
+ *   canonical link: urlsplit's path and query read as CPython 3.11 reads them (split_url),
+ *   the path's segments and words looked up in the URL lexicon, YEAR and NUM_SEG by hand.
+ *   str.lower() is not called: only ASCII letters and U+212A lower-case to ASCII (and U+0130
+ *   to 'i' + U+0307), and none lower-cases to a separator or a digit (tests check every code
+ *   point). The two counts' log1p is numpy's (page_signals takes it; kind_proba reads it from
+ *   configure's table of numpy's values). Where urlsplit raises ValueError on a malformed
+ *   netloc, the URL is read like any other (split_url).
  * - block_signals: the block-array reductions. The counts are whole numbers, so every sum is
  *   exact in any order (numpy's pairwise sums give the same doubles); log1p is left to numpy
  *   (its SIMD log1p is not libm's, bit for bit).
- * - kind_proba: block_signals' and text_signals' loops, then the page-kind model itself (the
- *   signals' log1p, standardised, one weight row per kind, the softmax) in one call without the
- *   GIL: libm's log1p and exp, the products added in feature order, so to ~1e-15 of the numpy
+ * - kind_proba: head_signals', block_signals' and text_signals' loops, then the page-kind
+ *   model itself (the signals' log1p, standardised, one weight row per kind, the softmax) in one
+ *   call without the GIL: libm's log1p and exp, the products added in feature order, so to ~1e-15 of the numpy
  *   reference (PageKindModel.proba over page_signals) rather than bit for bit; tests check the
  *   probabilities to 1e-12 and the same most probable kind on every corpus page.
  * - text_signals: the first _TEXT_SCAN characters of the blocks' text joined by spaces, split
@@ -258,6 +270,20 @@ static long long tag_h1, tag_pre;
 enum { B_LI, B_TABLE, B_FORM, B_LABEL, B_PRE, B_BLOCKQUOTE, B_DL, B_ARTICLE, B_MAIN, B_NAVISH, B_A, N_BITS };
 static long long bits[N_BITS];
 static Py_ssize_t path_len;
+/* the URL's signals: its words' groups, the og:type values and file extensions looked for,
+ * and numpy's log1p of the small counts (numpy's SIMD log1p is not libm's, bit for bit) */
+static table_t url_table; /* URL path word -> bit mask of its groups */
+static int n_url_groups;
+#define MAX_PREFIXES 8
+typedef struct {
+    char s[WORD_MAX + 1];
+    Py_ssize_t len;
+} lit_t;
+static lit_t og_kinds[MAX_PREFIXES], url_exts[MAX_PREFIXES];
+static int n_og_kinds, n_url_exts;
+#define MAX_LOG1P 4096
+static double log1p_small[MAX_LOG1P];
+static Py_ssize_t n_log1p;
 /* Py_UNICODE_ISSPACE of the BMP as bits (filled by configure: a call per character cost a
  * third of the word count) */
 static uint8_t space_bmp[0x10000 / 8];
@@ -271,7 +297,7 @@ static inline int is_space(Py_UCS4 c) {
 }
 
 
-/* _DIGIT_START's class: \d (Py_UNICODE_ISDECIMAL) or one of its ranges */
+/* DIGIT_START's class: \d (Py_UNICODE_ISDECIMAL) or one of its ranges */
 static inline int is_digit_start(Py_UCS4 c) {
     if (c >= '0' && c <= '9') return 1;
     for (int r = 0; r < n_digit_ranges; r++)
@@ -285,29 +311,73 @@ static inline int is_currency(Py_UCS4 c) {
     return 0;
 }
 
+/* a list of lower-case ASCII strings of 1..WORD_MAX characters into out (at most MAX_PREFIXES) */
+static int lits_from_list(PyObject *list, lit_t *out, int *n, const char *what) {
+    Py_ssize_t m = PyList_GET_SIZE(list);
+    if (m > MAX_PREFIXES) {
+        PyErr_Format(PyExc_ValueError, "configure: too many %s", what);
+        return -1;
+    }
+    for (Py_ssize_t i = 0; i < m; i++) {
+        PyObject *k = PyList_GET_ITEM(list, i);
+        Py_ssize_t len;
+        const char *w = PyUnicode_Check(k) ? PyUnicode_AsUTF8AndSize(k, &len) : NULL;
+        if (w == NULL || len < 1 || len > WORD_MAX || PyUnicode_GET_LENGTH(k) != len) {
+            PyErr_Format(PyExc_ValueError, "configure: %s must be ASCII of 1..%d characters", what, WORD_MAX);
+            return -1;
+        }
+        for (Py_ssize_t j = 0; j < len; j++)
+            if (w[j] >= 'A' && w[j] <= 'Z') {
+                PyErr_Format(PyExc_ValueError, "configure: %s must be lower case", what);
+                return -1;
+            }
+        memcpy(out[i].s, w, (size_t)len);
+        out[i].len = len;
+    }
+    *n = (int)m;
+    return 0;
+}
+
 static PyObject *configure(PyObject *self, PyObject *args) {
-    PyObject *ld, *words, *cur, *ranges, *heads, *bitlist;
-    int nld, nwg;
+    PyObject *ld, *words, *cur, *ranges, *heads, *bitlist, *uwords, *ogk, *exts, *logs;
+    int nld, nwg, nug;
     long long h1, pre;
     Py_ssize_t plen;
-    if (!PyArg_ParseTuple(args, "O!iO!iUO!O!LLO!n", &PyDict_Type, &ld, &nld, &PyDict_Type, &words, &nwg,
-                          &cur, &PyList_Type, &ranges, &PyList_Type, &heads, &h1, &pre, &PyList_Type,
-                          &bitlist, &plen))
+    if (!PyArg_ParseTuple(args, "O!iO!iUO!O!LLO!nO!iO!O!O!", &PyDict_Type, &ld, &nld, &PyDict_Type, &words,
+                          &nwg, &cur, &PyList_Type, &ranges, &PyList_Type, &heads, &h1, &pre, &PyList_Type,
+                          &bitlist, &plen, &PyDict_Type, &uwords, &nug, &PyList_Type, &ogk, &PyList_Type,
+                          &exts, &PyList_Type, &logs))
         return NULL;
     configured = 0;
-    if (nld < 1 || nld > 62 || nwg < 1 || nwg > 62 || plen < 3) {
+    if (nld < 1 || nld > 62 || nwg < 1 || nwg > 62 || nug < 1 || nug > 62 || plen < 3) {
         PyErr_SetString(PyExc_ValueError, "configure: bad group counts or path length");
         return NULL;
     }
     if (table_from_dict(&ld_table, ld, "declared types") < 0) return NULL;
     if (table_from_dict(&word_table, words, "lexicon") < 0) return NULL;
+    if (table_from_dict(&url_table, uwords, "URL words") < 0) return NULL;
     for (int i = 0; i < TABLE_SLOTS; i++) {
         if ((ld_table.slot[i].len && ld_table.slot[i].value >= nld) ||
-            (word_table.slot[i].len && word_table.slot[i].value >= (1LL << nwg))) {
+            (word_table.slot[i].len && word_table.slot[i].value >= (1LL << nwg)) ||
+            (url_table.slot[i].len && url_table.slot[i].value >= (1LL << nug))) {
             PyErr_SetString(PyExc_ValueError, "configure: value past the group count");
             return NULL;
         }
     }
+    if (lits_from_list(ogk, og_kinds, &n_og_kinds, "og:type kinds") < 0 ||
+        lits_from_list(exts, url_exts, &n_url_exts, "URL extensions") < 0)
+        return NULL;
+    Py_ssize_t nl = PyList_GET_SIZE(logs);
+    if (nl < 1 || nl > MAX_LOG1P) {
+        PyErr_SetString(PyExc_ValueError, "configure: 1..4096 log1p values");
+        return NULL;
+    }
+    for (Py_ssize_t i = 0; i < nl; i++) {
+        log1p_small[i] = PyFloat_AsDouble(PyList_GET_ITEM(logs, i));
+        if (log1p_small[i] == -1.0 && PyErr_Occurred()) return NULL;
+    }
+    n_log1p = nl;
+    n_url_groups = nug;
     Py_ssize_t nc = PyUnicode_GET_LENGTH(cur);
     if (nc > MAX_CURRENCY) {
         PyErr_SetString(PyExc_ValueError, "configure: too many currency signs");
@@ -376,7 +446,7 @@ static long long ld_group(const str_t *s, Py_ssize_t a, Py_ssize_t e) {
     return table_get(&ld_table, w, e - a, h);
 }
 
-/* _TYPE_AFTER_KEY.match(s, j): \s*:\s*\[?\s*"(?:https?://schema\.org/)?([A-Za-z]+)"
+/* TYPE_AFTER_KEY.match(s, j): \s*:\s*\[?\s*"(?:https?://schema\.org/)?([A-Za-z]+)"
  * -> the group's [a, e), or 0 */
 static int type_after_key(const str_t *s, Py_ssize_t j, Py_ssize_t *a, Py_ssize_t *e) {
     j = skip_space(s, j);
@@ -405,7 +475,7 @@ static int type_after_key(const str_t *s, Py_ssize_t j, Py_ssize_t *a, Py_ssize_
     return 0;
 }
 
-/* _TYPE_AFTER_ATTR.match(s, j) (re.I): ["']?https?://schema\.org/([A-Za-z]+) */
+/* TYPE_AFTER_ATTR.match(s, j) (re.I): ["']?https?://schema\.org/([A-Za-z]+) */
 static int type_after_attr(const str_t *s, Py_ssize_t j, Py_ssize_t *a, Py_ssize_t *e) {
     if (is_quote(s, j)) j++;
     if (!at_ci(s, j, "http", 4)) return 0;
@@ -421,7 +491,7 @@ static int type_after_attr(const str_t *s, Py_ssize_t j, Py_ssize_t *a, Py_ssize
     return 1;
 }
 
-/* _declared_types: bit g for each group declared, bit n_ld_groups if any key is there */
+/* declared_types: bit g for each group declared, bit n_ld_groups if any key is there */
 static unsigned long long declared(const str_t *s) {
     static const struct { const char *key; Py_ssize_t len, pivot; int attr; } keys[2] = {
         {"\"@type\"", 7, 0, 0}, {"itemtype=", 9, 3, 1}};
@@ -538,6 +608,246 @@ static PyObject *scan_html(PyObject *self, PyObject *args) {
     return Py_BuildValue("(KNN)", mask, og_v, can_v);
 }
 
+/* ------------------------------------------------------------------ the URL and og:type */
+
+/* one character of str.lower()'s output as the ASCII comparisons see it: the ASCII character,
+ * or 0 for any other (no other character lower-cases to ASCII but U+212A, and U+0130 to 'i'
+ * then U+0307: tests check this on every code point); n: how many characters it becomes */
+static inline int lower_ascii(Py_UCS4 c, Py_UCS4 out[2]) {
+    if (c < 0x80) {
+        out[0] = (c >= 'A' && c <= 'Z') ? c + 32 : c;
+        return 1;
+    }
+    if (c == 0x212A) {
+        out[0] = 'k';
+        return 1;
+    }
+    if (c == 0x130) {
+        out[0] = 'i';
+        out[1] = 0;
+        return 2;
+    }
+    out[0] = 0;
+    return 1;
+}
+
+/* s[a:e].lower().startswith(lit) */
+static int lower_startswith(const str_t *s, Py_ssize_t a, Py_ssize_t e, const lit_t *lit) {
+    Py_ssize_t k = 0;
+    for (Py_ssize_t i = a; i < e && k < lit->len; i++) {
+        Py_UCS4 lc[2];
+        int m = lower_ascii(rd(s, i), lc);
+        for (int j = 0; j < m && k < lit->len; j++, k++)
+            if (lc[j] != (Py_UCS4)(unsigned char)lit->s[k]) return 0;
+    }
+    return k == lit->len;
+}
+
+/* urlsplit(u)'s path and whether its query is not empty, read as CPython 3.11's urllib.parse
+ * reads them: leading C0 controls and spaces stripped, then every tab, CR and LF removed (b:
+ * the characters left, m of them); a scheme of scheme_chars before the first ':' dropped; a
+ * netloc after '//' up to the first '/', '?' or '#' dropped; the fragment from the first '#';
+ * the query after the first '?'. urlsplit's checks of the netloc (an unclosed '[', the host in
+ * brackets not an IP address, characters NFKC turns into '/?#@:') raise ValueError there; here
+ * such a URL is read like any other (a malformed canonical link must not fail the page). */
+static inline int is_ascii_alpha(Py_UCS4 c) { return (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z'); }
+static inline int is_scheme_char(Py_UCS4 c) {
+    return is_ascii_alpha(c) || (c >= '0' && c <= '9') || c == '+' || c == '-' || c == '.';
+}
+
+static void split_url(const Py_UCS4 *b, Py_ssize_t m, Py_ssize_t *pa, Py_ssize_t *pe, int *query) {
+    Py_ssize_t s = 0, i = 0;
+    while (i < m && b[i] != ':') i++;
+    if (i < m && i > 0 && is_ascii_alpha(b[0])) {
+        Py_ssize_t j = 0;
+        while (j < i && is_scheme_char(b[j])) j++;
+        if (j == i) s = i + 1;
+    }
+    Py_ssize_t start = s;
+    if (m - s >= 2 && b[s] == '/' && b[s + 1] == '/') {
+        start = s + 2;
+        while (start < m && b[start] != '/' && b[start] != '?' && b[start] != '#') start++;
+    }
+    Py_ssize_t hash = start, q = start;
+    while (hash < m && b[hash] != '#') hash++;
+    while (q < hash && b[q] != '?') q++;
+    *pa = start;
+    *pe = q;
+    *query = q + 1 < hash;
+}
+
+static inline int is_url_sep(Py_UCS4 c) { return c == '/' || c == '-' || c == '_' || c == '.' || c == '+'; }
+
+/* the URL word groups of b[a:e] lower-cased (a bit mask) */
+static long long url_word(const Py_UCS4 *b, Py_ssize_t a, Py_ssize_t e) {
+    if (e <= a || e - a > url_table.max_len) return 0;
+    char w[WORD_MAX + 1];
+    uint32_t h = HASH0;
+    for (Py_ssize_t i = a; i < e; i++) {
+        Py_UCS4 lc[2];
+        if (lower_ascii(b[i], lc) != 1 || lc[0] == 0) return 0; /* not ASCII lower-cased */
+        w[i - a] = (char)lc[0];
+        h = hash_step(h, (unsigned char)lc[0]);
+    }
+    long long g = table_get(&url_table, w, e - a, h);
+    return g > 0 ? g : 0;
+}
+
+#define N_URL_SHAPE 8 /* url_known .. url_html, then the word groups */
+
+/* url_signals of u (u->n == 0: no URL) into x, the two counts (url_depth, url_slug_words)
+ * without their log1p; -1 when out of memory (runs without the GIL) */
+static int url_part(const str_t *u, double *x) {
+    memset(x, 0, (size_t)(N_URL_SHAPE + n_url_groups) * sizeof *x);
+    if (u->n == 0) return 0;
+    Py_UCS4 *b = PyMem_RawMalloc((size_t)u->n * sizeof *b);
+    if (b == NULL) return -1;
+    Py_ssize_t m = 0, i = 0;
+    while (i < u->n && rd(u, i) <= 0x20) i++; /* lstrip of the C0 controls and space */
+    for (; i < u->n; i++) {
+        Py_UCS4 c = rd(u, i);
+        if (c != '\t' && c != '\r' && c != '\n') b[m++] = c;
+    }
+    Py_ssize_t a, e;
+    int query;
+    split_url(b, m, &a, &e, &query);
+    /* the path: its '/' segments and the words between [/\-_.+]+ (both looked up: the
+     * reference's set of split words | segments), the last segment, YEAR and NUM_SEG.
+     * Lower-casing moves no '/', separator or decimal digit (tests check every code point). */
+    Py_ssize_t segs = 0, last_a = 0, last_e = 0;
+    long long groups = 0;
+    int year = 0, num = 0;
+    for (Py_ssize_t k = a; k < e;) {
+        Py_ssize_t j = k;
+        while (j < e && b[j] != '/') j++;
+        if (j > k) {
+            segs++;
+            last_a = k;
+            last_e = j;
+            groups |= url_word(b, k, j);
+        }
+        k = j + 1;
+    }
+    for (Py_ssize_t k = a; k < e;) {
+        Py_ssize_t j = k;
+        while (j < e && !is_url_sep(b[j])) j++;
+        groups |= url_word(b, k, j);
+        k = j + 1;
+    }
+    for (Py_ssize_t k = a; k < e; k++) {
+        if (b[k] != '/') continue;
+        /* YEAR: /(?:19|20)\d\d/ */
+        if (k + 5 < e && ((b[k + 1] == '1' && b[k + 2] == '9') || (b[k + 1] == '2' && b[k + 2] == '0')) &&
+            Py_UNICODE_ISDECIMAL(b[k + 3]) && Py_UNICODE_ISDECIMAL(b[k + 4]) && b[k + 5] == '/')
+            year = 1;
+        /* NUM_SEG: /\d{3,}(?:/|$|[-_]): the longest run of digits, as a shorter one is
+         * followed by a digit ($ is the end: the path has no newline) */
+        Py_ssize_t j = k + 1;
+        while (j < e && Py_UNICODE_ISDECIMAL(b[j])) j++;
+        if (j - k - 1 >= 3 && (j == e || b[j] == '/' || b[j] == '-' || b[j] == '_')) num = 1;
+    }
+    Py_ssize_t dashes = 0;
+    for (Py_ssize_t k = last_a; k < last_e; k++) dashes += b[k] == '-';
+    int ext = 0;
+    for (int t = 0; t < n_url_exts && !ext; t++) {
+        /* last.lower().endswith(ext): only ASCII characters lower-case to the ASCII ones */
+        Py_ssize_t len = url_exts[t].len;
+        if (last_e - last_a < len) continue;
+        ext = 1;
+        for (Py_ssize_t k = 0; k < len && ext; k++) {
+            Py_UCS4 lc[2], c = b[last_e - len + k];
+            ext = lower_ascii(c, lc) == 1 && lc[0] == (Py_UCS4)(unsigned char)url_exts[t].s[k];
+        }
+    }
+    PyMem_RawFree(b);
+    x[0] = 1.0;
+    x[1] = (double)segs;
+    x[2] = segs == 0;
+    x[3] = query;
+    x[4] = year;
+    x[5] = num;
+    x[6] = (double)dashes;
+    x[7] = ext;
+    for (int g = 0; g < n_url_groups; g++) x[N_URL_SHAPE + g] = (groups >> g) & 1;
+    return 0;
+}
+
+/* the head signals: declared types, og:type, URL */
+static Py_ssize_t n_head(void) { return n_ld_groups + 1 + n_og_kinds + 1 + N_URL_SHAPE + n_url_groups; }
+/* where in them the two counts are that take log1p */
+static Py_ssize_t head_depth(void) { return n_ld_groups + 1 + n_og_kinds + 1 + 1; }
+static Py_ssize_t head_dashes(void) { return n_ld_groups + 1 + n_og_kinds + 1 + 6; }
+
+/* the head signals: the declared types, og:type and URL signals of html[:limit] (html->n is the
+ * bound already) and url (url->n == 0: none, the canonical link instead) into x, the URL's two
+ * counts without log1p; -1 when out of memory. No Python: runs without the GIL. */
+static int head_part(const str_t *html, const str_t *url, double *x) {
+    unsigned long long mask = declared(html);
+    for (int g = 0; g <= n_ld_groups; g++) x[g] = (double)((mask >> g) & 1);
+    double *o = x + n_ld_groups + 1;
+    Py_ssize_t a = 0, e = 0;
+    int og = find_lit(html, 0, "og:type", 7, 2) >= 0 && tag_search(html, &OG_RX, &a, &e);
+    int any = 0;
+    for (int k = 0; k < n_og_kinds; k++) {
+        o[k] = og && lower_startswith(html, a, e, &og_kinds[k]);
+        any |= o[k] != 0.0;
+    }
+    o[n_og_kinds] = og && e > a && !any;
+    str_t u = *url;
+    if (u.n == 0 && tag_search(html, &CANONICAL_RX, &a, &e)) {
+        u = *html;
+        u.d = (const char *)html->d + (size_t)a * (size_t)html->kind;
+        u.n = e - a;
+    }
+    return url_part(&u, o + n_og_kinds + 1);
+}
+
+/* the str_t of html (its first ``limit`` characters) and of url (None or '': n = 0) */
+static int head_args(PyObject *html, Py_ssize_t limit, PyObject *url, str_t *hs, str_t *us) {
+    if (url != Py_None && !PyUnicode_Check(url)) {
+        PyErr_SetString(PyExc_TypeError, "url must be str or None");
+        return -1;
+    }
+    if (PyUnicode_READY(html) < 0 || (url != Py_None && PyUnicode_READY(url) < 0)) return -1;
+    *hs = (str_t){PyUnicode_KIND(html), PyUnicode_DATA(html), PyUnicode_GET_LENGTH(html)};
+    if (limit < 0) limit = 0;
+    if (hs->n > limit) hs->n = limit;
+    if (url == Py_None) *us = (str_t){PyUnicode_1BYTE_KIND, "", 0};
+    else *us = (str_t){PyUnicode_KIND(url), PyUnicode_DATA(url), PyUnicode_GET_LENGTH(url)};
+    return 0;
+}
+
+/* head_signals(html, url, limit) -> the declared types, og:type and URL signals (page_signals'
+ * first values, "ld_article" .. the URL word groups), url_depth and url_slug_words still
+ * without their log1p (page_signals takes numpy's) */
+static PyObject *head_signals(PyObject *self, PyObject *args) {
+    PyObject *html, *url;
+    Py_ssize_t limit;
+    if (!PyArg_ParseTuple(args, "UOn", &html, &url, &limit)) return NULL;
+    if (!need_config()) return NULL;
+    str_t hs, us;
+    if (head_args(html, limit, url, &hs, &us) < 0) return NULL;
+    Py_ssize_t nh = n_head();
+    double x[256];
+    int err;
+    /* a str does not change and the arguments hold both: read without the GIL */
+    Py_BEGIN_ALLOW_THREADS
+    err = head_part(&hs, &us, x);
+    Py_END_ALLOW_THREADS
+    if (err) return PyErr_NoMemory();
+    PyObject *out = PyTuple_New(nh);
+    if (out == NULL) return NULL;
+    for (Py_ssize_t i = 0; i < nh; i++) {
+        PyObject *f = PyFloat_FromDouble(x[i]);
+        if (f == NULL) {
+            Py_DECREF(out);
+            return NULL;
+        }
+        PyTuple_SET_ITEM(out, i, f);
+    }
+    return out;
+}
+
 /* ------------------------------------------------------------------ the block arrays */
 
 /* a C-contiguous buffer of n float64 (is_float) or int64 items, or -1 with ValueError */
@@ -555,7 +865,7 @@ static int get_buf(PyObject *o, Py_buffer *b, Py_ssize_t n, int is_float, const 
     return 0;
 }
 
-/* _repeats: of blocks grouped by key = cont[:, level] * 65536 + tag (int64, wrapping as numpy
+/* repeats: of blocks grouped by key = cont[:, level] * 65536 + tag (int64, wrapping as numpy
  * does), the largest group's size, the share of blocks in groups of >= 4, the share of the
  * words in them; an open-addressing count per key */
 static int repeats(const int64_t *cont, const int64_t *tag, const double *cnt, Py_ssize_t n,
@@ -811,21 +1121,30 @@ static PyObject *text_signals(PyObject *self, PyObject *args) {
 
 /* ------------------------------------------------------------------ the page-kind model */
 
-/* kind_proba(prefix, counts, flags, tag, cont, joined, limit, log_at, mean, scale, coef,
- * intercept, out): PageKindModel.proba(page_signals(...)) in one call: the signals (prefix:
- * the declared types, og:type and URL signals made in Python; then block_signals' and
- * text_signals' values as page_signals assembles them, log1p at the positions log_at of that
- * tail), standardised (mean, scale), one weight row per kind (coef: kinds x features,
- * intercept) and the softmax, into out (kinds). Everything after the arguments' checks runs
- * without the GIL. log1p and exp are libm's, and the products are added in feature order: equal to
- * the numpy reference to ~1e-15 (bit for bit where numpy's log1p and exp are libm's). */
+/* numpy's log1p of a count: from configure's table of np.log1p values where the count is in
+ * it, else libm's (as the block signals': to ~1e-16) */
+static inline double log1p_count(double k) {
+    return k < (double)n_log1p ? log1p_small[(Py_ssize_t)k] : log1p(k);
+}
+
+/* kind_proba(html, url, scan_limit, counts, flags, tag, cont, joined, limit, log_at, mean,
+ * scale, coef, intercept, out): PageKindModel.proba(page_signals(...)) in one call: the signals
+ * (head_signals' of html[:scan_limit] and url, the URL's two counts' log1p from configure's
+ * table of numpy's values; then block_signals' and text_signals' values as page_signals
+ * assembles them, log1p at the positions log_at of that tail), standardised (mean, scale), one
+ * weight row per kind (coef: kinds x features, intercept) and the softmax, into out (kinds).
+ * Everything after the arguments' checks runs without the GIL. The tail's log1p and exp are
+ * libm's, and the products are added in feature order: equal to the numpy reference to ~1e-15
+ * (bit for bit where numpy's log1p and exp are libm's). */
 static PyObject *kind_proba(PyObject *self, PyObject *args) {
-    PyObject *opre, *co, *fo, *to, *po, *joined, *olog, *omean, *oscale, *ocoef, *oicpt, *oout;
-    Py_ssize_t limit;
-    if (!PyArg_ParseTuple(args, "OOOOOUnOOOOOO", &opre, &co, &fo, &to, &po, &joined, &limit, &olog,
-                          &omean, &oscale, &ocoef, &oicpt, &oout))
+    PyObject *html, *url, *co, *fo, *to, *po, *joined, *olog, *omean, *oscale, *ocoef, *oicpt, *oout;
+    Py_ssize_t scan_limit, limit;
+    if (!PyArg_ParseTuple(args, "UOnOOOOUnOOOOOO", &html, &url, &scan_limit, &co, &fo, &to, &po, &joined,
+                          &limit, &olog, &omean, &oscale, &ocoef, &oicpt, &oout))
         return NULL;
     if (!need_config()) return NULL;
+    str_t hs, us;
+    if (head_args(html, scan_limit, url, &hs, &us) < 0) return NULL;
     Py_buffer b[12];
     int nb = 0;
     PyObject *ret = NULL;
@@ -837,9 +1156,8 @@ static PyObject *kind_proba(PyObject *self, PyObject *args) {
     const double *cnt = GET(co, 3 * n, 1, "counts");
     const int64_t *tag = cnt ? GET(to, n, 0, "tag") : NULL;
     const int64_t *cont = tag ? GET(po, n * path_len, 0, "cont") : NULL;
-    const double *pre = cont ? GET(opre, -1, 1, "prefix") : NULL;
-    if (!pre) goto done;
-    Py_ssize_t np_ = b[nb - 1].len / 8, nf = np_ + N_BLOCK + 2 + n_word_groups;
+    if (!cont) goto done;
+    Py_ssize_t np_ = n_head(), nf = np_ + N_BLOCK + 2 + n_word_groups;
     const double *mean = GET(omean, nf, 1, "mean");
     const double *scale = mean ? GET(oscale, nf, 1, "scale") : NULL;
     const int64_t *log_at = scale ? GET(olog, -1, 0, "log_at") : NULL;
@@ -860,9 +1178,13 @@ static PyObject *kind_proba(PyObject *self, PyObject *args) {
     if (!(x = PyMem_RawMalloc((size_t)nf * sizeof(double)))) { PyErr_NoMemory(); goto done; }
     int err;
     Py_BEGIN_ALLOW_THREADS
-    memcpy(x, pre, (size_t)np_ * sizeof(double));
+    err = head_part(&hs, &us, x) < 0;
     double *v = x + np_;
-    err = block_part(cnt, flags, tag, cont, n, v) < 0;
+    if (!err) {
+        x[head_depth()] = log1p_count(x[head_depth()]);
+        x[head_dashes()] = log1p_count(x[head_dashes()]);
+        err = block_part(cnt, flags, tag, cont, n, v) < 0;
+    }
     if (!err) {
         words_t t;
         memset(&t, 0, sizeof t);
@@ -926,6 +1248,7 @@ static PyMethodDef methods[] = {
     {"scan_html", scan_html, METH_VARARGS, "Declared types, og:type and canonical link of a page."},
     {"block_signals", block_signals, METH_VARARGS, "The block-array signals of page_signals."},
     {"text_signals", text_signals, METH_VARARGS, "Token, currency, digit and lexicon counts."},
+    {"head_signals", head_signals, METH_VARARGS, "Declared types, og:type and URL signals of a page."},
     {"kind_proba", kind_proba, METH_VARARGS, "The page-kind model's probabilities in one call."},
     {"charclass", charclass, METH_VARARGS, "Character classes and folds (for the tests)."},
     {NULL, NULL, 0, NULL},

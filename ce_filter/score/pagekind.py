@@ -9,27 +9,24 @@ items, table cells, form fields and code blocks, and how much of the page is one
 structure). The model is JSON, stored inside the content model file (``pagekind``) and fitted
 with it (learn.fit.page_kinds), so ``scripts/train_models.sh`` rebuilds both.
 
-The signals are computed in C (``ce_filter/score/_pagekind.c``, a third of an extraction's time in
-Python); ``_page_signals_py`` is the reference, with the same values bit for bit, and runs
-where the C part is not built.
+The signals are computed in C only (``ce_filter/score/_pagekind.c``, a required part: the HTML's
+scans, the URL read as urlsplit reads it, the block arrays and the first words, without the
+GIL); their Python reference, which the model was fitted on and the C part matches bit for
+bit, is the test oracle tests/oracles/pagekind_signals.py.
 """
 
 from __future__ import annotations
 
 import json
-import re
-from collections import Counter
-from collections.abc import Sequence
+from collections.abc import Iterable, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
-from types import ModuleType
-from typing import TYPE_CHECKING, Protocol
-from urllib.parse import urlsplit
+from typing import TYPE_CHECKING, Protocol, cast
 
 import numpy as np
 
 from .. import native
-from ..read.segment import FLAG_NAMES, HEADINGS, PATH_LEN, Blocks, parse, segment, tag_id
+from ..read.segment import FLAG_NAMES, HEADINGS, PATH_LEN, Blocks, tag_id
 
 if TYPE_CHECKING:
     from ..jsontypes import JSONObject, Loaded
@@ -59,13 +56,6 @@ _LD_GROUPS: dict[str, tuple[str, ...]] = {
     "breadcrumb": ("breadcrumblist",),
 }
 _LD_INDEX = {t: i for i, (_, ts) in enumerate(_LD_GROUPS.items()) for t in ts}
-# after a '"@type"' key or an 'itemtype=' attribute (found by str.find: a case-insensitive
-# regex over the whole page cost 8 ms a page)
-_TYPE_AFTER_KEY = re.compile(r'\s*:\s*\[?\s*"(?:https?://schema\.org/)?([A-Za-z]+)"')
-_TYPE_AFTER_ATTR = re.compile(r"[\"']?https?://schema\.org/([A-Za-z]+)", re.I)
-_OG_RX = re.compile(
-    r"""<meta[^>]{0,80}?(?:property|name)=["']?og:type["']?[^>]{0,80}?content=["']?([\w.:-]+)""",
-    re.I)
 _OG_KINDS = ("article", "product", "website")
 _SCAN_CHARS = 2_000_000  # the declared types are in the head or near it; bounded cost
 
@@ -83,16 +73,10 @@ _URL_WORDS: dict[str, frozenset[str]] = {
     "service": frozenset("services service pricing about contact solutions features plans company "
                          "team careers locations industries what-we-do".split()),
 }
-_URL_SPLIT = re.compile(r"[/\-_.+]+")
-_YEAR = re.compile(r"/(?:19|20)\d\d/")
-_NUM_SEG = re.compile(r"/\d{3,}(?:/|$|[-_])")
-# log1p of the small counts _url_signals takes it of, made by the same scalar np.log1p calls
-# (the same values, bit for bit) once instead of twice a page
-_LOG1P_SMALL = tuple(float(np.log1p(k)) for k in range(64))
-
-
-def _log1p_count(k: int) -> float:
-    return _LOG1P_SMALL[k] if k < 64 else float(np.log1p(k))
+_URL_EXTS = (".html", ".htm", ".php", ".aspx")  # the last path segment's, for url_html
+# numpy's log1p of the counts the C part's kind_proba reads from a table (the same values as
+# np.log1p's scalar calls: one ufunc loop either way)
+_LOG1P_TABLE: list[float] = np.log1p(np.arange(4096, dtype=np.float64)).tolist()
 
 # Words in the page's text that a kind tends to show (lower-cased, whole words)
 _TEXT_WORDS: dict[str, tuple[str, ...]] = {
@@ -109,70 +93,16 @@ _TEXT_WORDS: dict[str, tuple[str, ...]] = {
 }
 _CURRENCY = tuple("$€£¥")
 _TEXT_SCAN = 20_000  # characters of block text read for the words (bounded cost)
-# a token that starts with a character str.isdigit() accepts: \d (decimal digits) and the
-# digits that are not decimal (superscripts, circled numbers, ...), as code point ranges
+# the characters besides \d (decimal digits) that str.isdigit() accepts, as code point ranges:
+# a token that starts with one of either counts as a number
 _DIGIT_EXTRA = ((0xb2, 0xb3), (0xb9, 0xb9), (0x1369, 0x1371), (0x19da, 0x19da), (0x2070, 0x2070),
                 (0x2074, 0x2079), (0x2080, 0x2089), (0x2460, 0x2468), (0x2474, 0x247c),
                 (0x2488, 0x2490), (0x24ea, 0x24ea), (0x24f5, 0x24fd), (0x24ff, 0x24ff),
                 (0x2776, 0x277e), (0x2780, 0x2788), (0x278a, 0x2792), (0x10a40, 0x10a43),
                 (0x10e60, 0x10e68), (0x11052, 0x1105a), (0x1f100, 0x1f10a))
-_DIGIT_START = re.compile(" [\\d" + "".join(chr(a) + (f"-{chr(b)}" if b > a else "") for a, b in _DIGIT_EXTRA)
-                          + "]")
-
 _BIT = {n: 1 << i for i, n in enumerate(FLAG_NAMES)}
 _TAG_PRE = tag_id("pre")
 _TAG_H1 = tag_id("h1")
-
-
-def _text_prefix(texts: Sequence[str]) -> str:
-    """``" ".join(texts)[:_TEXT_SCAN]`` without joining the blocks past it."""
-    n = k = 0
-    for t in texts:
-        n += len(t) + 1
-        k += 1
-        if n > _TEXT_SCAN:
-            break
-    return " ".join(texts[:k])[:_TEXT_SCAN]
-
-
-def _flag_share(flags: np.ndarray, name: str) -> float:
-    return float(np.count_nonzero(flags & _BIT[name])) / max(len(flags), 1)
-
-
-def _repeats(key: np.ndarray, n_tok: np.ndarray) -> tuple[float, float, float]:
-    """Of blocks grouped by ``key`` (parent element + tag): the largest group's size (log), the
-    share of blocks in groups of at least 4, and the share of the page's words in them."""
-    if len(key) == 0:
-        return 0.0, 0.0, 0.0
-    _, inv, cnt = np.unique(key, return_inverse=True, return_counts=True)
-    big = cnt[inv] >= 4
-    return (float(np.log1p(cnt.max())), float(big.mean()),
-            float(n_tok[big].sum() / max(n_tok.sum(), 1.0)))
-
-
-def _declared_types(head: str) -> np.ndarray:
-    """0/1 per _LD_GROUPS entry: the JSON-LD / microdata types the page declares, then 1 if
-    it declares any."""
-    out = np.zeros(len(_LD_GROUPS) + 1)
-    for key, rx in (('"@type"', _TYPE_AFTER_KEY), ("itemtype=", _TYPE_AFTER_ATTR)):
-        i = head.find(key)
-        while i >= 0:
-            out[-1] = 1.0
-            m = rx.match(head, i + len(key))
-            if m:
-                k = _LD_INDEX.get(m.group(1).lower())
-                if k is not None:
-                    out[k] = 1.0
-            i = head.find(key, i + len(key))
-    return out
-
-
-def _page_url(html: str, url: str | None) -> str:
-    if url:
-        return url
-    m = re.search(r"""<link[^>]{0,80}?rel=["']?canonical["']?[^>]{0,80}?href=["']?([^"'\s>]+)""",
-                  html[:_SCAN_CHARS], re.I)
-    return m.group(1) if m else ""
 
 
 def feature_names() -> list[str]:
@@ -189,35 +119,15 @@ def feature_names() -> list[str]:
 
 
 N_FEATURES = len(feature_names())
-
-
-def _og_signals(og_t: str) -> list[float]:
-    """og_article, og_product, og_website, og_other of the lower-cased og:type value."""
-    return [float(og_t.startswith(k)) for k in _OG_KINDS] + [
-        float(bool(og_t) and not og_t.startswith(_OG_KINDS))]
-
-
-def _url_signals(u: str) -> list[float]:
-    """The URL's shape and path words ("url_known" .. the _URL_WORDS groups)."""
-    parts = urlsplit(u) if u else None
-    path = (parts.path if parts else "").lower()
-    segs = [s for s in path.split("/") if s]
-    words = set(_URL_SPLIT.split(path)) | set(segs)
-    last = segs[-1] if segs else ""
-    x = [float(bool(u)), _log1p_count(len(segs)), float(bool(u) and not segs),
-         float(bool(parts and parts.query)), float(bool(_YEAR.search(path))),
-         float(bool(_NUM_SEG.search(path))), _log1p_count(last.count("-")),
-         float(last.endswith((".html", ".htm", ".php", ".aspx")))]
-    x.extend(float(bool(words & ws)) for ws in _URL_WORDS.values())
-    return x
+_N_HEAD = feature_names().index("blocks")  # the declared types', og:type's and URL's signals
 
 
 def page_signals(blocks: Blocks, html: str = "", url: str | None = None) -> np.ndarray:
-    """The page's signal vector (``feature_names`` order): computed in C where
-    ce_filter.score._pagekind is built, else by ``_page_signals_py`` (the same values, bit for bit)."""
-    if _c is None:
-        return _page_signals_py(blocks, html, url)
-    x = _head_signals(html, url)
+    """The page's signal vector (``feature_names`` order) of its blocks, its HTML (the first
+    _SCAN_CHARS characters) and ``url`` (else the canonical link), in C; numpy takes the log1p
+    of the counts that have one (its SIMD log1p is not libm's, bit for bit)."""
+    x = np.array(_c.head_signals(html, url, _SCAN_CHARS))
+    x[_HEAD_LOG1P] = np.log1p(x[_HEAD_LOG1P])
     n = len(blocks)
     if n:
         cnt, cont = blocks.counts(), blocks.container_ids()
@@ -234,75 +144,11 @@ def page_signals(blocks: Blocks, html: str = "", url: str | None = None) -> np.n
     return np.concatenate([x, v])
 
 
-def _head_signals(html: str, url: str | None) -> list[float]:
-    """The declared types, og:type and URL signals (the C part's scan of the HTML, then Python):
-    the signals before the blocks'."""
-    assert _c is not None  # called where the C part is loaded only
-    mask, og, canonical = _c.scan_html(html, _SCAN_CHARS, not url)
-    x = [float(mask >> i & 1) for i in range(len(_LD_GROUPS) + 1)]
-    x += _og_signals(og.lower() if og else "")
-    x += _url_signals(url or canonical or "")
-    return x
-
-
-def _page_signals_py(blocks: Blocks, html: str = "", url: str | None = None) -> np.ndarray:
-    """The reference of page_signals (the page-kind model was fitted on these values)."""
-    x: list[float] = []
-    head = html[:_SCAN_CHARS]
-    x.extend(_declared_types(head).tolist())
-    og = _OG_RX.search(head) if "og:type" in head else None
-    x += _og_signals(og.group(1).lower() if og else "")
-    x += _url_signals(_page_url(html, url))
-    n = len(blocks)
-    cnt = blocks.counts() if n else np.zeros((0, 3))
-    n_tok = cnt[:, 1]
-    tot = float(n_tok.sum()) or 1.0
-    flags = np.asarray(blocks.flags, dtype=np.int64)
-    tag = np.asarray(blocks.tag, dtype=np.int64)
-    is_head = np.isin(tag, list(HEADINGS)) if n else np.zeros(0, dtype=bool)
-    ld_blk = cnt[:, 2] / np.maximum(n_tok, 1.0)
-    pre = (flags & _BIT["pre"]) != 0
-    x += [float(np.log1p(n)), float(np.log1p(tot)), float(cnt[:, 2].sum() / tot),
-          float((ld_blk > 0.5).mean()) if n else 0.0, float((n_tok < 5).mean()) if n else 0.0,
-          float(n_tok[n_tok >= 40].sum() / tot), float(n_tok.max() / tot) if n else 0.0,
-          float(np.log1p(is_head.sum())), float(is_head.mean()) if n else 0.0,
-          float(np.log1p(np.count_nonzero(tag == _TAG_H1)))]
-    x += [_flag_share(flags, k) for k in ("li", "table", "form", "label")]
-    x += [float(np.log1p(np.count_nonzero(pre | (tag == _TAG_PRE)))), float(n_tok[pre].sum() / tot)]
-    x += [_flag_share(flags, k) for k in ("blockquote", "dl", "article", "main")]
-    navish = _BIT["nav"] | _BIT["header"] | _BIT["footer"] | _BIT["aside"]
-    x.append(float(np.count_nonzero(flags & navish)) / max(n, 1))
-    x.append(_flag_share(flags, "a"))
-    cont = blocks.container_ids() if n else np.zeros((0, 3), dtype=np.int64)
-    x.extend(_repeats(cont[:, 1] * 65536 + tag, n_tok) if n else (0.0, 0.0, 0.0))
-    x.extend(_repeats(cont[:, 2] * 65536 + tag, n_tok) if n else (0.0, 0.0, 0.0))
-
-    # one split and a C-counted bag of the first words (a regex of all the lexicon's words
-    # cost more than a millisecond a page); the tokens that start with a currency sign or a
-    # digit are counted in the tokens joined by single spaces, where each token starts after
-    # one (Python loops over the bag cost a third of this function)
-    toks = _text_prefix(blocks.texts).lower().split()
-    bag = Counter(toks)
-    n_read = max(len(toks), 1)
-    joined = " " + " ".join(toks)
-    x.append(float(np.log1p(sum(joined.count(" " + c) for c in _CURRENCY))))
-    x.append(len(_DIGIT_START.findall(joined)) / n_read)
-    x.extend(float(np.log1p(1000.0 * sum(bag.get(w, 0) for w in ws) / n_read))
-             for ws in _TEXT_WORDS.values())
-    return np.asarray(x, dtype=np.float64)
-
-
 # in the C part's values (block_signals then price, digits, the word groups): those that get
 # numpy's log1p here (numpy's SIMD log1p is not libm's, bit for bit)
 _C_LOG1P = np.array([0, 1, 7, 9, 14, 22, 25, 28] + list(range(30, 30 + len(_TEXT_WORDS))))
-_PROBE = """<html><head><link rel="canonical" href="https://example.com/blog/2024/a-post.html">
-<meta property="og:type" content="Article"><script type="application/ld+json">
-{"@type": ["NewsArticle", "https://schema.org/BreadcrumbList"]}</script></head><body>
-<nav><ul><li><a href="/">Home</a></li><li><a href="/shop">Shop</a></li><li>Cart</li>
-<li>Reply</li></ul></nav><main><article itemtype="http://schema.org/Product"><h1>A post</h1>
-<p>Price $19.99, in stock: 3 items, ² free SHIPPING with the \u212aelvin STOC\u212a api.</p>
-<pre>def f(): return 1</pre><table><tr><td>Default</td><td>€5</td></tr></table></article></main>
-</body></html>"""
+# in head_signals' values: the counts that get numpy's log1p here (url_depth, url_slug_words)
+_HEAD_LOG1P = np.array([feature_names().index(k) for k in ("url_depth", "url_slug_words")])
 
 
 class PageKindC(Protocol):
@@ -310,46 +156,49 @@ class PageKindC(Protocol):
 
     def configure(self, ld_index: dict[str, int], n_ld_groups: int, words: dict[str, int],
                   n_word_groups: int, currency: str, digit_extra: list[tuple[int, int]],
-                  headings: list[int], tag_h1: int, tag_pre: int, bits: list[int], path_len: int, /
-                  ) -> None: ...
+                  headings: list[int], tag_h1: int, tag_pre: int, bits: list[int], path_len: int,
+                  url_words: dict[str, int], n_url_groups: int, og_kinds: list[str],
+                  url_exts: list[str], log1p: list[float], /) -> None: ...
 
     def scan_html(self, html: str, limit: int, want_canonical: bool, /
                   ) -> tuple[int, str | None, str | None]: ...  # (declared-type mask, og:type, canonical)
+
+    def head_signals(self, html: str, url: str | None, limit: int, /) -> tuple[float, ...]: ...
 
     def block_signals(self, counts: np.ndarray, flags: np.ndarray, tag: np.ndarray, cont: np.ndarray, /
                       ) -> tuple[float, ...]: ...
 
     def text_signals(self, joined: str, limit: int, /) -> tuple[int, int, int, tuple[int, ...]]: ...
 
-    def kind_proba(self, head: np.ndarray, counts: np.ndarray, flags: np.ndarray, tag: np.ndarray,
-                   cont: np.ndarray, joined: str, limit: int, log1p: np.ndarray, mean: np.ndarray,
-                   scale: np.ndarray, coef: np.ndarray, intercept: np.ndarray, out: np.ndarray, /
-                   ) -> None: ...
+    def kind_proba(self, html: str, url: str | None, scan_limit: int, counts: np.ndarray,
+                   flags: np.ndarray, tag: np.ndarray, cont: np.ndarray, joined: str, limit: int,
+                   log1p: np.ndarray, mean: np.ndarray, scale: np.ndarray, coef: np.ndarray,
+                   intercept: np.ndarray, out: np.ndarray, /) -> None: ...
 
 
-def _agrees(mod: ModuleType) -> bool:
-    """ce_filter.score._pagekind configured with this module's tables, and whether it gives the
-    Python reference's page signals on the probe page."""
-    words: dict[str, int] = {}
-    for g, ws in enumerate(_TEXT_WORDS.values()):
+def _group_bits(groups: Sequence[Iterable[str]]) -> dict[str, int]:
+    """word -> the bit mask of the groups it is in."""
+    out: dict[str, int] = {}
+    for g, ws in enumerate(groups):
         for w in ws:
-            words[w] = words.get(w, 0) | 1 << g
+            out[w] = out.get(w, 0) | 1 << g
+    return out
+
+
+def _configure(mod: PageKindC) -> PageKindC:
+    """ce_filter.score._pagekind configured with this module's tables."""
+    words = _group_bits(list(_TEXT_WORDS.values()))
     bits = [_BIT[k] for k in ("li", "table", "form", "label", "pre", "blockquote", "dl", "article",
                                "main")]
     bits += [_BIT["nav"] | _BIT["header"] | _BIT["footer"] | _BIT["aside"], _BIT["a"]]
     mod.configure(_LD_INDEX, len(_LD_GROUPS), words, len(_TEXT_WORDS), "".join(_CURRENCY),
-                  list(_DIGIT_EXTRA), sorted(HEADINGS), _TAG_H1, _TAG_PRE, bits, PATH_LEN)
-    global _c
-    _c, blocks = mod, segment(parse(_PROBE))
-    try:
-        return all(np.array_equal(page_signals(blocks, _PROBE, u), _page_signals_py(blocks, _PROBE, u))
-                   for u in (None, "https://example.com/shop/p/blue-kettle?x=1"))
-    finally:
-        _c = None
+                  list(_DIGIT_EXTRA), sorted(HEADINGS), _TAG_H1, _TAG_PRE, bits, PATH_LEN,
+                  _group_bits(list(_URL_WORDS.values())), len(_URL_WORDS), list(_OG_KINDS),
+                  list(_URL_EXTS), _LOG1P_TABLE)
+    return mod
 
 
-_c: PageKindC | None = None
-_c = native.probed("score._pagekind", "the Python page signals", _agrees)
+_c = _configure(cast(PageKindC, native.required("score._pagekind")))
 
 
 class PageKindError(ValueError):
@@ -375,13 +224,13 @@ class PageKindModel:
         return e / e.sum(axis=-1, keepdims=True)
 
     def page_proba(self, blocks: Blocks, html: str = "", url: str | None = None) -> np.ndarray:
-        """``proba(page_signals(blocks, html, url))``: after the HTML's scan, in one C call
-        without the GIL where ce_filter.score._pagekind is built (libm's log1p and exp, the products
-        added in feature order: the numpy reference's values to ~1e-15)."""
-        if _c is None or not len(blocks):
+        """``proba(page_signals(blocks, html, url))`` in one C call without the GIL (libm's
+        log1p and exp, the products added in feature order: the numpy reference's values to
+        ~1e-15)."""
+        if not len(blocks):
             return self.proba(page_signals(blocks, html, url))
         out = np.empty(len(self.kinds))
-        _c.kind_proba(np.array(_head_signals(html, url)), blocks.counts(),
+        _c.kind_proba(html, url, _SCAN_CHARS, blocks.counts(),
                       np.ascontiguousarray(blocks.flags, dtype=np.int64),
                       np.ascontiguousarray(blocks.tag, dtype=np.int64), blocks.container_ids(),
                       blocks.text_column().joined, _TEXT_SCAN, _C_LOG1P, self.mean, self.scale, self.coef,
