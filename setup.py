@@ -10,7 +10,7 @@ text (keep/_render.c). The parts of the page after the walk share the headers
 ce_filter/_common.h, _phrases.h and score/features/_context.h, the walk the first (included, each
 part has its own copy).
 
-Which parts a platform builds is ``ce_filter.native.PARTS``: all eleven on Linux and macOS; on
+Which parts a platform builds is ``ce_filter.native.PARTS``: all ten on Linux and macOS; on
 Windows all but the walk, which reaches Lexbor's functions through selectolax's own module
 (dlopen/dlsym) and selectolax's Windows module exports none of them (the Python walk runs there).
 
@@ -40,8 +40,7 @@ from setuptools.command.build_ext import build_ext
 _HEADERS = ["ce_filter/_common.h", "ce_filter/_phrases.h", "ce_filter/score/features/_context.h"]
 # the parts whose arithmetic must round as numpy's does, or the same on every CPU (the dense
 # features, their definition): no fused multiply-add
-_EXACT_FP = {"ce_filter._pass", "ce_filter.keep._articles", "ce_filter.keep._render",
-             "ce_filter.score._pagekind"}
+_EXACT_FP = {"ce_filter._pass", "ce_filter.keep._articles", "ce_filter.keep._render"}
 
 
 def _flags(compiler_type: str, name: str) -> list[str]:
@@ -78,7 +77,8 @@ def _after_walk(name: str, optional: bool = True) -> Extension:
 
 
 # the parts the pass after the walk (ce_filter/_pass.c) is made of: included in it, one module
-_PASS_PARTS = ["ce_filter/score/features/_dense.c", "ce_filter/score/_blockmodel.c"]
+_PASS_PARTS = ["ce_filter/score/_pagekind.c", "ce_filter/score/features/_dense.c",
+               "ce_filter/score/_blockmodel.c"]
 _PASS = Extension("ce_filter._pass", ["ce_filter/_pass.c"], include_dirs=["ce_filter"],
                   depends=_HEADERS + _PASS_PARTS, optional=False)
 
@@ -100,6 +100,5 @@ setup(
         _part("score.features._leaves", optional=False),
         _part("score.site._memory", optional=False),
         _part("score.site._stage", optional=False),
-        _part("score._pagekind", optional=False),
     ],
 )

@@ -20,8 +20,7 @@ if TYPE_CHECKING:
     from ce_filter.extractor import Extractor
     from ce_filter.read.segment import Blocks
 
-STAGES = ("decode", "pre-scan", "parse", "walk", "page kind", "scores", "select", "metadata",
-          "language")
+STAGES = ("decode", "pre-scan", "parse", "walk", "scores", "select", "metadata", "language")
 # what each stage is (docs/BENCHMARKS.md, "Where a page's time goes")
 STAGE_NOTES = {
     "decode": "bytes to text: the binary check, the charset (decode.decode_bytes), mojibake repair",
@@ -29,9 +28,8 @@ STAGE_NOTES = {
                 "a select's options past the cap renamed)",
     "parse": "Lexbor parses the text (segment.parse)",
     "walk": "the one C walk that cuts blocks and gathers what the features and rules read",
-    "page kind": "the page signals and the page-kind and page-style models (page_context)",
-    "scores": "the features, both model stages and the cut in one C call, after the class/id "
-              "token sums and pattern bits (Extractor.score_page)",
+    "scores": "the page kind, the features, both model stages and the cut in one C call, after "
+              "the class/id token sums and pattern bits (Extractor.score_page)",
     "select": "the rules after the cut, the thin-page rule and the kept text (Extractor.keep, "
               "render.to_text)",
     "metadata": "the metadata rules: head, JSON-LD, byline, date, title (metadata.extract_metadata)",
@@ -41,7 +39,7 @@ STAGE_NOTES = {
 # "budget" column of the stage table, which marks a stage over it. The budgets add up to the
 # whole record's: 1.6x the parse + walk floor (0.287 + 0.172 = 0.459 ms measured, so 0.734 ms).
 # Parse and walk get what they measure (Lexbor itself and the one C walk: little left to take);
-# the other seven stages share the remaining 0.275 ms, the metadata at most 8 % of the record.
+# the other six stages share the remaining 0.275 ms, the metadata at most 8 % of the record.
 # A rule or a stage added later states its cost against its stage's line here.
 RECORD_BUDGET_FACTOR = 1.6  # the record's p50 budget, in parse + walk budgets
 METADATA_MAX_SHARE = 0.08  # the metadata rules' budget at most this share of the record's
@@ -50,10 +48,10 @@ STAGE_BUDGETS: dict[str, float] = {
     "pre-scan": 0.020,  # one pass over the text counting tags: the same as decode
     "parse": 0.287,  # Lexbor parsing the page: measured, the floor's first half
     "walk": 0.172,  # the one C walk that cuts the blocks: measured, the floor's second half
-    "page kind": 0.040,  # an HTML scan, the block signals, two small models: a quarter of the walk
-    # the dense columns from the walk's counts and the tokens (a third of the walk), both
-    # stages' scores and the cut over the blocks: one C call
-    "scores": 0.080,
+    # an HTML scan, the block signals and the page-kind model (a quarter of the walk), the dense
+    # columns from the walk's counts and the tokens (a third of the walk), both stages' scores
+    # and the cut over the blocks: one C call
+    "scores": 0.120,
     "select": 0.040,  # the rules after the cut and the text joined: passes over the kept blocks
     "metadata": 0.055,  # the rules over what the walk collected: 7.5 % of the record
     "language": 0.020,  # the first 200 characters of the kept text
@@ -93,9 +91,9 @@ def staged_extract(ex: Extractor, data: bytes, url: str | None = None, call: Cal
     if blocks is not None and ex.metadata:
         page_head, extract_metadata, page_language, declared = api.metadata_rules()
         # as api.metadata_fields: the language first, the dates read in it
-        hd = run(7, lambda: page_head(blocks.head, blocks.title))
-        lang = run(8, lambda: page_language(text, hd.lang))
-        run(7, lambda: extract_metadata(hd, url, blocks.texts, api.h1_positions(blocks),
+        hd = run(6, lambda: page_head(blocks.head, blocks.title))
+        lang = run(7, lambda: page_language(text, hd.lang))
+        run(6, lambda: extract_metadata(hd, url, blocks.texts, api.h1_positions(blocks),
                                         (declared(hd.lang), lang)))
     return text, secs
 
@@ -118,15 +116,14 @@ def _staged(ex: Extractor, data: bytes, url: str | None, run: Call) -> tuple[str
     assert blocks is not None  # a page not refused is parsed and segmented
     if not len(blocks):
         return "", blocks
-    kind, style = run(4, lambda: ex.page_context(blocks, html, url))
-    scores, cut, site_in = run(5, lambda: ex.score_page(blocks, kind, style, url))
+    kind, _, scores, cut, site_in = run(4, lambda: ex.score_page(blocks, html, url))
     seen = None if site_in is None else site_in[1] > 0
 
     def select() -> str:
         keep = ex.keep(blocks, scores, kind, len(html), seen=seen, cut=cut)[0]
         return to_text(blocks, keep, lambda: api.extras_of(blocks, html, p.tree))
 
-    return run(6, select), blocks
+    return run(5, select), blocks
 
 
 def bare_walk(tree: LexborHTMLParser) -> int:

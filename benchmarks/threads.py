@@ -29,9 +29,9 @@ GIL_FREE = (("ce_filter.read._segment", "parse"), ("ce_filter.read._segment", "s
             ("ce_filter._pass", "score"), ("ce_filter._pass", "page_scores"),
             ("ce_filter._pass", "phrase_hits"),
             ("ce_filter.read._segment", "flag_columns"),
-            ("ce_filter.score._pagekind", "scan_html"), ("ce_filter.score._pagekind", "head_signals"),
-            ("ce_filter.score._pagekind", "block_signals"), ("ce_filter.score._pagekind", "text_signals"),
-            ("ce_filter.score._pagekind", "kind_proba"),
+            ("ce_filter._pass", "scan_html"), ("ce_filter._pass", "head_signals"),
+            ("ce_filter._pass", "block_signals"), ("ce_filter._pass", "text_signals"),
+            ("ce_filter._pass", "kind_proba"),
             ("ce_filter.read._mojibake", "suspect"),
             ("ce_filter.read._precheck", "scan"))
 # a page as the passes hand it out: its bytes and its URL (None where the corpus has none)

@@ -24,6 +24,10 @@ static inline void release(bufs_t *b) {
 /* a C-contiguous buffer of at least ``count`` items of ``size`` bytes, or NULL (error set) */
 static inline void *get(bufs_t *b, PyObject *o, Py_ssize_t size, Py_ssize_t count, int writable,
                         const char *what) {
+    if (b->n >= (int)(sizeof b->v / sizeof b->v[0])) { /* a caller holding more: a bug */
+        PyErr_Format(PyExc_SystemError, "%s: more buffers than bufs_t holds", what);
+        return NULL;
+    }
     Py_buffer *v = &b->v[b->n];
     if (PyObject_GetBuffer(o, v, PyBUF_C_CONTIGUOUS | (writable ? PyBUF_WRITABLE : 0)) < 0)
         return NULL;

@@ -36,7 +36,7 @@ from .score.blockmodel import FALLBACK_REL, Model, load_default, select_c, thin_
 from .score.blockmodel import select as select  # public (api)
 from .score.features.context import signature_groups
 from .score.kindgate import kind_stated
-from .score.pagekind import page_signals
+from .score.pagekind import KINDS, page_signals
 from .values import language_code, probability
 from .version import __version__
 
@@ -177,8 +177,7 @@ class Extractor:
         blocks = p.blocks
         if blocks is None or not len(blocks):
             return p
-        kind, style = self.page_context(blocks, p.text, url)
-        scores, cut, site_in = self.score_page(blocks, kind, style, url, site)
+        kind, style, scores, cut, site_in = self.score_page(blocks, p.text, url, site)
         seen = None if site_in is None else site_in[1] > 0  # blocks of the host's other pages
         keep, reason = self.keep(blocks, scores, kind, len(p.text), seen=seen, cut=cut)
         return Page(p.text, p.encoding, p.truncated, reason, p.utf8, p.tree, blocks, kind=kind,
@@ -247,25 +246,24 @@ class Extractor:
             self._language_gate(out, blocks)
         return out
 
-    def score_page(self, blocks: Blocks, kind: np.ndarray | None, style: np.ndarray | None,
-                   url: str | None = None, site: str | None = None
-                   ) -> tuple[np.ndarray, np.ndarray | None,
+    def score_page(self, blocks: Blocks, html: str, url: str | None = None, site: str | None = None
+                   ) -> tuple[np.ndarray | None, np.ndarray | None, np.ndarray, np.ndarray | None,
                               tuple[np.ndarray, np.ndarray, int, np.ndarray] | None]:
-        """(the block scores, the cut's mask or None, the site inputs or None) of a page of >= 1
-        block with kind and style probabilities ``kind``, ``style``: in one C call where it
-        covers the model and the options (``scores_and_cut``: the mask is ``decide``'s), else
-        ``Model.block_scores`` then, with a site memory, the site stage (``site_scores``; the
-        page is then remembered), the mask left to ``keep``."""
-        mem = self.site_memory
-        if mem is None and style is None:
-            fused = self.scores_and_cut(blocks, kind)
-            if fused is not None:
-                return fused[0], fused[1], None
+        """(kind probabilities, style probabilities, block scores, the cut's mask or None, the
+        site inputs or None) of a page of >= 1 block: in one C call where it covers the model and
+        the options (``page_pass``: the mask is ``decide``'s), else ``page_context``,
+        ``Model.block_scores`` and, with a site memory, the site stage (``site_scores``; the page
+        is then remembered), the mask left to ``keep``."""
+        fused = self.page_pass(blocks, html, url)
+        if fused is not None:
+            return fused[0], None, fused[1], fused[2], None
+        kind, style = self.page_context(blocks, html, url)
         scores = self.model.block_scores(blocks, kind, style)
+        mem = self.site_memory
         if mem is None:
-            return scores, None, None
+            return kind, style, scores, None, None
         scores, site_in = self.site_scores(mem, blocks, scores, url, site)
-        return scores, None, site_in
+        return kind, style, scores, None, site_in
 
     def site_scores(self, mem: Memory, blocks: Blocks, scores: np.ndarray, url: str | None,
                     site: str | None = None
@@ -332,18 +330,38 @@ class Extractor:
         added = self.span_added(keep, scores, flags, kind, seen)
         return (keep | added if added is not None else keep), changed
 
-    def scores_and_cut(self, blocks: Blocks, kind: np.ndarray | None
-                       ) -> tuple[np.ndarray, np.ndarray] | None:
-        """(the block scores, ``decide``'s mask) of a page of >= 1 block in one C call without the
-        GIL (Model.scores_and_cut: the features, both stages, the cut and the span rule), the
-        same bits as ``model.block_scores`` then ``decide``; None where that call does not cover
-        the model or the options (a page-kind decoding's group rule): the caller takes the
-        steps one by one."""
+    def page_pass(self, blocks: Blocks, html: str, url: str | None = None, *,
+                  kind: np.ndarray | None = None, seen: np.ndarray | None = None
+                  ) -> tuple[np.ndarray | None, np.ndarray, np.ndarray] | None:
+        """(kind probabilities, block scores, ``decide``'s mask) of a page of >= 1 block in one
+        C call without the GIL (Model.page_pass: the page kind, the features, both stages, the
+        cut and the span rule), the same bits as ``page_context``, ``Model.block_scores`` and
+        ``decide`` one by one; ``kind``: given instead of estimated in the call (``seen``: as in
+        ``decide``). None where that call does not cover the model or the options (a site
+        memory, a page-style model, a page-kind decoding's group rule): the caller takes the
+        steps."""
         d = self.decoding
-        if d is not None and d.groups:
+        km = self.kind_model
+        if (self.site_memory is not None or self.model.pagestyle is not None
+                or (d is not None and d.groups) or (km is not None and tuple(km.kinds) != KINDS)):
             return None
-        lo = SPAN_FILL.get(self.kind_name(kind) or "")
-        return self.model.scores_and_cut(blocks, kind, self.cut(kind), lo, SPAN_OUTSIDE)
+        cuts, spans = self._kind_cuts()
+        return self.model.page_pass(blocks, cuts, spans, SPAN_OUTSIDE, kind=kind,
+                                    kind_model=km if kind is None else None, html=html, url=url,
+                                    seen=seen)
+
+    def _kind_cuts(self) -> tuple[np.ndarray, np.ndarray]:
+        """Per kind (KINDS order): the cut of a page whose most probable kind it is (``cut``), and
+        the span rule's level there (-1: none); made once."""
+        got = self.__dict__.get("_cuts")
+        if got is None:
+            eye = np.eye(len(KINDS))
+            cuts = np.array([self.cut(eye[k] if self.kind_model is not None else None)
+                             for k in range(len(KINDS))])
+            spans = np.array([SPAN_FILL.get(k, -1.0) if self.kind_model is not None else -1.0
+                              for k in KINDS])
+            got = self.__dict__["_cuts"] = (cuts, spans)
+        return got
 
     def span_added(self, keep: np.ndarray, scores: np.ndarray, flags: np.ndarray,
                    kind: np.ndarray | None, seen: np.ndarray | None = None) -> np.ndarray | None:

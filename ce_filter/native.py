@@ -15,18 +15,18 @@ import warnings
 from collections.abc import Callable
 from types import ModuleType
 
-# Every C part setup.py builds on this platform: all eleven on Linux and macOS; on Windows all but
+# Every C part setup.py builds on this platform: all ten on Linux and macOS; on Windows all but
 # the walk, which reaches Lexbor through selectolax's module (dlopen) and finds no function of it
 # exported there. A wheel holds each of these.
 PARTS: tuple[str, ...] = (
     *(() if sys.platform == "win32" else ("read._segment",)),
     "read._precheck", "read._mojibake", "_pass",
-    "score.features._leaves", "score._pagekind", "score.site._memory",
+    "score.features._leaves", "score.site._memory",
     "score.site._stage", "keep._articles", "keep._render", "keep._metadata",
 )
 # the parts with no Python version in the package: an install needs them (``required``)
 REQUIRED: frozenset[str] = frozenset((
-    "read._precheck", "read._mojibake", "_pass", "score.features._leaves", "score._pagekind",
+    "read._precheck", "read._mojibake", "_pass", "score.features._leaves",
     "score.site._memory", "score.site._stage", "keep._render",
 ))
 

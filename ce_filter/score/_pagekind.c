@@ -1127,6 +1127,49 @@ static inline double log1p_count(double k) {
     return k < (double)n_log1p ? log1p_small[(Py_ssize_t)k] : log1p(k);
 }
 
+/* what the page-kind model reads: the standardisation (mean, scale), one weight row per kind
+ * (coef: nk x nf, icpt), the signals' positions that take log1p (log_at, of the tail after the
+ * head signals) */
+typedef struct {
+    const double *mean, *scale, *coef, *icpt;
+    const int64_t *log_at;
+    Py_ssize_t n_log, nk, nf;
+} kind_model_t;
+
+/* the page-kind probabilities of a page into out (m->nk): its signals (head_part of hs, us;
+ * block_part; text_part of joined's first limit characters) through the model m; x: scratch of
+ * m->nf. No Python: runs without the GIL; -1 when out of memory. */
+static int kind_core(const kind_model_t *m, const str_t *hs, const str_t *us, const double *cnt,
+                     const int64_t *flags, const int64_t *tag, const int64_t *cont, Py_ssize_t n,
+                     PyObject *joined, Py_ssize_t limit, double *x, double *out) {
+    Py_ssize_t np_ = n_head(), nf = m->nf, nk = m->nk;
+    if (head_part(hs, us, x) < 0) return -1;
+    double *v = x + np_;
+    x[head_depth()] = log1p_count(x[head_depth()]);
+    x[head_dashes()] = log1p_count(x[head_dashes()]);
+    if (block_part(cnt, flags, tag, cont, n, v) < 0) return -1;
+    words_t t;
+    memset(&t, 0, sizeof t);
+    text_part(joined, limit, &t);
+    double n_read = (double)(t.n_tok > 1 ? t.n_tok : 1);
+    v[N_BLOCK] = (double)t.n_cur;
+    v[N_BLOCK + 1] = (double)t.n_dig / n_read;
+    for (int g = 0; g < n_word_groups; g++) v[N_BLOCK + 2 + g] = 1000.0 * (double)t.groups[g] / n_read;
+    for (Py_ssize_t j = 0; j < m->n_log; j++) v[m->log_at[j]] = log1p(v[m->log_at[j]]);
+    for (Py_ssize_t f = 0; f < nf; f++) x[f] = (x[f] - m->mean[f]) / m->scale[f];
+    double top = 0.0;
+    for (Py_ssize_t k = 0; k < nk; k++) {
+        double z = 0.0;
+        for (Py_ssize_t f = 0; f < nf; f++) z += x[f] * m->coef[k * nf + f];
+        out[k] = z + m->icpt[k];
+        if (k == 0 || out[k] > top) top = out[k];
+    }
+    double sum = 0.0;
+    for (Py_ssize_t k = 0; k < nk; k++) sum += (out[k] = exp(out[k] - top));
+    for (Py_ssize_t k = 0; k < nk; k++) out[k] /= sum;
+    return 0;
+}
+
 /* kind_proba(html, url, scan_limit, counts, flags, tag, cont, joined, limit, log_at, mean,
  * scale, coef, intercept, out): PageKindModel.proba(page_signals(...)) in one call: the signals
  * (head_signals' of html[:scan_limit] and url, the URL's two counts' log1p from configure's
@@ -1176,36 +1219,10 @@ static PyObject *kind_proba(PyObject *self, PyObject *args) {
             goto done;
         }
     if (!(x = PyMem_RawMalloc((size_t)nf * sizeof(double)))) { PyErr_NoMemory(); goto done; }
+    const kind_model_t m = {mean, scale, coef, icpt, log_at, n_log, nk, nf};
     int err;
     Py_BEGIN_ALLOW_THREADS
-    err = head_part(&hs, &us, x) < 0;
-    double *v = x + np_;
-    if (!err) {
-        x[head_depth()] = log1p_count(x[head_depth()]);
-        x[head_dashes()] = log1p_count(x[head_dashes()]);
-        err = block_part(cnt, flags, tag, cont, n, v) < 0;
-    }
-    if (!err) {
-        words_t t;
-        memset(&t, 0, sizeof t);
-        text_part(joined, limit, &t);
-        double n_read = (double)(t.n_tok > 1 ? t.n_tok : 1);
-        v[N_BLOCK] = (double)t.n_cur;
-        v[N_BLOCK + 1] = (double)t.n_dig / n_read;
-        for (int g = 0; g < n_word_groups; g++) v[N_BLOCK + 2 + g] = 1000.0 * (double)t.groups[g] / n_read;
-        for (Py_ssize_t j = 0; j < n_log; j++) v[log_at[j]] = log1p(v[log_at[j]]);
-        for (Py_ssize_t f = 0; f < nf; f++) x[f] = (x[f] - mean[f]) / scale[f];
-        double top = 0.0;
-        for (Py_ssize_t k = 0; k < nk; k++) {
-            double z = 0.0;
-            for (Py_ssize_t f = 0; f < nf; f++) z += x[f] * coef[k * nf + f];
-            out[k] = z + icpt[k];
-            if (k == 0 || out[k] > top) top = out[k];
-        }
-        double sum = 0.0;
-        for (Py_ssize_t k = 0; k < nk; k++) sum += (out[k] = exp(out[k] - top));
-        for (Py_ssize_t k = 0; k < nk; k++) out[k] /= sum;
-    }
+    err = kind_core(&m, &hs, &us, cnt, flags, tag, cont, n, joined, limit, x, out);
     Py_END_ALLOW_THREADS
     if (err) PyErr_NoMemory();
     else ret = Py_NewRef(Py_None);
@@ -1243,17 +1260,12 @@ static PyObject *charclass(PyObject *self, PyObject *args) {
     return Py_BuildValue("(NN)", cls, fo);
 }
 
-static PyMethodDef methods[] = {
-    {"configure", configure, METH_VARARGS, "Set the lexicons, type table, tags and flag bits."},
-    {"scan_html", scan_html, METH_VARARGS, "Declared types, og:type and canonical link of a page."},
-    {"block_signals", block_signals, METH_VARARGS, "The block-array signals of page_signals."},
-    {"text_signals", text_signals, METH_VARARGS, "Token, currency, digit and lexicon counts."},
-    {"head_signals", head_signals, METH_VARARGS, "Declared types, og:type and URL signals of a page."},
-    {"kind_proba", kind_proba, METH_VARARGS, "The page-kind model's probabilities in one call."},
+/* the part's functions, in the module of the pass after the walk (ce_filter/_pass.c) */
+#define PAGEKIND_METHODS \
+    {"configure", configure, METH_VARARGS, "Set the lexicons, type table, tags and flag bits."}, \
+    {"scan_html", scan_html, METH_VARARGS, "Declared types, og:type and canonical link of a page."}, \
+    {"block_signals", block_signals, METH_VARARGS, "The block-array signals of page_signals."}, \
+    {"text_signals", text_signals, METH_VARARGS, "Token, currency, digit and lexicon counts."}, \
+    {"head_signals", head_signals, METH_VARARGS, "Declared types, og:type and URL signals of a page."}, \
+    {"kind_proba", kind_proba, METH_VARARGS, "The page-kind model's probabilities in one call."}, \
     {"charclass", charclass, METH_VARARGS, "Character classes and folds (for the tests)."},
-    {NULL, NULL, 0, NULL},
-};
-
-static struct PyModuleDef moddef = {PyModuleDef_HEAD_INIT, "_pagekind", NULL, -1, methods};
-
-PyMODINIT_FUNC PyInit__pagekind(void) { return PyModule_Create(&moddef); }

@@ -27,7 +27,6 @@ from .features import (
     TOKEN_PREFIXES,
     FeatureSpec,
     TokenRows,
-    after_columns,
     context_features,
     feature_names,
     page_inputs,
@@ -46,8 +45,9 @@ from .features.context import (
     with_deep,
 )
 from .features.leaves import Trees, TreesError
+from .features.shop import SHOP_TITLE_PHRASES, shop_ic
 from .features.tokens import token_weight_sums
-from .pagekind import PageKindError, PageKindModel
+from .pagekind import KINDS, PageKindError, PageKindModel
 
 if TYPE_CHECKING:
 
@@ -264,19 +264,26 @@ class Model:
             self.__dict__["_plan"] = plan
         return self.__dict__["_plan"]
 
-    def scores_and_cut(self, blocks: Blocks, kind: np.ndarray | None, cut: float,
-                       span_lo: float | None = None, span_out: int = 0,
-                       seen: np.ndarray | None = None) -> tuple[np.ndarray, np.ndarray] | None:
-        """(block probabilities, the blocks kept at ``cut``) of a page of >= 1 block in one C
-        call without the GIL (ce_filter/_pass.c): ``block_scores`` then ``select_c`` with the
-        code rule, then, with ``span_lo``, the span rule (keep.kindrules.fill_span: ``span_out``
-        its flags, ``seen`` the blocks it never adds), to the bit. None where the pass does not
-        cover the model (``pass_plan``): the caller takes those steps one by one."""
+    def page_pass(self, blocks: Blocks, cuts: np.ndarray, spans: np.ndarray, span_out: int = 0, *,
+                  kind: np.ndarray | None = None, kind_model: PageKindModel | None = None,
+                  html: str = "", url: str | None = None, seen: np.ndarray | None = None
+                  ) -> tuple[np.ndarray | None, np.ndarray, np.ndarray] | None:
+        """(the page's kind probabilities, its block probabilities, the blocks kept at its cut)
+        of a page of >= 1 block in one C call without the GIL (ce_filter/_pass.c): with
+        ``kind_model``, its probabilities of the page (``html``, ``url``: PageKindModel.page_proba),
+        else ``kind`` (None: no estimate); ``block_scores``; for the most probable kind k (KINDS
+        order), the cut at ``cuts[k]`` with the code rule (``select_c``), then, where ``spans[k]``
+        >= 0, the span rule at that level (keep.kindrules.fill_span: ``span_out`` its flags,
+        ``seen`` the blocks it never adds). The same bits as those steps one by one. None where
+        the pass does not cover the model (``pass_plan``): the caller takes the steps."""
         plan = self.pass_plan()
         if plan is None or features_module.CETR_COLUMNS is not None:
             return None
         cap, off, extra = plan
-        after = after_columns(blocks, self.spec, kind, extra) if extra else None
+        kp = None if kind_model is None else kind_model.pass_plan()
+        k = np.zeros(len(KINDS)) if kind is None or kp is not None else np.array(kind, dtype=np.float64)
+        cnt, tag, n_tags, depth, flags, cont, _, rx, utf8, starts, lexicon = \
+            _dense_part.block_arrays(blocks, None, off)
         own = anc = None
         if "ic" in self.spec.groups:
             _, token_w, tables = self._layout()
@@ -285,12 +292,15 @@ class Model:
             anc = token_weight_sums(blocks.anc_tokens, v_anc, token_w["ic_anc:"], tables["ic_anc:"])
         n = len(blocks)
         scores, keep = np.empty(n), np.empty(n, dtype=np.bool_)
-        _c.page_scores(cap, *_dense_part.block_arrays(blocks, kind, off), after, own, anc,
-                       np.ascontiguousarray(blocks.token_counts(), dtype=np.float64), cut,
-                       -1.0 if span_lo is None else span_lo, span_out,
+        _c.page_scores(cap, kp, html, url, cnt, tag, n_tags, depth, flags, cont,
+                       blocks.text_column().joined, k, rx, utf8, starts, lexicon, SHOP_TITLE_PHRASES,
+                       shop_ic(blocks) if extra else None, self.spec.shop_min_p, own, anc,
+                       np.ascontiguousarray(blocks.token_counts(), dtype=np.float64),
+                       np.ascontiguousarray(cuts, dtype=np.float64),
+                       np.ascontiguousarray(spans, dtype=np.float64), span_out,
                        None if seen is None else np.ascontiguousarray(seen, dtype=np.uint8),
                        scores, keep.view(np.uint8))
-        return scores, keep
+        return (None if kind is None and kp is None else k), scores, keep
 
     def _plain(self) -> bool:
         """Whether the C call (``scores_c``) covers this model: stage 1 without trees,

@@ -175,6 +175,9 @@ class PageKindC(Protocol):
                    log1p: np.ndarray, mean: np.ndarray, scale: np.ndarray, coef: np.ndarray,
                    intercept: np.ndarray, out: np.ndarray, /) -> None: ...
 
+    def kind_plan(self, mean: np.ndarray, scale: np.ndarray, coef: np.ndarray, intercept: np.ndarray,
+                  log1p: np.ndarray, scan_limit: int, text_limit: int, /) -> object: ...
+
 
 def _group_bits(groups: Sequence[Iterable[str]]) -> dict[str, int]:
     """word -> the bit mask of the groups it is in."""
@@ -186,7 +189,7 @@ def _group_bits(groups: Sequence[Iterable[str]]) -> dict[str, int]:
 
 
 def _configure(mod: PageKindC) -> PageKindC:
-    """ce_filter.score._pagekind configured with this module's tables."""
+    """The page-kind part (ce_filter._pass, from score/_pagekind.c) configured with this module's tables."""
     words = _group_bits(list(_TEXT_WORDS.values()))
     bits = [_BIT[k] for k in ("li", "table", "form", "label", "pre", "blockquote", "dl", "article",
                                "main")]
@@ -198,7 +201,7 @@ def _configure(mod: PageKindC) -> PageKindC:
     return mod
 
 
-_c = _configure(cast(PageKindC, native.required("score._pagekind")))
+_c = _configure(cast(PageKindC, native.required("_pass")))
 
 
 class PageKindError(ValueError):
@@ -215,6 +218,12 @@ class PageKindModel:
     coef: np.ndarray  # kinds x features
     intercept: np.ndarray  # kinds
     meta: dict[str, Loaded] = field(default_factory=dict)  # the training's notes, not checked
+
+    def __getstate__(self) -> dict[str, object]:
+        # the pass's plan (pass_plan) is a C capsule: made again where it is needed
+        state = dict(self.__dict__)
+        state.pop("_plan", None)
+        return state
 
     def proba(self, x: np.ndarray) -> np.ndarray:
         """Kind probabilities of one page (or of a pages x features matrix)."""
@@ -236,6 +245,16 @@ class PageKindModel:
                       blocks.text_column().joined, _TEXT_SCAN, _C_LOG1P, self.mean, self.scale, self.coef,
                       self.intercept, out)
         return out
+
+    def pass_plan(self) -> object:
+        """What the pass after the walk reads of this model (blockmodel.Model.page_pass computes
+        ``page_proba`` in its call): made once per model."""
+        plan = self.__dict__.get("_plan")
+        if plan is None:
+            plan = self.__dict__["_plan"] = _c.kind_plan(self.mean, self.scale, self.coef,
+                                                         self.intercept, _C_LOG1P, _SCAN_CHARS,
+                                                         _TEXT_SCAN)
+        return plan
 
     def predict(self, blocks: Blocks, html: str = "", url: str | None = None
                 ) -> tuple[str, float, np.ndarray]:

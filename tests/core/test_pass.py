@@ -1,7 +1,8 @@
-"""The pass after the walk (ce_filter/_pass.c, Extractor.scores_and_cut): the features, both
-stages, the cut and the span rule of a page in one C call give the bits of the steps one by one
-(features.page_inputs, Model.scores, Extractor.decide): the same probabilities and the same
-mask, on pages made to reach every branch and on every corpus page."""
+"""The pass after the walk (ce_filter/_pass.c, Extractor.page_pass): the page kind, the features,
+both stages, the cut and the span rule of a page in one C call give the bits of the steps one by
+one (Extractor.page_context, features.page_inputs, Model.scores, Extractor.decide): the same
+kind probabilities, block probabilities and mask, on pages made to reach every branch and on
+every corpus page."""
 
 from __future__ import annotations
 
@@ -25,23 +26,20 @@ def _stepwise(ex: Extractor, b, kind, seen=None):
 
 
 def _same(ex: Extractor, b, kind, seen=None) -> bool:
-    got = ex.scores_and_cut(b, kind) if seen is None else ex.model.scores_and_cut(
-        b, kind, ex.cut(kind), _span_level(ex, kind), _outside(), seen)
+    """The pass with the kind given against the steps one by one."""
+    got = ex.page_pass(b, "", None, kind=kind, seen=seen)
     assert got is not None
     s, k = _stepwise(ex, b, kind, seen)
-    return np.array_equal(got[0], s) and np.array_equal(got[1], k)
+    return np.array_equal(got[0], kind) and np.array_equal(got[1], s) and np.array_equal(got[2], k)
 
 
-def _span_level(ex: Extractor, kind):
-    from ce_filter.keep.kindrules import SPAN_FILL
-
-    return SPAN_FILL.get(ex.kind_name(kind) or "")
-
-
-def _outside() -> int:
-    from ce_filter.keep.kindrules import SPAN_OUTSIDE
-
-    return SPAN_OUTSIDE
+def _same_estimated(ex: Extractor, b, html: str, url: str | None) -> bool:
+    """The pass estimating the kind against page_context and the steps one by one."""
+    got = ex.page_pass(b, html, url)
+    assert got is not None
+    kind = ex.page_context(b, html, url)[0]
+    s, k = _stepwise(ex, b, kind)
+    return np.array_equal(got[0], kind) and np.array_equal(got[1], s) and np.array_equal(got[2], k)
 
 
 def _pages(seed: int, count: int) -> list[str]:
@@ -75,7 +73,8 @@ def test_the_pass_gives_the_steps_bits_on_every_kind(opts):
         for k in range(len(kinds)):  # each kind read for sure, then mixed
             kind = np.eye(len(kinds))[k] * 0.6 + 0.4 / len(kinds)
             assert _same(ex, b, kind), (opts, kinds[k], html[:80])
-        assert _same(ex, b, ex.page_context(b, html, None)[0])
+        assert _same_estimated(ex, b, html, None)
+        assert _same_estimated(ex, b, html, "https://shop.example.com/p/blue-shoe-42.html?x=1")
 
 
 def test_the_span_rule_in_the_pass_skips_the_blocks_seen_on_the_host():
@@ -89,15 +88,38 @@ def test_the_span_rule_in_the_pass_skips_the_blocks_seen_on_the_host():
 
 
 def test_the_steps_run_where_the_pass_does_not_cover_the_model(monkeypatch):
+    from ce_filter.score.pagekind import KINDS
+    from ce_filter.score.site.memory import SiteMemory
+
     ex = Extractor()
     b = segment(parse(PAGE))
-    kind = ex.page_context(b, PAGE, None)[0]
-    assert ex.scores_and_cut(b, kind) is not None
+    assert ex.page_pass(b, PAGE) is not None
+    assert Extractor(site_memory=SiteMemory()).page_pass(b, PAGE) is None  # the site stage
     monkeypatch.setattr(features, "CETR_COLUMNS", lambda n_chr, n_tags: ([], []))
-    assert ex.scores_and_cut(b, kind) is None  # a research variant of the features
+    assert ex.page_pass(b, PAGE) is None  # a research variant of the features
     monkeypatch.undo()
     plain = load_default()
     assert plain.pass_plan() is not None and plain._plain()
+    assert KINDS.index("product") == 6  # _pass.c's KIND_PRODUCT
+
+
+def test_a_product_page_gets_its_shop_cues_in_the_pass():
+    """On a page read as a product's, the shop group's cues (repeated text, shop section titles,
+    shop class/id names) enter the pass's scores as they enter the steps'."""
+    from ce_filter.score.pagekind import KINDS
+
+    ex = Extractor()
+    html = ("<html><body><main><h1>Blue shoe</h1><p>A blue shoe for running, light and strong, "
+            "with a sole that lasts.</p><p>$ 49.00 Add to cart</p><h2>Customer reviews</h2>"
+            "<div class='review'><p>Great shoe, I run in it every day.</p></div><h2>Shipping</h2>"
+            "<p>Free shipping over $ 50.</p><p>A blue shoe for running, light and strong, with a "
+            "sole that lasts.</p></main></body></html>")
+    b = segment(parse(html))
+    product = np.eye(len(KINDS))[KINDS.index("product")]
+    assert _same(ex, b, product) and _same(ex, b, product * 0.5 + 0.5 / len(KINDS))
+    on = ex.page_pass(b, html, None, kind=product)
+    off = ex.page_pass(b, html, None, kind=np.eye(len(KINDS))[0])
+    assert on is not None and off is not None and not np.array_equal(on[1], off[1])
 
 
 def test_the_pass_refuses_arrays_of_another_page():
@@ -106,8 +128,8 @@ def test_the_pass_refuses_arrays_of_another_page():
     assert len(b) != len(b2)
     kind = ex.page_context(b, PAGE, None)[0]
     with pytest.raises(ValueError):
-        ex.model.scores_and_cut(b, kind, 0.5, None, 0, np.zeros(len(b2), dtype=bool)
-                                if len(b2) < len(b) else np.zeros(1, dtype=bool))
+        ex.page_pass(b, PAGE, kind=kind, seen=np.zeros(len(b2), dtype=bool)
+                     if len(b2) < len(b) else np.zeros(1, dtype=bool))
 
 
 @pytest.mark.corpus
@@ -118,7 +140,6 @@ def test_the_pass_gives_the_steps_bits_on_every_corpus_page(data_dir):
         if not len(b):
             continue
         pages += 1
-        kind = ex.page_context(b, html, doc.url or None)[0]
-        if not _same(ex, b, kind):
+        if not _same_estimated(ex, b, html, doc.url or None):
             differ.append(f"{corpus}/{doc.id}")
     assert pages > 3000 and not differ, (pages, differ[:10])

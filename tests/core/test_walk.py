@@ -115,8 +115,8 @@ def test_compiled_parts_are_built_where_a_compiler_is():
         pytest.skip("CE_FILTER_PURE_PYTHON is set")
     # built, and agreeing with their references on their probes (else set aside: None)
     parts = {"read._segment": S._c, "read._precheck": precheck._c, "read._mojibake": mojibake._c,
-             "_pass": dense._C if dense._C is blockmodel._c else None,
-             "score.features._leaves": leaves._c, "score._pagekind": pagekind._c,
+             "_pass": dense._C if dense._C is blockmodel._c is pagekind._c else None,
+             "score.features._leaves": leaves._c,
              "score.site._memory": memory._c,
              "score.site._stage": stage._c, "keep._articles": articles._c,
              "keep._render": render._c, "keep._metadata": metadata._head_part()}

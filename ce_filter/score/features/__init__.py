@@ -123,9 +123,11 @@ def after_columns(b: Blocks, spec: FeatureSpec, kind: np.ndarray | None, extra: 
 def pass_layout(spec: FeatureSpec) -> tuple[dict[str, int], int, int] | None:
     """For the pass after the walk (ce_filter/_pass.c, blockmodel.Model.pass_plan): each C
     group's first column in the dense row, the C groups' width and the last groups' of a spec
-    whose dense row is those alone (dense.handles; no kind or style mix columns, no research
-    CETR variant); None for another spec, which takes the general path."""
-    if not dense.handles(spec) or spec.kind_mix or spec.style or CETR_COLUMNS is not None:
+    whose dense row is those and the shop group's (which the pass computes: its last groups are
+    none other; no kind or style mix columns, no research CETR variant); None for another spec,
+    which takes the general path."""
+    if (not dense.handles(spec) or spec.kind_mix or spec.style or CETR_COLUMNS is not None
+            or set(spec.groups) & set(AFTER_GROUPS) - {"shop"}):
         return None
     off, width = dense.layout(spec)
     return off, width, after_width(spec)

@@ -537,7 +537,7 @@ static int cmp_group(const void *a, const void *b) {
     return (x->i > y->i) - (x->i < y->i);
 }
 
-static inline int is_currency(Py_UCS4 c) {
+static inline int price_sign(Py_UCS4 c) {
     return c == 0x24 || c == 0xa3 || c == 0xa5 || c == 0x20ac || c == 0x20b9 || c == 0x20bd;
 }
 static inline int is_digit09(Py_UCS4 c) { return c >= '0' && c <= '9'; }
@@ -550,7 +550,7 @@ static int has_price(PyObject *t) {
     int kind = PyUnicode_KIND(t);
     const void *d = PyUnicode_DATA(t);
     for (Py_ssize_t j = 0; j < len; j++) {
-        if (!is_currency(PyUnicode_READ(kind, d, j))) continue;
+        if (!price_sign(PyUnicode_READ(kind, d, j))) continue;
         Py_UCS4 a1 = j + 1 < len ? PyUnicode_READ(kind, d, j + 1) : 0;
         Py_UCS4 a2 = j + 2 < len ? PyUnicode_READ(kind, d, j + 2) : 0;
         Py_UCS4 b1 = j >= 1 ? PyUnicode_READ(kind, d, j - 1) : 0;

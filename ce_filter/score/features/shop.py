@@ -32,7 +32,7 @@ SHOP_TITLES = (
     "similar products", "similar items", "recently viewed", "complete the look", "pair with",
     "pair well with", "pairs with", "pairs well with", "why choose", "why shop", "why buy",
     "customers also", "recommended")
-_SHOP_PHRASES = phrases(SHOP_TITLES)
+SHOP_TITLE_PHRASES = phrases(SHOP_TITLES)  # (compiled: dense.phrases)
 SHOP_HEADING_MAX_WORDS = 10  # a longer heading is prose, not a section title
 # Class/id tokens of the same sections, and the review widgets' vendors (Yotpo, Okendo,
 # Stamped, Judge.me, Trustpilot, Bazaarvoice, Feefo).
@@ -54,7 +54,7 @@ def shop_heading(b: Blocks, tag: np.ndarray, n_tok: np.ndarray) -> np.ndarray:
         return out
     short = hs[n_tok[hs] <= SHOP_HEADING_MAX_WORDS]
     hit = np.zeros(len(n_tok), dtype=bool)
-    hit[short] = phrase_hits(b.text_column(), _SHOP_PHRASES, short)
+    hit[short] = phrase_hits(b.text_column(), SHOP_TITLE_PHRASES, short)
     under = last >= 0
     out[under] = hit[last[under]]
     return out
