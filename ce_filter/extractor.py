@@ -358,19 +358,24 @@ class Extractor:
             eye = np.eye(len(KINDS))
             cuts = np.array([self.cut(eye[k] if self.kind_model is not None else None)
                              for k in range(len(KINDS))])
-            spans = np.array([SPAN_FILL.get(k, -1.0) if self.kind_model is not None else -1.0
-                              for k in KINDS])
+            levels = [self.span_level(eye[k] if self.kind_model is not None else None)
+                      for k in range(len(KINDS))]
+            spans = np.array([-1.0 if lo is None else lo for lo in levels])
             got = self.__dict__["_cuts"] = (cuts, spans)
         return got
 
     def span_added(self, keep: np.ndarray, scores: np.ndarray, flags: np.ndarray,
                    kind: np.ndarray | None, seen: np.ndarray | None = None) -> np.ndarray | None:
         """The blocks the span rule (kindrules.fill_span) adds to ``keep`` on a page whose
-        estimated kind has a level in kindrules.SPAN_FILL (documentation, collection); None on
-        any other page. ``seen``: with a site memory, the blocks the host's other pages hold
-        (never added)."""
-        lo = SPAN_FILL.get(self.kind_name(kind) or "")
+        estimated kind has a level (``span_level``); None on any other page. ``seen``: with a
+        site memory, the blocks the host's other pages hold (never added)."""
+        lo = self.span_level(kind)
         return None if lo is None else fill_span(keep, scores, flags, lo, seen)
+
+    def span_level(self, kind: np.ndarray | None) -> float | None:
+        """The span rule's level on a page with kind probabilities ``kind``: kindrules.SPAN_FILL's
+        for its estimated kind (documentation, collection), None (no rule) for the others."""
+        return SPAN_FILL.get(self.kind_name(kind) or "")
 
     def _jsonld_text(self, blocks: Blocks, keep: np.ndarray, kind: np.ndarray, text: str
                      ) -> list[str]:

@@ -16,7 +16,7 @@ at least that level and it sits in no nav, aside, header, footer or form.
 
 Each prints mean F1 per corpus (and per wcxb-dev page type) without the rule and with it, at
 the default and the precise cut, every page extracted by the real Extractor both times (the
-same code, the same models): only ``Extractor.span_added`` differs. ``nested``: the levels
+same code, the same models): only ``Extractor.span_level`` differs. ``nested``: the levels
 (none, 0, 0.05, ..., 0.3) per estimated kind (SPAN_KINDS: documentation, service, forum,
 collection, listing, product; ``SPANFILL_KINDS`` to name fewer) chosen on the page F1 of the
 other four folds, scored on the fold held out.
@@ -33,7 +33,6 @@ from collections import defaultdict
 import numpy as np
 
 from ce_filter.api import Extractor
-from ce_filter.keep.kindrules import fill_span
 from ce_filter.learn.corpus import Doc, Spec
 from ce_filter.learn.crossval import assign_folds, load_docs, site_groups
 from ce_filter.learn.evaluate import token_prf
@@ -53,10 +52,8 @@ class Levels(Extractor):
 
     levels: dict[str, float] = {}
 
-    def span_added(self, keep: np.ndarray, scores: np.ndarray, flags: np.ndarray,
-                   kind: np.ndarray | None, seen: np.ndarray | None = None) -> np.ndarray | None:
-        lo = self.levels.get(self.kind_name(kind) or "")
-        return None if lo is None else fill_span(keep, scores, flags, lo, seen)
+    def span_level(self, kind: np.ndarray | None) -> float | None:
+        return self.levels.get(self.kind_name(kind) or "")
 
 
 class NoSpan(Levels):

@@ -12,7 +12,6 @@ from ce_filter.bench.stages import staged_extract
 
 from ce_filter import Extractor
 from ce_filter.api import THIN_REASON
-from ce_filter.api import Extractor as ApiExtractor
 from ce_filter.explain import explain
 from ce_filter.score.blockmodel import THIN_ARTICLE_P, THIN_MIN_CHARS, load_default, thin_page
 
@@ -45,13 +44,18 @@ def _thin(k: int = 12):
 
 
 def _with_kind(monkeypatch, kind):
-    real = ApiExtractor.page_context
+    """Every page read with the kind probabilities ``kind`` (to rounding): the shipped model's
+    page-kind model swapped for one whose softmax is that whatever the page (no weights, the
+    intercepts the probabilities' logarithms), so that the pass and the steps both read it."""
+    from ce_filter.score.pagekind import PageKindModel
 
-    def fixed(self, blocks, html, url):
-        k, style = real(self, blocks, html, url)
-        return np.array(kind, dtype=np.float64), style
-
-    monkeypatch.setattr(ApiExtractor, "page_context", fixed)
+    real = load_default().pagekind
+    assert real is not None
+    nf = len(real.mean)
+    with np.errstate(divide="ignore"):
+        fixed = PageKindModel(real.kinds, np.zeros(nf), np.ones(nf), np.zeros((len(real.kinds), nf)),
+                              np.log(np.array(kind, dtype=np.float64)))
+    monkeypatch.setattr(load_default(), "pagekind", fixed)  # (_thin copies the shipped model)
 
 
 def test_a_thin_page_gives_no_text_and_says_why(monkeypatch):
