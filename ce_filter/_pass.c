@@ -33,14 +33,15 @@ typedef struct {
 
 #define PLAN_CAPSULE "ce_filter.pass_plan"
 
-static void plan_free(PyObject *cap) {
-    plan_t *p = PyCapsule_GetPointer(cap, PLAN_CAPSULE);
+static void plan_release(plan_t *p) {
     if (!p) return;
     PyMem_RawFree(p->w);
     PyMem_RawFree(p->w2);
     PyMem_RawFree(p->lut);
     PyMem_RawFree(p);
 }
+
+static void plan_free(PyObject *cap) { plan_release(PyCapsule_GetPointer(cap, PLAN_CAPSULE)); }
 
 /* a copy of a float64 or int64 buffer of n items (n < 0: any length, put in *n) */
 static void *copy_buf(PyObject *o, Py_ssize_t *n, const char *what) {
@@ -87,10 +88,7 @@ static PyObject *pass_plan(PyObject *self, PyObject *args) {
     PyObject *cap = PyCapsule_New(p, PLAN_CAPSULE, plan_free);
     if (cap) return cap;
 fail:
-    PyMem_RawFree(p->w);
-    PyMem_RawFree(p->w2);
-    PyMem_RawFree(p->lut);
-    PyMem_RawFree(p);
+    plan_release(p);
     return NULL;
 }
 
@@ -257,13 +255,8 @@ static PyObject *page_scores(PyObject *self, PyObject *args) {
     const double *own = NULL, *anc = NULL, *ic = NULL;
     const uint8_t *seen = NULL;
     double *kind = NULL;
-    p.cnt = get(&b, ocnt, 8, 3 * n, 0, "cnt");
-    p.tag = p.cnt ? get(&b, otag, 8, n, 0, "tag") : NULL;
-    p.ntags = p.tag ? get(&b, ontags, 8, n, 0, "n_tags") : NULL;
-    p.depth = p.ntags ? get(&b, odepth, 8, n, 0, "depth") : NULL;
-    p.flags = p.depth ? get(&b, oflags, 8, n, 0, "flags") : NULL;
-    p.cont = p.flags ? get(&b, ocont, 8, n * q->path, 0, "cont") : NULL;
-    kind = p.cont ? get(&b, okind, 8, N_KINDS, kp != NULL, "kind") : NULL;
+    kind = block_bufs(&b, &p, ocnt, otag, ontags, odepth, oflags, ocont) == 0
+           ? get(&b, okind, 8, N_KINDS, kp != NULL, "kind") : NULL;
     p.rx = kind ? get(&b, orx, 8, 0, 0, "rx") : NULL;
     const double *wt = p.rx ? get(&b, oweight, 8, n, 0, "weight") : NULL;
     double *scores = wt ? get(&b, oscores, 8, n, 1, "scores") : NULL;

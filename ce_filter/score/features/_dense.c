@@ -397,6 +397,20 @@ done:
 
 /* ------------------------------------------------------------------ features */
 
+/* the page's block arrays into p (held in b, its first six buffers): the counts (n x 3), tags,
+ * tag counts, depths, flags and ancestor ids (n x p->path); 0, or -1 with the error set */
+static int block_bufs(bufs_t *b, page_t *p, PyObject *ocnt, PyObject *otag, PyObject *ontags,
+                      PyObject *odepth, PyObject *oflags, PyObject *ocont) {
+    Py_ssize_t n = p->n;
+    p->cnt = get(b, ocnt, 8, 3 * n, 0, "cnt");
+    p->tag = p->cnt ? get(b, otag, 8, n, 0, "tag") : NULL;
+    p->ntags = p->tag ? get(b, ontags, 8, n, 0, "n_tags") : NULL;
+    p->depth = p->ntags ? get(b, odepth, 8, n, 0, "depth") : NULL;
+    p->flags = p->depth ? get(b, oflags, 8, n, 0, "flags") : NULL;
+    p->cont = p->flags ? get(b, ocont, 8, n * p->path, 0, "cont") : NULL;
+    return p->cont ? 0 : -1;
+}
+
 /* features(n, path, width, cnt, tag, n_tags, depth, flags, cont, lut, kind, rx, utf8, starts,
  *          lexicon, head_max_words, out, o_st, o_cetr, o_dom, o_rx, o_kind, o_head, head_group,
  *          rx_u, rx_n)
@@ -425,13 +439,8 @@ static PyObject *features(PyObject *self, PyObject *args) {
     if (!(p.lexicon = PyCapsule_GetPointer(olexicon, PHRASES_CAPSULE))) return NULL;
     bufs_t b = {.n = 0};
     PyObject *ret = NULL;
-    p.cnt = get(&b, ocnt, 8, 3 * n, 0, "cnt");
-    p.tag = p.cnt ? get(&b, otag, 8, n, 0, "tag") : NULL;
-    p.ntags = p.tag ? get(&b, ontags, 8, n, 0, "n_tags") : NULL;
-    p.depth = p.ntags ? get(&b, odepth, 8, n, 0, "depth") : NULL;
-    p.flags = p.depth ? get(&b, oflags, 8, n, 0, "flags") : NULL;
-    p.cont = p.flags ? get(&b, ocont, 8, n * p.path, 0, "cont") : NULL;
-    p.lut = p.cont ? get(&b, olut, 8, 1, 0, "lut") : NULL;
+    p.lut = block_bufs(&b, &p, ocnt, otag, ontags, odepth, oflags, ocont) == 0
+                ? get(&b, olut, 8, 1, 0, "lut") : NULL;
     p.kind = p.lut ? get(&b, okind, 8, N_KINDS, 0, "kind") : NULL;
     p.rx = p.kind ? get(&b, orx, 8, 0, 0, "rx") : NULL;
     p.out = p.rx ? get(&b, oout, 8, n * p.width, 1, "out") : NULL;
