@@ -817,6 +817,20 @@ static int head_args(PyObject *html, Py_ssize_t limit, PyObject *url, str_t *hs,
     return 0;
 }
 
+/* x[0..n) as a tuple of float (NULL: an error) */
+static PyObject *float_tuple(const double *x, Py_ssize_t n) {
+    PyObject *out = PyTuple_New(n);
+    for (Py_ssize_t i = 0; out && i < n; i++) {
+        PyObject *f = PyFloat_FromDouble(x[i]);
+        if (!f) {
+            Py_CLEAR(out);
+            break;
+        }
+        PyTuple_SET_ITEM(out, i, f);
+    }
+    return out;
+}
+
 /* head_signals(html, url, limit) -> the declared types, og:type and URL signals (page_signals'
  * first values, "ld_article" .. the URL word groups), url_depth and url_slug_words still
  * without their log1p (page_signals takes numpy's) */
@@ -834,18 +848,7 @@ static PyObject *head_signals(PyObject *self, PyObject *args) {
     Py_BEGIN_ALLOW_THREADS
     err = head_part(&hs, &us, x);
     Py_END_ALLOW_THREADS
-    if (err) return PyErr_NoMemory();
-    PyObject *out = PyTuple_New(nh);
-    if (out == NULL) return NULL;
-    for (Py_ssize_t i = 0; i < nh; i++) {
-        PyObject *f = PyFloat_FromDouble(x[i]);
-        if (f == NULL) {
-            Py_DECREF(out);
-            return NULL;
-        }
-        PyTuple_SET_ITEM(out, i, f);
-    }
-    return out;
+    return err ? PyErr_NoMemory() : float_tuple(x, nh);
 }
 
 /* ------------------------------------------------------------------ the block arrays */
@@ -1005,18 +1008,7 @@ static PyObject *block_signals(PyObject *self, PyObject *args) {
     PyBuffer_Release(&bf);
     PyBuffer_Release(&bt);
     PyBuffer_Release(&bp);
-    if (err) return PyErr_NoMemory();
-    PyObject *out = PyTuple_New(N_BLOCK);
-    if (out == NULL) return NULL;
-    for (int i = 0; i < N_BLOCK; i++) {
-        PyObject *f = PyFloat_FromDouble(v[i]);
-        if (f == NULL) {
-            Py_DECREF(out);
-            return NULL;
-        }
-        PyTuple_SET_ITEM(out, i, f);
-    }
-    return out;
+    return err ? PyErr_NoMemory() : float_tuple(v, N_BLOCK);
 }
 
 /* ------------------------------------------------------------------ the text's words */
