@@ -1,8 +1,9 @@
-/* The rules after the cut in C (tidy_lines, tidy_tail, tidy_author, tidy_finish: articles.py's
- * tidy; tests/oracles/tidy_python.py is their Python oracle): the label and byline rules (their
- * patterns matched here on the texts' UTF-8), the tail rule (its words matched here), the
- * author-box rule (its class/id tokens matched by the walk's flag_columns), then the tables and
- * lists as units and the repeats rule. */
+/* The rules after the cut in C, in one call (tidy: articles.py's tidy; tests/oracles/
+ * tidy_python.py is their Python oracle): the label and byline rules (their patterns matched here
+ * on the texts' UTF-8), the comments rule, the tail rule (its words matched here), the author-box
+ * rule (the class/id columns of both made by the walk's flag_columns), the tables and lists as
+ * units, the repeats rule and the hidden copies (their case folded by Python's str methods) and
+ * the hidden rule. The GIL is released but where a str method is called. */
 #define PY_SSIZE_T_CLEAN
 #include <Python.h>
 #include <stdint.h>
@@ -534,37 +535,6 @@ static int lines(const uint8_t *keep, uint8_t *out, const double *cnt, const int
     return OK;
 }
 
-/* tidy_lines(keep, out, counts, flags, texts (two arguments), labels, by, story_words,
- * figure_bit): the label and byline rules on out (lines). keep/out: n bytes; counts: n x 3
- * float64; flags: n int64. */
-static PyObject *tidy_lines(PyObject *self, PyObject *args) {
-    PyObject *ok, *oo, *oc, *of, *ou, *oat;
-    int labels, by;
-    double story;
-    long long fig;
-    if (!PyArg_ParseTuple(args, "OOOOOOppdL", &ok, &oo, &oc, &of, &ou, &oat, &labels, &by, &story, &fig))
-        return NULL;
-    if (not_ready()) return NULL;
-    bufs_t b = {.n = 0};
-    PyObject *ret = NULL;
-    Py_ssize_t n;
-    const uint8_t *keep = mask(&b, ok, &n);
-    if (!keep) return NULL;
-    uint8_t *out = get(&b, oo, 1, n, 1, "out");
-    const double *cnt = out ? get(&b, oc, 8, 3 * n, 0, "counts") : NULL;
-    const int64_t *fl = cnt ? get(&b, of, 8, n, 0, "flags") : NULL;
-    texts_t T;
-    if (!fl || texts_get(&b, ou, oat, n, &T) < 0) goto done;
-    int err;
-    Py_BEGIN_ALLOW_THREADS
-    err = lines(keep, out, cnt, fl, &T, n, labels, by, story, fig);
-    Py_END_ALLOW_THREADS
-    if (!raise_err(err)) ret = Py_NewRef(Py_None);
-done:
-    release(&b);
-    return ret;
-}
-
 /* line_kinds(texts (two arguments), words): by block, 1 where its text is a label (is_label), 2
  * where a byline, dateline or credit (is_byline), of a block of words[i] words: the matchers
  * alone, on every block (for the tests). */
@@ -685,98 +655,99 @@ static int tail_text(const texts_t *T, Py_ssize_t i, PyObject *spaced, PyObject 
     return m;
 }
 
-/* tidy_tail(keep, out, counts, tag, texts (two arguments), story_words, max_label, levels, spaced, unspaced,
- * slack, max_chars, punct): the oracle's _tail on out. After the last block of keep of story_words
- * words or more: a heading (levels[tag]: 1-6) whose text tail_match-es drops the blocks up to the
- * next heading of its level or above, itself among them; another kept block of at most max_label
- * words that is a title or prompt (tail_match 2) is dropped. keep/out: n bytes; counts: n x 3
- * float64; tag: n int64; levels: bytes by tag id. */
-static PyObject *tidy_tail(PyObject *self, PyObject *args) {
-    PyObject *ok, *oo, *ocnt, *ot, *ou, *oat, *levels, *spaced, *unspaced, *punct;
-    double story, max_label;
-    Py_ssize_t slack, max_chars;
-    if (!PyArg_ParseTuple(args, "OOOOOOddSO!O!nnU", &ok, &oo, &ocnt, &ot, &ou, &oat,
-                          &story, &max_label, &levels, &PyFrozenSet_Type, &spaced,
-                          &PyTuple_Type, &unspaced, &slack, &max_chars, &punct))
-        return NULL;
-    bufs_t b = {.n = 0};
-    PyObject *ret = NULL;
-    Py_ssize_t n;
-    const uint8_t *keep = mask(&b, ok, &n);
-    if (!keep) return NULL;
-    uint8_t *out = get(&b, oo, 1, n, 1, "out");
-    const double *cnt = out ? get(&b, ocnt, 8, 3 * n, 0, "counts") : NULL;
-    const int64_t *tag = cnt ? get(&b, ot, 8, n, 0, "tag") : NULL;
-    texts_t T;
-    if (!tag || texts_get(&b, ou, oat, n, &T) < 0) goto done;
-    const unsigned char *lv = (const unsigned char *)PyBytes_AS_STRING(levels);
-    Py_ssize_t nlv = PyBytes_GET_SIZE(levels);
+/* The limits and words of the other rules (configure_rules: once, at articles.py's import) */
+static struct {
+    int ready;
+    double story, min_story, max_box, unit_cut, min_words, min_chars, cover, hidden_cut, share;
+    int64_t fig, hidden, cell_a, cell_b, item;
+    Py_ssize_t path, gram, author_levels, slack, max_tail;
+    PyObject *levels, *spaced, *unspaced; /* bytes, frozenset, tuple (held) */
+} RC;
+
+/* the tail rule on out: after the last block of keep of story words or more, a heading
+ * (levels[tag]: 1-6) whose text tail_match-es drops the blocks up to the next heading of its
+ * level or above, itself among them; another kept block of at most max_label words that is a
+ * title or prompt (tail_match 2) is dropped (the oracle's _tail). -1 on an error (set). */
+static int tail_rule(const uint8_t *keep, uint8_t *out, const double *cnt, const int64_t *tag,
+                     const texts_t *T, Py_ssize_t n) {
+    const unsigned char *lv = (const unsigned char *)PyBytes_AS_STRING(RC.levels);
+    Py_ssize_t nlv = PyBytes_GET_SIZE(RC.levels), last = -1;
+    PyObject *punct = PyUnicode_FromKindAndData(PyUnicode_4BYTE_KIND, CFG.punct.s, CFG.punct.n);
+    if (!punct) return -1;
 #define LEVEL(i) (tag[i] >= 0 && tag[i] < nlv ? lv[tag[i]] : 0)
-    Py_ssize_t last = -1;
     for (Py_ssize_t i = 0; i < n; i++)
-        if (keep[i] && cnt[3 * i + 1] >= story) last = i;
-    if (last >= 0) {
-        for (Py_ssize_t i = last + 1; i < n;) {
-            int level = LEVEL(i);
-            if (level) {
-                int m = tail_text(&T, i, spaced, unspaced, slack, max_chars, punct);
-                if (m < 0) goto done;
-                if (m) {
-                    Py_ssize_t j = i + 1;
-                    while (j < n && !(LEVEL(j) > 0 && LEVEL(j) <= level)) j++;
-                    memset(out + i, 0, (size_t)(j - i));
-                    i = j;
-                    continue;
-                }
-            } else if (out[i] && cnt[3 * i + 1] <= max_label) {
-                int m = tail_text(&T, i, spaced, unspaced, slack, max_chars, punct);
-                if (m < 0) goto done;
-                if (m == 2) out[i] = 0;
+        if (keep[i] && cnt[3 * i + 1] >= RC.story) last = i;
+    int err = 0;
+    for (Py_ssize_t i = last + 1; last >= 0 && i < n && !err;) {
+        int level = LEVEL(i);
+        if (level) {
+            int m = tail_text(T, i, RC.spaced, RC.unspaced, RC.slack, RC.max_tail, punct);
+            err = m < 0;
+            if (m > 0) {
+                Py_ssize_t j = i + 1;
+                while (j < n && !(LEVEL(j) > 0 && LEVEL(j) <= level)) j++;
+                memset(out + i, 0, (size_t)(j - i));
+                i = j;
+                continue;
             }
-            i++;
+        } else if (out[i] && cnt[3 * i + 1] <= CFG.max_label) {
+            int m = tail_text(T, i, RC.spaced, RC.unspaced, RC.slack, RC.max_tail, punct);
+            err = m < 0;
+            if (m == 2) out[i] = 0;
         }
+        i++;
     }
 #undef LEVEL
-    ret = Py_NewRef(Py_None);
-done:
-    release(&b);
-    return ret;
+    Py_DECREF(punct);
+    return err ? -1 : 0;
 }
 
-/* tidy_author(keep, out, counts, inside, story_words, min_story, max_box): the oracle's
- * _drop_author_box on out. After the last block of keep of story_words words or more that is
- * not inside an author box (inside: n bytes, articles.author_box), where the kept words outside
- * boxes up to it are min_story or more, the blocks of out inside a box of at most max_box words
- * are dropped. keep/out: n bytes; counts: n x 3 float64. */
-static PyObject *tidy_author(PyObject *self, PyObject *args) {
-    PyObject *ok, *oo, *ocnt, *oi;
-    double story, min_story, max_box;
-    if (!PyArg_ParseTuple(args, "OOOOddd", &ok, &oo, &ocnt, &oi, &story, &min_story, &max_box))
-        return NULL;
-    bufs_t b = {.n = 0};
-    PyObject *ret = NULL;
-    Py_ssize_t n;
-    const uint8_t *keep = mask(&b, ok, &n);
-    if (!keep) return NULL;
-    uint8_t *out = get(&b, oo, 1, n, 1, "out");
-    const double *cnt = out ? get(&b, ocnt, 8, 3 * n, 0, "counts") : NULL;
-    const uint8_t *in = cnt ? get(&b, oi, 1, n, 0, "inside") : NULL;
-    if (!in) goto done;
-    Py_ssize_t end = -1;
-    for (Py_ssize_t i = 0; i < n; i++)
-        if (keep[i] && !in[i] && cnt[3 * i + 1] >= story) end = i;
-    if (end >= 0) {
-        double words = 0; /* (whole numbers: any order of the sum is exact) */
-        for (Py_ssize_t i = 0; i <= end; i++)
-            if (keep[i] && !in[i]) words += cnt[3 * i + 1];
-        if (words >= min_story)
-            for (Py_ssize_t i = end + 1; i < n; i++)
-                if (out[i] && in[i] && cnt[3 * i + 1] <= max_box) out[i] = 0;
+/* the author-box rule on out (the oracle's _drop_author_box): a block is in a box where its
+ * opener or one of its author_levels nearest ancestors has, by its class/id tokens (cols: n x
+ * width float64, Blocks.pattern_columns of AUTHOR_PATTERNS: 3 bits a level), "author" beside a
+ * what (bits 0 and 1) or both in one token (bit 2). After the last block of keep of story words
+ * or more that is not in a box, where the kept words outside boxes up to it are min_story or
+ * more, the blocks of out in a box of at most max_box words are dropped. No Python. */
+static int box_at(const double *cols, Py_ssize_t width, Py_ssize_t i) {
+    for (Py_ssize_t l = 0; l <= RC.author_levels; l++) {
+        const double *c = cols + i * width + 3 * l;
+        if ((c[0] > 0 && c[1] > 0) || c[2] > 0) return 1;
     }
-    ret = Py_NewRef(Py_None);
-done:
-    release(&b);
-    return ret;
+    return 0;
+}
+
+static void author_rule(const uint8_t *keep, uint8_t *out, const double *cnt, const double *cols,
+                        Py_ssize_t width, Py_ssize_t n) {
+    Py_ssize_t end = -1, any = 0;
+    for (Py_ssize_t i = 0; i < n; i++) {
+        int in = box_at(cols, width, i);
+        any |= in;
+        if (keep[i] && !in && cnt[3 * i + 1] >= RC.story) end = i;
+    }
+    if (!any || end < 0) return;
+    double words = 0; /* (whole numbers: any order of the sum is exact) */
+    for (Py_ssize_t i = 0; i <= end; i++)
+        if (keep[i] && !box_at(cols, width, i)) words += cnt[3 * i + 1];
+    if (words < RC.min_story) return;
+    for (Py_ssize_t i = end + 1; i < n; i++)
+        if (out[i] && box_at(cols, width, i) && cnt[3 * i + 1] <= RC.max_box) out[i] = 0;
+}
+
+/* the comments rule on out (the oracle's _drop_comments): the kept blocks in a reader-comments
+ * container (cols: n x 2 float64, Blocks.pattern_columns of COMMENT_PATTERNS: the opener's own
+ * tokens, its ancestors') are dropped where the kept blocks before the first such one have
+ * min_story words or more. No Python. */
+static void comments_rule(uint8_t *out, const double *cnt, const double *cols, Py_ssize_t n) {
+    double before = 0;
+    Py_ssize_t first = -1;
+    for (Py_ssize_t i = 0; i < n && first < 0; i++) {
+        if (!out[i]) continue;
+        if (cols[2 * i] > 0 || cols[2 * i + 1] > 0) first = i;
+        else before += cnt[3 * i + 1];
+    }
+    if (first < 0 || before < RC.min_story) return;
+    for (Py_ssize_t i = first; i < n; i++)
+        if (out[i] && (cols[2 * i] > 0 || cols[2 * i + 1] > 0)) out[i] = 0;
 }
 
 typedef struct { int64_t key; Py_ssize_t at; } keyed_t;
@@ -836,69 +807,330 @@ static int units(uint8_t *out, const double *s, const int64_t *tag, const int64_
     return OK;
 }
 
-/* articles._RULE_BITS: the rules tidy_finish reads */
-enum { RULE_UNITS = 1 << 5, RULE_REPEATS = 1 << 6 };
+/* articles._RULE_BITS */
+enum {
+    RULE_LABELS = 1 << 0, RULE_BYLINES = 1 << 1, RULE_COMMENTS = 1 << 2, RULE_TAIL = 1 << 3,
+    RULE_AUTHORBOX = 1 << 4, RULE_UNITS = 1 << 5, RULE_REPEATS = 1 << 6, RULE_HIDDEN = 1 << 7
+};
 
-/* tidy_finish(keep, out, scores, tag, cont, path, flags, counts, texts, hidden_bit, cell_a,
- * cell_b, item, unit_cut, min_words, min_chars, rules): articles.tidy's rules for an article
- * after the label, byline and comments rules: the tables and lists as units on out, then, where
- * no block of the cut's mask keep is hidden, the repeats rule (a kept block of min_words words
- * or min_chars characters, not a list item or table cell, whose text an earlier such block
- * has, is dropped); each where rules (a bitmask) has it. Returns True where some kept block is
- * hidden: the caller then runs the repeats and hidden rules itself (articles.py), else False.
- * keep/out: n bytes; counts: n x 3 float64; texts: the blocks' texts (two arguments:
- * texts.TextColumn.c_args). */
-static PyObject *tidy_finish(PyObject *self, PyObject *args) {
-    PyObject *ok, *oo, *os, *ot, *oc, *of, *ocnt, *ou, *oat;
-    Py_ssize_t path;
-    long long hid_bit, cell_a, cell_b, item;
-    double cut, min_words, min_chars;
+/* ------------------------------------------------------------------ hidden copies */
+
+/* A text's tokens as the oracle's _grams reads them (words.tokens of text.casefold(): one \w
+ * character of the continua scripts, or a run of other \w characters), each with a hash. */
+typedef struct { const Py_UCS4 *s; Py_ssize_t *at, *len; uint64_t *h; Py_ssize_t n; } toks_t;
+
+/* words.CONTINUA_RANGES (the scripts written without spaces) */
+static int continua(Py_UCS4 c) {
+    static const Py_UCS4 r[][2] = {
+        {0x0E00, 0x0FFF}, {0x1000, 0x109F}, {0x1780, 0x17FF}, {0x1980, 0x19FF}, {0x1A20, 0x1AAF},
+        {0x3040, 0x312F}, {0x31A0, 0x31BF}, {0x31F0, 0x31FF}, {0x3400, 0x4DBF}, {0x4E00, 0x9FFF},
+        {0xA9E0, 0xA9FF}, {0xAA60, 0xAA7F}, {0xF900, 0xFAFF}, {0xFF66, 0xFF9F}, {0x20000, 0x323AF}};
+    for (size_t k = 0; k < sizeof r / sizeof *r; k++)
+        if (c >= r[k][0] && c <= r[k][1]) return 1;
+    return 0;
+}
+
+static void toks_free(toks_t *t) {
+    PyMem_Free(t->at); PyMem_Free(t->len); PyMem_Free(t->h);
+    t->at = t->len = NULL; t->h = NULL;
+}
+
+/* the tokens of the n code points s (-1: no memory, error set) */
+static int toks_of(const Py_UCS4 *s, Py_ssize_t n, toks_t *t) {
+    t->s = s; t->n = 0;
+    t->at = PyMem_Malloc((size_t)(n + 1) * sizeof(Py_ssize_t));
+    t->len = PyMem_Malloc((size_t)(n + 1) * sizeof(Py_ssize_t));
+    t->h = PyMem_Malloc((size_t)(n + 1) * sizeof(uint64_t));
+    if (!t->at || !t->len || !t->h) { toks_free(t); PyErr_NoMemory(); return -1; }
+    for (Py_ssize_t i = 0; i < n;) {
+        if (!is_w(s[i])) { i++; continue; }
+        Py_ssize_t j = i + 1;
+        if (!continua(s[i]))
+            while (j < n && is_w(s[j]) && !continua(s[j])) j++;
+        uint64_t h = 1469598103934665603ull;
+        for (Py_ssize_t k = i; k < j; k++) h = (h ^ s[k]) * 1099511628211ull;
+        t->at[t->n] = i; t->len[t->n] = j - i; t->h[t->n++] = h;
+        i = j;
+    }
+    return 0;
+}
+
+static uint64_t gram_hash(const toks_t *t, Py_ssize_t k, Py_ssize_t g) {
+    uint64_t h = 0;
+    for (Py_ssize_t j = 0; j < g; j++) h = (h ^ t->h[k + j]) * 0x100000001b3ull + (uint64_t)j;
+    return h;
+}
+
+static int gram_eq(const toks_t *a, Py_ssize_t i, const toks_t *b, Py_ssize_t j, Py_ssize_t g) {
+    for (Py_ssize_t k = 0; k < g; k++) {
+        Py_ssize_t n = a->len[i + k];
+        if (n != b->len[j + k] || a->h[i + k] != b->h[j + k]
+            || memcmp(a->s + a->at[i + k], b->s + b->at[j + k], (size_t)n * sizeof(Py_UCS4)))
+            return 0;
+    }
+    return 1;
+}
+
+/* a set of the g-grams of toks (by their first token), open addressing */
+typedef struct { const toks_t *t; Py_ssize_t *slot, cap, g; } grams_t;
+
+static int grams_init(grams_t *G, const toks_t *t, Py_ssize_t g) {
+    G->t = t; G->g = g; G->cap = 16;
+    while (G->cap < 2 * (t->n + 1)) G->cap *= 2;
+    G->slot = PyMem_Malloc((size_t)G->cap * sizeof(Py_ssize_t));
+    if (!G->slot) { PyErr_NoMemory(); return -1; }
+    for (Py_ssize_t j = 0; j < G->cap; j++) G->slot[j] = -1;
+    return 0;
+}
+
+/* whether gram k of t is in G; added (where add) when it is not */
+static int grams_has(grams_t *G, const toks_t *t, Py_ssize_t k, int add) {
+    for (Py_ssize_t j = (Py_ssize_t)(gram_hash(t, k, G->g) & (uint64_t)(G->cap - 1));;
+         j = (j + 1) & (G->cap - 1)) {
+        if (G->slot[j] < 0) { if (add) G->slot[j] = k; return 0; }
+        if (gram_eq(G->t, G->slot[j], t, k, G->g)) return 1;
+    }
+}
+
+/* str.casefold().lower() of text i, or of the texts idx[0..m) joined by "\n" (idx NULL: text i
+ * alone) as UCS4 (PyMem_Free it); NULL on an error (set). Python's own methods: the oracle's
+ * _grams reads tokens(text.casefold()), which lower-cases again. */
+static Py_UCS4 *folded(const texts_t *T, Py_ssize_t i, const Py_ssize_t *idx, Py_ssize_t m,
+                       Py_ssize_t *len, PyObject **str) {
+    PyObject *t;
+    if (idx) {
+        Buf b = {0};
+        int err = 0;
+        for (Py_ssize_t k = 0; k < m && !err; k++) {
+            Py_ssize_t l;
+            const char *p = text_at(T, idx[k], &l);
+            err = (k && buf_put(&b, "\n", 1) < 0) || buf_put(&b, p, (size_t)l) < 0;
+        }
+        t = err ? NULL : PyUnicode_DecodeUTF8(b.p ? b.p : "", (Py_ssize_t)b.n, "surrogatepass");
+        PyMem_RawFree(b.p);
+    } else {
+        t = text_str(T, i);
+    }
+    if (!t) return NULL;
+    PyObject *f = PyObject_CallMethod(t, "casefold", NULL);
+    PyObject *low = f ? PyObject_CallMethod(f, "lower", NULL) : NULL;
+    Py_XDECREF(f);
+    Py_UCS4 *u = low ? PyUnicode_AsUCS4Copy(low) : NULL;
+    if (u) *len = PyUnicode_GET_LENGTH(low);
+    Py_XDECREF(low);
+    if (u && str) *str = t;
+    else Py_DECREF(t);
+    return u;
+}
+
+/* The repeats and hidden rules of an article on out (the oracle's _hidden_rules): a visible kept
+ * block (big: of min_words words or min_chars characters, not a list item or table cell) whose
+ * text an earlier one has is dropped; where some kept block is hidden, a big hidden one before
+ * or after the visible kept text that is part of that text, or an earlier hidden one's, or whose
+ * gram-token runs stand there for cover of them, is dropped too; then (the hidden rule) where the
+ * kept hidden words are at most share of the visible ones, a hidden block under hidden_cut.
+ * Python's str methods fold the hidden texts' case (the GIL held there); -1 on an error. */
+static int hidden_rules(const uint8_t *keep, uint8_t *out, const double *s, const double *cnt,
+                        const int64_t *fl, const int64_t *tag, const texts_t *T, Py_ssize_t n,
+                        long rules) {
+#define HID(i) ((fl[i] & RC.hidden) != 0)
+#define BIG(i) ((cnt[3 * (i) + 1] >= RC.min_words || cnt[3 * (i)] >= RC.min_chars) \
+                && ((tag[i] != RC.item && tag[i] != RC.cell_a && tag[i] != RC.cell_b) || HID(i)))
+    int any_hidden = 0, ret = -1;
+    for (Py_ssize_t i = 0; i < n && !any_hidden; i++) any_hidden = keep[i] && HID(i);
+    if (rules & RULE_REPEATS) {
+        text_set_t seen;
+        if (text_set_init(&seen, n) < 0) { PyErr_NoMemory(); return -1; }
+        for (Py_ssize_t i = 0; i < n; i++)
+            if (keep[i] && out[i] && !HID(i) && BIG(i) && text_set_add(&seen, T, i)) out[i] = 0;
+        Py_ssize_t *vis = NULL, nv = 0;
+        toks_t J = {0}, H = {0};
+        grams_t GJ = {0}, GH = {0};
+        Py_UCS4 *ju = NULL;
+        PyObject *joined = NULL;
+        if (!any_hidden) goto repeats_done;
+        if (!(vis = PyMem_Malloc((size_t)(n + 1) * sizeof(Py_ssize_t)))) { PyErr_NoMemory(); goto repeats_done; }
+        for (Py_ssize_t i = 0; i < n; i++)
+            if (keep[i] && !HID(i) && out[i]) vis[nv++] = i;
+        for (Py_ssize_t i = 0; i < n; i++) {
+            /* a hidden copy stands outside the visible text (a tab panel between its paragraphs
+             * is part of it) */
+            if (!keep[i] || !HID(i) || !BIG(i) || (nv && i >= vis[0] && i <= vis[nv - 1]) || !out[i])
+                continue;
+            if (!joined) {
+                Py_ssize_t jl;
+                if (!(ju = folded(T, 0, vis, nv, &jl, &joined))) goto repeats_done;
+                if (toks_of(ju, jl, &J) < 0) goto repeats_done;
+            }
+            PyObject *t = text_str(T, i);
+            if (!t) goto repeats_done;
+            Py_ssize_t at = PyUnicode_Find(joined, t, 0, PyUnicode_GET_LENGTH(joined), 1);
+            Py_DECREF(t);
+            if (at == -2) goto repeats_done;
+            if (at >= 0 || text_set_add(&seen, T, i)) { out[i] = 0; continue; }
+            if (!GJ.slot) {
+                if (grams_init(&GJ, &J, RC.gram) < 0) goto repeats_done;
+                for (Py_ssize_t k = 0; k + RC.gram <= J.n; k++) grams_has(&GJ, &J, k, 1);
+            }
+            Py_ssize_t hl;
+            Py_UCS4 *hu = folded(T, i, NULL, 0, &hl, NULL);
+            if (!hu) goto repeats_done;
+            if (toks_of(hu, hl, &H) < 0 || grams_init(&GH, &H, RC.gram) < 0) {
+                PyMem_Free(hu); toks_free(&H); goto repeats_done;
+            }
+            Py_ssize_t distinct = 0, common = 0;
+            for (Py_ssize_t k = 0; k + RC.gram <= H.n; k++)
+                if (!grams_has(&GH, &H, k, 1)) { distinct++; common += grams_has(&GJ, &H, k, 0); }
+            if (distinct && (double)common >= RC.cover * (double)distinct) out[i] = 0;
+            PyMem_Free(GH.slot); GH.slot = NULL;
+            toks_free(&H);
+            PyMem_Free(hu);
+        }
+        ret = 0;
+    repeats_done:
+        text_set_free(&seen);
+        PyMem_Free(vis);
+        PyMem_Free(GJ.slot);
+        toks_free(&J);
+        PyMem_Free(ju);
+        Py_XDECREF(joined);
+        if (ret < 0) return -1;
+    }
+    if ((rules & RULE_HIDDEN) && any_hidden) {
+        /* where the hidden text is a small part of what is kept (a page whose story is all
+         * hidden until a script shows it keeps it) */
+        double hid = 0, vis = 0; /* (whole numbers: exact in any order) */
+        for (Py_ssize_t i = 0; i < n; i++)
+            if (keep[i] && out[i]) { if (HID(i)) hid += cnt[3 * i + 1]; else vis += cnt[3 * i + 1]; }
+        if (hid <= RC.share * vis)
+            for (Py_ssize_t i = 0; i < n; i++)
+                if (keep[i] && out[i] && HID(i) && s[i] < RC.hidden_cut) out[i] = 0;
+    }
+#undef BIG
+#undef HID
+    return 0;
+}
+
+/* ------------------------------------------------------------------ the rules */
+
+/* The rules after the cut but for the repeats and hidden rules, without the GIL: labels and
+ * bylines, comments, (the tail: GIL), author box, units. */
+static int first_rules(const uint8_t *keep, uint8_t *out, const double *cnt, const int64_t *fl,
+                       const texts_t *T, Py_ssize_t n, long rules, int article, int comment_kind,
+                       int bylines, int comments, const double *ccols) {
+    int labels = (rules & RULE_LABELS) != 0, by = article && !bylines && (rules & RULE_BYLINES);
+    if ((labels || by) && lines(keep, out, cnt, fl, T, n, labels, by, RC.story, RC.fig) != OK)
+        return E_MEM;
+    if (comment_kind && !comments && (rules & RULE_COMMENTS) && ccols) comments_rule(out, cnt, ccols, n);
+    return OK;
+}
+
+/* tidy(keep, out, scores, counts, flags, tag, cont, texts (two arguments), comment_cols,
+ * author_cols, article, comment_kind, bylines, comments, rules): articles.tidy's rules on out,
+ * in their order (the labels, bylines, comments, tail, author-box, units, repeats and hidden
+ * rules; rules: the bitmask of those in force, articles._RULE_BITS). keep/out: n bytes (0/1);
+ * scores: n float64; counts: n x 3 float64; flags, tag: n int64; cont: n x path int64;
+ * comment_cols: None or n x 2 float64, author_cols: None or n x width float64
+ * (Blocks.pattern_columns of COMMENT_PATTERNS and AUTHOR_PATTERNS; None: no block can be in one);
+ * article: the page reads as an article; comment_kind: its kind is one whose comments go;
+ * bylines, comments: Extractor options (keep them). The GIL is released but for the tail's
+ * words and the hidden texts' case folding, which use Python's str methods. */
+static PyObject *tidy(PyObject *self, PyObject *args) {
+    PyObject *ok, *oo, *os, *ocnt, *of, *ot, *oc, *ou, *oat, *occ, *oac;
+    int article, comment_kind, bylines, comments;
     long rules;
-    if (!PyArg_ParseTuple(args, "OOOOOnOOOOLLLLdddl", &ok, &oo, &os, &ot, &oc, &path, &of, &ocnt,
-                          &ou, &oat, &hid_bit, &cell_a, &cell_b, &item, &cut,
-                          &min_words, &min_chars, &rules))
+    if (!PyArg_ParseTuple(args, "OOOOOOOOOOOppppl", &ok, &oo, &os, &ocnt, &of, &ot, &oc, &ou, &oat,
+                          &occ, &oac, &article, &comment_kind, &bylines, &comments, &rules))
         return NULL;
+    if (not_ready()) return NULL;
+    if (!RC.ready) { PyErr_SetString(PyExc_RuntimeError, "_articles.configure_rules has not run"); return NULL; }
     bufs_t b = {.n = 0};
     PyObject *ret = NULL;
-    Py_ssize_t n;
+    Py_ssize_t n, aw = 0;
     const uint8_t *keep = mask(&b, ok, &n);
     if (!keep) return NULL;
     uint8_t *out = get(&b, oo, 1, n, 1, "out");
     const double *s = out ? get(&b, os, 8, n, 0, "scores") : NULL;
-    const int64_t *tag = s ? get(&b, ot, 8, n, 0, "tag") : NULL;
-    const int64_t *cont = tag ? get(&b, oc, 8, n * path, 0, "cont") : NULL;
-    const int64_t *fl = cont ? get(&b, of, 8, n, 0, "flags") : NULL;
-    const double *cnt = fl ? get(&b, ocnt, 8, 3 * n, 0, "counts") : NULL;
+    const double *cnt = s ? get(&b, ocnt, 8, 3 * n, 0, "counts") : NULL;
+    const int64_t *fl = cnt ? get(&b, of, 8, n, 0, "flags") : NULL;
+    const int64_t *tag = fl ? get(&b, ot, 8, n, 0, "tag") : NULL;
+    const int64_t *cont = tag ? get(&b, oc, 8, n * RC.path, 0, "cont") : NULL;
+    const double *ccols = NULL, *acols = NULL;
     texts_t T;
-    if (!cnt || texts_get(&b, ou, oat, n, &T) < 0) goto done;
-    if ((rules & RULE_UNITS) && raise_err(units(out, s, tag, cont, path, n, cell_a, cell_b, item, cut)))
-        goto done;
-    for (Py_ssize_t i = 0; i < n; i++)
-        if (keep[i] && (fl[i] & hid_bit)) { ret = Py_NewRef(Py_True); goto done; }
-    if (!(rules & RULE_REPEATS)) { ret = Py_NewRef(Py_False); goto done; }
-    /* the repeats: the texts met so far (their UTF-8) */
-    text_set_t seen;
-    if (text_set_init(&seen, n) < 0) { PyErr_NoMemory(); goto done; }
-    for (Py_ssize_t i = 0; i < n; i++) {
-        if (!keep[i] || !out[i] || tag[i] == item || tag[i] == cell_a || tag[i] == cell_b) continue;
-        if (!(cnt[3 * i + 1] >= min_words || cnt[3 * i] >= min_chars)) continue;
-        if (text_set_add(&seen, &T, i)) out[i] = 0;
+    if (!cont || texts_get(&b, ou, oat, n, &T) < 0) goto done;
+    if (occ != Py_None && !(ccols = get(&b, occ, 8, 2 * n, 0, "comment columns"))) goto done;
+    if (oac != Py_None) {
+        aw = 3 * (RC.author_levels + 1);
+        if (!(acols = get(&b, oac, 8, aw * n, 0, "author columns"))) goto done;
+        aw = n ? (Py_ssize_t)(b.v[b.n - 1].len / 8 / n) : aw;  /* (its row: the levels, the ancestors) */
     }
-    text_set_free(&seen);
-    ret = Py_NewRef(Py_False);
+    int err;
+    Py_BEGIN_ALLOW_THREADS
+    err = first_rules(keep, out, cnt, fl, &T, n, rules, article, comment_kind, bylines, comments, ccols);
+    Py_END_ALLOW_THREADS
+    if (raise_err(err)) goto done;
+    if (article && !comments && (rules & RULE_TAIL) && tail_rule(keep, out, cnt, tag, &T, n) < 0) goto done;
+    int hidden = 0;
+    Py_BEGIN_ALLOW_THREADS
+    if (article && !comments && !bylines && (rules & RULE_AUTHORBOX) && acols)
+        author_rule(keep, out, cnt, acols, aw, n);
+    err = article && (rules & RULE_UNITS)
+              ? units(out, s, tag, cont, RC.path, n, RC.cell_a, RC.cell_b, RC.item, RC.unit_cut) : OK;
+    for (Py_ssize_t i = 0; i < n && !hidden; i++) hidden = keep[i] && (fl[i] & RC.hidden);
+    if (article && !err && !hidden && (rules & RULE_REPEATS)) {
+        /* no hidden block: the repeats alone, without Python */
+        text_set_t seen;
+        if (text_set_init(&seen, n) < 0) err = E_MEM;
+        for (Py_ssize_t i = 0; i < n && !err; i++) {
+            if (!keep[i] || !out[i] || tag[i] == RC.item || tag[i] == RC.cell_a || tag[i] == RC.cell_b) continue;
+            if (!(cnt[3 * i + 1] >= RC.min_words || cnt[3 * i] >= RC.min_chars)) continue;
+            if (text_set_add(&seen, &T, i)) out[i] = 0;
+        }
+        if (!err) text_set_free(&seen);
+    }
+    Py_END_ALLOW_THREADS
+    if (raise_err(err)) goto done;
+    if (article && hidden && hidden_rules(keep, out, s, cnt, fl, tag, &T, n, rules) < 0) goto done;
+    ret = Py_NewRef(Py_None);
 done:
     release(&b);
     return ret;
 }
 
+/* configure_rules(story_words, figure_bit, hidden_bit, cell_a, cell_b, item, path, unit_cut,
+ * min_repeat_words, min_repeat_chars, gram, repeat_cover, hidden_cut, hidden_share,
+ * min_story_words, max_box_words, author_levels, levels, tail_spaced, tail_unspaced, tail_slack,
+ * max_tail_chars): the limits and words of the rules but the label and byline ones (articles.py's,
+ * at its import). levels: the heading level by tag id (bytes); tail_spaced: frozenset of str,
+ * tail_unspaced: tuple of str (the tail words). */
+static PyObject *configure_rules(PyObject *self, PyObject *args) {
+    PyObject *levels, *spaced, *unspaced;
+    double story, unit_cut, min_words, min_chars, cover, hidden_cut, share, min_story, max_box;
+    long long fig, hid, cell_a, cell_b, item;
+    Py_ssize_t path, gram, author_levels, slack, max_tail;
+    if (!PyArg_ParseTuple(args, "dLLLLLndddndddddnSO!O!nn", &story, &fig, &hid, &cell_a, &cell_b,
+                          &item, &path, &unit_cut, &min_words, &min_chars, &gram, &cover,
+                          &hidden_cut, &share, &min_story, &max_box, &author_levels, &levels,
+                          &PyFrozenSet_Type, &spaced, &PyTuple_Type, &unspaced, &slack, &max_tail))
+        return NULL;
+    if (gram < 1 || path < 1) { PyErr_SetString(PyExc_ValueError, "gram and path: 1 or more"); return NULL; }
+    Py_XDECREF(RC.levels); Py_XDECREF(RC.spaced); Py_XDECREF(RC.unspaced);
+    RC.levels = Py_NewRef(levels); RC.spaced = Py_NewRef(spaced); RC.unspaced = Py_NewRef(unspaced);
+    RC.story = story; RC.fig = fig; RC.hidden = hid; RC.cell_a = cell_a; RC.cell_b = cell_b;
+    RC.item = item; RC.path = path; RC.unit_cut = unit_cut; RC.min_words = min_words;
+    RC.min_chars = min_chars; RC.gram = gram; RC.cover = cover; RC.hidden_cut = hidden_cut;
+    RC.share = share; RC.min_story = min_story; RC.max_box = max_box;
+    RC.author_levels = author_levels; RC.slack = slack; RC.max_tail = max_tail;
+    RC.ready = 1;
+    Py_RETURN_NONE;
+}
+
 static PyMethodDef methods[] = {
     {"configure", configure, METH_VARARGS, "the words and limits of the label and byline rules"},
-    {"tidy_lines", tidy_lines, METH_VARARGS, "the label and byline rules (articles.tidy)"},
+    {"configure_rules", configure_rules, METH_VARARGS, "the limits and words of the other rules"},
+    {"tidy", tidy, METH_VARARGS, "the rules after the cut (articles.tidy)"},
     {"line_kinds", line_kinds, METH_VARARGS, "labels and bylines by block, the matchers alone (tests)"},
     {"lower", lower, METH_VARARGS, "the matchers' lower-casing (tests)"},
-    {"tidy_tail", tidy_tail, METH_VARARGS, "the tail rule (articles.tidy)"},
-    {"tidy_author", tidy_author, METH_VARARGS, "the author-box rule (articles.tidy)"},
-    {"tidy_finish", tidy_finish, METH_VARARGS, "the units and repeats rules (articles.tidy)"},
     {NULL, NULL, 0, NULL},
 };
 

@@ -37,7 +37,6 @@ studies switch them one by one; the Python oracle, tests/oracles/tidy_python.py,
 from __future__ import annotations
 
 import csv
-from collections.abc import Sequence
 from pathlib import Path
 from typing import Protocol, cast
 
@@ -56,7 +55,6 @@ from ..read.segment import (
     tag_id,
     token_matcher,
 )
-from ..read.words import tokens
 
 RULES: frozenset[str] = frozenset({"repeats", "hidden", "labels", "bylines", "comments", "tail",
                                    "authorbox", "units"})
@@ -190,9 +188,9 @@ def tidy(blocks: Blocks, scores: np.ndarray, keep: np.ndarray, kind: str | None,
     documentation repeats its steps in hidden tabs, a collection's carousel hides its cards);
     ``bylines``: keep bylines, datelines and credits; ``comments``: the comments are wanted
     (the comments model); ``rules``: a subset of ``RULES`` (the studies'; None: ``RULES`` as
-    it stands). The rules run in C (ce_filter.keep._articles) but for the comments rule's and
-    the author box's class/id columns and, where some kept block is hidden, the repeats and
-    hidden rules; their Python oracle is tests/oracles/tidy_python.py."""
+    it stands). The rules run in one call of the C part (ce_filter.keep._articles: ``tidy``),
+    which takes the comment and author-box class/id columns that the walk's C part makes where
+    the page may name such containers; their Python oracle is tests/oracles/tidy_python.py."""
     rules = RULES if rules is None else rules
     if not rules <= _RULE_BITS.keys():
         raise ValueError(f"rules not among RULES: {sorted(rules - _RULE_BITS.keys())}")
@@ -200,104 +198,23 @@ def tidy(blocks: Blocks, scores: np.ndarray, keep: np.ndarray, kind: str | None,
     if not keep8.any():
         return keep
     article = kind == "article"
+    comment_kind = kind in COMMENT_KINDS
     out = keep.copy()
-    out8 = out.view(np.uint8)
+    # the class/id columns (made by the walk's C part) where a block may be in such a container
+    ccols = acols = None
+    if comment_kind and not comments and "comments" in rules and blocks.may_name(_COMMENT_BYTES):
+        ccols = np.ascontiguousarray(blocks.pattern_columns(COMMENT_PATTERNS, _COMMENT_MATCHER, 0, 1),
+                                     dtype=np.float64)  # own, ancestors
+    if (article and not comments and not bylines and "authorbox" in rules
+            and blocks.may_name(_AUTHOR_BYTES)):
+        acols = np.ascontiguousarray(blocks.pattern_columns(AUTHOR_PATTERNS, _AUTHOR_MATCHER,
+                                                            AUTHOR_LEVELS, 3), dtype=np.float64)
     utf8, starts = blocks.text_column().c_args()
-    counts = blocks.counts()
-    flags = np.ascontiguousarray(blocks.flags, dtype=np.int64)
-    labels, by = "labels" in rules, article and not bylines and "bylines" in rules
-    if labels or by:
-        _c.tidy_lines(keep8, out8, counts, flags, utf8, starts, labels, by, STORY_WORDS, FLAG_FIGURE)
-    if kind in COMMENT_KINDS and not comments and "comments" in rules:
-        _drop_comments(blocks, out, counts[:, 1])
-    tag = np.ascontiguousarray(blocks.tag, dtype=np.int64)
-    if article and not comments and "tail" in rules:
-        _c.tidy_tail(keep8, out8, counts, tag, utf8, starts, STORY_WORDS, MAX_LABEL_WORDS,
-                     _LEVEL_BYTES, TAIL_SPACED, TAIL_UNSPACED, TAIL_SLACK, MAX_TAIL_CHARS, _PUNCT_CHARS)
-    if article and not comments and not bylines and "authorbox" in rules:
-        inside = author_box(blocks)
-        if inside is not None:
-            _c.tidy_author(keep8, out8, counts, inside.view(np.uint8), STORY_WORDS, MIN_STORY_WORDS,
-                           MAX_BOX_WORDS)
-    if article and _c.tidy_finish(keep8, out8, np.ascontiguousarray(scores, dtype=np.float64), tag,
-                                  blocks.container_ids(), PATH_LEN, flags, counts, utf8, starts,
-                                  FLAG_HIDDEN, TAG_TD, TAG_TH, TAG_LI, UNIT_CUT, MIN_REPEAT_WORDS,
-                                  MIN_REPEAT_CHARS, sum(_RULE_BITS[r] for r in rules)):
-        _hidden_rules(blocks, scores, keep, out, rules)  # some kept block is hidden
+    _c.tidy(keep8, out.view(np.uint8), np.ascontiguousarray(scores, dtype=np.float64), blocks.counts(),
+            np.ascontiguousarray(blocks.flags, dtype=np.int64),
+            np.ascontiguousarray(blocks.tag, dtype=np.int64), blocks.container_ids(), utf8, starts,
+            ccols, acols, article, comment_kind, bylines, comments, sum(_RULE_BITS[r] for r in rules))
     return out
-
-
-def _hidden_rules(blocks: Blocks, scores: np.ndarray, keep: np.ndarray, out: np.ndarray,
-                  rules: frozenset[str]) -> None:
-    """An article's repeats and hidden rules (of ``rules``) on ``out``, in place."""
-    kept = np.flatnonzero(keep)
-    texts = blocks.texts
-    w_kept = blocks.token_counts()[kept]
-    hidden = (np.asarray(blocks.flags, dtype=np.int64)[kept] & FLAG_HIDDEN) != 0
-    any_hidden = bool(hidden.any())
-    if "repeats" in rules:
-        # list items and table cells repeat by design (the same condition under each offer)
-        tag = np.asarray(blocks.tag, dtype=np.int64)[kept]
-        big = ((w_kept >= MIN_REPEAT_WORDS) | (blocks.counts()[kept, 0] >= MIN_REPEAT_CHARS)) & (
-            (tag != TAG_LI) & (tag != TAG_TD) & (tag != TAG_TH) | hidden)
-        _drop_repeats(texts, out, kept, big, hidden, any_hidden)
-    if "hidden" in rules and any_hidden:
-        # where the hidden text is a small part of what is kept (a page whose story is all
-        # hidden until a script shows it keeps it)
-        now = out[kept]
-        if w_kept[hidden & now].sum() <= HIDDEN_SHARE * w_kept[~hidden & now].sum():
-            for i in kept[hidden & now].tolist():
-                if scores[i] < HIDDEN_CUT:
-                    out[i] = False
-
-
-def _drop_repeats(texts: Sequence[str], out: np.ndarray, kept: np.ndarray, big: np.ndarray,
-                  hidden: np.ndarray, any_hidden: bool) -> None:
-    """Drop each kept block (``big``: of ``MIN_REPEAT_WORDS`` words or ``MIN_REPEAT_CHARS``
-    characters or more) whose text repeats the kept text read before it: a visible block that
-    is the same text as an earlier kept block; a hidden block before or after the visible kept
-    text that is any part of it (a schema.org articleBody, whole or by paragraphs), or the same
-    text as an earlier hidden one."""
-    vis_big = [i for i in kept[big & ~hidden].tolist() if out[i]]
-    cand = [texts[i] for i in vis_big]
-    seen: set[str] = set(cand)
-    if len(seen) < len(cand):  # some text stands twice: keep its first copy
-        seen = set()
-        for i, t in zip(vis_big, cand):
-            if t in seen:
-                out[i] = False
-            else:
-                seen.add(t)
-    if not any_hidden:
-        return
-    vis = [i for i in kept[~hidden].tolist() if out[i]]
-    # a hidden copy stands outside the visible text (a tab panel between its paragraphs is
-    # part of it)
-    hid = [i for i in kept[big & hidden].tolist() if not vis or i < vis[0] or i > vis[-1]]
-    if not hid:
-        return
-    joined = "\n".join([texts[i] for i in vis])
-    grams: set[tuple[str, ...]] | None = None
-    for i in hid:
-        t = texts[i]
-        if not out[i]:
-            continue
-        if t in joined or t in seen:
-            out[i] = False
-            continue
-        seen.add(t)  # a second hidden copy of a hidden block
-        if grams is None:
-            grams = _grams(joined)
-        g = _grams(t)
-        if g and len(g & grams) >= REPEAT_COVER * len(g):
-            out[i] = False
-
-
-def _grams(text: str) -> set[tuple[str, ...]]:
-    """The text's runs of ``GRAM`` consecutive tokens (words.tokens: a character a token in
-    the scripts written without spaces)."""
-    t = tokens(text.casefold())
-    return {tuple(t[k:k + GRAM]) for k in range(len(t) - GRAM + 1)}
 
 
 # (without their first letter: "Comment" and "comment" alike; a page whose class/id values
@@ -305,69 +222,38 @@ def _grams(text: str) -> set[tuple[str, ...]]:
 _COMMENT_BYTES = (b"omment", b"isqus", b"iscussion", b"eplies")
 
 
-def _drop_comments(blocks: Blocks, out: np.ndarray, n_words: np.ndarray) -> None:
-    """Drop the kept blocks in a reader-comments container (``COMMENT_PATTERNS`` on the
-    block's element or an ancestor) that follow the story: the kept blocks before the first
-    one inside such a container, ``MIN_STORY_WORDS`` words or more (where the container holds
-    the story too, nothing is dropped)."""
-    if not blocks.may_name(_COMMENT_BYTES):  # most pages name no comments
-        return
-    kept = np.flatnonzero(out)
-    cols = blocks.pattern_columns(COMMENT_PATTERNS, _COMMENT_MATCHER, 0, 1)  # own, ancestors
-    inside = cols[kept].any(axis=1)
-    if not inside.any():
-        return
-    first = int(np.argmax(inside))
-    if n_words[kept[:first]].sum() < MIN_STORY_WORDS:
-        return
-    out[kept[inside]] = False
-
-
-def author_box(blocks: Blocks) -> np.ndarray | None:
-    """By block, whether its opener or one of its ``AUTHOR_LEVELS`` nearest ancestors is an
-    author box by its class/id tokens (``AUTHOR_PATTERNS``: a token with "author" beside one with
-    "bio", "box", "info", ..., or one such as "authorbox", "saboxplugin"); None where no block is."""
-    if not blocks.may_name(_AUTHOR_BYTES):
-        return None
-    cols = blocks.pattern_columns(AUTHOR_PATTERNS, _AUTHOR_MATCHER, AUTHOR_LEVELS, 3)
-    lv = cols[:, : 3 * (AUTHOR_LEVELS + 1)].reshape(len(blocks), AUTHOR_LEVELS + 1, 3) > 0
-    inside = np.asarray(((lv[:, :, 0] & lv[:, :, 1]) | lv[:, :, 2]).any(axis=1))
-    return inside if inside.any() else None
-
-
 class ArticlesC(Protocol):
     """The functions of the C part (keep/_articles.c) that Python calls: the words and limits of
-    the label and byline rules (once), those rules, the tail and author-box rules into ``out``,
-    and the units and repeats rules into ``out`` (True where some kept block is hidden)."""
+    the rules (once), the rules (``tidy``: on ``out``, in place), and for the tests the label and
+    byline matchers alone and their lower-casing."""
 
     def configure(self, labels: tuple[str, ...], lead: str, punct: str, markers: tuple[str, ...],
                   dateline_words: tuple[str, ...], credit_words: tuple[str, ...],
                   short_label_words: float, short_label_chars: int, max_label_words: float,
                   max_byline_words: float, max_credit_words: float, /) -> None: ...
 
-    def tidy_lines(self, keep: np.ndarray, out: np.ndarray, counts: np.ndarray, flags: np.ndarray,
-                   utf8: bytes, starts: np.ndarray, labels: bool, bylines: bool, story_words: float,
-                   flag_figure: int, /) -> None: ...
+    def configure_rules(self, story_words: float, flag_figure: int, flag_hidden: int, tag_td: int,
+                        tag_th: int, tag_li: int, path_len: int, unit_cut: float,
+                        min_repeat_words: float, min_repeat_chars: float, gram: int,
+                        repeat_cover: float, hidden_cut: float, hidden_share: float,
+                        min_story_words: float, max_box_words: float, author_levels: int,
+                        levels: bytes, tail_spaced: frozenset[str], tail_unspaced: tuple[str, ...],
+                        tail_slack: int, max_tail_chars: int, /) -> None: ...
+
+    def tidy(self, keep: np.ndarray, out: np.ndarray, scores: np.ndarray, counts: np.ndarray,
+             flags: np.ndarray, tag: np.ndarray, cont: np.ndarray, utf8: bytes, starts: np.ndarray,
+             comment_cols: np.ndarray | None, author_cols: np.ndarray | None, article: bool,
+             comment_kind: bool, bylines: bool, comments: bool, rules: int, /) -> None: ...
 
     def line_kinds(self, utf8: bytes, starts: np.ndarray, words: np.ndarray, /) -> bytes: ...
 
     def lower(self, utf8: bytes, /) -> str: ...
 
-    def tidy_tail(self, keep: np.ndarray, out: np.ndarray, counts: np.ndarray, tag: np.ndarray,
-                  utf8: bytes, starts: np.ndarray, story_words: float, max_label_words: float,
-                  levels: bytes, spaced: frozenset[str], unspaced: tuple[str, ...], slack: int,
-                  max_chars: int, punct: str, /) -> None: ...
-
-    def tidy_author(self, keep: np.ndarray, out: np.ndarray, counts: np.ndarray, inside: np.ndarray,
-                    story_words: float, min_story_words: float, max_box_words: float, /) -> None: ...
-
-    def tidy_finish(self, keep: np.ndarray, out: np.ndarray, scores: np.ndarray, tag: np.ndarray,
-                    cont: np.ndarray, path_len: int, flags: np.ndarray, counts: np.ndarray,
-                    utf8: bytes, starts: np.ndarray, flag_hidden: int, tag_td: int, tag_th: int,
-                    tag_li: int, unit_cut: float, min_repeat_words: float, min_repeat_chars: float,
-                    rules: int, /) -> bool: ...
-
 
 _c = cast(ArticlesC, native.required("keep._articles"))
 _c.configure(AD_LABELS, _LEAD, _PUNCT_CHARS, NEWSLETTER_MARKERS, _DATELINE_WORDS, _CREDIT_WORDS,
              SHORT_LABEL_WORDS, SHORT_LABEL_CHARS, MAX_LABEL_WORDS, MAX_BYLINE_WORDS, MAX_CREDIT_WORDS)
+_c.configure_rules(STORY_WORDS, FLAG_FIGURE, FLAG_HIDDEN, TAG_TD, TAG_TH, TAG_LI, PATH_LEN, UNIT_CUT,
+                   MIN_REPEAT_WORDS, MIN_REPEAT_CHARS, GRAM, REPEAT_COVER, HIDDEN_CUT, HIDDEN_SHARE,
+                   MIN_STORY_WORDS, MAX_BOX_WORDS, AUTHOR_LEVELS, _LEVEL_BYTES, TAIL_SPACED, TAIL_UNSPACED,
+                   TAIL_SLACK, MAX_TAIL_CHARS)

@@ -1,7 +1,7 @@
-"""The rules after the cut through the C part (articles.tidy with ce_filter.keep._articles's
-tidy_lines, tidy_tail, tidy_author and tidy_finish) give the Python oracle's mask
-(tests/oracles/tidy_python.py, ``tidy_reference``): the probe page, random pages built to hit
-every rule (with subsets of the rules too), and every corpus page through the shipped model."""
+"""The rules after the cut through the C part (articles.tidy: one call of ce_filter.keep._articles's
+tidy) give the Python oracle's mask (tests/oracles/tidy_python.py, ``tidy_reference``): the
+probe page, random pages built to hit every rule (with subsets of the rules too), hidden copies,
+and every corpus page through the shipped model."""
 
 from __future__ import annotations
 
@@ -177,3 +177,41 @@ def test_c_tail_matches_as_the_reference_on_varied_spellings():
             differ.append(t)
         dropped += not got.all()
     assert not differ and dropped > 200, (differ[:10], dropped)
+
+
+def test_c_hidden_copies_as_the_reference():
+    """The repeats and hidden rules' hidden copies (folded case, 5-token runs): hidden blocks
+    before or after the story that are its paragraphs joined, in other case (ß and SS, final Σ,
+    İ, ligatures, Cherokee), with words changed or added, or other text; and the hidden rule's
+    share."""
+    rnd = random.Random(5)
+    paras = [LONG[0], LONG[1], "Straße und Fußgänger gingen über die Brücke, als ΟΔΥΣΣΕΑΣ kam, İstanbul ﬁne.",
+             "ᏣᎳᎩ ᎦᏬᏂᎯᏍᏗ and ꮳꮃꭹ words, 東京の人々は朝早く起きて仕事に行きます and more words here."]
+    variants = [str.upper, str.lower, str.casefold, lambda t: t, lambda t: t.replace("the", "a"),
+                lambda t: t + " plus a few more words at the end of it"]
+    grams = changed = 0
+    for _ in range(1500):
+        story = rnd.sample(paras, rnd.randrange(1, 5))
+        hidden = [rnd.choice(variants)(" ".join(rnd.sample(story, rnd.randrange(1, len(story) + 1))))
+                  for _ in range(rnd.randrange(1, 4))]
+        texts = hidden[: rnd.randrange(0, len(hidden) + 1)]
+        before = len(texts)
+        texts = texts + story + hidden[before:]
+        n = len(texts)
+        flags = [FLAG_HIDDEN if not before <= i < before + len(story) else 0 for i in range(n)]
+        if rnd.random() < 0.2:  # a hidden block inside the visible text
+            flags[rnd.randrange(n)] ^= FLAG_HIDDEN
+        b = Blocks(texts=texts, anchor_texts=[""] * n, n_tags=[1] * n, tag=[3] * n, depth=[1] * n,
+                   flags=flags, container=[tuple([i + 100] + [0] * (PATH_LEN - 1)) for i in range(n)],
+                   own_tokens=[()] * n, anc_tokens=[()] * n)
+        scores = np.array([rnd.random() for _ in range(n)])
+        keep = scores >= rnd.choice([0.0, 0.1, 0.5])
+        rules = A.RULES if rnd.random() < 0.7 else A.RULES - {rnd.choice(["repeats", "hidden"])}
+        got = A.tidy(b, scores, keep, "article", rules=rules)
+        ref = tidy_reference(b, scores, keep, "article", rules=rules)
+        assert np.array_equal(got, ref), (texts, flags, scores, keep, rules)
+        changed += not np.array_equal(got, keep)
+        # dropped by the runs of tokens: not a part of the visible text as it stands
+        vis = "\n".join(t for t, f, k in zip(texts, flags, keep) if k and not f)
+        grams += any(k and f and not g and t not in vis for t, f, k, g in zip(texts, flags, keep, got))
+    assert changed > 500 and grams > 200, (changed, grams)

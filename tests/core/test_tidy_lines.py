@@ -1,5 +1,5 @@
 """The label and byline rules' matchers in C (ce_filter/keep/_articles.c: ``line_kinds``, which
-``tidy_lines`` applies) decide as the Python oracle's regular expressions (``is_label``,
+``tidy`` applies) decide as the Python oracle's regular expressions (``is_label``,
 ``is_byline``) on every block of every corpus page (every block, whatever its length: the
 matchers alone, the word limits set aside, and again with the blocks' own word counts), on
 hand-written edge cases and on random strings.

@@ -8,26 +8,40 @@ docs/research/MULTILINGUAL.md), which the product does not."""
 from __future__ import annotations
 
 import re
+from collections.abc import Sequence
 
 import numpy as np
 
 from ce_filter.keep import articles as A
 from ce_filter.keep.articles import (
+    _AUTHOR_BYTES,
+    _AUTHOR_MATCHER,
+    _COMMENT_BYTES,
+    _COMMENT_MATCHER,
     _CREDIT_WORDS,
     _DATELINE_WORDS,
     _LEAD,
     _LEVELS,
     _PUNCT_CHARS,
     AD_LABELS,
+    AUTHOR_LEVELS,
+    AUTHOR_PATTERNS,
     COMMENT_KINDS,
+    COMMENT_PATTERNS,
     FLAG_FIGURE,
+    GRAM,
+    HIDDEN_CUT,
+    HIDDEN_SHARE,
     MAX_BOX_WORDS,
     MAX_BYLINE_WORDS,
     MAX_CREDIT_WORDS,
     MAX_LABEL_WORDS,
     MAX_TAIL_CHARS,
+    MIN_REPEAT_CHARS,
+    MIN_REPEAT_WORDS,
     MIN_STORY_WORDS,
     NEWSLETTER_MARKERS,
+    REPEAT_COVER,
     SHORT_LABEL_CHARS,
     SHORT_LABEL_WORDS,
     STORY_WORDS,
@@ -38,13 +52,11 @@ from ce_filter.keep.articles import (
     TAIL_SPACED,
     TAIL_UNSPACED,
     UNIT_CUT,
-    _drop_comments,
-    _hidden_rules,
     _phrases,
-    author_box,
     load_words,
 )
-from ce_filter.read.segment import Blocks
+from ce_filter.read.segment import FLAG_HIDDEN, Blocks
+from ce_filter.read.words import tokens
 
 AD_LABEL_SET = frozenset(AD_LABELS)
 _LABEL_HEADS = frozenset(x[:3] for x in AD_LABELS)  # a label's first three characters
@@ -268,3 +280,106 @@ def _units(blocks: Blocks, scores: np.ndarray, out: np.ndarray) -> None:
             if k.all() or not k.any() or members[0] <= lo or members[-1] >= hi:
                 continue
             out[members] = scores[members].mean() >= UNIT_CUT
+
+
+def _hidden_rules(blocks: Blocks, scores: np.ndarray, keep: np.ndarray, out: np.ndarray,
+                  rules: frozenset[str]) -> None:
+    """An article's repeats and hidden rules (of ``rules``) on ``out``, in place."""
+    kept = np.flatnonzero(keep)
+    texts = blocks.texts
+    w_kept = blocks.token_counts()[kept]
+    hidden = (np.asarray(blocks.flags, dtype=np.int64)[kept] & FLAG_HIDDEN) != 0
+    any_hidden = bool(hidden.any())
+    if "repeats" in rules:
+        # list items and table cells repeat by design (the same condition under each offer)
+        tag = np.asarray(blocks.tag, dtype=np.int64)[kept]
+        big = ((w_kept >= MIN_REPEAT_WORDS) | (blocks.counts()[kept, 0] >= MIN_REPEAT_CHARS)) & (
+            (tag != TAG_LI) & (tag != TAG_TD) & (tag != TAG_TH) | hidden)
+        _drop_repeats(texts, out, kept, big, hidden, any_hidden)
+    if "hidden" in rules and any_hidden:
+        # where the hidden text is a small part of what is kept (a page whose story is all
+        # hidden until a script shows it keeps it)
+        now = out[kept]
+        if w_kept[hidden & now].sum() <= HIDDEN_SHARE * w_kept[~hidden & now].sum():
+            for i in kept[hidden & now].tolist():
+                if scores[i] < HIDDEN_CUT:
+                    out[i] = False
+
+
+def _drop_repeats(texts: Sequence[str], out: np.ndarray, kept: np.ndarray, big: np.ndarray,
+                  hidden: np.ndarray, any_hidden: bool) -> None:
+    """Drop each kept block (``big``: of ``MIN_REPEAT_WORDS`` words or ``MIN_REPEAT_CHARS``
+    characters or more) whose text repeats the kept text read before it: a visible block that
+    is the same text as an earlier kept block; a hidden block before or after the visible kept
+    text that is any part of it (a schema.org articleBody, whole or by paragraphs), or the same
+    text as an earlier hidden one."""
+    vis_big = [i for i in kept[big & ~hidden].tolist() if out[i]]
+    cand = [texts[i] for i in vis_big]
+    seen: set[str] = set(cand)
+    if len(seen) < len(cand):  # some text stands twice: keep its first copy
+        seen = set()
+        for i, t in zip(vis_big, cand):
+            if t in seen:
+                out[i] = False
+            else:
+                seen.add(t)
+    if not any_hidden:
+        return
+    vis = [i for i in kept[~hidden].tolist() if out[i]]
+    # a hidden copy stands outside the visible text (a tab panel between its paragraphs is
+    # part of it)
+    hid = [i for i in kept[big & hidden].tolist() if not vis or i < vis[0] or i > vis[-1]]
+    if not hid:
+        return
+    joined = "\n".join([texts[i] for i in vis])
+    grams: set[tuple[str, ...]] | None = None
+    for i in hid:
+        t = texts[i]
+        if not out[i]:
+            continue
+        if t in joined or t in seen:
+            out[i] = False
+            continue
+        seen.add(t)  # a second hidden copy of a hidden block
+        if grams is None:
+            grams = _grams(joined)
+        g = _grams(t)
+        if g and len(g & grams) >= REPEAT_COVER * len(g):
+            out[i] = False
+
+
+def _grams(text: str) -> set[tuple[str, ...]]:
+    """The text's runs of ``GRAM`` consecutive tokens (words.tokens: a character a token in
+    the scripts written without spaces)."""
+    t = tokens(text.casefold())
+    return {tuple(t[k:k + GRAM]) for k in range(len(t) - GRAM + 1)}
+
+
+def _drop_comments(blocks: Blocks, out: np.ndarray, n_words: np.ndarray) -> None:
+    """Drop the kept blocks in a reader-comments container (``COMMENT_PATTERNS`` on the
+    block's element or an ancestor) that follow the story: the kept blocks before the first
+    one inside such a container, ``MIN_STORY_WORDS`` words or more (where the container holds
+    the story too, nothing is dropped)."""
+    if not blocks.may_name(_COMMENT_BYTES):  # most pages name no comments
+        return
+    kept = np.flatnonzero(out)
+    cols = blocks.pattern_columns(COMMENT_PATTERNS, _COMMENT_MATCHER, 0, 1)  # own, ancestors
+    inside = cols[kept].any(axis=1)
+    if not inside.any():
+        return
+    first = int(np.argmax(inside))
+    if n_words[kept[:first]].sum() < MIN_STORY_WORDS:
+        return
+    out[kept[inside]] = False
+
+
+def author_box(blocks: Blocks) -> np.ndarray | None:
+    """By block, whether its opener or one of its ``AUTHOR_LEVELS`` nearest ancestors is an
+    author box by its class/id tokens (``AUTHOR_PATTERNS``: a token with "author" beside one with
+    "bio", "box", "info", ..., or one such as "authorbox", "saboxplugin"); None where no block is."""
+    if not blocks.may_name(_AUTHOR_BYTES):
+        return None
+    cols = blocks.pattern_columns(AUTHOR_PATTERNS, _AUTHOR_MATCHER, AUTHOR_LEVELS, 3)
+    lv = cols[:, : 3 * (AUTHOR_LEVELS + 1)].reshape(len(blocks), AUTHOR_LEVELS + 1, 3) > 0
+    inside = np.asarray(((lv[:, :, 0] & lv[:, :, 1]) | lv[:, :, 2]).any(axis=1))
+    return inside if inside.any() else None
