@@ -580,108 +580,67 @@ static PyObject *lower(PyObject *self, PyObject *args) {
     return r;
 }
 
-/* _norm(t.lower()) (the oracle's) where it is at most max_chars long: lower-cased (str.lower), each
- * character of punct and each run of white space (str.split's) one space, none at either end.
- * Returns a new str, Py_None (longer than max_chars; a new reference) or NULL (an error). */
-static PyObject *norm_lower(PyObject *t, PyObject *punct, Py_ssize_t max_chars) {
-    PyObject *low = PyObject_CallMethod(t, "lower", NULL);
-    if (!low) return NULL;
-    int kind = PyUnicode_KIND(low);
-    const void *d = PyUnicode_DATA(low);
-    Py_ssize_t n = PyUnicode_GET_LENGTH(low), np = PyUnicode_GET_LENGTH(punct), m = 0;
-    Py_UCS4 *buf = PyMem_Malloc((size_t)(n + 1) * sizeof(Py_UCS4));
-    if (!buf) { Py_DECREF(low); return PyErr_NoMemory(); }
-    int space = 1; /* (no space at the start) */
-    for (Py_ssize_t i = 0; i < n; i++) {
-        Py_UCS4 c = PyUnicode_READ(kind, d, i);
-        if (Py_UNICODE_ISSPACE(c) || PyUnicode_FindChar(punct, c, 0, np, 1) >= 0) {
-            if (!space) buf[m++] = ' ';
-            space = 1;
-        } else {
-            buf[m++] = c;
-            space = 0;
-        }
-    }
-    if (m && buf[m - 1] == ' ') m--;
-    Py_DECREF(low);
-    PyObject *r = m > max_chars ? Py_NewRef(Py_None)
-                                : PyUnicode_FromKindAndData(PyUnicode_4BYTE_KIND, buf, m);
-    PyMem_Free(buf);
-    return r;
-}
-
-/* tail_match(t) (the oracle's): 0, 1 (starts with a phrase of spaced, at a word's end) or 2 (is one;
- * or holds one of unspaced with at most slack characters more); -1 on an error */
-static int tail_match(PyObject *t, PyObject *spaced, PyObject *unspaced, Py_ssize_t slack,
-                      Py_ssize_t max_chars, PyObject *punct) {
-    if (PyUnicode_GET_LENGTH(t) > 4 * max_chars) return 0;
-    PyObject *norm = norm_lower(t, punct, max_chars);
-    if (!norm) return -1;
-    int r = 0;
-    Py_ssize_t n = norm == Py_None ? 0 : PyUnicode_GET_LENGTH(norm);
-    if (n == 0) goto done;
-    if ((r = PySet_Contains(spaced, norm)) != 0) { r = r < 0 ? -1 : 2; goto done; }
-    int kind = PyUnicode_KIND(norm);
-    const void *d = PyUnicode_DATA(norm);
-    for (Py_ssize_t k = 0; k < n && !r; k++) {
-        if (PyUnicode_READ(kind, d, k) != ' ') continue;
-        PyObject *head = PyUnicode_Substring(norm, 0, k);
-        if (!head) { r = -1; goto done; }
-        r = PySet_Contains(spaced, head);
-        Py_DECREF(head);
-    }
-    if (r) { r = r < 0 ? -1 : 1; goto done; }
-    Py_ssize_t nu = PyTuple_GET_SIZE(unspaced);
-    for (Py_ssize_t j = 0; j < nu && !r; j++) {
-        PyObject *p = PyTuple_GET_ITEM(unspaced, j);
-        if (n > PyUnicode_GET_LENGTH(p) + slack) continue;
-        Py_ssize_t at = PyUnicode_Find(norm, p, 0, n, 1);
-        r = at == -2 ? -1 : (at >= 0 ? 2 : 0);
-    }
-done:
-    Py_DECREF(norm);
-    return r;
-}
-
-/* tail_match of text i */
-static int tail_text(const texts_t *T, Py_ssize_t i, PyObject *spaced, PyObject *unspaced,
-                     Py_ssize_t slack, Py_ssize_t max_chars, PyObject *punct) {
-    Py_ssize_t len;
-    text_at(T, i, &len);
-    if (len > 16 * max_chars) return 0;  /* over 4 * max_chars characters (4 bytes at most each) */
-    PyObject *t = text_str(T, i);
-    int m = t ? tail_match(t, spaced, unspaced, slack, max_chars, punct) : -1;
-    Py_XDECREF(t);
-    return m;
-}
-
 /* The limits and words of the other rules (configure_rules: once, at articles.py's import) */
 static struct {
     int ready;
     double story, min_story, max_box, unit_cut, min_words, min_chars, cover, hidden_cut, share;
     int64_t fig, hidden, cell_a, cell_b, item;
-    Py_ssize_t path, gram, author_levels, slack, max_tail;
-    PyObject *levels, *spaced, *unspaced; /* bytes, frozenset, tuple (held) */
+    Py_ssize_t path, gram, author_levels, slack, max_tail, nlevels;
+    uint8_t *levels;            /* the heading level by tag id */
+    words_t spaced, unspaced;   /* the tail words */
 } RC;
+
+/* the oracle's tail_match of text i: 0, 1 (it starts with a spaced phrase, at a word's end) or
+ * 2 (it is one, or holds an unspaced one with at most slack characters more), on
+ * _norm(text.lower()) as the label matchers lower-case it (buf: their buffer). (Σ at a word's end
+ * is σ here, ς in str.lower: no tail word holds either, so no match turns on it.) No Python. */
+static int tail_match(const texts_t *T, Py_ssize_t i, cp_t **buf, Py_ssize_t *cap) {
+    Py_ssize_t len, chars = 0;
+    const char *p = text_at(T, i, &len);
+    if (len > 16 * RC.max_tail) return 0;  /* over 4 * max_tail characters (4 bytes at most each) */
+    for (Py_ssize_t k = 0; k < len; k++) chars += (p[k] & 0xC0) != 0x80;
+    if (chars > 4 * RC.max_tail) return 0;
+    Py_ssize_t m = lower_text(T, i, buf, cap), n = 0;
+    if (m < 0) return -1;
+    cp_t *s = *buf;
+    int gap = 0;
+    for (Py_ssize_t j = 0; j < m; j++) {  /* _norm, in place */
+        cp_t c = s[j];
+        if (is_s(c) || in_chars(c, &CFG.punct)) { gap = 1; continue; }
+        if (gap && n) s[n++] = ' ';
+        gap = 0;
+        s[n++] = c;
+    }
+    if (n == 0 || n > RC.max_tail) return 0;
+    int r = 0;
+    for (Py_ssize_t j = 0; j < RC.spaced.n; j++) {
+        const word_t *w = &RC.spaced.w[j];
+        if (w->n > n || memcmp(w->s, s, (size_t)w->n * sizeof(cp_t))) continue;
+        if (w->n == n) return 2;
+        if (s[w->n] == ' ') r = 1;
+    }
+    if (r) return 1;
+    for (Py_ssize_t j = 0; j < RC.unspaced.n; j++)
+        if (n <= RC.unspaced.w[j].n + RC.slack && has_word(s, n, &RC.unspaced.w[j])) return 2;
+    return 0;
+}
 
 /* the tail rule on out: after the last block of keep of story words or more, a heading
  * (levels[tag]: 1-6) whose text tail_match-es drops the blocks up to the next heading of its
  * level or above, itself among them; another kept block of at most max_label words that is a
- * title or prompt (tail_match 2) is dropped (the oracle's _tail). -1 on an error (set). */
+ * title or prompt (tail_match 2) is dropped (the oracle's _tail). No Python: E_MEM or OK. */
 static int tail_rule(const uint8_t *keep, uint8_t *out, const double *cnt, const int64_t *tag,
                      const texts_t *T, Py_ssize_t n) {
-    const unsigned char *lv = (const unsigned char *)PyBytes_AS_STRING(RC.levels);
-    Py_ssize_t nlv = PyBytes_GET_SIZE(RC.levels), last = -1;
-    PyObject *punct = PyUnicode_FromKindAndData(PyUnicode_4BYTE_KIND, CFG.punct.s, CFG.punct.n);
-    if (!punct) return -1;
-#define LEVEL(i) (tag[i] >= 0 && tag[i] < nlv ? lv[tag[i]] : 0)
+    Py_ssize_t last = -1, cap = 0;
+    cp_t *buf = NULL;
+#define LEVEL(i) (tag[i] >= 0 && tag[i] < RC.nlevels ? RC.levels[tag[i]] : 0)
     for (Py_ssize_t i = 0; i < n; i++)
         if (keep[i] && cnt[3 * i + 1] >= RC.story) last = i;
     int err = 0;
     for (Py_ssize_t i = last + 1; last >= 0 && i < n && !err;) {
         int level = LEVEL(i);
         if (level) {
-            int m = tail_text(T, i, RC.spaced, RC.unspaced, RC.slack, RC.max_tail, punct);
+            int m = tail_match(T, i, &buf, &cap);
             err = m < 0;
             if (m > 0) {
                 Py_ssize_t j = i + 1;
@@ -691,15 +650,15 @@ static int tail_rule(const uint8_t *keep, uint8_t *out, const double *cnt, const
                 continue;
             }
         } else if (out[i] && cnt[3 * i + 1] <= CFG.max_label) {
-            int m = tail_text(T, i, RC.spaced, RC.unspaced, RC.slack, RC.max_tail, punct);
+            int m = tail_match(T, i, &buf, &cap);
             err = m < 0;
             if (m == 2) out[i] = 0;
         }
         i++;
     }
 #undef LEVEL
-    Py_DECREF(punct);
-    return err ? -1 : 0;
+    PyMem_RawFree(buf);
+    return err ? E_MEM : OK;
 }
 
 /* the author-box rule on out (the oracle's _drop_author_box): a block is in a box where its
@@ -923,6 +882,21 @@ static Py_UCS4 *folded(const texts_t *T, Py_ssize_t i, const Py_ssize_t *idx, Py
     return u;
 }
 
+/* The repeats rule on the visible blocks: a kept visible block (of min_words words or min_chars
+ * characters, not a list item or table cell) whose text an earlier such block has is dropped;
+ * seen: their texts (initialised here; free it). No Python: E_MEM or OK. */
+static int visible_repeats(const uint8_t *keep, uint8_t *out, const double *cnt, const int64_t *fl,
+                           const int64_t *tag, const texts_t *T, Py_ssize_t n, text_set_t *seen) {
+    if (text_set_init(seen, n) < 0) return E_MEM;
+    for (Py_ssize_t i = 0; i < n; i++) {
+        if (!keep[i] || !out[i] || (fl[i] & RC.hidden)) continue;
+        if (tag[i] == RC.item || tag[i] == RC.cell_a || tag[i] == RC.cell_b) continue;
+        if (!(cnt[3 * i + 1] >= RC.min_words || cnt[3 * i] >= RC.min_chars)) continue;
+        if (text_set_add(seen, T, i)) out[i] = 0;
+    }
+    return OK;
+}
+
 /* The repeats and hidden rules of an article on out (the oracle's _hidden_rules): a visible kept
  * block (big: of min_words words or min_chars characters, not a list item or table cell) whose
  * text an earlier one has is dropped; where some kept block is hidden, a big hidden one before
@@ -940,9 +914,7 @@ static int hidden_rules(const uint8_t *keep, uint8_t *out, const double *s, cons
     for (Py_ssize_t i = 0; i < n && !any_hidden; i++) any_hidden = keep[i] && HID(i);
     if (rules & RULE_REPEATS) {
         text_set_t seen;
-        if (text_set_init(&seen, n) < 0) { PyErr_NoMemory(); return -1; }
-        for (Py_ssize_t i = 0; i < n; i++)
-            if (keep[i] && out[i] && !HID(i) && BIG(i) && text_set_add(&seen, T, i)) out[i] = 0;
+        if (raise_err(visible_repeats(keep, out, cnt, fl, tag, T, n, &seen))) return -1;
         Py_ssize_t *vis = NULL, nv = 0;
         toks_t J = {0}, H = {0};
         grams_t GJ = {0}, GH = {0};
@@ -1013,8 +985,7 @@ static int hidden_rules(const uint8_t *keep, uint8_t *out, const double *s, cons
 
 /* ------------------------------------------------------------------ the rules */
 
-/* The rules after the cut but for the repeats and hidden rules, without the GIL: labels and
- * bylines, comments, (the tail: GIL), author box, units. */
+/* The label, byline and comments rules (no Python) */
 static int first_rules(const uint8_t *keep, uint8_t *out, const double *cnt, const int64_t *fl,
                        const texts_t *T, Py_ssize_t n, long rules, int article, int comment_kind,
                        int bylines, int comments, const double *ccols) {
@@ -1033,8 +1004,8 @@ static int first_rules(const uint8_t *keep, uint8_t *out, const double *cnt, con
  * comment_cols: None or n x 2 float64, author_cols: None or n x width float64
  * (Blocks.pattern_columns of COMMENT_PATTERNS and AUTHOR_PATTERNS; None: no block can be in one);
  * article: the page reads as an article; comment_kind: its kind is one whose comments go;
- * bylines, comments: Extractor options (keep them). The GIL is released but for the tail's
- * words and the hidden texts' case folding, which use Python's str methods. */
+ * bylines, comments: Extractor options (keep them). The GIL is released but for the hidden
+ * copies' case folding, which uses Python's str methods. */
 static PyObject *tidy(PyObject *self, PyObject *args) {
     PyObject *ok, *oo, *os, *ocnt, *of, *ot, *oc, *ou, *oat, *occ, *oac;
     int article, comment_kind, bylines, comments;
@@ -1064,29 +1035,19 @@ static PyObject *tidy(PyObject *self, PyObject *args) {
         if (!(acols = get(&b, oac, 8, aw * n, 0, "author columns"))) goto done;
         aw = n ? (Py_ssize_t)(b.v[b.n - 1].len / 8 / n) : aw;  /* (its row: the levels, the ancestors) */
     }
-    int err;
+    int err, hidden = 0;
     Py_BEGIN_ALLOW_THREADS
     err = first_rules(keep, out, cnt, fl, &T, n, rules, article, comment_kind, bylines, comments, ccols);
-    Py_END_ALLOW_THREADS
-    if (raise_err(err)) goto done;
-    if (article && !comments && (rules & RULE_TAIL) && tail_rule(keep, out, cnt, tag, &T, n) < 0) goto done;
-    int hidden = 0;
-    Py_BEGIN_ALLOW_THREADS
-    if (article && !comments && !bylines && (rules & RULE_AUTHORBOX) && acols)
+    if (!err && article && !comments && (rules & RULE_TAIL)) err = tail_rule(keep, out, cnt, tag, &T, n);
+    if (!err && article && !comments && !bylines && (rules & RULE_AUTHORBOX) && acols)
         author_rule(keep, out, cnt, acols, aw, n);
-    err = article && (rules & RULE_UNITS)
+    if (!err)
+        err = article && (rules & RULE_UNITS)
               ? units(out, s, tag, cont, RC.path, n, RC.cell_a, RC.cell_b, RC.item, RC.unit_cut) : OK;
     for (Py_ssize_t i = 0; i < n && !hidden; i++) hidden = keep[i] && (fl[i] & RC.hidden);
-    if (article && !err && !hidden && (rules & RULE_REPEATS)) {
-        /* no hidden block: the repeats alone, without Python */
+    if (article && !err && !hidden && (rules & RULE_REPEATS)) {  /* no hidden block: no Python */
         text_set_t seen;
-        if (text_set_init(&seen, n) < 0) err = E_MEM;
-        for (Py_ssize_t i = 0; i < n && !err; i++) {
-            if (!keep[i] || !out[i] || tag[i] == RC.item || tag[i] == RC.cell_a || tag[i] == RC.cell_b) continue;
-            if (!(cnt[3 * i + 1] >= RC.min_words || cnt[3 * i] >= RC.min_chars)) continue;
-            if (text_set_add(&seen, &T, i)) out[i] = 0;
-        }
-        if (!err) text_set_free(&seen);
+        if (!(err = visible_repeats(keep, out, cnt, fl, tag, &T, n, &seen))) text_set_free(&seen);
     }
     Py_END_ALLOW_THREADS
     if (raise_err(err)) goto done;
@@ -1114,8 +1075,17 @@ static PyObject *configure_rules(PyObject *self, PyObject *args) {
                           &PyFrozenSet_Type, &spaced, &PyTuple_Type, &unspaced, &slack, &max_tail))
         return NULL;
     if (gram < 1 || path < 1) { PyErr_SetString(PyExc_ValueError, "gram and path: 1 or more"); return NULL; }
-    Py_XDECREF(RC.levels); Py_XDECREF(RC.spaced); Py_XDECREF(RC.unspaced);
-    RC.levels = Py_NewRef(levels); RC.spaced = Py_NewRef(spaced); RC.unspaced = Py_NewRef(unspaced);
+    words_t sp = {0}, un = {0};
+    Py_ssize_t nlv = PyBytes_GET_SIZE(levels);
+    uint8_t *lv = PyMem_Malloc((size_t)(nlv ? nlv : 1));
+    if (!lv || words_get(spaced, &sp) < 0 || words_get(unspaced, &un) < 0) {
+        if (!lv) PyErr_NoMemory();
+        PyMem_Free(lv); words_free(&sp); words_free(&un);
+        return NULL;
+    }
+    memcpy(lv, PyBytes_AS_STRING(levels), (size_t)nlv);
+    PyMem_Free(RC.levels); words_free(&RC.spaced); words_free(&RC.unspaced);
+    RC.levels = lv; RC.nlevels = nlv; RC.spaced = sp; RC.unspaced = un;
     RC.story = story; RC.fig = fig; RC.hidden = hid; RC.cell_a = cell_a; RC.cell_b = cell_b;
     RC.item = item; RC.path = path; RC.unit_cut = unit_cut; RC.min_words = min_words;
     RC.min_chars = min_chars; RC.gram = gram; RC.cover = cover; RC.hidden_cut = hidden_cut;

@@ -7,9 +7,10 @@ hand-written edge cases and on random strings.
 Tolerance: none; every decision must be equal. The C part reads the classes of Python's re
 (``\\w``, ``\\s``, ``\\d``) and ``str.lower`` through CPython's own Unicode tables, and lower-cases
 "İ" (U+0130) to "i̇" as ``str.lower`` does. Its one known difference from ``str.lower`` is the
-final sigma: "Σ" at a word's end is "σ" in C and "ς" in Python; no word of the rules holds a σ
-or ς except "διαφήμιση", where it stands before a letter (σ in both), so no decision differs
-(``test_final_sigma_changes_no_decision``)."""
+final sigma: "Σ" at a word's end is "σ" in C and "ς" in Python; no word of the rules (labels,
+markers, tail words) holds a σ or ς except "διαφήμιση", where it stands before a letter (σ in
+both), so no decision differs (``test_final_sigma_changes_no_decision``; the tail rule, which
+lower-cases the same way, by test_tidy_c.py)."""
 
 from __future__ import annotations
 
@@ -117,6 +118,14 @@ FRAGMENTS = ["advertisement", "ad", "newsletter", "newsletters", "sign", "up", "
              "(c)", "©", "年", "月", "日", "订阅", "suscr", "íbete", "updated", "|", "·", ":", "-", "/",
              ".", ",", " ", "  ", "\u00a0", "\t", "İ", "é", "ß", "_", "1", "12", "2020", "٣", "２",
              "²", "(@", "Σ", "Advertisement", "BY", "Photo", "News", "x"]
+
+
+def test_no_rule_word_turns_on_the_final_sigma():
+    """The ground of the one tolerance above: the words the C part compares lower-cased text
+    with hold no σ or ς but the label "διαφήμιση", whose σ stands before a letter."""
+    words = [*A.AD_LABELS, *A.NEWSLETTER_MARKERS, *A._DATELINE_WORDS, *A._CREDIT_WORDS,
+             *A.TAIL_SPACED, *A.TAIL_UNSPACED]
+    assert [w for w in words if "σ" in w or "ς" in w] == ["διαφήμιση"]
 
 
 @settings(max_examples=3000, deadline=None)

@@ -1,7 +1,7 @@
-"""The rules after the cut's label, byline, tail, author-box and units rules in Python, numpy and
-regular expressions: the test oracle of the C part that decides them (ce_filter/keep/_articles.c,
-``articles.tidy``), which must give the same masks (tests/core/test_tidy_c.py) and the same
-label and byline decisions on every block (tests/core/test_tidy_lines.py). ``tidy_reference``
+"""The rules after the cut in Python, numpy and regular expressions: the test oracle of the C part
+that runs them (ce_filter/keep/_articles.c's ``tidy``, through ``articles.tidy``), which must give
+the same masks (tests/core/test_tidy_c.py) and the same label and byline decisions on every
+block (tests/core/test_tidy_lines.py). ``tidy_reference``
 also has the rule "credits" (the credit lines of other languages: measured, not in force;
 docs/research/MULTILINGUAL.md), which the product does not."""
 
