@@ -5,7 +5,7 @@ features, their definition, with stage 2's context input, score/features/_dense.
 model's scores and cut, score/_blockmodel.c, which it includes; its page_scores chains them in
 one call), the tree-leaf walk (score/features/_leaves.c), the page-kind signals and model
 (score/_pagekind.c), the site memory's block fingerprints (score/site/_memory.c) and its stage
-(score/site/_stage.c), the arithmetic of the rules after the cut (keep/_articles.c) and the kept
+(score/site/_stage.c), the rules after the cut (keep/_articles.c) and the kept
 text (keep/_render.c). The parts of the page after the walk share the headers
 ce_filter/_common.h, _phrases.h and score/features/_context.h, the walk the first (included, each
 part has its own copy).
@@ -17,7 +17,7 @@ Windows all but the walk, which reaches Lexbor's functions through selectolax's 
 Most parts are the one implementation of their step (their Python or numpy twins are test
 oracles under tests/oracles), so they are required: a source install needs a C compiler. The
 parts that still have a Python version in the package (the walk, which Windows runs in Python;
-the rules after the cut and the metadata rules, whose C covers the common inputs and hands the
+the metadata rules, whose C covers the common inputs and hands the
 rest to Python) are optional there: where one does not build, the
 Python version runs and gives the same results (tests compare them). With CE_FILTER_REQUIRE_C=1
 (the wheel builds set it) every part is required: a wheel holds every part.
@@ -93,7 +93,7 @@ setup(
         *_WALK,
         _part("read._precheck", optional=False),
         _PASS,
-        _after_walk("keep._articles"),
+        _after_walk("keep._articles", optional=False),
         _after_walk("keep._render", optional=False),
         _part("keep._metadata"),
         _part("read._mojibake", optional=False),

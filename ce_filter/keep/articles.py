@@ -30,17 +30,15 @@ or where they sit, not new content of the page's main text:
   "about-author", "saboxplugin-wrap", …): the author's name, bio and social links.
 
 ``tidy`` applies them in that order to the cut's mask; ``RULES`` names the ones in force (the
-studies switch them one by one; ``tidy_reference`` also has "credits", the credit lines of
-other languages, measured and not in force).
+studies switch them one by one; the Python oracle, tests/oracles/tidy_python.py, also has
+"credits", the credit lines of other languages, measured and not in force).
 """
 
 from __future__ import annotations
 
 import csv
-import re
-from collections.abc import Sequence
 from pathlib import Path
-from typing import TYPE_CHECKING, Protocol
+from typing import Protocol, cast
 
 import numpy as np
 
@@ -54,16 +52,9 @@ from ..read.segment import (
     PATH_LEN,
     Blocks,
     Patterns,
-    parse,
-    segment,
     tag_id,
     token_matcher,
 )
-from ..read.texts import pick
-from ..read.words import tokens
-
-if TYPE_CHECKING:
-    from types import ModuleType
 
 RULES: frozenset[str] = frozenset({"repeats", "hidden", "labels", "bylines", "comments", "tail",
                                    "authorbox", "units"})
@@ -91,47 +82,30 @@ AD_LABELS = (
     "広告", "广告", "廣告", "광고", "โฆษณา", "iklan",
     "video", "watch video", "play video", "watch now", "video player", "watch the video",
 )
-AD_LABEL_SET = frozenset(AD_LABELS)
-_LEAD = " -–—*|·•([<>:"
-_LABEL_HEADS = frozenset(x[:3] for x in AD_LABELS)  # a label's first three characters
+_LEAD = " -–—*|·•([<>:"  # stripped before a label's first three characters, which must be a label's
 SHORT_LABEL_WORDS, SHORT_LABEL_CHARS = 8, 60  # a label of AD_LABELS is shorter than both
-_NONWORD = re.compile(r"[\W_]+")
-# (read on the lower-cased text)
-_NEWSLETTER = re.compile(
-    r"\b(?:sign(?:ing)?[ -]?up|subscribe|register|get|receive|join)\b.{0,60}\bnewsletters?\b"
-    r"|\bnewsletters?\b.{0,40}\b(?:sign[ -]?up|subscribe|inbox)\b"
-    r"|订阅|訂閱|newsletter abonnieren|inscrivez-vous|suscr[ií]bete")
+# A newsletter sign-up line (the C part's newsletter pattern: a verb such as "sign up" before
+# "newsletter", "newsletter" before "sign up", "subscribe" or "inbox", or "Newsletter
+# abonnieren", "inscrivez-vous", "suscríbete", "订阅")
 NEWSLETTER_MARKERS = ("订阅", "訂閱")  # beside "newsletter" and "suscr": what a newsletter line holds
-_MARKER_LIST = list(NEWSLETTER_MARKERS)  # (as the C part takes them)
 MAX_LABEL_WORDS = 12  # a newsletter line longer than this is prose about newsletters
 
-# Bylines, datelines and photo credits: short blocks only (read on the lower-cased text).
+# Bylines, datelines and photo credits: short blocks only (read on the lower-cased text by the
+# C part's patterns: a line starting "By ..." or "Written by ...", a photo credit such as
+# "Getty Images", "Photo: ...", "© ...", "(c) 2019", or a date with a dateline word or little
+# else).
 MAX_BYLINE_WORDS = 24
 MAX_CREDIT_WORDS = 16
 STORY_WORDS = 25  # a kept block this long is the story's prose: bylines stand before or after it
 FLAG_FIGURE = 1 << FLAG_NAMES.index("figure")
-_MONTH = (r"(?:jan(?:uary)?|feb(?:ruary)?|mar(?:ch)?|apr(?:il)?|may|june?|july?|aug(?:ust)?|"
-          r"sep(?:t(?:ember)?)?|oct(?:ober)?|nov(?:ember)?|dec(?:ember)?)\.?")
-# each branch starts with a digit or a month's first letter, so the search skips other text fast
-_DATE = re.compile(
-    rf"{_MONTH}\s+\d{{1,2}}(?:st|nd|rd|th)?,?\s+\d{{4}}\b|\d{{1,2}}(?:st|nd|rd|th)?\s+{_MONTH},?\s+\d{{4}}\b"
-    r"|\d{4}-\d{2}-\d{2}\b|\d{1,2}[/.]\d{1,2}[/.]\d{2,4}\b|\d{1,2}:\d{2}\s*(?:[ap]\.?m\.?)?"
-    r"|\d{4}年\d{1,2}月\d{1,2}日|\d+\s+(?:minutes?|hours?|days?|weeks?)\s+ago\b")
-_BY_START = re.compile(r"\s*(?:written\s+|posted\s+|words\s+|story\s+|text\s+|report(?:ed|ing)\s+)?"
-                       r"by(?:\s*[:\-]\s*|\s+)\S")
 # what marks a date line as a dateline (substrings of the lower-cased text)
 _DATELINE_WORDS = ("updated", "published", "posted", "modified", "by ", "comment", "|", "·", "•",
                    "作者", "记者", "来源", "发布时间", "编辑")
-_CREDIT = re.compile(
-    r"getty\s*images|\breuters\b|associated\s+press|\bap\s+photo\b|\bafp\b|shutterstock|istock"
-    r"|\bepa\b|\bphoto(?:graph)?(?:s)?\s*(?:by|:|credit)|\bimage\s*(?:by|:|credit)|\bcredit\s*:"
-    r"|\bpicture\s*:|\bfile\s+photo\b|\bcourtesy\s+(?:of\s+)?\w|©|\(c\)\s*\d{4}|/\s*ap\b"
-    r"|\bpa\s+(?:wire|images)\b")
+# what a credit line holds (substrings; where none is there, the credit patterns are not read)
 _CREDIT_WORDS = ("photo", "image", "getty", "credit", "reuters", "press", "courtesy", "©", "afp",
                  "stock", "epa", "picture", "(c)", "/ap", "pa ")
-_DIGIT = re.compile(r"\d")
 
-# The words of the tail rule and of the multilingual credit lines: boiler_words.tsv (role,
+# The words of the tail rule (and of the oracle's multilingual credit lines): boiler_words.tsv (role,
 # language, phrase, English, source, file; made by research/boiler_headings.py --roles)
 WORDS_FILE = Path(__file__).with_name("boiler_words.tsv")
 UNSPACED = frozenset({"ja", "zh", "ko"})  # written without spaces: a phrase is a substring
@@ -159,19 +133,8 @@ _LEVELS = [0] * (max(TAG_HEADING) + 1)
 for _t, _k in TAG_HEADING.items():
     _LEVELS[_t] = _k
 _LEVEL_BYTES = bytes(_LEVELS)  # (as the C part takes them)
-# credit lines in many languages (the rule "credits", measured and not in RULES: the corpora's
-# gold keeps such lines as often as not; docs/research/MULTILINGUAL.md): a credit word and ":"
-# or "/" at the start ("Foto: dpa", "Quelle: APA", "图片来源：新华社"), or a line that is an
-# agency's name, or ends with "/" and one ("Max Muster/dpa")
-_CREDIT_WORDS_ML = _phrases(_ROWS, "credit", False) + _phrases(_ROWS, "credit", True)
-_AGENCIES = _phrases(_ROWS, "agency", False) + _phrases(_ROWS, "agency", True)
-_ALT = "|".join(re.escape(w) for w in sorted(_CREDIT_WORDS_ML, key=len, reverse=True))
-_AG = "|".join(re.escape(w) for w in sorted(_AGENCIES, key=len, reverse=True))
-_CREDIT_ML = re.compile(rf"^[\s(\[]*(?:{_ALT})\s*[:/：]|^[\s(\[]*(?:{_AG})[\s)\]]*$"
-                        rf"|/\s*(?:{_AG})[\s)\]]*$")
 
-
-# Tables and lists inside the story: decided whole (``_units``).
+# Tables and lists inside the story: decided whole (the rule "units").
 TAG_TD, TAG_TH, TAG_LI = tag_id("td"), tag_id("th"), tag_id("li")
 UNIT_CUT = 0.2  # a table or list of mixed decisions inside the kept span is kept whole at this mean
 
@@ -186,7 +149,7 @@ MIN_STORY_WORDS = 50
 COMMENT_KINDS = frozenset({"article"})
 
 
-# Author boxes without a heading (the rule "authorbox": _drop_author_box): an element whose
+# Author boxes without a heading (the rule "authorbox"): an element whose
 # class/id tokens say author (bit 0: "author" in a token, or the German, Spanish, French or
 # Italian word as a token) beside a token that says what of the author (bit 1: bio, box, info,
 # ...), or one token that says both (bit 2). The names are the standard markup of WordPress
@@ -206,46 +169,13 @@ _AUTHOR_BYTES = (b"uthor", b"utor", b"uteur", b"sabox")  # a page without them n
 AUTHOR_LEVELS = 4  # the box is the block's opener or one of its 4 nearest ancestors
 MAX_BOX_WORDS = 60  # a block of the box is at most this long (a longer one may be the story's)
 
-
+# the characters read as spaces where a line is compared with words (labels, tail words), beside
+# white space
 _PUNCT_CHARS = "!\"#$%&'()*+,-./:;<=>?@[\\]^_`{|}~–—·•…»«|"
-_PUNCT = str.maketrans({c: " " for c in _PUNCT_CHARS})
-
-
-def _norm(low: str) -> str:
-    return " ".join(low.translate(_PUNCT).split())
-
-
-def is_label(text: str, words: float, low: str | None = None) -> bool:
-    """Whether a block's whole text is an advertising or promo label, a newsletter sign-up
-    line or a video player's label (``low``: the text lower-cased, where the caller has it)."""
-    if words > MAX_LABEL_WORDS:
-        return False
-    low = text.lower() if low is None else low
-    if (words <= SHORT_LABEL_WORDS and len(low) < SHORT_LABEL_CHARS
-            and low.lstrip(_LEAD)[:3] in _LABEL_HEADS and _norm(low) in AD_LABEL_SET):
-        return True
-    return (("newsletter" in low or "suscr" in low or any(m in low for m in NEWSLETTER_MARKERS))
-            and _NEWSLETTER.search(low) is not None)
-
-
-def is_byline(text: str, words: float, low: str | None = None, credits: bool = False) -> bool:
-    """Whether a short block is a byline, a dateline or a photo credit (``low``: the text
-    lower-cased, where the caller has it; ``credits``: the credit lines of other languages
-    too)."""
-    if words > MAX_BYLINE_WORDS or not text or "(@" in text:  # "(@": a quoted post's signature
-        return False
-    low = text.lower() if low is None else low
-    if words <= MAX_CREDIT_WORDS and (_BY_START.match(low) or (
-            any(k in low for k in _CREDIT_WORDS) and _CREDIT.search(low))
-            or (credits and _CREDIT_ML.search(low) is not None)):
-        return True
-    d = _DATE.search(low) if _DIGIT.search(low) else None
-    if d is None:
-        return False
-    # a date with what marks a dateline (updated, posted, by, comments, separators), or a
-    # line that is little more than the date
-    return (any(k in low for k in _DATELINE_WORDS)
-            or len(_norm(low[: d.start()] + " " + low[d.end():]).split()) <= 3)
+# the rules as the C part takes them (a bitmask)
+_RULE_BITS = {r: 1 << k for k, r in enumerate(("labels", "bylines", "comments", "tail", "authorbox",
+                                                "units", "repeats", "hidden"))}
+assert set(_RULE_BITS) == RULES
 
 
 def tidy(blocks: Blocks, scores: np.ndarray, keep: np.ndarray, kind: str | None, *,
@@ -257,165 +187,34 @@ def tidy(blocks: Blocks, scores: np.ndarray, keep: np.ndarray, kind: str | None,
     ``COMMENT_KINDS``, the others on an article (a forum's replies quote the posts they answer,
     documentation repeats its steps in hidden tabs, a collection's carousel hides its cards);
     ``bylines``: keep bylines, datelines and credits; ``comments``: the comments are wanted
-    (the comments model). The block arithmetic runs in C where ce_filter.keep._articles is
-    built (the regular expressions stay here); ``tidy_reference`` gives the same mask."""
-    if _c is None or (rules is not None and rules != RULES):
-        return tidy_reference(blocks, scores, keep, kind, bylines=bylines, comments=comments, rules=rules)
+    (the comments model); ``rules``: a subset of ``RULES`` (the studies'; None: ``RULES`` as
+    it stands). The rules run in one call of the C part (ce_filter.keep._articles: ``tidy``),
+    which takes the comment and author-box class/id columns that the walk's C part makes where
+    the page may name such containers; their Python oracle is tests/oracles/tidy_python.py."""
+    rules = RULES if rules is None else rules
+    if not rules <= _RULE_BITS.keys():
+        raise ValueError(f"rules not among RULES: {sorted(rules - _RULE_BITS.keys())}")
     keep8 = keep.view(np.uint8)
     if not keep8.any():
         return keep
     article = kind == "article"
+    comment_kind = kind in COMMENT_KINDS
     out = keep.copy()
-    texts = blocks.texts
+    # the class/id columns (made by the walk's C part) where a block may be in such a container
+    ccols = acols = None
+    if comment_kind and not comments and "comments" in rules and blocks.may_name(_COMMENT_BYTES):
+        ccols = np.ascontiguousarray(blocks.pattern_columns(COMMENT_PATTERNS, _COMMENT_MATCHER, 0, 1),
+                                     dtype=np.float64)  # own, ancestors
+    if (article and not comments and not bylines and "authorbox" in rules
+            and blocks.may_name(_AUTHOR_BYTES)):
+        acols = np.ascontiguousarray(blocks.pattern_columns(AUTHOR_PATTERNS, _AUTHOR_MATCHER,
+                                                            AUTHOR_LEVELS, 3), dtype=np.float64)
     utf8, starts = blocks.text_column().c_args()
-    counts = blocks.counts()
-    n_words = counts[:, 1]
-    flags = np.ascontiguousarray(blocks.flags, dtype=np.int64)
-    plan = _c.tidy_plan(keep8, counts, flags, utf8, starts, article and not bylines, STORY_WORDS,
-                        MAX_BYLINE_WORDS, MAX_LABEL_WORDS, FLAG_FIGURE, SHORT_LABEL_WORDS,
-                        SHORT_LABEL_CHARS, _LEAD, _LABEL_HEADS, _MARKER_LIST)
-    for c, t in zip(plan, pick(texts, [c >> 1 for c in plan])):
-        i = c >> 1
-        w = n_words[i]
-        low = t.lower()
-        if is_label(t, w, low) or (c & 1 and is_byline(t, w, low)):
-            out[i] = False
-    if kind in COMMENT_KINDS and not comments:
-        _drop_comments(blocks, out, n_words)
-    tag = np.ascontiguousarray(blocks.tag, dtype=np.int64)
-    if article and not comments:
-        _c.tidy_tail(keep8, out.view(np.uint8), counts, tag, utf8, starts, STORY_WORDS, MAX_LABEL_WORDS,
-                     _LEVEL_BYTES, TAIL_SPACED, TAIL_UNSPACED, TAIL_SLACK, MAX_TAIL_CHARS, _PUNCT_CHARS)
-        inside = None if bylines else author_box(blocks)
-        if inside is not None:
-            _c.tidy_author(keep8, out.view(np.uint8), counts, inside.view(np.uint8), STORY_WORDS,
-                           MIN_STORY_WORDS, MAX_BOX_WORDS)
-    if article and _c.tidy_finish(keep8, out.view(np.uint8), np.ascontiguousarray(scores, dtype=np.float64),
-                                  tag,
-                                  blocks.container_ids(), PATH_LEN, flags, counts, utf8, starts,
-                                  FLAG_HIDDEN, TAG_TD, TAG_TH, TAG_LI, UNIT_CUT, MIN_REPEAT_WORDS,
-                                  MIN_REPEAT_CHARS):
-        _hidden_rules(blocks, scores, keep, out, RULES)  # some kept block is hidden
+    _c.tidy(keep8, out.view(np.uint8), np.ascontiguousarray(scores, dtype=np.float64), blocks.counts(),
+            np.ascontiguousarray(blocks.flags, dtype=np.int64),
+            np.ascontiguousarray(blocks.tag, dtype=np.int64), blocks.container_ids(), utf8, starts,
+            ccols, acols, article, comment_kind, bylines, comments, sum(_RULE_BITS[r] for r in rules))
     return out
-
-
-def tidy_reference(blocks: Blocks, scores: np.ndarray, keep: np.ndarray, kind: str | None, *,
-                   bylines: bool = False, comments: bool = False,
-                   rules: frozenset[str] | None = None) -> np.ndarray:
-    """The reference of ``tidy`` (numpy and Python), with any subset of ``RULES``."""
-    rules = RULES if rules is None else rules
-    kept = np.flatnonzero(keep)
-    if not len(kept):
-        return keep
-    article = kind == "article"
-    out = keep.copy()
-    texts = blocks.texts
-    n_words = blocks.token_counts()
-    w_kept = n_words[kept]
-    labels = "labels" in rules
-    by = article and not bylines and "bylines" in rules
-    credits = "credits" in rules
-    if labels or by:
-        if by:  # bylines, datelines and credits: before or after the story's paragraphs, or in a figure
-            body = np.flatnonzero(w_kept >= STORY_WORDS)
-            edge = np.ones(len(kept), dtype=bool)
-            if len(body):
-                edge[body[0]:body[-1]] = False
-            edge |= (np.asarray(blocks.flags, dtype=np.int64)[kept] & FLAG_FIGURE) != 0
-        else:
-            edge = np.zeros(len(kept), dtype=bool)
-        edge &= w_kept <= MAX_BYLINE_WORDS
-        cand = edge | (w_kept <= MAX_LABEL_WORDS) if labels else edge
-        for j in np.flatnonzero(cand).tolist():
-            i = int(kept[j])
-            t, w = texts[i], n_words[i]
-            low = t.lower()
-            if (labels and is_label(t, w, low)) or (edge[j] and is_byline(t, w, low, credits)):
-                out[i] = False
-    if kind in COMMENT_KINDS and not comments and "comments" in rules:
-        _drop_comments(blocks, out, n_words)
-    if article and not comments and "tail" in rules:
-        _tail(blocks, keep, out)
-    if article and not comments and not bylines and "authorbox" in rules:
-        _drop_author_box(blocks, keep, out)
-    if article and "units" in rules:
-        _units(blocks, scores, out)
-    if article:
-        _hidden_rules(blocks, scores, keep, out, rules)
-    return out
-
-
-def _hidden_rules(blocks: Blocks, scores: np.ndarray, keep: np.ndarray, out: np.ndarray,
-                  rules: frozenset[str]) -> None:
-    """An article's repeats and hidden rules (of ``rules``) on ``out``, in place."""
-    kept = np.flatnonzero(keep)
-    texts = blocks.texts
-    w_kept = blocks.token_counts()[kept]
-    hidden = (np.asarray(blocks.flags, dtype=np.int64)[kept] & FLAG_HIDDEN) != 0
-    any_hidden = bool(hidden.any())
-    if "repeats" in rules:
-        # list items and table cells repeat by design (the same condition under each offer)
-        tag = np.asarray(blocks.tag, dtype=np.int64)[kept]
-        big = ((w_kept >= MIN_REPEAT_WORDS) | (blocks.counts()[kept, 0] >= MIN_REPEAT_CHARS)) & (
-            (tag != TAG_LI) & (tag != TAG_TD) & (tag != TAG_TH) | hidden)
-        _drop_repeats(texts, out, kept, big, hidden, any_hidden)
-    if "hidden" in rules and any_hidden:
-        # where the hidden text is a small part of what is kept (a page whose story is all
-        # hidden until a script shows it keeps it)
-        now = out[kept]
-        if w_kept[hidden & now].sum() <= HIDDEN_SHARE * w_kept[~hidden & now].sum():
-            for i in kept[hidden & now].tolist():
-                if scores[i] < HIDDEN_CUT:
-                    out[i] = False
-
-
-def _drop_repeats(texts: Sequence[str], out: np.ndarray, kept: np.ndarray, big: np.ndarray,
-                  hidden: np.ndarray, any_hidden: bool) -> None:
-    """Drop each kept block (``big``: of ``MIN_REPEAT_WORDS`` words or ``MIN_REPEAT_CHARS``
-    characters or more) whose text repeats the kept text read before it: a visible block that
-    is the same text as an earlier kept block; a hidden block before or after the visible kept
-    text that is any part of it (a schema.org articleBody, whole or by paragraphs), or the same
-    text as an earlier hidden one."""
-    vis_big = [i for i in kept[big & ~hidden].tolist() if out[i]]
-    cand = [texts[i] for i in vis_big]
-    seen: set[str] = set(cand)
-    if len(seen) < len(cand):  # some text stands twice: keep its first copy
-        seen = set()
-        for i, t in zip(vis_big, cand):
-            if t in seen:
-                out[i] = False
-            else:
-                seen.add(t)
-    if not any_hidden:
-        return
-    vis = [i for i in kept[~hidden].tolist() if out[i]]
-    # a hidden copy stands outside the visible text (a tab panel between its paragraphs is
-    # part of it)
-    hid = [i for i in kept[big & hidden].tolist() if not vis or i < vis[0] or i > vis[-1]]
-    if not hid:
-        return
-    joined = "\n".join([texts[i] for i in vis])
-    grams: set[tuple[str, ...]] | None = None
-    for i in hid:
-        t = texts[i]
-        if not out[i]:
-            continue
-        if t in joined or t in seen:
-            out[i] = False
-            continue
-        seen.add(t)  # a second hidden copy of a hidden block
-        if grams is None:
-            grams = _grams(joined)
-        g = _grams(t)
-        if g and len(g & grams) >= REPEAT_COVER * len(g):
-            out[i] = False
-
-
-def _grams(text: str) -> set[tuple[str, ...]]:
-    """The text's runs of ``GRAM`` consecutive tokens (words.tokens: a character a token in
-    the scripts written without spaces)."""
-    t = tokens(text.casefold())
-    return {tuple(t[k:k + GRAM]) for k in range(len(t) - GRAM + 1)}
 
 
 # (without their first letter: "Comment" and "comment" alike; a page whose class/id values
@@ -423,202 +222,38 @@ def _grams(text: str) -> set[tuple[str, ...]]:
 _COMMENT_BYTES = (b"omment", b"isqus", b"iscussion", b"eplies")
 
 
-def _drop_comments(blocks: Blocks, out: np.ndarray, n_words: np.ndarray) -> None:
-    """Drop the kept blocks in a reader-comments container (``COMMENT_PATTERNS`` on the
-    block's element or an ancestor) that follow the story: the kept blocks before the first
-    one inside such a container, ``MIN_STORY_WORDS`` words or more (where the container holds
-    the story too, nothing is dropped)."""
-    if not blocks.may_name(_COMMENT_BYTES):  # most pages name no comments
-        return
-    kept = np.flatnonzero(out)
-    cols = blocks.pattern_columns(COMMENT_PATTERNS, _COMMENT_MATCHER, 0, 1)  # own, ancestors
-    inside = cols[kept].any(axis=1)
-    if not inside.any():
-        return
-    first = int(np.argmax(inside))
-    if n_words[kept[:first]].sum() < MIN_STORY_WORDS:
-        return
-    out[kept[inside]] = False
-
-
-def author_box(blocks: Blocks) -> np.ndarray | None:
-    """By block, whether its opener or one of its ``AUTHOR_LEVELS`` nearest ancestors is an
-    author box by its class/id tokens (``AUTHOR_PATTERNS``: a token with "author" beside one with
-    "bio", "box", "info", ..., or one such as "authorbox", "saboxplugin"); None where no block is."""
-    if not blocks.may_name(_AUTHOR_BYTES):
-        return None
-    cols = blocks.pattern_columns(AUTHOR_PATTERNS, _AUTHOR_MATCHER, AUTHOR_LEVELS, 3)
-    lv = cols[:, : 3 * (AUTHOR_LEVELS + 1)].reshape(len(blocks), AUTHOR_LEVELS + 1, 3) > 0
-    inside = np.asarray(((lv[:, :, 0] & lv[:, :, 1]) | lv[:, :, 2]).any(axis=1))
-    return inside if inside.any() else None
-
-
-def _drop_author_box(blocks: Blocks, keep: np.ndarray, out: np.ndarray) -> None:
-    """The author-box rule on ``out``, in place: after the last block of the cut's mask ``keep``
-    of ``STORY_WORDS`` words or more that is not in an author box (``author_box``), with
-    ``MIN_STORY_WORDS`` kept words outside boxes up to it, the kept blocks in an author box of at
-    most ``MAX_BOX_WORDS`` words each are dropped: the author's name, bio and social links that
-    follow a story whose byline the record has already."""
-    inside = author_box(blocks)
-    if inside is None:
-        return
-    w = blocks.counts()[:, 1]
-    story = np.flatnonzero(keep & ~inside & (w >= STORY_WORDS))
-    if not len(story):
-        return
-    end = int(story[-1])
-    if w[: end + 1][keep[: end + 1] & ~inside[: end + 1]].sum() < MIN_STORY_WORDS:
-        return
-    tail = np.arange(end + 1, len(w))
-    drop = tail[out[end + 1:] & inside[end + 1:] & (w[end + 1:] <= MAX_BOX_WORDS)]
-    out[drop] = False
-
-
-def tail_match(text: str) -> int:
-    """Whether a line reads as the title of a section that is not the story, or a prompt: 0 no,
-    1 it starts with a phrase of the tail words (at a word's end), 2 it is one (a title: the
-    whole line, or an unspaced phrase with at most ``TAIL_SLACK`` characters more)."""
-    if len(text) > 4 * MAX_TAIL_CHARS:
-        return 0
-    norm = _norm(text.lower())
-    if not norm or len(norm) > MAX_TAIL_CHARS:
-        return 0
-    if norm in TAIL_SPACED:
-        return 2
-    for k, ch in enumerate(norm):
-        if ch == " " and norm[:k] in TAIL_SPACED:
-            return 1
-    n = len(norm)
-    for p in TAIL_UNSPACED:
-        if n <= len(p) + TAIL_SLACK and p in norm:
-            return 2
-    return 0
-
-
-def _tail(blocks: Blocks, keep: np.ndarray, out: np.ndarray) -> None:
-    """The tail rule on ``out``, in place: after the last block of the cut's mask ``keep`` of
-    ``STORY_WORDS`` words or more, a heading (h1-h6, kept or not) that ``tail_match``es drops
-    the kept blocks up to the next heading of its level or above, itself among them; another
-    kept block of at most ``MAX_LABEL_WORDS`` words that is a title or prompt (``tail_match``
-    2: "Weiterlesen", "Teilen", "相关文章") is dropped alone."""
-    w = blocks.counts()[:, 1]
-    story = np.flatnonzero(keep & (w >= STORY_WORDS))
-    if not len(story):
-        return
-    n, texts = len(w), blocks.texts
-    level = [_level(t) for t in blocks.tag]
-    i = int(story[-1]) + 1
-    while i < n:
-        if level[i]:
-            if tail_match(texts[i]):
-                j = i + 1
-                while j < n and not 0 < level[j] <= level[i]:
-                    j += 1
-                out[i:j] = False
-                i = j
-                continue
-        elif out[i] and w[i] <= MAX_LABEL_WORDS and tail_match(texts[i]) == 2:
-            out[i] = False
-        i += 1
-
-
-def _level(tag: int) -> int:
-    """A block's heading level by its tag (1-6; 0: not a heading)."""
-    return _LEVELS[tag] if 0 <= tag < len(_LEVELS) else 0
-
-
-def _units(blocks: Blocks, scores: np.ndarray, out: np.ndarray) -> None:
-    """A table (its cells: td/th blocks under one table element) or a list (its li blocks under
-    one list element) inside the kept span, of which the cut kept some blocks and dropped
-    others, is kept whole where its mean probability is at least ``UNIT_CUT``, else dropped
-    whole."""
-    kept = np.flatnonzero(out)
-    if len(kept) < 3:
-        return
-    lo, hi = int(kept[0]), int(kept[-1])
-    tag = np.asarray(blocks.tag, dtype=np.int64)[lo:hi + 1]
-    cell = (tag == TAG_TD) | (tag == TAG_TH)
-    item = tag == TAG_LI
-    span = out[lo:hi + 1]
-    if not ((cell & ~span).any() or (item & ~span).any()):  # every cell and item kept
-        return
-    cont = blocks.container_ids()
-    for mask, level in ((cell, 3), (item, 1)):
-        idx = np.flatnonzero(mask) + lo
-        if len(idx) < 2 or out[idx].all() or not out[idx].any():
-            continue
-        keys = cont[idx, level]
-        for key in set(keys.tolist()) - {0}:
-            members = idx[keys == key]
-            k = out[members]
-            if k.all() or not k.any() or members[0] <= lo or members[-1] >= hi:
-                continue
-            out[members] = scores[members].mean() >= UNIT_CUT
-
-
-# a page with what the rules branch on: a byline and a label before the story, a repeated
-# paragraph, a table and a list of mixed decisions inside the kept span, a figure's credit, the
-# tail's headings (spaced, unspaced) and prompt after the story, an author box after the story
-_PROBE = """<html><body><p>By Maria Lopez · Updated Nov 13, 2019</p><p>Advertisement</p>
-<p>The first paragraph of the story has enough words to be the story's prose for the rule that
-looks for it, and then some more words to be sure of it.</p><ul><li>one item of the list</li>
-<li>another item</li><li>a third item here</li></ul><table><tr><td>cell one</td><td>cell two</td>
-</tr><tr><td>cell three</td><td>cell four</td></tr></table><p>A paragraph said twice on the page,
-long enough.</p><figure><figcaption>Photo: Getty Images</figcaption></figure><p>A paragraph said
-twice on the page, long enough.</p><p>The last paragraph of the story has enough words to be the
-story's prose for the rule that looks for it, and then some more words.</p>
-<div class="author-bio"><p>Maria Lopez writes about parks.</p><p><a href="https://x.com/ml">X</a></p>
-</div><p>Sign up for our newsletter</p><p>Weiterlesen</p><h2>Ähnliche Einträge</h2><ul><li><a href="/a">
-Ein anderer Beitrag</a></li></ul><h3>相关文章推荐</h3><p>一篇文章</p><h2>Kommentare (2)</h2>
-<p>Ein Kommentar</p></body></html>"""
-
-
 class ArticlesC(Protocol):
-    """The functions of the C part (keep/_articles.c) that Python calls: the blocks the label and
-    byline rules read (block index << 1, | 1 where the byline rule reads it too), the tail and
-    author-box rules into ``out``, and the units and repeats rules into ``out`` (True where some
-    kept block is hidden)."""
+    """The functions of the C part (keep/_articles.c) that Python calls: the words and limits of
+    the rules (once), the rules (``tidy``: on ``out``, in place), and for the tests the label and
+    byline matchers alone and their lower-casing."""
 
-    def tidy_plan(self, keep: np.ndarray, counts: np.ndarray, flags: np.ndarray, utf8: bytes,
-                  starts: np.ndarray, bylines: bool, story_words: float, max_byline_words: float,
-                  max_label_words: float, flag_figure: int, short_label_words: float,
-                  short_label_chars: int, lead: str, label_heads: frozenset[str], markers: list[str], /
-                  ) -> list[int]: ...
+    def configure(self, labels: tuple[str, ...], lead: str, punct: str, markers: tuple[str, ...],
+                  dateline_words: tuple[str, ...], credit_words: tuple[str, ...],
+                  short_label_words: float, short_label_chars: int, max_label_words: float,
+                  max_byline_words: float, max_credit_words: float, /) -> None: ...
 
-    def tidy_tail(self, keep: np.ndarray, out: np.ndarray, counts: np.ndarray, tag: np.ndarray,
-                  utf8: bytes, starts: np.ndarray, story_words: float, max_label_words: float,
-                  levels: bytes, spaced: frozenset[str], unspaced: tuple[str, ...], slack: int,
-                  max_chars: int, punct: str, /) -> None: ...
+    def configure_rules(self, story_words: float, flag_figure: int, flag_hidden: int, tag_td: int,
+                        tag_th: int, tag_li: int, path_len: int, unit_cut: float,
+                        min_repeat_words: float, min_repeat_chars: float, gram: int,
+                        repeat_cover: float, hidden_cut: float, hidden_share: float,
+                        min_story_words: float, max_box_words: float, author_levels: int,
+                        levels: bytes, tail_spaced: frozenset[str], tail_unspaced: tuple[str, ...],
+                        tail_slack: int, max_tail_chars: int, /) -> None: ...
 
-    def tidy_author(self, keep: np.ndarray, out: np.ndarray, counts: np.ndarray, inside: np.ndarray,
-                    story_words: float, min_story_words: float, max_box_words: float, /) -> None: ...
+    def tidy(self, keep: np.ndarray, out: np.ndarray, scores: np.ndarray, counts: np.ndarray,
+             flags: np.ndarray, tag: np.ndarray, cont: np.ndarray, utf8: bytes, starts: np.ndarray,
+             comment_cols: np.ndarray | None, author_cols: np.ndarray | None, article: bool,
+             comment_kind: bool, bylines: bool, comments: bool, rules: int, /) -> None: ...
 
-    def tidy_finish(self, keep: np.ndarray, out: np.ndarray, scores: np.ndarray, tag: np.ndarray,
-                    cont: np.ndarray, path_len: int, flags: np.ndarray, counts: np.ndarray,
-                    utf8: bytes, starts: np.ndarray, flag_hidden: int, tag_td: int, tag_th: int,
-                    tag_li: int, unit_cut: float, min_repeat_words: float, min_repeat_chars: float, /
-                    ) -> bool: ...
+    def line_kinds(self, utf8: bytes, starts: np.ndarray, words: np.ndarray, /) -> bytes: ...
 
-
-def _agrees(mod: ModuleType) -> bool:
-    """Whether the C part's tidy gives the reference's masks on the probe page."""
-    global _c
-    blocks = segment(parse(_PROBE))
-    n = len(blocks)
-    masks = []
-    for k in range(4):
-        scores = (np.arange(n) * (0.37 + 0.11 * k)) % 1.0
-        keep = scores >= 0.15
-        for kind in ("article", "forum", None):
-            for by in (False, True):
-                _c = mod
-                try:
-                    got = tidy(blocks, scores, keep, kind, bylines=by)
-                finally:
-                    _c = None
-                masks.append(np.array_equal(got, tidy_reference(blocks, scores, keep, kind, bylines=by)))
-    return all(masks)
+    def lower(self, utf8: bytes, /) -> str: ...
 
 
-_c: ArticlesC | None = None
-_c = native.probed("keep._articles", "the Python rules after the cut", _agrees)
+_c = cast(ArticlesC, native.required("keep._articles"))
+_c.configure(AD_LABELS, _LEAD, _PUNCT_CHARS, NEWSLETTER_MARKERS, _DATELINE_WORDS, _CREDIT_WORDS,
+             SHORT_LABEL_WORDS, SHORT_LABEL_CHARS, MAX_LABEL_WORDS, MAX_BYLINE_WORDS, MAX_CREDIT_WORDS)
+_c.configure_rules(STORY_WORDS, FLAG_FIGURE, FLAG_HIDDEN, TAG_TD, TAG_TH, TAG_LI, PATH_LEN, UNIT_CUT,
+                   MIN_REPEAT_WORDS, MIN_REPEAT_CHARS, GRAM, REPEAT_COVER, HIDDEN_CUT, HIDDEN_SHARE,
+                   MIN_STORY_WORDS, MAX_BOX_WORDS, AUTHOR_LEVELS, _LEVEL_BYTES, TAIL_SPACED, TAIL_UNSPACED,
+                   TAIL_SLACK, MAX_TAIL_CHARS)

@@ -6,9 +6,10 @@ import pytest
 from selectolax.lexbor import LexborHTMLParser
 
 from ce_filter import Extractor
-from ce_filter.keep.articles import is_byline, is_label, tidy
+from ce_filter.keep.articles import tidy
 from ce_filter.read import segment as seg
 from ce_filter.read.words import count_words
+from tests.oracles.tidy_python import is_byline, is_label
 
 PARAS = [
     "The city council voted on Tuesday to expand the riverside park by another forty acres, "
@@ -218,7 +219,7 @@ def test_tail_sections_after_the_story_in_other_languages():
 
 
 def test_tail_match_titles_prompts_and_ordinary_headings():
-    from ce_filter.keep.articles import tail_match
+    from tests.oracles.tidy_python import tail_match
 
     for t in ("Related posts", "Ähnliche Einträge", "Entradas relacionadas", "Voir aussi",
               "Comentários", "Похожие записи", "関連記事", "관련 글", "相关文章推荐", "Weiterlesen »"):
