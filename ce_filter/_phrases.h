@@ -92,7 +92,10 @@ fail:
     return NULL;
 }
 
-/* UTF-8 s[0..len) lower-cased into out (room for 2 * len code points); the number written */
+/* UTF-8 s[0..len) (whole sequences; surrogates allowed, as texts.TextColumn's "surrogatepass"
+ * writes them) lower-cased into out as str.lower: each code point's lower case
+ * (Py_UNICODE_TOLOWER), U+0130 as "i" U+0307 (its full lower case, two code points from two
+ * bytes: out needs room for len code points); the number written */
 static Py_ssize_t lower_utf8(const unsigned char *s, Py_ssize_t len, Py_UCS4 *out) {
     Py_ssize_t k = 0;
     for (Py_ssize_t i = 0; i < len;) {
@@ -163,7 +166,7 @@ static int phrases_search_cp(const phrases_t *p, const Py_UCS4 *t, Py_ssize_t n)
 /* whether UTF-8 s[0..len) holds a phrase of p once lower-cased (-1: no memory) */
 static int phrases_search(const phrases_t *p, const char *s, Py_ssize_t len) {
     Py_UCS4 stack[256], *t = stack;
-    if (2 * len > 256 && !(t = PyMem_RawMalloc((size_t)(2 * len) * sizeof(Py_UCS4)))) return -1;
+    if (len > 256 && !(t = PyMem_RawMalloc((size_t)len * sizeof(Py_UCS4)))) return -1;
     int hit = phrases_search_cp(p, t, lower_utf8((const unsigned char *)s, len, t));
     if (t != stack) PyMem_RawFree(t);
     return hit;

@@ -11,6 +11,7 @@
 #include <string.h>
 
 #include "_common.h"
+#include "_phrases.h"
 
 /* ------------------------------------------------------------------ the label and byline lines */
 
@@ -99,26 +100,10 @@ static int digits(const cp_t *s, Py_ssize_t n, Py_ssize_t i, Py_ssize_t k) {
     return 1;
 }
 
-/* UTF-8 (valid, surrogates allowed: texts.TextColumn's "surrogatepass") to code points lower-
- * cased as str.lower: each one's lower case (Py_UNICODE_TOLOWER), and U+0130 "İ" as "i" and
- * U+0307, its full lower case (the one character whose lower case is two). str.lower's one
- * rule by context, Σ as ς at a word's end, is left out (always σ): σ and ς are alike to \w,
- * \s and the lengths, and the one word of the rules with a σ ("διαφήμιση") has it before a
- * letter, where str.lower writes σ too. out: room for len code points (İ takes two bytes). */
-static Py_ssize_t lower_utf8(const unsigned char *p, Py_ssize_t len, cp_t *out) {
-    Py_ssize_t m = 0;
-    for (Py_ssize_t i = 0; i < len;) {
-        cp_t c = p[i];
-        int k = c < 0x80 ? 1 : c < 0xE0 ? 2 : c < 0xF0 ? 3 : 4;
-        if (k > 1) c &= 0x7F >> k;
-        for (int j = 1; j < k && i + j < len; j++) c = (c << 6) | (p[i + j] & 0x3F);
-        i += k;
-        if (c < 0x80) out[m++] = c >= 'A' && c <= 'Z' ? c + 32 : c;
-        else if (c == 0x130) { out[m++] = 'i'; out[m++] = 0x307; }
-        else out[m++] = (cp_t)Py_UNICODE_TOLOWER((Py_UCS4)c);
-    }
-    return m;
-}
+/* lower_utf8 (_phrases.h): UTF-8 to code points lower-cased as str.lower but for its one rule by
+ * context, Σ as ς at a word's end (always σ): σ and ς are alike to \w, \s and the lengths, and
+ * the one word of the rules with a σ ("διαφήμιση") has it before a letter, where str.lower
+ * writes σ too. */
 
 /* whether s is _norm(s) == w: s's characters of punct and runs of white space one space, none
  * at either end */
