@@ -79,8 +79,7 @@ def _after_walk(name: str, optional: bool = True) -> Extension:
 # the parts the pass after the walk (ce_filter/_pass.c) is made of: included in it, one module
 _PASS_PARTS = ["ce_filter/score/_pagekind.c", "ce_filter/score/features/_dense.c",
                "ce_filter/score/_blockmodel.c"]
-_PASS = Extension("ce_filter._pass", ["ce_filter/_pass.c"], include_dirs=["ce_filter"],
-                  depends=_HEADERS + _PASS_PARTS, optional=False)
+_PASS = _part("_pass", headers=_HEADERS + _PASS_PARTS, optional=False)
 
 
 # the walk dlopens selectolax's module: Linux and macOS (see above)

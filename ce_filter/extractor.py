@@ -352,17 +352,18 @@ class Extractor:
 
     def _kind_cuts(self) -> tuple[np.ndarray, np.ndarray]:
         """Per kind (KINDS order): the cut of a page whose most probable kind it is (``cut``), and
-        the span rule's level there (-1: none); made once."""
+        the span rule's level there (-1: none); made again where an option they read changed
+        (a copy of the Extractor given another cut: the service's ``?threshold=``)."""
+        key = (self.fixed, self.threshold, self.precise, self.recall, id(self.model),
+               id(self.kind_model))
         got = self.__dict__.get("_cuts")
-        if got is None:
+        if got is None or got[0] != key:
             eye = np.eye(len(KINDS))
-            cuts = np.array([self.cut(eye[k] if self.kind_model is not None else None)
-                             for k in range(len(KINDS))])
-            levels = [self.span_level(eye[k] if self.kind_model is not None else None)
-                      for k in range(len(KINDS))]
-            spans = np.array([-1.0 if lo is None else lo for lo in levels])
-            got = self.__dict__["_cuts"] = (cuts, spans)
-        return got
+            kinds = [eye[k] if self.kind_model is not None else None for k in range(len(KINDS))]
+            levels = [self.span_level(k) for k in kinds]
+            got = self.__dict__["_cuts"] = (key, np.array([self.cut(k) for k in kinds]),
+                                            np.array([-1.0 if lo is None else lo for lo in levels]))
+        return got[1], got[2]
 
     def span_added(self, keep: np.ndarray, scores: np.ndarray, flags: np.ndarray,
                    kind: np.ndarray | None, seen: np.ndarray | None = None) -> np.ndarray | None:

@@ -143,3 +143,18 @@ def test_the_pass_gives_the_steps_bits_on_every_corpus_page(data_dir):
         if not _same_estimated(ex, b, html, doc.url or None):
             differ.append(f"{corpus}/{doc.id}")
     assert pages > 3000 and not differ, (pages, differ[:10])
+
+
+def test_a_copy_given_another_cut_cuts_there():
+    """The service copies its Extractor and sets a request's cut on the copy: the pass reads
+    the copy's cut, not the one it was made with."""
+    import copy
+
+    ex = Extractor()
+    b = segment(parse(PAGE))
+    assert ex.page_pass(b, PAGE) is not None  # (the per-kind cuts made once here)
+    low = copy.copy(ex)
+    low.fixed, low.threshold = True, 0.0
+    got = low.page_pass(b, PAGE)
+    assert got is not None and got[2].all()
+    assert not ex.page_pass(b, PAGE)[2].all()
