@@ -162,10 +162,11 @@ static PyObject *kind_plan(PyObject *self, PyObject *args) {
 
 /* the shop group's three cues (features/shop.py shop_matrix) into the extra columns of x (row
  * width W, from column at): a block whose text an earlier block has, a block governed by a
- * heading of at most head_max words that names a shop section (titles), a block whose element
- * or near ancestors' class/id name one (ic: n float64, 0/1), each times p; -1 when out of memory */
+ * heading of at most SHOP_HEAD_MAX_WORDS words that names a shop section (titles), a block
+ * whose element or near ancestors' class/id name one (ic: n float64, 0/1), each times p; -1 when
+ * out of memory. The one implementation of the cues: shop_matrix calls it through shop(). */
 static int shop_fill(const page_t *pg, const phrases_t *titles, const double *ic, double p,
-                     double head_max, double *x, Py_ssize_t W, Py_ssize_t at) {
+                     double *x, Py_ssize_t W, Py_ssize_t at) {
     Py_ssize_t n = pg->n;
     text_set_t seen;
     if (text_set_init(&seen, n) < 0) return -1;
@@ -177,7 +178,7 @@ static int shop_fill(const page_t *pg, const phrases_t *titles, const double *ic
         if (tag_group(pg->tag[i], pg->lut, pg->n_lut) == pg->head_group) {
             last = i;
             hit = 0;
-            if (pg->cnt[3 * i + 1] <= head_max) {
+            if (pg->cnt[3 * i + 1] <= SHOP_HEAD_MAX_WORDS) {
                 Py_ssize_t len;
                 const char *t = text_at(&pg->T, i, &len);
                 if ((hit = phrases_search(titles, t, len)) < 0) err = 1;
@@ -188,6 +189,39 @@ static int shop_fill(const page_t *pg, const phrases_t *titles, const double *ic
     }
     text_set_free(&seen);
     return err ? -1 : 0;
+}
+
+/* shop(cnt, tag, lut, head_group, utf8, starts, titles, ic, p, out): shop_fill of a
+ * page into out (n x 3 float64): the shop group's cues at the product probability p
+ * (features/shop.py shop_matrix, which the pass computes in its call) */
+static PyObject *shop(PyObject *self, PyObject *args) {
+    PyObject *ocnt, *otag, *olut, *ou, *oat, *otitles, *oic, *oout;
+    Py_ssize_t head_group;
+    double pp;
+    if (!PyArg_ParseTuple(args, "OOOnOOOOdO", &ocnt, &otag, &olut, &head_group, &ou, &oat, &otitles,
+                          &oic, &pp, &oout))
+        return NULL;
+    const phrases_t *titles = PyCapsule_GetPointer(otitles, PHRASES_CAPSULE);
+    Py_ssize_t n = PyObject_Length(otag);
+    if (!titles || n < 0) return NULL;
+    page_t p = {.n = n, .head_group = head_group};
+    bufs_t b = {.n = 0};
+    PyObject *ret = NULL;
+    p.cnt = get(&b, ocnt, 8, 3 * n, 0, "cnt");
+    p.tag = p.cnt ? get(&b, otag, 8, n, 0, "tag") : NULL;
+    p.lut = p.tag ? get(&b, olut, 8, 1, 0, "lut") : NULL;
+    const double *ic = p.lut ? get(&b, oic, 8, n, 0, "ic") : NULL;
+    double *out = ic ? get(&b, oout, 8, 3 * n, 1, "out") : NULL;
+    if (!out || texts_get(&b, ou, oat, n, &p.T) < 0) goto done;
+    p.n_lut = b.v[2].len / 8;
+    int err;
+    Py_BEGIN_ALLOW_THREADS
+    err = shop_fill(&p, titles, ic, pp, out, 3, 0) < 0 ? E_MEM : OK;
+    Py_END_ALLOW_THREADS
+    if (!raise_err(err)) ret = Py_NewRef(Py_None);
+done:
+    release(&b);
+    return ret;
 }
 
 /* the span rule (kindrules.fill_span) on keep, in place: between the first and the last kept
@@ -304,7 +338,7 @@ static PyObject *page_scores(PyObject *self, PyObject *args) {
         if (pp < shop_min_p) pp = 0.0; /* shop._weight: no cues under the gate */
         if (pp == 0.0)
             for (Py_ssize_t i = 0; i < n; i++) memset(x + i * W + q->width, 0, 3 * sizeof(double));
-        else if (shop_fill(&p, titles, ic, pp, SHOP_HEAD_MAX_WORDS, x, W, q->width) < 0)
+        else if (shop_fill(&p, titles, ic, pp, x, W, q->width) < 0)
             err = E_MEM;
     }
     if (err == OK) {
@@ -335,6 +369,7 @@ static PyMethodDef methods[] = {
     DENSE_METHODS
     BLOCKMODEL_METHODS
     {"pass_plan", pass_plan, METH_VARARGS, "what page_scores reads of a model"},
+    {"shop", shop, METH_VARARGS, "the shop group's cues of a page"},
     {"kind_plan", kind_plan, METH_VARARGS, "what page_scores reads of a page-kind model"},
     {"page_scores", page_scores, METH_VARARGS, "a page's scores and cut in one call"},
     {NULL, NULL, 0, NULL},

@@ -139,3 +139,27 @@ def test_shop_floor_survives_the_spec_file_and_a_bad_one_is_refused():
         m["features"]["spec"]["shop_min_p"] = bad
         with pytest.raises(ModelError, match="shop_min_p"):
             Model.from_json(m)
+
+
+def test_shop_cues_in_c_are_the_oracle_s():
+    """The cues' C part (dense.shop_cues, which the pass runs too) against the Python oracle,
+    on pages made of shop sections, repeats and headings at random."""
+    import random
+
+    from ce_filter.read.segment import parse, segment
+    from ce_filter.score.features.dense import shop_cues
+    from ce_filter.score.features.shop import SHOP_TITLE_PHRASES, shop_ic
+    from tests.oracles.shop_python import shop_cues as oracle
+
+    rnd = random.Random(11)
+    parts = ["<h2>Customer Reviews</h2>", "<h3>Q & A</h3>", "<h2>The shoe</h2>",
+             "<h2>Shipping and returns for every order placed this year on the site today ok</h2>",
+             "<p>A blue shoe.</p>", "<p>Same text</p>", "<div class='review'><p>Nice</p></div>",
+             "<div class=related><p>Other shoe</p></div>", "<h1>İtem Rating</h1>"]
+    for _ in range(200):
+        b = segment(parse("".join(rnd.choice(parts) for _ in range(rnd.randrange(1, 20)))))
+        if not len(b):
+            continue
+        ic = shop_ic(b)
+        p = rnd.choice([0.05, 0.5, 1.0])
+        assert np.array_equal(shop_cues(b, SHOP_TITLE_PHRASES, ic, p), oracle(b, ic, p))

@@ -84,6 +84,10 @@ class DenseC(Protocol):
 
     def repeated(self, utf8: bytes, starts: np.ndarray, out: np.ndarray, /) -> None: ...
 
+    def shop(self, counts: np.ndarray, tag: np.ndarray, tag_group_lut: np.ndarray, head_group: int,
+             utf8: bytes, starts: np.ndarray, titles: Phrases, ic: np.ndarray, p: float,
+             out: np.ndarray, /) -> None: ...
+
     def ritem(self, n: int, path_len: int, width: int, o: int, counts: np.ndarray, tag: np.ndarray,
               cont: np.ndarray, is_head: np.ndarray, texts: list[str], out: np.ndarray, /) -> None: ...
 
@@ -101,7 +105,8 @@ def phrases(bounded: Sequence[str], unspaced: Sequence[str] = (), slack: int = 0
 
 def phrase_hits(texts: TextColumn, ph: Phrases, idx: np.ndarray) -> np.ndarray:
     """For the texts ``idx`` (int64) of a column (a page's: ``Blocks.text_column()``), whether
-    each holds a phrase of ``ph``: one call without the GIL over the column's one string."""
+    each holds a phrase of ``ph``: one call without the GIL over the column's one string (the
+    matcher alone, as the features and the shop cues run it: for the tests and the studies)."""
     idx = np.ascontiguousarray(idx, dtype=np.int64)
     out = np.zeros(len(idx), dtype=np.uint8)
     if len(idx):
@@ -200,9 +205,20 @@ def smooth(x: np.ndarray) -> np.ndarray:
     return out
 
 
+def shop_cues(b: Blocks, titles: Phrases, ic: np.ndarray, p: float) -> np.ndarray:
+    """The shop group's three cues of a page (blocks x 3: a text an earlier block has, a block
+    under a shop section's title of ``titles``, the class/id column ``ic``), each times ``p``: in
+    C (ce_filter/_pass.c shop_fill, which the pass runs in its call)."""
+    out = np.empty((len(b), 3))
+    _C.shop(b.counts(), np.ascontiguousarray(b.tag, dtype=np.int64), TAG_GROUP_LUT, HEAD_GROUP,
+            *b.text_column().c_args(), titles, np.ascontiguousarray(ic, dtype=np.float64), p, out)
+    return out
+
+
 def repeated(b: Blocks) -> np.ndarray:
     """1.0 where a block's text is the same as an earlier block's (the later copies of a block
-    shown twice), else 0.0: the shop group's first cue, in C over the texts' one string."""
+    shown twice), else 0.0, in C over the texts' one string: the shop group's first cue alone
+    (``shop_cues`` computes it with the others), for the tests."""
     out = np.empty(len(b))
     _C.repeated(*b.text_column().c_args(), out)
     return out

@@ -12,8 +12,7 @@ import numpy as np
 
 from ...read.segment import KIND_CONTAINS, Blocks, Patterns, token_matcher
 from ..pagekind import KINDS
-from .dense import phrase_hits, phrases, repeated
-from .headings import last_heading
+from .dense import phrases, shop_cues
 
 SHOP_NAMES = ("shop_dup*product", "shop_head*product", "shop_ic*product")
 _PRODUCT = KINDS.index("product")
@@ -33,7 +32,7 @@ SHOP_TITLES = (
     "pair well with", "pairs with", "pairs well with", "why choose", "why shop", "why buy",
     "customers also", "recommended")
 SHOP_TITLE_PHRASES = phrases(SHOP_TITLES)  # (compiled: dense.phrases)
-SHOP_HEADING_MAX_WORDS = 10  # a longer heading is prose, not a section title
+SHOP_HEADING_MAX_WORDS = 10  # a longer heading is prose, not a section title (_pass.c SHOP_HEAD_MAX_WORDS)
 # Class/id tokens of the same sections, and the review widgets' vendors (Yotpo, Okendo,
 # Stamped, Judge.me, Trustpilot, Bazaarvoice, Feefo).
 _SHOP_IC: Patterns = tuple((0, KIND_CONTAINS, w) for w in (
@@ -42,22 +41,6 @@ _SHOP_IC: Patterns = tuple((0, KIND_CONTAINS, w) for w in (
     "delivery", "guarantee", "trust"))
 SHOP_IC_LEVELS = 3  # the block's element and this many of its nearest ancestors
 _SHOP_MATCHER = token_matcher(_SHOP_IC)
-
-
-def shop_heading(b: Blocks, tag: np.ndarray, n_tok: np.ndarray) -> np.ndarray:
-    """1.0 for a block governed by (or itself) a heading that reads as a shop section's title:
-    the last heading at or before it, of at most SHOP_HEADING_MAX_WORDS words."""
-    is_h, last = last_heading(tag)
-    hs = np.flatnonzero(is_h)
-    out = np.zeros(len(n_tok))
-    if len(hs) == 0:
-        return out
-    short = hs[n_tok[hs] <= SHOP_HEADING_MAX_WORDS]
-    hit = np.zeros(len(n_tok), dtype=bool)
-    hit[short] = phrase_hits(b.text_column(), SHOP_TITLE_PHRASES, short)
-    under = last >= 0
-    out[under] = hit[last[under]]
-    return out
 
 
 def shop_ic(b: Blocks) -> np.ndarray:
@@ -76,21 +59,18 @@ def _weight(kind: np.ndarray | None, min_p: float) -> float:
     return 0.0 if p < min_p else p
 
 
-def shop_matrix(b: Blocks, kind: np.ndarray | None, min_p: float = 0.0,
-                tag: np.ndarray | None = None, n_tok: np.ndarray | None = None) -> np.ndarray:
+def shop_matrix(b: Blocks, kind: np.ndarray | None, min_p: float = 0.0) -> np.ndarray:
     """The three cues times the page's product probability (``kind`` in KINDS order), as one
-    blocks x 3 array. The tags and word counts are read from ``b`` where not given, and only
+    blocks x 3 array (dense.shop_cues, the one implementation the pass runs too), computed only
     on a page that gets cues."""
     p = _weight(kind, min_p)
     if p == 0.0 or len(b) == 0:
         return np.zeros((len(b), len(SHOP_NAMES)))
-    tag = np.asarray(b.tag, dtype=np.int64) if tag is None else tag
-    n_tok = b.counts()[:, 1] if n_tok is None else n_tok
-    x = np.stack((repeated(b), shop_heading(b, tag, n_tok), shop_ic(b)), axis=1)
-    return x * p
+    return shop_cues(b, SHOP_TITLE_PHRASES, shop_ic(b), p)
 
 
 def shop_columns(b: Blocks, tag: np.ndarray, n_tok: np.ndarray, kind: np.ndarray | None,
                  min_p: float = 0.0) -> tuple[list[str], list[np.ndarray]]:
-    """``shop_matrix`` as the reference path's names and columns."""
-    return list(SHOP_NAMES), [shop_matrix(b, kind, min_p, tag, n_tok)]
+    """``shop_matrix`` as the reference path's names and columns (``tag``, ``n_tok``: the
+    reference path's arguments of every group, read from the blocks here)."""
+    return list(SHOP_NAMES), [shop_matrix(b, kind, min_p)]
