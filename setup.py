@@ -1,16 +1,16 @@
 """The compiled parts, each source beside the module it serves: the segmenter's walk
 (ce_filter/read/_segment.c), the pre-parse cost scan (read/_precheck.c), the double-encoding test
-(read/_mojibake.c), the pass after the walk (ce_filter/_pass.c: one module made of the dense block
-features, their definition, with stage 2's context input, score/features/_dense.c, and the block
-model's scores and cut, score/_blockmodel.c, which it includes; its page_scores chains them in
-one call), the tree-leaf walk (score/features/_leaves.c), the page-kind signals and model
-(score/_pagekind.c), the site memory's block fingerprints (score/site/_memory.c) and its stage
-(score/site/_stage.c), the rules after the cut (keep/_articles.c) and the kept
-text (keep/_render.c). The parts of the page after the walk share the headers
+(read/_mojibake.c), the pass after the walk (ce_filter/_pass.c: one module made of the parts it
+includes: the page-kind signals and model, score/_pagekind.c; the dense block features, their
+definition, with stage 2's context input, score/features/_dense.c; the block model's scores and
+cut, score/_blockmodel.c; the rules after the cut, keep/_articles.c; the kept text,
+keep/_render.c; its page_scores chains them in one call), the tree-leaf walk
+(score/features/_leaves.c), the site memory's block fingerprints (score/site/_memory.c) and its
+stage (score/site/_stage.c). The parts of the page after the walk share the headers
 ce_filter/_common.h, _phrases.h and score/features/_context.h, the walk the first (included, each
 part has its own copy).
 
-Which parts a platform builds is ``ce_filter.native.PARTS``: all ten on Linux and macOS; on
+Which parts a platform builds is ``ce_filter.native.PARTS``: all eight on Linux and macOS; on
 Windows all but the walk, which reaches Lexbor's functions through selectolax's own module
 (dlopen/dlsym) and selectolax's Windows module exports none of them (the Python walk runs there).
 
@@ -40,7 +40,7 @@ from setuptools.command.build_ext import build_ext
 _HEADERS = ["ce_filter/_common.h", "ce_filter/_phrases.h", "ce_filter/score/features/_context.h"]
 # the parts whose arithmetic must round as numpy's does, or the same on every CPU (the dense
 # features, their definition): no fused multiply-add
-_EXACT_FP = {"ce_filter._pass", "ce_filter.keep._articles", "ce_filter.keep._render"}
+_EXACT_FP = {"ce_filter._pass"}
 
 
 def _flags(compiler_type: str, name: str) -> list[str]:
@@ -71,14 +71,10 @@ def _part(name: str, headers: list[str] | None = None, libraries: list[str] | No
                      libraries=libraries or [], optional=optional)
 
 
-def _after_walk(name: str, optional: bool = True) -> Extension:
-    """A part of the page after the walk, with the shared headers."""
-    return _part(name, headers=_HEADERS, optional=optional)
-
-
 # the parts the pass after the walk (ce_filter/_pass.c) is made of: included in it, one module
 _PASS_PARTS = ["ce_filter/score/_pagekind.c", "ce_filter/score/features/_dense.c",
-               "ce_filter/score/_blockmodel.c"]
+               "ce_filter/score/_blockmodel.c", "ce_filter/keep/_articles.c",
+               "ce_filter/keep/_render.c"]
 _PASS = _part("_pass", headers=_HEADERS + _PASS_PARTS, optional=False)
 
 
@@ -92,8 +88,6 @@ setup(
         *_WALK,
         _part("read._precheck", optional=False),
         _PASS,
-        _after_walk("keep._articles", optional=False),
-        _after_walk("keep._render", optional=False),
         _part("keep._metadata"),
         _part("read._mojibake", optional=False),
         _part("score.features._leaves", optional=False),

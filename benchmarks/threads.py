@@ -32,7 +32,7 @@ GIL_FREE = (("ce_filter.read._segment", "parse"), ("ce_filter.read._segment", "s
             ("ce_filter._pass", "scan_html"), ("ce_filter._pass", "head_signals"),
             ("ce_filter._pass", "block_signals"), ("ce_filter._pass", "text_signals"),
             ("ce_filter._pass", "kind_proba"),
-            ("ce_filter.keep._articles", "tidy"),
+            ("ce_filter._pass", "tidy"),
             ("ce_filter.read._mojibake", "suspect"),
             ("ce_filter.read._precheck", "scan"))
 # a page as the passes hand it out: its bytes and its URL (None where the corpus has none)

@@ -39,6 +39,22 @@ static inline void *get(bufs_t *b, PyObject *o, Py_ssize_t size, Py_ssize_t coun
     return v->buf;
 }
 
+/* ------------------------------------------------------------------ the walk's C API */
+
+/* What the walk's part (read/_segment.c) lends the other parts, as its module's C_API capsule:
+ * flag_fill (Blocks.pattern_columns of a page's tokens) and ic_fill (the class/id token weights
+ * of each block's opener, or of its ancestors: ic_sums), both without the GIL and -1 when out of
+ * memory, and the names of the capsules they take (the page's tokens, a token matcher, a
+ * vocabulary table). */
+#define SEGMENT_API "ce_filter.read._segment.C_API"
+typedef struct {
+    int (*flag_fill)(const void *tokens, void *matcher, const int64_t *openers, size_t nb,
+                     int levels, int n_bits, double *out);
+    int (*ic_fill)(const void *tokens, const void *vocab, const int64_t *openers, size_t nb,
+                   int ancestors, double *out);
+    const char *tokens_capsule, *matcher_capsule, *vocab_capsule;
+} segment_api_t;
+
 /* ------------------------------------------------------------------ growable bytes */
 
 /* bytes grown as they are put (PyMem_RawRealloc: usable without the GIL; the error is set only

@@ -1,11 +1,15 @@
 /* The page after the walk in C, one module (ce_filter._pass): the parts it is made of are
  * included here (each keeps its own functions, which their Python modules call), and
- * page_scores chains them over a page in one call without the GIL: the dense features (the
- * heading lexicon matched among them), the last groups' columns, stage 1 with the class/id
- * token weights, stage 2 over stage 1's context, the cut and the span rule. The Python steps it
- * replaces (features.page_inputs, Model.scores, Extractor.decide) remain the general path of
- * the model shapes it does not cover (blockmodel.Model.pass_plan says which), and give the same
- * bits (tests/core/test_pass.py, on every corpus page).
+ * page_scores chains them over a page in one call: the page-kind signals and model, the dense
+ * features (the heading lexicon matched among them), the last groups' columns, stage 1 with
+ * the class/id token weights, stage 2 over stage 1's context, the cut and the span rule; then,
+ * where asked (Extractor.page_run), the rules after the cut (keep/_articles.c, their class/id
+ * columns made by the walk's C API), the thin-page rule and the text (keep/_render.c). The GIL
+ * is released but to fold the case of hidden copies and to make the text's str. The Python
+ * steps it replaces (features.page_inputs, Model.scores, Extractor.decide, Extractor.keep,
+ * render.to_text) remain the general path of the model shapes and options it does not cover
+ * (blockmodel.Model.pass_plan, Extractor.page_run say which), and give the same values
+ * (tests/core/test_pass.py, on every corpus page).
  *
  * Built with -ffp-contract=off: its arithmetic is its parts'. */
 #define PY_SSIZE_T_CLEAN
@@ -14,7 +18,10 @@
 #include "score/_pagekind.c"
 #include "score/features/_dense.c"
 #include "score/_blockmodel.c"
+#include "keep/_articles.c"
+#include "keep/_render.c"
 
+#define KIND_ARTICLE 0        /* pagekind.KINDS.index("article") (checked by the tests) */
 #define KIND_PRODUCT 6        /* pagekind.KINDS.index("product") (checked by the tests) */
 #define SHOP_HEAD_MAX_WORDS 10 /* features/shop.py SHOP_HEADING_MAX_WORDS */
 
@@ -236,29 +243,197 @@ static void span_fill(uint8_t *keep, const double *s, const int64_t *fl, Py_ssiz
         if (!keep[i] && s[i] >= lo && !(fl[i] & out) && !(seen && seen[i])) keep[i] = 1;
 }
 
+/* ------------------------------------------------------------------ after the cut */
+
+/* the walk's C API (its module's C_API capsule), imported at the first page that needs it */
+static const segment_api_t *seg_api(void) {
+    static const segment_api_t *api = NULL;
+    if (!api) api = PyCapsule_Import(SEGMENT_API, 0);
+    return api;
+}
+
+/* the page's class/id tokens as the pass reads them (classes_get): the walk's C API, its
+ * tokens and the blocks' openers; the rx group's matcher, levels and bits (rx_m NULL: no rx
+ * columns); stage 1's token-weight vocabularies (NULL: none) */
+typedef struct {
+    const segment_api_t *api;
+    const void *tokens;
+    const int64_t *openers;
+    void *rx_m;
+    int rx_levels, rx_bits;
+    const void *v_own, *v_anc;
+} classes_t;
+
+/* classes' tuple (tokens, openers, rx_matcher, rx_levels, rx_bits, vocab_own, vocab_anc): the
+ * walk's (Blocks.class_tokens), the rx group's matcher (None: not in the model) and the token
+ * tables of stage 1's class/id weights (None: none); 0, or -1 (error set) */
+static int classes_get(PyObject *o, bufs_t *b, Py_ssize_t n, classes_t *c) {
+    PyObject *otok, *oop, *orx, *oown, *oanc;
+    if (!PyTuple_Check(o)) { PyErr_SetString(PyExc_TypeError, "page_scores: classes, a tuple"); return -1; }
+    if (!PyArg_ParseTuple(o, "OOOiiOO", &otok, &oop, &orx, &c->rx_levels, &c->rx_bits, &oown, &oanc))
+        return -1;
+    if (!(c->api = seg_api()) || !(c->tokens = PyCapsule_GetPointer(otok, c->api->tokens_capsule)))
+        return -1;
+    c->rx_m = NULL, c->v_own = c->v_anc = NULL;
+    if ((orx != Py_None && !(c->rx_m = PyCapsule_GetPointer(orx, c->api->matcher_capsule))) ||
+        (oown != Py_None && !(c->v_own = PyCapsule_GetPointer(oown, c->api->vocab_capsule))) ||
+        (oanc != Py_None && !(c->v_anc = PyCapsule_GetPointer(oanc, c->api->vocab_capsule))))
+        return -1;
+    if (c->rx_m && (c->rx_levels < 0 || c->rx_bits < 1 || c->rx_bits > 32)) {
+        PyErr_SetString(PyExc_ValueError, "page_scores: rx levels >= 0, 1 <= bits <= 32");
+        return -1;
+    }
+    return (c->openers = get(b, oop, 8, n, 0, "openers")) ? 0 : -1;
+}
+
+/* a matcher's columns of the page (n rows of (levels + 2) * bits: flag_fill), or NULL when out
+ * of memory; PyMem_RawFree it. No Python. */
+static double *class_columns(const classes_t *c, void *m, int levels, int bits, Py_ssize_t n) {
+    double *cols = PyMem_RawMalloc((size_t)(n * (levels + 2) * bits) * sizeof(double));
+    if (cols && c->api->flag_fill(c->tokens, m, c->openers, (size_t)n, levels, bits, cols) < 0) {
+        PyMem_RawFree(cols);
+        cols = NULL;
+    }
+    return cols;
+}
+
+/* what page_scores does after the cut where it is given ``after`` (Extractor.page_run): the
+ * rules (tidy's options; the class/id columns of the comments and author-box rules made here,
+ * by the walk's flag_fill on the page's tokens, where the page's kind needs them), the
+ * thin-page rule and the text (text's form) */
+typedef struct {
+    long rules, article_kinds, comment_kinds;
+    int bylines, comments;
+    void *comment_m, *author_m;
+    double min_words, thin_p;
+    Py_ssize_t page_chars, thin_min_chars;
+    text_form_t form;
+} after_t;
+
+/* why a page's text is empty (Extractor.keep's reasons, in Python) */
+enum { R_TEXT = 0, R_THIN = 1, R_NONE = 2 };
+
+/* after's tuple: (rules, bylines, comments, comment_matcher, author_matcher, article_kinds,
+ * comment_kinds, min_words, page_chars, thin_p, thin_min_chars, path, pre_bit, tag_pre, cell_a,
+ * cell_b, max_cell): articles.pass_rules's, the kinds (bits by kind index) whose pages the rules
+ * read as articles and whose reader comments go, the thin-page rule's (blockmodel.thin_page),
+ * render.pass_form's; 0, or -1 (error set) */
+static int after_get(PyObject *o, const classes_t *c, Py_ssize_t path, after_t *a) {
+    PyObject *ocm, *oam;
+    if (!PyTuple_Check(o)) { PyErr_SetString(PyExc_TypeError, "page_scores: after, a tuple"); return -1; }
+    if (!PyArg_ParseTuple(o, "lppOOlldndnnLLLLn", &a->rules, &a->bylines, &a->comments, &ocm, &oam,
+                          &a->article_kinds, &a->comment_kinds, &a->min_words, &a->page_chars,
+                          &a->thin_p, &a->thin_min_chars, &a->form.path, &a->form.pre_bit,
+                          &a->form.tag_pre, &a->form.cell_a, &a->form.cell_b, &a->form.max_cell))
+        return -1;
+    if (not_ready()) return -1;
+    if (!RC.ready || RC.path != path || a->form.path != path) {
+        PyErr_SetString(PyExc_RuntimeError, "page_scores: the rules are not configured for this path");
+        return -1;
+    }
+    a->comment_m = a->author_m = NULL;
+    if ((ocm != Py_None && !(a->comment_m = PyCapsule_GetPointer(ocm, c->api->matcher_capsule))) ||
+        (oam != Py_None && !(a->author_m = PyCapsule_GetPointer(oam, c->api->matcher_capsule))))
+        return -1;
+    return 0;
+}
+
+/* the rules after the cut on keep (in place, from the cut's mask: a copy of it is the rules'
+ * input) of a page whose kind is k (-1: no estimate); what needs Python is left: *rest (the
+ * hidden copies: tidy_rest). E_MEM or OK. */
+static int after_rules(const after_t *a, const classes_t *c, const page_t *p, const double *s,
+                       int k, uint8_t *cut, uint8_t *keep, tidy_page_t *tp, double **cols, int *rest) {
+    Py_ssize_t n = p->n;
+    int article = k >= 0 && ((a->article_kinds >> k) & 1);
+    int comment_kind = k >= 0 && ((a->comment_kinds >> k) & 1);
+    *rest = 0;
+    int any = 0;
+    for (Py_ssize_t i = 0; i < n && !any; i++) any = keep[i];
+    if (!any) return OK;
+    memcpy(cut, keep, (size_t)n);
+    *tp = (tidy_page_t){.n = n, .keep = cut, .out = keep, .s = s, .cnt = p->cnt, .fl = p->flags,
+                        .tag = p->tag, .cont = p->cont, .T = &p->T, .article = article,
+                        .comment_kind = comment_kind, .bylines = a->bylines,
+                        .comments = a->comments, .rules = a->rules};
+    if (comment_kind && !a->comments && (a->rules & RULE_COMMENTS) && a->comment_m) {
+        if (!(cols[0] = class_columns(c, a->comment_m, 0, 1, n))) return E_MEM;
+        tp->ccols = cols[0];
+    }
+    if (article && !a->comments && !a->bylines && (a->rules & RULE_AUTHORBOX) && a->author_m) {
+        tp->aw = 3 * (RC.author_levels + 2);
+        if (!(cols[1] = class_columns(c, a->author_m, (int)RC.author_levels, 3, n))) return E_MEM;
+        tp->acols = cols[1];
+    }
+    int err = tidy_core(tp, rest);
+    *rest = *rest && article;
+    return err;
+}
+
+/* the thin-page rule (blockmodel.thin_page) and the text of the kept blocks into o (without
+ * Python where no kept block is code: *code says it is, and the text is left to the caller):
+ * R_TEXT, R_THIN or R_NONE; -1 when out of memory */
+static int after_text(const after_t *a, const page_t *p, const double *kind, uint8_t *keep, Buf *o,
+                      int *code) {
+    Py_ssize_t n = p->n;
+    double words = 0; /* (whole numbers: exact in any order) */
+    int any = 0;
+    for (Py_ssize_t i = 0; i < n; i++) if (keep[i]) { words += p->cnt[3 * i + 1]; any = 1; }
+    if (a->min_words != 0 && kind && kind[KIND_ARTICLE] < a->thin_p && words < a->min_words &&
+        a->page_chars >= a->thin_min_chars) {
+        memset(keep, 0, (size_t)n);
+        return R_THIN;
+    }
+    if (!any) return R_NONE;
+    if ((*code = kept_code(keep, p->tag, p->flags, n, &a->form))) return R_TEXT;
+    return text_write(o, keep, &p->T, p->tag, p->flags, p->cont, n, &a->form, NULL) < 0 ? -1 : R_TEXT;
+}
+
+/* shop.shop_ic in the call: 1.0 where the block's element or one of its levels nearest
+ * ancestors has a class/id token of the matcher m's (n float64, PyMem_RawFree it); NULL when out
+ * of memory. No Python. */
+static double *shop_ic_fill(const classes_t *c, void *m, int levels, Py_ssize_t n) {
+    Py_ssize_t w = levels + 2;
+    double *cols = class_columns(c, m, levels, 1, n);
+    double *ic = cols ? PyMem_RawMalloc((size_t)(n ? n : 1) * sizeof(double)) : NULL;
+    for (Py_ssize_t i = 0; ic && i < n; i++) {
+        double v = 0.0;
+        for (Py_ssize_t l = 0; l <= levels; l++) if (cols[i * w + l] > v) v = cols[i * w + l];
+        ic[i] = v;
+    }
+    PyMem_RawFree(cols);
+    return ic;
+}
+
 /* page_scores(plan, kind_plan, html, url, cnt, tag, n_tags, depth, flags, cont, joined, kind,
- *             rx, utf8, starts, lexicon, shop_titles, shop_ic, shop_min_p, tok_own, tok_anc,
- *             weight, cuts, spans, span_out, seen, scores, keep)
+ *             classes, utf8, starts, lexicon, shop_titles, shop, shop_min_p, weight, cuts, spans,
+ *             span_out, seen, scores, keep, after)
  *
- * A page after the walk in one call without the GIL: the page-kind probabilities into kind
- * (N_KINDS float64; with kind_plan None, kind is read instead: None made no estimate),
- * the dense row (features(), the heading lexicon), the shop group's cues where the plan has its
- * columns (shop_fill, at the product probability if it reaches shop_min_p; shop_ic: the
- * class/id column, n float64), stage 1 (tok_own, tok_anc: the token-weight sums, each None
- * for none), stage 2 (weight: the blocks' token counts), into scores (n float64); then, for the
- * most probable kind k (the first on ties), the cut at cuts[k] (select) and where spans[k] >= 0
- * the span rule at that level outside the flags span_out (seen: n uint8 or None), into keep (n
- * uint8). html, url, joined: as kind_proba reads them. */
+ * A page after the walk in one call: the page-kind probabilities into kind (N_KINDS float64;
+ * with kind_plan None, kind is read instead: None made no estimate); the class/id columns of
+ * the rx group and stage 1's token weights from the page's tokens (classes: classes_get's
+ * tuple); the dense row (features(), the heading lexicon); the shop group's cues where the plan
+ * has its columns (shop_fill, at the product probability if it reaches shop_min_p; shop: its
+ * class/id matcher and levels); stage 1, stage 2 (weight: the blocks' token counts), into
+ * scores (n float64); then, for the most probable kind k (the first on ties), the cut at
+ * cuts[k] (select) and where spans[k] >= 0 the span rule at that level outside the flags
+ * span_out (seen: n uint8 or None), into keep (n uint8). html, url, joined: as kind_proba reads
+ * them.
+ *
+ * after: None (returns None), or the rules, the thin-page rule and the text too (after_get's
+ * tuple; Extractor.page_run): keep is then the kept blocks, and it returns (why, text): why
+ * R_TEXT (text: the kept text, or None where a code block is kept: the caller writes it with
+ * the code as written), R_THIN or R_NONE (text ''). The GIL is released but for the hidden
+ * copies' case folding (tidy_rest) and to make the str. */
 static PyObject *page_scores(PyObject *self, PyObject *args) {
     PyObject *oplan, *okplan, *html, *url, *ocnt, *otag, *ontags, *odepth, *oflags, *ocont, *joined,
-        *okind, *orx, *ou, *oat, *olex, *otitles, *oic, *oown, *oanc, *oweight, *ocuts, *ospans,
-        *oseen, *oscores, *okeep;
+        *okind, *ocls, *ou, *oat, *olex, *otitles, *oshop, *oweight, *ocuts, *ospans, *oseen,
+        *oscores, *okeep, *oafter;
     double shop_min_p;
     long long span_out;
-    if (!PyArg_ParseTuple(args, "OOOOOOOOOOOOOOOOOOdOOOOOLOOO", &oplan, &okplan, &html, &url, &ocnt,
-                          &otag, &ontags, &odepth, &oflags, &ocont, &joined, &okind, &orx, &ou, &oat,
-                          &olex, &otitles, &oic, &shop_min_p, &oown, &oanc, &oweight, &ocuts, &ospans,
-                          &span_out, &oseen, &oscores, &okeep))
+    if (!PyArg_ParseTuple(args, "OOOOOOOOOOOOOOOOOOdOOOLOOOO", &oplan, &okplan, &html, &url, &ocnt,
+                          &otag, &ontags, &odepth, &oflags, &ocont, &joined, &okind, &ocls, &ou, &oat,
+                          &olex, &otitles, &oshop, &shop_min_p, &oweight, &ocuts, &ospans, &span_out,
+                          &oseen, &oscores, &okeep, &oafter))
         return NULL;
     const plan_t *q = PyCapsule_GetPointer(oplan, PLAN_CAPSULE);
     const kind_plan_t *kp = NULL;
@@ -286,48 +461,62 @@ static PyObject *page_scores(PyObject *self, PyObject *args) {
     bufs_t b = {.n = 0};
     bufs_t b2 = {.n = 0}; /* the optional arrays */
     PyObject *ret = NULL;
-    const double *own = NULL, *anc = NULL, *ic = NULL;
     const uint8_t *seen = NULL;
     double *kind = NULL;
-    kind = block_bufs(&b, &p, ocnt, otag, ontags, odepth, oflags, ocont) == 0
-           ? get(&b, okind, 8, N_KINDS, kp != NULL, "kind") : NULL;
-    p.rx = kind ? get(&b, orx, 8, 0, 0, "rx") : NULL;
-    const double *wt = p.rx ? get(&b, oweight, 8, n, 0, "weight") : NULL;
+    static double no_kind[N_KINDS]; /* a page with no kind estimate: zeros, read as the first kind's */
+    int known = kp || okind != Py_None; /* a kind estimate: the rules after the cut read it */
+    kind = block_bufs(&b, &p, ocnt, otag, ontags, odepth, oflags, ocont) < 0 ? NULL
+           : known ? get(&b, okind, 8, N_KINDS, kp != NULL, "kind") : no_kind;
+    const double *wt = kind ? get(&b, oweight, 8, n, 0, "weight") : NULL;
     double *scores = wt ? get(&b, oscores, 8, n, 1, "scores") : NULL;
     uint8_t *keep = scores ? get(&b, okeep, 1, n, 1, "keep") : NULL;
     const double *cuts = keep ? get(&b2, ocuts, 8, N_KINDS, 0, "cuts") : NULL;
     const double *spans = cuts ? get(&b2, ospans, 8, N_KINDS, 0, "spans") : NULL;
     if (!spans || texts_get(&b2, ou, oat, n, &p.T) < 0) goto done;
     p.kind = kind;
-    p.rx_w = b.v[7].len / 8 / n;
-    if ((oown != Py_None && !(own = get(&b2, oown, 8, n, 0, "tok_own"))) ||
-        (oanc != Py_None && !(anc = get(&b2, oanc, 8, n, 0, "tok_anc"))) ||
-        (oic != Py_None && !(ic = get(&b2, oic, 8, n, 0, "shop_ic"))) ||
-        (oseen != Py_None && !(seen = get(&b2, oseen, 1, n, 0, "seen"))))
+    if (oseen != Py_None && !(seen = get(&b2, oseen, 1, n, 0, "seen"))) goto done;
+    classes_t cls;
+    if (classes_get(ocls, &b2, n, &cls) < 0) goto done;
+    p.rx_w = cls.rx_m ? (Py_ssize_t)(cls.rx_levels + 2) * cls.rx_bits : 0;
+    void *shop_m = NULL;
+    int shop_levels = 0;
+    if (oshop != Py_None && (!PyArg_ParseTuple(oshop, "Oi", &shop_m, &shop_levels) ||
+                             !(shop_m = PyCapsule_GetPointer(shop_m, cls.api->matcher_capsule))))
         goto done;
     if ((p.o_head >= 0 || p.o_rx >= 0) && (p.rx_w < 1 || p.rx_u >= p.rx_w || p.rx_n >= p.rx_w ||
                                            (p.o_rx >= 0 && p.o_rx + p.rx_w > q->width))) {
         PyErr_SetString(PyExc_ValueError, "page_scores: the class/id bits do not fit the plan");
         goto done;
     }
-    if (q->extra && (q->extra != 3 || !ic)) {
+    if (q->extra && (q->extra != 3 || !shop_m || shop_levels < 0)) {
         PyErr_SetString(PyExc_ValueError, "page_scores: the plan's last columns are the shop group's "
-                                          "(3), with its class/id column");
+                                          "(3), with its class/id matcher");
         goto done;
     }
     if (kp && kp->m.nk != N_KINDS) {
         PyErr_SetString(PyExc_ValueError, "page_scores: a page-kind model of the N_KINDS kinds");
         goto done;
     }
-    int err = OK;
-    double *x = NULL, *tok = NULL, *kx = NULL;
+    after_t aft;
+    const after_t *af = NULL;
+    if (oafter != Py_None) {
+        if (after_get(oafter, &cls, q->path, &aft) < 0) goto done;
+        af = &aft;
+    }
+    int err = OK, rest = 0, code = 0, why = R_TEXT;
+    double *x = NULL, *tok = NULL, *own = NULL, *anc = NULL, *rx = NULL, *kx = NULL;
+    double *cols[2] = {NULL, NULL};
+    uint8_t *cut = NULL;
+    tidy_page_t tp;
+    Buf o = {NULL, 0, 0}; /* the text, UTF-8 */
     Py_BEGIN_ALLOW_THREADS
     x = PyMem_RawMalloc((size_t)(n * W) * sizeof(double));
-    tok = (own || anc) ? PyMem_RawMalloc((size_t)n * sizeof(double)) : NULL;
     kx = kp ? PyMem_RawMalloc((size_t)kp->m.nf * sizeof(double)) : NULL;
-    if (!x || ((own || anc) && !tok) || (kp && !kx)) err = E_MEM;
+    if (!x || (kp && !kx)) err = E_MEM;
     else if (kp && kind_core(&kp->m, &hs, &us, p.cnt, p.flags, p.tag, p.cont, n, joined,
                              kp->text_limit, kx, kind) < 0)
+        err = E_MEM;
+    if (err == OK && cls.rx_m && !(p.rx = rx = class_columns(&cls, cls.rx_m, cls.rx_levels, cls.rx_bits, n)))
         err = E_MEM;
     if (err == OK) {
         p.out = x;
@@ -338,26 +527,61 @@ static PyObject *page_scores(PyObject *self, PyObject *args) {
         if (pp < shop_min_p) pp = 0.0; /* shop._weight: no cues under the gate */
         if (pp == 0.0)
             for (Py_ssize_t i = 0; i < n; i++) memset(x + i * W + q->width, 0, 3 * sizeof(double));
-        else if (shop_fill(&p, titles, ic, pp, x, W, q->width) < 0)
-            err = E_MEM;
+        else {
+            double *icv = shop_ic_fill(&cls, shop_m, shop_levels, n);
+            if (!icv || shop_fill(&p, titles, icv, pp, x, W, q->width) < 0) err = E_MEM;
+            PyMem_RawFree(icv);
+        }
     }
-    if (err == OK) {
-        if (tok) /* own + anc, as Model.scores adds them */
-            for (Py_ssize_t i = 0; i < n; i++) tok[i] = own && anc ? own[i] + anc[i] : (own ? own[i] : anc[i]);
+    if (err == OK && (cls.v_own || cls.v_anc)) { /* stage 1's class/id token weights: own + anc */
+        own = cls.v_own ? PyMem_RawMalloc((size_t)n * sizeof(double)) : NULL;
+        anc = cls.v_anc ? PyMem_RawMalloc((size_t)n * sizeof(double)) : NULL;
+        if ((cls.v_own && (!own || cls.api->ic_fill(cls.tokens, cls.v_own, cls.openers, (size_t)n, 0, own) < 0)) ||
+            (cls.v_anc && (!anc || cls.api->ic_fill(cls.tokens, cls.v_anc, cls.openers, (size_t)n, 1, anc) < 0)))
+            err = E_MEM;
+        else if (own && anc) /* as Model.scores adds them */
+            for (Py_ssize_t i = 0; i < n; i++) own[i] = own[i] + anc[i];
+        tok = own ? own : anc;
+    }
+    if (err == OK)
         err = score_page(n, x, W, q->w, q->b1, tok, q->w2, q->b2, q->page_rel, p.cont, q->path, wt,
                          scores);
-    }
     if (err == OK) {
         Py_ssize_t k = 0; /* the most probable kind, the first on ties (np.argmax) */
         for (Py_ssize_t j = 1; j < N_KINDS; j++) if (kind[j] > kind[k]) k = j;
         select_page(scores, n, cuts[k], p.flags, q->code_bit, q->fallback_rel, keep);
         if (spans[k] >= 0) span_fill(keep, scores, p.flags, n, spans[k], span_out, seen);
+        if (af) {
+            if (!(cut = PyMem_RawMalloc((size_t)n))) err = E_MEM;
+            else err = after_rules(af, &cls, &p, scores, known ? (int)k : -1, cut, keep, &tp, cols, &rest);
+            if (err == OK && !rest && (why = after_text(af, &p, known ? kind : NULL, keep, &o, &code)) < 0)
+                err = E_MEM;
+        }
     }
     PyMem_RawFree(x);
-    PyMem_RawFree(tok);
+    PyMem_RawFree(own);
+    PyMem_RawFree(anc);
+    PyMem_RawFree(rx);
     PyMem_RawFree(kx);
     Py_END_ALLOW_THREADS
-    if (!raise_err(err)) ret = Py_NewRef(Py_None);
+    if (raise_err(err)) goto after_done;
+    if (!af) { ret = Py_NewRef(Py_None); goto after_done; }
+    if (rest) { /* the hidden copies, with Python's case folding; then the rest */
+        if (tidy_rest(&tp, rest) < 0) goto after_done;
+        if ((why = after_text(af, &p, known ? kind : NULL, keep, &o, &code)) < 0) {
+            PyErr_NoMemory();
+            goto after_done;
+        }
+    }
+    PyObject *text = why != R_TEXT ? PyUnicode_FromString("")
+                     : code ? Py_NewRef(Py_None)
+                     : PyUnicode_DecodeUTF8(o.p ? o.p : "", (Py_ssize_t)o.n, "surrogatepass");
+    if (text) ret = Py_BuildValue("(iN)", why, text);
+after_done:
+    PyMem_RawFree(cut);
+    PyMem_RawFree(cols[0]);
+    PyMem_RawFree(cols[1]);
+    PyMem_RawFree(o.p);
 done:
     release(&b);
     release(&b2);
@@ -368,6 +592,8 @@ static PyMethodDef methods[] = {
     PAGEKIND_METHODS
     DENSE_METHODS
     BLOCKMODEL_METHODS
+    ARTICLES_METHODS
+    RENDER_METHODS
     {"pass_plan", pass_plan, METH_VARARGS, "what page_scores reads of a model"},
     {"shop", shop, METH_VARARGS, "the shop group's cues of a page"},
     {"kind_plan", kind_plan, METH_VARARGS, "what page_scores reads of a page-kind model"},

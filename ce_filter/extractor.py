@@ -9,7 +9,7 @@ from typing import TYPE_CHECKING
 
 import numpy as np
 
-from .keep.articles import tidy
+from .keep.articles import COMMENT_KINDS, pass_rules, tidy
 from .keep.kindrules import (
     SPAN_FILL,
     SPAN_OUTSIDE,
@@ -21,7 +21,7 @@ from .keep.kindrules import (
     jsonld_cover,
     missing,
 )
-from .keep.render import to_text
+from .keep.render import pass_form, to_text
 from .keep.result import (
     BlockList,
     Extraction,
@@ -32,7 +32,15 @@ from .keep.result import (
 from .read.page import MAX_BYTES, Page, decode, read
 from .read.precheck import DEFAULT_LIMITS, Limits
 from .read.segment import FLAG_PRE, Blocks
-from .score.blockmodel import FALLBACK_REL, Model, load_default, select_c, thin_page
+from .score.blockmodel import (
+    FALLBACK_REL,
+    THIN_ARTICLE_P,
+    THIN_MIN_CHARS,
+    Model,
+    load_default,
+    select_c,
+    thin_page,
+)
 from .score.blockmodel import select as select  # public (api)
 from .score.features.context import signature_groups
 from .score.kindgate import kind_stated
@@ -53,6 +61,9 @@ PRECISE_THRESHOLD = 0.65
 RECALL_THRESHOLD = 0.2
 # the reason of a page the thin-page rule empties (model.thin_page)
 THIN_REASON = "too little main content"
+# why a page's text is empty, by the pass's code (Model.page_pass: 0 it is not, 1 thin, 2 none kept)
+NONE_KEPT = "no block classified as content"
+_WHY = ("", THIN_REASON, NONE_KEPT)
 
 
 def code_blocks(blocks: Blocks) -> np.ndarray:
@@ -177,6 +188,11 @@ class Extractor:
         blocks = p.blocks
         if blocks is None or not len(blocks):
             return p
+        run = self.page_run(blocks, p.text, url)
+        if run is not None:
+            kind, scores, keep, reason, text = run
+            return Page(p.text, p.encoding, p.truncated, reason, p.utf8, p.tree, blocks, kind=kind,
+                        scores=scores, kept=keep, kept_text=text)
         kind, style, scores, cut, site_in = self.score_page(blocks, p.text, url, site)
         seen = None if site_in is None else site_in[1] > 0  # blocks of the host's other pages
         keep, reason = self.keep(blocks, scores, kind, len(p.text), seen=seen, cut=cut)
@@ -219,7 +235,7 @@ class Extractor:
                 walked.append(extras_of(blocks, text_html, tree))
                 return walked[0]
 
-            text = to_text(blocks, keep, rewalk)
+            text = p.kept_text if p.kept_text is not None else to_text(blocks, keep, rewalk)
             if self.decoding is not None and self.decoding.jsonld and kind is not None:
                 added = self._jsonld_text(blocks, keep, kind, text)
                 if added:  # the page's structured data where the kept blocks miss it
@@ -303,7 +319,7 @@ class Extractor:
                     comments=self.comments)
         if thin_page(float(blocks.token_counts()[keep].sum()), kind, self.model.min_words, page_chars):
             return np.zeros(len(keep), dtype=bool), THIN_REASON
-        return keep, "" if keep.any() else "no block classified as content"
+        return keep, "" if keep.any() else NONE_KEPT
 
     def kind_name(self, kind: np.ndarray | None) -> str | None:
         """The page's estimated kind: the most probable of the kind probabilities ``kind``
@@ -340,6 +356,35 @@ class Extractor:
         ``decide``). None where that call does not cover the model or the options (a site
         memory, a page-style model, a page-kind decoding's group rule): the caller takes the
         steps."""
+        got = self._pass(blocks, html, url, kind=kind, seen=seen)
+        return None if got is None else got[:3]
+
+    def page_run(self, blocks: Blocks, html: str, url: str | None = None
+                 ) -> tuple[np.ndarray | None, np.ndarray, np.ndarray, str, str | None] | None:
+        """(kind probabilities, block scores, the kept blocks, why the text is empty ('' when it
+        is not), the kept text or None where a code block is kept) of a page of >= 1 block in
+        one C call: ``page_pass``, then the rules after the cut, the thin-page rule and the text
+        (``keep``, ``to_text``), the same values as those steps. None where it does not cover
+        the page (as ``page_pass``; a subclass's own ``keep``): the caller takes the steps."""
+        if type(self).keep is not Extractor.keep:
+            return None
+        article, comment = self._kind_masks()
+        rules = pass_rules(blocks, bylines=self.bylines, comments=self.comments)
+        after = (*rules, article, comment, self.model.min_words, len(html), THIN_ARTICLE_P,
+                 THIN_MIN_CHARS, *pass_form())
+        got = self._pass(blocks, html, url, after=after)
+        if got is None:
+            return None
+        kind, scores, keep, out = got
+        if out is None:
+            return None
+        return kind, scores, keep, _WHY[out[0]], out[1]
+
+    def _pass(self, blocks: Blocks, html: str, url: str | None, *, kind: np.ndarray | None = None,
+              seen: np.ndarray | None = None, after: tuple[object, ...] | None = None
+              ) -> tuple[np.ndarray | None, np.ndarray, np.ndarray, tuple[int, str | None] | None
+                         ] | None:
+        """Model.page_pass under this Extractor's options (``page_pass``, ``page_run``)."""
         d = self.decoding
         km = self.kind_model
         if (self.site_memory is not None or self.model.pagestyle is not None
@@ -348,12 +393,24 @@ class Extractor:
         cuts, spans = self._kind_cuts()
         return self.model.page_pass(blocks, cuts, spans, SPAN_OUTSIDE, kind=kind,
                                     kind_model=km if kind is None else None, html=html, url=url,
-                                    seen=seen)
+                                    seen=seen, after=after)
 
     def _kind_cuts(self) -> tuple[np.ndarray, np.ndarray]:
         """Per kind (KINDS order): the cut of a page whose most probable kind it is (``cut``), and
         the span rule's level there (-1: none); made again where an option they read changed
         (a copy of the Extractor given another cut: the service's ``?threshold=``)."""
+        got = self._per_kind()
+        return got[1], got[2]
+
+    def _kind_masks(self) -> tuple[int, int]:
+        """The kinds (bits by KINDS index) whose pages the rules after the cut read as articles,
+        and those whose reader comments go (``kind_name`` of each: articles.tidy's ``kind``)."""
+        got = self._per_kind()
+        return got[3], got[4]
+
+    def _per_kind(self) -> tuple[tuple[object, ...], np.ndarray, np.ndarray, int, int]:
+        """(key, cuts, span levels, article kinds, comment kinds): ``_kind_cuts`` and
+        ``_kind_masks``, made once per set of options they read."""
         key = (self.fixed, self.threshold, self.precise, self.recall, id(self.model),
                id(self.kind_model))
         got = self.__dict__.get("_cuts")
@@ -361,9 +418,13 @@ class Extractor:
             eye = np.eye(len(KINDS))
             kinds = [eye[k] if self.kind_model is not None else None for k in range(len(KINDS))]
             levels = [self.span_level(k) for k in kinds]
-            got = self.__dict__["_cuts"] = (key, np.array([self.cut(k) for k in kinds]),
-                                            np.array([-1.0 if lo is None else lo for lo in levels]))
-        return got[1], got[2]
+            names = [self.kind_name(k) for k in kinds]
+            got = self.__dict__["_cuts"] = (
+                key, np.array([self.cut(k) for k in kinds]),
+                np.array([-1.0 if lo is None else lo for lo in levels]),
+                sum(1 << i for i, n in enumerate(names) if n == "article"),
+                sum(1 << i for i, n in enumerate(names) if n in COMMENT_KINDS))
+        return got
 
     def span_added(self, keep: np.ndarray, scores: np.ndarray, flags: np.ndarray,
                    kind: np.ndarray | None, seen: np.ndarray | None = None) -> np.ndarray | None:

@@ -15,19 +15,19 @@ import warnings
 from collections.abc import Callable
 from types import ModuleType
 
-# Every C part setup.py builds on this platform: all ten on Linux and macOS; on Windows all but
+# Every C part setup.py builds on this platform: all eight on Linux and macOS; on Windows all but
 # the walk, which reaches Lexbor through selectolax's module (dlopen) and finds no function of it
 # exported there. A wheel holds each of these.
 PARTS: tuple[str, ...] = (
     *(() if sys.platform == "win32" else ("read._segment",)),
     "read._precheck", "read._mojibake", "_pass",
     "score.features._leaves", "score.site._memory",
-    "score.site._stage", "keep._articles", "keep._render", "keep._metadata",
+    "score.site._stage", "keep._metadata",
 )
 # the parts with no Python version in the package: an install needs them (``required``)
 REQUIRED: frozenset[str] = frozenset((
     "read._precheck", "read._mojibake", "_pass", "score.features._leaves",
-    "score.site._memory", "score.site._stage", "keep._articles", "keep._render",
+    "score.site._memory", "score.site._stage",
 ))
 
 

@@ -1,4 +1,5 @@
-/* The rules after the cut in C, in one call (tidy: articles.py's tidy; tests/oracles/
+/* The rules after the cut in C, a part of the pass after the walk (ce_filter/_pass.c includes
+ * it: its page_scores runs tidy_core on the cut), in one call (tidy: articles.py's tidy; tests/oracles/
  * tidy_python.py is their Python oracle): the label and byline rules (their patterns matched here
  * on the texts' UTF-8), the comments rule, the tail rule (its words matched here), the author-box
  * rule (the class/id columns of both made by the walk's flag_columns), the tables and lists as
@@ -25,13 +26,13 @@
 
 typedef uint32_t cp_t; /* a code point */
 
-/* the words and limits the rules take from articles.py (configure: once, at its import) */
-typedef struct { cp_t *s; Py_ssize_t n; } word_t;
-typedef struct { word_t *w; Py_ssize_t n; } words_t;
+/* the words and limits the rules take from articles.py (configure_lines: once, at its import) */
+typedef struct { cp_t *s; Py_ssize_t n; } cpword_t;
+typedef struct { cpword_t *w; Py_ssize_t n; } cpwords_t;
 static struct {
     int ready;
-    words_t labels, markers, dateline, credit;
-    word_t lead, punct; /* (sets of characters) */
+    cpwords_t labels, markers, dateline, credit;
+    cpword_t lead, punct; /* (sets of characters) */
     double short_words, max_label, max_byline, max_credit;
     Py_ssize_t short_chars;
 } CFG;
@@ -53,20 +54,20 @@ static Py_ssize_t lit(const cp_t *s, Py_ssize_t n, Py_ssize_t i, const char *a) 
 }
 
 /* the end of the word w at i, or -1 */
-static Py_ssize_t litw(const cp_t *s, Py_ssize_t n, Py_ssize_t i, const word_t *w) {
+static Py_ssize_t litw(const cp_t *s, Py_ssize_t n, Py_ssize_t i, const cpword_t *w) {
     if (i + w->n > n) return -1;
     for (Py_ssize_t k = 0; k < w->n; k++)
         if (s[i + k] != w->s[k]) return -1;
     return i + w->n;
 }
 
-static int has_word(const cp_t *s, Py_ssize_t n, const word_t *w) {
+static int has_word(const cp_t *s, Py_ssize_t n, const cpword_t *w) {
     for (Py_ssize_t i = 0; i + w->n <= n; i++)
         if (litw(s, n, i, w) >= 0) return 1;
     return 0;
 }
 
-static int has_any(const cp_t *s, Py_ssize_t n, const words_t *ws) {
+static int has_any(const cp_t *s, Py_ssize_t n, const cpwords_t *ws) {
     for (Py_ssize_t j = 0; j < ws->n; j++)
         if (has_word(s, n, &ws->w[j])) return 1;
     return 0;
@@ -79,7 +80,7 @@ static int has_lit(const cp_t *s, Py_ssize_t n, const char *a) {
 }
 
 /* whether c is one of the characters of w (_LEAD, _PUNCT_CHARS) */
-static int in_chars(cp_t c, const word_t *w) {
+static int in_chars(cp_t c, const cpword_t *w) {
     for (Py_ssize_t k = 0; k < w->n; k++)
         if (w->s[k] == c) return 1;
     return 0;
@@ -107,7 +108,7 @@ static int digits(const cp_t *s, Py_ssize_t n, Py_ssize_t i, Py_ssize_t k) {
 
 /* whether s is _norm(s) == w: s's characters of punct and runs of white space one space, none
  * at either end */
-static int norm_is(const cp_t *s, Py_ssize_t n, const word_t *w) {
+static int norm_is(const cp_t *s, Py_ssize_t n, const cpword_t *w) {
     Py_ssize_t k = 0;
     int gap = 0;
     for (Py_ssize_t i = 0; i < n; i++) {
@@ -151,7 +152,7 @@ static int newsletter_line(const cp_t *s, Py_ssize_t n) {
                                   "signup", "subscribe", "register", "get", "receive", "join"};
     static const char *after[] = {"sign up", "sign-up", "signup", "subscribe", "inbox"};
     static const cp_t sub_hans[] = {0x8BA2, 0x9605}, sub_hant[] = {0x8A02, 0x95B1};
-    static const word_t subs[] = {{(cp_t *)sub_hans, 2}, {(cp_t *)sub_hant, 2}};
+    static const cpword_t subs[] = {{(cp_t *)sub_hans, 2}, {(cp_t *)sub_hant, 2}};
     for (Py_ssize_t i = 0; i < n; i++) {
         if (litw(s, n, i, &subs[0]) >= 0 || litw(s, n, i, &subs[1]) >= 0
             || lit(s, n, i, "newsletter abonnieren") >= 0 || lit(s, n, i, "inscrivez-vous") >= 0)
@@ -191,7 +192,7 @@ static int label_line(const cp_t *s, Py_ssize_t n, double w) {
         Py_ssize_t h = n - k < 3 ? n - k : 3;
         int head = 0;
         for (Py_ssize_t j = 0; j < CFG.labels.n && !head; j++) {
-            const word_t *l = &CFG.labels.w[j];
+            const cpword_t *l = &CFG.labels.w[j];
             head = (l->n < 3 ? l->n : 3) == h && memcmp(l->s, s + k, (size_t)h * sizeof(cp_t)) == 0;
         }
         if (head)
@@ -410,14 +411,14 @@ static int byline_line(const cp_t *s, Py_ssize_t n, double w) {
     return 0;
 }
 
-static void words_free(words_t *ws) {
+static void words_free(cpwords_t *ws) {
     for (Py_ssize_t j = 0; j < ws->n; j++) PyMem_Free(ws->w[j].s);
     PyMem_Free(ws->w);
     ws->w = NULL;
     ws->n = 0;
 }
 
-static int word_get(PyObject *o, word_t *w) {
+static int word_get(PyObject *o, cpword_t *w) {
     if (!PyUnicode_Check(o)) { PyErr_SetString(PyExc_TypeError, "words: str"); return -1; }
     Py_UCS4 *u = PyUnicode_AsUCS4Copy(o);
     if (!u) return -1;
@@ -426,11 +427,11 @@ static int word_get(PyObject *o, word_t *w) {
     return 0;
 }
 
-static int words_get(PyObject *seq, words_t *ws) {
+static int words_get(PyObject *seq, cpwords_t *ws) {
     PyObject *f = PySequence_Fast(seq, "words: a sequence of str");
     if (!f) return -1;
     Py_ssize_t n = PySequence_Fast_GET_SIZE(f);
-    ws->w = PyMem_Calloc((size_t)(n ? n : 1), sizeof(word_t));
+    ws->w = PyMem_Calloc((size_t)(n ? n : 1), sizeof(cpword_t));
     ws->n = 0;
     int r = ws->w ? 0 : (PyErr_NoMemory(), -1);
     for (Py_ssize_t j = 0; j < n && r == 0; j++)
@@ -439,13 +440,13 @@ static int words_get(PyObject *seq, words_t *ws) {
     return r;
 }
 
-/* configure(labels, lead, punct, markers, dateline_words, credit_words, short_label_words,
+/* configure_lines(labels, lead, punct, markers, dateline_words, credit_words, short_label_words,
  * short_label_chars, max_label_words, max_byline_words, max_credit_words): the words and limits
  * of the label and byline rules (articles.py's, at its import; a later call replaces them).
  * labels: the whole-block labels (AD_LABELS); lead: the characters stripped before a label's
  * first three; punct: the characters _norm reads as spaces; markers, dateline_words and
  * credit_words: the substrings that let the newsletter, dateline and credit patterns be read. */
-static PyObject *configure(PyObject *self, PyObject *args) {
+static PyObject *configure_lines(PyObject *self, PyObject *args) {
     PyObject *labels, *lead, *punct, *markers, *dateline, *credit;
     double short_words, max_label, max_byline, max_credit;
     Py_ssize_t short_chars;
@@ -477,7 +478,7 @@ static PyObject *configure(PyObject *self, PyObject *args) {
 
 static int not_ready(void) {
     if (CFG.ready) return 0;
-    PyErr_SetString(PyExc_RuntimeError, "_articles.configure has not run");
+    PyErr_SetString(PyExc_RuntimeError, "_articles.configure_lines has not run");
     return 1;
 }
 
@@ -572,7 +573,7 @@ static struct {
     int64_t fig, hidden, cell_a, cell_b, item;
     Py_ssize_t path, gram, author_levels, slack, max_tail, nlevels;
     uint8_t *levels;            /* the heading level by tag id */
-    words_t spaced, unspaced;   /* the tail words */
+    cpwords_t spaced, unspaced;   /* the tail words */
 } RC;
 
 /* the oracle's tail_match of text i: 0, 1 (it starts with a spaced phrase, at a word's end) or
@@ -599,7 +600,7 @@ static int tail_match(const texts_t *T, Py_ssize_t i, cp_t **buf, Py_ssize_t *ca
     if (n == 0 || n > RC.max_tail) return 0;
     int r = 0;
     for (Py_ssize_t j = 0; j < RC.spaced.n; j++) {
-        const word_t *w = &RC.spaced.w[j];
+        const cpword_t *w = &RC.spaced.w[j];
         if (w->n > n || memcmp(w->s, s, (size_t)w->n * sizeof(cp_t))) continue;
         if (w->n == n) return 2;
         if (s[w->n] == ' ') r = 1;
@@ -981,6 +982,53 @@ static int first_rules(const uint8_t *keep, uint8_t *out, const double *cnt, con
     return OK;
 }
 
+/* a page as the rules read it (tidy's arguments): keep/out n bytes (0/1), scores n, counts
+ * n x 3, flags and tag n, cont n x path, the texts, the comment columns (n x 2) and the author
+ * columns (n x aw) or NULL, the page's kind as the rules read it and the options */
+typedef struct {
+    Py_ssize_t n, aw;
+    const uint8_t *keep;
+    uint8_t *out;
+    const double *s, *cnt, *ccols, *acols;
+    const int64_t *fl, *tag, *cont;
+    const texts_t *T;
+    int article, comment_kind, bylines, comments;
+    long rules;
+} tidy_page_t;
+
+/* The rules but the hidden copies' on p->out, in their order, without Python (call it without
+ * the GIL): E_MEM or OK; *hidden: a kept block is hidden, so that hidden_rules is still to run
+ * on an article (with the GIL: tidy_rest). */
+static int tidy_core(const tidy_page_t *p, int *hidden) {
+    const uint8_t *keep = p->keep;
+    uint8_t *out = p->out;
+    Py_ssize_t n = p->n;
+    long rules = p->rules;
+    int article = p->article, comments = p->comments;
+    int err = first_rules(keep, out, p->cnt, p->fl, p->T, n, rules, article, p->comment_kind,
+                          p->bylines, comments, p->ccols);
+    if (!err && article && !comments && (rules & RULE_TAIL)) err = tail_rule(keep, out, p->cnt, p->tag, p->T, n);
+    if (!err && article && !comments && !p->bylines && (rules & RULE_AUTHORBOX) && p->acols)
+        author_rule(keep, out, p->cnt, p->acols, p->aw, n);
+    if (!err)
+        err = article && (rules & RULE_UNITS)
+              ? units(out, p->s, p->tag, p->cont, RC.path, n, RC.cell_a, RC.cell_b, RC.item, RC.unit_cut) : OK;
+    *hidden = 0;
+    for (Py_ssize_t i = 0; i < n && !*hidden; i++) *hidden = keep[i] && (p->fl[i] & RC.hidden);
+    if (article && !err && !*hidden && (rules & RULE_REPEATS)) {  /* no hidden block: no Python */
+        text_set_t seen;
+        if (!(err = visible_repeats(keep, out, p->cnt, p->fl, p->tag, p->T, n, &seen))) text_set_free(&seen);
+    }
+    return err;
+}
+
+/* what tidy_core left to do (with the GIL): the repeats and hidden rules of an article with a
+ * kept hidden block; -1 on an error (set) */
+static int tidy_rest(const tidy_page_t *p, int hidden) {
+    if (!p->article || !hidden) return 0;
+    return hidden_rules(p->keep, p->out, p->s, p->cnt, p->fl, p->tag, p->T, p->n, p->rules);
+}
+
 /* tidy(keep, out, scores, counts, flags, tag, cont, texts (two arguments), comment_cols,
  * author_cols, article, comment_kind, bylines, comments, rules): articles.tidy's rules on out,
  * in their order (the labels, bylines, comments, tail, author-box, units, repeats and hidden
@@ -993,50 +1041,39 @@ static int first_rules(const uint8_t *keep, uint8_t *out, const double *cnt, con
  * copies' case folding, which uses Python's str methods. */
 static PyObject *tidy(PyObject *self, PyObject *args) {
     PyObject *ok, *oo, *os, *ocnt, *of, *ot, *oc, *ou, *oat, *occ, *oac;
-    int article, comment_kind, bylines, comments;
-    long rules;
+    tidy_page_t p = {0};
     if (!PyArg_ParseTuple(args, "OOOOOOOOOOOppppl", &ok, &oo, &os, &ocnt, &of, &ot, &oc, &ou, &oat,
-                          &occ, &oac, &article, &comment_kind, &bylines, &comments, &rules))
+                          &occ, &oac, &p.article, &p.comment_kind, &p.bylines, &p.comments, &p.rules))
         return NULL;
     if (not_ready()) return NULL;
     if (!RC.ready) { PyErr_SetString(PyExc_RuntimeError, "_articles.configure_rules has not run"); return NULL; }
     bufs_t b = {.n = 0};
     PyObject *ret = NULL;
-    Py_ssize_t n, aw = 0;
+    Py_ssize_t n;
     const uint8_t *keep = mask(&b, ok, &n);
     if (!keep) return NULL;
-    uint8_t *out = get(&b, oo, 1, n, 1, "out");
-    const double *s = out ? get(&b, os, 8, n, 0, "scores") : NULL;
-    const double *cnt = s ? get(&b, ocnt, 8, 3 * n, 0, "counts") : NULL;
-    const int64_t *fl = cnt ? get(&b, of, 8, n, 0, "flags") : NULL;
-    const int64_t *tag = fl ? get(&b, ot, 8, n, 0, "tag") : NULL;
-    const int64_t *cont = tag ? get(&b, oc, 8, n * RC.path, 0, "cont") : NULL;
-    const double *ccols = NULL, *acols = NULL;
+    p.n = n;
+    p.keep = keep;
+    p.out = get(&b, oo, 1, n, 1, "out");
+    p.s = p.out ? get(&b, os, 8, n, 0, "scores") : NULL;
+    p.cnt = p.s ? get(&b, ocnt, 8, 3 * n, 0, "counts") : NULL;
+    p.fl = p.cnt ? get(&b, of, 8, n, 0, "flags") : NULL;
+    p.tag = p.fl ? get(&b, ot, 8, n, 0, "tag") : NULL;
+    p.cont = p.tag ? get(&b, oc, 8, n * RC.path, 0, "cont") : NULL;
     texts_t T;
-    if (!cont || texts_get(&b, ou, oat, n, &T) < 0) goto done;
-    if (occ != Py_None && !(ccols = get(&b, occ, 8, 2 * n, 0, "comment columns"))) goto done;
+    p.T = &T;
+    if (!p.cont || texts_get(&b, ou, oat, n, &T) < 0) goto done;
+    if (occ != Py_None && !(p.ccols = get(&b, occ, 8, 2 * n, 0, "comment columns"))) goto done;
     if (oac != Py_None) {
-        aw = 3 * (RC.author_levels + 1);
-        if (!(acols = get(&b, oac, 8, aw * n, 0, "author columns"))) goto done;
-        aw = n ? (Py_ssize_t)(b.v[b.n - 1].len / 8 / n) : aw;  /* (its row: the levels, the ancestors) */
+        p.aw = 3 * (RC.author_levels + 1);
+        if (!(p.acols = get(&b, oac, 8, p.aw * n, 0, "author columns"))) goto done;
+        p.aw = n ? (Py_ssize_t)(b.v[b.n - 1].len / 8 / n) : p.aw;  /* (its row: the levels, the ancestors) */
     }
     int err, hidden = 0;
     Py_BEGIN_ALLOW_THREADS
-    err = first_rules(keep, out, cnt, fl, &T, n, rules, article, comment_kind, bylines, comments, ccols);
-    if (!err && article && !comments && (rules & RULE_TAIL)) err = tail_rule(keep, out, cnt, tag, &T, n);
-    if (!err && article && !comments && !bylines && (rules & RULE_AUTHORBOX) && acols)
-        author_rule(keep, out, cnt, acols, aw, n);
-    if (!err)
-        err = article && (rules & RULE_UNITS)
-              ? units(out, s, tag, cont, RC.path, n, RC.cell_a, RC.cell_b, RC.item, RC.unit_cut) : OK;
-    for (Py_ssize_t i = 0; i < n && !hidden; i++) hidden = keep[i] && (fl[i] & RC.hidden);
-    if (article && !err && !hidden && (rules & RULE_REPEATS)) {  /* no hidden block: no Python */
-        text_set_t seen;
-        if (!(err = visible_repeats(keep, out, cnt, fl, tag, &T, n, &seen))) text_set_free(&seen);
-    }
+    err = tidy_core(&p, &hidden);
     Py_END_ALLOW_THREADS
-    if (raise_err(err)) goto done;
-    if (article && hidden && hidden_rules(keep, out, s, cnt, fl, tag, &T, n, rules) < 0) goto done;
+    if (raise_err(err) || tidy_rest(&p, hidden) < 0) goto done;
     ret = Py_NewRef(Py_None);
 done:
     release(&b);
@@ -1060,7 +1097,7 @@ static PyObject *configure_rules(PyObject *self, PyObject *args) {
                           &PyFrozenSet_Type, &spaced, &PyTuple_Type, &unspaced, &slack, &max_tail))
         return NULL;
     if (gram < 1 || path < 1) { PyErr_SetString(PyExc_ValueError, "gram and path: 1 or more"); return NULL; }
-    words_t sp = {0}, un = {0};
+    cpwords_t sp = {0}, un = {0};
     Py_ssize_t nlv = PyBytes_GET_SIZE(levels);
     uint8_t *lv = PyMem_Malloc((size_t)(nlv ? nlv : 1));
     if (!lv || words_get(spaced, &sp) < 0 || words_get(unspaced, &un) < 0) {
@@ -1080,15 +1117,10 @@ static PyObject *configure_rules(PyObject *self, PyObject *args) {
     Py_RETURN_NONE;
 }
 
-static PyMethodDef methods[] = {
-    {"configure", configure, METH_VARARGS, "the words and limits of the label and byline rules"},
-    {"configure_rules", configure_rules, METH_VARARGS, "the limits and words of the other rules"},
-    {"tidy", tidy, METH_VARARGS, "the rules after the cut (articles.tidy)"},
-    {"line_kinds", line_kinds, METH_VARARGS, "labels and bylines by block, the matchers alone (tests)"},
+/* the part's functions, in the module of the pass after the walk (ce_filter/_pass.c) */
+#define ARTICLES_METHODS \
+    {"configure_lines", configure_lines, METH_VARARGS, "the words and limits of the label and byline rules"}, \
+    {"configure_rules", configure_rules, METH_VARARGS, "the limits and words of the other rules"}, \
+    {"tidy", tidy, METH_VARARGS, "the rules after the cut (articles.tidy)"}, \
+    {"line_kinds", line_kinds, METH_VARARGS, "labels and bylines by block, the matchers alone (tests)"}, \
     {"lower", lower, METH_VARARGS, "the matchers' lower-casing (tests)"},
-    {NULL, NULL, 0, NULL},
-};
-
-static struct PyModuleDef module = {PyModuleDef_HEAD_INIT, "_articles", NULL, -1, methods};
-
-PyMODINIT_FUNC PyInit__articles(void) { return PyModule_Create(&module); }

@@ -1,5 +1,6 @@
-/* The kept text in C (text: render.py's to_text; to_text_reference is the reference, which
- * render.py probes at first use): paragraphs, table rows and code blocks as written, joined. */
+/* The kept text in C, a part of the pass after the walk (ce_filter/_pass.c includes it; text:
+ * render.py's to_text; its oracle is tests/oracles/render_text.py): paragraphs, table rows and
+ * code blocks as written, joined. */
 #define PY_SSIZE_T_CLEAN
 #include <Python.h>
 #include <stdint.h>
@@ -17,6 +18,65 @@ static Py_ssize_t n_chars(const char *s, Py_ssize_t n) {
     return m;
 }
 
+/* how the kept text is written (text's constants) */
+typedef struct { Py_ssize_t path, max_cell; long long pre_bit, tag_pre, cell_a, cell_b; } text_form_t;
+
+/* whether a kept block is a code block (flags & pre_bit, or tag tag_pre) */
+static int kept_code(const uint8_t *keep, const int64_t *tag, const int64_t *fl, Py_ssize_t n,
+                     const text_form_t *f) {
+    for (Py_ssize_t i = 0; i < n; i++)
+        if (keep[i] && ((fl[i] & f->pre_bit) || tag[i] == f->tag_pre)) return 1;
+    return 0;
+}
+
+/* The kept text into o as UTF-8 (text's rules); a code block as pre[i].strip("\n") where pre (a
+ * dict, or NULL: none) has it, which needs the GIL; without pre, no Python. -1 on an error (set
+ * where the GIL is held: pre; else out of memory, E_MEM for the caller). */
+static int text_write(Buf *o, const uint8_t *keep, const texts_t *T, const int64_t *tag,
+                      const int64_t *fl, const int64_t *cont, Py_ssize_t n, const text_form_t *f,
+                      PyObject *pre) {
+    Py_ssize_t path = f->path, max_cell = f->max_cell;
+    int64_t in_table = -1, row = -1;
+    int any = 0;  /* a block written already */
+    for (Py_ssize_t i = 0; i < n; i++) {
+        if (!keep[i]) continue;
+        Py_ssize_t len;
+        const char *t = text_at(T, i, &len);
+        int is_cell = tag[i] == f->cell_a || tag[i] == f->cell_b;
+        if (is_cell && (len <= max_cell || n_chars(t, len) <= max_cell)) {
+            const char *sep = any ? "\n\n" : "";
+            if (cont[i * path + 3] == in_table) sep = cont[i * path + 1] == row ? " | " : "\n";
+            else in_table = cont[i * path + 3];
+            if (buf_put(o, sep, strlen(sep)) < 0 || buf_put(o, t, (size_t)len) < 0) return -1;
+            row = cont[i * path + 1];
+            any = 1;
+            continue;
+        }
+        in_table = -1;
+        if (any && buf_put(o, "\n\n", 2) < 0) return -1;
+        any = 1;
+        int is_code = (fl[i] & f->pre_bit) || tag[i] == f->tag_pre;
+        PyObject *raw = NULL;
+        if (is_code && pre) {
+            PyObject *key = PyLong_FromSsize_t(i);
+            if (!key) return -1;
+            raw = PyDict_GetItemWithError(pre, key); /* borrowed */
+            Py_DECREF(key);
+            if (!raw && PyErr_Occurred()) return -1;
+        }
+        if (raw) {
+            PyObject *stripped = PyObject_CallMethod(raw, "strip", "s", "\n");
+            PyObject *u = stripped ? PyUnicode_AsEncodedString(stripped, "utf-8", "surrogatepass") : NULL;
+            Py_XDECREF(stripped);
+            if (!u) return -1;
+            int e = buf_put(o, PyBytes_AS_STRING(u), (size_t)PyBytes_GET_SIZE(u));
+            Py_DECREF(u);
+            if (e < 0) return -1;
+        } else if (buf_put(o, t, (size_t)len) < 0) return -1;
+    }
+    return 0;
+}
+
 /* text(keep, utf8, starts, tag, flags, cont, path, pre_bit, tag_pre, cell_a, cell_b, max_cell,
  * pre): render.to_text of the kept blocks (their texts: texts.TextColumn.c_args): paragraphs
  * joined by a blank line, a table's cells (tag cell_a or cell_b, of at most max_cell
@@ -26,10 +86,9 @@ static Py_ssize_t n_chars(const char *s, Py_ssize_t n) {
  * None where a code block is kept and pre is None (the caller makes pre and calls again). */
 static PyObject *text_of(PyObject *self, PyObject *args) {
     PyObject *ok, *ou, *oat, *ot, *of, *oc, *pre;
-    Py_ssize_t path, max_cell;
-    long long pre_bit, tag_pre, cell_a, cell_b;
-    if (!PyArg_ParseTuple(args, "OOOOOOnLLLLnO", &ok, &ou, &oat, &ot, &of, &oc, &path,
-                          &pre_bit, &tag_pre, &cell_a, &cell_b, &max_cell, &pre))
+    text_form_t f;
+    if (!PyArg_ParseTuple(args, "OOOOOOnLLLLnO", &ok, &ou, &oat, &ot, &of, &oc, &f.path,
+                          &f.pre_bit, &f.tag_pre, &f.cell_a, &f.cell_b, &f.max_cell, &pre))
         return NULL;
     bufs_t b = {.n = 0};
     Buf o = {NULL, 0, 0};  /* the text, UTF-8 */
@@ -41,54 +100,17 @@ static PyObject *text_of(PyObject *self, PyObject *args) {
     if (texts_get(&b, ou, oat, n, &T) < 0) goto done;
     const int64_t *tag = get(&b, ot, 8, n, 0, "tag");
     const int64_t *fl = tag ? get(&b, of, 8, n, 0, "flags") : NULL;
-    const int64_t *cont = fl ? get(&b, oc, 8, n * path, 0, "cont") : NULL;
+    const int64_t *cont = fl ? get(&b, oc, 8, n * f.path, 0, "cont") : NULL;
     if (!cont) goto done;
-    if (path < 4) {
+    if (f.path < 4) {
         PyErr_SetString(PyExc_ValueError, "path >= 4");
         goto done;
     }
-    int code = 0;
-    for (Py_ssize_t i = 0; i < n; i++)
-        if (keep[i]) code |= (fl[i] & pre_bit) || tag[i] == tag_pre;
-    if (code && pre == Py_None) { ret = Py_NewRef(Py_None); goto done; }
+    if (kept_code(keep, tag, fl, n, &f) && pre == Py_None) { ret = Py_NewRef(Py_None); goto done; }
     if (pre != Py_None && !PyDict_Check(pre)) { PyErr_SetString(PyExc_TypeError, "pre: a dict"); goto done; }
-    int64_t in_table = -1, row = -1;
-    int any = 0;  /* a block written already */
-    for (Py_ssize_t i = 0; i < n; i++) {
-        if (!keep[i]) continue;
-        Py_ssize_t len;
-        const char *t = text_at(&T, i, &len);
-        int is_cell = tag[i] == cell_a || tag[i] == cell_b;
-        if (is_cell && (len <= max_cell || n_chars(t, len) <= max_cell)) {
-            const char *sep = any ? "\n\n" : "";
-            if (cont[i * path + 3] == in_table) sep = cont[i * path + 1] == row ? " | " : "\n";
-            else in_table = cont[i * path + 3];
-            if (buf_put(&o, sep, strlen(sep)) < 0 || buf_put(&o, t, (size_t)len) < 0) goto done;
-            row = cont[i * path + 1];
-            any = 1;
-            continue;
-        }
-        in_table = -1;
-        if (any && buf_put(&o, "\n\n", 2) < 0) goto done;
-        any = 1;
-        int is_code = (fl[i] & pre_bit) || tag[i] == tag_pre;
-        PyObject *raw = NULL;
-        if (is_code) {
-            PyObject *key = PyLong_FromSsize_t(i);
-            if (!key) goto done;
-            raw = PyDict_GetItemWithError(pre, key); /* borrowed */
-            Py_DECREF(key);
-            if (!raw && PyErr_Occurred()) goto done;
-        }
-        if (raw) {
-            PyObject *stripped = PyObject_CallMethod(raw, "strip", "s", "\n");
-            PyObject *u = stripped ? PyUnicode_AsEncodedString(stripped, "utf-8", "surrogatepass") : NULL;
-            Py_XDECREF(stripped);
-            if (!u) goto done;
-            int e = buf_put(&o, PyBytes_AS_STRING(u), (size_t)PyBytes_GET_SIZE(u));
-            Py_DECREF(u);
-            if (e < 0) goto done;
-        } else if (buf_put(&o, t, (size_t)len) < 0) goto done;
+    if (text_write(&o, keep, &T, tag, fl, cont, n, &f, pre == Py_None ? NULL : pre) < 0) {
+        if (!PyErr_Occurred()) PyErr_NoMemory();
+        goto done;
     }
     ret = PyUnicode_DecodeUTF8(o.p ? o.p : "", (Py_ssize_t)o.n, "surrogatepass");
 done:
@@ -97,11 +119,6 @@ done:
     return ret;
 }
 
-static PyMethodDef methods[] = {
+/* the part's functions, in the module of the pass after the walk (ce_filter/_pass.c) */
+#define RENDER_METHODS \
     {"text", text_of, METH_VARARGS, "the kept blocks' plain text (render.to_text)"},
-    {NULL, NULL, 0, NULL},
-};
-
-static struct PyModuleDef module = {PyModuleDef_HEAD_INIT, "_render", NULL, -1, methods};
-
-PyMODINIT_FUNC PyInit__render(void) { return PyModule_Create(&module); }

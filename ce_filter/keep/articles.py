@@ -188,9 +188,11 @@ def tidy(blocks: Blocks, scores: np.ndarray, keep: np.ndarray, kind: str | None,
     documentation repeats its steps in hidden tabs, a collection's carousel hides its cards);
     ``bylines``: keep bylines, datelines and credits; ``comments``: the comments are wanted
     (the comments model); ``rules``: a subset of ``RULES`` (the studies'; None: ``RULES`` as
-    it stands). The rules run in one call of the C part (ce_filter.keep._articles: ``tidy``),
-    which takes the comment and author-box class/id columns that the walk's C part makes where
-    the page may name such containers; their Python oracle is tests/oracles/tidy_python.py."""
+    it stands). The rules run in one call of the C part (keep/_articles.c, in the pass's module
+    ce_filter._pass: ``tidy``), which takes the comment and author-box class/id columns that the
+    walk's C part makes where the page may name such containers; their Python oracle is
+    tests/oracles/tidy_python.py. The pass runs the same C on the cut in its own call
+    (``pass_rules``)."""
     rules = RULES if rules is None else rules
     if not rules <= _RULE_BITS.keys():
         raise ValueError(f"rules not among RULES: {sorted(rules - _RULE_BITS.keys())}")
@@ -217,6 +219,19 @@ def tidy(blocks: Blocks, scores: np.ndarray, keep: np.ndarray, kind: str | None,
     return out
 
 
+def pass_rules(blocks: Blocks, *, bylines: bool = False, comments: bool = False
+               ) -> tuple[object, ...]:
+    """What the pass after the walk (ce_filter/_pass.c: page_scores, Extractor.page_run) reads
+    of the rules in force (``RULES``) for a page: their bits, ``bylines``, ``comments``, and the
+    comment and author-box matchers where the options leave those rules in and the page may
+    name such a container (``Blocks.may_name``, as ``tidy`` asks; else None). The pass makes
+    their class/id columns from the page's tokens where the page's kind needs them."""
+    cm = _COMMENT_MATCHER if not comments and blocks.may_name(_COMMENT_BYTES) else None
+    am = (_AUTHOR_MATCHER if not comments and not bylines and blocks.may_name(_AUTHOR_BYTES)
+          else None)
+    return (sum(_RULE_BITS[r] for r in RULES), bylines, comments, cm, am)
+
+
 # (without their first letter: "Comment" and "comment" alike; a page whose class/id values
 # hold none of them names no comments, and the per-block columns are not made)
 _COMMENT_BYTES = (b"omment", b"isqus", b"iscussion", b"eplies")
@@ -227,7 +242,7 @@ class ArticlesC(Protocol):
     the rules (once), the rules (``tidy``: on ``out``, in place), and for the tests the label and
     byline matchers alone and their lower-casing."""
 
-    def configure(self, labels: tuple[str, ...], lead: str, punct: str, markers: tuple[str, ...],
+    def configure_lines(self, labels: tuple[str, ...], lead: str, punct: str, markers: tuple[str, ...],
                   dateline_words: tuple[str, ...], credit_words: tuple[str, ...],
                   short_label_words: float, short_label_chars: int, max_label_words: float,
                   max_byline_words: float, max_credit_words: float, /) -> None: ...
@@ -250,8 +265,8 @@ class ArticlesC(Protocol):
     def lower(self, utf8: bytes, /) -> str: ...
 
 
-_c = cast(ArticlesC, native.required("keep._articles"))
-_c.configure(AD_LABELS, _LEAD, _PUNCT_CHARS, NEWSLETTER_MARKERS, _DATELINE_WORDS, _CREDIT_WORDS,
+_c = cast(ArticlesC, native.required("_pass"))
+_c.configure_lines(AD_LABELS, _LEAD, _PUNCT_CHARS, NEWSLETTER_MARKERS, _DATELINE_WORDS, _CREDIT_WORDS,
              SHORT_LABEL_WORDS, SHORT_LABEL_CHARS, MAX_LABEL_WORDS, MAX_BYLINE_WORDS, MAX_CREDIT_WORDS)
 _c.configure_rules(STORY_WORDS, FLAG_FIGURE, FLAG_HIDDEN, TAG_TD, TAG_TH, TAG_LI, PATH_LEN, UNIT_CUT,
                    MIN_REPEAT_WORDS, MIN_REPEAT_CHARS, GRAM, REPEAT_COVER, HIDDEN_CUT, HIDDEN_SHARE,

@@ -22,7 +22,7 @@ from urllib.parse import urljoin, urlsplit
 import numpy as np
 
 from .. import native
-from ..read.segment import FLAG_NAMES, FLAG_PRE, HEADINGS, Blocks, tag_id
+from ..read.segment import FLAG_NAMES, FLAG_PRE, HEADINGS, PATH_LEN, Blocks, tag_id
 
 # a text in a format's own escaping, with link markup for (anchor, href) in it
 Escape = Callable[[str, Sequence[tuple[str, str]]], str]
@@ -215,8 +215,9 @@ def to_text(blocks: Blocks, keep: np.ndarray, extras: Extras | Callable[[], Extr
     per line (its cells joined by `` | ``, grouped as the Markdown table groups them) and a code
     block its own line breaks. ``extras`` (or a function making them, called only for a page
     that keeps a code block) gives the code blocks' text as written; without it a code block
-    is its one-line block text. Joined in C (keep/_render.c, the one implementation; the test
-    oracle tests/oracles/render_text.py checks it)."""
+    is its one-line block text. Joined in C (keep/_render.c, in the pass's module
+    ce_filter._pass: the one implementation; the test oracle tests/oracles/render_text.py
+    checks it)."""
     cont = blocks.container_ids()
     args = (keep.view(np.uint8), *blocks.text_column().c_args(),
             np.ascontiguousarray(blocks.tag, dtype=np.int64),
@@ -229,6 +230,12 @@ def to_text(blocks: Blocks, keep: np.ndarray, extras: Extras | Callable[[], Extr
     return out
 
 
+def pass_form() -> tuple[int, int, int, int, int, int]:
+    """How ``to_text`` writes a page, as the pass after the walk (ce_filter/_pass.c) reads it:
+    the ancestor path's length, the code flag and tag, the cell tags, a cell's longest text."""
+    return PATH_LEN, FLAG_PRE, TAG_PRE, TAG_TD, TAG_TH, MAX_CELL_CHARS
+
+
 class RenderC(Protocol):
     """The function of the C part (keep/_render.c) that Python calls: the kept text, or None
     where a code block is kept and ``pre`` (its text as written, by block) is None."""
@@ -238,7 +245,7 @@ class RenderC(Protocol):
              max_cell_chars: int, pre: dict[int, str] | None, /) -> str | None: ...
 
 
-_c = cast(RenderC, native.required("keep._render"))
+_c = cast(RenderC, native.required("_pass"))
 
 
 # ---------------------------------------------------------------- Markdown

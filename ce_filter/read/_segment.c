@@ -1494,30 +1494,23 @@ static int32_t opener_rec(const PageTokens *t, int64_t s) {
     return (s > 0 && (size_t)s <= t->max_serial) ? t->rec_of[s] : 0;
 }
 
-/* ic_sums(page_tokens, openers, vocab, ancestors) -> bytes of float64, one per block: the
- * summed weights of the vocabulary tokens of the block's opener (ancestors=False) or of its
- * ancestors (True), each token counted once, added in column order. */
-static PyObject *py_ic_sums(PyObject *self, PyObject *args) {
-    Py_buffer ob;
-    PyObject *tcap, *vcap;
-    int anc;
-    if (!PyArg_ParseTuple(args, "Oy*Op", &tcap, &ob, &vcap, &anc)) return NULL;
-    PyObject *out = NULL;
-    int32_t *vidx = NULL, *fb = NULL;
+/* The summed weights of the vocabulary tokens of each of nb blocks' opener (openers: their
+ * serials; anc 0) or of its ancestors (anc 1) into o, each token counted once, added in column
+ * order. No Python (the tokens and the vocabulary do not change); -1 when out of memory.
+ * ic_sums' core, and the C API other parts call (SEGMENT_API). */
+static int ic_fill(const void *tokens, const void *vocab, const int64_t *openers, size_t nb,
+                   int anc, double *o) {
+    const PageTokens *t = tokens;
+    const Vocab *v = vocab;
+    int32_t *fb = NULL;
     uint64_t *bits = NULL;
-    double *sum = NULL, *fsum = NULL;
+    double *fsum = NULL;
     unsigned char *summed = NULL;
-    const PageTokens *t = page_tokens_of(tcap);
-    const Vocab *v = t ? PyCapsule_GetPointer(vcap, "ce_filter.vocab") : NULL;
-    if (!t || !v) goto done;
     size_t nw = ((size_t)v->n + 63) / 64 + 1, R = t->n_rec;
-    size_t nb = (size_t)ob.len / sizeof(int64_t);
-    vidx = PyMem_RawMalloc((t->n_tok + 1) * sizeof *vidx);
-    sum = PyMem_RawCalloc(R + 1, sizeof *sum);
-    if (!vidx || !sum) { PyErr_NoMemory(); goto done; }
-    /* the page's tokens and the vocabulary do not change: summed without the GIL */
+    int32_t *vidx = PyMem_RawMalloc((t->n_tok + 1) * sizeof *vidx);
+    double *sum = PyMem_RawCalloc(R + 1, sizeof *sum);
     int any = 0, nomem = 0;
-    PyThreadState *ts = PyEval_SaveThread();
+    if (!vidx || !sum) { nomem = 1; goto computed; }
     for (size_t k = 0; k < t->n_tok; k++) {
         vidx[k] = vocab_find(v, t->text + t->toff[k], t->tlen[k], t->thash[k]);
         any |= vidx[k] >= 0;
@@ -1567,22 +1560,36 @@ static PyObject *py_ic_sums(PyObject *self, PyObject *args) {
             }
         }
     }
-computed:
-    PyEval_RestoreThread(ts);
-    if (nomem) { PyErr_NoMemory(); goto done; }
-    out = PyBytes_FromStringAndSize(NULL, (Py_ssize_t)(nb * sizeof(double)));
-    if (!out) goto done;
-    double *o = (double *)PyBytes_AS_STRING(out);
-    const int64_t *openers = ob.buf;
     for (size_t k = 0; k < nb; k++) o[k] = sum[opener_rec(t, openers[k])];
-done:
-    PyBuffer_Release(&ob);
+computed:
     PyMem_RawFree(vidx);
     PyMem_RawFree(fb);
     PyMem_RawFree(bits);
     PyMem_RawFree(sum);
     PyMem_RawFree(fsum);
     PyMem_RawFree(summed);
+    return nomem ? -1 : 0;
+}
+
+/* ic_sums(page_tokens, openers, vocab, ancestors) -> bytes of float64, one per block: ic_fill */
+static PyObject *py_ic_sums(PyObject *self, PyObject *args) {
+    Py_buffer ob;
+    PyObject *tcap, *vcap;
+    int anc;
+    if (!PyArg_ParseTuple(args, "Oy*Op", &tcap, &ob, &vcap, &anc)) return NULL;
+    PyObject *out = NULL;
+    const PageTokens *t = page_tokens_of(tcap);
+    const Vocab *v = t ? PyCapsule_GetPointer(vcap, "ce_filter.vocab") : NULL;
+    size_t nb = (size_t)ob.len / sizeof(int64_t);
+    if (v && (out = PyBytes_FromStringAndSize(NULL, (Py_ssize_t)(nb * sizeof(double))))) {
+        int bad;
+        /* the page's tokens and the vocabulary do not change: summed without the GIL */
+        Py_BEGIN_ALLOW_THREADS
+        bad = ic_fill(t, v, ob.buf, nb, anc, (double *)PyBytes_AS_STRING(out));
+        Py_END_ALLOW_THREADS
+        if (bad) { Py_CLEAR(out); PyErr_NoMemory(); }
+    }
+    PyBuffer_Release(&ob);
     return out;
 }
 
@@ -1720,37 +1727,24 @@ static uint32_t memo_flags(Matcher *m, const char *tok, size_t len, uint64_t h) 
     return e->flags;
 }
 
-/* flag_columns(page_tokens, openers, matcher, levels, n_bits) -> bytes of float64, one row
- * per block: for the opener and each of its ``levels`` nearest ancestors, n_bits 0/1 flags of
- * its own tokens; then n_bits flags of all its ancestors together. The same matrix as
- * Blocks.pattern_columns builds from Blocks.pattern_flags, without the Python steps. */
-static PyObject *py_flag_columns(PyObject *self, PyObject *args) {
-    Py_buffer ob;
-    PyObject *tcap, *mcap;
-    int levels, n_bits;
-    if (!PyArg_ParseTuple(args, "Oy*Oii", &tcap, &ob, &mcap, &levels, &n_bits)) return NULL;
-    PyObject *out = NULL;
-    uint32_t *tf = NULL, *own = NULL;
-    const PageTokens *t = page_tokens_of(tcap);
-    Matcher *m = t ? PyCapsule_GetPointer(mcap, "ce_filter.matcher") : NULL;
-    if (!t || !m) goto done;
-    if (levels < 0 || n_bits < 1 || n_bits > 32) {
-        PyErr_SetString(PyExc_ValueError, "levels >= 0 and 1 <= n_bits <= 32");
-        goto done;
+/* The flag columns of nb blocks (openers: their int64 serials) into o (nb rows of (levels + 2) *
+ * n_bits float64): for the opener and each of its ``levels`` nearest ancestors, n_bits 0/1
+ * flags of its own tokens; then n_bits flags of all its ancestors together. Without the GIL
+ * (the matcher's memo under its lock); -1 when out of memory. flag_columns' core, and the C API
+ * other parts call (SEGMENT_API: the pass makes the rules' columns where it needs them). */
+static int flag_fill(const void *tokens, void *matcher, const int64_t *op, size_t nb, int levels,
+                     int n_bits, double *o) {
+    const PageTokens *t = tokens;
+    Matcher *m = matcher;
+    size_t R = t->n_rec, width = (size_t)(levels + 2) * (size_t)n_bits;
+    uint32_t *tf = PyMem_RawMalloc((t->n_tok + 1) * sizeof *tf);
+    uint32_t *own = PyMem_RawCalloc(2 * (R + 1), sizeof *own);  /* by record: own flags, then ancestors' */
+    if (!tf || !own) {
+        PyMem_RawFree(tf);
+        PyMem_RawFree(own);
+        return -1;
     }
-    size_t R = t->n_rec, nb = (size_t)ob.len / sizeof(int64_t);
-    size_t width = (size_t)(levels + 2) * (size_t)n_bits;
-    tf = PyMem_RawMalloc((t->n_tok + 1) * sizeof *tf);
-    own = PyMem_RawCalloc(2 * (R + 1), sizeof *own);  /* by record: own flags, then ancestors' */
-    if (!tf || !own) { PyErr_NoMemory(); goto done; }
     uint32_t *anc = own + R + 1;
-    out = PyBytes_FromStringAndSize(NULL, (Py_ssize_t)(nb * width * sizeof(double)));
-    if (!out) goto done;
-    double *o = (double *)PyBytes_AS_STRING(out);
-    const int64_t *op = ob.buf;
-    /* the capsules (held by the caller's arguments) and the output stay alive; the memo,
-     * shared by the threads that use this matcher, is read and written under its lock */
-    Py_BEGIN_ALLOW_THREADS
     PyThread_acquire_lock(m->lock, WAIT_LOCK);
     for (size_t k = 0; k < t->n_tok; k++) tf[k] = memo_flags(m, t->text + t->toff[k], t->tlen[k], t->thash[k]);
     PyThread_release_lock(m->lock);
@@ -1771,10 +1765,37 @@ static PyObject *py_flag_columns(PyObject *self, PyObject *args) {
         }
         for (int k = 0; k < n_bits; k++) o[(levels + 1) * n_bits + k] = (double)((a >> k) & 1u);
     }
-    Py_END_ALLOW_THREADS
-done:
     PyMem_RawFree(tf);
     PyMem_RawFree(own);
+    return 0;
+}
+
+/* flag_columns(page_tokens, openers, matcher, levels, n_bits) -> bytes of float64, one row
+ * per block (flag_fill). The same matrix as Blocks.pattern_columns builds from
+ * Blocks.pattern_flags, without the Python steps. */
+static PyObject *py_flag_columns(PyObject *self, PyObject *args) {
+    Py_buffer ob;
+    PyObject *tcap, *mcap;
+    int levels, n_bits;
+    if (!PyArg_ParseTuple(args, "Oy*Oii", &tcap, &ob, &mcap, &levels, &n_bits)) return NULL;
+    PyObject *out = NULL;
+    const PageTokens *t = page_tokens_of(tcap);
+    Matcher *m = t ? PyCapsule_GetPointer(mcap, "ce_filter.matcher") : NULL;
+    if (!t || !m) goto done;
+    if (levels < 0 || n_bits < 1 || n_bits > 32) {
+        PyErr_SetString(PyExc_ValueError, "levels >= 0 and 1 <= n_bits <= 32");
+        goto done;
+    }
+    size_t nb = (size_t)ob.len / sizeof(int64_t), width = (size_t)(levels + 2) * (size_t)n_bits;
+    out = PyBytes_FromStringAndSize(NULL, (Py_ssize_t)(nb * width * sizeof(double)));
+    if (!out) goto done;
+    int bad;
+    /* the capsules (held by the caller's arguments) and the output stay alive */
+    Py_BEGIN_ALLOW_THREADS
+    bad = flag_fill(t, m, ob.buf, nb, levels, n_bits, (double *)PyBytes_AS_STRING(out));
+    Py_END_ALLOW_THREADS
+    if (bad) { Py_CLEAR(out); PyErr_NoMemory(); }
+done:
     PyBuffer_Release(&ob);
     return out;
 }
@@ -2014,5 +2035,11 @@ PyMODINIT_FUNC PyInit__segment(void) {
     if (bad) return NULL;
     if (!getenv("CE_FILTER_WALK_NO_DIRECT")) probe_layout();
     if (!getenv("CE_FILTER_WALK_NO_REUSE")) probe_cmode();
-    return PyModule_Create(&moddef);
+    PyObject *mod = PyModule_Create(&moddef);
+    static segment_api_t api = {flag_fill, ic_fill, "ce_filter.page_tokens", "ce_filter.matcher",
+                                "ce_filter.vocab"};
+    PyObject *cap = mod ? PyCapsule_New(&api, SEGMENT_API, NULL) : NULL;
+    if (!cap || PyModule_AddObjectRef(mod, "C_API", cap) < 0) Py_CLEAR(mod);
+    Py_XDECREF(cap);
+    return mod;
 }

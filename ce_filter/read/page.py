@@ -47,7 +47,8 @@ class Page:
     (for the parse), else None; ``tree`` and ``blocks``: the parse and the segmented page;
     ``kind``/``style``: the page-kind and page-style probabilities (None without those models);
     ``scores``: each block's content probability (after the site stage, with a site memory;
-    ``site``: its inputs, (fingerprints, k, n, the model's scores)); ``kept``: the kept mask."""
+    ``site``: its inputs, (fingerprints, k, n, the model's scores)); ``kept``: the kept mask;
+    ``kept_text``: their text where the pass after the walk wrote it (None: not written yet)."""
 
     text: str
     encoding: str = ""
@@ -61,6 +62,7 @@ class Page:
     scores: np.ndarray | None = None
     site: tuple[np.ndarray, np.ndarray, int, np.ndarray] | None = None
     kept: np.ndarray | None = None
+    kept_text: str | None = None
 
 
 def own_utf8(raw: bytes, text: str, enc: str) -> bytes | None:

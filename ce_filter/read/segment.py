@@ -380,6 +380,15 @@ class Blocks:
         return np.hstack([((lv[:, :, None] >> bits) & 1).reshape(len(self), -1),
                           (anc[:, None] >> bits) & 1]).astype(np.float64)
 
+    def class_tokens(self) -> tuple[PageTokens, np.ndarray] | None:
+        """(the page's class/id tokens, the C walk's capsule; each block's opener serial, int64)
+        for a C part that makes pattern columns itself (the pass's rules after the cut); None
+        for blocks that carry no packed values (the Python walk's)."""
+        if not isinstance(self.own_tokens, ElementTokens):
+            return None
+        src = self.own_tokens._src
+        return src.page_tokens(), np.frombuffer(src.openers, dtype=np.int64)
+
     def may_name(self, pieces: tuple[bytes, ...]) -> bool:
         """False where the page's class/id values hold none of ``pieces`` (so no pattern made of
         them can match: the rules skip their columns); True where one does, or where the blocks

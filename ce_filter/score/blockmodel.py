@@ -45,7 +45,8 @@ from .features.context import (
     with_deep,
 )
 from .features.leaves import Trees, TreesError
-from .features.shop import SHOP_TITLE_PHRASES, shop_ic
+from .features.rx import RX_LEVELS, RX_MATCHER, RX_NAMES
+from .features.shop import SHOP_TITLE_PHRASES, shop_ic_source
 from .features.tokens import token_weight_sums
 from .pagekind import KINDS, PageKindError, PageKindModel
 
@@ -266,41 +267,53 @@ class Model:
 
     def page_pass(self, blocks: Blocks, cuts: np.ndarray, spans: np.ndarray, span_out: int = 0, *,
                   kind: np.ndarray | None = None, kind_model: PageKindModel | None = None,
-                  html: str = "", url: str | None = None, seen: np.ndarray | None = None
-                  ) -> tuple[np.ndarray | None, np.ndarray, np.ndarray] | None:
+                  html: str = "", url: str | None = None, seen: np.ndarray | None = None,
+                  after: tuple[object, ...] | None = None
+                  ) -> tuple[np.ndarray | None, np.ndarray, np.ndarray, tuple[int, str | None] | None
+                             ] | None:
         """(the page's kind probabilities, its block probabilities, the blocks kept at its cut)
         of a page of >= 1 block in one C call without the GIL (ce_filter/_pass.c): with
         ``kind_model``, its probabilities of the page (``html``, ``url``: PageKindModel.page_proba),
         else ``kind`` (None: no estimate); ``block_scores``; for the most probable kind k (KINDS
         order), the cut at ``cuts[k]`` with the code rule (``select_c``), then, where ``spans[k]``
         >= 0, the span rule at that level (keep.kindrules.fill_span: ``span_out`` its flags,
-        ``seen`` the blocks it never adds). The same bits as those steps one by one. None where
-        the pass does not cover the model (``pass_plan``): the caller takes the steps."""
+        ``seen`` the blocks it never adds). The same bits as those steps one by one. With
+        ``after`` (Extractor.page_run's: the rules after the cut, the thin-page rule, the text),
+        the same call goes on: the mask is then the kept blocks, and the fourth value is (why
+        the text is empty: 0 it is not, 1 a thin page, 2 no block kept; the kept text, or None
+        where a code block is kept), else None. None where the pass does not cover the model
+        (``pass_plan``): the caller takes the steps."""
         plan = self.pass_plan()
         if plan is None or features_module.CETR_COLUMNS is not None:
             return None
         cap, off, extra = plan
-        kp = None if kind_model is None else kind_model.pass_plan()
-        k = np.zeros(len(KINDS)) if kind is None or kp is not None else np.array(kind, dtype=np.float64)
-        cnt, tag, n_tags, depth, flags, cont, _, rx, utf8, starts, lexicon = \
-            _dense_part.block_arrays(blocks, None, off)
+        classes = blocks.class_tokens()
+        if classes is None:
+            return None
         own = anc = None
         if "ic" in self.spec.groups:
-            _, token_w, tables = self._layout()
-            v_own, v_anc, _ = self.spec.vocabs()
-            own = token_weight_sums(blocks.own_tokens, v_own, token_w["ic_own:"], tables["ic_own:"])
-            anc = token_weight_sums(blocks.anc_tokens, v_anc, token_w["ic_anc:"], tables["ic_anc:"])
+            _, _, tables = self._layout()
+            own, anc = tables["ic_own:"], tables["ic_anc:"]
+            if own is None or anc is None:
+                return None
+        rx = (RX_MATCHER, RX_LEVELS, len(RX_NAMES)) if off["rx"] >= 0 or off["head"] >= 0 else (None, 0, 0)
+        kp = None if kind_model is None else kind_model.pass_plan()
+        k = (np.zeros(len(KINDS)) if kp is not None
+             else None if kind is None else np.array(kind, dtype=np.float64))
+        cnt, tag, n_tags, depth, flags, cont, _, _, utf8, starts, lexicon = \
+            _dense_part.block_arrays(blocks, None, off, rx=False)
         n = len(blocks)
         scores, keep = np.empty(n), np.empty(n, dtype=np.bool_)
-        _c.page_scores(cap, kp, html, url, cnt, tag, n_tags, depth, flags, cont,
-                       blocks.text_column().joined, k, rx, utf8, starts, lexicon, SHOP_TITLE_PHRASES,
-                       shop_ic(blocks) if extra else None, self.spec.shop_min_p, own, anc,
-                       np.ascontiguousarray(blocks.token_counts(), dtype=np.float64),
-                       np.ascontiguousarray(cuts, dtype=np.float64),
-                       np.ascontiguousarray(spans, dtype=np.float64), span_out,
-                       None if seen is None else np.ascontiguousarray(seen, dtype=np.uint8),
-                       scores, keep.view(np.uint8))
-        return (None if kind is None and kp is None else k), scores, keep
+        got = _c.page_scores(cap, kp, html, url, cnt, tag, n_tags, depth, flags, cont,
+                             blocks.text_column().joined, k, (*classes, *rx, own, anc), utf8, starts,
+                             lexicon, SHOP_TITLE_PHRASES, shop_ic_source() if extra else None,
+                             self.spec.shop_min_p,
+                             np.ascontiguousarray(blocks.token_counts(), dtype=np.float64),
+                             np.ascontiguousarray(cuts, dtype=np.float64),
+                             np.ascontiguousarray(spans, dtype=np.float64), span_out,
+                             None if seen is None else np.ascontiguousarray(seen, dtype=np.uint8),
+                             scores, keep.view(np.uint8), after)
+        return k, scores, keep, got
 
     def _plain(self) -> bool:
         """Whether the C call (``scores_c``) covers this model: stage 1 without trees,
@@ -754,7 +767,7 @@ class BlockModelC(Protocol):
                   head_max_words: float, w: np.ndarray, b: float, w2: np.ndarray | None, b2: float,
                   page_rel: bool, code_bit: int, fallback_rel: float, /) -> object: ...
 
-    def page_scores(self, plan: object, *args: object) -> None: ...
+    def page_scores(self, plan: object, *args: object) -> tuple[int, str | None] | None: ...
 
 
 _c = cast(BlockModelC, native.required("_pass"))

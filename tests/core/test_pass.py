@@ -2,7 +2,8 @@
 both stages, the cut and the span rule of a page in one C call give the bits of the steps one by
 one (Extractor.page_context, features.page_inputs, Model.scores, Extractor.decide): the same
 kind probabilities, block probabilities and mask, on pages made to reach every branch and on
-every corpus page."""
+every corpus page. Going on in the same call (Extractor.page_run), the rules after the cut, the
+thin-page rule and the text give what Extractor.keep and render.to_text give."""
 
 from __future__ import annotations
 
@@ -12,9 +13,11 @@ import numpy as np
 import pytest
 
 from ce_filter.api import Extractor
-from ce_filter.read.segment import parse, segment
+from ce_filter.extractor import NONE_KEPT, THIN_REASON
+from ce_filter.keep.render import TAG_PRE, to_text
+from ce_filter.read.segment import FLAG_PRE, parse, segment
 from ce_filter.score import features
-from ce_filter.score.blockmodel import load_default
+from ce_filter.score.blockmodel import Model, load_default
 
 from .corpus_pages import every_page
 from .test_span_fill import PAGE
@@ -42,6 +45,21 @@ def _same_estimated(ex: Extractor, b, html: str, url: str | None) -> bool:
     return np.array_equal(got[0], kind) and np.array_equal(got[1], s) and np.array_equal(got[2], k)
 
 
+def _same_run(ex: Extractor, b, html: str, url: str | None = None) -> bool:
+    """The pass on to the text against the steps one by one: the kind, the scores, the kept
+    blocks, the reason and the text (None from the pass only where a code block is kept)."""
+    got = ex.page_run(b, html, url)
+    assert got is not None
+    kind = ex.page_context(b, html, url)[0]
+    s = ex.model.block_scores(b, kind)
+    keep, reason = ex.keep(b, s, kind, len(html))
+    code = bool((np.asarray(b.flags)[keep] & FLAG_PRE).any() or (np.asarray(b.tag)[keep] == TAG_PRE).any())
+    text = got[4]
+    return (np.array_equal(got[0], kind) and np.array_equal(got[1], s) and np.array_equal(got[2], keep)
+            and got[3] == reason and (text is None) == code
+            and (text is None or text == to_text(b, keep)))
+
+
 def _pages(seed: int, count: int) -> list[str]:
     """Pages of headings (boilerplate titles and shop sections among them), paragraphs, lists,
     tables, code, navigation and footers at random."""
@@ -51,7 +69,10 @@ def _pages(seed: int, count: int) -> list[str]:
     parts = ["<h2>{h}</h2>", "<p>{w}</p>", "<ul><li>{w}</li><li><a href=#>{w}</a></li></ul>",
              "<table><tr><td>{w}</td><td>{w}</td></tr></table>", "<pre><code>{w}</code></pre>",
              "<nav><a href=/>{w}</a></nav>", "<footer><p>{w}</p></footer>",
-             "<div class='review'><p>{w}</p></div>", "<p class='price'>$ {w}</p>"]
+             "<div class='review'><p>{w}</p></div>", "<p class='price'>$ {w}</p>",
+             "<div id='comments'><p>{w}</p><p>{w}</p></div>", "<div class='author-bio'><p>{w}</p></div>",
+             "<div hidden><p>{w}</p></div>", "<p>By Maria Lopez · Updated Nov 13, 2019</p>",
+             "<p>Advertisement</p>", "<p>{w} {w}</p>", "<div style='display:none'><p>{w} {w}</p></div>"]
     words = "the event loop runs tasks and callbacks while a page keeps its story in prose".split()
     out = []
     for _ in range(count):
@@ -158,3 +179,61 @@ def test_a_copy_given_another_cut_cuts_there():
     got = low.page_pass(b, PAGE)
     assert got is not None and got[2].all()
     assert not ex.page_pass(b, PAGE)[2].all()
+
+
+class _Article(Extractor):
+    """Every page read as an article: the article rules run whatever the estimate."""
+
+    def kind_name(self, kind: np.ndarray | None) -> str | None:
+        return None if kind is None else "article"
+
+
+@pytest.mark.parametrize("opts", [{}, {"precise": True}, {"recall": True}, {"threshold": 0.3},
+                                  {"comments": True}, {"bylines": True}])
+def test_the_pass_on_to_the_text_gives_the_steps_values(opts):
+    pages = [PAGE] + _pages(6, 60)
+    for ex in (Extractor(**opts), _Article(**opts)):
+        for html in pages:
+            b = segment(parse(html))
+            assert _same_run(ex, b, html), (type(ex).__name__, opts, html[:120])
+            assert _same_run(ex, b, html, "https://news.example.com/2019/11/13/a-story.html")
+
+
+def test_a_thin_page_and_an_empty_text_say_why_in_the_pass():
+    ex = Extractor()
+    label = "<html><body><main><p>Advertisement</p></main></body></html>"  # the label rule takes it
+    b = segment(parse(label))
+    got = ex.page_run(b, label)
+    assert got is not None and not got[2].any() and got[3] == NONE_KEPT and got[4] == ""
+    assert _same_run(ex, b, label)
+    menu = "<html><body>" + "<div><a href=/x>menu item</a></div>" * 300 + "</body></html>"
+    b = segment(parse(menu))
+    model = Model.from_json(load_default().to_json())
+    model.min_words = 10 ** 6  # every page under it that is not read as an article is thin
+    ex = Extractor(model)
+    got = ex.page_run(b, menu)
+    assert got is not None and not got[2].any() and got[3] == THIN_REASON and got[4] == ""
+    assert _same_run(ex, b, menu)
+
+
+def test_the_steps_run_where_a_subclass_keeps_its_own_way():
+    class Own(Extractor):
+        def keep(self, *args, **kwargs):
+            return super().keep(*args, **kwargs)
+
+    b = segment(parse(PAGE))
+    assert Own().page_run(b, PAGE) is None and Extractor().page_run(b, PAGE) is not None
+    assert Own().extract(PAGE).text == Extractor().extract(PAGE).text
+
+
+@pytest.mark.corpus
+def test_the_pass_on_to_the_text_gives_the_steps_values_on_every_corpus_page(data_dir):
+    ex = Extractor()
+    pages, differ = 0, []
+    for corpus, doc, html, b in every_page(data_dir):
+        if not len(b):
+            continue
+        pages += 1
+        if not _same_run(ex, b, html, doc.url or None):
+            differ.append(f"{corpus}/{doc.id}")
+    assert pages > 3000 and not differ, (pages, differ[:10])

@@ -174,18 +174,20 @@ BlockArrays = tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray, np.ndarray, 
                     np.ndarray, np.ndarray, bytes, np.ndarray, Phrases]
 
 
-def block_arrays(b: Blocks, kind: np.ndarray | None, off: dict[str, int]) -> BlockArrays:
+def block_arrays(b: Blocks, kind: np.ndarray | None, off: dict[str, int], *, rx: bool = True
+                 ) -> BlockArrays:
     """What the C part reads of a page (a page of >= 1 block) for the groups at ``off``: the
     counts, tags, tag counts, depths, flags and ancestor ids, the kind probabilities, the class/id
-    pattern bits (where rx or head is among the groups), the texts and the heading lexicon."""
-    rx = _NO_RX
-    if off["rx"] >= 0 or off["head"] >= 0:
-        rx = np.ascontiguousarray(b.pattern_columns(RX, RX_MATCHER, RX_LEVELS, len(RX_NAMES)))
+    pattern bits (where rx or head is among the groups, unless ``rx=False``: the pass makes them
+    itself), the texts and the heading lexicon."""
+    bits = _NO_RX
+    if rx and (off["rx"] >= 0 or off["head"] >= 0):
+        bits = np.ascontiguousarray(b.pattern_columns(RX, RX_MATCHER, RX_LEVELS, len(RX_NAMES)))
     p = _NO_KIND if kind is None else np.ascontiguousarray(kind, dtype=np.float64)
     return (b.counts(), np.ascontiguousarray(b.tag, dtype=np.int64),
             np.ascontiguousarray(b.n_tags, dtype=np.float64),
             np.ascontiguousarray(b.depth, dtype=np.float64),
-            np.ascontiguousarray(b.flags, dtype=np.int64), b.container_ids(), p, rx,
+            np.ascontiguousarray(b.flags, dtype=np.int64), b.container_ids(), p, bits,
             *b.text_column().c_args(), _lexicon)
 
 

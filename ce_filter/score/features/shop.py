@@ -43,6 +43,12 @@ SHOP_IC_LEVELS = 3  # the block's element and this many of its nearest ancestors
 _SHOP_MATCHER = token_matcher(_SHOP_IC)
 
 
+def shop_ic_source() -> tuple[object, int]:
+    """What the pass after the walk (ce_filter/_pass.c) makes ``shop_ic`` with, from the page's
+    class/id tokens, on a page it reads as a product's: the matcher and the levels."""
+    return _SHOP_MATCHER, SHOP_IC_LEVELS
+
+
 def shop_ic(b: Blocks) -> np.ndarray:
     """1.0 where the class/id tokens of the block's element or of one of its SHOP_IC_LEVELS
     nearest ancestors match a shop-section pattern."""
