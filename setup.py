@@ -58,6 +58,12 @@ class BuildExt(build_ext):
         for ext in self.extensions:
             ext.extra_compile_args = _flags(self.compiler.compiler_type, ext.name)
             ext.optional = ext.optional and not required
+            if ext.name == "ce_filter.read._segment" and sys.platform == "win32" \
+                    and not os.environ.get(LEXBOR_SRC_ENV):
+                raise RuntimeError(_NO_LEXBOR_SRC)
+            if ("CE_FILTER_STATIC_LEXBOR", None) in ext.define_macros \
+                    and self.compiler.compiler_type != "msvc":
+                ext.extra_compile_args.append("-fvisibility=hidden")  # Lexbor's names stay inside
         super().build_extensions()
 
 
@@ -82,14 +88,55 @@ _PASS_PARTS = ["ce_filter/score/_pagekind.c", "ce_filter/score/features/_dense.c
 _PASS = _part("_pass", headers=_HEADERS + _PASS_PARTS, optional=False)
 
 
-# the walk dlopens selectolax's module: Linux and macOS (see above)
-_WALK = [] if sys.platform == "win32" else [_part("read._segment", headers=["ce_filter/_common.h"],
-                                                  libraries=["dl"])]
+# The walk's two builds of ce_filter/read/_segment.c (see above): with Lexbor's source given
+# (CE_FILTER_LEXBOR_SRC: a directory holding source/lexbor/, as in selectolax's sdist or Lexbor's
+# repository), the Lexbor modules the HTML parse needs are compiled into it; without, it dlopens
+# selectolax's module (Linux and macOS only: Windows needs the source).
+LEXBOR_SRC_ENV = "CE_FILTER_LEXBOR_SRC"
+# Lexbor's modules the HTML parse reaches (lexbor/html includes core, dom, ns and tag only; css,
+# selectors, style, encoding, unicode, url and the rest are left out), and the port of core's
+# platform functions (memory, fs, perf) for this platform
+_LEXBOR_MODULES = ("core", "dom", "html", "ns", "tag")
+_LEXBOR_PORT = "windows_nt" if sys.platform == "win32" else "posix"
+_NO_LEXBOR_SRC = (
+    f"ce_filter.read._segment needs Lexbor's C source on Windows: set {LEXBOR_SRC_ENV} to a "
+    "directory holding source/lexbor/ (the lexbor/ directory of selectolax's source archive, "
+    "e.g. `pip download --no-binary :all: --no-deps selectolax==1.0.2` and unpack it, or "
+    "`git clone --branch v2.7.0 https://github.com/lexbor/lexbor`) and build again")
+
+
+def lexbor_sources(root: str) -> list[str]:
+    """The .c files of Lexbor's modules the parse needs under ``root``/source/lexbor, and of
+    their port to this platform; ValueError where ``root`` holds no Lexbor source."""
+    base = os.path.join(root, "source", "lexbor")
+    if not os.path.isfile(os.path.join(base, "html", "parser.c")):
+        raise ValueError(f"{LEXBOR_SRC_ENV}={root} holds no source/lexbor/html/parser.c")
+    dirs = [os.path.join(base, m) for m in _LEXBOR_MODULES]
+    dirs.append(os.path.join(base, "ports", _LEXBOR_PORT, "lexbor"))
+    out = []
+    for top in dirs:
+        for d, subdirs, files in os.walk(top):
+            subdirs.sort()
+            out += [os.path.join(d, f) for f in sorted(files) if f.endswith(".c")]
+    return out
+
+
+def _walk() -> Extension:
+    """The walk: Lexbor linked in where its source is given, else bound to selectolax's."""
+    src = os.environ.get(LEXBOR_SRC_ENV, "")
+    walk = _part("read._segment", headers=["ce_filter/_common.h"],
+                 libraries=[] if src or sys.platform == "win32" else ["dl"])
+    if src:
+        walk.sources += lexbor_sources(src)
+        walk.include_dirs.append(os.path.join(src, "source"))
+        walk.define_macros += [("CE_FILTER_STATIC_LEXBOR", None), ("LEXBOR_STATIC", None)]
+    return walk
+
 
 setup(
     cmdclass={"build_ext": BuildExt},
     ext_modules=[
-        *_WALK,
+        _walk(),
         _part("read._precheck", optional=False),
         _PASS,
         _after_walk("keep._articles", optional=False),
