@@ -10,15 +10,22 @@ text (keep/_render.c). The parts of the page after the walk share the headers
 ce_filter/_common.h, _phrases.h and score/features/_context.h, the walk the first (included, each
 part has its own copy).
 
-Which parts a platform builds is ``ce_filter.native.PARTS``: all ten on Linux and macOS; on
-Windows all but the walk, which reaches Lexbor's functions through selectolax's own module
-(dlopen/dlsym) and selectolax's Windows module exports none of them (the Python walk runs there).
+Every platform builds all ten (``ce_filter.native.PARTS``). The walk has two builds of the same
+source, which differ only in how it reaches Lexbor's functions (``_walk``):
+ - by default (Linux, macOS): through selectolax's own extension module, which exports them
+   (dlopen/dlsym at import): nothing of Lexbor is compiled here, the module stays small
+   (~200 KB against ~3 MB) and the process holds one Lexbor;
+ - with CE_FILTER_LEXBOR_SRC set to a directory holding Lexbor's source (source/lexbor/, as in
+   selectolax's source archive): the Lexbor modules the HTML parse needs are compiled into the
+   module (-DCE_FILTER_STATIC_LEXBOR -DLEXBOR_STATIC). Windows needs this one (selectolax's
+   Windows module exports no Lexbor function) and the build stops without the source, saying
+   how to get it; the wheel builds fetch it (pyproject.toml's [tool.cibuildwheel.windows],
+   scripts/lexbor_source.py). Elsewhere it is there to choose.
 
 Most parts are the one implementation of their step (their Python or numpy twins are test
 oracles under tests/oracles), so they are required: a source install needs a C compiler. The
-parts that still have a Python version in the package (the walk, which Windows runs in Python;
-the metadata rules, whose C covers the common inputs and hands the
-rest to Python) are optional there: where one does not build, the
+part that still has a Python version in the package (the metadata rules, whose C covers the
+common inputs and hands the rest to Python) is optional there: where it does not build, the
 Python version runs and gives the same results (tests compare them). With CE_FILTER_REQUIRE_C=1
 (the wheel builds set it) every part is required: a wheel holds every part.
 
@@ -27,7 +34,8 @@ parts whose floating point must round as numpy's does (no fused multiply-add); M
 default /O2 (setuptools passes it), and /fp:precise for those parts, which contracts nothing
 from Visual Studio 2022 on (nor where no FMA instruction is enabled: /arch:AVX2 is not set).
 The GCC builtins the parts use (__builtin_ctz) sit under ``#if defined(__SSE2__)``, which MSVC
-does not define: it compiles the portable loops beside them.
+does not define: it compiles the portable loops beside them; the walk's (__builtin_ctzll) under
+``#if defined(__GNUC__)``, beside MSVC's _BitScanForward64 and a portable loop.
 """
 
 import os
@@ -101,8 +109,9 @@ _LEXBOR_PORT = "windows_nt" if sys.platform == "win32" else "posix"
 _NO_LEXBOR_SRC = (
     f"ce_filter.read._segment needs Lexbor's C source on Windows: set {LEXBOR_SRC_ENV} to a "
     "directory holding source/lexbor/ (the lexbor/ directory of selectolax's source archive, "
-    "e.g. `pip download --no-binary :all: --no-deps selectolax==1.0.2` and unpack it, or "
-    "`git clone --branch v2.7.0 https://github.com/lexbor/lexbor`) and build again")
+    "https://pypi.org/project/selectolax/1.0.2/#files, Lexbor 3.1.0; from a checkout of "
+    "ce-filter: `python scripts/lexbor_source.py DIR` fetches and unpacks it into DIR) and "
+    "build again")
 
 
 def lexbor_sources(root: str) -> list[str]:
@@ -124,7 +133,7 @@ def lexbor_sources(root: str) -> list[str]:
 def _walk() -> Extension:
     """The walk: Lexbor linked in where its source is given, else bound to selectolax's."""
     src = os.environ.get(LEXBOR_SRC_ENV, "")
-    walk = _part("read._segment", headers=["ce_filter/_common.h"],
+    walk = _part("read._segment", headers=["ce_filter/_common.h"], optional=False,
                  libraries=[] if src or sys.platform == "win32" else ["dl"])
     if src:
         walk.sources += lexbor_sources(src)
