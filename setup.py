@@ -98,7 +98,7 @@ _PASS = _part("_pass", headers=_HEADERS + _PASS_PARTS, optional=False)
 
 # The walk's two builds of ce_filter/read/_segment.c (see above): with Lexbor's source given
 # (CE_FILTER_LEXBOR_SRC: a directory holding source/lexbor/, as in selectolax's sdist or Lexbor's
-# repository), the Lexbor modules the HTML parse needs are compiled into it; without, it dlopens
+# repository; relative to this file), the Lexbor modules the HTML parse needs are compiled into it; without, it dlopens
 # selectolax's module (Linux and macOS only: Windows needs the source).
 LEXBOR_SRC_ENV = "CE_FILTER_LEXBOR_SRC"
 # Lexbor's modules the HTML parse reaches (lexbor/html includes core, dom, ns and tag only; css,
@@ -133,6 +133,8 @@ def lexbor_sources(root: str) -> list[str]:
 def _walk() -> Extension:
     """The walk: Lexbor linked in where its source is given, else bound to selectolax's."""
     src = os.environ.get(LEXBOR_SRC_ENV, "")
+    if src:  # a relative path is taken from the source tree
+        src = os.path.normpath(os.path.join(os.path.dirname(os.path.abspath(__file__)), src))
     walk = _part("read._segment", headers=["ce_filter/_common.h"], optional=False,
                  libraries=[] if src or sys.platform == "win32" else ["dl"])
     if src:
