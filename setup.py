@@ -10,15 +10,22 @@ stage (score/site/_stage.c). The parts of the page after the walk share the head
 ce_filter/_common.h, _phrases.h and score/features/_context.h, the walk the first (included, each
 part has its own copy).
 
-Which parts a platform builds is ``ce_filter.native.PARTS``: all eight on Linux and macOS; on
-Windows all but the walk, which reaches Lexbor's functions through selectolax's own module
-(dlopen/dlsym) and selectolax's Windows module exports none of them (the Python walk runs there).
+Every platform builds all eight (``ce_filter.native.PARTS``). The walk has two builds of the same
+source, which differ only in how it reaches Lexbor's functions (``_walk``):
+ - by default (Linux, macOS): through selectolax's own extension module, which exports them
+   (dlopen/dlsym at import): nothing of Lexbor is compiled here, the module stays small
+   (~200 KB against ~3 MB) and the process holds one Lexbor;
+ - with CE_FILTER_LEXBOR_SRC set to a directory holding Lexbor's source (source/lexbor/, as in
+   selectolax's source archive): the Lexbor modules the HTML parse needs are compiled into the
+   module (-DCE_FILTER_STATIC_LEXBOR -DLEXBOR_STATIC). Windows needs this one (selectolax's
+   Windows module exports no Lexbor function) and the build stops without the source, saying
+   how to get it; the wheel builds fetch it (pyproject.toml's [tool.cibuildwheel.windows],
+   scripts/lexbor_source.py). Elsewhere it is there to choose.
 
 Most parts are the one implementation of their step (their Python or numpy twins are test
 oracles under tests/oracles), so they are required: a source install needs a C compiler. The
-parts that still have a Python version in the package (the walk, which Windows runs in Python;
-the metadata rules, whose C covers the common inputs and hands the
-rest to Python) are optional there: where one does not build, the
+part that still has a Python version in the package (the metadata rules, whose C covers the
+common inputs and hands the rest to Python) is optional there: where it does not build, the
 Python version runs and gives the same results (tests compare them). With CE_FILTER_REQUIRE_C=1
 (the wheel builds set it) every part is required: a wheel holds every part.
 
@@ -27,7 +34,8 @@ parts whose floating point must round as numpy's does (no fused multiply-add); M
 default /O2 (setuptools passes it), and /fp:precise for those parts, which contracts nothing
 from Visual Studio 2022 on (nor where no FMA instruction is enabled: /arch:AVX2 is not set).
 The GCC builtins the parts use (__builtin_ctz) sit under ``#if defined(__SSE2__)``, which MSVC
-does not define: it compiles the portable loops beside them.
+does not define: it compiles the portable loops beside them; the walk's (__builtin_ctzll) under
+``#if defined(__GNUC__)``, beside MSVC's _BitScanForward64 and a portable loop.
 """
 
 import os
@@ -58,6 +66,12 @@ class BuildExt(build_ext):
         for ext in self.extensions:
             ext.extra_compile_args = _flags(self.compiler.compiler_type, ext.name)
             ext.optional = ext.optional and not required
+            if ext.name == "ce_filter.read._segment" and sys.platform == "win32" \
+                    and not os.environ.get(LEXBOR_SRC_ENV):
+                raise RuntimeError(_NO_LEXBOR_SRC)
+            if ("CE_FILTER_STATIC_LEXBOR", None) in ext.define_macros \
+                    and self.compiler.compiler_type != "msvc":
+                ext.extra_compile_args.append("-fvisibility=hidden")  # Lexbor's names stay inside
         super().build_extensions()
 
 
@@ -78,14 +92,58 @@ _PASS_PARTS = ["ce_filter/score/_pagekind.c", "ce_filter/score/features/_dense.c
 _PASS = _part("_pass", headers=_HEADERS + _PASS_PARTS, optional=False)
 
 
-# the walk dlopens selectolax's module: Linux and macOS (see above)
-_WALK = [] if sys.platform == "win32" else [_part("read._segment", headers=["ce_filter/_common.h"],
-                                                  libraries=["dl"])]
+# The walk's two builds of ce_filter/read/_segment.c (see above): with Lexbor's source given
+# (CE_FILTER_LEXBOR_SRC: a directory holding source/lexbor/, as in selectolax's sdist or Lexbor's
+# repository; relative to this file), the Lexbor modules the HTML parse needs are compiled into it; without, it dlopens
+# selectolax's module (Linux and macOS only: Windows needs the source).
+LEXBOR_SRC_ENV = "CE_FILTER_LEXBOR_SRC"
+# Lexbor's modules the HTML parse reaches (lexbor/html includes core, dom, ns and tag only; css,
+# selectors, style, encoding, unicode, url and the rest are left out), and the port of core's
+# platform functions (memory, fs, perf) for this platform
+_LEXBOR_MODULES = ("core", "dom", "html", "ns", "tag")
+_LEXBOR_PORT = "windows_nt" if sys.platform == "win32" else "posix"
+_NO_LEXBOR_SRC = (
+    f"ce_filter.read._segment needs Lexbor's C source on Windows: set {LEXBOR_SRC_ENV} to a "
+    "directory holding source/lexbor/ (the lexbor/ directory of selectolax's source archive, "
+    "https://pypi.org/project/selectolax/1.0.2/#files, Lexbor 3.1.0; from a checkout of "
+    "ce-filter: `python scripts/lexbor_source.py DIR` fetches and unpacks it into DIR) and "
+    "build again")
+
+
+def lexbor_sources(root: str) -> list[str]:
+    """The .c files of Lexbor's modules the parse needs under ``root``/source/lexbor, and of
+    their port to this platform; ValueError where ``root`` holds no Lexbor source."""
+    base = os.path.join(root, "source", "lexbor")
+    if not os.path.isfile(os.path.join(base, "html", "parser.c")):
+        raise ValueError(f"{LEXBOR_SRC_ENV}={root} holds no source/lexbor/html/parser.c")
+    dirs = [os.path.join(base, m) for m in _LEXBOR_MODULES]
+    dirs.append(os.path.join(base, "ports", _LEXBOR_PORT, "lexbor"))
+    out = []
+    for top in dirs:
+        for d, subdirs, files in os.walk(top):
+            subdirs.sort()
+            out += [os.path.join(d, f) for f in sorted(files) if f.endswith(".c")]
+    return out
+
+
+def _walk() -> Extension:
+    """The walk: Lexbor linked in where its source is given, else bound to selectolax's."""
+    src = os.environ.get(LEXBOR_SRC_ENV, "")
+    if src:  # a relative path is taken from the source tree
+        src = os.path.normpath(os.path.join(os.path.dirname(os.path.abspath(__file__)), src))
+    walk = _part("read._segment", headers=["ce_filter/_common.h"], optional=False,
+                 libraries=[] if src or sys.platform == "win32" else ["dl"])
+    if src:
+        walk.sources += lexbor_sources(src)
+        walk.include_dirs.append(os.path.join(src, "source"))
+        walk.define_macros += [("CE_FILTER_STATIC_LEXBOR", None), ("LEXBOR_STATIC", None)]
+    return walk
+
 
 setup(
     cmdclass={"build_ext": BuildExt},
     ext_modules=[
-        *_WALK,
+        _walk(),
         _part("read._precheck", optional=False),
         _PASS,
         _part("keep._metadata"),

@@ -449,8 +449,6 @@ def _child(variant: str, n: int, base: bool) -> None:
     pages = load()
     pages = pages[:: max(len(pages) // n, 1)][:n]
     if variant == "nohead":
-        if segment._c is None:
-            raise SystemExit("the walk's collection can be switched off only in the C walk")
         segment._c.configure_head(0, 0, 0, 0, 0, 0, 0, 0, 0)
     ex = Extractor(metadata=variant == "full")
     for _, url, raw, _ in pages[:5]:

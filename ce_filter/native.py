@@ -1,32 +1,30 @@
 """The compiled parts (C extensions, each beside the module it serves): loading one. Most are the
 one implementation of their step (``REQUIRED``: loaded by ``required``, their Python or numpy
-twins are test oracles under tests/oracles). The others still have a Python version in the
-package (the walk, which Windows runs in Python; the metadata rules, whose C covers the common
-inputs): those are loaded by ``probed``, which sets aside a part that disagrees with its Python
-version on a probe, so that an install without them, or with a broken build, still gives the
+twins are test oracles under tests/oracles), the walk included on every platform. The other
+still has a Python version in the package (the metadata rules, whose C covers the common
+inputs): it is loaded by ``probed``, which sets aside a part that disagrees with its Python
+version on a probe, so that an install without it, or with a broken build, still gives the
 same results."""
 
 from __future__ import annotations
 
 import importlib
 import os
-import sys
 import warnings
 from collections.abc import Callable
 from types import ModuleType
 
-# Every C part setup.py builds on this platform: all eight on Linux and macOS; on Windows all but
-# the walk, which reaches Lexbor through selectolax's module (dlopen) and finds no function of it
-# exported there. A wheel holds each of these.
+# Every C part setup.py builds, all eight on every platform: a wheel holds each of these. (The walk
+# reaches Lexbor through selectolax's module on Linux and macOS, and has Lexbor compiled in on
+# Windows: setup.py.)
 PARTS: tuple[str, ...] = (
-    *(() if sys.platform == "win32" else ("read._segment",)),
-    "read._precheck", "read._mojibake", "_pass",
+    "read._segment", "read._precheck", "read._mojibake", "_pass",
     "score.features._leaves", "score.site._memory",
     "score.site._stage", "keep._metadata",
 )
 # the parts with no Python version in the package: an install needs them (``required``)
 REQUIRED: frozenset[str] = frozenset((
-    "read._precheck", "read._mojibake", "_pass", "score.features._leaves",
+    "read._segment", "read._precheck", "read._mojibake", "_pass", "score.features._leaves",
     "score.site._memory", "score.site._stage",
 ))
 
@@ -57,8 +55,8 @@ def required(name: str) -> ModuleType:
     try:
         return importlib.import_module(f"ce_filter.{name}")
     except ImportError as e:
-        raise ImportError(f"ce_filter.{name} is not built: install ce-filter from a wheel, or "
-                          "from source with a C compiler") from e
+        raise ImportError(f"ce_filter.{name} does not import ({e}): install ce-filter from a "
+                          "wheel, or from source with a C compiler") from e
 
 
 def distrust(name: str, reference: str) -> None:

@@ -19,7 +19,7 @@ on more than 1 % of all training blocks with content:boilerplate odds of at leas
 Tokens: the attribute value lower-cased and split on runs of non-letters/digits and ``_``
 (Dragnet's tokenizer, ``[\\W_]+``), prefixed ``id:`` or ``class:``; a block's feature is 1 when
 one of its tokens equals the listed token. ``paper_pages`` segments pages with the Python walk
-(``segment.segment_tree``, the reference of the C walk: the same blocks) and puts these tokens
+(tests/oracles/walk_python.py, the oracle of the C walk: the same blocks) and puts these tokens
 in ``Blocks.own_tokens`` (``anc_tokens`` empty), so the ``ic`` group of a model trained on such
 pages reads them; ``paper_rule`` replaces ``select_tokens`` while such a model is trained.
 """
@@ -55,11 +55,9 @@ from ce_filter.read.segment import (
     TAG_TITLE,
     UNKNOWN_TAG,
     Blocks,
-    _head_walk,
-    _render_items,
     element_tokens,
-    head_items,
 )
+from tests.oracles.walk_python import _head_walk, _render_items, head_items
 
 _SPLIT = re.compile(r"[\W_]+")
 MIN_FRAC = 0.01  # of the content blocks, or of the boilerplate blocks
@@ -116,11 +114,11 @@ def segment_paper(html: str, runs_on: bool = False) -> Blocks:
     return paper_segment(LexborHTMLParser(html), runs_on)
 
 
-# The Python walk of ce_filter/read/segment.py (segment_tree), with the paper's tokens gathered per
+# The Python walk of tests/oracles/walk_python.py (segment_tree), with the paper's tokens gathered per
 # block: ``acc`` collects the tokens of the elements opened since the block began (the block
 # tag's own first), and is emptied when a block is written or a block tag opens.
 def paper_segment(tree: LexborHTMLParser, runs_on: bool = False) -> Blocks:
-    """segment.segment_tree (the Python walk, the reference of the C walk: the same blocks),
+    """walk_python.segment_tree (the Python walk, the oracle of the C walk: the same blocks),
     with ``own_tokens`` the paper's IC tokens of each block: "id:" and "class:" tokens of
     every element opened in the block, its opening tag included (``anc_tokens`` empty).
     ``runs_on``: blocks as Dragnet's blockifier cuts them, only where a block tag opens (the

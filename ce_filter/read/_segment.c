@@ -1,21 +1,31 @@
-/* The segmenter's walk in C, over the Lexbor that selectolax already loaded.
+/* The segmenter's walk in C, over Lexbor, the parser selectolax is built on.
  *
- * Why: the Python walk spent ~45 % of a page's time in per-node attribute lookups and
- * method calls. This file does the same walk (segment.py's ``segment_tree`` is the reference,
- * and tests check the two agree block for block on every corpus page) at C speed.
+ * Why: a walk in Python spends ~45 % of a page's time in per-node attribute lookups and method
+ * calls. This file is the walk (tests/oracles/walk_python.py, the same walk over selectolax's
+ * node API, is the test oracle it is checked against block for block on every corpus page).
  *
- * How it reaches Lexbor: selectolax's extension module exports Lexbor's C API, including the
- * ``*_noi`` accessor functions Lexbor provides for bindings. They are looked up with dlsym in
- * the already-loaded module, so no struct layout is assumed and nothing is linked at build
- * time. If a symbol is missing (another selectolax build), import fails and segment.py falls
- * back to the Python walk.
+ * How it reaches Lexbor, in one of two builds of this same file (setup.py picks one):
+ *  - the default on Linux and macOS: selectolax's extension module exports Lexbor's C API,
+ *    including the ``*_noi`` accessor functions Lexbor provides for bindings. They are looked up
+ *    with dlsym in the already-loaded module, so no struct layout is assumed, nothing is linked
+ *    at build time and the wheel stays small. If a symbol is missing (another selectolax build),
+ *    import fails.
+ *  - CE_FILTER_STATIC_LEXBOR (Windows, where selectolax's module exports none of Lexbor's
+ *    functions; anywhere setup.py is given Lexbor's source): the Lexbor modules the HTML parse
+ *    needs are compiled into this extension (with LEXBOR_STATIC) and ``L`` points at them.
+ * Either way ``L`` holds the same functions and everything past bind() is the same code.
  */
 #define PY_SSIZE_T_CLEAN
 #include <Python.h>
+#ifndef CE_FILTER_STATIC_LEXBOR
 #include <dlfcn.h>
+#endif
 #include <stdint.h>
 #include <stdlib.h>
 #include <string.h>
+#if defined(_MSC_VER) && !defined(__clang__)
+#include <intrin.h>
+#endif
 
 #include "_common.h"
 
@@ -41,6 +51,7 @@ static struct {
     void *(*class_attr)(void *el);
     void *(*id_attr)(void *el);
     _Bool (*has_attr)(void *el, const lxb_char_t *name, size_t name_len);
+    void *(*create_element)(void *dom_doc, const lxb_char_t *name, size_t name_len, void *opt);
 } L;
 
 /* Lexbor's node and character-data structs as selectolax's lexbor.pxd declares them. They are
@@ -1241,10 +1252,26 @@ static int for_tokens(const char *s, size_t n, PyObject *tokenizer, token_fn fn,
     return 0;
 }
 
+/* The index of the lowest set bit of b (b != 0): the compiler's instruction where it has one
+ * (GCC and Clang: __builtin_ctzll; MSVC on 64-bit targets: _BitScanForward64), else a loop. */
+static inline size_t lowest_bit(uint64_t b) {
+#if defined(__GNUC__) || defined(__clang__)
+    return (size_t)__builtin_ctzll(b);
+#elif defined(_MSC_VER) && (defined(_M_X64) || defined(_M_ARM64))
+    unsigned long i;
+    _BitScanForward64(&i, b);
+    return (size_t)i;
+#else
+    size_t i = 0;
+    for (; !(b & 1); b >>= 1) i++;
+    return i;
+#endif
+}
+
 static double bits_sum(const Vocab *v, const uint64_t *bits, size_t nw) {
     double s = 0.0;  /* in column order, as features.tokens.token_weight_sums adds them */
     for (size_t k = 0; k < nw; k++)
-        for (uint64_t b = bits[k]; b; b &= b - 1) s += v->w[k * 64 + (size_t)__builtin_ctzll(b)];
+        for (uint64_t b = bits[k]; b; b &= b - 1) s += v->w[k * 64 + lowest_bit(b)];
     return s;
 }
 
@@ -1970,7 +1997,25 @@ static PyObject *py_direct(PyObject *self, PyObject *noarg) { return PyBool_From
 
 static PyObject *py_reuse(PyObject *self, PyObject *noarg) { return PyBool_FromLong(cmode_at != 0); }
 
+/* tag_id(name): the id the bound Lexbor gives an element of that name, as selectolax's
+ * create_node(name).tag_id does (segment.py's tag tables come from here: the ids are those of the
+ * Lexbor that parses, whichever build this is). */
+static PyObject *py_tag_id(PyObject *self, PyObject *arg) {
+    Py_ssize_t n;
+    const char *name = PyUnicode_AsUTF8AndSize(arg, &n);
+    if (!name) return NULL;
+    void *doc = L.doc_create();
+    if (!doc) return PyErr_NoMemory();
+    void *el = L.doc_parse(doc, (const lxb_char_t *)"", 0) == 0
+                   ? L.create_element(doc, (const lxb_char_t *)name, (size_t)n, NULL) : NULL;
+    tag_id_t t = el ? L.tag_id(el) : 0;
+    L.doc_destroy(doc);
+    if (!el) return PyErr_Format(PyExc_ValueError, "Lexbor made no element <%s>", name);
+    return PyLong_FromUnsignedLongLong((unsigned long long)t);
+}
+
 static PyMethodDef methods[] = {
+    {"tag_id", py_tag_id, METH_O, "The id Lexbor gives an element of this name."},
     {"configure", py_configure, METH_VARARGS, "Set the tag tables (from segment.py)."},
     {"configure_head", py_configure_head, METH_VARARGS, "Set the elements the metadata reads."},
     {"configure_extras", py_configure_extras, METH_VARARGS, "Set the elements the renderers read."},
@@ -1990,6 +2035,57 @@ static PyMethodDef methods[] = {
 
 static struct PyModuleDef moddef = {PyModuleDef_HEAD_INIT, "_segment", NULL, -1, methods};
 
+#ifdef CE_FILTER_STATIC_LEXBOR
+/* Lexbor's functions, linked into this module: declared with the types of ``L``'s fields (its
+ * headers' types, Lexbor's structs seen as void *; the same calls on every ABI), so that each
+ * assignment below is checked against the field it fills. */
+void *lxb_html_document_create(void);
+unsigned int lxb_html_document_parse(void *doc, const lxb_char_t *html, size_t size);
+void *lxb_html_document_destroy(void *doc);
+void *lxb_dom_document_root(void *dom_doc);
+void *lxb_dom_node_first_child_noi(void *node);
+void *lxb_dom_node_next_noi(void *node);
+void *lxb_dom_node_parent_noi(void *node);
+tag_id_t lxb_dom_node_tag_id_noi(void *node);
+const lxb_char_t *lxb_dom_element_class_noi(void *el, size_t *len);
+const lxb_char_t *lxb_dom_element_id_noi(void *el, size_t *len);
+lxb_char_t *lxb_dom_node_text_content(void *node, size_t *len);
+lxb_char_t *lxb_dom_document_destroy_text_noi(void *dom_doc, lxb_char_t *text);
+const lxb_char_t *lxb_dom_element_get_attribute(void *el, const lxb_char_t *name, size_t name_len,
+                                                size_t *len);
+void *lxb_dom_element_first_attribute_noi(void *el);
+void *lxb_dom_element_next_attribute_noi(void *attr);
+void *lxb_dom_element_class_attribute_noi(void *el);
+void *lxb_dom_element_id_attribute_noi(void *el);
+_Bool lxb_dom_element_has_attribute(void *el, const lxb_char_t *name, size_t name_len);
+void *lxb_dom_document_create_element(void *dom_doc, const lxb_char_t *name, size_t name_len,
+                                      void *opt);
+
+static int bind(void) {
+    L.doc_create = lxb_html_document_create;
+    L.doc_parse = lxb_html_document_parse;
+    L.doc_destroy = lxb_html_document_destroy;
+    L.doc_root = lxb_dom_document_root;
+    L.first_child = lxb_dom_node_first_child_noi;
+    L.next = lxb_dom_node_next_noi;
+    L.parent = lxb_dom_node_parent_noi;
+    L.tag_id = lxb_dom_node_tag_id_noi;
+    L.elem_class = lxb_dom_element_class_noi;
+    L.elem_id = lxb_dom_element_id_noi;
+    L.text_content = lxb_dom_node_text_content;
+    L.destroy_text = lxb_dom_document_destroy_text_noi;
+    L.get_attr = lxb_dom_element_get_attribute;
+    L.first_attr = lxb_dom_element_first_attribute_noi;
+    L.next_attr = lxb_dom_element_next_attribute_noi;
+    L.class_attr = lxb_dom_element_class_attribute_noi;
+    L.id_attr = lxb_dom_element_id_attribute_noi;
+    L.has_attr = lxb_dom_element_has_attribute;
+    L.create_element = lxb_dom_document_create_element;
+    return 0;
+}
+
+#define LEXBOR_BOUND "linked"
+#else
 static int bind(void *h) {
 #define SYM(field, name) if (!(*(void **)&L.field = dlsym(h, name))) { \
         PyErr_Format(PyExc_ImportError, "selectolax's Lexbor lacks %s", name); return -1; }
@@ -2011,11 +2107,18 @@ static int bind(void *h) {
     SYM(class_attr, "lxb_dom_element_class_attribute_noi")
     SYM(id_attr, "lxb_dom_element_id_attribute_noi")
     SYM(has_attr, "lxb_dom_element_has_attribute")
+    SYM(create_element, "lxb_dom_document_create_element")
 #undef SYM
     return 0;
 }
 
+#define LEXBOR_BOUND "selectolax"
+#endif
+
 PyMODINIT_FUNC PyInit__segment(void) {
+#ifdef CE_FILTER_STATIC_LEXBOR
+    if (bind()) return NULL;
+#else
     PyObject *lx = PyImport_ImportModule("selectolax.lexbor");
     if (!lx) return NULL;
     PyObject *file = PyObject_GetAttrString(lx, "__file__");
@@ -2028,18 +2131,21 @@ PyMODINIT_FUNC PyInit__segment(void) {
         if (!PyErr_Occurred()) PyErr_SetString(PyExc_ImportError, "cannot reach selectolax's Lexbor");
         return NULL;
     }
-    init_space();
-    init_chars();
     int bad = bind(h);
     dlclose(h);  /* NOLOAD handle: the module stays loaded by Python */
     if (bad) return NULL;
+#endif
+    init_space();
+    init_chars();
     if (!getenv("CE_FILTER_WALK_NO_DIRECT")) probe_layout();
     if (!getenv("CE_FILTER_WALK_NO_REUSE")) probe_cmode();
     PyObject *mod = PyModule_Create(&moddef);
     static segment_api_t api = {flag_fill, ic_fill, "ce_filter.page_tokens", "ce_filter.matcher",
                                 "ce_filter.vocab"};
     PyObject *cap = mod ? PyCapsule_New(&api, SEGMENT_API, NULL) : NULL;
-    if (!cap || PyModule_AddObjectRef(mod, "C_API", cap) < 0) Py_CLEAR(mod);
+    if (!cap || PyModule_AddObjectRef(mod, "C_API", cap) < 0 ||
+        PyModule_AddStringConstant(mod, "LEXBOR", LEXBOR_BOUND) < 0)
+        Py_CLEAR(mod);
     Py_XDECREF(cap);
     return mod;
 }

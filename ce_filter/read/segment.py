@@ -1,8 +1,11 @@
 """One parse, one walk: cut a page into Dragnet-style blocks and record what the features need.
 
-A block is the text between two layout tags. The walk is iterative (an explicit
+A block is the text between two layout tags. The parse and the walk are C
+(ce_filter/read/_segment.c, over Lexbor: see its header for the two builds); this module
+sets its tables, calls it and wraps its columns as Blocks. The walk is iterative (an explicit
 stack, no recursion) so absurdly deep documents cost memory, not a crash, and it
-touches each node once: everything the features use is gathered on the way.
+touches each node once: everything the features use is gathered on the way. Its test oracle,
+the same walk in Python over selectolax's nodes, is tests/oracles/walk_python.py.
 """
 
 from __future__ import annotations
@@ -10,11 +13,9 @@ from __future__ import annotations
 import re
 from collections.abc import Callable, Iterator, Sequence
 from dataclasses import dataclass, field
-from types import ModuleType
 from typing import TYPE_CHECKING, NewType, Protocol, Union, cast, overload
 
 import numpy as np
-from selectolax.lexbor import LexborHTMLParser
 
 from .. import native
 from .texts import TextColumn
@@ -22,17 +23,19 @@ from .words import count_words
 
 if TYPE_CHECKING:
     from numpy.typing import NDArray
-    from selectolax.lexbor import LexborNode
 
-_PROBE = LexborHTMLParser("")
+# the walk (configured below, once its tables are made)
+_c = cast("SegmentC", native.required("read._segment"))
 
 
 def tag_ids(names: str) -> frozenset[int]:
-    return frozenset(_PROBE.create_node(n).tag_id for n in names.split())
+    """The ids of these tag names (space-separated) in the walk's Lexbor."""
+    return frozenset(_c.tag_id(n) for n in names.split())
 
 
 def tag_id(name: str) -> int:
-    return _PROBE.create_node(name).tag_id
+    """The id of a tag name in the walk's Lexbor (the one that parses: ``_segment.tag_id``)."""
+    return _c.tag_id(name)
 
 
 # Tags that change the on-screen layout: each opens and closes a block.
@@ -84,24 +87,10 @@ FLAG_A = 1
 FLAG_PRE = 1 << FLAG_NAMES.index("pre")
 # Beyond the ancestor kinds (which the features read as columns, FLAG_NAMES only): the block
 # sits in a layout element (BLOCK_TAGS) hidden from the reader by its own attributes
-# (``is_hidden``), or inside one. The rules after the cut read it (ce_filter/keep/articles.py);
+# (the C walk's is_hidden: ``hidden``, ``aria-hidden="true"``, or a ``style`` with ``display: none``
+# or ``visibility: hidden``), or inside one. The rules after the cut read it (ce_filter/keep/articles.py);
 # no feature does.
 FLAG_HIDDEN = 1 << 20
-_HIDDEN_STYLE = re.compile(r"display[ \t\n\r\f]*:[ \t\n\r\f]*none|visibility[ \t\n\r\f]*:[ \t\n\r\f]*hidden",
-                           re.I | re.A)
-
-
-def is_hidden(attrs: dict[str, str | None]) -> bool:
-    """Whether an element's own attributes hide it from the reader: ``hidden``,
-    ``aria-hidden="true"``, or a ``style`` with ``display: none`` or ``visibility: hidden``
-    (the reference of the C walk's is_hidden)."""
-    if "hidden" in attrs:
-        return True
-    a = attrs.get("aria-hidden")
-    if a and a.strip(" \t\n\r\f").lower() == "true":
-        return True
-    st = attrs.get("style")
-    return st is not None and _HIDDEN_STYLE.search(st) is not None
 PATH_LEN = 10  # ancestors remembered per block (bounded: deep pages cost no more)
 
 _NAME_SPLIT = re.compile(r"[^a-z0-9]+|(?<=[a-z])(?=[0-9])")
@@ -166,20 +155,16 @@ def element_tokens(cls: str | None, idv: str | None) -> tuple[str, ...]:
 # gathered on the same walk so the page is walked once: raw attribute values and texts of
 # the <html> root, <meta>, <link>/<a> whose rel may say canonical or author, JSON-LD
 # <script>s, <time>s and byline candidates (class/id saying author or byline, rel/itemprop
-# author), as tuples led by their kind. The checks here are loose and ASCII-only (the C walk
-# makes the same ones); metadata.py applies the exact rules.
+# author), as tuples led by their kind. The checks are loose and ASCII-only; metadata.py
+# applies the exact rules.
 MAX_BYLINE_ITEMS = 64  # byline candidates gathered per page, the first in document order
 MAX_TIME_CHARS = 300  # a <time>'s text is kept up to this many characters
 # A byline candidate with more text than this (UTF-8 bytes, before whitespace is collapsed)
 # is a whole section, not a byline: its text is not gathered (it would be refused anyway).
 MAX_ITEM_TEXT = 2000
-_REL_WORDS = re.compile(r"canonical|author", re.I | re.A)
-_BY_WORDS = re.compile(r"author|byline", re.I | re.A)
-_AUTHOR_WORD = re.compile(r"author", re.I | re.A)
-_LD_JSON = re.compile(r"ld\+json", re.I | re.A)
 HeadItem = tuple[str, ...]
 RenderExtras = tuple[dict[int, str], set[int], list[tuple[int, str, str]], list[tuple[int, str, str]]]
-# an int column of Blocks: a list from the Python walk, an int64 array from the C walk
+# an int column of Blocks: an int64 array from the walk, a list where Blocks are made by hand
 IntColumn = Union[list[int], "NDArray[np.int64]"]
 
 # What the C walk hands back and takes again without Python looking inside (capsules).
@@ -194,12 +179,14 @@ RawExtras = tuple[dict[int, str], list[int], list[tuple[int, str, str]], list[tu
 RawColumn = tuple[str, bytes, bytes, bytes]  # texts.TextColumn's parts (segment._column)
 RawBlocks = tuple[RawColumn, RawColumn, bytes, bytes, bytes, bytes, bytes, str, int, list[HeadItem],
                   "RawExtras | None"]
-# a parsed page: a selectolax parser (the Python walk) or the C walk's document
-Tree = LexborHTMLParser | LexborDoc
+# a parsed page (``parse``)
+Tree = LexborDoc
 
 
 class SegmentC(Protocol):
     """The functions of the C walk (ce_filter/read/_segment.c) that Python calls."""
+
+    def tag_id(self, name: str, /) -> int: ...
 
     def configure(self, kinds: bytes, flags: bytes, tag_br: int, tag_title: int, tag_head: int,
                   flag_a: int, path_len: int, /) -> None: ...
@@ -230,82 +217,14 @@ class SegmentC(Protocol):
     def vocab_table(self, tokens: list[str], weights: list[float], /) -> VocabTable: ...
 
 
-def head_items(node: LexborNode, tid: int, attrs: dict[str, str | None], out: list[HeadItem],
-               body: bool) -> None:
-    """Append what one element says about the page (the reference of the C walk's collect)."""
-    def get(k: str) -> str:
-        return attrs.get(k) or ""
-
-    if tid == TAG_META:
-        key = get("property") or get("name") or get("itemprop") or get("http-equiv")
-        content = get("content")
-        if key and content:
-            out.append(("meta", key, content))
-    elif tid == TAG_LINK or tid == TAG_A:
-        rel, href = get("rel"), get("href")
-        if rel and href and _REL_WORDS.search(rel):
-            out.append(("link", rel, href))
-    elif tid == TAG_SCRIPT:
-        if _LD_JSON.search(get("type")):
-            out.append(("ld", node.text()))
-    elif tid == TAG_TIME:
-        out.append(("time", get("datetime"), get("itemprop"), get("class"),
-                    _short_text(node)[:MAX_TIME_CHARS]))
-    if body:  # rel is read on <a> and <link> only (where it means something)
-        cls, idv, prop = get("class"), get("id"), get("itemprop")
-        rel = get("rel") if tid == TAG_A or tid == TAG_LINK else ""
-        if ((_BY_WORDS.search(cls) or _BY_WORDS.search(idv) or _AUTHOR_WORD.search(rel)
-             or _AUTHOR_WORD.search(prop))
-                and sum(1 for x in out if x[0] == "by") < MAX_BYLINE_ITEMS):
-            out.append(("by", cls, idv, rel, prop, _short_text(node)))
-
-
-def _render_items(node: LexborNode, tid: int, attrs: dict[str, str | None], n_blocks: int, has_text: bool,
-                  links: list[tuple[int, str, str]], images: list[tuple[int, str, str]]) -> None:
-    """A link's target or an image's alt text, with the block it stands in: the block being
-    made (the next one), or for an image between blocks the one before it."""
-    if tid == TAG_A:
-        href = attrs.get("href") or ""
-        if href:
-            links.append((n_blocks, " ".join(node.text().split()), href))
-    else:
-        src = attrs.get("src") or attrs.get("data-src") or ""
-        alt = " ".join((attrs.get("alt") or "").split())
-        if src or alt:
-            images.append((n_blocks if has_text else max(n_blocks - 1, 0), alt, src))
-
-
-def _short_text(node: LexborNode) -> str:
-    """The element's text, whitespace collapsed; '' when it is over MAX_ITEM_TEXT."""
-    t = node.text()
-    if len(t) > MAX_ITEM_TEXT // 4 and len(t.encode("utf-8", "ignore")) > MAX_ITEM_TEXT:
-        return ""
-    return " ".join(t.split())
-
-
-def _head_walk(head: LexborNode, out: list[HeadItem]) -> str:
-    """The <head>'s items, and the text of its first <title>."""
-    title = None
-    nodes = head.traverse(include_text=False)
-    next(nodes)  # the <head> itself
-    for node in nodes:
-        tid = node.tag_id
-        if tid == TAG_TITLE:
-            if title is None:
-                title = " ".join(node.text().split())
-        elif tid > 5:
-            head_items(node, tid, node.attributes, out, False)
-    return title or ""
-
-
 @dataclass
 class Blocks:
     """The page as blocks, columnar: lists for text, numpy arrays for numbers."""
 
-    # a list from the Python walk (and where made by hand), one TextColumn from the C walk
+    # one TextColumn from the walk, a list where made by hand (and by the test oracle)
     texts: Sequence[str] = field(default_factory=list)
     anchor_texts: Sequence[str] = field(default_factory=list)
-    # lists from the Python walk, int64 arrays from the C walk
+    # int64 arrays from the walk, lists where made by hand
     n_tags: IntColumn = field(default_factory=list)
     tag: IntColumn = field(default_factory=list)
     depth: IntColumn = field(default_factory=list)
@@ -392,7 +311,7 @@ class Blocks:
     def may_name(self, pieces: tuple[bytes, ...]) -> bool:
         """False where the page's class/id values hold none of ``pieces`` (so no pattern made of
         them can match: the rules skip their columns); True where one does, or where the blocks
-        carry no packed values to look in (the Python walk's)."""
+        carry no packed values to look in (made by hand)."""
         if not isinstance(self.own_tokens, ElementTokens):
             return True
         packed = self.own_tokens._src.packed
@@ -430,10 +349,8 @@ class Blocks:
                 and np.array_equal(self.counts(), other.counts()))
 
 
-def _agrees(mod: ModuleType) -> bool:
-    """The C walk (ce_filter/read/_segment.c) configured with this module's tables, and whether
-    it gives the Python walk's blocks on the probe page."""
-    c: SegmentC = mod
+def _configure(c: SegmentC) -> None:
+    """The C walk (ce_filter/read/_segment.c) given this module's tables."""
     kinds = bytearray(max(BLOCK_TAGS | SKIP_TAGS | _NO_ATTR_TAGS | set(_FLAG_TAGS)) + 1)
     for bit, ids in ((1, BLOCK_TAGS), (2, SKIP_TAGS), (4, _NO_ATTR_TAGS), (8, LIST_TAGS)):
         for t in ids:
@@ -445,25 +362,17 @@ def _agrees(mod: ModuleType) -> bool:
     c.configure_head(TAG_HTML, TAG_META, TAG_LINK, TAG_SCRIPT, TAG_TIME, TAG_A, MAX_BYLINE_ITEMS,
                      MAX_TIME_CHARS, MAX_ITEM_TEXT)
     c.configure_extras(TAG_LI, TAG_OL, TAG_IMG, FLAG_PRE, FLAG_HIDDEN)
-    return _blocks_from_c(c.segment(c.parse(_PROBE_PAGE), True), c).same_as(
-        segment_tree(LexborHTMLParser(_PROBE_PAGE), True))
 
 
 def parse(html: str, utf8: bytes | None = None) -> Tree:
-    """The parsed page: a Lexbor document for the C walk, else a selectolax parser. ``utf8``:
-    exactly ``html.encode("utf-8")`` where the caller has it (a page that was valid UTF-8),
-    so the C parse need not encode the text again."""
-    if _c is not None:
-        return _c.parse(html, utf8)
-    return LexborHTMLParser(html)
+    """The parsed page (a Lexbor document). ``utf8``: exactly ``html.encode("utf-8")`` where the
+    caller has it (a page that was valid UTF-8), so the parse need not encode the text again."""
+    return _c.parse(html, utf8)
 
 
 def segment(tree: Tree, extras: bool = False) -> Blocks:
     """Walk the DOM once, cutting blocks at layout tags (and at runs of <br>). With ``extras``
     the walk also records what the renderers need (``Blocks.extras``)."""
-    if isinstance(tree, LexborHTMLParser):
-        return segment_tree(tree, extras)
-    assert _c is not None  # a LexborDoc comes from _c.parse only
     return _blocks_from_c(_c.segment(tree, extras), _c)
 
 
@@ -562,16 +471,14 @@ class ElementTokens(Sequence[tuple[str, ...]]):
         return self._src.weight_sums(self._anc, table)
 
 
-def token_matcher(patterns: Patterns) -> TokenMatcher | None:
-    """``patterns`` in the form Blocks.pattern_columns takes for the C walk's blocks; None
-    without the C walk."""
-    return None if _c is None else _c.token_matcher(list(patterns))
+def token_matcher(patterns: Patterns) -> TokenMatcher:
+    """``patterns`` in the form Blocks.pattern_columns takes for the C walk's blocks."""
+    return _c.token_matcher(list(patterns))
 
 
-def vocab_table(tokens: list[str], weights: list[float]) -> VocabTable | None:
-    """A token list and its weights in the form ElementTokens.weight_sums takes; None without
-    the C walk (then the sums are made in Python)."""
-    return None if _c is None else _c.vocab_table(list(tokens), [float(w) for w in weights])
+def vocab_table(tokens: list[str], weights: list[float]) -> VocabTable:
+    """A token list and its weights in the form ElementTokens.weight_sums takes."""
+    return _c.vocab_table(list(tokens), [float(w) for w in weights])
 
 
 def _blocks_from_c(raw: RawBlocks, c: SegmentC) -> Blocks:
@@ -595,186 +502,4 @@ def _column(parts: tuple[str, bytes, bytes, bytes], gap: int) -> TextColumn:
     return TextColumn(joined, starts, gap, utf8, starts if chars == at else np.frombuffer(at, dtype=np.int64))
 
 
-def segment_tree(tree: LexborHTMLParser, extras: bool = False) -> Blocks:
-    """The walk in Python over selectolax's node API: the reference the C walk is checked
-    against, and the fallback where the C walk is not built."""
-    out = Blocks()
-    pre: dict[int, str] = {}
-    ordered: set[int] = set()
-    links: list[tuple[int, str, str]] = []
-    images: list[tuple[int, str, str]] = []
-    if extras:
-        out.extras = (pre, ordered, links, images)
-    root = tree.root
-    if root is None:
-        return out
-    # Blocks()'s own lists (the C walk's columns are arrays and ElementTokens)
-    texts, anchors = cast("list[str]", out.texts), cast("list[str]", out.anchor_texts)
-    ntags = cast("list[int]", out.n_tags)
-    tags, depths = cast("list[int]", out.tag), cast("list[int]", out.depth)
-    flags_l = cast("list[int]", out.flags)
-    owns, ancs = cast("list[tuple[str, ...]]", out.own_tokens), cast("list[tuple[str, ...]]", out.anc_tokens)
-    conts = out.container
-    head = out.head
-    if root.tag_id == TAG_HTML:
-        lang = root.attributes.get("lang")
-        if lang:
-            head.append(("lang", lang))
-    elem_tokens: dict[int, tuple[str, ...]] = {}
-
-    # Stack entry: (tag_id, own tokens, ancestors' tokens (excl. own), tokens incl. own, flags,
-    #               (serial of this element, of its parent, of its grandparent))
-    empty: tuple[str, ...] = ()
-    stack: list[tuple[int, tuple[str, ...], tuple[str, ...], tuple[str, ...], int, tuple[int, ...]]] = []
-    serial = 0
-    cur: list[str] = []
-    cur_a: list[str] = []
-    cur_tags = 0
-    no_path: tuple[int, ...] = (0,) * PATH_LEN
-    opener = (0, empty, empty, empty, 0, no_path)
-    br_run = 0
-    n_nodes = 0
-    has_text = False  # cur holds more than whitespace
-
-    def flush() -> None:
-        nonlocal cur, cur_a, cur_tags, has_text
-        if has_text:
-            text = " ".join("".join(cur).split())
-            if text:
-                if extras:
-                    i = len(texts)
-                    if opener[4] & FLAG_PRE:
-                        pre[i] = "".join(cur)
-                    if opener[0] == TAG_LI:
-                        for e in reversed(stack):
-                            if e[0] in LIST_TAGS:
-                                if e[0] == TAG_OL:
-                                    ordered.add(i)
-                                break
-                texts.append(text)
-                anchors.append(" ".join(cur_a))
-                ntags.append(cur_tags)
-                tags.append(opener[0])
-                depths.append(len(stack))
-                flags_l.append(opener[4])
-                owns.append(opener[1])
-                conts.append(opener[5])
-                ancs.append(opener[2])
-        cur = []
-        cur_a = []
-        has_text = False
-        cur_tags = 0
-
-    node: LexborNode | None = root
-    while node is not None:
-        n_nodes += 1
-        tid = node.tag_id
-        descend = False
-        if tid == 2:  # text
-            s = node.text_content
-            if s:
-                cur.append(s)
-                if not s.isspace():
-                    has_text = True
-                    br_run = 0
-                    if stack and stack[-1][4] & FLAG_A:
-                        cur_a.append(s)
-        elif tid == TAG_BR:
-            br_run += 1
-            cur_tags += 1
-            if br_run >= 2:
-                flush()
-                opener = stack[-1] if stack else opener
-                br_run = 0
-            else:
-                cur.append(" ")
-        elif tid in SKIP_TAGS:
-            if tid == TAG_HEAD:  # <head>: its <title> and what the metadata reads
-                t = _head_walk(node, head)
-                if not out.title:
-                    out.title = t
-            elif tid > 5:
-                head_items(node, tid, node.attributes, head, True)
-        elif tid > 5:  # 0-5: undef, EOF, text, document, comment, doctype
-            if tid == TAG_TITLE:
-                if not out.title:
-                    out.title = " ".join(node.text().split())
-            else:
-                attrs = node.attributes
-                head_items(node, tid, attrs, head, True)
-                if extras and (tid == TAG_A or tid == TAG_IMG):
-                    _render_items(node, tid, attrs, len(texts), has_text, links, images)
-                cls = idv = None
-                if tid not in _NO_ATTR_TAGS:
-                    cls = attrs.get("class")
-                    idv = attrs.get("id")
-                own = element_tokens(cls, idv)
-                serial += 1
-                if own:
-                    elem_tokens[serial] = own
-                if stack:
-                    _, _, _, p_all, p_flags, p_ser = stack[-1]
-                else:
-                    p_all, p_flags, p_ser = empty, 0, no_path
-                fl = p_flags | _FLAG_TAGS.get(tid, 0)
-                if not fl & FLAG_HIDDEN and tid in BLOCK_TAGS and is_hidden(attrs):
-                    fl |= FLAG_HIDDEN
-                entry = (tid if tid < _TAG_LIMIT else UNKNOWN_TAG, own, p_all,
-                         p_all + own if own else p_all, fl, (serial,) + p_ser[:-1])
-                if tid in BLOCK_TAGS:
-                    if cur:
-                        flush()
-                    cur_tags = 0
-                    opener = entry
-                    br_run = 0
-                stack.append(entry)
-                cur_tags += 1
-                descend = True
-        if descend:
-            child = node.first_child
-            if child is not None:
-                node = child
-                continue
-            # an empty block tag still separates blocks
-            if tid in BLOCK_TAGS:
-                if cur:
-                    flush()
-                cur_tags = 0
-            stack.pop()
-            if tid in BLOCK_TAGS and stack:
-                opener = stack[-1]
-        while True:
-            nxt = node.next
-            if nxt is not None:
-                node = nxt
-                break
-            if not stack:
-                node = None
-                break
-            node = cast("LexborNode", node.parent)  # an element on the stack: it has a parent
-            if stack[-1][0] in BLOCK_TAGS:
-                if cur:
-                    flush()
-                cur_tags = 0
-                stack.pop()
-                if stack:
-                    opener = stack[-1]
-            else:
-                stack.pop()
-    flush()
-    out.n_nodes = n_nodes
-    out.__dict__["_elem_tokens"] = elem_tokens  # by serial, for Blocks.pattern_flags
-    return out
-
-
-_PROBE_PAGE = (
-    "<html><head><title> A  page </title><style>p{}</style></head><body class='postBody x'>"
-    "<div id='mainNav'><a href='/'>Home</a> <a>News</a></div><custom-tag class=c2>own tag</custom-tag>"
-    "<article class='story'><h1>Title\u00a0here</h1><p>one <b class=no>bold</b> two<br>three<br><br>"
-    "four</p><!-- c --><ul><li>a</li><li class=sel><span id=sp>b</span></li></ul><p></p>tail"
-    "<script>x</script><table><tr><td>cell \u2003 one</td></tr></table></article>"
-    "<div style='Display : NONE'><p>copy</p></div><p hidden>h</p><em aria-hidden=' true '>a</em>"
-    "<span hidden>s</span><div aria-hidden=false>v</div></body></html>"
-)
-# the C walk, configured and probed; None: the Python walk runs
-_c: SegmentC | None = native.probed("read._segment", "the Python walk", _agrees)
+_configure(_c)

@@ -414,9 +414,9 @@ class Model:
                  for (cols, n), q in zip(self._context_groups(), self._group_probs(kind, style))]
         return np.hstack([base, *extra]) if extra else base
 
-    def _layout(self) -> tuple[np.ndarray, dict[str, list[float]], dict[str, VocabTable | None]]:
+    def _layout(self) -> tuple[np.ndarray, dict[str, list[float]], dict[str, VocabTable]]:
         """Stage 1's folded weights split into the dense columns' and each token list's, and
-        each token list with its weights as a segment.vocab_table (None without the C walk)."""
+        each token list with its weights as a segment.vocab_table."""
         lay = self.__dict__.get("_lay")
         if lay is None:
             names = feature_names(self.spec)

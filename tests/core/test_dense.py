@@ -14,13 +14,13 @@ from contextlib import contextmanager
 
 import numpy as np
 import pytest
-from selectolax.lexbor import LexborHTMLParser
 
-from ce_filter.read.segment import Blocks, parse, segment, segment_tree
+from ce_filter.read.segment import Blocks, parse, segment
 from ce_filter.score import features as F
 from ce_filter.score.blockmodel import Model, load_default
 from ce_filter.score.features import dense
 from ce_filter.score.features.context import context_features, context_inputs
+from tests.oracles import walk_python
 from tests.oracles.features_numpy import ORACLE_ATOL, ORACLE_RTOL, kmeans_verdict, oracle_columns
 
 from .corpus_pages import every_page
@@ -100,7 +100,7 @@ def _close_scores(a: np.ndarray, b: np.ndarray) -> bool:
 
 def _page(html: str) -> None:
     _same(segment(parse(html)))
-    _same(segment_tree(LexborHTMLParser(html)))  # the Python walk: lists, not arrays
+    _same(walk_python.walk(html))  # the oracle walk: lists, not arrays
 
 
 # a page with what the columns branch on: prose and link lists, headings, nesting, repeated

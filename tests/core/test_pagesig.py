@@ -15,12 +15,12 @@ import numpy as np
 import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
-from selectolax.lexbor import LexborHTMLParser
 
-from ce_filter.read.segment import Blocks, parse, segment, segment_tree
+from ce_filter.read.segment import Blocks, parse, segment
 from ce_filter.score import pagekind as P
 from ce_filter.score.blockmodel import load_default
 from tests.oracles import pagekind_signals as oracle
+from tests.oracles import walk_python
 
 from .corpus_pages import every_page
 
@@ -50,7 +50,7 @@ def _same(blocks: Blocks, html: str) -> None:
 
 def _page(html: str) -> None:
     _same(segment(parse(html)), html)
-    _same(segment_tree(LexborHTMLParser(html)), html)  # the Python walk: lists, not arrays
+    _same(walk_python.walk(html), html)  # the oracle walk: lists, not arrays
 
 
 # a page with some of every signal

@@ -9,7 +9,6 @@ import numpy as np
 import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
-from selectolax.lexbor import LexborHTMLParser
 
 from ce_filter.keep.render import (
     CSV_COLUMNS,
@@ -26,11 +25,11 @@ from ce_filter.keep.render import (
     to_text,
     to_xml,
 )
-from ce_filter.read.segment import segment_tree
+from tests.oracles import walk_python
 
 
 def blocks_of(body: str):  # type: ignore[no-untyped-def]
-    b = segment_tree(LexborHTMLParser(f"<html><body>{body}</body></html>"))
+    b = walk_python.walk(f"<html><body>{body}</body></html>")
     return b, np.ones(len(b), dtype=bool)
 
 

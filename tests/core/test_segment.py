@@ -77,11 +77,9 @@ def test_rx_flags_per_ancestor_level():
 def test_governing_heading_columns():
     """A block under a heading that reads as boilerplate ("Comments", "Related stories") or
     whose class/id does is marked, until the next heading of any level; a long heading (prose
-    in a heading tag) is not matched by the lexicon; the C and Python walks agree."""
-    from selectolax.lexbor import LexborHTMLParser
-
-    from ce_filter.read.segment import segment_tree
+    in a heading tag) is not matched by the lexicon; the walk and its oracle agree."""
     from ce_filter.score.features import FeatureSpec, feature_names, page_features
+    from tests.oracles import walk_python
 
     html = ("<p>before any heading</p><h1>Storm hits the coast</h1><p>article text</p>"
             "<h2 id='comments'>12 Responses</h2><div><p>first comment</p></div>"
@@ -91,7 +89,7 @@ def test_governing_heading_columns():
             "<h2>Why we should read more comments than we do in a long heading</h2><p>prose</p>")
     spec = FeatureSpec(groups=("rx", "head"))
     names = feature_names(spec)
-    for b in (blocks_of(html), segment_tree(LexborHTMLParser(html))):
+    for b in (blocks_of(html), walk_python.walk(html)):
         rows = {t: dict(zip(names, r)) for t, r in zip(b.texts, page_features(b, spec))}
         col = {t: (r["head_lex"], r["head_rx"], r["gov_head_lex"], r["gov_head_rx"])
                for t, r in rows.items()}

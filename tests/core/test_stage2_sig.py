@@ -58,13 +58,14 @@ def test_a_class_or_depth_apart_is_another_group():
     assert {"Card 0", "Card 1"} in groups and {"Card 2"} in groups
 
 
-def test_the_python_walk_groups_as_the_c_walk_does():
-    """The C walk packs the class/id chain; the Python walk keeps the token tuples: one grouping."""
-    from selectolax.lexbor import LexborHTMLParser
+def test_the_oracle_walk_groups_as_the_c_walk_does():
+    """The C walk packs the class/id chain; its oracle (the Python walk) keeps the token tuples:
+    one grouping."""
+    from tests.oracles import walk_python
 
     for page in (GRID_PAGE, LISTING):
         np.testing.assert_array_equal(signature_groups(segment(parse(page))),
-                                      signature_groups(segment(LexborHTMLParser(page))))
+                                      signature_groups(walk_python.walk(page)))
 
 
 def test_signature_columns_are_the_group_means():

@@ -1,5 +1,5 @@
-"""The C walk (ce_filter/read/_segment.c) and the Python walk give the same blocks, so the compiled part
-is a speed-up and never a different filter. The corpus-wide check is in test_quality.py."""
+"""The walk (ce_filter/read/_segment.c) gives the same blocks as its oracle, the Python walk of
+tests/oracles/walk_python.py. The corpus-wide check is in test_quality.py."""
 
 import os
 import subprocess
@@ -8,20 +8,18 @@ from pathlib import Path
 
 import numpy as np
 import pytest
-from selectolax.lexbor import LexborHTMLParser
 
 from ce_filter.api import Extractor
 from ce_filter.read import segment as S
 from ce_filter.read.decode import decode_html
 from ce_filter.score.features import page_features, stage2_inputs
+from tests.oracles import walk_python as W
 
-needs_c = pytest.mark.skipif(S._c is None, reason="ce_filter.read._segment not built (no C compiler?): "
-                                                     "the Python walk is in use")
 SITE = Path(__file__).parents[1] / "pipeline" / "site"
 WS = "".join(chr(c) for c in range(0x110000) if chr(c).isspace())
 
 PAGES = [
-    S._PROBE_PAGE,
+    W.PROBE_PAGE,
     f"<p>a{WS}b{WS}</p><div>{WS}</div><p>\u200b zero-width is not space\u2060</p>",
     "<p>lone \ud800 surrogate</p><p>nul \x00 char</p>",
     "<my-widget class='promoBox'><x-y id=z>custom tags</x-y></my-widget><p>after</p>",
@@ -42,30 +40,26 @@ PAGES = [
 ] + [decode_html(p.read_bytes())[0] for p in sorted(SITE.glob("*.html"))]
 
 
-@needs_c
 @pytest.mark.parametrize("html", PAGES, ids=range(len(PAGES)))
 def test_c_walk_equals_python_walk(html):
     c = S.segment(S.parse(html))
-    py = S.segment_tree(LexborHTMLParser(html))
+    py = W.walk(html)
     assert c.same_as(py), (c.texts, py.texts)
     assert c.texts == py.texts and c.title == py.title and c.head == py.head
 
 
-@needs_c
 def test_c_walk_counts_match_python_counting():
     b = S.segment(S.parse(PAGES[1] + "<a href=x> two  links </a>"))
     fresh = S.Blocks(b.texts, b.anchor_texts)
     assert np.array_equal(b.counts(), fresh.counts())
 
 
-@pytest.mark.parametrize("walk", ["c", "python"])
+@pytest.mark.parametrize("walk", ["c", "oracle"])
 def test_unknown_tags_get_one_id(walk):
     """Lexbor numbers an unknown tag by an address, another in each process: the blocks record
     one fixed id instead, so features and runs are reproducible."""
     html = "<x-a>one<div>in</div>tail</x-a><x-b><div>b</div>tail b</x-b>"
-    if walk == "c" and S._c is None:
-        pytest.skip("ce_filter.read._segment not built")
-    b = S.segment(S.parse(html)) if walk == "c" else S.segment_tree(LexborHTMLParser(html))
+    b = S.segment(S.parse(html)) if walk == "c" else W.walk(html)
     assert b.texts == ["one", "in", "tail", "b", "tail b"]
     assert b.tag[1] == S.tag_id("div") and b.tag[2] == b.tag[4] == S.UNKNOWN_TAG
 
@@ -81,12 +75,12 @@ def test_sparse_scores_equal_dense_matrix():
         assert np.allclose(m.block_scores(b), dense, rtol=0, atol=1e-12)
 
 
-def test_pure_python_switch_gives_the_same_text():
-    """CE_FILTER_PURE_PYTHON=1 runs the Python walk (what an install without the compiled
-    part gets); the extracted text is the same."""
-    code = ("import sys, json, ce_filter, ce_filter.read.segment as s;"
+def test_pure_python_switch_leaves_the_walk_in_c():
+    """CE_FILTER_PURE_PYTHON=1 switches off only the parts that have a Python version in the
+    package: the walk has none, it runs (the same text)."""
+    code = ("import sys, json, ce_filter, ce_filter.native as n;"
             "pages = json.load(sys.stdin);"
-            "print(json.dumps([s._c is None] + [ce_filter.extract(p).text for p in pages]))")
+            "print(json.dumps([n.active()['read._segment']] + [ce_filter.extract(p).text for p in pages]))")
     import json
     env = {**os.environ, "CE_FILTER_PURE_PYTHON": "1"}
     out = subprocess.run([sys.executable, "-c", code], input=json.dumps(PAGES[4:]), env=env,
@@ -115,18 +109,17 @@ def test_compiled_parts_are_built_where_a_compiler_is():
         pytest.skip("CE_FILTER_PURE_PYTHON is set")
     # built, and agreeing with their references on their probes (else set aside: None)
     parts = {"read._segment": S._c, "read._precheck": precheck._c, "read._mojibake": mojibake._c,
-             "_pass": dense._C if dense._C is blockmodel._c is pagekind._c else None,
+             "_pass": (dense._C if dense._C is blockmodel._c is pagekind._c is articles._c is render._c
+                       else None),
              "score.features._leaves": leaves._c,
              "score.site._memory": memory._c,
-             "score.site._stage": stage._c, "keep._articles": articles._c,
-             "keep._render": render._c, "keep._metadata": metadata._head_part()}
+             "score.site._stage": stage._c, "keep._metadata": metadata._head_part()}
     missing = [f"ce_filter.{name}" for name, c in parts.items() if c is None]
     assert not missing, f"did not build (see pip's output) or disagreed on their probes: {missing}"
     assert all(dense.handles(m.spec) for m in (load_default("content"), load_default("comments")))
     assert S._c.direct(), "the layout probe failed: Lexbor's node struct is not as expected"
 
 
-@needs_c
 def test_walk_through_lexbor_functions_only_gives_the_same_blocks():
     """CE_FILTER_WALK_NO_DIRECT=1: every node field through Lexbor's accessor functions (what
     runs if the layout probe fails): same blocks as the direct reads."""
@@ -163,7 +156,6 @@ def _names_page(names: list[str]) -> str:
     return f"<html><body class='pageWrap'>{inner}<section id='s1'>tail</section></body></html>"
 
 
-@needs_c
 @pytest.mark.parametrize("ancestors", [False, True])
 def test_c_token_sums_equal_python_sums(ancestors):
     """The C tokeniser and weight sums (serving) give the bit-identical sums of name_tokens'
@@ -183,7 +175,6 @@ def test_c_token_sums_equal_python_sums(ancestors):
     assert np.count_nonzero(slow) > len(NAMES) // 2  # the test sums something
 
 
-@needs_c
 def test_c_tokeniser_equals_name_tokens_on_random_values():
     """Fuzz: random class values over letters, digits, separators and a few non-ASCII
     characters; one vocabulary token per case, so a sum says which tokens were found."""
@@ -207,9 +198,8 @@ def test_c_tokeniser_equals_name_tokens_on_random_values():
                                   token_weight_sums(list(rows), vocab, weights)), part
 
 
-@needs_c
 def test_packed_elements_reject_bad_bytes():
-    b = S.segment(S.parse(S._PROBE_PAGE))
+    b = S.segment(S.parse(W.PROBE_PAGE))
     src = b.own_tokens._src
     table = S.vocab_table(["story"], [1.0])
     assert src.weight_sums(True, table).shape == (len(b),)
@@ -224,7 +214,6 @@ def test_packed_elements_reject_bad_bytes():
             S._c.ic_sums(*args)
 
 
-@needs_c
 def test_page_tokens_serve_every_call():
     """One tokenisation of the page serves the own and ancestors' sums and the flags, in any
     order, with the values of a fresh tokenisation for each."""
@@ -243,7 +232,6 @@ def test_page_tokens_serve_every_call():
     assert all(np.count_nonzero(f) for f in fresh)
 
 
-@needs_c
 def test_c_pattern_flags_equal_python_flags():
     """features.RX through the C walk's flag_columns and through token_pattern_flags (the
     reference, used for the Python walk) give the same columns, on the names page and on random
@@ -262,7 +250,7 @@ def test_c_pattern_flags_equal_python_flags():
     hits = 0
     for html in pages:
         c = page_features(S.segment(S.parse(html)), spec)
-        py = page_features(S.segment_tree(LexborHTMLParser(html)), spec)
+        py = page_features(W.walk(html), spec)
         assert np.array_equal(c, py)
         hits += int(c.sum())
     assert hits > 100
@@ -277,18 +265,16 @@ def test_token_pattern_kinds():
     assert S.token_pattern_flags((), pats) == 0
 
 
-@needs_c
 def test_token_matcher_rejects_bad_patterns():
     for bad in ([(32, 0, "x")], [(0, 3, "x")], [(0, 0, "")], [("a", 0, "x")], "not a list"):
         with pytest.raises((ValueError, TypeError)):
             S._c.token_matcher(bad)
 
 
-@needs_c
 def test_flag_columns_reject_bad_input():
     from ce_filter.score.features import RX
 
-    b = S.segment(S.parse(S._PROBE_PAGE))
+    b = S.segment(S.parse(W.PROBE_PAGE))
     src = b.own_tokens._src
     m = S.token_matcher(RX)
     assert src.flag_columns(m, 4, 3).shape == (len(b), 18)
@@ -299,19 +285,17 @@ def test_flag_columns_reject_bad_input():
             S._c.flag_columns(*args)
 
 
-@needs_c
 @pytest.mark.parametrize("html", PAGES + [
     "<p>a <a href=/x>b <i>c</i></a></p><img alt=' x ' data-src=i.png><pre> a\n b<br>c</pre>"
     "<img alt=\" \"><ol><li>1<ul><li>in</li></ul>tail</li><li><p>2</p></li></ol><menu><li>m</li></menu>"],
     ids=range(len(PAGES) + 1))
 def test_c_walk_extras_equal_python_walk(html):
     c = S.segment(S.parse(html), True)
-    py = S.segment_tree(LexborHTMLParser(html), True)
+    py = W.walk(html, True)
     assert c.extras == py.extras and c.same_as(py)
     assert S.segment(S.parse(html)).extras is None
 
 
-@needs_c
 def test_reused_documents_parse_as_new_ones():
     """Parsed documents are reused (a pool in _walk.c); the quirks mode a page leaves is not
     the next page's: in quirks mode <table> does not close an open <p>, in no-quirks it does."""
@@ -319,7 +303,7 @@ def test_reused_documents_parse_as_new_ones():
     standard = "<!DOCTYPE html>" + quirks
     limited = ('<!DOCTYPE html PUBLIC "-//W3C//DTD HTML 4.01 Transitional//EN" '
                '"http://www.w3.org/TR/html4/loose.dtd">' + quirks)
-    fresh = {p: S.segment_tree(LexborHTMLParser(p)) for p in (quirks, standard, limited)}
+    fresh = {p: W.walk(p) for p in (quirks, standard, limited)}
     assert fresh[quirks].depth != fresh[standard].depth  # the modes do give other trees
     for order in ((quirks, standard, limited), (standard, quirks, limited), (limited, standard, quirks)):
         for _ in range(3):

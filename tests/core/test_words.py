@@ -34,7 +34,6 @@ def test_ascii_count_is_whitespace_split():
     assert count_words(s) == len(s.split())
 
 
-@pytest.mark.skipif(S._c is None, reason="ce_filter.read._segment not built")
 def test_c_walk_counts_words_as_python():
     edge = "".join(chr(a) + chr(b) + "x" for a, b in CONTINUA_RANGES + SEPARATOR_RANGES)
     edge += "".join(chr(a - 1) + chr(b + 1) + " " for a, b in CONTINUA_RANGES + SEPARATOR_RANGES)
