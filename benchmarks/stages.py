@@ -102,7 +102,6 @@ def _staged(ex: Extractor, data: bytes, url: str | None, run: Call) -> tuple[str
     """Extractor.extract's steps (ce_filter.read.page, then the Extractor's), one by one (bytes
     input only): the kept text and the blocks (None where the page was refused before
     parsing)."""
-    from ce_filter import api
     from ce_filter.keep.render import to_text
     from ce_filter.read.page import decode_input, parse_page, precheck, segment_page
 
@@ -121,7 +120,7 @@ def _staged(ex: Extractor, data: bytes, url: str | None, run: Call) -> tuple[str
 
     def select() -> str:
         keep = ex.keep(blocks, scores, kind, len(html), seen=seen, cut=cut)[0]
-        return to_text(blocks, keep, lambda: api.extras_of(blocks, html, p.tree))
+        return to_text(blocks, keep)
 
     return run(5, select), blocks
 

@@ -308,6 +308,7 @@ typedef struct {
     double min_words, thin_p;
     Py_ssize_t page_chars, thin_min_chars;
     text_form_t form;
+    code_t code;
 } after_t;
 
 /* why a page's text is empty (Extractor.keep's reasons, in Python) */
@@ -315,17 +316,21 @@ enum { R_TEXT = 0, R_THIN = 1, R_NONE = 2 };
 
 /* after's tuple: (rules, bylines, comments, comment_matcher, author_matcher, article_kinds,
  * comment_kinds, min_words, page_chars, thin_p, thin_min_chars, path, pre_bit, tag_pre, cell_a,
- * cell_b, max_cell): articles.pass_rules's, the kinds (bits by kind index) whose pages the rules
- * read as articles and whose reader comments go, the thin-page rule's (blockmodel.thin_page),
- * render.pass_form's; 0, or -1 (error set) */
-static int after_get(PyObject *o, const classes_t *c, Py_ssize_t path, after_t *a) {
-    PyObject *ocm, *oam;
+ * cell_b, max_cell, code): articles.pass_rules's, the kinds (bits by kind index) whose pages the
+ * rules read as articles and whose reader comments go, the thin-page rule's
+ * (blockmodel.thin_page), render.pass_form's, the code blocks' raw text (Blocks.code_column, or
+ * None); 0, or -1 (error set) */
+static int after_get(PyObject *o, const classes_t *c, bufs_t *b, Py_ssize_t n, Py_ssize_t path,
+                     after_t *a) {
+    PyObject *ocm, *oam, *ocode;
     if (!PyTuple_Check(o)) { PyErr_SetString(PyExc_TypeError, "page_scores: after, a tuple"); return -1; }
-    if (!PyArg_ParseTuple(o, "lppOOlldndnnLLLLn", &a->rules, &a->bylines, &a->comments, &ocm, &oam,
+    if (!PyArg_ParseTuple(o, "lppOOlldndnnLLLLnO", &a->rules, &a->bylines, &a->comments, &ocm, &oam,
                           &a->article_kinds, &a->comment_kinds, &a->min_words, &a->page_chars,
                           &a->thin_p, &a->thin_min_chars, &a->form.path, &a->form.pre_bit,
-                          &a->form.tag_pre, &a->form.cell_a, &a->form.cell_b, &a->form.max_cell))
+                          &a->form.tag_pre, &a->form.cell_a, &a->form.cell_b, &a->form.max_cell,
+                          &ocode))
         return -1;
+    if (code_get(ocode, b, n, &a->code) < 0) return -1;
     if (not_ready()) return -1;
     if (!RC.ready || RC.path != path || a->form.path != path) {
         PyErr_SetString(PyExc_RuntimeError, "page_scores: the rules are not configured for this path");
@@ -370,7 +375,8 @@ static int after_rules(const after_t *a, const classes_t *c, const page_t *p, co
 }
 
 /* the thin-page rule (blockmodel.thin_page) and the text of the kept blocks into o (without
- * Python where no kept block is code: *code says it is, and the text is left to the caller):
+ * Python; where a code block is kept and a->code gives no raw text, *code says so and the text
+ * is left to the caller):
  * R_TEXT, R_THIN or R_NONE; -1 when out of memory */
 static int after_text(const after_t *a, const page_t *p, const double *kind, uint8_t *keep, Buf *o,
                       int *code) {
@@ -384,8 +390,9 @@ static int after_text(const after_t *a, const page_t *p, const double *kind, uin
         return R_THIN;
     }
     if (!any) return R_NONE;
-    if ((*code = kept_code(keep, p->tag, p->flags, n, &a->form))) return R_TEXT;
-    return text_write(o, keep, &p->T, p->tag, p->flags, p->cont, n, &a->form, NULL) < 0 ? -1 : R_TEXT;
+    if (!a->code.u && (*code = kept_code(keep, p->tag, p->flags, n, &a->form))) return R_TEXT;
+    return text_write(o, keep, &p->T, p->tag, p->flags, p->cont, n, &a->form, &a->code, NULL) < 0
+           ? -1 : R_TEXT;
 }
 
 /* shop.shop_ic in the call: 1.0 where the block's element or one of its levels nearest
@@ -500,7 +507,7 @@ static PyObject *page_scores(PyObject *self, PyObject *args) {
     after_t aft;
     const after_t *af = NULL;
     if (oafter != Py_None) {
-        if (after_get(oafter, &cls, q->path, &aft) < 0) goto done;
+        if (after_get(oafter, &cls, &b2, n, q->path, &aft) < 0) goto done;
         af = &aft;
     }
     int err = OK, rest = 0, code = 0, why = R_TEXT;

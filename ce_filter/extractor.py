@@ -25,7 +25,6 @@ from .keep.render import pass_form, to_text
 from .keep.result import (
     BlockList,
     Extraction,
-    extras_of,
     metadata_rules,
     page_head,
 )
@@ -49,7 +48,6 @@ from .values import language_code, probability
 from .version import __version__
 
 if TYPE_CHECKING:
-    from .keep.render import Extras
     from .score.site.memory import Memory
     from .score.site.stage import SiteStage
 
@@ -222,20 +220,14 @@ class Extractor:
             return Extraction("", "", encoding=enc, reason=p.reason, truncated=truncated, model=self.version,
                               url=url or "")
         text_html = p.text
-        walked: list[Extras] = []  # the page walked again for its code blocks' own lines
         if p.kept is None or p.scores is None:
             out = Extraction("", blocks.title, encoding=enc, reason="no text in page",
                              truncated=truncated, model=self.version)
             keep = np.zeros(0, dtype=bool)
         else:
             keep, reason, kind, scores = p.kept, p.reason, p.kind, p.scores
-            tree = p.tree
-
-            def rewalk() -> Extras:
-                walked.append(extras_of(blocks, text_html, tree))
-                return walked[0]
-
-            text = p.kept_text if p.kept_text is not None else to_text(blocks, keep, rewalk)
+            # (the pass wrote it; else the steps: the code blocks' lines from the walk's code column)
+            text = p.kept_text if p.kept_text is not None else to_text(blocks, keep)
             if self.decoding is not None and self.decoding.jsonld and kind is not None:
                 added = self._jsonld_text(blocks, keep, kind, text)
                 if added:  # the page's structured data where the kept blocks miss it
@@ -254,8 +246,7 @@ class Extractor:
                 i = int(np.argmax(kind))
                 out.page_type, out.page_type_prob = self.kind_model.kinds[i], round(float(kind[i]), 4)
         # the metadata rules run when one of their fields is first read (extraction._RuleField)
-        out.attach(blocks, keep, text_html, extras=walked[0] if walked else None,
-                   rules=self.metadata, url=url)
+        out.attach(blocks, keep, text_html, rules=self.metadata, url=url)
         out.url = url or ""
         out.html_title = blocks.title
         if self.target_language and out.text:
@@ -362,16 +353,17 @@ class Extractor:
     def page_run(self, blocks: Blocks, html: str, url: str | None = None
                  ) -> tuple[np.ndarray | None, np.ndarray, np.ndarray, str, str | None] | None:
         """(kind probabilities, block scores, the kept blocks, why the text is empty ('' when it
-        is not), the kept text or None where a code block is kept) of a page of >= 1 block in
-        one C call: ``page_pass``, then the rules after the cut, the thin-page rule and the text
-        (``keep``, ``to_text``), the same values as those steps. None where it does not cover
+        is not), the kept text: None only where a code block is kept on a page of blocks without
+        a code column, the Python walk's) of a page of >= 1 block in one C call: ``page_pass``,
+        then the rules after the cut, the thin-page rule and the text (``keep``, ``to_text``),
+        the same values as those steps. None where it does not cover
         the page (as ``page_pass``; a subclass's own ``keep``): the caller takes the steps."""
         if type(self).keep is not Extractor.keep:
             return None
         article, comment = self._kind_masks()
         rules = pass_rules(blocks, bylines=self.bylines, comments=self.comments)
         after = (*rules, article, comment, self.model.min_words, len(html), THIN_ARTICLE_P,
-                 THIN_MIN_CHARS, *pass_form())
+                 THIN_MIN_CHARS, *pass_form(), blocks.code_column())
         got = self._pass(blocks, html, url, after=after)
         if got is None:
             return None

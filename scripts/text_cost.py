@@ -3,8 +3,8 @@ costs, per corpus: the pages it changes, whether every page keeps the same word 
 evaluation's ``\\w+``), and the time of making the text against joining the kept blocks.
 
 The two are timed on the same extracted pages in one process, one after the other per page,
-best of ``--repeats``; the structured text's time includes walking the parse again for a page
-that keeps a code block (as ``Extractor.extract`` does). Pin a core for stable figures:
+best of ``--repeats``; a code block's own lines come from the walk's code column
+(``Blocks.code_column``), as in ``Extractor.extract``. Pin a core for stable figures:
 
     taskset -c 1 python scripts/text_cost.py ../shared/data/dragnet:test ../shared/data/cleaneval-final \\
         ../shared/data/wcxb-dev
@@ -22,7 +22,7 @@ from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
-from ce_filter.api import Extractor, code_blocks, extras_of
+from ce_filter.api import Extractor, code_blocks
 from ce_filter.keep.render import to_text
 from ce_filter.learn.corpus import _html_bytes, corpus_ids
 
@@ -55,21 +55,15 @@ def measure(spec: str, repeats: int) -> str:
             same += 1
             continue
         blocks, keep, page = r._page
-        p = ex.read(raw)
-        tree, again = p.tree, p.blocks
-        assert again is not None
-        assert again.texts == blocks.texts
-        if not code_blocks(blocks).any():
-            tree = None
         joined = "\n\n".join([t for t, k in zip(blocks.texts, keep) if k])
         same += WORDS.findall(joined) == WORDS.findall(r.text)
         tables += " | " in r.text and " | " not in joined
-        code += "_extras" in r.__dict__
+        code += bool((code_blocks(blocks) & keep).any())
         def join(blocks: Any = blocks, keep: Any = keep) -> str:
             return "\n\n".join([t for t, k in zip(blocks.texts, keep) if k])
 
-        def structured(blocks: Any = blocks, keep: Any = keep, page: str = page, tree: Any = tree) -> str:
-            return to_text(blocks, keep, lambda: extras_of(blocks, page, tree))
+        def structured(blocks: Any = blocks, keep: Any = keep) -> str:
+            return to_text(blocks, keep)
 
         t_join += best_time(join, repeats)
         t_text += best_time(structured, repeats)
@@ -83,7 +77,7 @@ def main(argv: list[str] | None = None) -> int:
     ap.add_argument("corpus", nargs="+", help="corpus dir[:split]")
     ap.add_argument("--repeats", type=int, default=3)
     a = ap.parse_args(argv)
-    print("| corpus | pages | same word tokens | table rows joined | code walked again | "
+    print("| corpus | pages | same word tokens | table rows joined | code blocks kept | "
           "join ms/page | structured text ms/page | extraction ms/page | extraction time |")
     print("|---|---|---|---|---|---|---|---|---|")
     for spec in a.corpus:

@@ -213,16 +213,17 @@ CELL_SEP = " | "  # between the cells of a table row in the text
 def to_text(blocks: Blocks, keep: np.ndarray, extras: Extras | Callable[[], Extras] | None = None) -> str:
     """The kept blocks as plain text, one paragraph per block, except that a table keeps a row
     per line (its cells joined by `` | ``, grouped as the Markdown table groups them) and a code
-    block its own line breaks. ``extras`` (or a function making them, called only for a page
-    that keeps a code block) gives the code blocks' text as written; without it a code block
-    is its one-line block text. Joined in C (keep/_render.c, in the pass's module
+    block its own line breaks: its text as written, from the walk's code column
+    (``Blocks.code_column``). Blocks without one (the Python walk's, a test oracle) take it from
+    ``extras`` (or a function making them, called only for a page that keeps a code block);
+    without them a code block is its one-line block text. Joined in C (keep/_render.c, in the pass's module
     ce_filter._pass: the one implementation; the test oracle tests/oracles/render_text.py
     checks it)."""
     cont = blocks.container_ids()
     args = (keep.view(np.uint8), *blocks.text_column().c_args(),
             np.ascontiguousarray(blocks.tag, dtype=np.int64),
             np.ascontiguousarray(blocks.flags, dtype=np.int64), cont, cont.shape[1],
-            FLAG_PRE, TAG_PRE, TAG_TD, TAG_TH, MAX_CELL_CHARS)
+            FLAG_PRE, TAG_PRE, TAG_TD, TAG_TH, MAX_CELL_CHARS, blocks.code_column())
     out: str | None = _c.text(*args, None)
     if out is None:  # a code block is kept: its lines as written
         out = _c.text(*args, ((extras() if callable(extras) else extras) or Extras()).pre)
@@ -238,11 +239,13 @@ def pass_form() -> tuple[int, int, int, int, int, int]:
 
 class RenderC(Protocol):
     """The function of the C part (keep/_render.c) that Python calls: the kept text, or None
-    where a code block is kept and ``pre`` (its text as written, by block) is None."""
+    where a code block is kept and neither ``code`` (Blocks.code_column) nor ``pre`` (its text
+    as written, by block) gives it."""
 
     def text(self, keep: np.ndarray, utf8: bytes, starts: np.ndarray, tag: np.ndarray, flags: np.ndarray,
              cont: np.ndarray, path_len: int, flag_pre: int, tag_pre: int, tag_td: int, tag_th: int,
-             max_cell_chars: int, pre: dict[int, str] | None, /) -> str | None: ...
+             max_cell_chars: int, code: tuple[bytes, np.ndarray] | None, pre: dict[int, str] | None,
+             /) -> str | None: ...
 
 
 _c = cast(RenderC, native.required("_pass"))

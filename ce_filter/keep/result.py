@@ -298,8 +298,9 @@ class ExtractionDict(TypedDict):
 def extras_of(blocks: Blocks, page: str, tree: Tree | None = None) -> Extras:
     """What the renderers need beyond the blocks (a code block's own line breaks, numbered
     lists, link targets, image alt text): the walk records it when asked, so the page is
-    walked again (``tree``: its parse, where the caller still has it) only when a page keeps a
-    code block or Markdown, HTML or XML is asked for; other pages pay nothing."""
+    walked again (``tree``: its parse, where the caller still has it) only when Markdown, HTML
+    or XML is asked for (the plain text takes its code lines from ``Blocks.code_column``); other
+    pages pay nothing."""
     from .render import Extras
 
     if not page or not len(blocks):

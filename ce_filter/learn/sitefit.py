@@ -27,7 +27,7 @@ from typing import TYPE_CHECKING, TypedDict
 
 import numpy as np
 
-from ..api import Extractor, extras_of
+from ..api import Extractor
 from ..keep.render import to_text
 from ..read.segment import Blocks
 from ..score.site.memory import SiteCounts, SiteMemory, block_fingerprints, host_of
@@ -142,7 +142,7 @@ def fit_stage(pages: list[SitePage], inputs: list[tuple[np.ndarray, int]],
 def page_f1(ex: Extractor, p: SitePage, scores: np.ndarray) -> float:
     """The page's token F1 with these block scores (the extractor's cut and thin-page rule)."""
     keep, _ = ex.keep(p.blocks, scores, p.kind, len(p.html))
-    text = to_text(p.blocks, keep, lambda: extras_of(p.blocks, p.html))
+    text = to_text(p.blocks, keep)
     return token_prf(text, p.gold)[2]
 
 

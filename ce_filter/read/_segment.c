@@ -383,11 +383,12 @@ static int add_extra(W *w, int kind, size_t at, const void *a, size_t an, const 
     return 0;
 }
 
-/* segment_tree's extras at a flush: a code block's raw text, whether a list item is numbered */
+/* segment_tree's extras at a flush: a code block's raw text (always: the kept text writes it,
+ * code_column), whether a list item is numbered (with extras) */
 static int flush_extras(W *w) {
     if ((w->opener.flags & FLAG_PRE) && add_extra(w, EX_PRE, w->n_b, w->cur.p, w->cur.n, NULL, 0) < 0)
         return -1;
-    if (w->opener.tid == T_LI) {
+    if (w->extras && w->opener.tid == T_LI) {
         for (size_t j = w->sp; j-- > 0;) {
             tag_id_t t = w->stack[j].tid;
             if (KIND(t) & K_LIST) {
@@ -409,7 +410,7 @@ static int flush(W *w) {
                 ar_put(w, w->tmp.p, w->tmp.n, &w->b_txt[w->n_b * 2]) < 0 ||
                 ar_put(w, w->anc.p, w->anc.n, &w->b_txt[w->n_b * 2 + 1]) < 0)
                 return -1;
-            if (w->extras && flush_extras(w) < 0) return -1;
+            if (flush_extras(w) < 0) return -1;
             int64_t *r = w->b_int + w->n_b * NB_INT;
             r[0] = w->cur_tags;
             r[1] = (int64_t)w->opener.tid;
@@ -962,6 +963,65 @@ done:
     return out;
 }
 
+/* whether n bytes are valid UTF-8 (no overlong form, surrogate or code point past U+10FFFF) */
+static int utf8_valid(const unsigned char *s, size_t n) {
+    size_t i = 0;
+    while (i < n) {
+        unsigned char c = s[i];
+        if (c < 0x80) { i++; continue; }
+        size_t k = c >= 0xf0 ? 3 : c >= 0xe0 ? 2 : c >= 0xc2 ? 1 : 0;
+        if (!k || c > 0xf4 || n - i <= k) return 0;
+        for (size_t j = 1; j <= k; j++) if ((s[i + j] & 0xc0) != 0x80) return 0;
+        if ((c == 0xe0 && s[i + 1] < 0xa0) || (c == 0xed && s[i + 1] > 0x9f) ||
+            (c == 0xf0 && s[i + 1] < 0x90) || (c == 0xf4 && s[i + 1] > 0x8f))
+            return 0;
+        i += k + 1;
+    }
+    return 1;
+}
+
+/* The code blocks' raw text as a column (Blocks.code_column): (their UTF-8, one after the other,
+ * a span that is not valid UTF-8 as its "replace" str's; nb + 1 int64 starts: block i's text is
+ * [starts[i], starts[i + 1]), empty for a block that is not code), or None on a page without. */
+static PyObject *code_column(W *w) {
+    size_t nb = w->n_b, total = 0, n_pre = 0;
+    for (size_t i = 0; i < w->n_ex; i++)
+        if (w->ex[i].kind == EX_PRE) { total += w->ex[i].a.len; n_pre++; }
+    if (!n_pre) return Py_NewRef(Py_None);
+    Buf u = {NULL, 0, 0};
+    PyObject *starts = PyBytes_FromStringAndSize(NULL, (Py_ssize_t)((nb + 1) * sizeof(int64_t)));
+    PyObject *bytes = NULL, *out = NULL;
+    if (!starts) return NULL;
+    int64_t *st = (int64_t *)PyBytes_AS_STRING(starts);
+    size_t b = 0;
+    for (size_t i = 0; i < w->n_ex; i++) {
+        const Extra *e = &w->ex[i];
+        if (e->kind != EX_PRE) continue;
+        for (; b <= e->at && b < nb; b++) st[b] = (int64_t)u.n;
+        const char *p = w->ar.p + e->a.off;
+        int bad;
+        if (utf8_valid((const unsigned char *)p, e->a.len)) {
+            bad = buf_put(&u, p, e->a.len) < 0;
+        } else {
+            PyObject *t = span_str(w, e->a);
+            Py_ssize_t m;
+            const char *q = t ? PyUnicode_AsUTF8AndSize(t, &m) : NULL;
+            bad = !q || buf_put(&u, q, (size_t)m) < 0;
+            Py_XDECREF(t);
+        }
+        if (bad) goto done;
+    }
+    for (; b <= nb; b++) st[b] = (int64_t)u.n;
+    if ((bytes = PyBytes_FromStringAndSize(u.p ? u.p : "", (Py_ssize_t)u.n)))
+        out = PyTuple_Pack(2, bytes, starts);
+done:
+    if (!out && !PyErr_Occurred()) PyErr_NoMemory();
+    PyMem_RawFree(u.p);
+    Py_XDECREF(bytes);
+    Py_DECREF(starts);
+    return out;
+}
+
 static PyObject *result(W *w, long n_nodes) {
     size_t nb = w->n_b, P = (size_t)path_len;
     PyObject *texts = column(w, 0, 1, w->b_cnt);
@@ -997,9 +1057,10 @@ static PyObject *result(W *w, long n_nodes) {
     title = span_str(w, w->title);
     items = title ? build_head(w) : NULL;
     PyObject *ex = !items ? NULL : w->extras ? build_extras(w) : Py_NewRef(Py_None);
-    if (!ex) goto done;
-    out = Py_BuildValue("(OOOOOOOOlON)", texts, anchors, ints, openers, paths, counts, elems,
-                        title, n_nodes, items, ex);
+    PyObject *code = ex ? code_column(w) : NULL;
+    if (!code) { Py_XDECREF(ex); goto done; }
+    out = Py_BuildValue("(OOOOOOOOlONN)", texts, anchors, ints, openers, paths, counts, elems,
+                        title, n_nodes, items, ex, code);
 done:
     Py_DECREF(texts);
     Py_DECREF(anchors);

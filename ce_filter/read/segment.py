@@ -174,11 +174,14 @@ TokenMatcher = NewType("TokenMatcher", object)  # class/id token patterns (``tok
 VocabTable = NewType("VocabTable", object)  # a token list and its weights (``vocab_table``)
 # segment()'s raw columns: texts, anchor texts, n_tags/tag/depth/flags (int64 bytes), openers,
 # container paths (int64 bytes), counts (float64 bytes), packed elements, title, node count,
-# head items, and with extras ({block: code text}, [numbered list items], links, images)
+# head items, with extras ({block: code text}, [numbered list items], links, images), and the
+# code blocks' raw text
 RawExtras = tuple[dict[int, str], list[int], list[tuple[int, str, str]], list[tuple[int, str, str]]]
 RawColumn = tuple[str, bytes, bytes, bytes]  # texts.TextColumn's parts (segment._column)
+# the code blocks' raw text: (UTF-8, block starts: n + 1 int64 bytes), None on a page without
+RawCode = tuple[bytes, bytes]
 RawBlocks = tuple[RawColumn, RawColumn, bytes, bytes, bytes, bytes, bytes, str, int, list[HeadItem],
-                  "RawExtras | None"]
+                  "RawExtras | None", "RawCode | None"]
 # a parsed page (``parse``)
 Tree = LexborDoc
 
@@ -298,6 +301,16 @@ class Blocks:
         lv = own[self.container_ids()[:, : levels + 1]]  # blocks x levels, bit masks
         return np.hstack([((lv[:, :, None] >> bits) & 1).reshape(len(self), -1),
                           (anc[:, None] >> bits) & 1]).astype(np.float64)
+
+    def code_column(self) -> tuple[bytes, np.ndarray] | None:
+        """The code blocks' text as written (line breaks and all), for the kept text: (their
+        UTF-8 one after the other; n + 1 starts, int64: block i's is [starts[i], starts[i + 1]),
+        empty for a block that is not code; no text at all on a page without code blocks). None
+        for blocks of the Python walk (the text then takes the code from ``extras``)."""
+        got: tuple[bytes, np.ndarray] | None = self.__dict__.get("_code")
+        if got is _NO_CODE:
+            got = self.__dict__["_code"] = (b"", np.zeros(len(self) + 1, dtype=np.int64))
+        return got
 
     def class_tokens(self) -> tuple[PageTokens, np.ndarray] | None:
         """(the page's class/id tokens, the C walk's capsule; each block's opener serial, int64)
@@ -483,7 +496,7 @@ def vocab_table(tokens: list[str], weights: list[float]) -> VocabTable:
 
 def _blocks_from_c(raw: RawBlocks, c: SegmentC) -> Blocks:
     """The C walk's columns as Blocks (tokens stay packed until read: see _Elements)."""
-    t_cols, a_cols, ints, openers, paths, counts, packed, title, n_nodes, head, extras = raw
+    t_cols, a_cols, ints, openers, paths, counts, packed, title, n_nodes, head, extras, code = raw
     texts, anchors = _column(t_cols, 1), _column(a_cols, 0)
     src = _Elements(packed, openers, c)
     n_tags, tags, depth, flags = np.frombuffer(ints, dtype=np.int64).reshape(4, len(texts))
@@ -492,7 +505,11 @@ def _blocks_from_c(raw: RawBlocks, c: SegmentC) -> Blocks:
                None if extras is None else (extras[0], set(extras[1]), extras[2], extras[3]))
     b.__dict__["_container_ids"] = np.frombuffer(paths, dtype=np.int64).reshape(len(texts), PATH_LEN)
     b.__dict__["_counts"] = np.frombuffer(counts, dtype=np.float64).reshape(len(texts), 3)
+    b.__dict__["_code"] = _NO_CODE if code is None else (code[0], np.frombuffer(code[1], dtype=np.int64))
     return b
+
+
+_NO_CODE = (b"", np.zeros(0, dtype=np.int64))  # a C-walked page without code blocks
 
 
 def _column(parts: tuple[str, bytes, bytes, bytes], gap: int) -> TextColumn:

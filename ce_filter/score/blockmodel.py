@@ -280,8 +280,9 @@ class Model:
         ``seen`` the blocks it never adds). The same bits as those steps one by one. With
         ``after`` (Extractor.page_run's: the rules after the cut, the thin-page rule, the text),
         the same call goes on: the mask is then the kept blocks, and the fourth value is (why
-        the text is empty: 0 it is not, 1 a thin page, 2 no block kept; the kept text, or None
-        where a code block is kept), else None. None where the pass does not cover the model
+        the text is empty: 0 it is not, 1 a thin page, 2 no block kept; the kept text, code
+        blocks as written, ``after``'s last item: Blocks.code_column; None where a code block is
+        kept and that is None), else None. None where the pass does not cover the model
         (``pass_plan``): the caller takes the steps."""
         plan = self.pass_plan()
         if plan is None or features_module.CETR_COLUMNS is not None:

@@ -302,3 +302,27 @@ def test_render_extraction_dispatches_and_refuses_unknown_formats() -> None:
     with pytest.raises(ValueError, match="format must be one of text, markdown, html, json, xml, csv"):
         render_extraction(r, "jsonl")
     assert FORMATS == ("text", "markdown", "html", "json", "xml", "csv", "jsonl")
+
+
+def test_the_walk_gives_the_code_blocks_as_written_to_the_text() -> None:
+    """The C walk's code column holds each code block's raw text (what the extras' walk gives
+    it: the same str), so the text writes code lines without walking the page again."""
+    from ce_filter.read.segment import FLAG_PRE, parse, segment
+
+    html = ("<html><body><p>Before.</p><pre>\n\ndef f():\n    return 'é'\n\n</pre><p>Mid.</p>"
+            "<pre><code>a  =  1\nb = 2</code></pre><p>After.</p></body></html>")
+    b = segment(parse(html))
+    code = b.code_column()
+    assert code is not None
+    u, at = code
+    assert len(at) == len(b) + 1 and at[0] == 0 and at[-1] == len(u)
+    pre = segment(parse(html), extras=True).extras[0]
+    flags = np.asarray(b.flags)
+    for i in range(len(b)):
+        raw = u[at[i]:at[i + 1]].decode("utf-8")
+        assert raw == (pre[i] if flags[i] & FLAG_PRE else ""), i
+    keep = np.ones(len(b), dtype=bool)
+    assert to_text(b, keep) == "Before.\n\ndef f():\n    return 'é'\n\nMid.\n\na  =  1\nb = 2\n\nAfter."
+    plain = segment(parse("<html><body><p>No code here.</p></body></html>"))
+    u, at = plain.code_column() or (None, None)
+    assert u == b"" and at is not None and not at.any() and len(at) == len(plain) + 1
