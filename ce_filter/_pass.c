@@ -301,10 +301,52 @@ static double *class_columns(const classes_t *c, void *m, int levels, int bits, 
  * rules (tidy's options; the class/id columns of the comments and author-box rules made here,
  * by the walk's flag_fill on the page's tokens, where the page's kind needs them), the
  * thin-page rule and the text (text's form) */
+/* pieces of bytes looked for in a page's class/id values (Blocks.may_name) */
+#define MAX_PIECES 8
+typedef struct { const char *s[MAX_PIECES]; Py_ssize_t len[MAX_PIECES]; int n; } pieces_t;
+
+/* a tuple of bytes (1 to MAX_PIECES, none empty) into p (pointing into o: keep o alive); 0 or
+ * -1 (error set) */
+static int pieces_get(PyObject *o, pieces_t *p) {
+    if (!PyTuple_Check(o) || PyTuple_GET_SIZE(o) < 1 || PyTuple_GET_SIZE(o) > MAX_PIECES) {
+        PyErr_SetString(PyExc_ValueError, "page_scores: pieces, a tuple of 1 to 8 bytes");
+        return -1;
+    }
+    p->n = (int)PyTuple_GET_SIZE(o);
+    for (int k = 0; k < p->n; k++) {
+        PyObject *b = PyTuple_GET_ITEM(o, k);
+        if (!PyBytes_Check(b) || PyBytes_GET_SIZE(b) < 1) {
+            PyErr_SetString(PyExc_ValueError, "page_scores: a piece, non-empty bytes");
+            return -1;
+        }
+        p->s[k] = PyBytes_AS_STRING(b);
+        p->len[k] = PyBytes_GET_SIZE(b);
+    }
+    return 0;
+}
+
+/* whether one of p's pieces stands in the n bytes h (Blocks.may_name's any(k in packed)): one
+ * pass, the pieces that may start at each byte known from a table of first bytes */
+static int any_piece(const char *h, Py_ssize_t n, const pieces_t *p) {
+    uint8_t first[256];
+    memset(first, 0, sizeof first);
+    for (int k = 0; k < p->n; k++) first[(unsigned char)p->s[k][0]] |= (uint8_t)(1u << k);
+    for (Py_ssize_t i = 0; i < n; i++) {
+        unsigned m = first[(unsigned char)h[i]];
+        for (int k = 0; m; k++, m >>= 1)
+            if ((m & 1u) && p->len[k] <= n - i && memcmp(h + i, p->s[k], (size_t)p->len[k]) == 0)
+                return 1;
+    }
+    return 0;
+}
+
 typedef struct {
     long rules, article_kinds, comment_kinds;
     int bylines, comments;
     void *comment_m, *author_m;
+    const char *vals; /* the page's class/id values (NULL: may name anything) */
+    Py_ssize_t n_vals;
+    pieces_t comment_p, author_p;
     double min_words, thin_p;
     Py_ssize_t page_chars, thin_min_chars;
     text_form_t form;
@@ -314,23 +356,31 @@ typedef struct {
 /* why a page's text is empty (Extractor.keep's reasons, in Python) */
 enum { R_TEXT = 0, R_THIN = 1, R_NONE = 2 };
 
-/* after's tuple: (rules, bylines, comments, comment_matcher, author_matcher, article_kinds,
- * comment_kinds, min_words, page_chars, thin_p, thin_min_chars, path, pre_bit, tag_pre, cell_a,
- * cell_b, max_cell, code): articles.pass_rules's, the kinds (bits by kind index) whose pages the
+/* after's tuple: (rules, bylines, comments, comment_matcher, author_matcher, class_values,
+ * comment_pieces, author_pieces, article_kinds, comment_kinds, min_words, page_chars, thin_p,
+ * thin_min_chars, path, pre_bit, tag_pre, cell_a, cell_b, max_cell, code): articles.pass_rules's, the kinds (bits by kind index) whose pages the
  * rules read as articles and whose reader comments go, the thin-page rule's
  * (blockmodel.thin_page), render.pass_form's, the code blocks' raw text (Blocks.code_column, or
  * None); 0, or -1 (error set) */
 static int after_get(PyObject *o, const classes_t *c, bufs_t *b, Py_ssize_t n, Py_ssize_t path,
                      after_t *a) {
-    PyObject *ocm, *oam, *ocode;
+    PyObject *ocm, *oam, *ovals, *ocp, *oap, *ocode;
     if (!PyTuple_Check(o)) { PyErr_SetString(PyExc_TypeError, "page_scores: after, a tuple"); return -1; }
-    if (!PyArg_ParseTuple(o, "lppOOlldndnnLLLLnO", &a->rules, &a->bylines, &a->comments, &ocm, &oam,
-                          &a->article_kinds, &a->comment_kinds, &a->min_words, &a->page_chars,
-                          &a->thin_p, &a->thin_min_chars, &a->form.path, &a->form.pre_bit,
-                          &a->form.tag_pre, &a->form.cell_a, &a->form.cell_b, &a->form.max_cell,
-                          &ocode))
+    if (!PyArg_ParseTuple(o, "lppOOOOOlldndnnLLLLnO", &a->rules, &a->bylines, &a->comments, &ocm,
+                          &oam, &ovals, &ocp, &oap, &a->article_kinds, &a->comment_kinds,
+                          &a->min_words, &a->page_chars, &a->thin_p, &a->thin_min_chars,
+                          &a->form.path, &a->form.pre_bit, &a->form.tag_pre, &a->form.cell_a,
+                          &a->form.cell_b, &a->form.max_cell, &ocode))
         return -1;
-    if (code_get(ocode, b, n, &a->code) < 0) return -1;
+    if (code_get(ocode, b, n, &a->code) < 0 || pieces_get(ocp, &a->comment_p) < 0 ||
+        pieces_get(oap, &a->author_p) < 0)
+        return -1;
+    a->vals = NULL, a->n_vals = 0;
+    if (ovals != Py_None) {
+        if (!PyBytes_Check(ovals)) { PyErr_SetString(PyExc_TypeError, "page_scores: class values, bytes"); return -1; }
+        a->vals = PyBytes_AS_STRING(ovals);
+        a->n_vals = PyBytes_GET_SIZE(ovals);
+    }
     if (not_ready()) return -1;
     if (!RC.ready || RC.path != path || a->form.path != path) {
         PyErr_SetString(PyExc_RuntimeError, "page_scores: the rules are not configured for this path");
@@ -360,11 +410,14 @@ static int after_rules(const after_t *a, const classes_t *c, const page_t *p, co
                         .tag = p->tag, .cont = p->cont, .T = &p->T, .article = article,
                         .comment_kind = comment_kind, .bylines = a->bylines,
                         .comments = a->comments, .rules = a->rules};
-    if (comment_kind && !a->comments && (a->rules & RULE_COMMENTS) && a->comment_m) {
+    /* (Blocks.may_name: a page whose class/id values hold no piece names no such container) */
+    if (comment_kind && !a->comments && (a->rules & RULE_COMMENTS) && a->comment_m &&
+        (!a->vals || any_piece(a->vals, a->n_vals, &a->comment_p))) {
         if (!(cols[0] = class_columns(c, a->comment_m, 0, 1, n))) return E_MEM;
         tp->ccols = cols[0];
     }
-    if (article && !a->comments && !a->bylines && (a->rules & RULE_AUTHORBOX) && a->author_m) {
+    if (article && !a->comments && !a->bylines && (a->rules & RULE_AUTHORBOX) && a->author_m &&
+        (!a->vals || any_piece(a->vals, a->n_vals, &a->author_p))) {
         tp->aw = 3 * (RC.author_levels + 2);
         if (!(cols[1] = class_columns(c, a->author_m, (int)RC.author_levels, 3, n))) return E_MEM;
         tp->acols = cols[1];

@@ -222,14 +222,16 @@ def tidy(blocks: Blocks, scores: np.ndarray, keep: np.ndarray, kind: str | None,
 def pass_rules(blocks: Blocks, *, bylines: bool = False, comments: bool = False
                ) -> tuple[object, ...]:
     """What the pass after the walk (ce_filter/_pass.c: page_scores, Extractor.page_run) reads
-    of the rules in force (``RULES``) for a page: their bits, ``bylines``, ``comments``, and the
-    comment and author-box matchers where the options leave those rules in and the page may
-    name such a container (``Blocks.may_name``, as ``tidy`` asks; else None). The pass makes
-    their class/id columns from the page's tokens where the page's kind needs them."""
-    cm = _COMMENT_MATCHER if not comments and blocks.may_name(_COMMENT_BYTES) else None
-    am = (_AUTHOR_MATCHER if not comments and not bylines and blocks.may_name(_AUTHOR_BYTES)
-          else None)
-    return (sum(_RULE_BITS[r] for r in RULES), bylines, comments, cm, am)
+    of the rules in force (``RULES``) for a page: their bits, ``bylines``, ``comments``, the
+    comment and author-box matchers where the options leave those rules in (else None), and
+    what ``Blocks.may_name`` looks in and for: the page's class/id values (None: look in
+    nothing, the page may name anything) and the pieces of each. The pass makes the columns
+    of a rule where the page's kind needs them and the page may name its containers, as
+    ``tidy`` does."""
+    return (sum(_RULE_BITS[r] for r in RULES), bylines, comments,
+            None if comments else _COMMENT_MATCHER,
+            None if comments or bylines else _AUTHOR_MATCHER,
+            blocks.class_values(), _COMMENT_BYTES, _AUTHOR_BYTES)
 
 
 # (without their first letter: "Comment" and "comment" alike; a page whose class/id values

@@ -147,15 +147,13 @@ class Extraction:
     # the segmented page, the kept mask and the page's text, for to_markdown / to_html
     _page: tuple[Blocks, np.ndarray, str] | None = field(default=None, repr=False, compare=False)
 
-    def attach(self, blocks: Blocks, keep: np.ndarray, page: str, *, extras: Extras | None = None,
-               rules: bool = False, url: str | None = None) -> None:
+    def attach(self, blocks: Blocks, keep: np.ndarray, page: str, *, rules: bool = False,
+               url: str | None = None) -> None:
         """Give the Extraction what it reads later (Extractor.extraction): the segmented page,
-        its kept mask and its text (for the renderers and ``resolve``), the renderers' extras
-        where the walk already made them, and with ``rules`` the metadata rules (which read
-        ``url``) to run on the first reading of one of their fields."""
+        its kept mask and its text (for the renderers, which walk it again once for their extras,
+        and ``resolve``), and with ``rules`` the metadata rules (which read ``url``) to run on
+        the first reading of one of their fields."""
         self._page = (blocks, keep, page)
-        if extras is not None:
-            self.__dict__["_extras"] = extras
         if rules:
             self.__dict__["_rules"] = (blocks, url)
 
@@ -205,7 +203,9 @@ class Extraction:
         from .render import base_url
 
         blocks, keep, page = self._page or (Blocks(), np.zeros(0, dtype=bool), "")
-        extras = self.__dict__.get("_extras") or extras_of(blocks, page)
+        extras = self.__dict__.get("_extras")
+        if extras is None:  # the page walked again once, for every rendering after
+            extras = self.__dict__["_extras"] = extras_of(blocks, page)
         return blocks, keep, extras.resolved(base_url(page, self.url)) if resolve else extras
 
     @property

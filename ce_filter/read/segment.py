@@ -321,14 +321,20 @@ class Blocks:
         src = self.own_tokens._src
         return src.page_tokens(), np.frombuffer(src.openers, dtype=np.int64)
 
+    def class_values(self) -> bytes | None:
+        """The page's class and id values as the C walk packed them (``may_name`` looks in
+        them, and the pass after the walk does the same in C); None for blocks that carry none
+        (made by hand)."""
+        if not isinstance(self.own_tokens, ElementTokens):
+            return None
+        return self.own_tokens._src.packed
+
     def may_name(self, pieces: tuple[bytes, ...]) -> bool:
         """False where the page's class/id values hold none of ``pieces`` (so no pattern made of
         them can match: the rules skip their columns); True where one does, or where the blocks
         carry no packed values to look in (made by hand)."""
-        if not isinstance(self.own_tokens, ElementTokens):
-            return True
-        packed = self.own_tokens._src.packed
-        return any(k in packed for k in pieces)
+        packed = self.class_values()
+        return packed is None or any(k in packed for k in pieces)
 
     def pattern_flags(self, patterns: Patterns) -> tuple[np.ndarray, np.ndarray]:
         """The reference of pattern_columns: (by element serial, the bits its own class/id

@@ -69,7 +69,9 @@ def _pages(seed: int, count: int) -> list[str]:
              "<div class='review'><p>{w}</p></div>", "<p class='price'>$ {w}</p>",
              "<div id='comments'><p>{w}</p><p>{w}</p></div>", "<div class='author-bio'><p>{w}</p></div>",
              "<div hidden><p>{w}</p></div>", "<p>By Maria Lopez · Updated Nov 13, 2019</p>",
-             "<p>Advertisement</p>", "<p>{w} {w}</p>", "<div style='display:none'><p>{w} {w}</p></div>"]
+             "<p>Advertisement</p>", "<p>{w} {w}</p>", "<div style='display:none'><p>{w} {w}</p></div>",
+             "<div id='respond' class='livefyre'><p>{w}</p></div>",
+             "<div class='AUTHOR-Box'><p>{w}</p></div>"]
     words = "the event loop runs tasks and callbacks while a page keeps its story in prose".split()
     out = []
     for _ in range(count):
