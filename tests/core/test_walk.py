@@ -119,7 +119,7 @@ def test_compiled_parts_are_built_where_a_compiler_is():
              "score.features._leaves": leaves._c,
              "score.site._memory": memory._c,
              "score.site._stage": stage._c, "keep._articles": articles._c,
-             "keep._render": render._c, "keep._metadata": metadata._head_part()}
+             "keep._render": render._c, "keep._metadata": metadata._C}
     missing = [f"ce_filter.{name}" for name, c in parts.items() if c is None]
     assert not missing, f"did not build (see pip's output) or disagreed on their probes: {missing}"
     assert all(dense.handles(m.spec) for m in (load_default("content"), load_default("comments")))
