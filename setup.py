@@ -16,9 +16,8 @@ Windows all but the walk, which reaches Lexbor's functions through selectolax's 
 
 Most parts are the one implementation of their step (their Python or numpy twins are test
 oracles under tests/oracles), so they are required: a source install needs a C compiler. The
-parts that still have a Python version in the package (the walk, which Windows runs in Python;
-the metadata rules, whose C covers the common inputs and hands the
-rest to Python) are optional there: where one does not build, the
+parts that still have a Python version in the package (the walk, which Windows runs in Python)
+are optional there: where one does not build, the
 Python version runs and gives the same results (tests compare them). With CE_FILTER_REQUIRE_C=1
 (the wheel builds set it) every part is required: a wheel holds every part.
 
@@ -94,7 +93,7 @@ setup(
         _PASS,
         _after_walk("keep._articles", optional=False),
         _after_walk("keep._render", optional=False),
-        _part("keep._metadata"),
+        _part("keep._metadata", optional=False),
         _part("read._mojibake", optional=False),
         _part("score.features._leaves", optional=False),
         _part("score.site._memory", optional=False),

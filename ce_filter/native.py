@@ -1,10 +1,9 @@
 """The compiled parts (C extensions, each beside the module it serves): loading one. Most are the
 one implementation of their step (``REQUIRED``: loaded by ``required``, their Python or numpy
 twins are test oracles under tests/oracles). The others still have a Python version in the
-package (the walk, which Windows runs in Python; the metadata rules, whose C covers the common
-inputs): those are loaded by ``probed``, which sets aside a part that disagrees with its Python
-version on a probe, so that an install without them, or with a broken build, still gives the
-same results."""
+package (the walk, which Windows runs in Python): those are loaded by ``probed``, which sets
+aside a part that disagrees with its Python version on a probe, so that an install without
+them, or with a broken build, still gives the same results."""
 
 from __future__ import annotations
 
@@ -27,7 +26,7 @@ PARTS: tuple[str, ...] = (
 # the parts with no Python version in the package: an install needs them (``required``)
 REQUIRED: frozenset[str] = frozenset((
     "read._precheck", "read._mojibake", "_pass", "score.features._leaves",
-    "score.site._memory", "score.site._stage", "keep._articles", "keep._render",
+    "score.site._memory", "score.site._stage", "keep._articles", "keep._render", "keep._metadata",
 ))
 
 
