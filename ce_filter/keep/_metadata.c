@@ -13,6 +13,7 @@
  *   normalise_date  dates.normalise_date;
  *   cut_at     where a byline's name ends (metadata.cut_at);
  *   date_values  the values of the <meta>s that date the page;
+ *   hostname   a URL's host (read.address.hostname: the metadata's and the site memory's);
  *   positions  the indices of a column's items equal to a value (result.h1_positions).
  * The regexes these stand for read text as str does: \d a decimal digit of any script, \w
  * str.isalnum() or "_", \s str.isspace(), re.IGNORECASE's case folds (the Py_UNICODE_ macros);
@@ -1496,6 +1497,90 @@ static PyObject *date_values(PyObject *self, PyObject *args) {
     return out;
 }
 
+/* ------------------------------------------------------------------ read.address.hostname
+   The host of a URL: lower case (str.lower), without "www." and port; '' for None, a relative
+   URL or anything other than a scheme (letters, digits, + and -: str.isalnum) before "//". */
+
+static PyObject *hostname(PyObject *self, PyObject *args) {
+    PyObject *url;
+    if (!PyArg_ParseTuple(args, "O", &url)) return NULL;
+    if (url == Py_None) return PyUnicode_FromStringAndSize("", 0);
+    if (!PyUnicode_Check(url)) {
+        PyErr_SetString(PyExc_TypeError, "hostname: a str or None");
+        return NULL;
+    }
+    int kind = PyUnicode_KIND(url);
+    const void *d = PyUnicode_DATA(url);
+#define U(i) PyUnicode_READ(kind, d, (i))
+    Py_ssize_t b = 0, n = PyUnicode_GET_LENGTH(url);
+    while (b < n && Py_UNICODE_ISSPACE(U(b))) b++;
+    while (n > b && Py_UNICODE_ISSPACE(U(n - 1))) n--;
+    Py_ssize_t at = -1;
+    for (Py_ssize_t i = b; i + 1 < n; i++)
+        if (U(i) == '/' && U(i + 1) == '/') { at = i; break; }
+    if (at < 0) return PyUnicode_FromStringAndSize("", 0);
+    if (at > b) {
+        if (U(at - 1) != ':') return PyUnicode_FromStringAndSize("", 0);
+        Py_ssize_t alnum = 0;  /* the scheme: letters, digits, + and - (one letter or digit at least) */
+        for (Py_ssize_t i = b; i < at - 1; i++) {
+            Py_UCS4 c = U(i);
+            if (c != '+' && c != '-' && !Py_UNICODE_ISALNUM(c)) return PyUnicode_FromStringAndSize("", 0);
+            alnum += c != '+' && c != '-';
+        }
+        if (at - 1 > b && alnum == 0) return PyUnicode_FromStringAndSize("", 0);
+    }
+    Py_ssize_t r = at + 2, end = n;
+    for (Py_ssize_t i = r; i < n; i++) {
+        Py_UCS4 c = U(i);
+        if (c == '/' || c == '?' || c == '#') { end = i; break; }
+    }
+    Py_ssize_t h = r;
+    for (Py_ssize_t i = r; i < end; i++)
+        if (U(i) == '@') h = i + 1;
+    Py_ssize_t he = end;
+    if (h < end && U(h) == '[') {
+        Py_ssize_t close = -1;
+        for (Py_ssize_t i = h; i < end; i++)
+            if (U(i) == ']') { close = i; break; }
+        if (close < 0) return PyUnicode_FromStringAndSize("", 0);
+        h++;
+        he = close;
+    } else {
+        for (Py_ssize_t i = h; i < end; i++)
+            if (U(i) == ':') { he = i; break; }
+    }
+    while (h < he && Py_UNICODE_ISSPACE(U(h))) h++;
+    while (he > h && Py_UNICODE_ISSPACE(U(he - 1))) he--;
+    int ascii = 1;
+    for (Py_ssize_t i = h; i < he && ascii; i++) ascii = U(i) < 128;
+    if (ascii) {
+        char buf[256];
+        char *out = he - h <= (Py_ssize_t)sizeof buf ? buf : PyMem_Malloc((size_t)(he - h));
+        if (!out) return PyErr_NoMemory();
+        for (Py_ssize_t i = h; i < he; i++) out[i - h] = (char)ascii_lower(U(i));
+        Py_ssize_t k = he - h, skip = k >= 4 && memcmp(out, "www.", 4) == 0 ? 4 : 0;
+        PyObject *res = PyUnicode_FromStringAndSize(out + skip, k - skip);
+        if (out != buf) PyMem_Free(out);
+        return res;
+    }
+#undef U
+    PyObject *part = PyUnicode_Substring(url, h, he);
+    PyObject *low = part ? PyObject_CallMethod(part, "lower", NULL) : NULL;
+    Py_XDECREF(part);
+    if (!low) return NULL;
+    PyObject *www = PyUnicode_FromString("www.");
+    Py_ssize_t starts = www ? PyUnicode_Tailmatch(low, www, 0, PY_SSIZE_T_MAX, -1) : -1;
+    Py_XDECREF(www);
+    if (starts < 0) {
+        Py_DECREF(low);
+        return NULL;
+    }
+    if (!starts) return low;
+    PyObject *res = PyUnicode_Substring(low, 4, PyUnicode_GET_LENGTH(low));
+    Py_DECREF(low);
+    return res;
+}
+
 /* ------------------------------------------------------------------ metadata._clean_title
    A title without the site's name: the parts (split_title's, blank ones left out; two at
    least) that are not the site's name (site: its words, norm_text) or its domain (dom: the
@@ -1674,6 +1759,7 @@ static PyMethodDef methods[] = {
     {"normalise_date", normalise_date, METH_VARARGS, "dates.normalise_date: a date as YYYY-MM-DD, or ''"},
     {"cut_at", cut_at, METH_VARARGS, "where a byline's name ends (-1: nowhere)"},
     {"date_values", date_values, METH_VARARGS, "the values of the <meta>s whose key dates the page"},
+    {"hostname", hostname, METH_VARARGS, "address.hostname: a URL's host, lower case, without www. and port"},
     {"clean_title", clean_title, METH_VARARGS, "a title without the site's name"},
     {"site_part", site_part, METH_VARARGS, "whether a title's part is the site's name or domain"},
     {"positions", positions, METH_VARARGS, "the indices of an int64 column's items equal to a value"},

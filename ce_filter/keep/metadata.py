@@ -21,7 +21,6 @@ from typing import Protocol, cast
 from urllib.parse import urljoin, urlsplit
 
 from .. import native
-from ..read.address import hostname
 from ..read.texts import TextColumn
 from .dates import ENGLISH, YEAR, date_label, labelled_dates, months_for, normalise_date, ymd
 
@@ -32,7 +31,7 @@ class MetadataC(Protocol):
     keys' value, whitespace collapsed; the terms of a str or a list of str; the dating <meta>s'
     values; the blocks that start with one of some words or hold a year; a title's parts, a
     text's words (norm_text), a title without the site's name and whether a part is the site's;
-    where a byline's name ends."""
+    a URL's host; where a byline's name ends."""
 
     def head(self, items: list[tuple[str, ...]], max_bylines: int, max_byline_chars: int, /,
              ) -> tuple[str, list[tuple[str, str]], list[tuple[str, str]], list[str],
@@ -55,6 +54,8 @@ class MetadataC(Protocol):
     def clean_title(self, title: str, parts: tuple[str, ...], site: str, dom: tuple[str, ...], /) -> str: ...
 
     def site_part(self, part: str, site: str, dom: tuple[str, ...], /) -> bool: ...
+
+    def hostname(self, url: str | None, /) -> str: ...
 
     def cut_at(self, s: str, months: tuple[str, ...], caps: tuple[str, ...], /) -> int: ...
 
@@ -850,8 +851,9 @@ def extract_metadata(head: PageHead, url: str | None = None, texts: Sequence[str
 
 
 def host(url: str | None) -> str:
-    """The host of the page's URL as address.hostname reads it (the site memory's too)."""
-    return hostname(url)
+    """The host of the page's URL: address.hostname (the C part's hostname, the site memory's
+    reading too)."""
+    return _C.hostname(url)
 
 
 _IMAGE_KEYS = ("og:image", "og:image:url", "og:image:secure_url", "twitter:image", "twitter:image:src",

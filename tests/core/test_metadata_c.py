@@ -344,12 +344,27 @@ def test_date_values_are_the_date_key_regexes() -> None:
         C.date_values([("date",)])
 
 
-def test_host_is_address_hostname() -> None:
-    """A URL's host: address.hostname's, the one reading of it (the site memory's too)."""
+def test_host_is_the_oracles() -> None:
+    """A URL's host: the C part's (schemes, users, ports, IPv6 brackets, "www.", padding,
+    relative and odd URLs, hosts and schemes in other scripts, case folds) is the oracle's, and
+    address.hostname (the site memory's) is the C part's."""
     from ce_filter.read.address import hostname
 
-    for url in [None, "", "https://www.Example.com:8080/a", "https://\u00e9.fr/", "//cdn.x.org/y"]:
-        assert M.host(url) == hostname(url)
+    rng = random.Random(19)
+    pieces = ["http", "https", "HTTP", "+", "-", "+-", "a+b", ".", ":", "//", "/", "?", "#", "@", "[", "]",
+              "::1", "www.", "WWW.", "Www.", "x", "Example", ".com", ":80", " ", "\t", "\x1c", "\n", "é",
+              "user:pw", "a", "1", "_", "\u0130", "\u00a0", "\u3000", "\u4e2d", "\u212a", "W\u0130W.",
+              "\u00b2", "\uff37\uff37\uff37.", "\u0662", "\u1e9e"]
+    for _ in range(30000):
+        url = _pieces(rng, pieces, 10)
+        want = O.hostname(url)
+        assert C.hostname(url) == want, url
+        assert M.host(url) == hostname(url) == want, url
+    for url in [None, "", "x" * 100000 + "//" + "A" * 100000 + ":1", "http://" + "a" * 300,
+                "http://" + "\u00e9" * 300]:
+        assert C.hostname(url) == O.hostname(url)
+    with pytest.raises(TypeError):
+        C.hostname(b"http://x.org/")
 
 
 def test_clean_title_is_clean_parts() -> None:
@@ -428,6 +443,7 @@ def test_every_function_is_the_oracles_on_unicode_strings(a: str, b: str, c: str
         assert C.cut_at(s, M._CUT_MONTHS, M._CUT_CAPS) == O.cut_at(s)
         assert C.terms(s, M.MAX_TERMS, M.MAX_TERM_CHARS) == O.split_terms(s)
         assert C.first_meta({"k": s}, ("k",)) == O.first_meta({"k": s}, ("k",))
+        assert C.hostname(s) == O.hostname(s) and C.hostname("http://" + s) == O.hostname("http://" + s)
         for months in (D.ENGLISH, D.months_for(("de", "ru"))):
             assert C.normalise_date(s, months, D._this_year() + 1) == O.normalise_date(s, months)
         assert D._c_part().marks(s, False) == O.label_marks(s)

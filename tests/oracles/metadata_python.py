@@ -303,6 +303,9 @@ class PythonPart:
         assert value == TAG_H1
         return h1_positions(column)
 
+    def hostname(self, url: str | None) -> str:
+        return hostname(url)
+
     def normalise_date(self, s: str, months: dict[str, int], max_year: int) -> str:
         return normalise_date(s, months)
 
@@ -401,3 +404,27 @@ def label_marks(s: str, first_only: bool = False) -> list[tuple[int, str]]:
         if first_only:
             break
     return out
+
+
+# ---------------------------------------------------------------- hosts
+
+def hostname(url: str | None) -> str:
+    """address.hostname by str's methods: the host of ``url``, lower case, without "www." and
+    port ('' for none or a relative URL)."""
+    url = (url or "").strip()
+    at = url.find("//")
+    scheme = url[:at - 1] if at > 0 and url[at - 1] == ":" else None if at else ""
+    if at < 0 or scheme is None or not (scheme == "" or scheme.replace("+", "").replace("-", "").isalnum()):
+        return ""  # no "//", or something other than a scheme before it
+    rest = url[at + 2:]
+    end = len(rest)
+    for c in "/?#":
+        i = rest.find(c)
+        if 0 <= i < end:
+            end = i
+    host = rest[:end].rpartition("@")[2]
+    if host.startswith("["):  # an IPv6 literal
+        host = host[1:host.find("]")] if "]" in host else ""
+    else:
+        host = host.partition(":")[0]
+    return host.strip().lower().removeprefix("www.")
