@@ -608,20 +608,31 @@ _WRITTEN_START = ("written", "authored")  # the blocks _WRITTEN_BY can match
 
 
 class _Joined:
-    """Block texts searched by the C part's scans: one loop over the walk's one string (a
-    TextColumn's ``joined``, "\n" between the blocks) or over a list of texts finds the few
-    blocks a rule can apply to, where a loop would call a regex on every block."""
+    """Block texts ``lo`` to ``hi`` searched by the C part's scans: one loop over the walk's one
+    string (a TextColumn's ``joined``, "\\n" between the blocks, or its piece) or over a list of
+    texts finds the few blocks a rule can apply to, where a loop would call a regex on every
+    block. The indices the scans give count from ``lo``."""
 
-    __slots__ = ("texts", "_arg")
+    __slots__ = ("texts", "lo", "hi", "_arg")
 
-    def __init__(self, texts: Sequence[str]) -> None:
+    def __init__(self, texts: Sequence[str], lo: int = 0, hi: int | None = None) -> None:
+        n = len(texts)
         self.texts = texts
+        self.lo = min(max(lo, 0), n)
+        self.hi = n if hi is None else min(max(hi, self.lo), n)
         self._arg: str | list[str] | None = None  # what the scans take, made at the first one
+
+    def text(self, k: int) -> str:
+        """Text ``k`` of the range (block lo + k)."""
+        return self.texts[self.lo + k]
 
     def _scanned(self) -> str | list[str]:
         if self._arg is None:
-            t = self.texts
-            self._arg = t.joined if isinstance(t, TextColumn) else list(t)
+            t, lo, hi = self.texts, self.lo, self.hi
+            if isinstance(t, TextColumn) and lo < hi:
+                self._arg = t.joined if lo == 0 and hi == len(t) else t.joined_part(lo, hi)
+            else:
+                self._arg = list(t[lo:hi]) if lo < hi else []
         return self._arg
 
     def starting(self, words: tuple[str, ...]) -> list[int]:
@@ -635,15 +646,16 @@ class _Joined:
         return _C.with_year(self._scanned())
 
 
-def _near_title(texts: Sequence[str], title_at: int) -> Sequence[str]:
+def _near_title(texts: Sequence[str], title_at: int) -> _Joined:
+    """The blocks searched for a byline and a date line: NEAR_TITLE's around the title's."""
     at = max(title_at, 0)
-    return texts[max(at - NEAR_TITLE[0], 0): at + NEAR_TITLE[1]]
+    return _Joined(texts, at - NEAR_TITLE[0], at + NEAR_TITLE[1])
 
 
 def _author_from_blocks(texts: Sequence[str], near: _Joined, langs: Sequence[str] = ()) -> str:
     """A "By ..." line among the blocks ``near`` the title, else a "Written by" line anywhere."""
     for k in near.starting(_BYLINE_START):
-        t = near.texts[k]
+        t = near.text(k)
         if len(t) < 120 and (_BY_BLOCK.match(t) or _WRITTEN_BY.match(t)):
             a = clean_author(t, langs)
             if a:
@@ -798,7 +810,7 @@ def extract_metadata(head: PageHead, url: str | None = None, texts: Sequence[str
     metas = head.metas
     sitename = ld.sitename or _first_meta(head, _SITE_KEYS) or _sitename_from_title(head.title, url)
     title, title_at = choose_title(texts, h1_at, head, ld, sitename, url)
-    near = _Joined(_near_title(texts, title_at))  # searched for a byline, then a date line
+    near = _near_title(texts, title_at)  # searched for a byline, then a date line
 
     langs = _other_languages(languages) if type(languages) is tuple else _others(languages)
     author = "" if ld.author_is_org else ld.author
@@ -931,7 +943,7 @@ def _choose_date(head: PageHead, near: _Joined, ld: _LD, url: str | None, canoni
         return d
     updated = ""  # a date line marked as an update: only where the page marks no publication
     for i in near.with_year():  # a block without a year has no date
-        t = near.texts[i]
+        t = near.text(i)
         if len(t) < 150:
             dates = labelled_dates(t, months)
             d = next((d for kind, d in dates if kind != "updated"), "")
