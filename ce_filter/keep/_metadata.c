@@ -372,7 +372,7 @@ static int in_class(const Py_UCS4 *k, Py_UCS4 c) { return c && (k[0] == c || k[1
  * literal: c's simple lower case is q or in q's class */
 static int ic_match(Py_UCS4 c, Py_UCS4 q) {
     if (c == q) return 1;
-    Py_UCS4 l = Py_UNICODE_TOLOWER(c);
+    Py_UCS4 l = c < 128 ? ascii_lower(c) : Py_UNICODE_TOLOWER(c);
     if (l == q) return 1;
     if (l < 0xB5 && q < 0xB5) return 0;
     for (size_t i = 0; i < sizeof fold_classes / sizeof fold_classes[0]; i++)
@@ -381,7 +381,9 @@ static int ic_match(Py_UCS4 c, Py_UCS4 q) {
 }
 
 /* a letter as the regex's [^\W\d_] sees it: str.isalnum() and not a decimal digit */
-static inline int u_letter(Py_UCS4 c) { return Py_UNICODE_ISALNUM(c) && !Py_UNICODE_ISDECIMAL(c); }
+static inline int u_letter(Py_UCS4 c) {
+    return c < 128 ? is_alpha((Py_UCS1)c) : Py_UNICODE_ISALNUM(c) && !Py_UNICODE_ISDECIMAL(c);
+}
 
 /* The labels, in the regex's order (the published ones first): their lower-case text, their
  * kind (a str), and for each ASCII lower case a text's character can have the labels whose
@@ -477,7 +479,7 @@ static PyObject *marks(PyObject *self, PyObject *args) {
             }
         }
         int found = -1;
-        Py_UCS4 l = Py_UNICODE_TOLOWER(c);
+        Py_UCS4 l = c < 128 ? ascii_lower(c) : Py_UNICODE_TOLOWER(c);
         if (l < 128) {
             for (const int *k = by_first[l]; *k >= 0 && found < 0; k++)
                 if (label_at(kind, d, n, i, *k)) found = *k;
@@ -774,7 +776,7 @@ static PyObject *words_of(PyObject *s) {
     int prev = 0;
     for (Py_ssize_t i = 0; i < n; i++) {
         Py_UCS4 c = PyUnicode_READ(kind, d, i);
-        int word = c == '_' || Py_UNICODE_ISALNUM(c);
+        int word = c < 128 ? is_alpha((Py_UCS1)c) || (c >= '0' && c <= '9') || c == '_' : Py_UNICODE_ISALNUM(c);
         if (word) {
             if (!prev && m) buf[m++] = ' ';
             buf[m++] = c;
@@ -1313,19 +1315,22 @@ static PyObject *date_in(const Py_UCS4 *s, Py_ssize_t n, PyObject *months, long 
    ("Published", "March"...), ASCII, matched as written. */
 
 typedef struct {
-    int kind;
-    const void *d;
+    const Py_UCS4 *u;  /* the text's characters */
     Py_ssize_t n;
 } text_t;
 
-#define TX(t, i) PyUnicode_READ((t)->kind, (t)->d, (i))
+#define TX(t, i) ((t)->u[i])
 
 static inline int u_space(const text_t *t, Py_ssize_t i) { return i >= 0 && i < t->n && Py_UNICODE_ISSPACE(TX(t, i)); }
-static inline int u_digit(const text_t *t, Py_ssize_t i) { return i >= 0 && i < t->n && Py_UNICODE_ISDECIMAL(TX(t, i)); }
+static inline int u_digit(const text_t *t, Py_ssize_t i) {
+    if (i < 0 || i >= t->n) return 0;
+    Py_UCS4 c = TX(t, i);
+    return c < 128 ? c >= '0' && c <= '9' : Py_UNICODE_ISDECIMAL(c);
+}
 static inline int u_word(const text_t *t, Py_ssize_t i) {
     if (i < 0 || i >= t->n) return 0;
     Py_UCS4 c = TX(t, i);
-    return c == '_' || Py_UNICODE_ISALNUM(c);
+    return c < 128 ? is_alpha((Py_UCS1)c) || (c >= '0' && c <= '9') || c == '_' : Py_UNICODE_ISALNUM(c);
 }
 /* an ASCII letter of either case as the case-blind [a-z] (or [A-Za-z]) sees it */
 static inline int u_loose_letter(const text_t *t, Py_ssize_t i) {
@@ -1426,12 +1431,23 @@ static int lower_ascii_words(PyObject *tuple, int letters_only) {
 static PyObject *cut_at(PyObject *self, PyObject *args) {
     PyObject *str, *months, *caps;
     if (!PyArg_ParseTuple(args, "UO!O!", &str, &PyTuple_Type, &months, &PyTuple_Type, &caps)) return NULL;
-    if (!lower_ascii_words(months, 1) || !lower_ascii_words(caps, 0)) {
-        PyErr_SetString(PyExc_ValueError, "cut_at: months lower-case ASCII letters, caps ASCII");
+    static PyObject *checked_months = NULL, *checked_caps = NULL;  /* the last ones checked (held) */
+    if (months != checked_months || caps != checked_caps) {
+        if (!lower_ascii_words(months, 1) || !lower_ascii_words(caps, 0)) {
+            PyErr_SetString(PyExc_ValueError, "cut_at: months lower-case ASCII letters, caps ASCII");
+            return NULL;
+        }
+        Py_XSETREF(checked_months, Py_NewRef(months));
+        Py_XSETREF(checked_caps, Py_NewRef(caps));
+    }
+    Py_ssize_t n = PyUnicode_GET_LENGTH(str);
+    Py_UCS4 small[256], *buf = n <= 256 ? small : PyMem_Malloc((size_t)n * sizeof(Py_UCS4));
+    if (!buf) return PyErr_NoMemory();
+    if (!PyUnicode_AsUCS4(str, buf, n > 256 ? n : 256, 0)) {
+        if (buf != small) PyMem_Free(buf);
         return NULL;
     }
-    text_t tx = {PyUnicode_KIND(str), PyUnicode_DATA(str), PyUnicode_GET_LENGTH(str)}, *t = &tx;
-    Py_ssize_t n = t->n;
+    text_t tx = {buf, n}, *t = &tx;
     /* the leftmost match of an alternation is the earliest of its branches' leftmost matches;
        D's and E's start is where the whitespace (and a comma, for D) before their first month
        and day or bar begins */
@@ -1451,6 +1467,7 @@ static PyObject *cut_at(PyObject *self, PyObject *args) {
             break;
         }
     }
+    if (buf != small) PyMem_Free(buf);
     return PyLong_FromSsize_t(best);
 }
 
