@@ -257,6 +257,8 @@ class _LD:
 def jsonld_fields(scripts: Sequence[str]) -> _LD:
     """The main entity's fields from a page's JSON-LD scripts (articles before pages)."""
     out = _LD()
+    if not scripts:  # most pages have none
+        return out
     found: list[tuple[bool, LDNode]] = []  # (is an article, node): articles, then pages
     pages: list[tuple[bool, LDNode]] = []
     orgs: list[LDNode] = []
@@ -763,8 +765,9 @@ def choose_title(texts: Sequence[str], h1_at: Sequence[int], head: PageHead, ld:
         cleaned: list[str] = []
         dn: list[str] = []
         for i in h1_at:
-            n = norm_text(texts[i])
-            if not n or len(n) <= 2 or _is_site_part(texts[i], site, dom):
+            h = texts[i]
+            n = norm_text(h)
+            if not n or len(n) <= 2 or _is_site_part(h, site, dom):
                 continue
             if not dn and declared:
                 # the same title is often declared twice (<title> and og:title): cleaned once
@@ -778,7 +781,7 @@ def choose_title(texts: Sequence[str], h1_at: Sequence[int], head: PageHead, ld:
             # the heading is a declared title, is inside one, or goes on where a cut one stops
             for d in dn:
                 if n == d or (len(n) >= 10 and n in d) or (len(d) >= 20 and n.startswith(d)):
-                    return texts[i], i
+                    return h, i
         if cleaned:
             return cleaned[0], h1_at[0]
     if declared:  # only the first declared title is cleaned when no heading is one of them
@@ -950,7 +953,10 @@ def _choose_date(head: PageHead, near: _Joined, ld: _LD, url: str | None, canoni
             if d:
                 return d  # the first date line's publication date (marked, or not marked at all)
             updated = updated or (dates[0][1] if dates else "")
-    return ld.date or updated or normalise_date(_first_meta(head, _MODIFIED_KEYS))
+    if ld.date or updated:
+        return ld.date or updated
+    modified = _first_meta(head, _MODIFIED_KEYS)
+    return normalise_date(modified) if modified else ""
 
 
 def _date_from_times(times: Sequence[tuple[str, str, str]], months: Mapping[str, int] = ENGLISH) -> str:
