@@ -825,10 +825,9 @@ static PyObject *norm_text(PyObject *self, PyObject *args) {
 }
 
 /* ------------------------------------------------------------------ dates.normalise_date
-   normalise_date_reference's patterns on an ASCII text, position by position in each
-   pattern's order of preference (the regex's backtracking where it can matter): None where
-   the text is not ASCII, the month table is not a dict of int, or only the RFC 2822 parser
-   could still read it (Python reads those). */
+   The date forms of dates.py (the oracle's regexes), position by position in each pattern's
+   order of preference (the regex's backtracking where it can matter), on a copy of the text
+   as UCS4; an RFC 2822 date by email.utils. */
 
 /* the regexes' classes as str reads them: \d a decimal digit (any script's), [^\W\d_] a letter
  * (str.isalnum() and not a decimal digit), \w str.isalnum() or "_", \s str.isspace() */

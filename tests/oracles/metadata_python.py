@@ -53,7 +53,7 @@ def byline_marker(cls: str | None, idv: str | None, rel: str | None, itemprop: s
 
 
 def page_head(items: Sequence[tuple[str, ...]], title: str = "") -> PageHead:
-    """page_head in Python: the reference of the C part's ``head``."""
+    """metadata.page_head by a loop: the oracle of the C part's ``head``."""
     head = PageHead(title=title)
     metas, bylines, times, links, jsonld = head.metas, head.bylines, head.times, head.links, head.jsonld
     for it in items:
@@ -183,7 +183,8 @@ _ASCII_NOT_WORD = {i: " " for i in range(128) if not (chr(i).isalnum() or chr(i)
 
 
 def norm_text(s: str) -> str:
-    """norm_text in Python: the reference of the C part's norm_ascii."""
+    """metadata.norm_text by unicodedata, str.casefold and ``\\w`` (ASCII text by str.translate):
+    the oracle of the C part's norm_text."""
     if s.isascii():
         return " ".join(s.lower().translate(_ASCII_NOT_WORD).split())
     return " ".join(_WORD.findall(unicodedata.normalize("NFKC", s).casefold()))
@@ -202,7 +203,7 @@ def is_site_part(part: str, site: str, domain: frozenset[str]) -> bool:
 
 
 def clean_parts(title: str, parts: tuple[str, ...], site: str, dom: frozenset[str]) -> str:
-    """_clean_title's choice of the title's parts in Python: the reference of the C part's
+    """_clean_title's choice of the title's parts in Python: the oracle of the C part's
     clean_title."""
     keep = [p for p in parts if not is_site_part(p, site, dom)]
     if not keep:
