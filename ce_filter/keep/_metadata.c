@@ -603,7 +603,7 @@ static int starts_with_word(int kind, const void *d, Py_ssize_t len, const void 
 }
 
 static int holds_year(int kind, const void *d, Py_ssize_t len, const void *ctx) {
-    (void)ctx;
+    if (len >= *(const Py_ssize_t *)ctx) return 0;
     for (Py_ssize_t j = 0; j + 3 < len; j++) {
         Py_UCS4 a = PyUnicode_READ(kind, d, j), b = PyUnicode_READ(kind, d, j + 1);
         if (!((a == '1' && b == '9') || (a == '2' && b == '0'))) continue;
@@ -684,12 +684,15 @@ static PyObject *starting(PyObject *self, PyObject *args) {
     return indices_where(seq, starts_with_word, &ws);
 }
 
-/* with_year(texts) -> the indices, in order, of the texts that hold "19" or "20" and two
- * decimal digits after it (any script's, as the regex's \d): metadata._Joined.with_year. */
+/* with_year(texts, max_len) -> the indices, in order, of the texts shorter than max_len
+ * characters that hold "19" or "20" and two decimal digits after it (any script's, as the
+ * regex's \d): metadata._Joined.with_year (the date lines: a longer text is none, and is not
+ * read). */
 static PyObject *with_year(PyObject *self, PyObject *args) {
     PyObject *seq;
-    if (!PyArg_ParseTuple(args, "O", &seq)) return NULL;
-    return indices_where(seq, holds_year, NULL);
+    Py_ssize_t max_len;
+    if (!PyArg_ParseTuple(args, "On", &seq, &max_len)) return NULL;
+    return indices_where(seq, holds_year, &max_len);
 }
 
 /* ------------------------------------------------------------------ titles */
@@ -1769,7 +1772,7 @@ static PyMethodDef methods[] = {
     {"configure", configure, METH_VARARGS, "the date labels marks() finds"},
     {"marks", marks, METH_VARARGS, "where the date labels stand in a text"},
     {"starting", starting, METH_VARARGS, "the texts that start with one of the words, case-blind"},
-    {"with_year", with_year, METH_VARARGS, "the texts that hold a year (19xx, 20xx)"},
+    {"with_year", with_year, METH_VARARGS, "the texts shorter than a length that hold a year (19xx, 20xx)"},
     {"split_title", split_title, METH_VARARGS, "a title's parts between its separators"},
     {"norm_text", norm_text, METH_VARARGS, "a text's words (NFKC, case-folded), one space apart"},
     {"normalise_date", normalise_date, METH_VARARGS, "dates.normalise_date: a date as YYYY-MM-DD, or ''"},

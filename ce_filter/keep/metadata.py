@@ -45,7 +45,7 @@ class MetadataC(Protocol):
 
     def starting(self, texts: str | list[str], words: tuple[str, ...], /) -> list[int]: ...
 
-    def with_year(self, texts: str | list[str], /) -> list[int]: ...
+    def with_year(self, texts: str | list[str], max_len: int, /) -> list[int]: ...
 
     def split_title(self, title: str, /) -> list[str]: ...
 
@@ -600,6 +600,7 @@ _WRITTEN_BY = re.compile(r"^(?:written|authored)\s+by\s*\S", re.I)
 # Blocks searched for a byline or a date line: this many before and after the title's block
 # (from the top of the page when no block shows the title)
 NEAR_TITLE = (10, 40)
+MAX_DATE_LINE = 150  # a date line is shorter than this (in characters)
 
 
 # The blocks a byline rule can apply to: the ones that start with one of these words, in any
@@ -642,10 +643,10 @@ class _Joined:
         ASCII letters), case-blind as re.IGNORECASE."""
         return _C.starting(self._scanned(), words)
 
-    def with_year(self) -> list[int]:
-        """The indices, in order, of the blocks where _YEAR matches: "19" or "20" then two
-        decimal digits (any script's, as \\d)."""
-        return _C.with_year(self._scanned())
+    def with_year(self, max_len: int) -> list[int]:
+        """The indices, in order, of the blocks shorter than ``max_len`` characters where _YEAR
+        matches: "19" or "20" then two decimal digits (any script's, as \\d)."""
+        return _C.with_year(self._scanned(), max_len)
 
 
 def _near_title(texts: Sequence[str], title_at: int) -> _Joined:
@@ -945,14 +946,12 @@ def _choose_date(head: PageHead, near: _Joined, ld: _LD, url: str | None, canoni
     if d:
         return d
     updated = ""  # a date line marked as an update: only where the page marks no publication
-    for i in near.with_year():  # a block without a year has no date
-        t = near.text(i)
-        if len(t) < 150:
-            dates = labelled_dates(t, months)
-            d = next((d for kind, d in dates if kind != "updated"), "")
-            if d:
-                return d  # the first date line's publication date (marked, or not marked at all)
-            updated = updated or (dates[0][1] if dates else "")
+    for i in near.with_year(MAX_DATE_LINE):  # a short block with a year: a date line
+        dates = labelled_dates(near.text(i), months)
+        d = next((d for kind, d in dates if kind != "updated"), "")
+        if d:
+            return d  # the first date line's publication date (marked, or not marked at all)
+        updated = updated or (dates[0][1] if dates else "")
     if ld.date or updated:
         return ld.date or updated
     modified = _first_meta(head, _MODIFIED_KEYS)

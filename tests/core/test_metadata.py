@@ -284,7 +284,8 @@ def test_joined_search_finds_the_blocks_a_loop_would() -> None:
         texts = ["".join(rng.choice(pieces) for _ in range(rng.randint(0, 5)))
                  for _ in range(rng.randint(0, 6))]
         j = _Joined(texts)
-        assert list(j.with_year()) == [k for k, t in enumerate(texts) if _YEAR.search(t)], texts
+        assert list(j.with_year(1 << 40)) == [k for k, t in enumerate(texts) if _YEAR.search(t)], texts
+        assert list(j.with_year(4)) == [k for k, t in enumerate(texts) if len(t) < 4 and _YEAR.search(t)]
         assert list(j.starting(_BYLINE_START)) == [k for k, t in enumerate(texts)
                                                    if BYLINE_START.match("\n" + t)], texts
 

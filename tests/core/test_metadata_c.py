@@ -191,8 +191,9 @@ def test_block_scans_are_the_oracles() -> None:
         texts = [_pieces(rng, pieces, 5) for _ in range(rng.randint(0, 6))]
         one = not any("\n" in t for t in texts)  # the walk's texts hold none
         joined = "\n".join(texts)
-        assert C.with_year(texts) == O.with_year(texts), texts
-        assert not one or C.with_year(joined) == O.with_year(texts), texts
+        for most in (1 << 40, 6, 0):
+            assert C.with_year(texts, most) == O.with_year(texts, most), texts
+            assert not one or C.with_year(joined, most) == O.with_year(texts, most), texts
         for pattern, words in O.START_WORDS.items():
             starts = O.starting(texts, pattern)
             assert C.starting(texts, words) == starts, texts
@@ -448,7 +449,8 @@ def test_every_function_is_the_oracles_on_unicode_strings(a: str, b: str, c: str
             assert C.normalise_date(s, months, D._this_year() + 1) == O.normalise_date(s, months)
         assert D._c_part().marks(s, False) == O.label_marks(s)
     texts = [a, b, c]
-    assert C.with_year(texts) == O.with_year(texts)
+    assert C.with_year(texts, 1 << 40) == O.with_year(texts, 1 << 40)
+    assert C.with_year(texts, M.MAX_DATE_LINE) == O.with_year(texts, M.MAX_DATE_LINE)
     for pattern, words in O.START_WORDS.items():
         assert C.starting(texts, words) == O.starting(texts, pattern)
     metas = [(a, "1"), (b, "2"), (c.lower(), "3")]

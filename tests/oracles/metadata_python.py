@@ -225,9 +225,9 @@ def starting(texts: Sequence[str], pattern: re.Pattern[str]) -> list[int]:
     return [k for k, t in enumerate(texts) if pattern.match("\n" + t)]
 
 
-def with_year(texts: Sequence[str]) -> list[int]:
-    """The indices of the texts where dates.YEAR matches."""
-    return [k for k, t in enumerate(texts) if YEAR.search(t)]
+def with_year(texts: Sequence[str], max_len: int) -> list[int]:
+    """The indices of the texts shorter than ``max_len`` where dates.YEAR matches."""
+    return [k for k, t in enumerate(texts) if len(t) < max_len and YEAR.search(t)]
 
 
 def h1_positions(tag: Sequence[int] | np.ndarray) -> list[int]:
@@ -281,8 +281,8 @@ class PythonPart:
     def starting(self, texts: str | list[str], words: tuple[str, ...]) -> list[int]:
         return starting(texts.split("\n") if isinstance(texts, str) else texts, _start_pattern(words))
 
-    def with_year(self, texts: str | list[str]) -> list[int]:
-        return with_year(texts.split("\n") if isinstance(texts, str) else texts)
+    def with_year(self, texts: str | list[str], max_len: int) -> list[int]:
+        return with_year(texts.split("\n") if isinstance(texts, str) else texts, max_len)
 
     def split_title(self, title: str) -> list[str]:
         return split_title(title)
