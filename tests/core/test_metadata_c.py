@@ -105,6 +105,22 @@ def test_marks_are_the_label_regex() -> None:
     assert D.label_marks("Veröffentlicht am 5. März") == [(0, "published")]
 
 
+def test_marks_know_the_case_folds_of_this_python() -> None:
+    """Each letter of every label, written as each character re.IGNORECASE takes for it on this
+    Python (its upper case, and re._casefix's other forms): the C scan finds what LABEL finds."""
+    casefix = pytest.importorskip("re._casefix", reason="re._casefix is Python 3.11's and later's")
+    extra: dict[int, tuple[int, ...]] = casefix._EXTRA_CASES
+    c = D._c_part()
+    for label, _kind in D.LABELS:
+        for j, q in enumerate(label):
+            forms = {q.upper(), q.lower(), *(chr(o) for o in extra.get(ord(q.lower()), ()))}
+            for f in forms:
+                if len(f) != 1:
+                    continue
+                s = "x " + label[:j] + f + label[j + 1:] + " 2024"
+                assert c.marks(s, False) == O.label_marks(s), (label, f)
+
+
 def _date_text(rng: random.Random) -> str:
     """A text near the date forms: numeric ones, named months before or after the day or after
     the year, with their ordinals, dots, commas, "of" and "de", glued on or cut short."""
