@@ -22,12 +22,10 @@ source, which differ only in how it reaches Lexbor's functions (``_walk``):
    how to get it; the wheel builds fetch it (pyproject.toml's [tool.cibuildwheel.windows],
    scripts/lexbor_source.py). Elsewhere it is there to choose.
 
-Most parts are the one implementation of their step (their Python or numpy twins are test
-oracles under tests/oracles), so they are required: a source install needs a C compiler. The
-part that still has a Python version in the package (the metadata rules, whose C covers the
-common inputs and hands the rest to Python) is optional there: where it does not build, the
-Python version runs and gives the same results (tests compare them). With CE_FILTER_REQUIRE_C=1
-(the wheel builds set it) every part is required: a wheel holds every part.
+Every part is the one implementation of its step (their Python or numpy twins are test oracles
+under tests/oracles), so every part is required: a source install needs a C compiler, and a
+wheel holds every part (the wheel builds also set CE_FILTER_REQUIRE_C=1, which would make a part
+marked optional required).
 
 Compiler flags per compiler (``BuildExt``): GCC and Clang get -O2, and -ffp-contract=off for the
 parts whose floating point must round as numpy's does (no fused multiply-add); MSVC gets its
@@ -146,7 +144,7 @@ setup(
         _walk(),
         _part("read._precheck", optional=False),
         _PASS,
-        _part("keep._metadata"),
+        _part("keep._metadata", optional=False),
         _part("read._mojibake", optional=False),
         _part("score.features._leaves", optional=False),
         _part("score.site._memory", optional=False),

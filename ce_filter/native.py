@@ -1,44 +1,20 @@
-"""The compiled parts (C extensions, each beside the module it serves): loading one. Most are the
-one implementation of their step (``REQUIRED``: loaded by ``required``, their Python or numpy
-twins are test oracles under tests/oracles), the walk included on every platform. The other
-still has a Python version in the package (the metadata rules, whose C covers the common
-inputs): it is loaded by ``probed``, which sets aside a part that disagrees with its Python
-version on a probe, so that an install without it, or with a broken build, still gives the
-same results."""
+"""The compiled parts (C extensions, each beside the module it serves): loading one. Every part
+is the one implementation of its step, on every platform (loaded by ``required``; their Python
+or numpy twins are test oracles under tests/oracles)."""
 
 from __future__ import annotations
 
 import importlib
-import os
-import warnings
-from collections.abc import Callable
 from types import ModuleType
 
-# Every C part setup.py builds, all eight on every platform: a wheel holds each of these. (The walk
-# reaches Lexbor through selectolax's module on Linux and macOS, and has Lexbor compiled in on
-# Windows: setup.py.)
+# Every C part setup.py builds, all eight on every platform: a wheel holds each of these, and an
+# install needs them. (The walk reaches Lexbor through selectolax's module on Linux and macOS,
+# and has Lexbor compiled in on Windows: setup.py.)
 PARTS: tuple[str, ...] = (
     "read._segment", "read._precheck", "read._mojibake", "_pass",
     "score.features._leaves", "score.site._memory",
     "score.site._stage", "keep._metadata",
 )
-# the parts with no Python version in the package: an install needs them (``required``)
-REQUIRED: frozenset[str] = frozenset((
-    "read._segment", "read._precheck", "read._mojibake", "_pass", "score.features._leaves",
-    "score.site._memory", "score.site._stage",
-))
-
-
-def load(name: str) -> ModuleType | None:
-    """The extension ``ce_filter.<name>`` (one with a Python version), or None where it is not
-    built or ``CE_FILTER_PURE_PYTHON`` is set (the Python version runs instead). Its functions are untyped:
-    the caller gives the module the type of a Protocol of the functions it calls."""
-    if os.environ.get("CE_FILTER_PURE_PYTHON"):
-        return None
-    try:
-        return importlib.import_module(f"ce_filter.{name}")
-    except ImportError:
-        return None
 
 
 def _imports(name: str) -> bool:
@@ -50,8 +26,9 @@ def _imports(name: str) -> bool:
 
 
 def required(name: str) -> ModuleType:
-    """The extension ``ce_filter.<name>`` that is the one implementation of its step (no
-    reference to fall back on): ImportError saying how to get it where it is not built."""
+    """The extension ``ce_filter.<name>``: ImportError saying how to get it where it is not
+    built (there is no Python version to fall back on). Its functions are untyped: the caller
+    gives the module the type of a Protocol of the functions it calls."""
     try:
         return importlib.import_module(f"ce_filter.{name}")
     except ImportError as e:
@@ -59,43 +36,6 @@ def required(name: str) -> ModuleType:
                           "wheel, or from source with a C compiler") from e
 
 
-def distrust(name: str, reference: str) -> None:
-    """Warn that ``ce_filter.<name>`` gave other values than ``reference`` on its probe page
-    (the caller then uses the reference only)."""
-    warnings.warn(f"ce_filter.{name} disagrees with {reference}; using {reference}",
-                  RuntimeWarning, stacklevel=3)
-
-
-_PROBED: dict[tuple[str, str], ModuleType | None] = {}
-
-
-def probed(name: str, reference: str, agrees: Callable[[ModuleType], bool]) -> ModuleType | None:
-    """``ce_filter.<name>`` once ``agrees(module)`` has found it giving its reference's values
-    on a probe (an error in the probe counts as disagreeing: ``distrust``), else None; probed
-    once per process and reference (a module whose functions stand in for several references
-    is probed for each)."""
-    key = (name, reference)
-    if key not in _PROBED:
-        mod = load(name)
-        if mod is not None:
-            try:
-                same = agrees(mod)
-            except (TypeError, ValueError):
-                same = False
-            if not same:
-                distrust(name, reference)
-                mod = None
-        _PROBED[key] = mod
-    return _PROBED[key]
-
-
 def active() -> dict[str, bool]:
-    """Each of ``PARTS`` and whether it runs in this process rather than a Python version: a
-    required part where it imports; another where built, not switched off
-    (``CE_FILTER_PURE_PYTHON``) and not set aside by a probe so far (a part probed at first
-    use and not used yet counts as running where it loads: its probe is still to come)."""
-    out = {name: _imports(name) if name in REQUIRED else load(name) is not None for name in PARTS}
-    for (name, _), mod in _PROBED.items():
-        if mod is None and name in out:
-            out[name] = False
-    return out
+    """Each of ``PARTS`` and whether it imports in this process."""
+    return {name: _imports(name) for name in PARTS}

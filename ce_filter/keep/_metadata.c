@@ -1,18 +1,24 @@
-/* The metadata rules' per-page sorting and scanning in C; metadata.py and dates.py keep the
- * references, which they probe against this part at first use:
+/* The metadata rules' per-page sorting and scanning in C, the one implementation of each step
+ * (tests/oracles/metadata_python.py is their Python oracle, which these must equal on every
+ * input):
  *   head       metadata.page_head's loop over what the walk gathered (keys lower-cased, rels and
  *              byline markers checked exactly, the first bylines kept) and the first non-blank
  *              value of each <meta> key; first_meta, the first of some keys' value; terms,
  *              split_terms of a str or a list of str;
- *   marks      dates._LABEL.finditer over an ASCII text: where a date line's labels stand
- *              ("Published", "Updated"); None for other texts (the regex reads those);
+ *   marks      where a date line's labels stand ("Published", "Updated"; dates.label_marks);
  *   starting, with_year  the blocks a byline or date line rule may apply to (metadata._Joined:
  *              the ones that start with a word, case-blind; the ones that hold a year);
- *   split_title, norm_ascii  a title's parts; an ASCII text's words (metadata.norm_text);
- *   positions  the indices of an int64 column's items equal to a value (result.h1_positions'
- *              numpy reference: the <h1> blocks).
- * Only the labels' ASCII spellings are given to ``configure``: a label with another character
- * cannot match an ASCII text, whose case-blind matching is then ASCII's. */
+ *   split_title, norm_text, clean_title, site_part  a title's parts, a text's words, a title
+ *              without the site's name;
+ *   normalise_date  dates.normalise_date;
+ *   cut_at     where a byline's name ends (metadata.cut_at);
+ *   date_values  the values of the <meta>s that date the page;
+ *   hostname   a URL's host (read.address.hostname: the metadata's and the site memory's);
+ *   positions  the indices of a column's items equal to a value (result.h1_positions).
+ * The regexes these stand for read text as str does: \d a decimal digit of any script, \w
+ * str.isalnum() or "_", \s str.isspace(), re.IGNORECASE's case folds (the Py_UNICODE_ macros);
+ * NFKC forms, case folding and lower-casing are str's and unicodedata's own (called where a text
+ * is not ASCII), RFC 2822 dates email.utils'. The metadata runs with the GIL held. */
 #define PY_SSIZE_T_CLEAN
 #include <Python.h>
 #include <stdint.h>
@@ -350,17 +356,48 @@ done:
 
 /* ------------------------------------------------------------------ date labels */
 
-/* The ASCII labels, in the regex's order (the published ones first): their lower-case text,
- * their kind (a str), and for each first letter the labels that start with it, in order. */
+/* The characters re.IGNORECASE takes for one another besides a character's lower case: the
+ * classes of re._casefix (each lower-case, up to three in a class, 0 padded). */
+static const Py_UCS4 fold_classes[][3] = {
+    {0x69, 0x131, 0}, {0x73, 0x17F, 0}, {0xB5, 0x3BC, 0}, {0x345, 0x3B9, 0x1FBE}, {0x390, 0x1FD3, 0},
+    {0x3B0, 0x1FE3, 0}, {0x3B2, 0x3D0, 0}, {0x3B5, 0x3F5, 0}, {0x3B8, 0x3D1, 0}, {0x3BA, 0x3F0, 0},
+    {0x3C0, 0x3D6, 0}, {0x3C1, 0x3F1, 0}, {0x3C2, 0x3C3, 0}, {0x3C6, 0x3D5, 0}, {0x432, 0x1C80, 0},
+    {0x434, 0x1C81, 0}, {0x43E, 0x1C82, 0}, {0x441, 0x1C83, 0}, {0x442, 0x1C84, 0x1C85}, {0x44A, 0x1C86, 0},
+    {0x463, 0x1C87, 0}, {0x1C88, 0xA64B, 0}, {0x1E61, 0x1E9B, 0}, {0xFB05, 0xFB06, 0},
+};
+
+static int in_class(const Py_UCS4 *k, Py_UCS4 c) { return c && (k[0] == c || k[1] == c || k[2] == c); }
+
+/* whether the text's c matches the pattern's q (its lower case) as re.IGNORECASE matches a
+ * literal: c's simple lower case is q or in q's class */
+static int ic_match(Py_UCS4 c, Py_UCS4 q) {
+    if (c == q) return 1;
+    Py_UCS4 l = c < 128 ? ascii_lower(c) : Py_UNICODE_TOLOWER(c);
+    if (l == q) return 1;
+    if (l < 0xB5 && q < 0xB5) return 0;
+    for (size_t i = 0; i < sizeof fold_classes / sizeof fold_classes[0]; i++)
+        if (in_class(fold_classes[i], l) && in_class(fold_classes[i], q)) return 1;
+    return 0;
+}
+
+/* a letter as the regex's [^\W\d_] sees it: str.isalnum() and not a decimal digit */
+static inline int u_letter(Py_UCS4 c) {
+    return c < 128 ? is_alpha((Py_UCS1)c) : Py_UNICODE_ISALNUM(c) && !Py_UNICODE_ISDECIMAL(c);
+}
+
+/* The labels, in the regex's order (the published ones first): their lower-case text, their
+ * kind (a str), and for each ASCII lower case a text's character can have the labels whose
+ * first character it matches, in order (a text's character of another lower case is tried
+ * against every label). */
 #define MAX_LABELS 256
-static char *label_text[MAX_LABELS];
+static Py_UCS4 *label_text[MAX_LABELS];
 static Py_ssize_t label_len[MAX_LABELS];
 static PyObject *label_kind[MAX_LABELS];
 static int n_labels = 0;
 static int by_first[128][MAX_LABELS + 1]; /* label indices, -1 ended */
 
-/* configure(labels): labels a sequence of (lower-case ASCII label, kind str) in the regex's
- * order. */
+/* configure(labels): labels a sequence of (label, kind str) in the regex's order, each label
+ * as the regex writes it (lower case). */
 static PyObject *configure(PyObject *self, PyObject *args) {
     PyObject *seq;
     if (!PyArg_ParseTuple(args, "O", &seq)) return NULL;
@@ -381,29 +418,24 @@ static PyObject *configure(PyObject *self, PyObject *args) {
     for (Py_ssize_t i = 0; i < n; i++) {
         PyObject *pair = PySequence_Fast_GET_ITEM(fast, i), *text, *kind;
         if (!PyArg_ParseTuple(pair, "UU", &text, &kind)) goto fail;
-        Py_ssize_t len;
-        const char *s = PyUnicode_AsUTF8AndSize(text, &len);
-        if (!s) goto fail;
-        int ok = PyUnicode_IS_ASCII(text) && len > 0 && is_alpha((Py_UCS1)s[0]);
-        for (Py_ssize_t j = 0; ok && j < len; j++) ok = !(s[j] >= 'A' && s[j] <= 'Z');
-        if (!ok) {
-            PyErr_SetString(PyExc_ValueError, "labels: lower-case ASCII, a letter first");
+        Py_ssize_t len = PyUnicode_GET_LENGTH(text);
+        if (len == 0 || !u_letter(PyUnicode_READ_CHAR(text, 0))) {
+            PyErr_SetString(PyExc_ValueError, "labels: a letter first");
             goto fail;
         }
-        char *copy = PyMem_Malloc(len + 1);
-        if (!copy) {
-            PyErr_NoMemory();
-            goto fail;
-        }
-        memcpy(copy, s, len + 1);
+        Py_UCS4 *copy = PyUnicode_AsUCS4Copy(text);
+        if (!copy) goto fail;
+        for (Py_ssize_t j = 0; j < len; j++) copy[j] = Py_UNICODE_TOLOWER(copy[j]);
         label_text[n_labels] = copy;
         label_len[n_labels] = len;
         label_kind[n_labels] = Py_NewRef(kind);
-        int *list = by_first[(unsigned char)s[0]];
-        int k = 0;
-        while (list[k] >= 0) k++;
-        list[k] = n_labels;
-        list[k + 1] = -1;
+        for (Py_UCS4 c = 0; c < 128; c++) {
+            if (!ic_match(c, copy[0])) continue;
+            int *list = by_first[c], k = 0;
+            while (list[k] >= 0) k++;
+            list[k] = n_labels;
+            list[k + 1] = -1;
+        }
         n_labels++;
     }
     Py_DECREF(fast);
@@ -413,37 +445,47 @@ fail:
     return NULL;
 }
 
+/* whether label l stands at i of the text (case-blind) with no letter after it */
+static int label_at(int kind, const void *d, Py_ssize_t n, Py_ssize_t i, int l) {
+    Py_ssize_t m = label_len[l];
+    if (i + m > n) return 0;
+    const Py_UCS4 *t = label_text[l];
+    for (Py_ssize_t j = 0; j < m; j++)
+        if (!ic_match(PyUnicode_READ(kind, d, i + j), t[j])) return 0;
+    return !(i + m < n && u_letter(PyUnicode_READ(kind, d, i + m)));
+}
+
 /* marks(s, first_only) -> [(start, kind), ...] of dates._LABEL.finditer(s) (the first only
- * where first_only), or None where s is not ASCII. On ASCII, the regex's [^\W\d_] is a letter
- * and its [\u3000-\u9fff] nothing: a label starts where no letter stands before it, and is
- * the first of the labels (in order) that the text holds there, case-blind, with no letter
- * after it. */
+ * where first_only): a label starts where no letter stands before it (or a character of
+ * U+3000 to U+9FFF does), and is the first of the labels (in order) that the text holds
+ * there, case-blind, with no letter after it. */
 static PyObject *marks(PyObject *self, PyObject *args) {
     PyObject *s;
     int first_only;
     if (!PyArg_ParseTuple(args, "Up", &s, &first_only)) return NULL;
-    if (!PyUnicode_IS_ASCII(s)) Py_RETURN_NONE;
-    const Py_UCS1 *d = PyUnicode_1BYTE_DATA(s);
+    int kind = PyUnicode_KIND(s);
+    const void *d = PyUnicode_DATA(s);
     Py_ssize_t n = PyUnicode_GET_LENGTH(s);
     PyObject *out = PyList_New(0);
     if (!out) return NULL;
     Py_ssize_t i = 0;
     while (i < n) {
-        if (!is_alpha(d[i]) || (i > 0 && is_alpha(d[i - 1]))) {
-            i++;
-            continue;
+        Py_UCS4 c = PyUnicode_READ(kind, d, i);
+        if (i > 0) {
+            Py_UCS4 b = PyUnicode_READ(kind, d, i - 1);
+            if (u_letter(b) && !(b >= 0x3000 && b <= 0x9FFF)) {
+                i++;
+                continue;
+            }
         }
         int found = -1;
-        for (const int *l = by_first[ascii_lower(d[i])]; *l >= 0; l++) {
-            Py_ssize_t m = label_len[*l];
-            if (i + m > n) continue;
-            const char *t = label_text[*l];
-            Py_ssize_t j = 1;
-            while (j < m && (char)ascii_lower(d[i + j]) == t[j]) j++;
-            if (j == m && !(i + m < n && is_alpha(d[i + m]))) {
-                found = *l;
-                break;
-            }
+        Py_UCS4 l = c < 128 ? ascii_lower(c) : Py_UNICODE_TOLOWER(c);
+        if (l < 128) {
+            for (const int *k = by_first[l]; *k >= 0 && found < 0; k++)
+                if (label_at(kind, d, n, i, *k)) found = *k;
+        } else {
+            for (int k = 0; k < n_labels && found < 0; k++)
+                if (label_at(kind, d, n, i, k)) found = k;
         }
         if (found < 0) {
             i++;
@@ -464,39 +506,68 @@ static PyObject *marks(PyObject *self, PyObject *args) {
 
 /* ------------------------------------------------------------------ positions */
 
-/* positions(column, value) -> the indices of the column's items equal to value, where the
- * column is a contiguous one-dimensional buffer of int64; None where it is not (a list) */
+static int append_index(PyObject *out, Py_ssize_t i) {
+    PyObject *k = PyLong_FromSsize_t(i);
+    int r = k ? PyList_Append(out, k) : -1;
+    Py_XDECREF(k);
+    return r;
+}
+
+/* positions(column, value) -> the indices of the column's items equal to value: the column a
+ * one-dimensional buffer of int64 (any stride), or a sequence of int (TypeError for another) */
 static PyObject *positions(PyObject *self, PyObject *args) {
     PyObject *col;
     long long value;
     if (!PyArg_ParseTuple(args, "OL", &col, &value)) return NULL;
-    if (!PyObject_CheckBuffer(col)) Py_RETURN_NONE;
+    PyObject *out = PyList_New(0);
+    if (!out) return NULL;
+    if (!PyObject_CheckBuffer(col)) {
+        PyObject *fast = PySequence_Fast(col, "positions: a column of int");
+        if (!fast) goto fail;
+        for (Py_ssize_t i = 0; i < PySequence_Fast_GET_SIZE(fast); i++) {
+            PyObject *x = PySequence_Fast_GET_ITEM(fast, i);
+            if (!PyLong_Check(x)) {
+                Py_DECREF(fast);
+                PyErr_SetString(PyExc_TypeError, "positions: a column of int");
+                goto fail;
+            }
+            int overflow;
+            long long v = PyLong_AsLongLongAndOverflow(x, &overflow);
+            if (v == -1 && PyErr_Occurred()) {
+                Py_DECREF(fast);
+                goto fail;
+            }
+            if (!overflow && v == value && append_index(out, i) < 0) {
+                Py_DECREF(fast);
+                goto fail;
+            }
+        }
+        Py_DECREF(fast);
+        return out;
+    }
     Py_buffer v;
-    if (PyObject_GetBuffer(col, &v, PyBUF_RECORDS_RO) < 0) return NULL;
-    PyObject *out = NULL;
+    if (PyObject_GetBuffer(col, &v, PyBUF_RECORDS_RO) < 0) goto fail;
     const char *f = v.format ? v.format : "B";
     if (f[0] == '<' || f[0] == '=' || f[0] == '@') f++;
-    if (v.itemsize != 8 || v.ndim != 1 || !PyBuffer_IsContiguous(&v, 'C') || !(f[0] == 'l' || f[0] == 'q')
-            || f[1]) {
-        out = Py_NewRef(Py_None);
-        goto done;
+    if (v.itemsize != 8 || v.ndim != 1 || !(f[0] == 'l' || f[0] == 'q') || f[1]) {
+        PyBuffer_Release(&v);
+        PyErr_SetString(PyExc_TypeError, "positions: a one-dimensional int64 column");
+        goto fail;
     }
-    const int64_t *x = v.buf;
-    Py_ssize_t n = v.len / 8;
-    if (!(out = PyList_New(0))) goto done;
+    Py_ssize_t n = v.shape[0], stride = v.strides ? v.strides[0] : 8;
     for (Py_ssize_t i = 0; i < n; i++) {
-        if (x[i] != value) continue;
-        PyObject *k = PyLong_FromSsize_t(i);
-        if (!k || PyList_Append(out, k) < 0) {
-            Py_XDECREF(k);
-            Py_CLEAR(out);
-            goto done;
+        int64_t x;
+        memcpy(&x, (const char *)v.buf + i * stride, 8);
+        if (x == value && append_index(out, i) < 0) {
+            PyBuffer_Release(&v);
+            goto fail;
         }
-        Py_DECREF(k);
     }
-done:
     PyBuffer_Release(&v);
     return out;
+fail:
+    Py_DECREF(out);
+    return NULL;
 }
 
 /* ------------------------------------------------------------------ block scans */
@@ -532,7 +603,7 @@ static int starts_with_word(int kind, const void *d, Py_ssize_t len, const void 
 }
 
 static int holds_year(int kind, const void *d, Py_ssize_t len, const void *ctx) {
-    (void)ctx;
+    if (len >= *(const Py_ssize_t *)ctx) return 0;
     for (Py_ssize_t j = 0; j + 3 < len; j++) {
         Py_UCS4 a = PyUnicode_READ(kind, d, j), b = PyUnicode_READ(kind, d, j + 1);
         if (!((a == '1' && b == '9') || (a == '2' && b == '0'))) continue;
@@ -543,11 +614,33 @@ static int holds_year(int kind, const void *d, Py_ssize_t len, const void *ctx) 
     return 0;
 }
 
-/* the indices, in order, of the texts of joined (str: the blocks' texts joined by "\n",
- * texts.TextColumn.joined) for which hit(...) is true */
-static PyObject *indices_where(PyObject *joined, int (*hit)(int, const void *, Py_ssize_t, const void *),
+/* the indices, in order, of the texts for which hit(...) is true: texts a str (the blocks'
+ * texts joined by "\n", texts.TextColumn.joined) or a list of str (each a text, "\n" or not) */
+static PyObject *indices_where(PyObject *texts, int (*hit)(int, const void *, Py_ssize_t, const void *),
                                const void *ctx) {
     PyObject *out = PyList_New(0);
+    if (!out) return NULL;
+    if (PyList_Check(texts)) {
+        for (Py_ssize_t k = 0; k < PyList_GET_SIZE(texts); k++) {
+            PyObject *t = PyList_GET_ITEM(texts, k);
+            if (!PyUnicode_Check(t)) {
+                PyErr_SetString(PyExc_TypeError, "texts: str");
+                Py_DECREF(out);
+                return NULL;
+            }
+            if (hit(PyUnicode_KIND(t), PyUnicode_DATA(t), PyUnicode_GET_LENGTH(t), ctx) && append_index(out, k) < 0) {
+                Py_DECREF(out);
+                return NULL;
+            }
+        }
+        return out;
+    }
+    if (!PyUnicode_Check(texts)) {
+        PyErr_SetString(PyExc_TypeError, "texts: a str or a list of str");
+        Py_DECREF(out);
+        return NULL;
+    }
+    PyObject *joined = texts;
     int kind = PyUnicode_KIND(joined);
     const char *d = PyUnicode_DATA(joined);
     Py_ssize_t n = PyUnicode_GET_LENGTH(joined), a = 0, k = 0;
@@ -555,11 +648,7 @@ static PyObject *indices_where(PyObject *joined, int (*hit)(int, const void *, P
         Py_ssize_t z = PyUnicode_FindChar(joined, '\n', a, n, 1);
         if (z == -2) { Py_CLEAR(out); break; }
         if (z < 0) z = n;
-        if (hit(kind, d + a * kind, z - a, ctx)) {
-            PyObject *x = PyLong_FromSsize_t(k);
-            if (!x || PyList_Append(out, x) < 0) Py_CLEAR(out);
-            Py_XDECREF(x);
-        }
+        if (hit(kind, d + a * kind, z - a, ctx) && append_index(out, k) < 0) Py_CLEAR(out);
         if (z >= n) break;
         a = z + 1;
         k++;
@@ -567,12 +656,12 @@ static PyObject *indices_where(PyObject *joined, int (*hit)(int, const void *, P
     return out;
 }
 
-/* starting(joined, words) -> the indices, in order, of the texts that start with one of words
+/* starting(texts, words) -> the indices, in order, of the texts that start with one of words
  * (lower-case ASCII letters), as loosely as re.IGNORECASE would: metadata._Joined.starting of
  * a _block_start pattern. */
 static PyObject *starting(PyObject *self, PyObject *args) {
     PyObject *seq, *words;
-    if (!PyArg_ParseTuple(args, "UO!", &seq, &PyTuple_Type, &words)) return NULL;
+    if (!PyArg_ParseTuple(args, "OO!", &seq, &PyTuple_Type, &words)) return NULL;
     words_t ws = {.n = PyTuple_GET_SIZE(words)};
     if (ws.n > 16) {
         PyErr_SetString(PyExc_ValueError, "at most 16 words");
@@ -595,12 +684,15 @@ static PyObject *starting(PyObject *self, PyObject *args) {
     return indices_where(seq, starts_with_word, &ws);
 }
 
-/* with_year(joined) -> the indices, in order, of the texts that hold "19" or "20" and two
- * decimal digits after it (any script's, as the regex's \d): metadata._Joined.with_year. */
+/* with_year(texts, max_len) -> the indices, in order, of the texts shorter than max_len
+ * characters that hold "19" or "20" and two decimal digits after it (any script's, as the
+ * regex's \d): metadata._Joined.with_year (the date lines: a longer text is none, and is not
+ * read). */
 static PyObject *with_year(PyObject *self, PyObject *args) {
     PyObject *seq;
-    if (!PyArg_ParseTuple(args, "U", &seq)) return NULL;
-    return indices_where(seq, holds_year, NULL);
+    Py_ssize_t max_len;
+    if (!PyArg_ParseTuple(args, "On", &seq, &max_len)) return NULL;
+    return indices_where(seq, holds_year, &max_len);
 }
 
 /* ------------------------------------------------------------------ titles */
@@ -675,42 +767,96 @@ static Py_ssize_t ct_norm(const Py_UCS1 *d, Py_ssize_t n, char *buf) {
     return m;
 }
 
-/* norm_ascii(s) -> metadata.norm_text(s) of an ASCII s (its words, [A-Za-z0-9_] runs, lower
- * case, joined by a space), None for other texts (the caller reads those). */
-static PyObject *norm_ascii(PyObject *self, PyObject *args) {
-    PyObject *s;
-    if (!PyArg_ParseTuple(args, "U", &s)) return NULL;
-    if (!PyUnicode_IS_ASCII(s)) Py_RETURN_NONE;
-    Py_ssize_t n = PyUnicode_GET_LENGTH(s);
-    char small[256], *buf = n < (Py_ssize_t)sizeof small ? small : PyMem_Malloc(n + 1);
+static PyObject *normalize = NULL; /* unicodedata.normalize, imported at first need */
+
+/* the words (runs of \w: str.isalnum() or "_") of s, joined by a space (a new reference) */
+static PyObject *words_of(PyObject *s) {
+    int kind = PyUnicode_KIND(s);
+    const void *d = PyUnicode_DATA(s);
+    Py_ssize_t n = PyUnicode_GET_LENGTH(s), m = 0;
+    Py_UCS4 *buf = PyMem_Malloc((size_t)(n + 1) * sizeof(Py_UCS4));
     if (!buf) return PyErr_NoMemory();
-    PyObject *out = PyUnicode_DecodeASCII(buf, ct_norm(PyUnicode_1BYTE_DATA(s), n, buf), NULL);
-    if (buf != small) PyMem_Free(buf);
+    int prev = 0;
+    for (Py_ssize_t i = 0; i < n; i++) {
+        Py_UCS4 c = PyUnicode_READ(kind, d, i);
+        int word = c < 128 ? is_alpha((Py_UCS1)c) || (c >= '0' && c <= '9') || c == '_' : Py_UNICODE_ISALNUM(c);
+        if (word) {
+            if (!prev && m) buf[m++] = ' ';
+            buf[m++] = c;
+        }
+        prev = word;
+    }
+    PyObject *out = PyUnicode_FromKindAndData(PyUnicode_4BYTE_KIND, buf, m);
+    PyMem_Free(buf);
     return out;
 }
 
-/* ------------------------------------------------------------------ dates.normalise_date
-   normalise_date_reference's patterns on an ASCII text, position by position in each
-   pattern's order of preference (the regex's backtracking where it can matter): None where
-   the text is not ASCII, the month table is not a dict of int, or only the RFC 2822 parser
-   could still read it (Python reads those). */
-
-static inline int d_digit(const Py_UCS1 *s, Py_ssize_t n, Py_ssize_t i) { return i < n && s[i] >= '0' && s[i] <= '9'; }
-static inline int d_alpha(const Py_UCS1 *s, Py_ssize_t n, Py_ssize_t i) { return i < n && is_alpha(s[i]); }
-static inline int d_word(const Py_UCS1 *s, Py_ssize_t n, Py_ssize_t i) {
-    return i >= 0 && i < n && (is_alpha(s[i]) || (s[i] >= '0' && s[i] <= '9') || s[i] == '_');
+/* norm_text(s) -> metadata.norm_text(s): the words of s's NFKC form case-folded (\w runs),
+ * joined by a space. An ASCII text is its own NFKC form and its casefold is its lower(): its
+ * words are [A-Za-z0-9_] runs, read here without a call; another text is normalised by
+ * unicodedata.normalize and case-folded by str.casefold. */
+static PyObject *norm(PyObject *s) {
+    Py_ssize_t n = PyUnicode_GET_LENGTH(s);
+    if (PyUnicode_IS_ASCII(s)) {
+        char small[256], *buf = n < (Py_ssize_t)sizeof small ? small : PyMem_Malloc(n + 1);
+        if (!buf) return PyErr_NoMemory();
+        PyObject *out = PyUnicode_DecodeASCII(buf, ct_norm(PyUnicode_1BYTE_DATA(s), n, buf), NULL);
+        if (buf != small) PyMem_Free(buf);
+        return out;
+    }
+    if (!normalize) {
+        PyObject *mod = PyImport_ImportModule("unicodedata");
+        if (!mod) return NULL;
+        normalize = PyObject_GetAttrString(mod, "normalize");
+        Py_DECREF(mod);
+        if (!normalize) return NULL;
+    }
+    PyObject *nf = PyObject_CallFunction(normalize, "sO", "NFKC", s);
+    if (!nf) return NULL;
+    PyObject *folded = PyObject_CallMethod(nf, "casefold", NULL);
+    Py_DECREF(nf);
+    if (!folded) return NULL;
+    PyObject *out = words_of(folded);
+    Py_DECREF(folded);
+    return out;
 }
-static inline int d_isspace(Py_UCS1 c) { return c == ' ' || (c >= 9 && c <= 13) || (c >= 0x1c && c <= 0x1f); }
-static inline int d_space(const Py_UCS1 *s, Py_ssize_t n, Py_ssize_t i) { return i < n && d_isspace(s[i]); }
-/* a word boundary before s[i] where s[i] is a word character */
-static inline int d_starts(const Py_UCS1 *s, Py_ssize_t n, Py_ssize_t i) { return d_word(s, n, i) && !d_word(s, n, i - 1); }
-static inline int d_ends(const Py_UCS1 *s, Py_ssize_t n, Py_ssize_t i) { return !d_word(s, n, i); } /* after a word char */
-static long d_num(const Py_UCS1 *s, Py_ssize_t i, Py_ssize_t k) { long v = 0; while (k--) v = v * 10 + (s[i++] - '0'); return v; }
-static Py_ssize_t d_spaces(const Py_UCS1 *s, Py_ssize_t n, Py_ssize_t i) { while (i < n && d_isspace(s[i])) i++; return i; }
-/* the letters from i (at most 21 counted) */
-static Py_ssize_t d_letters(const Py_UCS1 *s, Py_ssize_t n, Py_ssize_t i) { Py_ssize_t j = i; while (j < n && is_alpha(s[j])) j++; return j - i; }
 
-#define NULL_OR_NONE (PyErr_Occurred() ? NULL : Py_NewRef(Py_None))
+static PyObject *norm_text(PyObject *self, PyObject *args) {
+    PyObject *s;
+    if (!PyArg_ParseTuple(args, "U", &s)) return NULL;
+    return norm(s);
+}
+
+/* ------------------------------------------------------------------ dates.normalise_date
+   The date forms of dates.py (the oracle's regexes), position by position in each pattern's
+   order of preference (the regex's backtracking where it can matter), on a copy of the text
+   as UCS4; an RFC 2822 date by email.utils. */
+
+/* the regexes' classes as str reads them: \d a decimal digit (any script's), [^\W\d_] a letter
+ * (str.isalnum() and not a decimal digit), \w str.isalnum() or "_", \s str.isspace() */
+static inline int d_digit(const Py_UCS4 *s, Py_ssize_t n, Py_ssize_t i) {
+    return i >= 0 && i < n && (s[i] < 128 ? s[i] >= '0' && s[i] <= '9' : Py_UNICODE_ISDECIMAL(s[i]));
+}
+static inline int d_isalpha(Py_UCS4 c) { return c < 128 ? is_alpha((Py_UCS1)c) : u_letter(c); }
+static inline int d_alpha(const Py_UCS4 *s, Py_ssize_t n, Py_ssize_t i) { return i >= 0 && i < n && d_isalpha(s[i]); }
+static inline int d_word(const Py_UCS4 *s, Py_ssize_t n, Py_ssize_t i) {
+    if (i < 0 || i >= n) return 0;
+    Py_UCS4 c = s[i];
+    return c < 128 ? is_alpha((Py_UCS1)c) || (c >= '0' && c <= '9') || c == '_' : Py_UNICODE_ISALNUM(c);
+}
+static inline int d_isspace(Py_UCS4 c) { return Py_UNICODE_ISSPACE(c); }
+static inline int d_space(const Py_UCS4 *s, Py_ssize_t n, Py_ssize_t i) { return i >= 0 && i < n && d_isspace(s[i]); }
+/* a word boundary before s[i] where s[i] is a word character */
+static inline int d_starts(const Py_UCS4 *s, Py_ssize_t n, Py_ssize_t i) { return d_word(s, n, i) && !d_word(s, n, i - 1); }
+static inline int d_ends(const Py_UCS4 *s, Py_ssize_t n, Py_ssize_t i) { return !d_word(s, n, i); } /* after a word char */
+static long d_num(const Py_UCS4 *s, Py_ssize_t i, Py_ssize_t k) {
+    long v = 0;
+    while (k--) v = v * 10 + Py_UNICODE_TODECIMAL(s[i++]);
+    return v;
+}
+static Py_ssize_t d_spaces(const Py_UCS4 *s, Py_ssize_t n, Py_ssize_t i) { while (i < n && d_isspace(s[i])) i++; return i; }
+/* the letters from i */
+static Py_ssize_t d_letters(const Py_UCS4 *s, Py_ssize_t n, Py_ssize_t i) { Py_ssize_t j = i; while (j < n && d_isalpha(s[j])) j++; return j - i; }
 
 static PyObject *d_ymd(long y, long m, long d, long max_year) {
     static const int days[] = {31, 28, 31, 30, 31, 30, 31, 31, 30, 31, 30, 31};
@@ -722,26 +868,44 @@ static PyObject *d_ymd(long y, long m, long d, long max_year) {
     return PyUnicode_FromStringAndSize(buf, len);
 }
 
-/* months[s[i:i+k].lower()]: > 0 a month, 0 none, -1 an error or a value that is no int */
-static int d_month(PyObject *months, const Py_UCS1 *s, Py_ssize_t i, Py_ssize_t k) {
-    char buf[24];
-    for (Py_ssize_t j = 0; j < k; j++) buf[j] = (char)ascii_lower(s[i + j]);
-    PyObject *key = PyUnicode_FromStringAndSize(buf, k);
+/* months[w] of w = s[i:i+k], lower-cased first (str.lower) where ``lower``: > 0 a month, 0
+ * none, -1 an error (a value that is no month's number: TypeError) */
+static int d_month(PyObject *months, const Py_UCS4 *s, Py_ssize_t i, Py_ssize_t k, int lower) {
+    int ascii = 1;
+    for (Py_ssize_t j = 0; j < k; j++) ascii &= s[i + j] < 128;
+    PyObject *key;
+    if (ascii) {
+        char buf[64], *b = k <= (Py_ssize_t)sizeof buf ? buf : PyMem_Malloc((size_t)k);
+        if (!b) {
+            PyErr_NoMemory();
+            return -1;
+        }
+        for (Py_ssize_t j = 0; j < k; j++) b[j] = (char)(lower ? ascii_lower(s[i + j]) : s[i + j]);
+        key = PyUnicode_FromStringAndSize(b, k);
+        if (b != buf) PyMem_Free(b);
+    } else {
+        PyObject *w = PyUnicode_FromKindAndData(PyUnicode_4BYTE_KIND, s + i, k);
+        key = w && lower ? PyObject_CallMethod(w, "lower", NULL) : Py_XNewRef(w);
+        Py_XDECREF(w);
+    }
     if (!key) return -1;
     PyObject *v = PyDict_GetItemWithError(months, key);
     Py_DECREF(key);
     if (!v) return PyErr_Occurred() ? -1 : 0;
-    if (!PyLong_CheckExact(v)) return -1;
-    long m = PyLong_AsLong(v);
+    long m = PyLong_Check(v) ? PyLong_AsLong(v) : -1;
     if (m == -1 && PyErr_Occurred()) return -1;
-    return m >= 1 && m <= 12 ? (int)m : -1;
+    if (m < 1 || m > 12) {
+        PyErr_SetString(PyExc_TypeError, "months: month numbers 1 to 12");
+        return -1;
+    }
+    return (int)m;
 }
 
 /* a named form's match: where its month's name, day and year stand, and where it ends */
 typedef struct { Py_ssize_t name, name_len, day, day_len, year, end; } d_match;
 
 /* _MDY at p: \b NAME \.? \s+ (\d{1,2}) (?:st|nd|rd|th)? ,? \s+ (\d{4}) \b */
-static int d_mdy(const Py_UCS1 *s, Py_ssize_t n, Py_ssize_t p, d_match *m) {
+static int d_mdy(const Py_UCS4 *s, Py_ssize_t n, Py_ssize_t p, d_match *m) {
     if (!d_alpha(s, n, p) || d_word(s, n, p - 1)) return 0;
     Py_ssize_t L = d_letters(s, n, p);
     if (L < 3 || L > 20) return 0;
@@ -776,7 +940,7 @@ static int d_mdy(const Py_UCS1 *s, Py_ssize_t n, Py_ssize_t p, d_match *m) {
 }
 
 /* _DMY at p: \b(\d{1,2})(?:st|nd|rd|th|er|º|\.)?\s*(?:of\s+|de\s+|d')?NAME\.?,?\s+(?:de\s+|del\s+|r\.\s+)?(\d{4})\b */
-static int d_dmy(const Py_UCS1 *s, Py_ssize_t n, Py_ssize_t p, d_match *m) {
+static int d_dmy(const Py_UCS4 *s, Py_ssize_t n, Py_ssize_t p, d_match *m) {
     if (!d_digit(s, n, p) || d_word(s, n, p - 1)) return 0;
     for (int k = 2; k >= 1; k--) {
         if (k == 2 && !d_digit(s, n, p + 1)) continue;
@@ -786,7 +950,7 @@ static int d_dmy(const Py_UCS1 *s, Py_ssize_t n, Py_ssize_t p, d_match *m) {
                           (s[u] == 'r' && s[u + 1] == 'd') || (s[u] == 't' && s[u + 1] == 'h') ||
                           (s[u] == 'e' && s[u + 1] == 'r')))
             suf = 2;
-        else if (u < n && s[u] == '.')
+        else if (u < n && (s[u] == '.' || s[u] == 0xBA))  /* . or º */
             suf = 1;
         for (int sv = suf; ; sv = 0) {
             /* \s* greedy: fewer spaces leave a space where a letter must follow */
@@ -830,7 +994,7 @@ static int d_dmy(const Py_UCS1 *s, Py_ssize_t n, Py_ssize_t p, d_match *m) {
 }
 
 /* _YMD_NAME at p: \b(\d{4})\.?\s+NAME\.?\s+(\d{1,2})\b */
-static int d_ymd_name(const Py_UCS1 *s, Py_ssize_t n, Py_ssize_t p, d_match *m) {
+static int d_ymd_name(const Py_UCS4 *s, Py_ssize_t n, Py_ssize_t p, d_match *m) {
     if (!d_digit(s, n, p) || d_word(s, n, p - 1)) return 0;
     if (!(d_digit(s, n, p + 1) && d_digit(s, n, p + 2) && d_digit(s, n, p + 3))) return 0;
     Py_ssize_t q0 = p + 4;
@@ -856,16 +1020,16 @@ static int d_ymd_name(const Py_UCS1 *s, Py_ssize_t n, Py_ssize_t p, d_match *m) 
     return 0;
 }
 
-typedef int (*d_pattern)(const Py_UCS1 *, Py_ssize_t, Py_ssize_t, d_match *);
+typedef int (*d_pattern)(const Py_UCS4 *, Py_ssize_t, Py_ssize_t, d_match *);
 
 /* _named over the pattern's matches (finditer: each search resumes where the last match
    ended): 1 and *out the first match naming a month (its date, '' when no real day), 0 none, -1 error */
-static int d_named(const Py_UCS1 *s, Py_ssize_t n, PyObject *months, d_pattern pat, long max_year, PyObject **out) {
+static int d_named(const Py_UCS4 *s, Py_ssize_t n, PyObject *months, d_pattern pat, long max_year, PyObject **out) {
     Py_ssize_t p = 0;
     d_match m;
     while (p < n) {
         if (!pat(s, n, p, &m)) { p++; continue; }
-        int month = d_month(months, s, m.name, m.name_len);
+        int month = d_month(months, s, m.name, m.name_len, 1);
         if (month < 0) return -1;
         if (month > 0) {
             *out = d_ymd(d_num(s, m.year, 4), month, d_num(s, m.day, m.day_len), max_year);
@@ -876,20 +1040,129 @@ static int d_named(const Py_UCS1 *s, Py_ssize_t n, PyObject *months, d_pattern p
     return 0;
 }
 
-static PyObject *date_ascii(PyObject *self, PyObject *args) {
+static PyObject *email_date = NULL; /* email.utils.parsedate_to_datetime, imported at first need */
+
+/* _CJK: (\d{4})\s*[年년]\s*(\d{1,2})\s*[月월]\s*(\d{1,2}), searched */
+static PyObject *d_cjk(const Py_UCS4 *s, Py_ssize_t n, long max_year) {
+    for (Py_ssize_t p = 0; p + 4 <= n; p++) {
+        if (!(d_digit(s, n, p) && d_digit(s, n, p + 1) && d_digit(s, n, p + 2) && d_digit(s, n, p + 3))) continue;
+        Py_ssize_t t = d_spaces(s, n, p + 4);
+        if (!(t < n && (s[t] == 0x5E74 || s[t] == 0xB144))) continue;
+        t = d_spaces(s, n, t + 1);
+        if (!d_digit(s, n, t)) continue;
+        Py_ssize_t k = d_digit(s, n, t + 1) ? 2 : 1;  /* (one digit then a digit: no 月 after it) */
+        Py_ssize_t u = d_spaces(s, n, t + k);
+        if (!(u < n && (s[u] == 0x6708 || s[u] == 0xC6D4))) continue;
+        u = d_spaces(s, n, u + 1);
+        if (!d_digit(s, n, u)) continue;
+        Py_ssize_t kd = d_digit(s, n, u + 1) ? 2 : 1;
+        return d_ymd(d_num(s, p, 4), d_num(s, t, k), d_num(s, u, kd), max_year);
+    }
+    return NULL;
+}
+
+/* whether w (lower case) is at i, case-blind as re.IGNORECASE */
+static int d_ieq(const Py_UCS4 *s, Py_ssize_t n, Py_ssize_t i, const Py_UCS4 *w, Py_ssize_t k) {
+    if (i + k > n) return 0;
+    for (Py_ssize_t j = 0; j < k; j++) if (!ic_match(s[i + j], w[j])) return 0;
+    return 1;
+}
+
+/* _VI: \b(\d{1,2})\s+tháng\s+(\d{1,2})\s*(?:năm|,|/)?\s*(\d{4})\b, case-blind, searched */
+static PyObject *d_vi(const Py_UCS4 *s, Py_ssize_t n, long max_year) {
+    static const Py_UCS4 thang[] = {'t', 'h', 0xE1, 'n', 'g'}, nam[] = {'n', 0x103, 'm'};
+    for (Py_ssize_t p = 0; p < n; p++) {
+        if (!d_digit(s, n, p) || d_word(s, n, p - 1)) continue;
+        Py_ssize_t k = d_digit(s, n, p + 1) ? 2 : 1;
+        if (!d_space(s, n, p + k)) continue;
+        Py_ssize_t t = d_spaces(s, n, p + k);
+        if (!d_ieq(s, n, t, thang, 5) || !d_space(s, n, t + 5)) continue;
+        Py_ssize_t u = d_spaces(s, n, t + 5);
+        if (!d_digit(s, n, u)) continue;
+        for (Py_ssize_t km = d_digit(s, n, u + 1) ? 2 : 1; km >= 1; km--) {
+            Py_ssize_t w = d_spaces(s, n, u + km), after[2];
+            int na = 0;
+            if (d_ieq(s, n, w, nam, 3)) after[na++] = w + 3;
+            else if (w < n && (s[w] == ',' || s[w] == '/')) after[na++] = w + 1;
+            after[na++] = w;
+            for (int j = 0; j < na; j++) {
+                Py_ssize_t v = d_spaces(s, n, after[j]);
+                if (d_digit(s, n, v) && d_digit(s, n, v + 1) && d_digit(s, n, v + 2) && d_digit(s, n, v + 3)
+                    && d_ends(s, n, v + 4))
+                    return d_ymd(d_num(s, v, 4), d_num(s, u, km), d_num(s, p, k), max_year);
+            }
+        }
+    }
+    return NULL;
+}
+
+/* an RFC 2822 date by email.utils.parsedate_to_datetime (its errors: '') */
+static PyObject *d_email(PyObject *text, long max_year) {
+    if (!email_date) {
+        PyObject *mod = PyImport_ImportModule("email.utils");
+        if (!mod) return NULL;
+        email_date = PyObject_GetAttrString(mod, "parsedate_to_datetime");
+        Py_DECREF(mod);
+        if (!email_date) return NULL;
+    }
+    PyObject *t = PyObject_CallOneArg(email_date, text);
+    if (!t) {
+        if (PyErr_ExceptionMatches(PyExc_TypeError) || PyErr_ExceptionMatches(PyExc_ValueError)
+            || PyErr_ExceptionMatches(PyExc_IndexError)) {
+            PyErr_Clear();
+            return PyUnicode_FromStringAndSize("", 0);
+        }
+        return NULL;
+    }
+    if (t == Py_None) {
+        Py_DECREF(t);
+        return PyUnicode_FromStringAndSize("", 0);
+    }
+    long ymd[3];
+    static const char *names[3] = {"year", "month", "day"};
+    for (int i = 0; i < 3; i++) {
+        PyObject *v = PyObject_GetAttrString(t, names[i]);
+        ymd[i] = v ? PyLong_AsLong(v) : -1;
+        Py_XDECREF(v);
+        if (ymd[i] == -1 && PyErr_Occurred()) {
+            Py_DECREF(t);
+            return NULL;
+        }
+    }
+    Py_DECREF(t);
+    return d_ymd(ymd[0], ymd[1], ymd[2], max_year);
+}
+
+static PyObject *date_in(const Py_UCS4 *s, Py_ssize_t n, PyObject *months, long max_year);
+
+/* normalise_date(s, months, max_year) -> dates.normalise_date(s, months): the forms of its
+ * regexes, tried in its order, each position by position in the pattern's order of preference
+ * (the regex's backtracking where it can matter), with str's \d, \w, \s and letters; the
+ * month names looked up in months (a dict: name -> 1 to 12) after str.lower; an RFC 2822 date
+ * read by email.utils; years from 1990 to max_year. */
+static PyObject *normalise_date(PyObject *self, PyObject *args) {
     PyObject *str, *months;
     long max_year;
-    if (!PyArg_ParseTuple(args, "UOl", &str, &months, &max_year)) return NULL;
-    if (!PyUnicode_IS_ASCII(str) || !PyDict_CheckExact(months)) Py_RETURN_NONE;
-    const Py_UCS1 *s = PyUnicode_1BYTE_DATA(str);
-    Py_ssize_t b = 0, n = PyUnicode_GET_LENGTH(str);
-    while (b < n && d_isspace(s[b])) b++;
-    while (n > b && d_isspace(s[n - 1])) n--;
-    s += b;
-    n -= b;
+    if (!PyArg_ParseTuple(args, "UO!l", &str, &PyDict_Type, &months, &max_year)) return NULL;
+    Py_ssize_t n = PyUnicode_GET_LENGTH(str);
+    Py_UCS4 small[256], *buf = n <= 256 ? small : PyMem_Malloc((size_t)n * sizeof(Py_UCS4));
+    if (!buf) return PyErr_NoMemory();
+    PyObject *out = NULL;
+    if (PyUnicode_AsUCS4(str, buf, n > 256 ? n : 256, 0)) {
+        Py_ssize_t b = 0;
+        while (b < n && d_isspace(buf[b])) b++;
+        while (n > b && d_isspace(buf[n - 1])) n--;
+        out = date_in(buf + b, n - b, months, max_year);
+    }
+    if (buf != small) PyMem_Free(buf);
+    return out;
+}
+
+/* normalise_date of the text s (n characters: stripped) */
+static PyObject *date_in(const Py_UCS4 *s, Py_ssize_t n, PyObject *months, long max_year) {
     int year = 0, dash = 0, sep = 0, dotspace = 0, colon = 0;
     for (Py_ssize_t i = 0; i < n; i++) {
-        Py_UCS1 c = s[i];
+        Py_UCS4 c = s[i];
         if (c == '-') dash = 1;
         else if (c == '/') sep = 1;
         else if (c == '.') { sep = 1; if (i + 1 < n && s[i + 1] == ' ') dotspace = 1; }
@@ -928,7 +1201,7 @@ static PyObject *date_ascii(PyObject *self, PyObject *args) {
                     if (!d_digit(s, n, t)) { ok = 0; break; }
                     Py_ssize_t k;
                     if (g == 0) {  /* the month: its digits, then the separator */
-                        Py_UCS1 c2 = t + 1 < n ? s[t + 1] : 0, c3 = t + 2 < n ? s[t + 2] : 0;
+                        Py_UCS4 c2 = t + 1 < n ? s[t + 1] : 0, c3 = t + 2 < n ? s[t + 2] : 0;
                         if (spaced ? c2 == '.' : (c2 == '/' || c2 == '.')) k = 1;
                         else if (d_digit(s, n, t + 1) && (spaced ? c3 == '.' : (c3 == '/' || c3 == '.'))) k = 2;
                         else { ok = 0; break; }
@@ -957,7 +1230,7 @@ static PyObject *date_ascii(PyObject *self, PyObject *args) {
             if (p + 1 < n && (s[p + 1] == '/' || s[p + 1] == '.')) k1 = 1;
             else if (d_digit(s, n, p + 1) && p + 2 < n && (s[p + 2] == '/' || s[p + 2] == '.')) k1 = 2;
             else continue;
-            Py_UCS1 c = s[p + k1];
+            Py_UCS4 c = s[p + k1];
             Py_ssize_t t = p + k1 + 1, k2;
             if (!d_digit(s, n, t)) continue;
             if (t + 1 < n && s[t + 1] == c) k2 = 1;
@@ -970,147 +1243,247 @@ static PyObject *date_ascii(PyObject *self, PyObject *args) {
             int day_first = a > 12 || (bb <= 12 && c == '.');
             return day_first ? d_ymd(y, bb, a, max_year) : d_ymd(y, a, bb, max_year);
         }
-    /* the words (runs of letters, 20 at most each, 3 at least) of which one must be a month's name */
+    int ascii = 1;
+    for (Py_ssize_t i = 0; i < n && ascii; i++) ascii = s[i] < 128;
+    if (!ascii) {  /* the forms with a 年, 년 or "tháng" */
+        int cjk = 0, vi = 0;
+        for (Py_ssize_t i = 0; i < n; i++) {
+            cjk |= s[i] == 0x5E74 || s[i] == 0xB144;
+            vi |= i + 4 <= n && s[i] == 'h' && s[i + 1] == 0xE1 && s[i + 2] == 'n' && s[i + 3] == 'g';
+        }
+        PyObject *d = cjk ? d_cjk(s, n, max_year) : NULL;
+        if (!d && vi && !PyErr_Occurred()) d = d_vi(s, n, max_year);
+        if (d || PyErr_Occurred()) return d;
+    }
+    /* the words (runs of letters, 20 at most each, 3 at least) of the lower-cased text, of
+       which one must be a month's name (an ASCII text lower-cased as it is read) */
+    PyObject *low = NULL;
+    Py_UCS4 *lw = NULL;
+    const Py_UCS4 *w = s;
+    Py_ssize_t wn = n;
+    if (!ascii) {
+        PyObject *stripped = PyUnicode_FromKindAndData(PyUnicode_4BYTE_KIND, s, n);
+        low = stripped ? PyObject_CallMethod(stripped, "lower", NULL) : NULL;
+        Py_XDECREF(stripped);
+        lw = low ? PyUnicode_AsUCS4Copy(low) : NULL;
+        if (!lw) {
+            Py_XDECREF(low);
+            return NULL;
+        }
+        w = lw;
+        wn = PyUnicode_GET_LENGTH(low);
+    }
     int named = 0;
-    for (Py_ssize_t i = 0; i < n && !named;) {
-        if (!is_alpha(s[i])) { i++; continue; }
-        Py_ssize_t L = d_letters(s, n, i);
+    for (Py_ssize_t i = 0; i < wn && !named;) {
+        if (!d_isalpha(w[i])) { i++; continue; }
+        Py_ssize_t L = d_letters(w, wn, i);
         for (Py_ssize_t j = i; j < i + L; j += 20) {
             Py_ssize_t k = i + L - j < 20 ? i + L - j : 20;
             if (k < 3) break;
-            int month = d_month(months, s, j, k);
-            if (month < 0) return NULL_OR_NONE;
-            if (month > 0) { named = 1; break; }
+            int month = d_month(months, w, j, k, ascii);
+            if (month < 0) named = -1;
+            if (month != 0) { named = named ? named : 1; break; }
         }
         i += L;
     }
+    if (lw) PyMem_Free(lw);
+    Py_XDECREF(low);
+    if (named < 0) return NULL;
     if (!named) return PyUnicode_FromStringAndSize("", 0);
     d_pattern pats[3] = {d_mdy, d_dmy, d_ymd_name};
     for (int k = 0; k < 3; k++) {
         PyObject *out = NULL;
         int r = d_named(s, n, months, pats[k], max_year, &out);
-        if (r < 0) return NULL_OR_NONE;
+        if (r < 0) return NULL;
         if (r > 0) {
             if (PyUnicode_GET_LENGTH(out) > 0) return out;
             Py_DECREF(out);
         }
     }
     if (!colon || n > 40) return PyUnicode_FromStringAndSize("", 0);
-    Py_RETURN_NONE;  /* perhaps an RFC 2822 date: Python's email.utils reads those */
+    /* perhaps an RFC 2822 date */
+    PyObject *text = PyUnicode_FromKindAndData(PyUnicode_4BYTE_KIND, s, n);
+    PyObject *out = text ? d_email(text, max_year) : NULL;
+    Py_XDECREF(text);
+    return out;
 }
 
 /* ------------------------------------------------------------------ metadata._CUT
-   Where a byline's name ends, on an ASCII text: the leftmost start of a match of _CUT (the
-   regex's branches each looked for, the earliest start kept), -1 for none, None for a text
-   that is not ASCII. months: the month names, lower case; caps: the words a name cannot run
-   into ("Published", "March"...). */
+   Where a byline's name ends: the leftmost start of a match of _CUT (the regex's branches each
+   looked for, the earliest start kept), -1 for none. The regex is case-blind (re.IGNORECASE:
+   loose_is for its ASCII letters, and [a-z] is a letter loose_is knows) and reads \s, \d and
+   \b as str does (Py_UNICODE_ISSPACE, Py_UNICODE_ISDECIMAL, \w: str.isalnum() or "_").
+   months: the month names, lower-case ASCII letters; caps: the words a name cannot run into
+   ("Published", "March"...), ASCII, matched as written. */
 
-static int c_ieq(const Py_UCS1 *s, Py_ssize_t n, Py_ssize_t i, const char *w, Py_ssize_t k) {
-    if (i + k > n) return 0;
-    for (Py_ssize_t j = 0; j < k; j++) if (ascii_lower(s[i + j]) != (Py_UCS1)w[j]) return 0;
+typedef struct {
+    const Py_UCS4 *u;  /* the text's characters */
+    Py_ssize_t n;
+} text_t;
+
+#define TX(t, i) ((t)->u[i])
+
+static inline int u_space(const text_t *t, Py_ssize_t i) { return i >= 0 && i < t->n && Py_UNICODE_ISSPACE(TX(t, i)); }
+static inline int u_digit(const text_t *t, Py_ssize_t i) {
+    if (i < 0 || i >= t->n) return 0;
+    Py_UCS4 c = TX(t, i);
+    return c < 128 ? c >= '0' && c <= '9' : Py_UNICODE_ISDECIMAL(c);
+}
+static inline int u_word(const text_t *t, Py_ssize_t i) {
+    if (i < 0 || i >= t->n) return 0;
+    Py_UCS4 c = TX(t, i);
+    return c < 128 ? is_alpha((Py_UCS1)c) || (c >= '0' && c <= '9') || c == '_' : Py_UNICODE_ISALNUM(c);
+}
+/* an ASCII letter of either case as the case-blind [a-z] (or [A-Za-z]) sees it */
+static inline int u_loose_letter(const text_t *t, Py_ssize_t i) {
+    if (i < 0 || i >= t->n) return 0;
+    Py_UCS4 c = TX(t, i);
+    return (c < 128 && is_alpha((Py_UCS1)c)) || c == 0x130 || c == 0x131 || c == 0x17F || c == 0x212A;
+}
+static Py_ssize_t u_spaces(const text_t *t, Py_ssize_t i) { while (u_space(t, i)) i++; return i; }
+
+/* whether w (lower-case ASCII letters) is at i, case-blind as re.IGNORECASE */
+static int u_ieq(const text_t *t, Py_ssize_t i, const char *w, Py_ssize_t k) {
+    if (i + k > t->n) return 0;
+    for (Py_ssize_t j = 0; j < k; j++) if (!loose_is(TX(t, i + j), w[j])) return 0;
     return 1;
 }
 
-static int c_eq(const Py_UCS1 *s, Py_ssize_t n, Py_ssize_t i, const char *w, Py_ssize_t k) {
-    return i + k <= n && memcmp(s + i, w, (size_t)k) == 0;
+/* whether w (ASCII) is at i as written */
+static int u_eq(const text_t *t, Py_ssize_t i, const char *w, Py_ssize_t k) {
+    if (i + k > t->n) return 0;
+    for (Py_ssize_t j = 0; j < k; j++) if (TX(t, i + j) != (Py_UCS4)(unsigned char)w[j]) return 0;
+    return 1;
 }
 
 /* the branches that start with one whitespace character at p (A's words, C's digit) */
-static int c_after_space(const Py_UCS1 *s, Py_ssize_t n, Py_ssize_t p) {
-    if (!d_space(s, n, p) || p + 1 >= n) return 0;
+static int c_after_space(const text_t *t, Py_ssize_t p) {
+    if (!u_space(t, p) || p + 1 >= t->n) return 0;
     Py_ssize_t q = p + 1;
-    Py_UCS1 c = s[q];
-    if (c == '|' || (c >= '0' && c <= '9')) return 1;
-    if (c == '-' && d_space(s, n, q + 1)) return 1;
-    if (c_ieq(s, n, q, "on", 2) && d_space(s, n, q + 2)) return 1;
-    if (c_ieq(s, n, q, "last", 4) && d_space(s, n, q + 4)) return 1;
-    return c_ieq(s, n, q, "updated", 7) || c_ieq(s, n, q, "published", 9) || c_ieq(s, n, q, "posted", 6);
+    Py_UCS4 c = TX(t, q);
+    if (c == '|' || c == 0x2022 || c == 0xB7 || c == 0x2014 || c == 0x2013 || c == 0xBB || Py_UNICODE_ISDECIMAL(c))
+        return 1;
+    if (c == '-' && u_space(t, q + 1)) return 1;
+    if (u_ieq(t, q, "on", 2) && u_space(t, q + 2)) return 1;
+    if (u_ieq(t, q, "last", 4) && u_space(t, q + 4)) return 1;
+    return u_ieq(t, q, "updated", 7) || u_ieq(t, q, "published", 9) || u_ieq(t, q, "posted", 6);
 }
 
-/* B: a lower-case letter before p, one of caps at p (its case as written) and a word's end */
-static int c_glued(const Py_UCS1 *s, Py_ssize_t n, Py_ssize_t p, PyObject *caps) {
-    if (p == 0 || !(s[p - 1] >= 'a' && s[p - 1] <= 'z') || p >= n || !(s[p] >= 'A' && s[p] <= 'Z')) return 0;
+/* B: a lower-case ASCII letter before p, one of caps at p (as written) and a word's end */
+static int c_glued(const text_t *t, Py_ssize_t p, PyObject *caps) {
+    if (p == 0 || p >= t->n) return 0;
+    Py_UCS4 b = TX(t, p - 1), c = TX(t, p);
+    if (!(b >= 'a' && b <= 'z') || !(c >= 'A' && c <= 'Z')) return 0;
     for (Py_ssize_t i = 0; i < PyTuple_GET_SIZE(caps); i++) {
         PyObject *w = PyTuple_GET_ITEM(caps, i);
         Py_ssize_t k = PyUnicode_GET_LENGTH(w);
-        if (c_eq(s, n, p, (const char *)PyUnicode_1BYTE_DATA(w), k) && d_ends(s, n, p + k)) return 1;
+        if (u_eq(t, p, (const char *)PyUnicode_1BYTE_DATA(w), k) && !u_word(t, p + k)) return 1;
     }
     return 0;
 }
 
 /* D's core at q: \b MONTH \.? \s+ \d{1,2} \b, case-blind */
-static int c_month_day(const Py_UCS1 *s, Py_ssize_t n, Py_ssize_t q, PyObject *months) {
-    if (!d_alpha(s, n, q) || d_word(s, n, q - 1)) return 0;
+static int c_month_day(const text_t *t, Py_ssize_t q, PyObject *months) {
+    if (!u_word(t, q) || u_word(t, q - 1)) return 0;
     for (Py_ssize_t i = 0; i < PyTuple_GET_SIZE(months); i++) {
         PyObject *w = PyTuple_GET_ITEM(months, i);
         Py_ssize_t k = PyUnicode_GET_LENGTH(w);
-        if (!c_ieq(s, n, q, (const char *)PyUnicode_1BYTE_DATA(w), k)) continue;
-        for (int dot = (q + k < n && s[q + k] == '.'); dot >= 0; dot--) {
+        if (!u_ieq(t, q, (const char *)PyUnicode_1BYTE_DATA(w), k)) continue;
+        for (int dot = (q + k < t->n && TX(t, q + k) == '.'); dot >= 0; dot--) {
             Py_ssize_t r = q + k + dot;
-            if (!d_space(s, n, r)) continue;
-            Py_ssize_t t = d_spaces(s, n, r);
-            if (!d_digit(s, n, t)) continue;
-            Py_ssize_t e = d_digit(s, n, t + 1) ? t + 2 : t + 1;
-            if (d_ends(s, n, e)) return 1;
+            if (!u_space(t, r)) continue;
+            Py_ssize_t e = u_spaces(t, r);
+            if (!u_digit(t, e)) continue;
+            e = u_digit(t, e + 1) ? e + 2 : e + 1;
+            if (!u_word(t, e)) return 1;
         }
     }
     return 0;
 }
 
 /* F: a letter before p, then \d+ (?:st|nd|rd|th)? \s+ [A-Za-z], case-blind */
-static int c_number_word(const Py_UCS1 *s, Py_ssize_t n, Py_ssize_t p) {
-    if (p == 0 || !is_alpha(s[p - 1]) || !d_digit(s, n, p)) return 0;
+static int c_number_word(const text_t *t, Py_ssize_t p) {
+    if (p == 0 || !u_loose_letter(t, p - 1) || !u_digit(t, p)) return 0;
     Py_ssize_t q = p;
-    while (d_digit(s, n, q)) q++;
-    int suf = c_ieq(s, n, q, "st", 2) || c_ieq(s, n, q, "nd", 2) || c_ieq(s, n, q, "rd", 2) || c_ieq(s, n, q, "th", 2);
+    while (u_digit(t, q)) q++;
+    int suf = u_ieq(t, q, "st", 2) || u_ieq(t, q, "nd", 2) || u_ieq(t, q, "rd", 2) || u_ieq(t, q, "th", 2);
     for (int sf = suf; sf >= 0; sf--) {
         Py_ssize_t r = q + 2 * sf;
-        if (!d_space(s, n, r)) continue;
-        if (d_alpha(s, n, d_spaces(s, n, r))) return 1;
+        if (!u_space(t, r)) continue;
+        if (u_loose_letter(t, u_spaces(t, r))) return 1;
     }
     return 0;
+}
+
+static inline int is_bar(Py_UCS4 c) {  /* [•·⋅∙|»] */
+    return c == 0x2022 || c == 0xB7 || c == 0x22C5 || c == 0x2219 || c == '|' || c == 0xBB;
+}
+
+static int lower_ascii_words(PyObject *tuple, int letters_only) {
+    for (Py_ssize_t i = 0; i < PyTuple_GET_SIZE(tuple); i++) {
+        PyObject *w = PyTuple_GET_ITEM(tuple, i);
+        if (!PyUnicode_Check(w) || !PyUnicode_IS_ASCII(w) || PyUnicode_GET_LENGTH(w) == 0) return 0;
+        const Py_UCS1 *d = PyUnicode_1BYTE_DATA(w);
+        for (Py_ssize_t j = 0; letters_only && j < PyUnicode_GET_LENGTH(w); j++)
+            if (d[j] < 'a' || d[j] > 'z') return 0;
+    }
+    return 1;
 }
 
 static PyObject *cut_at(PyObject *self, PyObject *args) {
     PyObject *str, *months, *caps;
     if (!PyArg_ParseTuple(args, "UO!O!", &str, &PyTuple_Type, &months, &PyTuple_Type, &caps)) return NULL;
-    if (!PyUnicode_IS_ASCII(str)) Py_RETURN_NONE;
-    for (Py_ssize_t i = 0; i < PyTuple_GET_SIZE(months); i++)
-        if (!PyUnicode_Check(PyTuple_GET_ITEM(months, i)) || !PyUnicode_IS_ASCII(PyTuple_GET_ITEM(months, i))) Py_RETURN_NONE;
-    for (Py_ssize_t i = 0; i < PyTuple_GET_SIZE(caps); i++)
-        if (!PyUnicode_Check(PyTuple_GET_ITEM(caps, i)) || !PyUnicode_IS_ASCII(PyTuple_GET_ITEM(caps, i))) Py_RETURN_NONE;
-    const Py_UCS1 *s = PyUnicode_1BYTE_DATA(str);
+    static PyObject *checked_months = NULL, *checked_caps = NULL;  /* the last ones checked (held) */
+    if (months != checked_months || caps != checked_caps) {
+        if (!lower_ascii_words(months, 1) || !lower_ascii_words(caps, 0)) {
+            PyErr_SetString(PyExc_ValueError, "cut_at: months lower-case ASCII letters, caps ASCII");
+            return NULL;
+        }
+        Py_XSETREF(checked_months, Py_NewRef(months));
+        Py_XSETREF(checked_caps, Py_NewRef(caps));
+    }
     Py_ssize_t n = PyUnicode_GET_LENGTH(str);
+    Py_UCS4 small[256], *buf = n <= 256 ? small : PyMem_Malloc((size_t)n * sizeof(Py_UCS4));
+    if (!buf) return PyErr_NoMemory();
+    if (!PyUnicode_AsUCS4(str, buf, n > 256 ? n : 256, 0)) {
+        if (buf != small) PyMem_Free(buf);
+        return NULL;
+    }
+    text_t tx = {buf, n}, *t = &tx;
     /* the leftmost match of an alternation is the earliest of its branches' leftmost matches;
        D's and E's start is where the whitespace (and a comma, for D) before their first month
        and day or bar begins */
     Py_ssize_t best = -1;
     for (Py_ssize_t p = 0; p < n; p++)
-        if (c_after_space(s, n, p) || c_glued(s, n, p, caps) || c_number_word(s, n, p)) { best = p; break; }
+        if (c_after_space(t, p) || c_glued(t, p, caps) || c_number_word(t, p)) { best = p; break; }
     for (int branch = 0; branch < 2; branch++) {  /* E, then D */
         for (Py_ssize_t p = 0; p < n; p++) {
-            if (!(branch == 0 ? s[p] == '|' : c_month_day(s, n, p, months))) continue;
+            if (!(branch == 0 ? is_bar(TX(t, p)) : c_month_day(t, p, months))) continue;
             Py_ssize_t b = p;
-            while (b > 0 && d_isspace(s[b - 1])) b--;
-            if (branch == 1 && b > 0 && s[b - 1] == ',') {
+            while (b > 0 && u_space(t, b - 1)) b--;
+            if (branch == 1 && b > 0 && TX(t, b - 1) == ',') {
                 b--;
-                while (b > 0 && d_isspace(s[b - 1])) b--;
+                while (b > 0 && u_space(t, b - 1)) b--;
             }
             if (best < 0 || b < best) best = b;
             break;
         }
     }
+    if (buf != small) PyMem_Free(buf);
     return PyLong_FromSsize_t(best);
 }
 
 /* ------------------------------------------------------------------ metadata._is_date_key
    The values of the <meta>s whose key dates the page (_DATE_KEY and not _NOT_DATE_KEY, both
-   case-blind), in order; None where a key is not ASCII (the regexes read those). */
+   case-blind as re.IGNORECASE is: loose_is), in order. */
 
-static int dk_has(const Py_UCS1 *s, Py_ssize_t n, const char *w) {
+static int dk_has(int kind, const void *s, Py_ssize_t n, const char *w) {
     Py_ssize_t k = (Py_ssize_t)strlen(w);
-    for (Py_ssize_t i = 0; i + k <= n; i++)
-        if (ascii_lower(s[i]) == (Py_UCS1)w[0] && c_ieq(s, n, i, w, k)) return 1;
+    for (Py_ssize_t i = 0; i + k <= n; i++) {
+        Py_ssize_t j = 0;
+        while (j < k && loose_is(PyUnicode_READ(kind, s, i + j), w[j])) j++;
+        if (j == k) return 1;
+    }
     return 0;
 }
 
@@ -1118,24 +1491,23 @@ static PyObject *date_values(PyObject *self, PyObject *args) {
     static const char *yes[] = {"date", "time", "publish", "created", NULL};
     static const char *no[] = {"modif", "updat", "expir", "valid", "start", "end", "event", "verif", "birth", NULL};
     PyObject *metas;
-    if (!PyArg_ParseTuple(args, "O", &metas)) return NULL;
-    if (!PyList_Check(metas)) Py_RETURN_NONE;
-    Py_ssize_t m = PyList_GET_SIZE(metas);
-    for (Py_ssize_t i = 0; i < m; i++) {
-        PyObject *kv = PyList_GET_ITEM(metas, i);
-        if (!PyTuple_Check(kv) || PyTuple_GET_SIZE(kv) != 2 || !PyUnicode_Check(PyTuple_GET_ITEM(kv, 0)) ||
-            !PyUnicode_IS_ASCII(PyTuple_GET_ITEM(kv, 0)))
-            Py_RETURN_NONE;
-    }
+    if (!PyArg_ParseTuple(args, "O!", &PyList_Type, &metas)) return NULL;
     PyObject *out = PyList_New(0);
     if (!out) return NULL;
-    for (Py_ssize_t i = 0; i < m; i++) {
-        PyObject *kv = PyList_GET_ITEM(metas, i), *key = PyTuple_GET_ITEM(kv, 0);
-        const Py_UCS1 *s = PyUnicode_1BYTE_DATA(key);
+    for (Py_ssize_t i = 0; i < PyList_GET_SIZE(metas); i++) {
+        PyObject *kv = PyList_GET_ITEM(metas, i);
+        if (!PyTuple_Check(kv) || PyTuple_GET_SIZE(kv) != 2 || !PyUnicode_Check(PyTuple_GET_ITEM(kv, 0))) {
+            Py_DECREF(out);
+            PyErr_SetString(PyExc_TypeError, "metas: (str, value) pairs");
+            return NULL;
+        }
+        PyObject *key = PyTuple_GET_ITEM(kv, 0);
+        int kind = PyUnicode_KIND(key);
+        const void *s = PyUnicode_DATA(key);
         Py_ssize_t n = PyUnicode_GET_LENGTH(key);
         int ok = 0;
-        for (int j = 0; yes[j] && !ok; j++) ok = dk_has(s, n, yes[j]);
-        for (int j = 0; no[j] && ok; j++) ok = !dk_has(s, n, no[j]);
+        for (int j = 0; yes[j] && !ok; j++) ok = dk_has(kind, s, n, yes[j]);
+        for (int j = 0; no[j] && ok; j++) ok = !dk_has(kind, s, n, no[j]);
         if (ok && PyList_Append(out, PyTuple_GET_ITEM(kv, 1)) < 0) {
             Py_DECREF(out);
             return NULL;
@@ -1145,69 +1517,94 @@ static PyObject *date_values(PyObject *self, PyObject *args) {
 }
 
 /* ------------------------------------------------------------------ read.address.hostname
-   The host of an ASCII URL as hostname() reads it (lower case, without "www." and port, ''
-   for none or a relative URL); None for other values (hostname reads them). */
+   The host of a URL: lower case (str.lower), without "www." and port; '' for None, a relative
+   URL or anything other than a scheme (letters, digits, + and -: str.isalnum) before "//". */
 
-static PyObject *host_ascii(PyObject *self, PyObject *args) {
+static PyObject *hostname(PyObject *self, PyObject *args) {
     PyObject *url;
     if (!PyArg_ParseTuple(args, "O", &url)) return NULL;
     if (url == Py_None) return PyUnicode_FromStringAndSize("", 0);
-    if (!PyUnicode_CheckExact(url) || !PyUnicode_IS_ASCII(url)) Py_RETURN_NONE;
-    const Py_UCS1 *s = PyUnicode_1BYTE_DATA(url);
+    if (!PyUnicode_Check(url)) {
+        PyErr_SetString(PyExc_TypeError, "hostname: a str or None");
+        return NULL;
+    }
+    int kind = PyUnicode_KIND(url);
+    const void *d = PyUnicode_DATA(url);
+#define U(i) PyUnicode_READ(kind, d, (i))
     Py_ssize_t b = 0, n = PyUnicode_GET_LENGTH(url);
-    while (b < n && d_isspace(s[b])) b++;
-    while (n > b && d_isspace(s[n - 1])) n--;
-    s += b;
-    n -= b;
+    while (b < n && Py_UNICODE_ISSPACE(U(b))) b++;
+    while (n > b && Py_UNICODE_ISSPACE(U(n - 1))) n--;
     Py_ssize_t at = -1;
-    for (Py_ssize_t i = 0; i + 1 < n; i++)
-        if (s[i] == '/' && s[i + 1] == '/') { at = i; break; }
+    for (Py_ssize_t i = b; i + 1 < n; i++)
+        if (U(i) == '/' && U(i + 1) == '/') { at = i; break; }
     if (at < 0) return PyUnicode_FromStringAndSize("", 0);
-    if (at > 0) {
-        if (s[at - 1] != ':') return PyUnicode_FromStringAndSize("", 0);
+    if (at > b) {
+        if (U(at - 1) != ':') return PyUnicode_FromStringAndSize("", 0);
         Py_ssize_t alnum = 0;  /* the scheme: letters, digits, + and - (one letter or digit at least) */
-        for (Py_ssize_t i = 0; i < at - 1; i++) {
-            Py_UCS1 c = s[i];
-            if (is_alpha(c) || (c >= '0' && c <= '9')) alnum++;
-            else if (c != '+' && c != '-') return PyUnicode_FromStringAndSize("", 0);
+        for (Py_ssize_t i = b; i < at - 1; i++) {
+            Py_UCS4 c = U(i);
+            if (c != '+' && c != '-' && !Py_UNICODE_ISALNUM(c)) return PyUnicode_FromStringAndSize("", 0);
+            alnum += c != '+' && c != '-';
         }
-        if (at - 1 > 0 && alnum == 0) return PyUnicode_FromStringAndSize("", 0);
+        if (at - 1 > b && alnum == 0) return PyUnicode_FromStringAndSize("", 0);
     }
     Py_ssize_t r = at + 2, end = n;
-    for (Py_ssize_t i = r; i < n; i++)
-        if (s[i] == '/' || s[i] == '?' || s[i] == '#') { end = i; break; }
+    for (Py_ssize_t i = r; i < n; i++) {
+        Py_UCS4 c = U(i);
+        if (c == '/' || c == '?' || c == '#') { end = i; break; }
+    }
     Py_ssize_t h = r;
     for (Py_ssize_t i = r; i < end; i++)
-        if (s[i] == '@') h = i + 1;
+        if (U(i) == '@') h = i + 1;
     Py_ssize_t he = end;
-    if (h < end && s[h] == '[') {
+    if (h < end && U(h) == '[') {
         Py_ssize_t close = -1;
         for (Py_ssize_t i = h; i < end; i++)
-            if (s[i] == ']') { close = i; break; }
+            if (U(i) == ']') { close = i; break; }
         if (close < 0) return PyUnicode_FromStringAndSize("", 0);
         h++;
         he = close;
     } else {
         for (Py_ssize_t i = h; i < end; i++)
-            if (s[i] == ':') { he = i; break; }
+            if (U(i) == ':') { he = i; break; }
     }
-    while (h < he && d_isspace(s[h])) h++;
-    while (he > h && d_isspace(s[he - 1])) he--;
-    char buf[256];
-    char *out = he - h <= (Py_ssize_t)sizeof buf ? buf : PyMem_Malloc((size_t)(he - h));
-    if (!out) return PyErr_NoMemory();
-    for (Py_ssize_t i = h; i < he; i++) out[i - h] = (char)ascii_lower(s[i]);
-    Py_ssize_t k = he - h, skip = k >= 4 && memcmp(out, "www.", 4) == 0 ? 4 : 0;
-    PyObject *res = PyUnicode_FromStringAndSize(out + skip, k - skip);
-    if (out != buf) PyMem_Free(out);
+    while (h < he && Py_UNICODE_ISSPACE(U(h))) h++;
+    while (he > h && Py_UNICODE_ISSPACE(U(he - 1))) he--;
+    int ascii = 1;
+    for (Py_ssize_t i = h; i < he && ascii; i++) ascii = U(i) < 128;
+    if (ascii) {
+        char buf[256];
+        char *out = he - h <= (Py_ssize_t)sizeof buf ? buf : PyMem_Malloc((size_t)(he - h));
+        if (!out) return PyErr_NoMemory();
+        for (Py_ssize_t i = h; i < he; i++) out[i - h] = (char)ascii_lower(U(i));
+        Py_ssize_t k = he - h, skip = k >= 4 && memcmp(out, "www.", 4) == 0 ? 4 : 0;
+        PyObject *res = PyUnicode_FromStringAndSize(out + skip, k - skip);
+        if (out != buf) PyMem_Free(out);
+        return res;
+    }
+#undef U
+    PyObject *part = PyUnicode_Substring(url, h, he);
+    PyObject *low = part ? PyObject_CallMethod(part, "lower", NULL) : NULL;
+    Py_XDECREF(part);
+    if (!low) return NULL;
+    PyObject *www = PyUnicode_FromString("www.");
+    Py_ssize_t starts = www ? PyUnicode_Tailmatch(low, www, 0, PY_SSIZE_T_MAX, -1) : -1;
+    Py_XDECREF(www);
+    if (starts < 0) {
+        Py_DECREF(low);
+        return NULL;
+    }
+    if (!starts) return low;
+    PyObject *res = PyUnicode_Substring(low, 4, PyUnicode_GET_LENGTH(low));
+    Py_DECREF(low);
     return res;
 }
 
 /* ------------------------------------------------------------------ metadata._clean_title
-   A title without the site's name, on ASCII text: the parts (split_title's, blank ones left
-   out; two at least) that are not the site's name (site: its words, norm_text) or its domain
-   (dom: the domain's words, their spaces taken out) kept as they stand in the title; None
-   where the title, a part, the site or a domain word is not ASCII (Python reads those). */
+   A title without the site's name: the parts (split_title's, blank ones left out; two at
+   least) that are not the site's name (site: its words, norm_text) or its domain (dom: the
+   domain's words, their spaces taken out) kept as they stand in the title. ASCII text is
+   compared in byte buffers; other text through str's own functions. */
 
 static int ct_contains(const char *hay, Py_ssize_t hn, const char *needle, Py_ssize_t nn) {
     if (nn == 0) return 1;
@@ -1216,7 +1613,7 @@ static int ct_contains(const char *hay, Py_ssize_t hn, const char *needle, Py_ss
     return 0;
 }
 
-/* _is_site_part of an ASCII part */
+/* _is_site_part of an ASCII part, site and domain words (buf, sq: len(part) + 1 bytes each) */
 static int ct_site_part(PyObject *part, const char *site, Py_ssize_t sn, PyObject *dom, char *buf, char *sq) {
     Py_ssize_t n = ct_norm(PyUnicode_1BYTE_DATA(part), PyUnicode_GET_LENGTH(part), buf);
     if (n == 0) return 1;
@@ -1228,84 +1625,143 @@ static int ct_site_part(PyObject *part, const char *site, Py_ssize_t sn, PyObjec
     for (Py_ssize_t i = 0; i < PyTuple_GET_SIZE(dom); i++) {
         PyObject *d = PyTuple_GET_ITEM(dom, i);
         Py_ssize_t k = PyUnicode_GET_LENGTH(d);
-        if (k <= q && memcmp(sq, PyUnicode_1BYTE_DATA(d), (size_t)k) == 0) return 1;
+        if (k && k <= q && memcmp(sq, PyUnicode_1BYTE_DATA(d), (size_t)k) == 0) return 1;
     }
     return 0;
 }
 
-/* _is_site_part of an ASCII part (True, False; None for other text, sites or domain words) */
+/* whether site and the domain words are all ASCII str (the domain words: str, else TypeError) */
+static int all_ascii(PyObject *site, PyObject *dom) {
+    int ascii = PyUnicode_IS_ASCII(site);
+    for (Py_ssize_t i = 0; i < PyTuple_GET_SIZE(dom); i++) {
+        PyObject *d = PyTuple_GET_ITEM(dom, i);
+        if (!PyUnicode_Check(d)) {
+            PyErr_SetString(PyExc_TypeError, "dom: a tuple of str");
+            return -1;
+        }
+        ascii = ascii && PyUnicode_IS_ASCII(d);
+    }
+    return ascii;
+}
+
+/* _is_site_part (1, 0; -1 with an exception): ascii says whether site and dom are */
+static int is_site_part(PyObject *part, PyObject *site, PyObject *dom, int ascii) {
+    if (!PyUnicode_Check(part)) {
+        PyErr_SetString(PyExc_TypeError, "parts: str");
+        return -1;
+    }
+    Py_ssize_t pn = PyUnicode_GET_LENGTH(part);
+    if (ascii && PyUnicode_IS_ASCII(part)) {
+        char small[512], *buf = 2 * pn + 2 <= (Py_ssize_t)sizeof small ? small : PyMem_Malloc((size_t)(2 * pn + 2));
+        if (!buf) {
+            PyErr_NoMemory();
+            return -1;
+        }
+        int r = ct_site_part(part, (const char *)PyUnicode_1BYTE_DATA(site), PyUnicode_GET_LENGTH(site), dom,
+                             buf, buf + pn + 1);
+        if (buf != small) PyMem_Free(buf);
+        return r;
+    }
+    PyObject *n = norm(part);
+    if (!n) return -1;
+    Py_ssize_t nl = PyUnicode_GET_LENGTH(n), sl = PyUnicode_GET_LENGTH(site);
+    int r = nl == 0;
+    if (!r && sl) {
+        r = PyUnicode_Compare(n, site) == 0;
+        if (!r && PyErr_Occurred()) r = -1;
+        if (!r) r = PyUnicode_Contains(site, n);
+        if (!r && nl <= sl + 12) r = PyUnicode_Contains(n, site);
+    }
+    if (!r) {
+        PyObject *sp = PyUnicode_FromString(" "), *none = PyUnicode_New(0, 0);
+        PyObject *sq = sp && none ? PyUnicode_Replace(n, sp, none, -1) : NULL;
+        Py_XDECREF(sp);
+        Py_XDECREF(none);
+        if (!sq) r = -1;
+        for (Py_ssize_t i = 0; !r && i < PyTuple_GET_SIZE(dom); i++) {
+            PyObject *d = PyTuple_GET_ITEM(dom, i);
+            if (PyUnicode_GET_LENGTH(d)) r = (int)PyUnicode_Tailmatch(sq, d, 0, PY_SSIZE_T_MAX, -1);
+        }
+        Py_XDECREF(sq);
+    }
+    Py_DECREF(n);
+    return r;
+}
+
+/* site_part(part, site, dom) -> metadata._is_site_part: whether a title's part is the site's
+ * name or its domain */
 static PyObject *site_part(PyObject *self, PyObject *args) {
     PyObject *part, *site, *dom;
     if (!PyArg_ParseTuple(args, "UUO!", &part, &site, &PyTuple_Type, &dom)) return NULL;
-    if (!PyUnicode_IS_ASCII(part) || !PyUnicode_IS_ASCII(site)) Py_RETURN_NONE;
-    for (Py_ssize_t i = 0; i < PyTuple_GET_SIZE(dom); i++) {
-        PyObject *d = PyTuple_GET_ITEM(dom, i);
-        if (!PyUnicode_Check(d) || !PyUnicode_IS_ASCII(d) || PyUnicode_GET_LENGTH(d) == 0) Py_RETURN_NONE;
-    }
-    Py_ssize_t n = PyUnicode_GET_LENGTH(part);
-    char small[512], *buf = 2 * n + 2 <= (Py_ssize_t)sizeof small ? small : PyMem_Malloc((size_t)(2 * n + 2));
-    if (!buf) return PyErr_NoMemory();
-    int r = ct_site_part(part, (const char *)PyUnicode_1BYTE_DATA(site), PyUnicode_GET_LENGTH(site), dom, buf,
-                         buf + n + 1);
-    if (buf != small) PyMem_Free(buf);
-    return PyBool_FromLong(r);
+    int ascii = all_ascii(site, dom);
+    int r = ascii < 0 ? -1 : is_site_part(part, site, dom, ascii);
+    return r < 0 ? NULL : PyBool_FromLong(r);
 }
 
+/* whether c is one of the characters a title is cut back over before the site's name */
+static inline int title_sep(Py_UCS4 c) {
+    return c == ' ' || c == '|' || c == '-' || c == 0x2013 || c == 0x2014 || c == 0xB7 || c == 0x2022
+           || c == 0xBB || c == ':' || c == '~' || c == '/';
+}
+
+/* clean_title(title, parts, site, dom) -> metadata._clean_title's choice of the title's parts
+ * (parts: two at least) */
 static PyObject *clean_title(PyObject *self, PyObject *args) {
     PyObject *title, *parts, *site, *dom;
     if (!PyArg_ParseTuple(args, "UO!UO!", &title, &PyTuple_Type, &parts, &site, &PyTuple_Type, &dom)) return NULL;
-    Py_ssize_t np = PyTuple_GET_SIZE(parts), longest = 0;
-    if (np < 2 || !PyUnicode_IS_ASCII(title) || !PyUnicode_IS_ASCII(site)) Py_RETURN_NONE;
-    for (Py_ssize_t i = 0; i < np; i++) {
-        PyObject *p = PyTuple_GET_ITEM(parts, i);
-        if (!PyUnicode_Check(p) || !PyUnicode_IS_ASCII(p)) Py_RETURN_NONE;
-        if (PyUnicode_GET_LENGTH(p) > longest) longest = PyUnicode_GET_LENGTH(p);
+    Py_ssize_t np = PyTuple_GET_SIZE(parts);
+    if (np < 2) {
+        PyErr_SetString(PyExc_ValueError, "parts: two at least");
+        return NULL;
     }
-    for (Py_ssize_t i = 0; i < PyTuple_GET_SIZE(dom); i++) {
-        PyObject *d = PyTuple_GET_ITEM(dom, i);
-        if (!PyUnicode_Check(d) || !PyUnicode_IS_ASCII(d) || PyUnicode_GET_LENGTH(d) == 0) Py_RETURN_NONE;
-    }
-    char *buf = PyMem_Malloc((size_t)(2 * longest + 2));
-    if (!buf) return PyErr_NoMemory();
+    int ascii = all_ascii(site, dom);
+    if (ascii < 0) return NULL;
     Py_ssize_t first = -1, lastk = -1, kept = 0;
     for (Py_ssize_t i = 0; i < np; i++) {
-        if (!ct_site_part(PyTuple_GET_ITEM(parts, i), (const char *)PyUnicode_1BYTE_DATA(site),
-                          PyUnicode_GET_LENGTH(site), dom, buf, buf + longest + 1)) {
+        int r = is_site_part(PyTuple_GET_ITEM(parts, i), site, dom, ascii);
+        if (r < 0) return NULL;
+        if (!r) {
             if (first < 0) first = i;
             lastk = i;
             kept++;
         }
     }
-    PyMem_Free(buf);
     Py_ssize_t tn = PyUnicode_GET_LENGTH(title);
-    const Py_UCS1 *t = PyUnicode_1BYTE_DATA(title);
+    int kind = PyUnicode_KIND(title);
+    const void *t = PyUnicode_DATA(title);
     if (kept == 0) return Py_NewRef(title);
     if (kept == np) {
         /* nothing looks like the site: only a short last part (four words at most, shorter
            than the rest) is dropped */
         PyObject *last = PyTuple_GET_ITEM(parts, np - 1);
-        const Py_UCS1 *l = PyUnicode_1BYTE_DATA(last);
+        int lk = PyUnicode_KIND(last);
+        const void *l = PyUnicode_DATA(last);
         Py_ssize_t ln = PyUnicode_GET_LENGTH(last), words = 0, rest = np - 2;
         for (Py_ssize_t i = 0; i < ln; i++)
-            if (!d_isspace(l[i]) && (i == 0 || d_isspace(l[i - 1]))) words++;
+            if (!Py_UNICODE_ISSPACE(PyUnicode_READ(lk, l, i))
+                && (i == 0 || Py_UNICODE_ISSPACE(PyUnicode_READ(lk, l, i - 1))))
+                words++;
         for (Py_ssize_t i = 0; i < np - 1; i++) rest += PyUnicode_GET_LENGTH(PyTuple_GET_ITEM(parts, i));
         if (words <= 4 && ln < rest) {
             Py_ssize_t at = PyUnicode_Find(title, last, 0, tn, -1);
             if (at == -2) return NULL;
-            if (at < 0) Py_RETURN_NONE;  /* (a part is in its title) */
-            while (at > 0 && strchr(" |-:~/", t[at - 1]) && t[at - 1]) at--;
+            if (at < 0) at = tn > 0 ? tn - 1 : 0;  /* (title[:-1], as the slice of rfind's -1) */
+            while (at > 0 && title_sep(PyUnicode_READ(kind, t, at - 1))) at--;
             return PyUnicode_Substring(title, 0, at);
         }
         return Py_NewRef(title);
     }
+    /* the kept parts as they stand in the title (the slice of find's and rfind's places) */
     PyObject *a = PyTuple_GET_ITEM(parts, first), *b = PyTuple_GET_ITEM(parts, lastk);
     Py_ssize_t start = PyUnicode_Find(title, a, 0, tn, 1), end = PyUnicode_Find(title, b, 0, tn, -1);
     if (start == -2 || end == -2) return NULL;
-    if (start < 0 || end < 0) Py_RETURN_NONE;
     end += PyUnicode_GET_LENGTH(b);
+    if (start < 0) start = start + tn < 0 ? 0 : start + tn;
+    if (end < 0) end = end + tn < 0 ? 0 : end + tn;
+    if (end > tn) end = tn;
     if (end < start) end = start;
-    while (start < end && d_isspace(t[start])) start++;
-    while (end > start && d_isspace(t[end - 1])) end--;
+    while (start < end && Py_UNICODE_ISSPACE(PyUnicode_READ(kind, t, start))) start++;
+    while (end > start && Py_UNICODE_ISSPACE(PyUnicode_READ(kind, t, end - 1))) end--;
     return PyUnicode_Substring(title, start, end);
 }
 
@@ -1314,17 +1770,17 @@ static PyMethodDef methods[] = {
     {"first_meta", first_meta, METH_VARARGS, "the first of some keys' value, whitespace collapsed"},
     {"terms", terms, METH_VARARGS, "tags or categories from a str or a list of str"},
     {"configure", configure, METH_VARARGS, "the date labels marks() finds"},
-    {"marks", marks, METH_VARARGS, "where the date labels stand in an ASCII text"},
+    {"marks", marks, METH_VARARGS, "where the date labels stand in a text"},
     {"starting", starting, METH_VARARGS, "the texts that start with one of the words, case-blind"},
-    {"with_year", with_year, METH_VARARGS, "the texts that hold a year (19xx, 20xx)"},
+    {"with_year", with_year, METH_VARARGS, "the texts shorter than a length that hold a year (19xx, 20xx)"},
     {"split_title", split_title, METH_VARARGS, "a title's parts between its separators"},
-    {"norm_ascii", norm_ascii, METH_VARARGS, "an ASCII text's words, lower case, one space apart"},
-    {"date_ascii", date_ascii, METH_VARARGS, "dates.normalise_date on an ASCII text (None: Python reads it)"},
-    {"cut_at", cut_at, METH_VARARGS, "where a byline's name ends in an ASCII text (-1: nowhere)"},
-    {"date_values", date_values, METH_VARARGS, "the values of the <meta>s whose ASCII key dates the page"},
-    {"host_ascii", host_ascii, METH_VARARGS, "address.hostname of an ASCII URL"},
-    {"clean_title", clean_title, METH_VARARGS, "an ASCII title without the site's name"},
-    {"site_part", site_part, METH_VARARGS, "whether an ASCII title part is the site's name or domain"},
+    {"norm_text", norm_text, METH_VARARGS, "a text's words (NFKC, case-folded), one space apart"},
+    {"normalise_date", normalise_date, METH_VARARGS, "dates.normalise_date: a date as YYYY-MM-DD, or ''"},
+    {"cut_at", cut_at, METH_VARARGS, "where a byline's name ends (-1: nowhere)"},
+    {"date_values", date_values, METH_VARARGS, "the values of the <meta>s whose key dates the page"},
+    {"hostname", hostname, METH_VARARGS, "address.hostname: a URL's host, lower case, without www. and port"},
+    {"clean_title", clean_title, METH_VARARGS, "a title without the site's name"},
+    {"site_part", site_part, METH_VARARGS, "whether a title's part is the site's name or domain"},
     {"positions", positions, METH_VARARGS, "the indices of an int64 column's items equal to a value"},
     {NULL, NULL, 0, NULL},
 };

@@ -15,17 +15,52 @@ import functools
 import html
 import json
 import re
-import unicodedata
 from collections.abc import Iterator, Mapping, Sequence
 from dataclasses import dataclass, field
-from types import ModuleType
 from typing import Protocol, cast
 from urllib.parse import urljoin, urlsplit
 
 from .. import native
-from ..read.address import hostname
 from ..read.texts import TextColumn
 from .dates import ENGLISH, YEAR, date_label, labelled_dates, months_for, normalise_date, ymd
+
+
+class MetadataC(Protocol):
+    """The functions of the C part (keep/_metadata.c) the rules call: page_head's loop (lang,
+    metas, links, jsonld, times, bylines, each key's first non-blank value); the first of some
+    keys' value, whitespace collapsed; the terms of a str or a list of str; the dating <meta>s'
+    values; the blocks that start with one of some words or hold a year; a title's parts, a
+    text's words (norm_text), a title without the site's name and whether a part is the site's;
+    a URL's host; where a byline's name ends."""
+
+    def head(self, items: list[tuple[str, ...]], max_bylines: int, max_byline_chars: int, /,
+             ) -> tuple[str, list[tuple[str, str]], list[tuple[str, str]], list[str],
+                        list[tuple[str, str, str]], list[tuple[str, str]], dict[str, str]]: ...
+
+    def first_meta(self, first: dict[str, str], keys: tuple[str, ...], /) -> str: ...
+
+    def terms(self, v: str | list[str], max_terms: int, max_chars: int, /) -> list[str]: ...
+
+    def date_values(self, metas: list[tuple[str, str]], /) -> list[str]: ...
+
+    def starting(self, texts: str | list[str], words: tuple[str, ...], /) -> list[int]: ...
+
+    def with_year(self, texts: str | list[str], max_len: int, /) -> list[int]: ...
+
+    def split_title(self, title: str, /) -> list[str]: ...
+
+    def norm_text(self, s: str, /) -> str: ...
+
+    def clean_title(self, title: str, parts: tuple[str, ...], site: str, dom: tuple[str, ...], /) -> str: ...
+
+    def site_part(self, part: str, site: str, dom: tuple[str, ...], /) -> bool: ...
+
+    def hostname(self, url: str | None, /) -> str: ...
+
+    def cut_at(self, s: str, months: tuple[str, ...], caps: tuple[str, ...], /) -> int: ...
+
+
+_C = cast("MetadataC", native.required("keep._metadata"))
 
 MAX_BYLINES = 16  # byline candidates kept per page (the first ones in document order)
 MAX_BYLINE_CHARS = 300  # a longer "author box" is a biography, not a byline
@@ -75,127 +110,17 @@ class Metadata:
         return {k: (v or None) for k, v in self.__dict__.items()}
 
 
-# ---------------------------------------------------------------- the reference collector
-
-def byline_marker(cls: str | None, idv: str | None, rel: str | None, itemprop: str | None) -> str:
-    """The attribute value that makes an element a byline candidate, or ''."""
-    for v in (rel, itemprop):
-        if v and "author" in v.lower().split():
-            return v
-    for v in (cls, idv):
-        if v:
-            low = v.lower()
-            if "author" in low or "byline" in low:
-                return v
-    return ""
-
-
-class HeadC(Protocol):
-    """The functions of the C part (keep/_metadata.c) that page_head, _first_meta and split_terms
-    call: (lang, metas, links, jsonld, times, bylines, each key's first non-blank value); the
-    first of some keys' value, whitespace collapsed; the terms of a str or a list of str."""
-
-    def head(self, items: list[tuple[str, ...]], max_bylines: int, max_byline_chars: int, /,
-             ) -> tuple[str, list[tuple[str, str]], list[tuple[str, str]], list[str],
-                        list[tuple[str, str, str]], list[tuple[str, str]], dict[str, str]]: ...
-
-    def first_meta(self, first: dict[str, str], keys: tuple[str, ...], /) -> str: ...
-
-    def terms(self, v: str | list[str], max_terms: int, max_chars: int, /) -> list[str] | None: ...
-
+# ---------------------------------------------------------------- the head
 
 def page_head(items: Sequence[tuple[str, ...]], title: str = "") -> PageHead:
     """The PageHead of what the walk gathered (segment.head_items: raw values, loosely chosen):
     keys lower-cased, rels and byline markers checked exactly, the first bylines kept. The C
-    part sorts the items where it is built (page_head_reference is its reference), and gives
-    each key's first value on the way (what _first_values would make at the first reading)."""
-    c = _head_part()
-    if c is None:
-        return page_head_reference(items, title)
-    lang, metas, links, jsonld, times, bylines, first = c.head(
+    part sorts the items, and gives each key's first value on the way (what _first_values
+    would make at the first reading)."""
+    lang, metas, links, jsonld, times, bylines, first = _C.head(
         items if isinstance(items, list) else list(items), MAX_BYLINES, MAX_BYLINE_CHARS)
     head = PageHead(title, lang, metas, links, jsonld, times, bylines)
     head.__dict__["_first"] = first
-    return head
-
-
-# head items the probe compares the C part with page_head_reference on: a page without a head,
-# keys and rels in capitals and in other scripts, blank values, byline markers that only look
-# like one, non-ASCII text, more bylines than are kept
-_PROBE_ITEMS: tuple[list[tuple[str, ...]], ...] = (
-    [],
-    [("meta", "OG:Title", "A title"), ("meta", "og:title", "Another"), ("meta", "Description", "  "),
-     ("meta", "description", "\u00a0\u2003"), ("meta", "description", "Said"), ("meta", "İtem", "x"),
-     ("meta", "\u212aey", "k"), ("meta", "КЛЮЧ", "значение"), ("lang", ""), ("lang", "de-DE"), ("lang", "en"),
-     ("meta", "w1", "  a  b\u2003c "), ("meta", "w2", "a b"), ("meta", "w3", "a\tb"), ("meta", "w4", "x  "),
-     ("meta", "w5", "\u00e9 \u3000 \u00e8"), ("meta", "w6", "a \x1cb"), ("meta", "w7", " a"),
-     ("link", "Canonical", "https://a.example/x"), ("link", "alternate author", "/me"),
-     ("link", "canonicalx", "/no"), ("link", "AUTHOR\u00a0me", "/a"), ("link", "\u212aanonical", "/k"),
-     ("ld", "{\"@type\": \"Article\"}"), ("ld", ""),
-     ("time", "2024-03-05", "datePublished", "\u2003 pub-date ", "5 March"), ("time", "", "", "", ""),
-     ("by", "post-author", "", "", "", "By Jane Doe"), ("by", "", "BYLINE", "", "", "Jo Lee"),
-     ("by", "", "", "author", "", "Ann"), ("by", "", "", "co-author", "", "Not her"),
-     ("by", "", "", "", "Author name", "Bob"), ("by", "authorbox", "", "", "", ""),
-     ("by", "aUtHoR", "", "", "", "x" * (MAX_BYLINE_CHARS + 1)),
-     ("by", "byl\u0130ne", "", "", "", "No"),
-     ("by", "b\u00fdline", "", "", "", "No"), ("by", "", "", "\u0130author", "", "No"),
-     ("by", "", "", "", "\u212aauthor", "No"),
-     ("by", "", "", "", "\u00a0author\u3000x", "Yes: \u00e9t\u00e9")],
-    [("by", "author", "", "", "", f"Name {i}") for i in range(MAX_BYLINES + 5)]
-    + [("meta", f"K{i % 7}", "v" if i % 3 else " ") for i in range(60)],
-)
-
-
-def _head_agrees(mod: ModuleType) -> bool:
-    """Whether the C part's head gives page_head_reference's PageHead and first values on the
-    probe items."""
-    for items in _PROBE_ITEMS:
-        lang, metas, links, jsonld, times, bylines, first = mod.head(items, MAX_BYLINES, MAX_BYLINE_CHARS)
-        ref = page_head_reference(items, "t")
-        if (PageHead("t", lang, metas, links, jsonld, times, bylines) != ref
-                or first != _first_values(ref)):
-            return False
-        keys = tuple(dict.fromkeys(k for k, _ in metas))
-        for at in range(len(keys)):
-            if mod.first_meta(first, keys[at:]) != _first_meta_reference(first, keys[at:]):
-                return False
-    return mod.first_meta({}, ("a",)) == "" and all(
-        mod.terms(v, MAX_TERMS, MAX_TERM_CHARS) == split_terms_reference(v) for v in _PROBE_TERMS)
-
-
-
-@functools.cache
-def _head_part() -> HeadC | None:
-    """The C part's head, probed at first use (None: page_head_reference)."""
-    return cast("HeadC | None", native.probed("keep._metadata", "the Python page_head", _head_agrees))
-
-
-def page_head_reference(items: Sequence[tuple[str, ...]], title: str = "") -> PageHead:
-    """page_head in Python: the reference of the C part's ``head``."""
-    head = PageHead(title=title)
-    metas, bylines, times, links, jsonld = head.metas, head.bylines, head.times, head.links, head.jsonld
-    for it in items:
-        kind = it[0]
-        if kind == "meta":
-            metas.append((it[1].lower(), it[2]))
-        elif kind == "by":
-            if len(bylines) < MAX_BYLINES:
-                text = it[5]
-                if text and len(text) <= MAX_BYLINE_CHARS:
-                    m = byline_marker(it[1], it[2], it[3], it[4])
-                    if m:
-                        bylines.append((m, text))
-        elif kind == "time":
-            times.append((it[1], f"{it[2]} {it[3]}".strip(), it[4]))
-        elif kind == "link":
-            rel = it[1].lower()
-            words = rel.split()
-            if "canonical" in words or "author" in words:
-                links.append((rel, it[2]))
-        elif kind == "ld":
-            jsonld.append(it[1])
-        elif kind == "lang" and not head.lang:
-            head.lang = it[1]
     return head
 
 
@@ -332,6 +257,8 @@ class _LD:
 def jsonld_fields(scripts: Sequence[str]) -> _LD:
     """The main entity's fields from a page's JSON-LD scripts (articles before pages)."""
     out = _LD()
+    if not scripts:  # most pages have none
+        return out
     found: list[tuple[bool, LDNode]] = []  # (is an article, node): articles, then pages
     pages: list[tuple[bool, LDNode]] = []
     orgs: list[LDNode] = []
@@ -414,39 +341,14 @@ MAX_TERM_CHARS = 100  # a longer "tag" is a sentence
 def split_terms(v: object) -> list[str]:
     """Tags or categories from a value: a list of strings, or one string of them separated by
     commas (semicolons, or the ideographic comma where there is no comma); blanks, overlong
-    ones and repeats (case-blind) dropped, the page's order kept. (The C part's loop, for a
-    string or a list of strings, where it is built: split_terms_reference is its reference.)"""
-    c = _head_part() if isinstance(v, (str, list)) else None
-    # a list with other items than str: the C part says None, the reference reads it
-    got = c.terms(cast("str | list[str]", v), MAX_TERMS, MAX_TERM_CHARS) if c is not None else None
-    return split_terms_reference(v) if got is None else got
-
-
-def split_terms_reference(v: object) -> list[str]:
-    """split_terms in Python."""
+    ones and repeats (case-blind) dropped, the page's order kept (the C part's loop; a list's
+    other items are read as JSON-LD text first)."""
     if isinstance(v, str):
-        sep = "," if "," in v else ";" if ";" in v else "、" if "、" in v else "，" if "，" in v else None
-        items: Sequence[object] = v.split(sep) if sep else [v]
-    elif isinstance(v, list):
-        items = v
-    else:
-        return []
-    out: dict[str, str] = {}
-    for x in items:
-        t = clean_ld_text(x) if isinstance(x, str) else clean_ld_text(_text(x))
-        if t and len(t) <= MAX_TERM_CHARS and t.casefold() not in out:
-            out[t.casefold()] = t
-            if len(out) >= MAX_TERMS:
-                break
-    return list(out.values())
+        return _C.terms(v, MAX_TERMS, MAX_TERM_CHARS)
+    if isinstance(v, list):
+        return _C.terms([x if isinstance(x, str) else _text(x) for x in v], MAX_TERMS, MAX_TERM_CHARS)
+    return []
 
-
-# values the probe compares the C part's terms with split_terms_reference on
-_PROBE_TERMS: tuple[str | list[str], ...] = (
-    "", " ", "a, b,, B , c", "x;y; X", "一、二、一", "甲，乙", "a;b, c", "Tom &amp; Jerry, tom & jerry",
-    "&#x41;&#66;, ab", "Straße, STRASSE, strasse", "\u212a, k, \u0130i", "x" * (MAX_TERM_CHARS + 1) + ", y",
-    ",".join(f"t{i}" for i in range(MAX_TERMS + 9)), ["a", " A ", "b\u2003c", ""], [],
-    "  spaced\t out , \u00a0nbsp\u00a0")
 
 def clean_ld_text(s: str) -> str:
     """A JSON-LD string as text: character references decoded (JSON-LD is often written
@@ -467,9 +369,6 @@ _ymd = ymd
 
 # ---------------------------------------------------------------- meta keys
 
-# A <meta> whose key says it dates the page (not its update, an event or a validity)
-_DATE_KEY = re.compile(r"date|time|publish|created", re.I)
-_NOT_DATE_KEY = re.compile(r"modif|updat|expir|valid|start|end|event|verif|birth", re.I)
 _MODIFIED_KEYS = ("article:modified_time", "og:updated_time", "datemodified")
 _AUTHOR_KEYS = ("author", "article:author", "og:article:author", "dc.creator", "dcterms.creator",
                 "citation_author", "parsely-author", "sailthru.author", "byl", "twitter:creator")
@@ -497,64 +396,20 @@ def _first_values(head: PageHead) -> dict[str, str]:
 
 def _first_meta(head: PageHead, keys: tuple[str, ...]) -> str:
     """The first non-blank value of the first of ``keys`` the page has, whitespace collapsed
-    (by the C part where it is built: _first_meta_reference is its reference)."""
+    (the C part's first_meta)."""
     first = head.__dict__.get("_first")  # (_first_values, without the call once it is built)
     if first is None:
         first = _first_values(head)
     if not first:
         return ""
-    c = _head_part()
-    return c.first_meta(first, keys) if c is not None else _first_meta_reference(first, keys)
-
-
-def _first_meta_reference(first: Mapping[str, str], keys: Sequence[str]) -> str:
-    """_first_meta in Python, from the page's first values."""
-    for k in keys:
-        found = first.get(k)
-        if found:
-            return " ".join(found.split())
-    return ""
-
-
-class DateKeysC(Protocol):
-    """The function of the C part (keep/_metadata.c) that picks the dating <meta>s."""
-
-    def date_values(self, metas: list[tuple[str, str]], /) -> list[str] | None: ...
-
-
-# <meta> keys the probe compares the C part's choice with _is_date_key's on
-_PROBE_DATE_KEYS = ("date", "DC.Date", "article:published_time", "article:modified_time", "og:updated_time",
-                    "pubdate", "PUBLISH-DATE", "created", "dateCreated", "timestamp", "startDate", "endtime",
-                    "event_date", "valid-until", "birthdate", "verified_time", "expires", "x", "", "datetime",
-                    "updated", "Date_Modif", "dates", "ti me", "sendtime")
-
-
-def _date_keys_agree(mod: ModuleType) -> bool:
-    """Whether the C part picks the probe keys' values as _is_date_key does."""
-    metas = [(k, f"v{i}") for i, k in enumerate(_PROBE_DATE_KEYS)]
-    return (mod.date_values(metas) == [v for k, v in metas if _is_date_key(k)]
-            and mod.date_values([("d\u0101te", "x")]) is None and mod.date_values([]) == [])
-
-
-@functools.cache
-def _date_keys_part() -> DateKeysC | None:
-    """The C part's dating <meta>s, probed at first use (None: _is_date_key on each key)."""
-    return cast("DateKeysC | None",
-                native.probed("keep._metadata", "the date keys' regexes", _date_keys_agree))
+    return _C.first_meta(first, keys)
 
 
 def date_values(metas: list[tuple[str, str]]) -> list[str]:
-    """The values of the <meta>s whose key dates the page, in order: the C part's on ASCII keys,
-    else _is_date_key's."""
-    c = _date_keys_part()
-    got = c.date_values(metas) if c is not None else None
-    return [v for k, v in metas if _is_date_key(k)] if got is None else got
-
-
-@functools.lru_cache(maxsize=1024)
-def _is_date_key(key: str) -> bool:
-    """A <meta> key that dates the page (the same few keys recur on every page: memoized)."""
-    return bool(_DATE_KEY.search(key)) and not _NOT_DATE_KEY.search(key)
+    """The values of the <meta>s whose key dates the page (says date, time, publish or created,
+    not a modification, expiry, validity, event or birth; case-blind), in order: the C part's
+    date_values."""
+    return _C.date_values(metas)
 
 
 def _looks_like_url(s: str) -> bool:
@@ -604,14 +459,9 @@ _CAP_WORDS = ("Published|Updated|Posted|Last|Reviewed|Staff|Senior|Former|Contri
 # ("Jane DoePublished", "Jane DoeDecember 3"), a number, a date, a job title after the name.
 _CUT_WORDS = (r"\s(?:[|•·—–»]|-\s|on\s|updated|published|posted|last\s)"
               r"|(?-i:(?<=[a-z])(?=(?:" + _CAP_WORDS + r")\b))")
-_CUT = re.compile(_CUT_WORDS + r"|\s\d"
-                  r"|\s*(?:,\s*)?\b(?:" + _MONTH_ALT + r")\.?\s+\d{1,2}\b"
-                  r"|\s*[•·⋅∙|»]"
-                  r"|(?<=[a-z])(?=\d+(?:st|nd|rd|th)?\s+[A-Za-z])", re.I)
-# Every branch of _CUT but its first two needs a digit or one of •·|»; most bylines have
-# neither, and then the first two alone find the same cut at a fraction of the cost.
-_CUT_NEEDS = re.compile(r"[\d•·⋅∙|»]")
-_CUT_WORDS_ONLY = re.compile(_CUT_WORDS, re.I)
+# _CUT (the C part's cut_at finds where its first match starts; tests/oracles/metadata_python.py):
+# _CUT_WORDS, or r"\s\d", or r"\s*(?:,\s*)?\b(?:" + _MONTH_ALT + r")\.?\s+\d{1,2}\b", or
+# r"\s*[•·⋅∙|»]", or r"(?<=[a-z])(?=\d+(?:st|nd|rd|th)?\s+[A-Za-z])", case-blind
 # what the C part's cut_at is given: _CUT's month names and the words a name cannot run into
 _CUT_MONTHS = tuple(_MONTHS)
 _CUT_CAPS = tuple(_CAP_WORDS.split("|"))
@@ -621,45 +471,12 @@ _DATE_FIRST = "ADFJMNOSadfjmnos\u017f"
 _LABEL_FIRST = "APWapw"
 
 
-class CutC(Protocol):
-    """The function of the C part (keep/_metadata.c) that finds where a byline's name ends."""
-
-    def cut_at(self, s: str, months: tuple[str, ...], caps: tuple[str, ...], /) -> int | None: ...
-
-
-# bylines the probe compares the C part's cut with _CUT's on
-_PROBE_BYLINES = (
-    "", "Jane Doe", "Jane Doe | March 5", "Jane DoePublished 2024", "Jane Doe on March 5, 2024",
-    "Jane Doe, Sept. 5, 2024", "Jane Doe  |  Staff", "Jane Doe5th Street", "Jane Doe - Editor",
-    "Jane Doe last week", "jane doeUpdated", "Jane DoeMarching 5", "Jane Doe 12 comments", "| Jane",
-    "Jane Doe • Reuters", "Jane\tDoe\x1cupdated",
-)
-
-
-def _cut_agrees(mod: ModuleType) -> bool:
-    """Whether the C part finds _CUT's start on the probe bylines."""
-    return all(mod.cut_at(s, _CUT_MONTHS, _CUT_CAPS) == (cut_at_reference(s) if s.isascii() else None)
-               for s in _PROBE_BYLINES)
-
-
-@functools.cache
-def _cut_part() -> CutC | None:
-    """The C part's byline cut, probed at first use (None: cut_at_reference)."""
-    return cast("CutC | None", native.probed("keep._metadata", "the byline cut regex", _cut_agrees))
-
-
 def cut_at(s: str) -> int:
     """Where a byline's name ends (the start of _CUT's first match; -1: nowhere): the C part's
-    scan on ASCII text, else cut_at_reference."""
-    c = _cut_part()
-    got = c.cut_at(s, _CUT_MONTHS, _CUT_CAPS) if c is not None else None
-    return cut_at_reference(s) if got is None else got
+    scan."""
+    return _C.cut_at(s, _CUT_MONTHS, _CUT_CAPS)
 
 
-def cut_at_reference(s: str) -> int:
-    """cut_at by the regex."""
-    m = (_CUT if _CUT_NEEDS.search(s) else _CUT_WORDS_ONLY).search(s)
-    return m.start() if m else -1
 # A job title or a link label after a name ("Keith Barry Senior Autos Reporter"): cut there,
 # when at least two words of name come first.
 _ROLE_WORDS = frozenset("Senior Staff Contributing Former Associate Content Managing Deputy Executive "
@@ -783,146 +600,65 @@ _WRITTEN_BY = re.compile(r"^(?:written|authored)\s+by\s*\S", re.I)
 # Blocks searched for a byline or a date line: this many before and after the title's block
 # (from the top of the page when no block shows the title)
 NEAR_TITLE = (10, 40)
+MAX_DATE_LINE = 150  # a date line is shorter than this (in characters)
 
 
-# What re.IGNORECASE lets match an ASCII letter besides its two cases (İ and ı for i, the
-# Kelvin sign for k, the long s for s; tests/core/test_metadata.py checks the list is whole).
-_IGNORECASE_ALSO = {"i": "\u0130\u0131", "k": "\u212a", "s": "\u017f"}
-
-
-def _block_start(*words: str) -> re.Pattern[str]:
-    """A block (after the "\n" that joins it to the one before) starting with one of ``words``,
-    in any case, as loosely as re.IGNORECASE would: every block one of the rules' case-blind
-    regexes matches at its start is found, and a few more (the rule itself then decides)."""
-    def loose(w: str) -> str:
-        return "".join(f"[{c}{c.upper()}{_IGNORECASE_ALSO.get(c, '')}]" for c in w)
-    pattern = re.compile("\n(?:" + "|".join(loose(w) for w in words) + ")")
-    _START_WORDS[pattern] = words
-    return pattern
-
-
-_START_WORDS: dict[re.Pattern[str], tuple[str, ...]] = {}  # each _block_start pattern's words
-
-
-# the blocks _BY_BLOCK or _WRITTEN_BY can match, and those _WRITTEN_BY can
-_BYLINE_START = _block_start("by", "posted", "reviewed", "published", "written", "authored")
-_WRITTEN_START = _block_start("written", "authored")
+# The blocks a byline rule can apply to: the ones that start with one of these words, in any
+# case, as loosely as re.IGNORECASE would (the C part's starting): every block one of the
+# rules' case-blind regexes matches at its start is found, and a few more (the rule decides)
+_BYLINE_START = ("by", "posted", "reviewed", "published", "written", "authored")
+_WRITTEN_START = ("written", "authored")  # the blocks _WRITTEN_BY can match
 
 
 class _Joined:
-    """Block texts as one string, "\n" before each: one search over it finds the few blocks a
-    rule can apply to, where a loop would call a regex on every block. Block texts from the
-    walk never hold a "\n"; texts that do are searched one by one."""
+    """Block texts ``lo`` to ``hi`` searched by the C part's scans: one loop over the walk's one
+    string (a TextColumn's ``joined``, "\\n" between the blocks, or its piece) or over a list of
+    texts finds the few blocks a rule can apply to, where a loop would call a regex on every
+    block. The indices the scans give count from ``lo``."""
 
-    __slots__ = ("texts", "joined", "_plain", "_c")
+    __slots__ = ("texts", "lo", "hi", "_arg")
 
-    def __init__(self, texts: Sequence[str], c: bool = True) -> None:
+    def __init__(self, texts: Sequence[str], lo: int = 0, hi: int | None = None) -> None:
+        n = len(texts)
         self.texts = texts
-        self.joined = ""  # made at the first search (many pages need none)
-        self._plain = False
-        # the C part's scans where it is built and the texts are a TextColumn (the walk's: one
-        # loop over its one string), else the searches below (``c=False``: these, the reference)
-        self._c = _blocks_part() if c and isinstance(texts, TextColumn) else None
+        self.lo = min(max(lo, 0), n)
+        self.hi = n if hi is None else min(max(hi, self.lo), n)
+        self._arg: str | list[str] | None = None  # what the scans take, made at the first one
 
-    def plain(self) -> bool:
-        """Every "\n" of ``joined`` opens a block (``joined`` is made here, once)."""
-        if not self.joined:
-            t = self.texts
-            self.joined = "\n" + (t.joined if isinstance(t, TextColumn) else "\n".join(t))
-            self._plain = isinstance(t, TextColumn) or self.joined.count("\n") == len(t)
-        return self._plain
+    def text(self, k: int) -> str:
+        """Text ``k`` of the range (block lo + k)."""
+        return self.texts[self.lo + k]
 
-    def _column(self) -> str:
-        """The texts joined by "\n" (a TextColumn's, which the C scans take)."""
-        t = self.texts
-        assert isinstance(t, TextColumn)
-        return t.joined
-
-    def starting(self, pattern: re.Pattern[str]) -> Iterator[int]:
-        """The indices, in order, of the blocks that ``pattern`` (led by the "\n" before a block)
-        matches at the start of."""
-        if self._c is not None:
-            yield from self._c.starting(self._column(), _START_WORDS[pattern])
-            return
-        if not self.plain():
-            yield from (k for k, t in enumerate(self.texts) if pattern.match("\n" + t))
-            return
-        joined = self.joined
-        for m in pattern.finditer(joined):
-            yield joined.count("\n", 0, m.start() + 1) - 1
-
-    def with_year(self) -> Iterator[int]:
-        """The indices, in order, of the blocks where _YEAR matches: "19" or "20" then two
-        digits, found by substring search (a regex over the whole string costs more)."""
-        if self._c is not None:
-            yield from self._c.with_year(self._column())
-            return
-        if not self.plain():
-            yield from (k for k, t in enumerate(self.texts) if _YEAR.search(t))
-            return
-        joined = self.joined
-        at = 0
-        a, b = joined.find("19"), joined.find("20")  # the next of each at or after ``at``
-        while a >= 0 or b >= 0:
-            i = a if b < 0 or 0 <= a < b else b
-            nxt = joined[i + 2: i + 4]
-            if len(nxt) == 2 and nxt.isdecimal():  # \d is a Unicode decimal digit
-                yield joined.count("\n", 0, i) - 1
-                at = joined.find("\n", i)  # on to the next block
-                if at < 0:
-                    return
+    def _scanned(self) -> str | list[str]:
+        if self._arg is None:
+            t, lo, hi = self.texts, self.lo, self.hi
+            if isinstance(t, TextColumn) and lo < hi:
+                self._arg = t.joined if lo == 0 and hi == len(t) else t.joined_part(lo, hi)
             else:
-                at = i + 1
-            if 0 <= a < at:
-                a = joined.find("19", at)
-            if 0 <= b < at:
-                b = joined.find("20", at)
+                self._arg = list(t[lo:hi]) if lo < hi else []
+        return self._arg
+
+    def starting(self, words: tuple[str, ...]) -> list[int]:
+        """The indices, in order, of the blocks that start with one of ``words`` (lower-case
+        ASCII letters), case-blind as re.IGNORECASE."""
+        return _C.starting(self._scanned(), words)
+
+    def with_year(self, max_len: int) -> list[int]:
+        """The indices, in order, of the blocks shorter than ``max_len`` characters where _YEAR
+        matches: "19" or "20" then two decimal digits (any script's, as \\d)."""
+        return _C.with_year(self._scanned(), max_len)
 
 
-class BlocksC(Protocol):
-    """The functions of the C part (keep/_metadata.c) that _Joined calls: the indices of the
-    texts that start with one of ``words`` (case-blind, as re.IGNORECASE), or hold a year."""
-
-    def starting(self, joined: str, words: tuple[str, ...], /) -> list[int]: ...
-
-    def with_year(self, joined: str, /) -> list[int]: ...
-
-
-# texts the probe compares the C part's block scans with the one-string searches on
-_PROBE_BLOCKS = ["", "By Jane", "by", "b", "BYLINE", "Posted 2019", "x 1999", "20", "202", "2024",
-                 "page 19 99", "WR\u0130TTEN BY Ann", "wr\u0131tten", "au\u212aored", "Po\u017fted",
-                 "\u0660 2\u0661\u0662\u0663",
-                 "20\u0661\u0662", "intro\nBy nobody", "\u00c9t\u00e9 2020", "reviewed", "AUTHORED by",
-                 "Published:", "\U0001F600 1900"]
-
-
-def _blocks_agree(mod: ModuleType) -> bool:
-    """Whether the C part's block scans find the one-string searches' blocks on the probe
-    texts (the ones with a "\n" searched alone, as _Joined does)."""
-    for texts in ([t for t in _PROBE_BLOCKS if "\n" not in t], []):
-        ref, joined = _Joined(texts, c=False), "\n".join(texts)
-        if (mod.with_year(joined) != list(ref.with_year())
-                or any(mod.starting(joined, w) != list(ref.starting(p)) for p, w in _START_WORDS.items())):
-            return False
-    return True
-
-
-@functools.cache
-def _blocks_part() -> BlocksC | None:
-    """The C part's block scans, probed at first use (None: _Joined's searches)."""
-    return cast("BlocksC | None", native.probed("keep._metadata", "the byline and date line searches",
-                                                _blocks_agree))
-
-
-def _near_title(texts: Sequence[str], title_at: int) -> Sequence[str]:
+def _near_title(texts: Sequence[str], title_at: int) -> _Joined:
+    """The blocks searched for a byline and a date line: NEAR_TITLE's around the title's."""
     at = max(title_at, 0)
-    return texts[max(at - NEAR_TITLE[0], 0): at + NEAR_TITLE[1]]
+    return _Joined(texts, at - NEAR_TITLE[0], at + NEAR_TITLE[1])
 
 
 def _author_from_blocks(texts: Sequence[str], near: _Joined, langs: Sequence[str] = ()) -> str:
     """A "By ..." line among the blocks ``near`` the title, else a "Written by" line anywhere."""
     for k in near.starting(_BYLINE_START):
-        t = near.texts[k]
+        t = near.text(k)
         if len(t) < 120 and (_BY_BLOCK.match(t) or _WRITTEN_BY.match(t)):
             a = clean_author(t, langs)
             if a:
@@ -946,98 +682,17 @@ _SEP_CHAR = re.compile(r"[|\-–—·•»:~/]")  # every _SEPS match holds one 
 _BARE_SEPS = frozenset("|·•»")  # the ones that separate without spaces around them
 
 
-class TitlesC(Protocol):
-    """The functions of the C part (keep/_metadata.c) that the title rules call: split_title,
-    and norm_text of an ASCII text (None for another)."""
-
-    def split_title(self, title: str, /) -> list[str]: ...
-
-    def norm_ascii(self, s: str, /) -> str | None: ...
-
-
-# titles the probe compares the C part's split_title and norm_ascii with the references on
-_PROBE_TITLES = ("", " ", "Story | Site", "e-mail a:b Story::x - Site", "a -b - c|d", "x -- y ::  z :: w",
-                 "\u00b7Lead\u00bb \u2013 T\u2014x \u2013\u2003y", "A\t|\tB\n~ C / D", "|||", " - ", "::",
-                 "Caf\u00e9 \u2022 News", "The Story_of 2024: a-b\x1fc!", "".join(chr(c) for c in range(128)))
-
-
-def _titles_agree(mod: ModuleType) -> bool:
-    """Whether the C part splits and normalises the probe titles as the references do."""
-    return all(mod.split_title(t) == split_title_reference(t)
-               and mod.norm_ascii(t) == (norm_text_reference(t) if t.isascii() else None)
-               for t in _PROBE_TITLES)
-
-
-@functools.cache
-def _titles_part() -> TitlesC | None:
-    """The C part's title functions, probed at first use (None: the references)."""
-    return cast("TitlesC | None", native.probed("keep._metadata", "the Python title split", _titles_agree))
-
-
 def split_title(title: str) -> list[str]:
-    """``_SEPS.split(title)``: the C part's loop over the title where it is built, else
-    split_title_reference."""
-    c = _titles_part()
-    return c.split_title(title) if c is not None else split_title_reference(title)
-
-
-def split_title_reference(title: str) -> list[str]:
-    """``_SEPS.split(title)``, found from the separator characters: a regex tried at every
-    position of the title costs more than the rest of the title rules together.
-
-    A match of _SEPS starts at a separator character ``c`` that is one of _BARE_SEPS, or at
-    the start of the run of whitespace right before ``c`` when ``c`` is followed by whitespace
-    (or is "::" followed by whitespace) or is one of _BARE_SEPS; it takes the whitespace
-    after it. tests/core/test_metadata.py compares the two on many random titles."""
-    out: list[str] = []
-    n = len(title)
-    start = at = 0  # the current part's start; where the next match may start
-    while True:
-        m = _SEP_CHAR.search(title, at)
-        if m is None:
-            break
-        q = m.start()
-        p = q
-        while p > at and title[p - 1].isspace():  # \s is str.isspace()
-            p -= 1
-        c = title[q]
-        if p < q and q + 1 < n and title[q + 1].isspace():
-            end = q + 1
-        elif p < q and title.startswith("::", q) and q + 2 < n and title[q + 2].isspace():
-            end = q + 2
-        elif c in _BARE_SEPS:
-            end = q + 1
-        else:
-            at = q + 1
-            continue
-        while end < n and title[end].isspace():
-            end += 1
-        out.append(title[start:p])
-        start = at = end
-    out.append(title[start:])
-    return out
-
-
-_WORD = re.compile(r"\w+")
-# ASCII text is its own NFKC form, its casefold is its lower(), and its \w is [A-Za-z0-9_]:
-# there the words are what is left when every other character is made a space
-_ASCII_NOT_WORD = {i: " " for i in range(128) if not (chr(i).isalnum() or chr(i) == "_")}
+    """``_SEPS.split(title)`` (a separator character with whitespace before and after it, "::"
+    so, or one of | · • » bare): the C part's loop over the title."""
+    return _C.split_title(title)
 
 
 @functools.lru_cache(maxsize=4096)
 def norm_text(s: str) -> str:
-    """Word tokens, case-folded: what "the same title" means here and in the benchmark (the C
-    part's loop on ASCII text where it is built)."""
-    c = _titles_part()
-    got = c.norm_ascii(s) if c is not None else None
-    return norm_text_reference(s) if got is None else got
-
-
-def norm_text_reference(s: str) -> str:
-    """norm_text in Python: the reference of the C part's norm_ascii."""
-    if s.isascii():
-        return " ".join(s.lower().translate(_ASCII_NOT_WORD).split())
-    return " ".join(_WORD.findall(unicodedata.normalize("NFKC", s).casefold()))
+    """Word tokens, case-folded: what "the same title" means here and in the benchmark (the
+    \\w runs of the text's NFKC form case-folded, one space apart: the C part's norm_text)."""
+    return _C.norm_text(s)
 
 
 @functools.lru_cache(maxsize=256)
@@ -1057,23 +712,10 @@ def _domain_words(url: str | None) -> frozenset[str]:
 
 
 def _is_site_part(part: str, site: str, domain: frozenset[str]) -> bool:
-    """Whether a title's part is the site's name (its words: ``site``) or its domain: the C
-    part's answer on ASCII text, else _is_site_part_reference's."""
-    c = _clean_part()
-    got = c.site_part(part, site, _squashed(domain)) if c is not None else None
-    return _is_site_part_reference(part, site, domain) if got is None else got
-
-
-def _is_site_part_reference(part: str, site: str, domain: frozenset[str]) -> bool:
-    """_is_site_part in Python."""
-    n = norm_text(part)
-    if not n:
-        return True
-    if site and (n == site or n in site or (site in n and len(n) <= len(site) + 12)):
-        return True
-    squashed = n.replace(" ", "")
-    return any(d and (squashed == d.replace(" ", "") or squashed.startswith(d.replace(" ", "")))
-               for d in domain)
+    """Whether a title's part is the site's name (its words: ``site``) or its domain: its words
+    are none, the site's, inside the site's or holding them (with 12 characters more at most),
+    or, their spaces taken out, start with a domain word (the C part's site_part)."""
+    return _C.site_part(part, site, _squashed(domain))
 
 
 def clean_title(title: str, sitename: str = "", url: str | None = None) -> str:
@@ -1090,78 +732,14 @@ def _clean_title(title: str, sitename: str, url: str | None) -> str:
     if len(parts) < 2:
         return title
     site = norm_text(sitename)
-    dom = _domain_words(url)
-    c = _clean_part()
-    got = c.clean_title(title, parts, site, _squashed(dom)) if c is not None else None
-    return _clean_parts(title, parts, site, dom) if got is None else got
+    return _C.clean_title(title, parts, site, _squashed(_domain_words(url)))
 
 
 @functools.lru_cache(maxsize=256)
 def _squashed(dom: frozenset[str]) -> tuple[str, ...]:
-    """The domain's words without their spaces (what _is_site_part compares), for the C part."""
-    return tuple(d.replace(" ", "") for d in dom if d)
-
-
-def _clean_parts(title: str, parts: tuple[str, ...], site: str, dom: frozenset[str]) -> str:
-    """_clean_title's choice of the title's parts in Python: the reference of the C part's
-    clean_title."""
-    keep = [p for p in parts if not _is_site_part_reference(p, site, dom)]
-    if not keep:
-        return title
-    if len(keep) == len(parts):
-        # nothing looks like the site: drop only a short last part (the usual suffix)
-        last = parts[-1]
-        if len(parts) >= 2 and len(last.split()) <= 4 and len(last) < len(" ".join(parts[:-1])):
-            return title[: title.rfind(last)].rstrip(" |-–—·•»:~/")
-        return title
-    # the kept parts as they stand in the title (separators inside the story's own title stay)
-    start = title.find(keep[0])
-    end = title.rfind(keep[-1]) + len(keep[-1])
-    return title[start:end].strip()
-
-
-class CleanC(Protocol):
-    """The function of the C part (keep/_metadata.c) that takes the site's name off a title."""
-
-    def clean_title(self, title: str, parts: tuple[str, ...], site: str, dom: tuple[str, ...], /,
-                    ) -> str | None: ...
-
-    def site_part(self, part: str, site: str, dom: tuple[str, ...], /) -> bool | None: ...
-
-
-# (title, site's name, URL) the probe compares the C part's clean title with the reference's on
-_PROBE_CLEAN = (
-    ("Story | Site", "Site", None), ("Story | Other", "", None),
-    ("Story - Example News", "", "https://example.com/"),
-    ("Example: A long story here | Section | Example", "", "https://www.example.co.uk/x"),
-    ("A | B", "a b", None), ("Site | Site", "Site", None), ("Big story - Short bit", "", None),
-    ("One two three four five six | The rest of it", "", None), ("x :: y :: z", "", "http://y.org"),
-    ("  | Story |  ", "", None), ("Story » Sitename Daily", "sitename", None),
-    ("Ünïcode | Site", "Site", None),
-)
-
-
-def _clean_agrees(mod: ModuleType) -> bool:
-    """Whether the C part cleans the probe titles as _clean_parts does."""
-    for title, sitename, url in _PROBE_CLEAN:
-        parts = _title_parts(title)
-        if len(parts) < 2:
-            continue
-        site, dom = norm_text(sitename), _domain_words(url)
-        got = mod.clean_title(title, parts, site, _squashed(dom))
-        if got != (_clean_parts(title, parts, site, dom) if title.isascii() else None):
-            return False
-        for part in (*parts, title, "", " - "):
-            if mod.site_part(part, site, _squashed(dom)) != (
-                    _is_site_part_reference(part, site, dom) if part.isascii() else None):
-                return False
-    return True
-
-
-@functools.cache
-def _clean_part() -> CleanC | None:
-    """The C part's clean title, probed at first use (None: _clean_parts)."""
-    return cast("CleanC | None", native.probed("keep._metadata", "the Python clean_title", _clean_agrees))
+    """The domain's words without their spaces (what _is_site_part compares), the empty ones
+    left out, for the C part."""
+    return tuple(q for q in (d.replace(" ", "") for d in dom) if q)
 
 
 def _sitename_from_title(title: str, url: str | None) -> str:
@@ -1188,8 +766,9 @@ def choose_title(texts: Sequence[str], h1_at: Sequence[int], head: PageHead, ld:
         cleaned: list[str] = []
         dn: list[str] = []
         for i in h1_at:
-            n = norm_text(texts[i])
-            if not n or len(n) <= 2 or _is_site_part(texts[i], site, dom):
+            h = texts[i]
+            n = norm_text(h)
+            if not n or len(n) <= 2 or _is_site_part(h, site, dom):
                 continue
             if not dn and declared:
                 # the same title is often declared twice (<title> and og:title): cleaned once
@@ -1203,7 +782,7 @@ def choose_title(texts: Sequence[str], h1_at: Sequence[int], head: PageHead, ld:
             # the heading is a declared title, is inside one, or goes on where a cut one stops
             for d in dn:
                 if n == d or (len(n) >= 10 and n in d) or (len(d) >= 20 and n.startswith(d)):
-                    return texts[i], i
+                    return h, i
         if cleaned:
             return cleaned[0], h1_at[0]
     if declared:  # only the first declared title is cleaned when no heading is one of them
@@ -1235,7 +814,7 @@ def extract_metadata(head: PageHead, url: str | None = None, texts: Sequence[str
     metas = head.metas
     sitename = ld.sitename or _first_meta(head, _SITE_KEYS) or _sitename_from_title(head.title, url)
     title, title_at = choose_title(texts, h1_at, head, ld, sitename, url)
-    near = _Joined(_near_title(texts, title_at))  # searched for a byline, then a date line
+    near = _near_title(texts, title_at)  # searched for a byline, then a date line
 
     langs = _other_languages(languages) if type(languages) is tuple else _others(languages)
     author = "" if ld.author_is_org else ld.author
@@ -1287,36 +866,10 @@ def extract_metadata(head: PageHead, url: str | None = None, texts: Sequence[str
     )
 
 
-class HostC(Protocol):
-    """The function of the C part (keep/_metadata.c) that reads a URL's host."""
-
-    def host_ascii(self, url: str | None, /) -> str | None: ...
-
-
-# URLs the probe compares the C part's host with address.hostname's on
-_PROBE_URLS = (None, "", "https://www.Example.com:8080/a?b#c", "//cdn.example.org/x", "/relative/path",
-               "x.com", "mailto:a@b.c", "a+b-c://u:p@Host.example/", "+://h/", "://h/", "http://[::1]:80/",
-               "http://[::1/", " \thttp://WWW.x.org \n", "http://u@h@www.k.com", "https://h:port/",
-               "ftp:/x//y", "http://xn--d/?", "1http://h/", "ht.tp://h/")
-
-
-def _hosts_agree(mod: ModuleType) -> bool:
-    """Whether the C part reads the probe URLs' hosts as address.hostname does."""
-    return (all(mod.host_ascii(u) == hostname(u) for u in _PROBE_URLS)
-            and mod.host_ascii("https://é.fr/") is None)
-
-
-@functools.cache
-def _host_part() -> HostC | None:
-    """The C part's hosts, probed at first use (None: address.hostname)."""
-    return cast("HostC | None", native.probed("keep._metadata", "the Python hostname", _hosts_agree))
-
-
 def host(url: str | None) -> str:
-    """address.hostname(url): the C part's reading of an ASCII URL, else hostname's."""
-    c = _host_part()
-    got = c.host_ascii(url) if c is not None else None
-    return hostname(url) if got is None else got
+    """The host of the page's URL: address.hostname (the C part's hostname, the site memory's
+    reading too)."""
+    return _C.hostname(url)
 
 
 _IMAGE_KEYS = ("og:image", "og:image:url", "og:image:secure_url", "twitter:image", "twitter:image:src",
@@ -1393,15 +946,16 @@ def _choose_date(head: PageHead, near: _Joined, ld: _LD, url: str | None, canoni
     if d:
         return d
     updated = ""  # a date line marked as an update: only where the page marks no publication
-    for i in near.with_year():  # a block without a year has no date
-        t = near.texts[i]
-        if len(t) < 150:
-            dates = labelled_dates(t, months)
-            d = next((d for kind, d in dates if kind != "updated"), "")
-            if d:
-                return d  # the first date line's publication date (marked, or not marked at all)
-            updated = updated or (dates[0][1] if dates else "")
-    return ld.date or updated or normalise_date(_first_meta(head, _MODIFIED_KEYS))
+    for i in near.with_year(MAX_DATE_LINE):  # a short block with a year: a date line
+        dates = labelled_dates(near.text(i), months)
+        d = next((d for kind, d in dates if kind != "updated"), "")
+        if d:
+            return d  # the first date line's publication date (marked, or not marked at all)
+        updated = updated or (dates[0][1] if dates else "")
+    if ld.date or updated:
+        return ld.date or updated
+    modified = _first_meta(head, _MODIFIED_KEYS)
+    return normalise_date(modified) if modified else ""
 
 
 def _date_from_times(times: Sequence[tuple[str, str, str]], months: Mapping[str, int] = ENGLISH) -> str:

@@ -9,7 +9,6 @@ import functools
 import threading
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
-from types import ModuleType
 from typing import TYPE_CHECKING, Protocol, TypedDict, cast, overload
 
 import numpy as np
@@ -334,38 +333,22 @@ def page_head(blocks: Blocks) -> PageHead:
 
 def h1_positions(blocks: Blocks) -> list[int]:
     """The indices of the page's <h1> blocks (the title rule reads them): one C loop over the
-    C walk's tag column where the metadata C part is built (numpy's comparison, nonzero and
-    tolist cost more than the loop on a page's few hundred blocks), else numpy."""
-    c = _positions_part()
-    got = c.positions(blocks.tag, TAG_H1) if c is not None else None
-    return h1_positions_reference(blocks.tag) if got is None else got
-
-
-def h1_positions_reference(tag: Sequence[int] | np.ndarray) -> list[int]:
-    """The indices of the <h1> blocks of a tag column: the reference of the C part's positions."""
-    return (np.asarray(tag, dtype=np.int64) == TAG_H1).nonzero()[0].tolist()
+    walk's tag column (numpy's comparison, nonzero and tolist cost more than the loop on a
+    page's few hundred blocks)."""
+    return _positions_part().positions(blocks.tag, TAG_H1)
 
 
 class PositionsC(Protocol):
-    """The function of the C part (keep/_metadata.c) that h1_positions calls: the indices of an
-    int64 column's items equal to a value (None where the column is not one, as a list)."""
+    """The function of the C part (keep/_metadata.c) that h1_positions calls: the indices of a
+    column's items equal to a value (an int64 column, or a list of int)."""
 
-    def positions(self, column: Sequence[int] | np.ndarray, value: int, /) -> list[int] | None: ...
-
-
-def _positions_agree(mod: ModuleType) -> bool:
-    """Whether the C part's positions are numpy's on a few columns."""
-    cols = [np.zeros(0, np.int64), np.array([TAG_H1, 1, TAG_H1, -TAG_H1, TAG_H1 + (1 << 40)], np.int64),
-            np.arange(-50, 300, dtype=np.int64) % (TAG_H1 + 3)]
-    return (all(mod.positions(c, TAG_H1) == h1_positions_reference(c) for c in cols)
-            and mod.positions([TAG_H1], TAG_H1) is None and mod.positions(cols[1][::2], TAG_H1) is None
-            and mod.positions(cols[1].astype(np.float64), TAG_H1) is None)
+    def positions(self, column: Sequence[int] | np.ndarray, value: int, /) -> list[int]: ...
 
 
 @functools.cache
-def _positions_part() -> PositionsC | None:
-    """The C part's positions, probed at first use (None: numpy)."""
-    return cast("PositionsC | None", native.probed("keep._metadata", "numpy's nonzero", _positions_agree))
+def _positions_part() -> PositionsC:
+    """The C part's positions (loaded at first use, with the metadata rules)."""
+    return cast("PositionsC", native.required("keep._metadata"))
 
 
 def metadata_fields(blocks: Blocks, url: str | None, text: str) -> dict[str, str | list[str]]:

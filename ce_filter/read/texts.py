@@ -99,6 +99,12 @@ class TextColumn(Sequence[str]):
             raise IndexError("block index out of range")
         return self.joined[at[i]:at[i + 1] - self.gap]
 
+    def joined_part(self, a: int, b: int) -> str:
+        """Texts a to b (0 <= a <= b <= len) as ``joined`` holds them (its piece from text a's
+        start to text b - 1's end): the texts' one string without making a column of them."""
+        at = self._at
+        return self.joined[at[a]:at[b] - self.gap] if a < b else ""
+
     def _part(self, a: int, b: int) -> TextColumn:
         """Texts a to b (a <= b) as a column of their own (their one string cut out)."""
         g, at = self.gap, self._at

@@ -210,22 +210,3 @@ def test_a_model_without_trees_has_no_trees_key() -> None:
     m = load_default("comments")  # trained without TrainConfig.trees
     assert m.trees is None and "trees" not in m.to_json()
     assert m.feature_names() == m.to_json()["features"]["names"]
-
-
-def test_a_c_part_that_disagrees_with_its_reference_is_not_used(monkeypatch) -> None:
-    from ce_filter import native
-
-    monkeypatch.setattr(native, "_PROBED", {})
-    if native.load("score.features._leaves") is None:
-        pytest.skip("ce_filter.score.features._leaves is not built here")
-    with pytest.warns(RuntimeWarning, match="disagrees"):
-        assert native.probed("score.features._leaves", "the reference", lambda mod: False) is None
-    # once a process
-    assert native.probed("score.features._leaves", "the reference", lambda mod: True) is None
-
-    def broken(mod):
-        raise ValueError("the probe's call failed")
-
-    monkeypatch.setattr(native, "_PROBED", {})
-    with pytest.warns(RuntimeWarning):
-        assert native.probed("score.features._leaves", "the reference", broken) is None

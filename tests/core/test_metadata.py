@@ -210,16 +210,17 @@ def test_written_by_line_anywhere_on_the_page() -> None:
 
 def test_split_title_is_the_separator_regex() -> None:
     """split_title finds the separators from their characters; it must split exactly as
-    the _SEPS regex does, whitespace of every kind and "::" included."""
+    the SEPS regex does, whitespace of every kind and "::" included."""
     import random
 
-    from ce_filter.keep.metadata import _SEPS, split_title
+    from ce_filter.keep.metadata import split_title
+    from tests.oracles.metadata_python import SEPS
 
     rng = random.Random(7)
     alphabet = list("ab ::|-–—·•»~/\t\u00a0\u2003") + [" | ", " - ", " :: ", "  "]
     for _ in range(20000):
         s = "".join(rng.choice(alphabet) for _ in range(rng.randint(0, 12)))
-        assert split_title(s) == _SEPS.split(s), s
+        assert split_title(s) == SEPS.split(s), s
     assert split_title("Story | Site") == ["Story", "Site"]
     assert split_title("e-mail a:b Story::x - Site") == ["e-mail a:b Story::x", "Site"]
 
@@ -242,15 +243,16 @@ def test_norm_text_ascii_shortcut_is_the_general_rule() -> None:
 
 def test_block_start_patterns_know_every_ignorecase_letter() -> None:
     """The one-search byline scan finds a block wherever the case-blind rule would: every
-    character that re.IGNORECASE matches to an ASCII letter is in _IGNORECASE_ALSO."""
+    character that re.IGNORECASE matches to an ASCII letter is in IGNORECASE_ALSO (the oracle's
+    patterns; the C part's loose_is knows the same characters)."""
     import re
 
-    from ce_filter.keep.metadata import _IGNORECASE_ALSO
+    from tests.oracles.metadata_python import IGNORECASE_ALSO
 
     everything = "".join(chr(c) for c in range(0x110000) if not 0xD800 <= c < 0xE000)
     for letter in "abcdefghijklmnopqrstuvwxyz":
         found = set(re.findall(letter, everything, re.I)) - {letter, letter.upper()}
-        assert found == set(_IGNORECASE_ALSO.get(letter, "")), letter
+        assert found == set(IGNORECASE_ALSO.get(letter, "")), letter
 
 
 def test_byline_and_date_line_scans_across_odd_blocks() -> None:
@@ -265,11 +267,12 @@ def test_byline_and_date_line_scans_across_odd_blocks() -> None:
 
 
 def test_joined_search_finds_the_blocks_a_loop_would() -> None:
-    """_Joined's one-string searches give the blocks a regex per block gives: years (also
-    with other scripts' digits, and across block ends), block starts, texts holding "\\n"."""
+    """_Joined's scans give the blocks a regex per block gives: years (also with other
+    scripts' digits, and across block ends), block starts, texts holding "\\n"."""
     import random
 
     from ce_filter.keep.metadata import _BYLINE_START, _YEAR, _Joined
+    from tests.oracles.metadata_python import BYLINE_START
 
     rng = random.Random(3)
     pieces = ["19", "20", "1", "9", "2", "0", "٢", "x", " ", "By ", "by", "Written", "\n", "posted ", "1999"]
@@ -277,9 +280,10 @@ def test_joined_search_finds_the_blocks_a_loop_would() -> None:
         texts = ["".join(rng.choice(pieces) for _ in range(rng.randint(0, 5)))
                  for _ in range(rng.randint(0, 6))]
         j = _Joined(texts)
-        assert list(j.with_year()) == [k for k, t in enumerate(texts) if _YEAR.search(t)], texts
+        assert list(j.with_year(1 << 40)) == [k for k, t in enumerate(texts) if _YEAR.search(t)], texts
+        assert list(j.with_year(4)) == [k for k, t in enumerate(texts) if len(t) < 4 and _YEAR.search(t)]
         assert list(j.starting(_BYLINE_START)) == [k for k, t in enumerate(texts)
-                                                   if _BYLINE_START.match("\n" + t)], texts
+                                                   if BYLINE_START.match("\n" + t)], texts
 
 
 # ---------------------------------------------------------------- image, tags, categories, hostname

@@ -75,22 +75,6 @@ def test_sparse_scores_equal_dense_matrix():
         assert np.allclose(m.block_scores(b), dense, rtol=0, atol=1e-12)
 
 
-def test_pure_python_switch_leaves_the_walk_in_c():
-    """CE_FILTER_PURE_PYTHON=1 switches off only the parts that have a Python version in the
-    package: the walk has none, it runs (the same text)."""
-    code = ("import sys, json, ce_filter, ce_filter.native as n;"
-            "pages = json.load(sys.stdin);"
-            "print(json.dumps([n.active()['read._segment']] + [ce_filter.extract(p).text for p in pages]))")
-    import json
-    env = {**os.environ, "CE_FILTER_PURE_PYTHON": "1"}
-    out = subprocess.run([sys.executable, "-c", code], input=json.dumps(PAGES[4:]), env=env,
-                         capture_output=True, text=True, check=True)
-    res = json.loads(out.stdout)
-    assert res[0] is True
-    import ce_filter
-    assert res[1:] == [ce_filter.extract(p).text for p in PAGES[4:]]
-
-
 def test_compiled_parts_are_built_where_a_compiler_is():
     """The extensions are optional at install time, so a C error would only show as a slower
     filter: where gcc/cc exists (CI does have one), they must have been built and be in use."""
@@ -105,15 +89,13 @@ def test_compiled_parts_are_built_where_a_compiler_is():
 
     if not sys.platform.startswith("linux") or not (shutil.which("gcc") or shutil.which("cc")):
         pytest.skip("no C compiler here: the pure-Python versions are expected")
-    if os.environ.get("CE_FILTER_PURE_PYTHON"):
-        pytest.skip("CE_FILTER_PURE_PYTHON is set")
     # built, and agreeing with their references on their probes (else set aside: None)
     parts = {"read._segment": S._c, "read._precheck": precheck._c, "read._mojibake": mojibake._c,
              "_pass": (dense._C if dense._C is blockmodel._c is pagekind._c is articles._c is render._c
                        else None),
              "score.features._leaves": leaves._c,
              "score.site._memory": memory._c,
-             "score.site._stage": stage._c, "keep._metadata": metadata._head_part()}
+             "score.site._stage": stage._c, "keep._metadata": metadata._C}
     missing = [f"ce_filter.{name}" for name, c in parts.items() if c is None]
     assert not missing, f"did not build (see pip's output) or disagreed on their probes: {missing}"
     assert all(dense.handles(m.spec) for m in (load_default("content"), load_default("comments")))

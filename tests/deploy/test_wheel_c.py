@@ -65,16 +65,16 @@ def test_setup_builds_the_parts_native_names():
     needed = {c.args[0].value for c in calls if c.args and isinstance(c.args[0], ast.Constant)
               and any(k.arg == "optional" and isinstance(k.value, ast.Constant) and k.value.value is False
                       for k in c.keywords)}
-    assert needed == set(native.REQUIRED), (sorted(needed), sorted(native.REQUIRED))
+    assert needed == set(PARTS), (sorted(needed), sorted(PARTS))  # every part: none has a Python version
 
 
 def test_active_says_which_parts_run(monkeypatch):
-    assert set(native.active()) == set(PARTS)
-    probed = next(n for n in PARTS if n not in native.REQUIRED)
-    monkeypatch.setattr(native, "_PROBED", {(probed, "a reference"): None})  # set aside by a probe
-    assert native.active()[probed] is False
-    monkeypatch.setenv("CE_FILTER_PURE_PYTHON", "1")  # switches off the parts with a Python version only
-    assert {n for n, on in native.active().items() if on} == set(native.REQUIRED)
+    assert native.active() == {n: True for n in PARTS}
+    gone = PARTS[-1]
+    monkeypatch.setitem(sys.modules, f"ce_filter.{gone}", None)  # (imports as if its file were gone)
+    assert native.active()[gone] is False
+    with pytest.raises(ImportError, match="wheel, or from source with a C compiler"):
+        native.required(gone)
 
 
 @pytest.mark.slow
@@ -111,11 +111,8 @@ def test_without_a_compiler_the_wheel_installs_and_runs_every_c_part(wheel, tmp_
     assert f"ce_filter from {site / 'ce_filter' / '__init__.py'}" in r.stdout  # the wheel's, not the checkout
     assert r.stdout.count("       C  ce_filter.") == len(PARTS), r.stdout
 
-    # the check fails where the C parts do not run: switched off, or a part's file gone
-    r = run("python", "check_wheel.py", CE_FILTER_PURE_PYTHON="1")
-    assert r.returncode == 1 and "FALLBACK  ce_filter." in r.stdout, r.stdout + r.stderr
+    # the check fails where a C part does not run: its file gone
     gone = PARTS[-1]
     (site / part_file(gone)).unlink()
     r = run("python", "check_wheel.py")
-    assert r.returncode == 1 and f"check_wheel: ce_filter.{gone} does not run" in r.stderr, \
-        r.stdout + r.stderr
+    assert r.returncode == 1 and f"ce_filter.{gone} does not import" in r.stderr, r.stdout + r.stderr
