@@ -152,17 +152,22 @@ def test_the_pass_refuses_arrays_of_another_page():
                      if len(b2) < len(b) else np.zeros(1, dtype=bool))
 
 
-@pytest.mark.corpus
-def test_the_pass_gives_the_steps_bits_on_every_corpus_page(data_dir):
+def _on_every_corpus_page(data_dir, same) -> None:
+    """``same(ex, blocks, html, url)`` on every corpus page of >= 1 block."""
     ex = Extractor()
     pages, differ = 0, []
     for corpus, doc, html, b in every_page(data_dir):
         if not len(b):
             continue
         pages += 1
-        if not _same_estimated(ex, b, html, doc.url or None):
+        if not same(ex, b, html, doc.url or None):
             differ.append(f"{corpus}/{doc.id}")
     assert pages > 3000 and not differ, (pages, differ[:10])
+
+
+@pytest.mark.corpus
+def test_the_pass_gives_the_steps_bits_on_every_corpus_page(data_dir):
+    _on_every_corpus_page(data_dir, _same_estimated)
 
 
 def test_a_copy_given_another_cut_cuts_there():
@@ -227,12 +232,4 @@ def test_the_steps_run_where_a_subclass_keeps_its_own_way():
 
 @pytest.mark.corpus
 def test_the_pass_on_to_the_text_gives_the_steps_values_on_every_corpus_page(data_dir):
-    ex = Extractor()
-    pages, differ = 0, []
-    for corpus, doc, html, b in every_page(data_dir):
-        if not len(b):
-            continue
-        pages += 1
-        if not _same_run(ex, b, html, doc.url or None):
-            differ.append(f"{corpus}/{doc.id}")
-    assert pages > 3000 and not differ, (pages, differ[:10])
+    _on_every_corpus_page(data_dir, _same_run)
