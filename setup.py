@@ -92,8 +92,8 @@ _PASS = _part("_pass", headers=_HEADERS + _PASS_PARTS, optional=False)
 
 # The walk's two builds of ce_filter/read/_segment.c (see above): with Lexbor's source given
 # (CE_FILTER_LEXBOR_SRC: a directory holding source/lexbor/, as in selectolax's sdist or Lexbor's
-# repository; relative to this file), the Lexbor modules the HTML parse needs are compiled into it; without, it dlopens
-# selectolax's module (Linux and macOS only: Windows needs the source).
+# repository; relative to this file), the Lexbor modules the HTML parse needs are compiled into
+# it; without, it dlopens selectolax's module (Linux and macOS only: Windows needs the source).
 LEXBOR_SRC_ENV = "CE_FILTER_LEXBOR_SRC"
 # Lexbor's modules the HTML parse reaches (lexbor/html includes core, dom, ns and tag only; css,
 # selectors, style, encoding, unicode, url and the rest are left out), and the port of core's

@@ -248,7 +248,13 @@ static void span_fill(uint8_t *keep, const double *s, const int64_t *fl, Py_ssiz
 /* the walk's C API (its module's C_API capsule), imported at the first page that needs it */
 static const segment_api_t *seg_api(void) {
     static const segment_api_t *api = NULL;
-    if (!api) api = PyCapsule_Import(SEGMENT_API, 0);
+    if (!api) { /* (the module as imported: sys.modules', not its package's attribute) */
+        PyObject *mod = PyImport_ImportModule("ce_filter.read._segment");
+        PyObject *cap = mod ? PyObject_GetAttrString(mod, "C_API") : NULL;
+        api = cap ? PyCapsule_GetPointer(cap, SEGMENT_API) : NULL;
+        Py_XDECREF(cap); /* (the module keeps it, and the module stays imported) */
+        Py_XDECREF(mod);
+    }
     return api;
 }
 

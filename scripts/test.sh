@@ -9,6 +9,10 @@
 set -euo pipefail
 cd "$(dirname "$0")/.."
 bash scripts/setup.sh
+# the walk's build with Lexbor compiled in (the one Windows needs) is tested too: Lexbor's source,
+# fetched once into .cache/ (scripts/lexbor_source.py, checked against its SHA-256)
+CE_FILTER_LEXBOR_SRC="${CE_FILTER_LEXBOR_SRC:-$(.venv/bin/python scripts/lexbor_source.py "$PWD/.cache/lexbor")}"
+export CE_FILTER_LEXBOR_SRC
 .venv/bin/ruff check .
 .venv/bin/python scripts/typecheck.py  # mypy and the import contracts on the installed layout
 .venv/bin/python -m pytest -q -rs -n 2 "$@"
