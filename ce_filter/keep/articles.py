@@ -165,7 +165,7 @@ AUTHOR_PATTERNS: Patterns = tuple(
                                        "abouttheauthor", "authorprofile", "authordescription",
                                        "authorcard", "saboxplugin")])
 _AUTHOR_MATCHER = token_matcher(AUTHOR_PATTERNS)
-_AUTHOR_BYTES = (b"uthor", b"utor", b"uteur", b"sabox")  # a page without them names no box
+_AUTHOR_BYTES = (b"uthor", b"utor", b"uteur", b"abox")  # a page without them names no box
 AUTHOR_LEVELS = 4  # the box is the block's opener or one of its 4 nearest ancestors
 MAX_BOX_WORDS = 60  # a block of the box is at most this long (a longer one may be the story's)
 
@@ -236,7 +236,9 @@ def pass_rules(blocks: Blocks, *, bylines: bool = False, comments: bool = False
 
 # (without their first letter: "Comment" and "comment" alike; a page whose class/id values
 # hold none of them names no comments, and the per-block columns are not made)
-_COMMENT_BYTES = (b"omment", b"isqus", b"iscussion", b"eplies")
+_COMMENT_BYTES = (b"omment", b"isqus", b"iscussion", b"eplies", b"ivefyre", b"alkback", b"espond")
+# (each pattern of COMMENT_PATTERNS holds one of them, as each author-box pattern that names the
+# author holds one of _AUTHOR_BYTES: tests/core/test_articles.py)
 
 
 class ArticlesC(Protocol):

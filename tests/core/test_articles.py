@@ -270,3 +270,20 @@ def test_author_box_after_the_story_goes_with_its_bio_and_links():
     # a story that sits inside such a box has no story outside it: nothing goes
     inside = seg.segment(seg.parse("<body><div class='author-bio'>" + html[6:-7] + "</div></body>"))
     assert tidy(inside, np.ones(len(inside)), np.ones(len(inside), dtype=bool), "article").all()
+
+
+def test_a_page_whose_class_values_hold_no_piece_names_no_container():
+    """The rules skip their class/id columns on a page whose class/id values hold none of their
+    pieces (Blocks.may_name): so every comment pattern, and every author-box pattern that names
+    the author (bits 0 and 2: bit 1 says only what of the author), holds a piece, whatever the
+    case of its first letter."""
+    from ce_filter.keep import articles as A
+
+    for pieces, patterns in ((A._COMMENT_BYTES, A.COMMENT_PATTERNS),
+                             (A._AUTHOR_BYTES, [p for p in A.AUTHOR_PATTERNS if p[0] != 1])):
+        for _, _, word in patterns:
+            for w in (word, word.capitalize(), word.upper()[:1] + word[1:]):
+                assert any(k in w.encode() for k in pieces), (word, pieces)
+    # a page naming its comments "respond" (WordPress's reply form) or "talkback" has them read
+    b = seg.segment(seg.parse("<div id=respond><p>x</p></div><div class=TalkBack><p>y</p></div>"))
+    assert b.may_name(A._COMMENT_BYTES)
