@@ -366,8 +366,8 @@ enum { R_TEXT = 0, R_THIN = 1, R_NONE = 2 };
  * comment_pieces, author_pieces, article_kinds, comment_kinds, min_words, page_chars, thin_p,
  * thin_min_chars, path, pre_bit, tag_pre, cell_a, cell_b, max_cell, code): articles.pass_rules's, the kinds (bits by kind index) whose pages the
  * rules read as articles and whose reader comments go, the thin-page rule's
- * (blockmodel.thin_page), render.pass_form's, the code blocks' raw text (Blocks.code_column, or
- * None); 0, or -1 (error set) */
+ * (blockmodel.thin_page), render.pass_form's, the code blocks' raw text (Blocks.code_column);
+ * 0, or -1 (error set) */
 static int after_get(PyObject *o, const classes_t *c, bufs_t *b, Py_ssize_t n, Py_ssize_t path,
                      after_t *a) {
     PyObject *ocm, *oam, *ovals, *ocp, *oap, *ocode;
@@ -378,6 +378,7 @@ static int after_get(PyObject *o, const classes_t *c, bufs_t *b, Py_ssize_t n, P
                           &a->form.path, &a->form.pre_bit, &a->form.tag_pre, &a->form.cell_a,
                           &a->form.cell_b, &a->form.max_cell, &ocode))
         return -1;
+    if (ocode == Py_None) { PyErr_SetString(PyExc_TypeError, "page_scores: the code column, a tuple"); return -1; }
     if (code_get(ocode, b, n, &a->code) < 0 || pieces_get(ocp, &a->comment_p) < 0 ||
         pieces_get(oap, &a->author_p) < 0)
         return -1;
@@ -433,12 +434,9 @@ static int after_rules(const after_t *a, const classes_t *c, const page_t *p, co
     return err;
 }
 
-/* the thin-page rule (blockmodel.thin_page) and the text of the kept blocks into o (without
- * Python; where a code block is kept and a->code gives no raw text, *code says so and the text
- * is left to the caller):
- * R_TEXT, R_THIN or R_NONE; -1 when out of memory */
-static int after_text(const after_t *a, const page_t *p, const double *kind, uint8_t *keep, Buf *o,
-                      int *code) {
+/* the thin-page rule (blockmodel.thin_page) and the text of the kept blocks into o, code
+ * blocks from a->code (no Python): R_TEXT, R_THIN or R_NONE; -1 when out of memory */
+static int after_text(const after_t *a, const page_t *p, const double *kind, uint8_t *keep, Buf *o) {
     Py_ssize_t n = p->n;
     double words = 0; /* (whole numbers: exact in any order) */
     int any = 0;
@@ -449,7 +447,6 @@ static int after_text(const after_t *a, const page_t *p, const double *kind, uin
         return R_THIN;
     }
     if (!any) return R_NONE;
-    if (!a->code.u && (*code = kept_code(keep, p->tag, p->flags, n, &a->form))) return R_TEXT;
     return text_write(o, keep, &p->T, p->tag, p->flags, p->cont, n, &a->form, &a->code, NULL) < 0
            ? -1 : R_TEXT;
 }
@@ -487,9 +484,8 @@ static double *shop_ic_fill(const classes_t *c, void *m, int levels, Py_ssize_t 
  *
  * after: None (returns None), or the rules, the thin-page rule and the text too (after_get's
  * tuple; Extractor.page_run): keep is then the kept blocks, and it returns (why, text): why
- * R_TEXT (text: the kept text, or None where a code block is kept: the caller writes it with
- * the code as written), R_THIN or R_NONE (text ''). The GIL is released but for the hidden
- * copies' case folding (tidy_rest) and to make the str. */
+ * R_TEXT (text: the kept text), R_THIN or R_NONE (text ''). The GIL is released but for the
+ * hidden copies' case folding (tidy_rest) and to make the str. */
 static PyObject *page_scores(PyObject *self, PyObject *args) {
     PyObject *oplan, *okplan, *html, *url, *ocnt, *otag, *ontags, *odepth, *oflags, *ocont, *joined,
         *okind, *ocls, *ou, *oat, *olex, *otitles, *oshop, *oweight, *ocuts, *ospans, *oseen,
@@ -569,7 +565,7 @@ static PyObject *page_scores(PyObject *self, PyObject *args) {
         if (after_get(oafter, &cls, &b2, n, q->path, &aft) < 0) goto done;
         af = &aft;
     }
-    int err = OK, rest = 0, code = 0, why = R_TEXT;
+    int err = OK, rest = 0, why = R_TEXT;
     double *x = NULL, *tok = NULL, *own = NULL, *anc = NULL, *rx = NULL, *kx = NULL;
     double *cols[2] = {NULL, NULL};
     uint8_t *cut = NULL;
@@ -620,7 +616,7 @@ static PyObject *page_scores(PyObject *self, PyObject *args) {
         if (af) {
             if (!(cut = PyMem_RawMalloc((size_t)n))) err = E_MEM;
             else err = after_rules(af, &cls, &p, scores, known ? (int)k : -1, cut, keep, &tp, cols, &rest);
-            if (err == OK && !rest && (why = after_text(af, &p, known ? kind : NULL, keep, &o, &code)) < 0)
+            if (err == OK && !rest && (why = after_text(af, &p, known ? kind : NULL, keep, &o)) < 0)
                 err = E_MEM;
         }
     }
@@ -634,13 +630,12 @@ static PyObject *page_scores(PyObject *self, PyObject *args) {
     if (!af) { ret = Py_NewRef(Py_None); goto after_done; }
     if (rest) { /* the hidden copies, with Python's case folding; then the rest */
         if (tidy_rest(&tp, rest) < 0) goto after_done;
-        if ((why = after_text(af, &p, known ? kind : NULL, keep, &o, &code)) < 0) {
+        if ((why = after_text(af, &p, known ? kind : NULL, keep, &o)) < 0) {
             PyErr_NoMemory();
             goto after_done;
         }
     }
     PyObject *text = why != R_TEXT ? PyUnicode_FromString("")
-                     : code ? Py_NewRef(Py_None)
                      : PyUnicode_DecodeUTF8(o.p ? o.p : "", (Py_ssize_t)o.n, "surrogatepass");
     if (text) ret = Py_BuildValue("(iN)", why, text);
 after_done:

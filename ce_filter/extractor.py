@@ -351,41 +351,45 @@ class Extractor:
         return None if got is None else got[:3]
 
     def page_run(self, blocks: Blocks, html: str, url: str | None = None
-                 ) -> tuple[np.ndarray | None, np.ndarray, np.ndarray, str, str | None] | None:
+                 ) -> tuple[np.ndarray | None, np.ndarray, np.ndarray, str, str] | None:
         """(kind probabilities, block scores, the kept blocks, why the text is empty ('' when it
-        is not), the kept text: None only where a code block is kept on a page of blocks without
-        a code column, the Python walk's) of a page of >= 1 block in one C call: ``page_pass``,
-        then the rules after the cut, the thin-page rule and the text (``keep``, ``to_text``),
-        the same values as those steps. None where it does not cover
-        the page (as ``page_pass``; a subclass's own ``keep``): the caller takes the steps."""
-        if type(self).keep is not Extractor.keep:
+        is not), the kept text) of a page of >= 1 block in one C call: ``page_pass``, then the
+        rules after the cut, the thin-page rule and the text (``keep``, ``to_text``), the same
+        values as those steps. None where it does not cover the page (as ``page_pass``; blocks
+        without the walk's class/id values and code column, made by hand; a subclass's own
+        ``keep``): the caller takes the steps."""
+        code = blocks.code_column()
+        if type(self).keep is not Extractor.keep or code is None or not self._pass_covers():
             return None
         article, comment = self._kind_masks()
         rules = pass_rules(blocks, bylines=self.bylines, comments=self.comments)
         after = (*rules, article, comment, self.model.min_words, len(html), THIN_ARTICLE_P,
-                 THIN_MIN_CHARS, *pass_form(), blocks.code_column())
+                 THIN_MIN_CHARS, *pass_form(), code)
         got = self._pass(blocks, html, url, after=after)
         if got is None:
             return None
         kind, scores, keep, out = got
-        if out is None:
-            return None
+        assert out is not None  # (given after, the pass returns why and the text)
         return kind, scores, keep, _WHY[out[0]], out[1]
+
+    def _pass_covers(self) -> bool:
+        """Whether the pass after the walk covers this Extractor's options: not with a site
+        memory, a page-style model, a kind decoding's group rule or other page kinds."""
+        d = self.decoding
+        km = self.kind_model
+        return not (self.site_memory is not None or self.model.pagestyle is not None
+                    or (d is not None and d.groups) or (km is not None and tuple(km.kinds) != KINDS))
 
     def _pass(self, blocks: Blocks, html: str, url: str | None, *, kind: np.ndarray | None = None,
               seen: np.ndarray | None = None, after: tuple[object, ...] | None = None
-              ) -> tuple[np.ndarray | None, np.ndarray, np.ndarray, tuple[int, str | None] | None
-                         ] | None:
+              ) -> tuple[np.ndarray | None, np.ndarray, np.ndarray, tuple[int, str] | None] | None:
         """Model.page_pass under this Extractor's options (``page_pass``, ``page_run``)."""
-        d = self.decoding
-        km = self.kind_model
-        if (self.site_memory is not None or self.model.pagestyle is not None
-                or (d is not None and d.groups) or (km is not None and tuple(km.kinds) != KINDS)):
+        if not self._pass_covers():
             return None
         cuts, spans = self._kind_cuts()
         return self.model.page_pass(blocks, cuts, spans, SPAN_OUTSIDE, kind=kind,
-                                    kind_model=km if kind is None else None, html=html, url=url,
-                                    seen=seen, after=after)
+                                    kind_model=self.kind_model if kind is None else None, html=html,
+                                    url=url, seen=seen, after=after)
 
     def _kind_cuts(self) -> tuple[np.ndarray, np.ndarray]:
         """Per kind (KINDS order): the cut of a page whose most probable kind it is (``cut``), and

@@ -269,8 +269,7 @@ class Model:
                   kind: np.ndarray | None = None, kind_model: PageKindModel | None = None,
                   html: str = "", url: str | None = None, seen: np.ndarray | None = None,
                   after: tuple[object, ...] | None = None
-                  ) -> tuple[np.ndarray | None, np.ndarray, np.ndarray, tuple[int, str | None] | None
-                             ] | None:
+                  ) -> tuple[np.ndarray | None, np.ndarray, np.ndarray, tuple[int, str] | None] | None:
         """(the page's kind probabilities, its block probabilities, the blocks kept at its cut)
         of a page of >= 1 block in one C call without the GIL (ce_filter/_pass.c): with
         ``kind_model``, its probabilities of the page (``html``, ``url``: PageKindModel.page_proba),
@@ -281,9 +280,8 @@ class Model:
         ``after`` (Extractor.page_run's: the rules after the cut, the thin-page rule, the text),
         the same call goes on: the mask is then the kept blocks, and the fourth value is (why
         the text is empty: 0 it is not, 1 a thin page, 2 no block kept; the kept text, code
-        blocks as written, ``after``'s last item: Blocks.code_column; None where a code block is
-        kept and that is None), else None. None where the pass does not cover the model
-        (``pass_plan``): the caller takes the steps."""
+        blocks as written from ``after``'s last item, Blocks.code_column), else None. None where
+        the pass does not cover the model (``pass_plan``): the caller takes the steps."""
         plan = self.pass_plan()
         if plan is None or features_module.CETR_COLUMNS is not None:
             return None
@@ -295,8 +293,6 @@ class Model:
         if "ic" in self.spec.groups:
             _, _, tables = self._layout()
             own, anc = tables["ic_own:"], tables["ic_anc:"]
-            if own is None or anc is None:
-                return None
         rx = (RX_MATCHER, RX_LEVELS, len(RX_NAMES)) if off["rx"] >= 0 or off["head"] >= 0 else (None, 0, 0)
         kp = None if kind_model is None else kind_model.pass_plan()
         k = (np.zeros(len(KINDS)) if kp is not None
@@ -768,7 +764,7 @@ class BlockModelC(Protocol):
                   head_max_words: float, w: np.ndarray, b: float, w2: np.ndarray | None, b2: float,
                   page_rel: bool, code_bit: int, fallback_rel: float, /) -> object: ...
 
-    def page_scores(self, plan: object, *args: object) -> tuple[int, str | None] | None: ...
+    def page_scores(self, plan: object, *args: object) -> tuple[int, str] | None: ...
 
 
 _c = cast(BlockModelC, native.required("_pass"))
